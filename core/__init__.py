@@ -1,0 +1,1 @@
+"""recall: long-term memory recalled inside generation."""

@@ -1,0 +1,91 @@
+"""`RecallConfig`: every knob of the recall loop, checked when it is made."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+InjectMode = Literal["tokens", "vector"]
+QueryMode = Literal["text", "hidden"]
+OnMemoryError = Literal["warn", "raise"]
+RecallPolicy = Literal["auto", "explicit"]
+
+#: The wrapper around a memory's text in ``tokens`` injection mode.
+DEFAULT_TEMPLATE = " (I remember: {text}) "
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """How the loop searches, chooses and injects memories at ``<recall>``.
+
+    Args:
+        query_mode: ``"text"`` encodes the text before ``<recall>`` with the memory's
+            sentence encoder (default, works untrained); ``"hidden"`` compares the
+            ``<recall>`` hidden state with LM-space keys written by the memory writer.
+        query_window: ``None`` uses the current turn (the text after the last special
+            token before ``<recall>``); an int uses the last N tokens instead.
+        inject_mode: ``"tokens"`` injects the memory text's token embeddings wrapped in
+            ``template`` (default); ``"vector"`` injects one embedding per memory
+            (experimental: useful only with a trained projector).
+        template: format string with ``{text}``, used by ``"tokens"`` mode.
+        top_k: how many candidates to fetch and choose among.
+        temperature: temperature of the choice among candidates' scores; 0 picks the best.
+        top_p: nucleus cut over the candidates' softmax, in (0, 1].
+        min_score: candidates whose cosine score is below this are never injected.
+        max_recalls: most recalls in one generation call; further ``<recall>`` tokens are
+            left as they are and the model is kept from emitting more.
+        max_memory_tokens: a memory longer than this (in tokens) is cut.
+        on_memory_error: ``"warn"`` goes on without recall (the trace says why);
+            ``"raise"`` raises.
+        recall_policy: for chat prompts, ``"auto"`` puts ``<recall>`` at the end of the
+            last user turn; ``"explicit"`` leaves it to the prompt.
+    """
+
+    query_mode: QueryMode = "text"
+    query_window: int | None = None
+    inject_mode: InjectMode = "tokens"
+    template: str = DEFAULT_TEMPLATE
+    top_k: int = 4
+    temperature: float = 0.0
+    top_p: float = 1.0
+    min_score: float = 0.2
+    max_recalls: int = 4
+    max_memory_tokens: int = 256
+    on_memory_error: OnMemoryError = "warn"
+    recall_policy: RecallPolicy = "auto"
+
+    def __post_init__(self) -> None:
+        _one_of("query_mode", self.query_mode, ("text", "hidden"))
+        _one_of("inject_mode", self.inject_mode, ("tokens", "vector"))
+        _one_of("on_memory_error", self.on_memory_error, ("warn", "raise"))
+        _one_of("recall_policy", self.recall_policy, ("auto", "explicit"))
+        if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
+            raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
+        if "{text}" not in self.template:
+            raise ValueError(f"template must contain '{{text}}', got {self.template!r}")
+        _int_at_least("top_k", self.top_k, 1)
+        _int_at_least("max_recalls", self.max_recalls, 0)
+        _int_at_least("max_memory_tokens", self.max_memory_tokens, 1)
+        if not self.temperature >= 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
+        if not -1 <= self.min_score <= 1:
+            raise ValueError(f"min_score must be in [-1, 1] (a cosine), got {self.min_score!r}")
+
+    def replace(self, **changes: Any) -> "RecallConfig":
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def _int_at_least(name: str, value: object, low: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")

@@ -1,0 +1,120 @@
+"""Plain data types shared by the engine, the memory store and the adapters.
+
+Nothing here imports torch models or Chroma: these are the words the parts of
+recall use to talk to each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+
+QueryMode = Literal["text", "hidden"]
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """What the decode loop asks the memory at a ``<recall>``.
+
+    Attributes:
+        text: the text before ``<recall>`` (the current turn, or the last N tokens).
+        hidden: the last-layer hidden state of the ``<recall>`` position as a list of
+            floats, present when the query mode is ``"hidden"``.
+        mode: which of the two the memory should search with.
+    """
+
+    text: str
+    hidden: Sequence[float] | None = None
+    mode: QueryMode = "text"
+
+
+@dataclass(frozen=True)
+class MemoryCandidate:
+    """One search hit.
+
+    Attributes:
+        id: stable memory id.
+        score: cosine similarity to the query, higher is closer (in [-1, 1]).
+        text: the memory text that is injected.
+        embedding: the stored vector the score was computed against, if the store returns it.
+        metadata: whatever the store keeps beside the text (role, session, timestamp, ...).
+    """
+
+    id: str
+    score: float
+    text: str
+    embedding: Sequence[float] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Memory(Protocol):
+    """What the recall loop needs from a long-term memory: one method."""
+
+    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
+        """Return up to ``k`` candidates, best first."""
+        ...
+
+
+@dataclass(frozen=True)
+class Recall:
+    """One ``<recall>`` event in a generation, injected or not.
+
+    Attributes:
+        position: index in the returned ``sequences`` where the injected span starts
+            (the token right after ``<recall>``).
+        score: similarity of the chosen memory, ``None`` when nothing was injected.
+        memory_id: id of the injected memory, ``None`` when nothing was injected.
+        text: the injected memory text ("" when nothing was injected).
+        query: the query text used for the search.
+        length: number of embeddings injected (``<|memory_pad|>`` ids in ``sequences``).
+        reason: why nothing was injected ("no memory", "below min_score",
+            "max_recalls reached", "memory error: ..."), ``None`` when something was.
+        candidates: ``(memory_id, score)`` of every candidate that was considered.
+    """
+
+    position: int
+    score: float | None
+    memory_id: str | None
+    text: str
+    query: str
+    length: int = 0
+    reason: str | None = None
+    candidates: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def injected(self) -> bool:
+        return self.memory_id is not None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one generation."""
+
+    prompt_tokens: int
+    generated_tokens: int
+    injected_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        """Every position the model processed: prompt, injected memory and generated tokens."""
+        return self.prompt_tokens + self.generated_tokens + self.injected_tokens
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """What :meth:`recall_core.RecallGenerator.generate` returns.
+
+    Attributes:
+        text: the new text only, special tokens removed (stop strings cut).
+        sequences: full ids like ``model.generate()``: prompt + injected pads + new tokens, shape ``[1, L]``.
+        recalls: every ``<recall>`` event, in order.
+        usage: token counts.
+        finish_reason: "stop" (eos or stop string) or "length" (max_new_tokens reached).
+    """
+
+    text: str
+    sequences: Any
+    recalls: list[Recall]
+    usage: Usage
+    finish_reason: str = "stop"
