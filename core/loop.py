@@ -1,0 +1,457 @@
+"""The recall decode loop: a ``custom_generate`` callable for ``model.generate()``.
+
+``model.generate(input_ids, custom_generate=recall_generate, memory=..., recall_config=...,
+recall_tokenizer=tokenizer)`` lets transformers prepare everything it does well (generation
+config, logits processors and warpers, stopping criteria, the cache) and hands the decoding to
+this loop, which follows ``GenerationMixin._sample`` step for step and adds only recall:
+
+* when the last input of a forward pass is ``<recall>`` (in the prompt, generated, or written
+  by the model as the literal text ``<recall>``), the loop builds a query, searches the memory,
+  chooses a candidate and runs one more forward pass with the memory as ``inputs_embeds`` on
+  the same KV cache;
+* ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
+  equals the cache length, and positions / attention mask grow by the same amount;
+* the next token is sampled from the logits of the memory forward pass (seed 001, step 5).
+
+With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
+and so returns the same tokens (greedy, or sampling under the same seed).
+
+transformers 5.23 does not pass ``streamer=`` or ``tokenizer=`` on to a callable
+``custom_generate``, so this loop takes them as ``recall_streamer`` and ``recall_tokenizer``;
+stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    MinLengthLogitsProcessor,
+    MinNewTokensLengthLogitsProcessor,
+)
+from transformers.generation.stopping_criteria import MaxLengthCriteria, StoppingCriteriaList
+from transformers.generation.utils import GenerateDecoderOnlyOutput
+
+from .config import RecallConfig
+from .injection import memory_embeddings
+from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from .selection import NO_MEMORY, choose_candidate
+from .types import Memory, Recall, RecallQuery
+
+logger = logging.getLogger(__name__)
+
+MAX_RECALLS_REACHED = "max_recalls reached"
+LITERAL_TRIGGER = "<recall>"
+_ROLE_HEADERS = ("system\n", "user\n", "assistant\n")
+
+
+@dataclass
+class RecallGenerateOutput(GenerateDecoderOnlyOutput):
+    """``GenerateDecoderOnlyOutput`` plus the recall trace."""
+
+    recalls: list[Recall] | None = None
+
+
+def recall_generate(
+    model: Any,
+    input_ids: torch.LongTensor,
+    logits_processor: LogitsProcessorList,
+    stopping_criteria: StoppingCriteriaList,
+    generation_config: Any,
+    synced_gpus: bool = False,
+    streamer: Any = None,
+    memory: Memory | None = None,
+    recall_config: RecallConfig | None = None,
+    recall_tokenizer: Any = None,
+    recall_streamer: Any = None,
+    recall_trace: list[Recall] | None = None,
+    recall_callback: Callable[[Recall], None] | None = None,
+    **model_kwargs: Any,
+) -> torch.LongTensor | RecallGenerateOutput:
+    """Decode with recall. Pass to ``model.generate(custom_generate=recall_generate, ...)``.
+
+    The arguments before ``memory`` are filled in by ``generate()``. Our own:
+
+    Args:
+        memory: anything with ``search(RecallQuery, k) -> list[MemoryCandidate]``; ``None``
+            decodes without recall (every ``<recall>`` is traced as "no memory").
+        recall_config: a :class:`RecallConfig`; default ``RecallConfig()``.
+        recall_tokenizer: the model's tokenizer, needed to build text queries and to
+            tokenize memories (``generate()`` does not forward ``tokenizer=`` to callables).
+        recall_streamer: a transformers streamer (``TextStreamer``, ``TextIteratorStreamer``).
+        recall_trace: a list the loop appends each :class:`Recall` to (the tensor return
+            value has nowhere else to put it).
+        recall_callback: called with each :class:`Recall` as it happens.
+
+    Returns:
+        Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
+        (with ``recalls``) when ``return_dict_in_generate=True``.
+    """
+    loop = _RecallLoop(
+        model,
+        logits_processor,
+        stopping_criteria,
+        generation_config,
+        memory=memory,
+        config=recall_config or RecallConfig(),
+        tokenizer=recall_tokenizer,
+        streamer=streamer if streamer is not None else recall_streamer,
+        put_prompt=streamer is None and recall_streamer is not None,
+        on_recall=recall_callback,
+    )
+    return loop.run(input_ids, model_kwargs, recall_trace)
+
+
+class _RecallLoop:
+    """One call's worth of state. Kept in an object so each step reads as plain code."""
+
+    def __init__(
+        self,
+        model: Any,
+        logits_processor: LogitsProcessorList,
+        stopping_criteria: StoppingCriteriaList,
+        generation_config: Any,
+        *,
+        memory: Memory | None,
+        config: RecallConfig,
+        tokenizer: Any,
+        streamer: Any,
+        put_prompt: bool,
+        on_recall: Callable[[Recall], None] | None,
+    ) -> None:
+        if model.config.is_encoder_decoder:
+            raise ValueError("recall_generate supports decoder-only (causal) language models only")
+        if generation_config.num_beams != 1:
+            raise ValueError(f"recall_generate samples one path: num_beams must be 1, got {generation_config.num_beams}")
+        if memory is not None and tokenizer is None:
+            raise ValueError("recall_generate needs recall_tokenizer=<the model's tokenizer> when a memory is given")
+        self.model = model
+        self.logits_processor = logits_processor
+        self.stopping_criteria = stopping_criteria
+        self.generation_config = generation_config
+        self.memory = memory
+        self.config = config
+        self.tokenizer = tokenizer
+        self.streamer = streamer
+        self.put_prompt = put_prompt
+        self.on_recall = on_recall
+        self.recall_id, self.pad_id = _recall_token_ids(model, tokenizer)
+        self.recalls: list[Recall] = []
+        self.attempts = 0
+        self.prompt_length = 0
+        if tokenizer is not None:
+            info = _tokenizer_info(tokenizer, self.recall_id, self.pad_id)
+            self.boundary_ids, self.closing_ids = info.boundary_ids, info.closing_ids
+        else:
+            self.boundary_ids, self.closing_ids = frozenset(), frozenset()
+
+    # ------------------------------------------------------------------ driver
+    def run(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any], trace: list[Recall] | None):
+        if input_ids.shape[0] != 1:
+            raise ValueError(
+                f"recall_generate decodes one sequence at a time, got a batch of {input_ids.shape[0]}: "
+                "call it once per row (RecallGenerator.generate_batch does)"
+            )
+        if input_ids.shape[1] == 0:
+            raise ValueError("the prompt is empty: recall_generate needs at least one input token")
+        model, gen = self.model, self.generation_config
+        self.prompt_length = input_ids.shape[1]
+        if self.streamer is not None and self.put_prompt:
+            self.streamer.put(input_ids.cpu())
+
+        collect = gen.return_dict_in_generate
+        scores = () if collect and gen.output_scores else None
+        raw_logits = () if collect and gen.output_logits else None
+        attentions = () if collect and gen.output_attentions else None
+        hidden_states = () if collect and gen.output_hidden_states else None
+
+        model_forward = (
+            model.get_compiled_call(gen.compile_config)
+            if model._valid_auto_compile_criteria(model_kwargs, gen)
+            else model.__call__
+        )
+        decode_context = getattr(model, "_optimize_model_for_decode", None)
+        with decode_context() if decode_context else _null_context():
+            input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
+            pending = False  # the prompt's own <recall> tokens were handled by _prefill
+            while True:
+                if pending:
+                    outputs, input_ids, model_kwargs = self._recall(outputs, input_ids, model_kwargs)
+                model_kwargs = model._update_model_kwargs_for_generation(outputs, model_kwargs)
+                next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
+                next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
+                if collect:
+                    if scores is not None:
+                        scores += (next_token_scores,)
+                    if raw_logits is not None:
+                        raw_logits += (next_token_logits,)
+                    if attentions is not None:
+                        attentions += (outputs.attentions,)
+                    if hidden_states is not None:
+                        hidden_states += (outputs.hidden_states,)
+                if gen.do_sample:
+                    probs = torch.nn.functional.softmax(next_token_scores, dim=-1)
+                    next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)
+                else:
+                    next_tokens = torch.argmax(next_token_scores, dim=-1)
+                input_ids = torch.cat([input_ids, next_tokens[:, None]], dim=-1)
+                finished = bool(self.stopping_criteria(input_ids, scores).all())
+                if self.streamer is not None:
+                    self.streamer.put(next_tokens.cpu())
+                del outputs
+                if finished:
+                    break
+                pending = self._is_trigger(input_ids, int(next_tokens[0]))
+                model_inputs = model.prepare_inputs_for_generation(input_ids, next_sequence_length=1, **model_kwargs)
+                if pending and self.config.query_mode == "hidden":
+                    model_inputs["output_hidden_states"] = True
+                outputs = model_forward(**model_inputs, return_dict=True)
+
+        if self.streamer is not None:
+            self.streamer.end()
+        if trace is not None:
+            trace.extend(self.recalls)
+        if not collect:
+            return input_ids
+        cache = model_kwargs.get("past_key_values")
+        return RecallGenerateOutput(
+            sequences=input_ids,
+            scores=scores,
+            logits=raw_logits,
+            attentions=attentions,
+            hidden_states=hidden_states,
+            past_key_values=cache,
+            recalls=list(self.recalls),
+        )
+
+    # ------------------------------------------------------------------ prompt
+    def _prefill(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any]):
+        """Run the prompt, cut after each ``<recall>`` so memories land where the marker is.
+
+        With no ``<recall>`` in the prompt this is exactly ``model._prefill``. Returns the
+        sequence so far (with pads), the last forward's outputs and the model kwargs, which
+        cover exactly the sequence so far.
+        """
+        prompt = input_ids
+        length = prompt.shape[1]
+        cuts = [i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist()]
+        ends = [*cuts, length] if not cuts or cuts[-1] != length else cuts
+        positions = model_kwargs.get("position_ids")
+        mask = model_kwargs.get("attention_mask")
+        hidden = self.config.query_mode == "hidden" and self.memory is not None
+
+        first = ends[0]
+        model_kwargs = dict(model_kwargs)
+        if positions is not None:
+            model_kwargs["position_ids"] = positions[..., :first]
+        if mask is not None:
+            model_kwargs["attention_mask"] = mask[:, :first]
+        sequence = prompt[:, :first]
+        if hidden and first in cuts:
+            model_kwargs["output_hidden_states"] = True
+        outputs = self.model._prefill(sequence, self.generation_config, model_kwargs)
+        model_kwargs.pop("output_hidden_states", None)
+        model_kwargs = _take_cache(outputs, model_kwargs)
+
+        start = first
+        for end in [first, *ends[1:]]:
+            if end != first:  # the next prompt segment, after what was injected
+                shift = sequence.shape[1] - start
+                sequence = torch.cat([sequence, prompt[:, start:end]], dim=-1)
+                if positions is not None:
+                    model_kwargs["position_ids"] = torch.cat(
+                        [model_kwargs["position_ids"], positions[..., start:end] + shift], dim=-1
+                    )
+                if mask is not None:
+                    model_kwargs["attention_mask"] = torch.cat([model_kwargs["attention_mask"], mask[:, start:end]], dim=-1)
+                inputs = self.model.prepare_inputs_for_generation(
+                    sequence, next_sequence_length=end - start, **model_kwargs
+                )
+                if hidden and end in cuts:
+                    inputs["output_hidden_states"] = True
+                outputs = self.model(**inputs, return_dict=True)
+                model_kwargs = _take_cache(outputs, model_kwargs)
+                start = end
+            if end in cuts:
+                outputs, sequence, model_kwargs = self._recall(outputs, sequence, model_kwargs)
+        return sequence, outputs, model_kwargs
+
+    # ------------------------------------------------------------------ recall
+    def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
+        """Does the token just sampled make the next forward's last input a ``<recall>``?"""
+        if token == self.recall_id:
+            return True
+        if token not in self.closing_ids:
+            return False
+        generated = input_ids[0, self.prompt_length :].tolist()
+        tail = self.tokenizer.decode(generated[-8:], skip_special_tokens=False)
+        return tail.endswith(LITERAL_TRIGGER)
+
+    def _recall(self, outputs: Any, sequence: torch.LongTensor, model_kwargs: dict[str, Any]):
+        """Search, choose, inject. Returns the outputs whose logits give the next token."""
+        position = sequence.shape[1]
+        model_kwargs = _take_cache(outputs, model_kwargs)
+        if self.attempts >= self.config.max_recalls:
+            self._record(Recall(position, None, None, "", "", reason=MAX_RECALLS_REACHED))
+            return outputs, sequence, model_kwargs
+        self.attempts += 1
+        query = self._query(sequence, outputs)
+        if self.memory is None:
+            self._record(Recall(position, None, None, "", query.text, reason=NO_MEMORY))
+            return outputs, sequence, model_kwargs
+        try:
+            candidates = self.memory.search(query, self.config.top_k)
+        except Exception as error:  # any backend failure: the config says whether to go on
+            if self.config.on_memory_error == "raise":
+                raise
+            reason = f"memory error: {type(error).__name__}: {error}"
+            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=2)
+            self._record(Recall(position, None, None, "", query.text, reason=reason))
+            return outputs, sequence, model_kwargs
+        chosen, reason = choose_candidate(candidates, self.config)
+        considered = tuple((c.id, float(c.score)) for c in candidates)
+        if chosen is None:
+            self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered))
+            return outputs, sequence, model_kwargs
+
+        embeds = memory_embeddings(self.model, self.tokenizer, chosen.text, self.config).to(self.model.dtype)
+        length = embeds.shape[1]
+        model_kwargs = _grow(model_kwargs, length)
+        pads = torch.full((1, length), self.pad_id, dtype=sequence.dtype, device=sequence.device)
+        sequence = torch.cat([sequence, pads], dim=-1)
+        inputs = self.model.prepare_inputs_for_generation(sequence, next_sequence_length=length, **model_kwargs)
+        inputs["input_ids"] = None
+        inputs["inputs_embeds"] = embeds
+        outputs = self.model(**inputs, return_dict=True)
+        model_kwargs = _take_cache(outputs, model_kwargs)
+        self._extend_length_budget(length)
+        self._record(
+            Recall(position, float(chosen.score), chosen.id, chosen.text, query.text, length=length, candidates=considered)
+        )
+        return outputs, sequence, model_kwargs
+
+    def _query(self, sequence: torch.LongTensor, outputs: Any) -> RecallQuery:
+        ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
+        text = self._query_text(ids) if self.tokenizer is not None else ""
+        if self.config.query_mode == "hidden":
+            hidden = getattr(outputs, "hidden_states", None)
+            if hidden is None:
+                raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
+            return RecallQuery(text=text, hidden=hidden[-1][0, -1].float().cpu().tolist(), mode="hidden")
+        return RecallQuery(text=text, mode="text")
+
+    def _query_text(self, ids: list[int]) -> str:
+        """The current turn (text after the last boundary token), or the last N tokens."""
+        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
+        if self.config.query_window is not None:
+            return self.tokenizer.decode(ids[-self.config.query_window :], skip_special_tokens=True).strip()
+        end = len(ids)
+        # Walk back one turn at a time: a <recall> right after "<|im_start|>assistant\n" means
+        # the turn to ask about is the user's, one boundary further back.
+        for start in range(len(ids) - 1, -1, -1):
+            if ids[start] in self.boundary_ids:
+                text = _strip_role(self.tokenizer.decode(ids[start + 1 : end], skip_special_tokens=True))
+                if text:
+                    return text
+                end = start
+        return _strip_role(self.tokenizer.decode(ids[:end], skip_special_tokens=True))
+
+    def _record(self, recall: Recall) -> None:
+        self.recalls.append(recall)
+        if self.on_recall is not None:
+            self.on_recall(recall)
+
+    # ------------------------------------------------------------------ budget
+    def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+        scores[:, self.pad_id] = -float("inf")
+        if self.attempts >= self.config.max_recalls:
+            scores[:, self.recall_id] = -float("inf")
+        return scores
+
+    def _extend_length_budget(self, length: int) -> None:
+        """Injected pads are not generated tokens: length limits must not count them."""
+        for criterion in self.stopping_criteria:
+            if isinstance(criterion, MaxLengthCriteria):
+                criterion.max_length += length
+        for processor in self.logits_processor:
+            if isinstance(processor, MinLengthLogitsProcessor):
+                processor.min_length += length
+            elif isinstance(processor, MinNewTokensLengthLogitsProcessor):
+                processor.min_new_tokens += length
+
+
+def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    model_kwargs["past_key_values"] = outputs.past_key_values
+    return model_kwargs
+
+
+def _grow(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Positions continue and the attention mask opens for ``length`` new positions."""
+    positions = model_kwargs.get("position_ids")
+    if positions is not None:
+        step = torch.arange(1, length + 1, dtype=positions.dtype, device=positions.device)
+        model_kwargs["position_ids"] = torch.cat([positions, positions[..., -1:] + step], dim=-1)
+    mask = model_kwargs.get("attention_mask")
+    if mask is not None:
+        model_kwargs["attention_mask"] = torch.cat([mask, mask.new_ones((mask.shape[0], length))], dim=-1)
+    return model_kwargs
+
+
+def _strip_role(text: str) -> str:
+    text = text.strip("\n")
+    for header in _ROLE_HEADERS:
+        if text.startswith(header):
+            text = text[len(header) :]
+            break
+    return text.strip()
+
+
+def _recall_token_ids(model: Any, tokenizer: Any) -> tuple[int, int]:
+    if tokenizer is not None:
+        vocab = tokenizer.get_vocab()
+        if RECALL_TOKEN in vocab and MEMORY_PAD_TOKEN in vocab:
+            return vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+    ids = getattr(model.config, "recall_token_id", None), getattr(model.config, "memory_pad_token_id", None)
+    if None in ids:
+        raise ValueError(
+            f"the model has no {RECALL_TOKEN} / {MEMORY_PAD_TOKEN} tokens: load it with recall_core.load_model() "
+            "or call recall_core.add_recall_tokens(model, tokenizer) first"
+        )
+    return ids  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _TokenizerInfo:
+    boundary_ids: frozenset[int]
+    closing_ids: frozenset[int]
+
+
+_TOKENIZER_INFO: dict[int, tuple[Any, int, _TokenizerInfo]] = {}
+
+
+def _tokenizer_info(tokenizer: Any, recall_id: int, pad_id: int) -> _TokenizerInfo:
+    """Turn boundaries (special tokens) and ids that can end a literal ``<recall>``, once per tokenizer."""
+    key = id(tokenizer)
+    cached = _TOKENIZER_INFO.get(key)
+    if cached is not None and cached[0] is tokenizer and cached[1] == len(tokenizer):
+        return cached[2]
+    boundary = frozenset(tokenizer.all_special_ids) - {recall_id, pad_id}
+    pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+    closing = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece and i not in boundary)
+    info = _TokenizerInfo(boundary, closing - {recall_id, pad_id})
+    _TOKENIZER_INFO[key] = (tokenizer, len(tokenizer), info)
+    return info
+
+
+class _null_context:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None

