@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from transformers import StoppingCriteriaList, StopStringCriteria, TextIteratorStreamer
 
-from .chat import apply_chat_template, mark_recall
+from .chat import apply_chat_template, check_messages, mark_recall
 from .config import RecallConfig
 from .loop import recall_generate
 from .models import MEMORY_PAD_TOKEN, load_model
@@ -109,6 +109,7 @@ class RecallGenerator:
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
+            check_messages(prompt)  # before the recall marker is added to a possibly broken message
             ids = apply_chat_template(self.tokenizer, mark_recall(prompt, config.recall_policy))
         else:
             raise ValueError(f"prompt must be a string or a list of chat messages, got {type(prompt).__name__}")

@@ -1,0 +1,54 @@
+"""The engine on the embedded default model (SmolLM2-135M-Instruct, offline)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from memories import FixedMemory
+
+from recall_core import RecallGenerator, recall_generate
+from recall_core.models import ModelLoadError, default_model_dir, load_model
+
+pytestmark = pytest.mark.integration
+
+# A made-up fact: the model cannot know it unless the memory is injected.
+FACT = "The user's dog is called Zorblax."
+QUESTION = [{"role": "user", "content": "What is my dog's name?"}]
+
+
+def test_injected_memory_puts_an_unknowable_fact_into_the_answer(smollm):
+    model, tokenizer = smollm
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT))
+    without = gen.generate(QUESTION, memory=None, max_new_tokens=30)
+    with_memory = gen.generate(QUESTION, max_new_tokens=30)
+    assert "Zorblax" not in without.text
+    assert "Zorblax" in with_memory.text
+    assert with_memory.recalls[0].injected and with_memory.recalls[0].memory_id == "m0"
+    # Recall injects the memory; it is not in the prompt the user sent.
+    assert "Zorblax" not in tokenizer.decode(gen.encode(QUESTION)[0])
+
+
+def test_no_recall_matches_generate_on_the_real_model(smollm):
+    model, tokenizer = smollm
+    ids = torch.tensor([tokenizer.apply_chat_template(QUESTION, add_generation_prompt=True, return_dict=False)])
+    expected = model.generate(ids, max_new_tokens=20, do_sample=False)
+    got = model.generate(ids, max_new_tokens=20, do_sample=False, custom_generate=recall_generate,
+                         recall_tokenizer=tokenizer)
+    assert torch.equal(got, expected)
+
+
+def test_default_model_is_converted_once_into_a_plain_hf_folder(smollm):
+    folder = default_model_dir()
+    assert (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
+    model, tokenizer = smollm
+    assert tokenizer.convert_tokens_to_ids("<recall>") == model.config.recall_token_id
+    pad = model.config.memory_pad_token_id
+    norms = model.get_input_embeddings().weight.norm(dim=-1)
+    expected = 0.1 * norms[: min(pad, model.config.recall_token_id)].mean().item()
+    assert norms[pad].item() == pytest.approx(expected, rel=1e-3)
+
+
+def test_unknown_model_offline_fails_fast_with_advice(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelLoadError, match="not a local folder.*hf download"):
+        load_model("someone/not-a-cached-model")
