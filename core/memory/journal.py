@@ -1,0 +1,330 @@
+"""The journal: an SQLite log of every accepted memory, the source of truth.
+
+Chroma's index can be lost or left corrupt (its HNSW files can be half-written by a kill
+mid-flush), so every memory is written here first and indexed second. Each row has a
+``state``:
+
+* ``pending``: written here, not (yet) in the index (the server was down, the process died);
+* ``indexed``: in the index with this text and vector;
+* ``deleting``: deleted by the user, not yet removed from the index (a tombstone, so that a
+  failed delete or ``forget`` is finished by ``repair`` instead of being resurrected).
+
+Rows keep their vectors (and LM keys), so the index can be rebuilt exactly, without
+re-encoding, as long as the encoder has not changed.
+
+The file uses WAL mode: readers do not block the writer, and a crash loses at most the
+transaction in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PENDING = "pending"
+INDEXED = "indexed"
+DELETING = "deleting"
+
+_SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    user_id     TEXT NOT NULL,
+    session_id  TEXT NOT NULL,
+    role        TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    timestamp   TEXT NOT NULL,
+    turn_index  INTEGER NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    n_chunks    INTEGER NOT NULL,
+    extra       TEXT NOT NULL DEFAULT '{}',
+    embedding   BLOB,
+    encoder     TEXT,
+    lm_key      BLOB,
+    lm_name     TEXT,
+    state       TEXT NOT NULL DEFAULT 'pending',
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_user_state ON memories(user_id, state);
+CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id, turn_index);
+"""
+
+_COLUMNS = (
+    "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
+    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at"
+)
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    """One memory (one chunk of one turn) as the journal keeps it."""
+
+    id: str
+    user_id: str
+    session_id: str
+    role: str
+    text: str
+    timestamp: str
+    turn_index: int
+    chunk_index: int
+    n_chunks: int
+    extra: dict[str, Any] = field(default_factory=dict)
+    embedding: np.ndarray | None = None
+    encoder: str | None = None
+    lm_key: np.ndarray | None = None
+    lm_name: str | None = None
+    state: str = PENDING
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    def with_(self, **changes: Any) -> JournalRow:
+        return replace(self, **changes)
+
+
+def _blob(vector: np.ndarray | None) -> bytes | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
+
+
+def _row(values: Sequence[Any]) -> JournalRow:
+    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u) = values
+    return JournalRow(
+        id=id_, user_id=user, session_id=session, role=role, text=text, timestamp=ts,
+        turn_index=turn, chunk_index=chunk, n_chunks=n_chunks, extra=json.loads(extra),
+        embedding=_vector(emb), encoder=enc, lm_key=_vector(key), lm_name=lm, state=state,
+        created_at=c, updated_at=u,
+    )  # fmt: skip
+
+
+class Journal:
+    """SQLite journal of memories (WAL mode), safe to share between threads and processes.
+
+    Args:
+        path: the database file (created with its folder if missing).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # One connection shared by the threads of a process, serialised by a lock: SQLite
+        # allows one writer at a time anyway, and this keeps transactions whole.
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+            elif version > _SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"the journal {self.path} has schema version {version}, newer than this recall "
+                    f"understands ({_SCHEMA_VERSION}): upgrade recall"
+                )
+
+    class _Tx:
+        def __init__(self, journal: Journal) -> None:
+            self.journal = journal
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.journal._lock.acquire()
+            # IMMEDIATE takes the write lock now, so two processes never interleave a read-modify-write.
+            self.journal._db.execute("BEGIN IMMEDIATE")
+            return self.journal._db
+
+        def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+            try:
+                self.journal._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                self.journal._lock.release()
+
+    def _transaction(self) -> Journal._Tx:
+        return Journal._Tx(self)
+
+    def close(self) -> None:
+        """Close the database (checkpointing the WAL into the main file)."""
+        with self._lock:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass
+            self._db.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def insert(self, rows: Iterable[JournalRow]) -> list[str]:
+        """Write new rows as ``pending``; return the ids that were actually new.
+
+        A row whose id exists is left as it is (re-writing a turn does not duplicate it),
+        unless it is a tombstone (``deleting``): then the turn is being written again and
+        the row comes back to life with the new content.
+        """
+        now = time.time()
+        new: list[str] = []
+        with self._transaction() as db:
+            for row in rows:
+                existing = db.execute("SELECT state FROM memories WHERE id=?", (row.id,)).fetchone()
+                if existing is not None and existing[0] != DELETING:
+                    continue
+                if existing is not None:
+                    db.execute("DELETE FROM memories WHERE id=?", (row.id,))
+                db.execute(
+                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+                    (
+                        row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
+                        row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
+                        _blob(row.embedding), row.encoder, _blob(row.lm_key), row.lm_name, PENDING, now, now,
+                    ),
+                )  # fmt: skip
+                new.append(row.id)
+        return new
+
+    def update_text(self, memory_id: str, text: str, extra: dict[str, Any] | None = None) -> None:
+        """Change a memory's text (and extra metadata); it becomes ``pending`` with no vectors."""
+        with self._transaction() as db:
+            sets = "text=?, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
+            params: list[Any] = [text, PENDING, time.time()]
+            if extra is not None:
+                sets += ", extra=?"
+                params.append(json.dumps(extra, sort_keys=True))
+            cur = db.execute(f"UPDATE memories SET {sets} WHERE id=? AND state!=?", (*params, memory_id, DELETING))
+            if cur.rowcount == 0:
+                raise KeyError(memory_id)
+
+    def set_vectors(
+        self,
+        ids: Sequence[str],
+        embeddings: np.ndarray | None,
+        encoder: str | None,
+        lm_keys: np.ndarray | None = None,
+        lm_name: str | None = None,
+    ) -> None:
+        """Store the vectors computed for ``ids`` (``None`` leaves that kind as it is)."""
+        with self._transaction() as db:
+            for i, memory_id in enumerate(ids):
+                if embeddings is not None:
+                    db.execute(
+                        "UPDATE memories SET embedding=?, encoder=? WHERE id=?",
+                        (_blob(embeddings[i]), encoder, memory_id),
+                    )
+                if lm_keys is not None:
+                    db.execute(
+                        "UPDATE memories SET lm_key=?, lm_name=? WHERE id=?", (_blob(lm_keys[i]), lm_name, memory_id)
+                    )
+
+    def mark(self, ids: Sequence[str], state: str) -> None:
+        """Set the state of rows (``pending`` -> ``indexed`` after a successful index write)."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE memories SET state=? WHERE id=? AND state!=?",
+                [(state, memory_id, DELETING) for memory_id in ids],
+            )
+
+    def mark_deleting(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Tombstone a user's rows before they are deleted from the index; return the ids found.
+
+        Only rows of ``user_id`` are touched: an id of another user is ignored.
+        """
+        with self._transaction() as db:
+            found = [
+                m for m in ids
+                if db.execute("SELECT 1 FROM memories WHERE id=? AND user_id=?", (m, user_id)).fetchone()
+            ]  # fmt: skip
+            db.executemany("UPDATE memories SET state=? WHERE id=?", [(DELETING, m) for m in found])
+        return found
+
+    def mark_user_deleting(self, user_id: str) -> int:
+        """Tombstone every row of a user (``forget``); return how many live rows there were."""
+        with self._transaction() as db:
+            live = db.execute(
+                "SELECT COUNT(*) FROM memories WHERE user_id=? AND state!=?", (user_id, DELETING)
+            ).fetchone()[0]
+            db.execute("UPDATE memories SET state=? WHERE user_id=?", (DELETING, user_id))
+        return int(live)
+
+    def purge(self, ids: Sequence[str]) -> None:
+        """Remove tombstoned rows for good, once the index no longer has them."""
+        with self._transaction() as db:
+            db.executemany("DELETE FROM memories WHERE id=? AND state=?", [(m, DELETING) for m in ids])
+
+    def purge_user(self, user_id: str) -> None:
+        """Remove every tombstoned row of a user (after ``forget`` emptied the index)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM memories WHERE user_id=? AND state=?", (user_id, DELETING))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> JournalRow | None:
+        with self._lock:
+            values = self._db.execute(f"SELECT {_COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
+        return None if values is None else _row(values)
+
+    def get_many(self, ids: Sequence[str]) -> list[JournalRow]:
+        """Rows for ``ids`` (those that exist), in the order of ``ids``."""
+        found: dict[str, JournalRow] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                query = f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(part))})"
+                for values in self._db.execute(query, part):
+                    row = _row(values)
+                    found[row.id] = row
+        return [found[m] for m in ids if m in found]
+
+    def rows(self, user_id: str, states: Sequence[str] = (PENDING, INDEXED)) -> Iterator[JournalRow]:
+        """A user's rows in the given states, in the order they were written."""
+        marks = ", ".join("?" * len(states))
+        with self._lock:
+            fetched = self._db.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE user_id=? AND state IN ({marks}) ORDER BY seq",
+                (user_id, *states),
+            ).fetchall()
+        for values in fetched:
+            yield _row(values)
+
+    def users(self) -> list[str]:
+        """Every user id that has rows (in any state)."""
+        with self._lock:
+            return [u for (u,) in self._db.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+
+    def count(self, user_id: str | None = None, state: str | None = None) -> int:
+        where, params = [], []
+        if user_id is not None:
+            where.append("user_id=?")
+            params.append(user_id)
+        if state is not None:
+            where.append("state=?")
+            params.append(state)
+        sql = "SELECT COUNT(*) FROM memories" + (" WHERE " + " AND ".join(where) if where else "")
+        with self._lock:
+            return int(self._db.execute(sql, params).fetchone()[0])
+
+    def next_turn_index(self, user_id: str, session_id: str) -> int:
+        """One past the highest turn index written in this session (0 for a new session)."""
+        with self._lock:
+            value = self._db.execute(
+                "SELECT MAX(turn_index) FROM memories WHERE user_id=? AND session_id=?", (user_id, session_id)
+            ).fetchone()[0]
+        return 0 if value is None else int(value) + 1
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self.path)!r})"
