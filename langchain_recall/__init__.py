@@ -1,0 +1,15 @@
+"""LangChain adapters for recall: long-term memory recalled inside generation.
+
+* :class:`RecallLLM` — a ``BaseLLM`` (text completion).
+* :class:`ChatRecall` — a ``BaseChatModel`` (chat template, writes exchanges to memory).
+
+Both run a local Hugging Face causal LM through :class:`recall_core.RecallGenerator`; give
+them a model name or path (``None``: the embedded offline default), a ``generator=``, or
+build one with ``from_model(model, tokenizer)``; and a memory: ``store=`` + ``user_id=``
+(a :class:`recall_core.memory.MemoryStore`) or ``memory=`` (anything with ``search``).
+"""
+
+from .chat_models import ChatRecall
+from .llms import RecallLLM
+
+__all__ = ["ChatRecall", "RecallLLM"]

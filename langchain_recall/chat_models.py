@@ -1,0 +1,268 @@
+"""`ChatRecall`: a LangChain chat model (``BaseChatModel``) over the recall engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.base import LangSmithParams
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from recall_core import RecallResult
+
+from . import _engine
+from ._common import MODEL_CONFIG, PreparedCall, RecallSettings, result_metadata, token_usage
+
+_ROLES: dict[type[BaseMessage], str] = {
+    HumanMessage: "user",
+    AIMessage: "assistant",
+    SystemMessage: "system",
+    ToolMessage: "tool",
+    FunctionMessage: "function",
+}
+
+
+def to_chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
+    """LangChain messages as ``{"role", "content"}`` dicts for the tokenizer's chat template.
+
+    Content must be text (a string, or text blocks); ``name`` fields are left out (chat
+    templates have no place for them). Raises ``ValueError`` naming the message otherwise.
+    """
+    out = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ChatMessage):
+            role = message.role
+        else:
+            role = next((r for cls, r in _ROLES.items() if isinstance(message, cls)), None)
+        if role is None:
+            raise ValueError(
+                f"message {index} is a {type(message).__name__}, which ChatRecall cannot put in a chat template"
+            )
+        out.append({"role": role, "content": _text_content(index, message)})
+    return out
+
+
+def _text_content(index: int, message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict) and block.get("type") in ("reasoning", "thinking"):
+            continue  # a model's own reasoning in the history is not part of the conversation
+        else:
+            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+            raise ValueError(
+                f"message {index} ({type(message).__name__}) has a {kind!r} content block: "
+                "ChatRecall takes text only (the local model has no image, audio or file input)"
+            )
+    return "".join(parts)
+
+
+def usage_metadata(result: RecallResult) -> UsageMetadata:
+    """LangChain usage: input = prompt + injected memory (both read, not generated)."""
+    usage = result.usage
+    input_tokens = usage.prompt_tokens + usage.injected_tokens
+    return UsageMetadata(
+        input_tokens=input_tokens,
+        output_tokens=usage.generated_tokens,
+        total_tokens=input_tokens + usage.generated_tokens,
+        input_token_details={"recall_injected": usage.injected_tokens},  # type: ignore[typeddict-unknown-key]
+    )
+
+
+class ChatRecall(RecallSettings, BaseChatModel):
+    """A local Hugging Face chat model with long-term memory recalled *inside* generation.
+
+    Messages go through the tokenizer's chat template. With ``recall="auto"`` (the
+    default) ``<recall>`` is put at the end of the last user turn, where the loop searches
+    the memory with that turn and injects the best memory into the KV cache; with
+    ``"explicit"`` only markers written in the messages trigger a recall. With a ``store``
+    and ``write_memory=True`` (the default) every exchange (the last user message and the
+    reply) is written to the user's memory after the reply, so later sessions recall it.
+
+    Example::
+
+        from langchain_recall import ChatRecall
+        from recall_core.memory import MemoryStore
+
+        chat = ChatRecall(store=MemoryStore.local(), user_id="ada", max_tokens=64)
+        chat.invoke("My dog is called Biscuit.")
+        chat.invoke("What is my dog called?")  # recalled from memory, not from the prompt
+
+    The ``AIMessage`` has ``usage_metadata`` (input tokens include the injected memory,
+    also given as ``input_token_details["recall_injected"]``) and ``response_metadata``
+    with ``finish_reason``, ``model_name`` and ``recalls`` (the trace).
+
+    Per-call keyword arguments: any transformers ``generate()`` option (``max_tokens``,
+    ``temperature``, ``top_p``...), plus ``user_id``, ``session_id``, ``memory``,
+    ``recall``, ``recall_config``, ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
+    """
+
+    model_config = MODEL_CONFIG
+
+    write_memory: bool = True
+    """With a ``store``: write each exchange (last user message and reply) to the user's memory."""
+    session_id: str | None = None
+    """Session id recorded with the memories this model writes (a call may pass another)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "recall-chat"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {**self._common_identifying_params(), "write_memory": self.write_memory}
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        return self._recall_ls_params("chat", stop, kwargs)
+
+    # ------------------------------------------------------------------ helpers
+    def _chat_result(self, result: RecallResult) -> ChatResult:
+        metadata = result_metadata(result, self.resolved_model_name)
+        message = AIMessage(
+            content=result.text, usage_metadata=usage_metadata(result), response_metadata=metadata
+        )
+        generation = ChatGeneration(message=message, generation_info={"finish_reason": result.finish_reason})
+        return ChatResult(
+            generations=[generation],
+            llm_output={"token_usage": token_usage([result]), "model_name": self.resolved_model_name},
+        )
+
+    def _last_chunk(self, result: RecallResult) -> ChatGenerationChunk:
+        message = AIMessageChunk(
+            content="",
+            usage_metadata=usage_metadata(result),
+            response_metadata=result_metadata(result, self.resolved_model_name),
+            chunk_position="last",
+        )
+        return ChatGenerationChunk(message=message, generation_info={"finish_reason": result.finish_reason})
+
+    def _exchange(self, messages: list[dict[str, str]], result: RecallResult) -> list[tuple[str, str]]:
+        last_user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), None)
+        turns = [("user", last_user)] if last_user else []
+        if result.text.strip():
+            turns.append(("assistant", result.text))
+        return turns
+
+    def _remember(self, call: PreparedCall, messages: list[dict[str, str]], result: RecallResult) -> None:
+        if self.write_memory and self.store is not None and call.user_id is not None:
+            _engine.write_turns(
+                self.store,
+                call.user_id,
+                self._exchange(messages, result),
+                session_id=call.session_id or self.session_id,
+            )
+
+    # ------------------------------------------------------------------ sync
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        call = self._prepare(stop, kwargs)
+        chat = to_chat_messages(messages)
+        if self.streaming:
+            result = None
+            for item in self._stream_items(chat, call, run_manager):
+                if isinstance(item, RecallResult):
+                    result = item
+            assert result is not None
+        else:
+            result = self.engine.generate(chat, **call.kwargs)
+            self._remember(call, chat, result)
+        return self._chat_result(result)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        call = self._prepare(stop, kwargs)
+        for item in self._stream_items(to_chat_messages(messages), call, run_manager):
+            if isinstance(item, ChatGenerationChunk):
+                yield item
+
+    def _stream_items(
+        self, chat: list[dict[str, str]], call: PreparedCall, run_manager: CallbackManagerForLLMRun | None
+    ) -> Iterator[ChatGenerationChunk | RecallResult]:
+        stream = self.engine.stream(chat, **call.kwargs)
+        for piece in stream:
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager is not None:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        assert stream.result is not None
+        self._remember(call, chat, stream.result)
+        yield self._last_chunk(stream.result)
+        yield stream.result
+
+    # ------------------------------------------------------------------ async
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        call = self._prepare(stop, kwargs)
+        chat = to_chat_messages(messages)
+        if self.streaming:
+            result = None
+            async for item in self._astream_items(chat, call, run_manager):
+                if isinstance(item, RecallResult):
+                    result = item
+            assert result is not None
+        else:
+            result = await _engine.run_in_thread(self.engine.generate, chat, **call.kwargs)
+            await _engine.run_in_thread(self._remember, call, chat, result)
+        return self._chat_result(result)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        call = self._prepare(stop, kwargs)
+        async for item in self._astream_items(to_chat_messages(messages), call, run_manager):
+            if isinstance(item, ChatGenerationChunk):
+                yield item
+
+    async def _astream_items(
+        self,
+        chat: list[dict[str, str]],
+        call: PreparedCall,
+        run_manager: AsyncCallbackManagerForLLMRun | None,
+    ) -> AsyncIterator[ChatGenerationChunk | RecallResult]:
+        stream = _engine.AsyncRecallStream(self.engine, chat, call.kwargs)
+        async for piece in stream:
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager is not None:
+                await run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        assert stream.result is not None
+        await _engine.run_in_thread(self._remember, call, chat, stream.result)
+        yield self._last_chunk(stream.result)
+        yield stream.result

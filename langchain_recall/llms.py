@@ -1,0 +1,182 @@
+"""`RecallLLM`: a LangChain text-completion LLM (``BaseLLM``) over the recall engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseLLM
+from langchain_core.language_models.base import LangSmithParams
+from langchain_core.outputs import Generation, GenerationChunk, LLMResult
+from recall_core import RECALL_TOKEN, RecallResult
+
+from . import _engine
+from ._common import MODEL_CONFIG, PreparedCall, RecallSettings, result_metadata, token_usage
+
+
+class RecallLLM(RecallSettings, BaseLLM):
+    """A local Hugging Face causal LM with long-term memory recalled *inside* generation.
+
+    Prompts are strings (LangChain renders chat prompt values as text for ``BaseLLM``).
+    With ``recall="auto"`` (the default) a ``<recall>`` marker is appended to the prompt,
+    so the loop consults the memory right before the answer; ``"explicit"`` leaves the
+    marker to the prompt. The output is only the new text: the prompt is never echoed,
+    and ``stop`` strings end generation and are cut, in ``invoke`` and ``stream`` alike.
+
+    Example::
+
+        from langchain_recall import RecallLLM
+        from recall_core.memory import MemoryStore
+
+        llm = RecallLLM(store=MemoryStore.local(), user_id="ada", use_chat_template=True, max_tokens=64)
+        llm.invoke("What is my dog called?")
+
+    Each generation's ``generation_info`` holds ``finish_reason``, ``usage`` (prompt,
+    injected and generated tokens) and ``recalls`` (the trace: position, memory id, score,
+    text, or why nothing was injected); ``llm_output["token_usage"]`` sums the usage.
+
+    Per-call keyword arguments: any transformers ``generate()`` option (``max_tokens``,
+    ``temperature``, ``top_p``...), plus ``user_id``, ``memory``, ``recall``,
+    ``recall_config``, ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
+    """
+
+    model_config = MODEL_CONFIG
+
+    use_chat_template: bool = False
+    """Send each prompt as one user turn through the tokenizer's chat template (good for
+    instruct models) instead of as raw text."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "recall"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {**self._common_identifying_params(), "use_chat_template": self.use_chat_template}
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        return self._recall_ls_params("llm", stop, kwargs)
+
+    # ------------------------------------------------------------------ prompt
+    def _engine_prompt(self, prompt: str, call: PreparedCall) -> str | list[dict[str, str]]:
+        if self.use_chat_template:
+            return [{"role": "user", "content": prompt}]  # the engine applies the recall policy
+        if call.config.recall_policy == "auto" and RECALL_TOKEN not in prompt:
+            return prompt + RECALL_TOKEN
+        return prompt
+
+    def _generation(self, result: RecallResult) -> Generation:
+        return Generation(text=result.text, generation_info=result_metadata(result, self.resolved_model_name))
+
+    def _llm_result(self, results: list[RecallResult]) -> LLMResult:
+        return LLMResult(
+            generations=[[self._generation(result)] for result in results],
+            llm_output={"token_usage": token_usage(results), "model_name": self.resolved_model_name},
+        )
+
+    # ------------------------------------------------------------------ sync
+    def _generate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        call = self._prepare(stop, kwargs)
+        results: list[RecallResult] = []
+        for prompt in prompts:  # one engine call per prompt: each row gets its own recalls
+            if self.streaming:
+                results.append(self._consume(self._stream_result(prompt, call, run_manager)))
+            else:
+                results.append(self.engine.generate(self._engine_prompt(prompt, call), **call.kwargs))
+        return self._llm_result(results)
+
+    def _stream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[GenerationChunk]:
+        call = self._prepare(stop, kwargs)
+        for item in self._stream_result(prompt, call, run_manager):
+            if isinstance(item, GenerationChunk):
+                yield item
+
+    def _stream_result(
+        self, prompt: str, call: PreparedCall, run_manager: CallbackManagerForLLMRun | None
+    ) -> Iterator[GenerationChunk | RecallResult]:
+        """Chunks as they come, a last chunk with the metadata, then the ``RecallResult``."""
+        stream = self.engine.stream(self._engine_prompt(prompt, call), **call.kwargs)
+        for piece in stream:
+            chunk = GenerationChunk(text=piece)
+            if run_manager is not None:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        assert stream.result is not None
+        yield GenerationChunk(
+            text="", generation_info=result_metadata(stream.result, self.resolved_model_name)
+        )
+        yield stream.result
+
+    @staticmethod
+    def _consume(items: Iterator[Any]) -> RecallResult:
+        result = None
+        for item in items:
+            if isinstance(item, RecallResult):
+                result = item
+        assert result is not None
+        return result
+
+    # ------------------------------------------------------------------ async
+    async def _agenerate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        call = self._prepare(stop, kwargs)
+        results: list[RecallResult] = []
+        for prompt in prompts:
+            if self.streaming:
+                result = None
+                async for item in self._astream_result(prompt, call, run_manager):
+                    if isinstance(item, RecallResult):
+                        result = item
+                assert result is not None
+                results.append(result)
+            else:
+                engine_prompt = self._engine_prompt(prompt, call)
+                results.append(
+                    await _engine.run_in_thread(self.engine.generate, engine_prompt, **call.kwargs)
+                )
+        return self._llm_result(results)
+
+    async def _astream(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[GenerationChunk]:
+        call = self._prepare(stop, kwargs)
+        async for item in self._astream_result(prompt, call, run_manager):
+            if isinstance(item, GenerationChunk):
+                yield item
+
+    async def _astream_result(
+        self, prompt: str, call: PreparedCall, run_manager: AsyncCallbackManagerForLLMRun | None
+    ) -> AsyncIterator[GenerationChunk | RecallResult]:
+        stream = _engine.AsyncRecallStream(self.engine, self._engine_prompt(prompt, call), call.kwargs)
+        async for piece in stream:
+            chunk = GenerationChunk(text=piece)
+            if run_manager is not None:
+                await run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        assert stream.result is not None
+        yield GenerationChunk(
+            text="", generation_info=result_metadata(stream.result, self.resolved_model_name)
+        )
+        yield stream.result

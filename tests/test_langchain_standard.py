@@ -1,0 +1,77 @@
+"""langchain-tests standard suites for `ChatRecall`.
+
+Unit suite: a tiny random Llama (seconds). Integration suite: the embedded default model
+(SmolLM2-135M-Instruct, offline), marked ``integration``.
+
+Features a local text-only model does not have (tool calling, structured output, JSON
+mode, image / audio / PDF input) are declared through the suites' own ``has_*`` /
+``supports_*`` properties (all False here), so the suites skip those tests with their
+reason, as langchain-tests prescribes.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+from langchain_tests.integration_tests import ChatModelIntegrationTests
+from langchain_tests.unit_tests import ChatModelUnitTests
+from recall_core import RecallGenerator
+from tiny import tiny_model
+
+from langchain_recall import ChatRecall
+
+# The suites' async tests are plain ``async def`` methods: they need pytest-asyncio to run
+# them (langchain-tests documents ``asyncio_mode = "auto"``; until the project's pytest
+# config says so, mark the module and silence the note on the suites' sync tests).
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.filterwarnings(
+        "ignore:.*is marked with '@pytest.mark.asyncio' but it is not an async function"
+    ),
+]
+
+
+@functools.lru_cache(maxsize=1)
+def tiny_generator() -> RecallGenerator:
+    model, tokenizer = tiny_model("llama")
+    return RecallGenerator(model, tokenizer)
+
+
+class TestChatRecallUnit(ChatModelUnitTests):
+    @property
+    def chat_model_class(self) -> type[ChatRecall]:
+        return ChatRecall
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"generator": tiny_generator(), "model": "tiny-llama"}
+
+    @property
+    def standard_chat_model_params(self) -> dict[str, Any]:
+        # A local model has no API key and makes no network requests to retry: ChatRecall
+        # refuses unknown init arguments instead of ignoring them, so these two are left out.
+        params = super().standard_chat_model_params
+        params.pop("api_key", None)
+        params.pop("max_retries", None)
+        return params
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
+
+
+@pytest.mark.integration
+class TestChatRecallIntegration(ChatModelIntegrationTests):
+    @property
+    def chat_model_class(self) -> type[ChatRecall]:
+        return ChatRecall
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"max_tokens": 12}  # the embedded default model; short answers keep the suite quick
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
