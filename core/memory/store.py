@@ -185,7 +185,8 @@ class MemoryStore:
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._collections: dict[tuple[str, str], Any] = {}
-        self._checked: set[tuple[str, str]] = set()
+        # (user, kind) -> the dimension already checked against that collection's metadata
+        self._checked: dict[tuple[str, str], int] = {}
         self._writer: MemoryWriter | None = None
         self._max_batch: int | None = None
         self._closed = False
@@ -232,9 +233,12 @@ class MemoryStore:
             import chromadb
             from chromadb.config import Settings
 
-            return chromadb.PersistentClient(
-                path=str(root / _CHROMA_DIR), settings=Settings(anonymized_telemetry=False)
-            )
+            chroma_dir = str(root / _CHROMA_DIR)
+            try:
+                return chromadb.PersistentClient(path=chroma_dir, settings=Settings(anonymized_telemetry=False))
+            except Exception:
+                _forget_chroma_system(chroma_dir)
+                raise
 
         return cls(_Backend("local", str(root), open_client), journal, encoder, lock=lock, root=root)
 
@@ -482,7 +486,7 @@ class MemoryStore:
     def _forget_cached(self, user_id: str) -> None:
         for kind in (MEMORIES, LM_KEYS):
             self._collections.pop((user_id, kind), None)
-            self._checked.discard((user_id, kind))
+            self._checked.pop((user_id, kind), None)
 
     def _with_collection(self, user_id: str, kind: str, fn: Callable[[Any], T], create: bool = False,
                          metadata: Mapping[str, Any] | None = None) -> T | None:  # fmt: skip
@@ -505,7 +509,7 @@ class MemoryStore:
     def _check_dimension(self, user_id: str, kind: str, collection: Any, dimension: int, what: str) -> None:
         """Raise EncoderMismatchError if ``dimension`` is not the collection's (checked once per collection)."""
         key = (user_id, kind)
-        if key in self._checked:
+        if self._checked.get(key) == dimension:
             return
         meta = collection.metadata or {}
         stored = meta.get("dim")
@@ -526,7 +530,7 @@ class MemoryStore:
                 f"with {self.encoder.name!r} (same dimension, but scores may be meaningless)",
                 stacklevel=3,
             )
-        self._checked.add(key)
+        self._checked[key] = dimension
 
     def _index(self, rows: Sequence[JournalRow]) -> None:
         """Put journal rows (with vectors) into the index, then mark them indexed in the journal."""
@@ -703,7 +707,8 @@ class UserMemory:
             score = float(min(1.0, max(-1.0, 1.0 - float(distance))))
             vector_out = None if embedding is None else np.asarray(embedding, dtype=np.float32).tolist()
             candidates.append(MemoryCandidate(memory_id, score, text, vector_out, dict(meta)))
-        candidates.sort(key=lambda c: -c.score)
+        # Best first; equal scores by id so that the order does not depend on the index's insertion order.
+        candidates.sort(key=lambda c: (-c.score, c.id))
         return candidates
 
     def _check_owner(self, memory_id: str, meta: Mapping[str, Any] | None) -> None:
@@ -876,6 +881,23 @@ def _is_unavailable(exc: BaseException, kind: str) -> bool:
     # The HTTP client raises a bare Exception(response text) for a non-Chroma error status
     # (a proxy's 502, a 500 page).
     return kind == "server" and type(exc) is Exception
+
+
+def _forget_chroma_system(chroma_dir: str) -> None:
+    """Drop Chroma's per-process cache entry of a folder it failed to open.
+
+    chromadb 1.5 keeps the half-started system of a failed PersistentClient, so the next
+    attempt in the same process (after ``rebuild_index(fresh=True)`` cleared the folder)
+    would fail with an AttributeError instead of opening the new, empty folder.
+    """
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        for key in [k for k in SharedSystemClient._identifier_to_system if os.path.abspath(k) == os.path.abspath(chroma_dir)]:
+            SharedSystemClient._identifier_to_system.pop(key, None)
+            SharedSystemClient._identifier_to_refcount.pop(key, None)
+    except Exception as exc:  # private API: if it moved, the next open will say what is wrong
+        logger.debug("could not reset Chroma's system cache: %s", exc)
 
 
 def _write_owner(root: Path) -> None:
