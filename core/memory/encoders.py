@@ -150,7 +150,10 @@ class SentenceTransformerEncoder:
 
     @property
     def dimension(self) -> int:
-        dim = self.model.get_sentence_embedding_dimension()
+        model = self.model
+        # sentence-transformers 6 renamed the method; 5.x only has the old name.
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = getter()
         if dim is None:  # some models only know it after a forward pass
             dim = int(self.encode(["dimension probe"]).shape[1])
         return int(dim)

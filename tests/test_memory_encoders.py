@@ -1,0 +1,69 @@
+"""Encoders: the deterministic hash encoder, and (integration) the packaged all-MiniLM-L6-v2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from recall_core.memory import (
+    DEFAULT_ENCODER_NAME,
+    HashEncoder,
+    MemoryStore,
+    MemoryWriter,
+    load_encoder,
+)
+from recall_core.memory.store import MEMORIES
+from recall_core.types import RecallQuery
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def test_hash_encoder_is_deterministic_across_processes() -> None:
+    encoder = HashEncoder(16)
+    here = encoder.encode(["The quick brown fox"])[0]
+    code = "from recall_core.memory import HashEncoder; print(HashEncoder(16).encode(['The quick brown fox'])[0].tolist())"
+    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert np.allclose(here, eval(there.stdout))  # noqa: S307 - our own child's list literal
+    assert np.linalg.norm(here) == pytest.approx(1.0)
+    vectors = encoder.encode(["fox fox", "quick fox", "zebra"])
+    assert vectors.shape == (3, 16) and vectors.dtype == np.float32
+    assert encoder.encode([]).shape == (0, 16)
+
+
+def test_load_encoder_specs() -> None:
+    assert isinstance(load_encoder("hash-12"), HashEncoder) and load_encoder("hash-12").dimension == 12
+    assert load_encoder(None).name == DEFAULT_ENCODER_NAME  # lazy: nothing loaded yet
+    encoder = HashEncoder(4)
+    assert load_encoder(encoder) is encoder
+    with pytest.raises(TypeError):
+        load_encoder(3.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.integration
+def test_real_minilm_end_to_end(tmp_path: Path) -> None:
+    """The packaged all-MiniLM-L6-v2, offline: paraphrased questions find their facts."""
+    facts = {
+        "My sister Ana lives in Porto.": "Which city is my sister in?",
+        "I am allergic to peanuts.": "What food should I avoid?",
+        "My dog is called Biscuit.": "What's the name of my pet?",
+        "I started learning the cello in March.": "Which instrument am I studying?",
+    }
+    with MemoryStore.local(tmp_path) as store:
+        writer = MemoryWriter(store)
+        writer.add_turns([{"user_id": "alice", "role": "user", "content": fact} for fact in facts])
+        memory = store.for_user("alice")
+        for fact, question in facts.items():
+            best = memory.search(RecallQuery(question), k=2)[0]
+            assert best.text == fact, question
+            assert 0.2 < best.score <= 1.0
+        meta = store._collection("alice", MEMORIES).metadata
+        assert (meta["encoder"], meta["dim"]) == (DEFAULT_ENCODER_NAME, 384)
+        # Chunks fit the encoder's window in its own tokens.
+        long_turn = " ".join(f"Sentence {i} talks about topic number {i} in some detail." for i in range(200))
+        ids = writer.add_turn("alice", "assistant", long_turn)
+        records = [memory.get(i) for i in ids]
+        assert len(ids) > 1 and all(store.encoder.count_tokens(r.text) <= 128 for r in records)

@@ -1,0 +1,136 @@
+"""doctor / repair / rebuild_index, and an unreachable server: the journal keeps every turn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from chroma_server import ChromaServer, free_port
+from recall_core.memory import (
+    HashEncoder,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+    doctor,
+    rebuild_index,
+    repair,
+)
+from recall_core.memory.store import MEMORIES
+from recall_core.types import RecallQuery
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    writer = MemoryWriter(store)
+    ids = [writer.add_turn("u", "user", f"fact number {i} about {w}")[0] for i, w in enumerate("abcdef")]
+    assert doctor(store).ok
+    collection = store._collection("u", MEMORIES)
+    collection.delete(ids=[ids[0]])  # missing
+    collection.update(ids=[ids[1]], documents=["tampered text"], embeddings=[[0.2] * 32])  # mismatched text
+    collection.update(ids=[ids[2]], metadatas=[{"role": "assistant"}])  # mismatched metadata
+    collection.add(ids=["stray"], embeddings=[[0.1] * 32], documents=["stray"], metadatas=[{"user_id": "u"}])  # extra
+    report = doctor(store)
+    user = report.users[0]
+    assert (user.missing, sorted(user.mismatched), user.extra) == ([ids[0]], sorted(ids[1:3]), ["stray"])
+    assert not report.ok and "missing from the index" in report.summary()
+    fixed = repair(store, report)
+    assert (fixed.indexed, fixed.pruned) == (3, 1)
+    assert doctor(store, check_vectors=True).ok
+    assert store.for_user("u").get(ids[1]).text == "fact number 1 about b"
+    store.close()
+
+
+def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    MemoryWriter(store).add_turn("u", "user", "remember the milk")
+    store._drop_user("u")  # the index lost it
+    store.journal._db.execute("UPDATE memories SET embedding=NULL, encoder=NULL, state='pending'")
+    result = repair(store)
+    assert (result.indexed, result.reencoded) == (1, 1)
+    assert store.for_user("u").search(RecallQuery("milk"), 1)[0].text == "remember the milk"
+    assert rebuild_index(store, reencode=True, progress=False).reencoded == 1
+    store.close()
+
+
+def test_index_only_user_is_pruned_on_a_local_store(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    MemoryWriter(store).add_turn("ghost", "user", "boo")
+    store.journal._db.execute("DELETE FROM memories")  # the journal never heard of it
+    report = doctor(store)
+    assert [u.user_id for u in report.users] == ["ghost"] and report.users[0].extra
+    repair(store, report)
+    assert doctor(store).ok and store.for_user("ghost").count() == 0
+    store.close()
+
+
+def test_unreachable_server(tmp_path: Path) -> None:
+    """Nothing listens on the port: writes journal and raise, searches raise, repair indexes later."""
+    port = free_port()
+    store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=2)
+    writer = MemoryWriter(store)
+    with pytest.raises(MemoryUnavailableError, match="safe in the journal") as error:
+        writer.add_turn("u", "user", "written while the server is down")
+    assert "unreachable" in str(error.value)
+    rows = list(store.journal.rows("u"))
+    assert [(r.text, r.state) for r in rows] == [("written while the server is down", "pending")]
+    assert rows[0].embedding is not None  # encoded already: repair only has to index it
+    with pytest.raises(MemoryUnavailableError):
+        store.for_user("u").search(RecallQuery("server"), 3)
+    with pytest.raises(MemoryUnavailableError):
+        doctor(store)
+    store.close()
+
+
+@pytest.mark.server
+def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
+    data = tmp_path / "server-data"
+    server = ChromaServer(data).start()
+    port = server.port
+    try:
+        store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=5)
+        writer = MemoryWriter(store)
+        kept = writer.add_turn("u", "user", "indexed before the outage")
+        doomed = writer.add_turn("u", "user", "to be deleted during the outage")
+        writer.add_turn("v", "user", "user v says goodbye")
+        server.stop()
+
+        with pytest.raises(MemoryUnavailableError):
+            writer.add_turn("u", "user", "written during the outage")
+        with pytest.raises(MemoryUnavailableError):
+            store.for_user("u").search(RecallQuery("outage"), 3)
+        with pytest.raises(MemoryUnavailableError):
+            store.for_user("u").delete(doomed)
+        with pytest.raises(MemoryUnavailableError):
+            store.for_user("v").forget()
+
+        server = ChromaServer(data, port=port).start()
+        report = doctor(store)
+        totals = report.totals()
+        assert (totals["pending"], totals["deleting"]) == (1, 2)
+        repair(store, report)
+        assert doctor(store).ok
+        memory = store.for_user("u")
+        assert sorted(r.text for r in memory.all()) == ["indexed before the outage", "written during the outage"]
+        assert memory.get(kept[0]) is not None and memory.get(doomed[0]) is None
+        assert store.for_user("v").count() == 0  # the interrupted forget was finished, not undone
+        store.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.server
+def test_server_headers_are_sent(tmp_path: Path) -> None:
+    """Headers (a proxy's token) travel with every request; the 1.x server itself ignores them."""
+    with ChromaServer(tmp_path / "data") as server:
+        store = MemoryStore.server(
+            port=server.port, headers={"Authorization": "Bearer secret"}, encoder=HashEncoder(8),
+            journal_path=tmp_path / "j.sqlite3",
+        )  # fmt: skip
+        MemoryWriter(store).add_turn("u", "user", "with a token")
+        client = store._get_client()
+        assert client._server._session.headers["Authorization"] == "Bearer secret"
+        assert store.for_user("u").count() == 1
+        store.close()
