@@ -1,0 +1,240 @@
+"""LlamaIndex `RecallLLM` on a tiny random Llama: metadata, formatting, stop, streaming, events, async, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events.llm import (
+    LLMChatInProgressEvent,
+    LLMCompletionEndEvent,
+    LLMCompletionInProgressEvent,
+)
+from llama_index.core.prompts import PromptTemplate
+from memories import FixedMemory
+from recall_core import RECALL_TOKEN, RecallGenerator
+from recall_core.types import MemoryCandidate, RecallQuery
+
+from llamaindex_recall import RecallLLM
+
+FACT = "The user's dog is called Biscuit."
+QUESTION = "What is my dog called?"
+
+
+class SlowMemory(FixedMemory):
+    def __init__(self, *texts: str, delay: float = 0.4) -> None:
+        super().__init__(*texts)
+        self.delay = delay
+
+    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
+        time.sleep(self.delay)
+        return super().search(query, k)
+
+
+class EventCollector(BaseEventHandler):
+    events: list[Any] = []
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "EventCollector"
+
+    def handle(self, event: Any, **kwargs: Any) -> None:
+        self.events.append(event)
+
+
+@pytest.fixture
+def events():
+    dispatcher = get_dispatcher()
+    handler = EventCollector(events=[])
+    dispatcher.add_event_handler(handler)
+    yield handler.events
+    dispatcher.event_handlers.remove(handler)
+
+
+@pytest.fixture(scope="module")
+def generator() -> RecallGenerator:
+    from tiny import tiny_model
+
+    model, tokenizer = tiny_model("llama")
+    return RecallGenerator(model, tokenizer)
+
+
+@pytest.fixture
+def llm(generator) -> RecallLLM:
+    return RecallLLM(generator=generator, memory=FixedMemory(FACT), max_new_tokens=16)
+
+
+def pick_stop(text: str) -> str:
+    for start in range(2, len(text) - 1):
+        piece = text[start : start + 2]
+        if piece.isalnum() and piece.isascii() and text.index(piece) == start:
+            return piece
+    pytest.skip(f"no usable stop string in {text!r}")
+
+
+def test_metadata_comes_from_the_model(llm, generator):
+    meta = llm.metadata
+    assert meta.context_window == generator.context_window == 512
+    assert meta.num_output == 16 and meta.is_chat_model and not meta.is_function_calling_model
+    assert meta.model_name == "LlamaForCausalLM"
+    assert RecallLLM(generator=generator, context_window=256).metadata.context_window == 256
+    assert RecallLLM(generator=generator, model_name="my-tiny").metadata.model_name == "my-tiny"
+
+
+def test_complete_and_stream_complete_format_the_prompt_the_same_way(llm):
+    for formatted in (False, True):
+        done = llm.complete(QUESTION, formatted=formatted)
+        chunks = list(llm.stream_complete(QUESTION, formatted=formatted))
+        assert "".join(c.delta for c in chunks) == done.text == chunks[-1].text
+        assert chunks[-1].raw == done.raw  # same prompt tokens, same recall, same usage
+    templated = llm.complete(QUESTION).raw
+    raw = llm.complete(QUESTION, formatted=True).raw
+    assert templated["usage"]["prompt_tokens"] > raw["usage"]["prompt_tokens"]  # the chat template around it
+    assert templated["recalls"][0]["query"] == QUESTION
+
+
+def test_system_prompt_and_custom_formatters(generator):
+    with_system = RecallLLM(generator=generator, system_prompt="Be brief.", max_new_tokens=4)
+    plain = RecallLLM(generator=generator, max_new_tokens=4)
+    assert (
+        with_system.complete("Hi").raw["usage"]["prompt_tokens"]
+        > plain.complete("Hi").raw["usage"]["prompt_tokens"]
+    )
+    custom = RecallLLM(generator=generator, max_new_tokens=4, completion_to_prompt=lambda p: f"Q: {p}\nA:")
+    assert custom.complete("Hi").text == plain.complete(f"Q: Hi\nA:{RECALL_TOKEN}", formatted=True).text
+
+
+def test_chat_and_stream_chat(llm):
+    messages = [
+        ChatMessage(role=MessageRole.SYSTEM, content="Be brief."),
+        ChatMessage(role=MessageRole.USER, content=QUESTION),
+    ]
+    response = llm.chat(messages)
+    assert response.message.role == MessageRole.ASSISTANT
+    chunks = list(llm.stream_chat(messages))
+    assert "".join(c.delta for c in chunks) == response.message.content == chunks[-1].message.content
+    (recall,) = response.raw["recalls"]
+    assert recall["injected"] and recall["query"] == QUESTION and recall["text"] == FACT
+    assert response.additional_kwargs["injected_tokens"] == recall["length"] > 0
+    assert chunks[-1].raw == response.raw
+
+
+def test_predict_uses_chat_for_a_chat_model(llm):
+    template = PromptTemplate("Answer: {question}")
+    assert (
+        llm.predict(template, question=QUESTION)
+        == llm.chat([ChatMessage(role="user", content=f"Answer: {QUESTION}")]).message.content
+    )
+    assert "".join(llm.stream(template, question=QUESTION)) == llm.predict(template, question=QUESTION)
+
+
+def test_stop_strings_are_cut_in_complete_and_stream(llm):
+    full = llm.complete(QUESTION, max_new_tokens=24).text
+    stop = pick_stop(full)
+    cut = llm.complete(QUESTION, max_new_tokens=24, stop=[stop]).text
+    assert cut == full[: full.index(stop)]
+    assert "".join(c.delta for c in llm.stream_complete(QUESTION, max_new_tokens=24, stop=[stop])) == cut
+    at_init = RecallLLM(generator=llm.engine, memory=FixedMemory(FACT), max_new_tokens=24, stop=[stop])
+    assert at_init.chat([ChatMessage(role="user", content=QUESTION)]).message.content == cut
+
+
+def test_events_see_every_streamed_piece(llm, events):
+    chunks = list(llm.stream_complete(QUESTION))
+    progress = [e for e in events if isinstance(e, LLMCompletionInProgressEvent)]
+    assert [e.response.delta for e in progress] == [c.delta for c in chunks]
+    assert any(isinstance(e, LLMCompletionEndEvent) for e in events)
+    events.clear()
+    chat_chunks = list(llm.stream_chat([ChatMessage(role="user", content=QUESTION)]))
+    chat_progress = [e for e in events if isinstance(e, LLMChatInProgressEvent)]
+    assert "".join(e.response.delta for e in chat_progress) == chat_chunks[-1].message.content
+
+
+def test_per_call_kwargs(llm):
+    assert llm.complete(QUESTION, max_new_tokens=2).raw["usage"]["generated_tokens"] <= 2
+    assert llm.complete(QUESTION, max_tokens=2).text == llm.complete(QUESTION, max_new_tokens=2).text
+    assert llm.complete(QUESTION, recall="explicit").raw["recalls"] == []
+    assert isinstance(llm.complete(QUESTION, temperature=0.7, top_k=10).text, str)
+
+
+def test_async_does_not_block_and_matches_sync(generator):
+    llm = RecallLLM(generator=generator, memory=SlowMemory(FACT, delay=0.4), max_new_tokens=4)
+
+    async def main():
+        ticks = 0
+        stop = asyncio.Event()
+
+        async def tick():
+            nonlocal ticks
+            while not stop.is_set():
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.create_task(tick())
+        done = await llm.acomplete(QUESTION)
+        after_complete = ticks
+        pieces = [c.delta async for c in await llm.astream_complete(QUESTION)]
+        chat = await llm.achat([ChatMessage(role="user", content=QUESTION)])
+        chat_pieces = [
+            c.delta async for c in await llm.astream_chat([ChatMessage(role="user", content=QUESTION)])
+        ]
+        start = time.perf_counter()
+        await asyncio.gather(llm.acomplete(QUESTION), llm.acomplete("Hello"))
+        both = time.perf_counter() - start
+        stop.set()
+        await ticker
+        return done, after_complete, ticks, pieces, chat, chat_pieces, both
+
+    done, after_complete, ticks, pieces, chat, chat_pieces, both = asyncio.run(main())
+    assert after_complete >= 10 and ticks >= 50  # the loop kept running through 5 blocking searches
+    assert done.text == llm.complete(QUESTION).text == "".join(pieces)
+    assert chat.message.content == "".join(chat_pieces)
+    assert both < 0.75  # the two 0.4 s searches overlapped
+
+
+def test_unknown_kwargs_raise(llm, generator):
+    with pytest.raises(TypeError, match="'foo'"):
+        llm.complete(QUESTION, foo=1)
+    with pytest.raises(TypeError, match="'foo'"):
+        llm.stream_complete(QUESTION, foo=1)  # at the call, not at the first chunk
+    with pytest.raises(TypeError, match="'foo'"):
+        llm.chat([ChatMessage(role="user", content=QUESTION)], foo=1)
+    with pytest.raises(ValueError, match="foo"):
+        RecallLLM(generator=generator, foo=1)
+    with pytest.raises((TypeError, ValueError), match="bogus"):
+        RecallLLM(generator=generator, generate_kwargs={"bogus": True})
+
+
+def test_rejected_roles_and_non_text_blocks_name_the_message(generator):
+    from tiny import tiny_model
+
+    model, tokenizer = tiny_model("llama")
+    tokenizer.chat_template = (
+        "{% for m in messages %}{% if m['role'] not in ['system', 'user', 'assistant'] %}"
+        "{{ raise_exception('unknown role ' + m['role']) }}{% endif %}"
+        "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+    )
+    strict = RecallLLM(generator=RecallGenerator(model, tokenizer), max_new_tokens=2)
+    history = [
+        ChatMessage(role="user", content="hi"),
+        ChatMessage(role="tool", content="42"),
+        ChatMessage(role="user", content="?"),
+    ]
+    with pytest.raises(ValueError, match=r"message 1 \(role 'tool'\)"):
+        strict.chat(history)
+    image = ChatMessage(
+        role="user", blocks=[TextBlock(text="look"), ImageBlock(url="http://example.invalid/a.png")]
+    )
+    with pytest.raises(ValueError, match="message 0 .*'image'"):
+        strict.chat([image])
+
+
+def test_no_memory_says_so(generator):
+    bare = RecallLLM(generator=generator, max_new_tokens=4)
+    raw = bare.chat([ChatMessage(role="user", content=QUESTION)]).raw
+    assert raw["recalls"][0]["reason"] == "no memory" and raw["usage"]["injected_tokens"] == 0
