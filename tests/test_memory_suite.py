@@ -353,3 +353,27 @@ def test_journal_recovery_server(tmp_path) -> None:
         assert top(store.for_user("srv").search("apple moon", 5)) == expected
         assert doctor(store).ok
         store.close()
+
+
+def test_hidden_mode_with_the_engine_lm_keys(tiny, tmp_path) -> None:
+    """LM keys from recall_core.hidden.lm_keys on a tiny random Llama; the query is the same
+    text's <recall> hidden state, so it must find its own memory first."""
+    from recall_core.hidden import lm_keys
+
+    model, tokenizer = tiny
+    facts = ["My dog is called Biscuit.", "I live in Lisbon.", "My favourite colour is green."]
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, lm=(model, tokenizer), lm_keys=True)
+        ids = [writer.add_turn("u", "user", fact)[0] for fact in facts]
+        meta = store._collection("u", "k").metadata
+        assert meta["dim"] == model.config.hidden_size
+        memory = store.for_user("u")
+        for fact, memory_id in zip(facts, ids, strict=True):
+            hidden = lm_keys(model, tokenizer, [fact])[0]
+            best = memory.search(RecallQuery(text="", hidden=hidden.tolist(), mode="hidden"), k=3)[0]
+            assert best.id == memory_id and best.score == pytest.approx(1.0, abs=1e-4)
+        # update through the writer recomputes the key, so the new text is found by its key
+        writer.update("u", ids[0], "My dog is called Rex.")
+        hidden = lm_keys(model, tokenizer, ["My dog is called Rex."])[0]
+        assert memory.search(RecallQuery(text="", hidden=hidden, mode="hidden"), k=1)[0].id == ids[0]
+        assert doctor(store).ok

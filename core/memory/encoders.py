@@ -125,6 +125,7 @@ class SentenceTransformerEncoder:
         self.device = device
         self.batch_size = batch_size
         self._model: Any = None
+        self._dimension: int | None = None
         # Loading happens once even if two threads search at the same time.
         self._lock = threading.Lock()
 
@@ -150,13 +151,15 @@ class SentenceTransformerEncoder:
 
     @property
     def dimension(self) -> int:
-        model = self.model
-        # sentence-transformers 6 renamed the method; 5.x only has the old name.
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        dim = getter()
-        if dim is None:  # some models only know it after a forward pass
-            dim = int(self.encode(["dimension probe"]).shape[1])
-        return int(dim)
+        if self._dimension is None:
+            model = self.model
+            # sentence-transformers 6 renamed the method; 5.x only has the old name.
+            getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            dim = getter()
+            if dim is None:  # some models only know it after a forward pass
+                dim = model.encode(["dimension probe"], convert_to_numpy=True).shape[1]
+            self._dimension = int(dim)
+        return self._dimension
 
     @property
     def max_tokens(self) -> int | None:

@@ -670,7 +670,10 @@ class UserMemory:
     def _search_hidden(self, query: RecallQuery, k: int, where: Mapping[str, Any] | None) -> list[MemoryCandidate]:
         if query.hidden is None:
             raise ValueError("a 'hidden' query needs query.hidden (the <recall> hidden state)")
-        vector = np.asarray(query.hidden, dtype=np.float32).reshape(-1)
+        hidden: Any = query.hidden
+        if hasattr(hidden, "detach"):  # a torch tensor, possibly on an accelerator
+            hidden = hidden.detach().float().cpu().numpy()
+        vector = np.asarray(hidden, dtype=np.float32).reshape(-1)
         if vector.size == 0 or not np.isfinite(vector).all():
             raise ValueError("query.hidden must be a non-empty vector of finite numbers")
         store = self._store
