@@ -605,14 +605,18 @@ class MemoryStore:
     def _index_collections(self) -> list[Any]:
         """Every recall collection in the index (for maintenance)."""
         client = self._get_client()
-        names = self._call(client.list_collections)
-        result = []
-        for item in names:
-            name = item if isinstance(item, str) else item.name
-            if name.startswith("recall-"):
-                collection = self._call(client.get_collection, name=name, embedding_function=None)
-                result.append(collection)
-        return result
+        result, offset, page = [], 0, 1000
+        while True:
+            # chromadb 1.x lists Collection objects (with metadata): one request per page.
+            items = self._call(client.list_collections, limit=page, offset=offset)
+            for item in items:
+                if isinstance(item, str):  # older clients list names only
+                    item = self._call(client.get_collection, name=item, embedding_function=None)
+                if item.name.startswith("recall-"):
+                    result.append(item)
+            if len(items) < page:
+                return result
+            offset += page
 
 
 class UserMemory:

@@ -373,7 +373,8 @@ class MemoryWriter:
     def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
         bar, own_bar = _progress(progress, len(prepared))
         try:
-            step = max(self.batch_size * 4, 256)
+            # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
+            step = max(self.batch_size * 16, 1024)
             for start in range(0, len(prepared), step):
                 part = prepared[start : start + step]
                 self._write(part)
