@@ -67,3 +67,15 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
         ids = writer.add_turn("alice", "assistant", long_turn)
         records = [memory.get(i) for i in ids]
         assert len(ids) > 1 and all(store.encoder.count_tokens(r.text) <= 128 for r in records)
+
+
+@pytest.mark.integration
+def test_direct_query_path_equals_sentence_transformers_encode() -> None:
+    """The short-input fast path gives the vectors SentenceTransformer.encode gives."""
+    encoder = load_encoder(None)
+    texts = ["Where does my sister live?", "A somewhat longer query about the cello lessons in March."]
+    direct = encoder.encode(texts)
+    reference = encoder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.allclose(direct, reference, atol=1e-5)
+    many = encoder.encode(texts * 5)  # above the fast-path size: encode() itself
+    assert np.allclose(many[:2], reference, atol=1e-5)
