@@ -60,9 +60,9 @@ class RecallSettings(BaseModel):
     memory: Any = Field(default=None, exclude=True)
     """Instead of ``store``: any object with ``search(RecallQuery, k)`` (the engine's ``Memory``)."""
     recall: RecallPolicy | None = None
-    """``"auto"`` puts ``<recall>`` where the model should consult memory (end of the prompt /
-    of the last user turn); ``"explicit"`` leaves it to the prompt. ``None``: from ``recall_config``
-    (whose default is ``"auto"``)."""
+    """``"auto"`` puts ``<recall>`` where the reply should consult memory (the end of a string
+    prompt; in a chat, where ``RecallConfig.recall_position`` says); ``"explicit"`` leaves it
+    to the prompt. ``None``: from ``recall_config`` (whose default is ``"auto"``)."""
     recall_config: RecallConfig | None = Field(default=None, exclude=True)
     """How the loop searches, chooses and injects memories (:class:`recall_core.RecallConfig`)."""
 

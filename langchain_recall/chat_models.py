@@ -91,9 +91,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     Messages go through the tokenizer's chat template. With ``recall="auto"`` (the
-    default) ``<recall>`` is put at the end of the last user turn, where the loop searches
-    the memory with that turn and injects the best memory into the KV cache; with
-    ``"explicit"`` only markers written in the messages trigger a recall. With a ``store``
+    default) the engine puts ``<recall>`` where the reply to the last user turn consults
+    memory (``RecallConfig.recall_position``); there the loop searches the memory with that
+    turn and injects the best memory into the KV cache. With ``"explicit"`` only markers
+    written in the messages trigger a recall. With a ``store``
     and ``write_memory=True`` (the default) every exchange (the last user message and the
     reply) is written to the user's memory after the reply, so later sessions recall it.
 
@@ -119,6 +120,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     write_memory: bool = True
     """With a ``store``: write each exchange (last user message and reply) to the user's memory."""
+    write_roles: tuple[str, ...] = ("user", "assistant")
+    """Which side of the exchange is written; ``("user",)`` keeps only what the user said
+    (a small model's replies are rarely worth remembering)."""
     session_id: str | None = None
     """Session id recorded with the memories this model writes (a call may pass another)."""
 
@@ -128,7 +132,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {**self._common_identifying_params(), "write_memory": self.write_memory}
+        return {
+            **self._common_identifying_params(),
+            "write_memory": self.write_memory,
+            "write_roles": self.write_roles,
+        }
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return self._recall_ls_params("chat", stop, kwargs)
@@ -159,7 +167,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         turns = [("user", last_user)] if last_user else []
         if result.text.strip():
             turns.append(("assistant", result.text))
-        return turns
+        return [(role, text) for role, text in turns if role in self.write_roles]
 
     def _remember(self, call: PreparedCall, messages: list[dict[str, str]], result: RecallResult) -> None:
         if self.write_memory and self.store is not None and call.user_id is not None:

@@ -72,9 +72,10 @@ class RecallLLM(CustomLLM):
     ``formatted=True`` (the string is used as is) or a custom ``completion_to_prompt`` is
     given, the prompt becomes one user turn (after ``system_prompt``) in the tokenizer's
     chat template. ``chat`` / ``stream_chat`` use the chat template too. With
-    ``recall="auto"`` (the default) ``<recall>`` goes at the end of the last user turn (or
-    of a raw prompt); a system message holding only ``<recall>`` (what
-    :class:`~llamaindex_recall.RecallMemoryBlock` adds) asks for the same and is removed.
+    ``recall="auto"`` (the default) ``<recall>`` goes where the reply to the last user turn
+    consults memory (``RecallConfig.recall_position``; the end of a raw prompt); a system
+    message holding only ``<recall>`` (what :class:`~llamaindex_recall.RecallMemoryBlock`
+    adds) asks for the same for this call, and is removed.
 
     Example::
 
@@ -107,7 +108,7 @@ class RecallLLM(CustomLLM):
     memory: Any = Field(default=None, exclude=True, description="Instead of store: anything with search().")
     recall: Literal["auto", "explicit"] | None = Field(
         default=None,
-        description="'auto' puts <recall> at the end of the last user turn; 'explicit' leaves it to the prompt.",
+        description="'auto' puts <recall> where the reply consults memory; 'explicit' leaves it to the prompt.",
     )
     recall_config: RecallConfig | None = Field(
         default=None, exclude=True, description="A recall_core.RecallConfig."

@@ -22,9 +22,10 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
       into ``store`` for ``user_id`` through the store's ``MemoryWriter``.
     * ``_aget``: instead of memory text, the block returns one system message holding only
       ``<recall>`` (with the user id in ``additional_kwargs``). :class:`RecallLLM` takes it
-      out and puts ``<recall>`` at the end of the user's turn, where the loop searches this
-      user's memory with that turn and injects the best memory into the KV cache. The
-      prompt stays as short as the conversation itself.
+      out and applies the ``"auto"`` recall policy: ``<recall>`` goes where the reply to the
+      user's turn consults memory, and there the loop searches this user's memory with that
+      turn and injects the best memory into the KV cache. The prompt stays as short as the
+      conversation itself.
 
     Give the :class:`RecallLLM` the same ``store``; the marker tells it whose memory to use.
 
@@ -47,7 +48,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     )
     store: Any = Field(exclude=True, description="A recall_core.memory.MemoryStore.")
     user_id: str = Field(description="Whose memory this block writes and recalls.")
-    roles: tuple[str, ...] = Field(
+    write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="Roles of the turns that are written."
     )
 
@@ -87,7 +88,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
             text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
             session_id = session_id or message.additional_kwargs.get("session_id")
-            if role in self.roles and text.strip() and text.strip() != RECALL_TOKEN:
+            if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:
                 turns.append((role, text))
         if turns:
             await _engine.run_in_thread(_engine.write_turns, self.store, self.user_id, turns, session_id)

@@ -1,0 +1,66 @@
+"""The cookbook notebooks run top to bottom (offline, embedded default model and encoder).
+
+Each notebook is executed with nbclient in a temporary working directory (its figures go
+there) and must finish without an error; the figures it promises must exist.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+COOKBOOK = Path(__file__).resolve().parents[1] / "cookbook"
+NOTEBOOKS = sorted(COOKBOOK.glob("[0-9][0-9]_*.ipynb"))
+FIGURES = {
+    "04_seeing_recall.ipynb": [
+        "04_injection_positions.png",
+        "04_attention_heatmap.png",
+        "04_attention_share.png",
+    ],
+    "05_recall_vs_stuffing.ipynb": ["05_recall_vs_stuffing.png"],
+}
+
+
+def test_the_notebooks_are_up_to_date_with_their_generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cookbook_build", COOKBOOK / "_build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert sorted(build.NOTEBOOKS) == [path.name for path in NOTEBOOKS]
+    for path in NOTEBOOKS:
+        stored = nbformat.read(path, as_version=4)
+        nbformat.validate(stored)
+        expected = [cell.source.strip() for cell in build.NOTEBOOKS[path.name]]
+        assert [cell.source for cell in stored.cells] == expected, (
+            f"{path.name}: run python cookbook/_build.py"
+        )
+        assert all(not cell.get("outputs") for cell in stored.cells if cell.cell_type == "code"), (
+            "stored with outputs"
+        )
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path: Path, tmp_path: Path):
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    errors = [
+        output
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert not errors
+    for figure in FIGURES.get(path.name, []):
+        assert (tmp_path / "figures" / figure).stat().st_size > 1000, figure
+    print(f"{path.name}: {seconds:.0f} s")
