@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -142,8 +143,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
         return self._recall_ls_params("chat", stop, kwargs)
 
     # ------------------------------------------------------------------ helpers
-    def _chat_result(self, result: RecallResult) -> ChatResult:
-        metadata = result_metadata(result, self.resolved_model_name)
+    def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:
+        metadata = {**result_metadata(result, self.resolved_model_name), **written}
         message = AIMessage(
             content=result.text, usage_metadata=usage_metadata(result), response_metadata=metadata
         )
@@ -153,11 +154,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
             llm_output={"token_usage": token_usage([result]), "model_name": self.resolved_model_name},
         )
 
-    def _last_chunk(self, result: RecallResult) -> ChatGenerationChunk:
+    def _last_chunk(self, result: RecallResult, written: dict[str, Any]) -> ChatGenerationChunk:
         message = AIMessageChunk(
             content="",
             usage_metadata=usage_metadata(result),
-            response_metadata=result_metadata(result, self.resolved_model_name),
+            response_metadata={**result_metadata(result, self.resolved_model_name), **written},
             chunk_position="last",
         )
         return ChatGenerationChunk(message=message, generation_info={"finish_reason": result.finish_reason})
@@ -169,14 +170,33 @@ class ChatRecall(RecallSettings, BaseChatModel):
             turns.append(("assistant", result.text))
         return [(role, text) for role, text in turns if role in self.write_roles]
 
-    def _remember(self, call: PreparedCall, messages: list[dict[str, str]], result: RecallResult) -> None:
-        if self.write_memory and self.store is not None and call.user_id is not None:
-            _engine.write_turns(
+    def _remember(
+        self, call: PreparedCall, messages: list[dict[str, str]], result: RecallResult
+    ) -> dict[str, Any]:
+        """Write the exchange; return what goes into ``response_metadata`` about it.
+
+        A failed write does not cost the user the reply they already have: it is reported
+        (a ``RuntimeWarning`` and ``memory_write_error``) instead of raised. The store's
+        journal keeps what it accepted, for ``repair`` to index later.
+        """
+        if not (self.write_memory and self.store is not None and call.user_id is not None):
+            return {}
+        try:
+            ids = _engine.write_turns(
                 self.store,
                 call.user_id,
                 self._exchange(messages, result),
                 session_id=call.session_id or self.session_id,
             )
+        except Exception as error:
+            reason = f"{type(error).__name__}: {error}"
+            warnings.warn(
+                f"the reply was generated, but writing it to memory failed ({reason})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return {"memory_write_error": reason}
+        return {"memory_written": ids}
 
     # ------------------------------------------------------------------ sync
     def _generate(
@@ -189,15 +209,16 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = None
+            done = None
             for item in self._stream_items(chat, call, run_manager):
-                if isinstance(item, RecallResult):
-                    result = item
-            assert result is not None
+                if isinstance(item, tuple):
+                    done = item
+            assert done is not None
+            result, written = done
         else:
             result = self.engine.generate(chat, **call.kwargs)
-            self._remember(call, chat, result)
-        return self._chat_result(result)
+            written = self._remember(call, chat, result)
+        return self._chat_result(result, written)
 
     def _stream(
         self,
@@ -213,7 +234,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     def _stream_items(
         self, chat: list[dict[str, str]], call: PreparedCall, run_manager: CallbackManagerForLLMRun | None
-    ) -> Iterator[ChatGenerationChunk | RecallResult]:
+    ) -> Iterator[ChatGenerationChunk | tuple[RecallResult, dict[str, Any]]]:
+        """Chunks as they come, the last chunk (usage, trace), then ``(result, memory report)``."""
         stream = self.engine.stream(chat, **call.kwargs)
         for piece in stream:
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
@@ -221,9 +243,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
         assert stream.result is not None
-        self._remember(call, chat, stream.result)
-        yield self._last_chunk(stream.result)
-        yield stream.result
+        written = self._remember(call, chat, stream.result)
+        yield self._last_chunk(stream.result, written)
+        yield stream.result, written
 
     # ------------------------------------------------------------------ async
     async def _agenerate(
@@ -236,15 +258,16 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = None
+            done = None
             async for item in self._astream_items(chat, call, run_manager):
-                if isinstance(item, RecallResult):
-                    result = item
-            assert result is not None
+                if isinstance(item, tuple):
+                    done = item
+            assert done is not None
+            result, written = done
         else:
             result = await _engine.run_in_thread(self.engine.generate, chat, **call.kwargs)
-            await _engine.run_in_thread(self._remember, call, chat, result)
-        return self._chat_result(result)
+            written = await _engine.run_in_thread(self._remember, call, chat, result)
+        return self._chat_result(result, written)
 
     async def _astream(
         self,
@@ -263,7 +286,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         chat: list[dict[str, str]],
         call: PreparedCall,
         run_manager: AsyncCallbackManagerForLLMRun | None,
-    ) -> AsyncIterator[ChatGenerationChunk | RecallResult]:
+    ) -> AsyncIterator[ChatGenerationChunk | tuple[RecallResult, dict[str, Any]]]:
         stream = _engine.AsyncRecallStream(self.engine, chat, call.kwargs)
         async for piece in stream:
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
@@ -271,6 +294,6 @@ class ChatRecall(RecallSettings, BaseChatModel):
                 await run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
         assert stream.result is not None
-        await _engine.run_in_thread(self._remember, call, chat, stream.result)
-        yield self._last_chunk(stream.result)
-        yield stream.result
+        written = await _engine.run_in_thread(self._remember, call, chat, stream.result)
+        yield self._last_chunk(stream.result, written)
+        yield stream.result, written

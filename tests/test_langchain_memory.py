@@ -84,3 +84,35 @@ def test_llm_reads_the_store(generator, store):
     llm = RecallLLM(generator=generator, store=store, user_id="ada", use_chat_template=True, max_tokens=4)
     info = llm.generate([QUESTION]).generations[0][0].generation_info
     assert info["recalls"][0]["text"] == FACT and info["recalls"][0]["score"] > 0.2
+
+
+def test_written_ids_are_reported(generator, store):
+    message = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).invoke(FACT)
+    assert sorted(message.response_metadata["memory_written"]) == sorted(
+        r.id for r in store.for_user("ada").all()
+    )
+    chunks = list(
+        ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).stream("I live in Lisbon.")
+    )
+    assert len(chunks[-1].response_metadata["memory_written"]) >= 1
+
+
+def test_a_failed_write_keeps_the_reply(generator):
+    from memories import FixedMemory
+    from recall_core.memory import MemoryUnavailableError
+
+    class DownWriter:
+        def add_turn(self, *args, **kwargs):
+            raise MemoryUnavailableError("the index is unreachable")
+
+    class HalfDownStore:
+        writer = DownWriter()
+
+        def for_user(self, user_id):
+            return FixedMemory(FACT)
+
+    chat = ChatRecall(generator=generator, store=HalfDownStore(), user_id="ada", max_tokens=4)
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        message = chat.invoke(QUESTION)
+    assert isinstance(message.content, str) and message.response_metadata["recalls"][0]["injected"]
+    assert "unreachable" in message.response_metadata["memory_write_error"]
