@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
@@ -90,8 +91,16 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             session_id = session_id or message.additional_kwargs.get("session_id")
             if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:
                 turns.append((role, text))
-        if turns:
+        if not turns:
+            return
+        try:
             await _engine.run_in_thread(_engine.write_turns, self.store, self.user_id, turns, session_id)
+        except Exception as error:  # the chat goes on; the store's journal keeps what it accepted
+            warnings.warn(
+                f"RecallMemoryBlock could not write {len(turns)} turn(s) to memory ({type(error).__name__}: {error})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
 
     async def atruncate(
         self, content: list[ChatMessage], tokens_to_truncate: int

@@ -156,3 +156,21 @@ def test_user_with_no_memories_is_answered_and_traced(generator, store):
     )
     assert raw["recalls"][0]["reason"] == "no memory" and raw["usage"]["injected_tokens"] == 0
     assert isinstance(raw["recalls"][0]["query"], str)
+
+
+def test_a_failed_write_warns_and_the_chat_goes_on():
+    from recall_core.memory import MemoryUnavailableError
+
+    class DownWriter:
+        def add_turn(self, *args, **kwargs):
+            raise MemoryUnavailableError("the index is unreachable")
+
+    class HalfDownStore:
+        writer = DownWriter()
+
+        def for_user(self, user_id):
+            raise AssertionError("not searched here")
+
+    block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")
+    with pytest.warns(RuntimeWarning, match="could not write 1 turn"):
+        asyncio.run(block.aput([ChatMessage(role="user", content=FACT)]))
