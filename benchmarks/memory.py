@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sys
 import tempfile
 import time
@@ -285,10 +286,19 @@ def main() -> None:
     parser.add_argument("--isolation-users", type=int, default=100)
     parser.add_argument("--no-server", action="store_true", help="skip the chroma run server runs")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
+    # Stopped with SIGTERM: unwind through the finally blocks so the chroma server is stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        print(f"warning: load average {load:.1f} before starting; other processes will skew the timings", flush=True)
 
     result: dict[str, Any] = {
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
