@@ -416,8 +416,7 @@ when asked (`output_attentions=True, return_dict_in_generate=True`). We call
 import matplotlib
 import matplotlib.pyplot as plt
 import torch
-from recall_core import RecallConfig, load_model, recall_generate
-from recall_core.chat import apply_chat_template, mark_recall
+from recall_core import RecallConfig, RecallGenerator, load_model, recall_generate
 from recall_core.memory import MemoryStore, MemoryWriter
 
 model, tokenizer = load_model(attn_implementation="eager")
@@ -428,22 +427,24 @@ for fact in ["My dog is called Biscuit.", "My sister Ana lives in Porto.", "I wo
 memory = store.for_user("ada")
 """),
     md("""
-Two `<recall>` markers in one conversation: one in an earlier user turn, one in the turn
-being answered. Each is replaced, in the cache, by the memory its turn finds.
+Two `<recall>` markers in one conversation, written by hand (`recall_policy="explicit"`):
+one in an earlier user turn, one in the turn being answered. At each, the loop injects into
+the cache the memory its turn finds.
 """),
     code("""
 messages = [
     {"role": "system", "content": "You are a helpful assistant. Answer in one short sentence."},
     {"role": "user", "content": "Tell me about my sister.<recall>"},
     {"role": "assistant", "content": "Ana lives in Porto."},
-    {"role": "user", "content": "And what is my dog called?"},
+    {"role": "user", "content": "And what is my dog called?<recall>"},
 ]
-input_ids = torch.tensor([apply_chat_template(tokenizer, mark_recall(messages, "auto"))])
+config = RecallConfig(recall_policy="explicit")
+input_ids = RecallGenerator(model, tokenizer).encode(messages, config=config)  # the chat template
 out = model.generate(
     input_ids,
     custom_generate=recall_generate,
     memory=memory,
-    recall_config=RecallConfig(),
+    recall_config=config,
     recall_tokenizer=tokenizer,
     max_new_tokens=24,
     do_sample=False,
