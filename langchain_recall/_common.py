@@ -10,6 +10,7 @@ from typing import Any, Literal
 from langchain_core.language_models.base import LangSmithParams
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from recall_core import RecallConfig, RecallGenerator, RecallResult, __version__
+from typing_extensions import Self
 
 from . import _engine
 
@@ -108,6 +109,18 @@ class RecallSettings(BaseModel):
         if add_version is not None:  # langchain-core's per-package version record for traces
             add_version("recall-llm", __version__)
         return self
+
+    @classmethod
+    def from_model(cls, hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> Self:
+        """Wrap an already loaded Hugging Face causal LM and its tokenizer.
+
+        The recall tokens are added if the model does not have them yet. ``kwargs`` are the
+        usual fields (``store``, ``user_id``, ``max_tokens``...); ``model=`` may still name it
+        for traces.
+        """
+        kwargs.setdefault("model", getattr(hf_model.config, "name_or_path", None) or None)
+        generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
+        return cls(generator=generator, **kwargs)
 
     # ------------------------------------------------------------------ engine
     @property

@@ -145,6 +145,13 @@ class RecallLLM(CustomLLM):
     def class_name(cls) -> str:
         return "RecallLLM"
 
+    @classmethod
+    def from_model(cls, hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> RecallLLM:
+        """Wrap an already loaded Hugging Face causal LM and its tokenizer (recall tokens added if missing)."""
+        kwargs.setdefault("model_name", getattr(hf_model.config, "name_or_path", None) or None)
+        generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
+        return cls(generator=generator, **kwargs)
+
     # ------------------------------------------------------------------ engine
     @property
     def engine(self) -> RecallGenerator:

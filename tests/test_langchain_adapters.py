@@ -357,3 +357,14 @@ def test_no_memory_gives_an_answer_and_says_so(generator):
     message = bare.invoke(QUESTION)
     assert message.response_metadata["recalls"][0]["reason"] == "no memory"
     assert message.usage_metadata["input_token_details"]["recall_injected"] == 0
+
+
+def test_from_a_loaded_model_and_tokenizer():
+    from tiny import tiny_model
+
+    model, tokenizer = tiny_model("qwen2")
+    chat = ChatRecall.from_model(model, tokenizer, memory=FixedMemory(FACT), max_tokens=4)
+    assert chat.engine.model is model and chat.engine.tokenizer is tokenizer
+    assert chat.invoke(QUESTION).response_metadata["recalls"][0]["injected"]
+    llm = RecallLLM.from_model(model, tokenizer, model="my-qwen", max_tokens=2)
+    assert llm._get_ls_params()["ls_model_name"] == "my-qwen" and isinstance(llm.invoke("Hi"), str)

@@ -238,3 +238,14 @@ def test_no_memory_says_so(generator):
     bare = RecallLLM(generator=generator, max_new_tokens=4)
     raw = bare.chat([ChatMessage(role="user", content=QUESTION)]).raw
     assert raw["recalls"][0]["reason"] == "no memory" and raw["usage"]["injected_tokens"] == 0
+
+
+def test_from_a_loaded_model_and_tokenizer():
+    from tiny import tiny_model
+
+    model, tokenizer = tiny_model("gpt2")
+    tokenizer.chat_template = None  # a base model: prompts go in as raw text
+    llm = RecallLLM.from_model(model, tokenizer, memory=FixedMemory(FACT), max_new_tokens=4)
+    assert llm.metadata.context_window == 512
+    raw = llm.complete(QUESTION).raw
+    assert raw["recalls"][0]["injected"] and raw["usage"]["prompt_tokens"] < 20  # no template around it
