@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import torch
-
 from recall_core import RECALL_TOKEN, RecallConfig, load_model, recall_generate
 from recall_core.injection import memory_embeddings
 
@@ -109,10 +108,13 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
         kwargs = {"max_new_tokens": 16, "min_new_tokens": 16, "do_sample": False}
         with_recall, without = [], []
         for _ in range(repeats):
-            trace = []
-            with_recall.append(1000 * _timed(lambda: model.generate(
-                ids, custom_generate=recall_generate, memory=memory, recall_config=config,
-                recall_tokenizer=tokenizer, recall_trace=trace, **kwargs)))
+            trace: list = []
+
+            def recall_once(trace: list = trace) -> None:
+                model.generate(ids, custom_generate=recall_generate, memory=memory, recall_config=config,
+                               recall_tokenizer=tokenizer, recall_trace=trace, **kwargs)
+
+            with_recall.append(1000 * _timed(recall_once))
             assert trace and trace[0].injected
             without.append(1000 * _timed(lambda: model.generate(
                 ids, custom_generate=recall_generate, memory=None, recall_tokenizer=tokenizer, **kwargs)))

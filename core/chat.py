@@ -10,12 +10,25 @@ from .models import RECALL_TOKEN
 Message = Mapping[str, Any]
 
 
-def mark_recall(messages: Sequence[Message], policy: str) -> list[dict[str, Any]]:
-    """Copy ``messages``; with ``policy="auto"`` append ``<recall>`` to the last user turn.
+def chat_prompt_ids(tokenizer: Any, messages: Sequence[Message], policy: str, position: str) -> list[int]:
+    """Prompt ids for ``messages`` with ``<recall>`` placed by the recall policy.
 
-    The last user turn is the one being answered, so that is where the model consults its
-    memory; earlier turns were answered already. ``"explicit"`` changes nothing.
+    With ``policy="auto"`` the marker goes where the reply to the last user turn consults
+    memory: right after the assistant header (``"assistant_start"``) or at the end of the
+    last user message (``"user_end"``). Earlier turns were answered already. ``"explicit"``
+    changes nothing: the messages carry their own markers.
     """
+    check_messages(messages)
+    if policy == "auto" and position == "user_end":
+        return apply_chat_template(tokenizer, mark_recall(messages, policy))
+    ids = apply_chat_template(tokenizer, messages)
+    if policy == "auto" and not any(RECALL_TOKEN in str(m.get("content", "")) for m in messages):
+        ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
+    return ids
+
+
+def mark_recall(messages: Sequence[Message], policy: str) -> list[dict[str, Any]]:
+    """Copy ``messages``; with ``policy="auto"`` append ``<recall>`` to the last user turn."""
     marked = [dict(message) for message in messages]
     if policy == "auto":
         for message in reversed(marked):

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from transformers import StoppingCriteriaList, StopStringCriteria, TextIteratorStreamer
 
-from .chat import apply_chat_template, check_messages, mark_recall
+from .chat import chat_prompt_ids
 from .config import RecallConfig
 from .loop import recall_generate
 from .models import MEMORY_PAD_TOKEN, load_model
@@ -109,8 +109,7 @@ class RecallGenerator:
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
-            check_messages(prompt)  # before the recall marker is added to a possibly broken message
-            ids = apply_chat_template(self.tokenizer, mark_recall(prompt, config.recall_policy))
+            ids = chat_prompt_ids(self.tokenizer, prompt, config.recall_policy, config.recall_position)
         else:
             raise ValueError(f"prompt must be a string or a list of chat messages, got {type(prompt).__name__}")
         if not ids:
@@ -222,7 +221,9 @@ class RecallGenerator:
         pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
         new_ids = [i for i in sequences[0, _generated_start(prompt_length, trace) :].tolist() if i != pad_id]
         injected = sum(r.length for r in trace)
-        generated = sequences.shape[1] - prompt_length - injected
+        generated = sequences.shape[1] - _generated_start(prompt_length, trace) - sum(
+            r.length for r in trace if not r.in_prompt
+        )
         raw = self.tokenizer.decode(new_ids, skip_special_tokens=True)
         text, hit_stop = finish_text(raw, stop_strings)
         eos = self.model.generation_config.eos_token_id
@@ -283,8 +284,8 @@ def _generated_start(prompt_length: int, trace: Sequence[Recall]) -> int:
     """Index of the first generated token: the prompt plus what was injected inside it."""
     start = prompt_length
     for recall in trace:
-        if recall.position <= start:  # a recall at a <recall> of the prompt
-            start += recall.length
+        if recall.in_prompt:  # injected inside the prompt, or its marker dropped
+            start += recall.length if recall.injected else -1
     return start
 
 

@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 
 MAX_RECALLS_REACHED = "max_recalls reached"
 LITERAL_TRIGGER = "<recall>"
-_ROLE_HEADERS = ("system\n", "user\n", "assistant\n")
+_ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
 
 
 @dataclass
@@ -234,52 +234,52 @@ class _RecallLoop:
     def _prefill(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any]):
         """Run the prompt, cut after each ``<recall>`` so memories land where the marker is.
 
-        With no ``<recall>`` in the prompt this is exactly ``model._prefill``. Returns the
-        sequence so far (with pads), the last forward's outputs and the model kwargs, which
-        cover exactly the sequence so far.
+        With no ``<recall>`` in the prompt this is exactly ``model._prefill``. When nothing is
+        injected at a prompt's ``<recall>`` the marker is dropped (cropped from the cache), so
+        the prompt runs as if it were not there. Returns the sequence so far (with pads), the
+        last forward's outputs and the model kwargs, which cover exactly the sequence so far.
         """
         prompt = input_ids
-        length = prompt.shape[1]
-        cuts = [i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist()]
-        ends = [*cuts, length] if not cuts or cuts[-1] != length else cuts
+        cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist()}
         positions = model_kwargs.get("position_ids")
         mask = model_kwargs.get("attention_mask")
         hidden = self.config.query_mode == "hidden" and self.memory is not None
-
-        first = ends[0]
         model_kwargs = dict(model_kwargs)
-        if positions is not None:
-            model_kwargs["position_ids"] = positions[..., :first]
-        if mask is not None:
-            model_kwargs["attention_mask"] = mask[:, :first]
-        sequence = prompt[:, :first]
-        if hidden and first in cuts:
-            model_kwargs["output_hidden_states"] = True
-        outputs = self.model._prefill(sequence, self.generation_config, model_kwargs)
-        model_kwargs.pop("output_hidden_states", None)
-        model_kwargs = _take_cache(outputs, model_kwargs)
-
-        start = first
-        for end in [first, *ends[1:]]:
-            if end != first:  # the next prompt segment, after what was injected
-                shift = sequence.shape[1] - start
-                sequence = torch.cat([sequence, prompt[:, start:end]], dim=-1)
-                if positions is not None:
-                    model_kwargs["position_ids"] = torch.cat(
-                        [model_kwargs["position_ids"], positions[..., start:end] + shift], dim=-1
-                    )
-                if mask is not None:
-                    model_kwargs["attention_mask"] = torch.cat([model_kwargs["attention_mask"], mask[:, start:end]], dim=-1)
+        sequence, outputs, start = prompt[:, :0], None, 0
+        for end in sorted(cuts | {prompt.shape[1]}):
+            marker = end in cuts
+            previous = outputs
+            # Before a marker keep the logits of the position before it too: they are the
+            # logits to go on with if nothing is injected and the marker is dropped.
+            keep = 2 if marker and end - start >= 2 else 1
+            shift = sequence.shape[1] - start
+            sequence = torch.cat([sequence, prompt[:, start:end]], dim=-1)
+            if positions is not None:
+                tail = positions[..., start:end] + shift
+                model_kwargs["position_ids"] = tail if start == 0 else torch.cat([model_kwargs["position_ids"], tail], -1)
+            if mask is not None:
+                tail = mask[:, start:end]
+                model_kwargs["attention_mask"] = tail if start == 0 else torch.cat([model_kwargs["attention_mask"], tail], -1)
+            extra = {"output_hidden_states": True} if hidden and marker else {}
+            if "logits_to_keep" in model_kwargs:
+                extra["logits_to_keep"] = keep
+            if start == 0:
+                outputs = self.model._prefill(sequence, self.generation_config, {**model_kwargs, **extra})
+            else:
                 inputs = self.model.prepare_inputs_for_generation(
                     sequence, next_sequence_length=end - start, **model_kwargs
                 )
-                if hidden and end in cuts:
-                    inputs["output_hidden_states"] = True
-                outputs = self.model(**inputs, return_dict=True)
-                model_kwargs = _take_cache(outputs, model_kwargs)
-                start = end
-            if end in cuts:
-                outputs, sequence, model_kwargs = self._recall(outputs, sequence, model_kwargs)
+                outputs = self.model(**{**inputs, **extra}, return_dict=True)
+            model_kwargs = _take_cache(outputs, model_kwargs)
+            start = end
+            if marker:
+                if keep == 2:
+                    before = outputs.logits[:, -2:-1]
+                else:
+                    before = previous.logits[:, -1:] if previous is not None else None
+                outputs, sequence, model_kwargs = self._recall(outputs, sequence, model_kwargs, logits_before=before)
+            elif outputs.logits.shape[1] > 1:
+                outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
 
     # ------------------------------------------------------------------ recall
@@ -293,31 +293,41 @@ class _RecallLoop:
         tail = self.tokenizer.decode(generated[-8:], skip_special_tokens=False)
         return tail.endswith(LITERAL_TRIGGER)
 
-    def _recall(self, outputs: Any, sequence: torch.LongTensor, model_kwargs: dict[str, Any]):
-        """Search, choose, inject. Returns the outputs whose logits give the next token."""
+    def _recall(
+        self,
+        outputs: Any,
+        sequence: torch.LongTensor,
+        model_kwargs: dict[str, Any],
+        logits_before: torch.Tensor | None = None,
+    ):
+        """Search, choose, inject. Returns the outputs whose logits give the next token.
+
+        ``logits_before`` (prompt markers only) are the logits of the position before the
+        marker: given, a marker where nothing is injected is dropped from cache and sequence.
+        """
         position = sequence.shape[1]
+        in_prompt = logits_before is not None
         model_kwargs = _take_cache(outputs, model_kwargs)
-        if self.attempts >= self.config.max_recalls:
-            self._record(Recall(position, None, None, "", "", reason=MAX_RECALLS_REACHED))
-            return outputs, sequence, model_kwargs
-        self.attempts += 1
-        query = self._query(sequence, outputs)
-        if self.memory is None:
-            self._record(Recall(position, None, None, "", query.text, reason=NO_MEMORY))
-            return outputs, sequence, model_kwargs
-        try:
-            candidates = self.memory.search(query, self.config.top_k)
-        except Exception as error:  # any backend failure: the config says whether to go on
-            if self.config.on_memory_error == "raise":
-                raise
-            reason = f"memory error: {type(error).__name__}: {error}"
-            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=2)
-            self._record(Recall(position, None, None, "", query.text, reason=reason))
-            return outputs, sequence, model_kwargs
-        chosen, reason = choose_candidate(candidates, self.config)
+        query = RecallQuery(text="")
+        candidates: list[Any] = []
+        reason: str | None = MAX_RECALLS_REACHED
+        chosen = None
+        if self.attempts < self.config.max_recalls:
+            self.attempts += 1
+            query = self._query(sequence, outputs)
+            chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
         if chosen is None:
-            self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered))
+            cache = model_kwargs.get("past_key_values")
+            if in_prompt and getattr(cache, "is_croppable", False):
+                cache.crop(-1)  # transformers 5: a negative count of tokens to remove
+                sequence = sequence[:, :-1]
+                model_kwargs = _shrink(model_kwargs, 1)
+                outputs.logits = logits_before
+                position -= 1
+                self._extend_length_budget(-1)  # the prompt HF measured is one token shorter
+            self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
+                                in_prompt=in_prompt))
             return outputs, sequence, model_kwargs
 
         embeds = memory_embeddings(self.model, self.tokenizer, chosen.text, self.config).to(self.model.dtype)
@@ -331,10 +341,24 @@ class _RecallLoop:
         outputs = self.model(**inputs, return_dict=True)
         model_kwargs = _take_cache(outputs, model_kwargs)
         self._extend_length_budget(length)
-        self._record(
-            Recall(position, float(chosen.score), chosen.id, chosen.text, query.text, length=length, candidates=considered)
-        )
+        self._record(Recall(position, float(chosen.score), chosen.id, chosen.text, query.text, length=length,
+                            candidates=considered, in_prompt=in_prompt))
         return outputs, sequence, model_kwargs
+
+    def _search(self, query: RecallQuery) -> tuple[Any, str | None, list[Any]]:
+        """``(chosen candidate or None, why not, candidates)``; memory errors per the config."""
+        if self.memory is None:
+            return None, NO_MEMORY, []
+        try:
+            candidates = self.memory.search(query, self.config.top_k)
+        except Exception as error:  # any backend failure: the config says whether to go on
+            if self.config.on_memory_error == "raise":
+                raise
+            reason = f"memory error: {type(error).__name__}: {error}"
+            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
+            return None, reason, []
+        chosen, reason = choose_candidate(candidates, self.config)
+        return chosen, reason, list(candidates)
 
     def _query(self, sequence: torch.LongTensor, outputs: Any) -> RecallQuery:
         ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
@@ -375,7 +399,10 @@ class _RecallLoop:
         return scores
 
     def _extend_length_budget(self, length: int) -> None:
-        """Injected pads are not generated tokens: length limits must not count them."""
+        """Injected pads are not generated tokens: length limits must not count them.
+
+        ``length`` is negative when a prompt marker was dropped from the sequence.
+        """
         for criterion in self.stopping_criteria:
             if isinstance(criterion, MaxLengthCriteria):
                 criterion.max_length += length
@@ -403,12 +430,21 @@ def _grow(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
     return model_kwargs
 
 
+def _shrink(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Undo ``_grow``: forget the last ``length`` positions."""
+    if model_kwargs.get("position_ids") is not None:
+        model_kwargs["position_ids"] = model_kwargs["position_ids"][..., :-length]
+    if model_kwargs.get("attention_mask") is not None:
+        model_kwargs["attention_mask"] = model_kwargs["attention_mask"][:, :-length]
+    return model_kwargs
+
+
 def _strip_role(text: str) -> str:
-    text = text.strip("\n")
-    for header in _ROLE_HEADERS:
-        if text.startswith(header):
-            text = text[len(header) :]
-            break
+    """Drop a chat template's role header ("user\\n...") from the start of a turn's text."""
+    text = text.strip()
+    first_line, _, rest = text.partition("\n")
+    if first_line.strip().rstrip(":").lower() in _ROLE_NAMES:
+        text = rest
     return text.strip()
 
 

@@ -6,8 +6,9 @@ recall use to talk to each other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 QueryMode = Literal["text", "hidden"]
 
@@ -71,6 +72,9 @@ class Recall:
         reason: why nothing was injected ("no memory", "below min_score",
             "max_recalls reached", "memory error: ..."), ``None`` when something was.
         candidates: ``(memory_id, score)`` of every candidate that was considered.
+        in_prompt: the ``<recall>`` was in the prompt (not generated). When nothing was
+            injected there, the marker was dropped: ``position`` is where it stood and the
+            prompt ran as if it were absent.
     """
 
     position: int
@@ -81,6 +85,7 @@ class Recall:
     length: int = 0
     reason: str | None = None
     candidates: tuple[tuple[str, float], ...] = ()
+    in_prompt: bool = False
 
     @property
     def injected(self) -> bool:

@@ -7,7 +7,6 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 from memories import FixedMemory
-
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
 from recall_core.selection import choose_candidate
 from recall_core.text import TextFinisher, finish_text
@@ -180,7 +179,7 @@ def test_streamed_finishing_equals_whole_text(text, cuts):
     whole, _ = finish_text(text, stops)
     finisher = TextFinisher(stops)
     bounds = sorted({0, len(text), *[c for c in cuts if c <= len(text)]})
-    pieces = [finisher.feed(text[a:b]) for a, b in zip(bounds, bounds[1:])]
+    pieces = [finisher.feed(text[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
     assert "".join(pieces) + finisher.finish() == whole
     assert RECALL_TOKEN not in whole and "STOP" not in whole
 

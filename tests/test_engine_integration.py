@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import torch
 from memories import FixedMemory
-
 from recall_core import RecallGenerator, recall_generate
 from recall_core.models import ModelLoadError, default_model_dir, load_model
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 from memories import FixedMemory, ListMemory
-from transformers import LogitsProcessor, LogitsProcessorList
-
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.injection import memory_token_ids
+from transformers import LogitsProcessor, LogitsProcessorList
 
 PROMPT = "My dog is called"
 FACT = "The user's dog is called Biscuit."
@@ -207,7 +206,8 @@ def test_max_new_tokens_counts_generated_tokens_only(tiny):
     finally:
         model.generation_config.eos_token_id = tokenizer.eos_token_id
     injected = sum(r.length for r in trace)
-    assert len(trace) == 2 and injected > 0
+    # the prompt's recall and the forced one (a random model may ask for more by itself)
+    assert len(trace) >= 2 and injected > 0
     assert out.shape[1] - prompt.shape[1] - injected == 15
 
 
@@ -286,7 +286,8 @@ def test_memory_errors_warn_or_raise(tiny):
     model, tokenizer = tiny
     broken = ListMemory({}, fail=ConnectionError("server down"))
     prompt = _ids(tokenizer, "Hi" + RECALL_TOKEN)
-    expected = model.generate(prompt, max_new_tokens=5, do_sample=False)
+    # nothing injected: the marker is dropped and generation is that of the unmarked prompt
+    expected = model.generate(_ids(tokenizer, "Hi"), max_new_tokens=5, do_sample=False)
     trace = []
     with pytest.warns(RuntimeWarning, match="server down"):
         got = _recall(model, tokenizer, prompt, broken, None, trace, max_new_tokens=5, do_sample=False)
@@ -294,6 +295,34 @@ def test_memory_errors_warn_or_raise(tiny):
     assert "server down" in trace[0].reason
     with pytest.raises(ConnectionError):
         _recall(model, tokenizer, prompt, broken, RecallConfig(on_memory_error="raise"), max_new_tokens=5)
+
+
+@pytest.mark.parametrize("memory", [None, ListMemory({"a": "zzz qqq"})], ids=["no-memory", "below-min-score"])
+def test_nothing_injected_runs_as_if_the_marker_were_absent(any_tiny, memory):
+    model, tokenizer = any_tiny
+    marked = _ids(tokenizer, "Where do I live?" + RECALL_TOKEN + " Tell me." + RECALL_TOKEN)
+    plain = _ids(tokenizer, "Where do I live? Tell me.")
+    trace = []
+    got = _recall(model, tokenizer, marked, memory, RecallConfig(min_score=0.5), trace, max_new_tokens=10,
+                  do_sample=False)
+    assert torch.equal(got, model.generate(plain, max_new_tokens=10, do_sample=False))
+    assert [r.injected for r in trace] == [False, False] and all(r.in_prompt for r in trace)
+
+
+def test_one_marker_injected_one_dropped(tiny):
+    model, tokenizer = tiny
+    config = RecallConfig()
+    head = _ids(tokenizer, "Where do I live?" + RECALL_TOKEN)
+    tail = tokenizer(" Tell me.", add_special_tokens=False, return_tensors="pt").input_ids
+    marked = torch.cat([head, tail, torch.tensor([[model.config.recall_token_id]])], -1)
+    memory_ids = torch.tensor([memory_token_ids(tokenizer, FACT, config)])
+    trace = []
+    got = _recall(model, tokenizer, marked, FixedMemory(FACT), RecallConfig(max_recalls=1), trace,
+                  max_new_tokens=8, do_sample=False)
+    written = model.generate(torch.cat([head, memory_ids, tail], -1), max_new_tokens=8, do_sample=False)
+    span = head.shape[1] + memory_ids.shape[1]
+    assert got.shape == written.shape and torch.equal(got[0, span:], written[0, span:])
+    assert [r.reason for r in trace] == [None, "max_recalls reached"]
 
 
 def test_batches_are_refused_with_a_clear_error(tiny):

@@ -5,11 +5,17 @@ from __future__ import annotations
 import functools
 
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-from transformers import Qwen2Config, Qwen2ForCausalLM
-
 from recall_core.models import add_recall_tokens
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import (
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedTokenizerFast,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+)
 
 CHAT_TEMPLATE = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"

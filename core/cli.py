@@ -1,0 +1,302 @@
+"""The ``recall`` command line: ask, chat, remember, ingest, forget, doctor, demo.
+
+Run ``recall --help`` or ``recall COMMAND --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DEMO_USER = "ada"
+DEMO_OTHER_USER = "bob"
+DEMO_CONVERSATION = [
+    ("user", "Hi! I just adopted a beagle puppy. I named him Zorblax."),
+    ("assistant", "Zorblax is a great name for a beagle! Congratulations."),
+    ("user", "I work as a lighthouse keeper on the island of Berlenga."),
+    ("assistant", "That sounds peaceful. Do you live at the lighthouse?"),
+    ("user", "My sister Ana's birthday is on the 14th of March."),
+    ("assistant", "I'll remember that Ana's birthday is on 14 March."),
+]
+DEMO_QUESTIONS = [
+    "What is the name of my dog?",
+    "Where do I work?",
+    "When is my sister's birthday?",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "home", None):
+        os.environ["RECALL_HOME"] = str(Path(args.home).expanduser())
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError, RuntimeError) as error:
+        print(f"recall: error: {error}", file=sys.stderr)
+        return 2
+
+
+# ---------------------------------------------------------------------- arguments
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="recall", description="A local LM with a long-term memory it recalls mid-generation.")
+    parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME or the user cache)")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(run=run)
+        return sub
+
+    ask = command("ask", _ask, "answer one question, recalling the user's memories")
+    ask.add_argument("question")
+    _model_arguments(ask)
+    _store_arguments(ask)
+
+    chat = command("chat", _chat, "interactive chat; shows where memories are injected and remembers every exchange")
+    _model_arguments(chat)
+    _store_arguments(chat)
+    chat.add_argument("--no-write", action="store_true", help="do not write the exchanges into memory")
+    chat.add_argument("--session", default=None, help="session id for the written turns")
+
+    remember = command("remember", _remember, "write one turn into a user's memory")
+    remember.add_argument("text")
+    remember.add_argument("--role", default="user", choices=["user", "assistant", "system"])
+    remember.add_argument("--session", default=None)
+    _store_arguments(remember)
+
+    ingest = command("ingest", _ingest, "write a JSONL or LoCoMo-style JSON file into memory")
+    ingest.add_argument("file")
+    _store_arguments(ingest, user_required=False)
+
+    forget = command("forget", _forget, "delete every memory of a user")
+    _store_arguments(forget)
+
+    doctor = command("doctor", _doctor, "check the index against the journal (the source of truth)")
+    doctor.add_argument("--repair", action="store_true", help="index what is missing, drop what the journal lacks")
+    _store_arguments(doctor, user_required=False, with_user=False)
+
+    rebuild = command("rebuild-index", _rebuild, "rebuild the Chroma index from the journal")
+    rebuild.add_argument("--reencode", action="store_true", help="embed again instead of reusing journaled vectors")
+    _store_arguments(rebuild, user_required=False, with_user=False)
+
+    fetch = command("fetch-models", _fetch_models, "fetch and convert the embedded default models (offline afterwards)")
+    fetch.set_defaults(run=_fetch_models)
+
+    demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
+    _model_arguments(demo)
+
+    bench = command("bench", _bench, "run a benchmark (locomo)")
+    bench.add_argument("name", choices=["locomo"])
+    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (see its --help)")
+    return parser
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None, help="HF model id or folder (default: embedded SmolLM2-135M-Instruct)")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1... (default: cuda if available)")
+    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--temperature", type=float, default=0.0, help="0 for greedy decoding")
+    parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
+    parser.add_argument("--inject-mode", choices=["tokens", "vector"], default="tokens")
+    parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
+
+
+def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True, with_user: bool = True) -> None:
+    if with_user:
+        parser.add_argument("--user", required=user_required, default=None if not user_required else None,
+                            help="whose memory to use")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--store", default=None, help="embedded store folder (default: $RECALL_HOME/memory)")
+    where.add_argument("--server", default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                        help="HTTP header for the server, e.g. a proxy token (repeatable)")
+
+
+# ---------------------------------------------------------------------- helpers
+def _open_store(args: argparse.Namespace) -> Any:
+    from .memory import MemoryStore
+
+    if args.server:
+        host, _, port = args.server.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--server must look like HOST:PORT, got {args.server!r}")
+        headers = dict(_split_header(h) for h in args.header)
+        return MemoryStore.server(host=host, port=int(port), headers=headers or None)
+    return MemoryStore.local(args.store)
+
+
+def _split_header(header: str) -> tuple[str, str]:
+    name, sep, value = header.partition(":")
+    if not sep or not name.strip():
+        raise ValueError(f"--header must look like NAME:VALUE, got {header!r}")
+    return name.strip(), value.strip()
+
+
+def _generator(args: argparse.Namespace, memory: Any) -> Any:
+    from .config import RecallConfig
+    from .generator import RecallGenerator
+
+    config = RecallConfig(query_mode=args.query_mode, inject_mode=args.inject_mode)
+    gen = RecallGenerator.from_pretrained(args.model, memory=memory, config=config, device=args.device)
+    gen.generation_defaults.update(max_new_tokens=args.max_new_tokens, do_sample=args.temperature > 0)
+    if args.temperature > 0:
+        gen.generation_defaults["temperature"] = args.temperature
+    return gen
+
+
+def format_recalls(recalls: Sequence[Any]) -> str:
+    """One line per ``<recall>``: what was injected where, or why nothing was."""
+    lines = []
+    for recall in recalls:
+        if recall.injected:
+            lines.append(f"  [recall @{recall.position}, {recall.length} tokens, score {recall.score:.2f}] "
+                         f"{recall.text!r}  (query: {recall.query!r})")
+        else:
+            lines.append(f"  [recall @{recall.position}: nothing injected, {recall.reason}]  (query: {recall.query!r})")
+    return "\n".join(lines) if lines else "  [no <recall> in this turn]"
+
+
+# ---------------------------------------------------------------------- commands
+def _ask(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        memory = None if args.no_memory else store.for_user(args.user)
+        result = _generator(args, memory).generate([{"role": "user", "content": args.question}])
+    print(result.text)
+    print(format_recalls(result.recalls), file=sys.stderr)
+    return 0
+
+
+def _chat(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        memory = store.for_user(args.user)
+        gen = _generator(args, None if args.no_memory else memory)
+        writer = store.writer
+        history: list[dict[str, str]] = []
+        print(f"Chatting as {args.user!r} with memory in {store.location}. Empty line or Ctrl-D to quit.")
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if not line:
+                break
+            history.append({"role": "user", "content": line})
+            print("bot> ", end="", flush=True)
+            stream = gen.stream(history)
+            for piece in stream:
+                print(piece, end="", flush=True)
+            print()
+            result = stream.result
+            print(format_recalls(result.recalls))
+            history.append({"role": "assistant", "content": result.text})
+            if not args.no_write:
+                writer.add_turns([
+                    {"user_id": args.user, "role": "user", "content": line, "session_id": args.session},
+                    {"user_id": args.user, "role": "assistant", "content": result.text or "(no answer)",
+                     "session_id": args.session},
+                ])
+    return 0
+
+
+def _remember(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        ids = store.writer.add_turn(args.user, args.role, args.text, session_id=args.session)
+    print(f"remembered {len(ids)} memor{'y' if len(ids) == 1 else 'ies'} for {args.user!r}: {', '.join(ids)}")
+    return 0
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        report = store.writer.ingest(args.file, user_id=args.user)
+    print(report)
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        count = store.for_user(args.user).forget()
+    print(f"forgot {count} memories of {args.user!r}")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .memory import doctor, repair
+
+    with _open_store(args) as store:
+        report = doctor(store)
+        print(report.summary())
+        if args.repair and not report.ok:
+            print(repair(store, report, progress=True))
+            report = doctor(store)
+            print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    from .memory import rebuild_index
+
+    with _open_store(args) as store:
+        print(rebuild_index(store, reencode=args.reencode, progress=True))
+    return 0
+
+
+def _fetch_models(args: argparse.Namespace) -> int:
+    from .memory import default_encoder
+    from .models import default_model_dir
+
+    print(f"language model: {default_model_dir()}")
+    encoder = default_encoder()
+    print(f"sentence encoder: {encoder.name} ({encoder.dimension} dimensions)")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .memory import MemoryStore
+
+    folder = Path(tempfile.mkdtemp(prefix="recall-demo-"))
+    print(f"== Session 1: {DEMO_USER} talks; every turn goes into the memory at {folder}")
+    with MemoryStore.local(folder) as store:
+        store.writer.add_turns(
+            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i}
+             for i, (role, text) in enumerate(DEMO_CONVERSATION)]
+        )
+        for role, text in DEMO_CONVERSATION:
+            print(f"  {role:>9}: {text}")
+    print("\n== Session 2: a fresh process state, the store reopened from disk; questions answered through recall")
+    with MemoryStore.local(folder) as store:
+        gen = _generator(args, store.for_user(DEMO_USER))
+        for question in DEMO_QUESTIONS:
+            result = gen.generate([{"role": "user", "content": question}])
+            print(f"\n{DEMO_USER}> {question}\nbot> {result.text}")
+            print(format_recalls(result.recalls))
+            print(f"  usage: {result.usage.prompt_tokens} prompt + {result.usage.injected_tokens} injected "
+                  f"+ {result.usage.generated_tokens} generated tokens")
+        print(f"\n== {DEMO_OTHER_USER} asks the same first question: {DEMO_USER}'s memories are not reachable")
+        other = gen.generate([{"role": "user", "content": DEMO_QUESTIONS[0]}], memory=store.for_user(DEMO_OTHER_USER))
+        print(f"{DEMO_OTHER_USER}> {DEMO_QUESTIONS[0]}\nbot> {other.text}")
+        print(format_recalls(other.recalls))
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{args.name}.py"
+    if not script.is_file():
+        raise OSError(f"{script} is not there: `recall bench` runs from a source checkout")
+    sys.argv = [str(script), *args.rest]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
