@@ -433,7 +433,7 @@ class MemoryStore:
             if _is_unavailable(exc, self.kind):
                 hint = (
                     "is the server running?" if self.kind == "server"
-                    else "`recall doctor` checks the index and `recall rebuild-index` rebuilds it from the journal"
+                    else "`recall doctor` checks the index; `rebuild_index(store, fresh=True)` rebuilds it from the journal"
                 )  # fmt: skip
                 raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
             raise
