@@ -82,7 +82,7 @@ into the KV cache before the answer.
 from recall_core import RecallGenerator
 
 gen = RecallGenerator.from_pretrained(memory=store.for_user("ada"))
-SYSTEM = {"role": "system", "content": "You are a helpful assistant. Answer in one short sentence."}
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 result = gen.generate([SYSTEM, {"role": "user", "content": "What is my dog called?"}], max_new_tokens=40)
 print(result.text)
 """),
@@ -94,8 +94,10 @@ cosine score, the query that found it, the other candidates, and how many embedd
 injected. The injected span shows in `result.sequences` as `<|memory_pad|>` ids, so the
 sequence length always equals the KV-cache length.
 
-(A short system prompt matters with a model this small: SmolLM2's default one, used when a
-conversation has none, makes it chattier and less likely to use what it recalls.)
+(The system prompt matters with a model this small: measured on eight questions like these,
+the answer used the injected memory 5/8 times with no system prompt, 6/8 with "You are a
+helpful assistant.", and 1/8 with "... Answer in one short sentence." The trace shows the
+right memory was injected every time; the 135M model does not always use it.)
 """),
     code("""
 for recall in result.recalls:
@@ -171,7 +173,7 @@ chat = ChatRecall(store=store, user_id="ada", write_roles=("user",), max_tokens=
 
 prompt = ChatPromptTemplate.from_messages(
     [
-        ("system", "You are a helpful assistant. Answer in one short sentence."),
+        ("system", "You are a helpful assistant."),
         MessagesPlaceholder("history"),
         ("human", "{input}"),
     ]
@@ -298,7 +300,7 @@ from recall_core.memory import MemoryStore
 from llamaindex_recall import RecallLLM, RecallMemoryBlock
 
 store = MemoryStore.local(MEMORY_DIR)
-llm = RecallLLM(store=store, max_new_tokens=40, system_prompt="You are a helpful assistant. Answer in one short sentence.")
+llm = RecallLLM(store=store, max_new_tokens=40, system_prompt="You are a helpful assistant.")
 print(llm.metadata)
 """),
     md("""
@@ -433,7 +435,7 @@ the cache the memory its turn finds.
 """),
     code("""
 messages = [
-    {"role": "system", "content": "You are a helpful assistant. Answer in one short sentence."},
+    {"role": "system", "content": "You are a helpful assistant."},
     {"role": "user", "content": "Tell me about my sister.<recall>"},
     {"role": "assistant", "content": "Ana lives in Porto."},
     {"role": "user", "content": "And what is my dog called?<recall>"},
@@ -593,7 +595,7 @@ for fact in facts:
     writer.add_turn("ada", "user", fact)
 memory = store.for_user("ada")
 gen = RecallGenerator.from_pretrained()
-SYSTEM = "You are a helpful assistant. Answer in one short sentence."
+SYSTEM = "You are a helpful assistant."
 """),
     code("""
 def run(method, question):
