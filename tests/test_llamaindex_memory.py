@@ -87,7 +87,7 @@ def test_block_checks_its_arguments(store):
         RecallMemoryBlock(store=store)  # whose memory?
 
 
-def test_marker_is_moved_to_the_user_turn(generator, store, chat_ends):
+def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, chat_ends):
     store.for_user("ada").add(FACT)
     llm = RecallLLM(generator=generator, store=store, recall="explicit", max_new_tokens=4)
     block = RecallMemoryBlock(store=store, user_id="ada")
