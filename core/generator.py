@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import torch
-from transformers import StoppingCriteriaList, StopStringCriteria, TextIteratorStreamer
+from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria, TextIteratorStreamer
 
 from .chat import chat_prompt_ids
 from .config import RecallConfig
@@ -131,6 +132,7 @@ class RecallGenerator:
         stop: Sequence[str] | None = None,
         on_recall: Callable[[Recall], None] | None = None,
         streamer: Any = None,
+        stopping_criteria: Sequence[StoppingCriteria] | None = None,
         **generation_kwargs: Any,
     ) -> RecallResult:
         """Generate a reply with recall.
@@ -143,18 +145,22 @@ class RecallGenerator:
             stop: stop strings; generation stops at the first one and it is cut from ``text``.
             on_recall: called with each :class:`Recall` as it happens.
             streamer: a transformers streamer that receives the new tokens.
+            stopping_criteria: extra transformers stopping criteria.
             **generation_kwargs: any ``generate()`` argument (``max_new_tokens``,
                 ``do_sample``, ``temperature``, ``top_p``, ``top_k``, ``min_p``,
                 ``repetition_penalty``, ``stop_strings``...). Unknown names raise.
 
         Returns:
-            A :class:`RecallResult`.
+            A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
+            the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
         config = config or self.config
         input_ids = self.encode(prompt, config=config)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         trace: list[Recall] = []
-        sequences = self.model.generate(
+        criteria = self._stopping_criteria(stop_strings)
+        criteria.extend(stopping_criteria or [])
+        output = self.model.generate(
             input_ids,
             custom_generate=recall_generate,
             memory=self.memory if memory is _UNSET else memory,
@@ -163,10 +169,12 @@ class RecallGenerator:
             recall_streamer=streamer,
             recall_trace=trace,
             recall_callback=on_recall,
-            stopping_criteria=self._stopping_criteria(stop_strings),
+            stopping_criteria=criteria,
             **kwargs,
         )
-        return self._result(input_ids, sequences, trace, stop_strings, kwargs)
+        sequences = output if isinstance(output, torch.Tensor) else output.sequences
+        result = self._result(input_ids, sequences, trace, stop_strings, kwargs)
+        return result if sequences is output else replace(result, output=output)
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
@@ -244,7 +252,9 @@ class RecallStream:
     """An iterator of text pieces from one generation; ``result`` is set when it ends.
 
     Generation runs in a background thread (as with transformers' ``TextIteratorStreamer``);
-    an exception there is raised here, in the consumer.
+    an exception there is raised here, in the consumer. Pieces come token by token (held
+    back only while a multi-byte character or a possible stop string is incomplete).
+    Stopping early (``close()``, or leaving a ``for`` loop) ends the generation too.
     """
 
     def __init__(self, generator: RecallGenerator, prompt: Prompt, kwargs: dict[str, Any]) -> None:
@@ -252,7 +262,9 @@ class RecallStream:
         self._error: BaseException | None = None
         stop = list(kwargs.get("stop") or []) + _as_list(kwargs.get("stop_strings"))
         self._finisher = TextFinisher(stop)
-        self._streamer = TextIteratorStreamer(generator.tokenizer, skip_prompt=True, skip_special_tokens=True)
+        self._streamer = TokenTextStreamer(generator.tokenizer, skip_prompt=True, skip_special_tokens=True)
+        self._cancel = threading.Event()
+        kwargs = {**kwargs, "stopping_criteria": [*kwargs.get("stopping_criteria", []), _Cancelled(self._cancel)]}
         self._thread = threading.Thread(target=self._run, args=(generator, prompt, kwargs), daemon=True)
         self._started = False
 
@@ -268,16 +280,60 @@ class RecallStream:
             raise RuntimeError("a RecallStream can be iterated once")
         self._started = True
         self._thread.start()
-        for piece in self._streamer:
-            shown = self._finisher.feed(piece)
-            if shown:
-                yield shown
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        tail = self._finisher.finish()
-        if tail:
-            yield tail
+        try:
+            for piece in self._streamer:
+                shown = self._finisher.feed(piece)
+                if shown:
+                    yield shown
+            self._thread.join()
+            if self._error is not None:
+                raise self._error
+            tail = self._finisher.finish()
+            if tail:
+                yield tail
+        finally:
+            if self._thread.is_alive():  # the consumer stopped early
+                self.close()
+
+    def close(self) -> None:
+        """Stop generating (at the next token) and wait for the generation thread to end."""
+        self._cancel.set()
+        if self._thread.is_alive():  # its queue is unbounded: the thread never waits on us
+            self._thread.join()
+
+
+class TokenTextStreamer(TextIteratorStreamer):
+    """A ``TextIteratorStreamer`` that hands over text at every token, not at every word.
+
+    transformers' streamers wait for a space before showing a word; callbacks that expect
+    every token (LangChain's ``on_llm_new_token``) get each token's text here. Text is held
+    back only while it ends in an incomplete multi-byte character.
+    """
+
+    def put(self, value: torch.Tensor) -> None:
+        if value.dim() > 1:
+            value = value[0]
+        if self.skip_prompt and self.next_tokens_are_prompt:
+            self.next_tokens_are_prompt = False
+            return
+        self.token_cache.extend(value.tolist())
+        text = self.tokenizer.decode(self.token_cache, **self.decode_kwargs)
+        if text.endswith("\ufffd") or len(text) <= self.print_len:
+            return
+        printable = text[self.print_len :]
+        if text.endswith("\n"):
+            self.token_cache, self.print_len = [], 0
+        else:
+            self.print_len = len(text)
+        self.on_finalized_text(printable)
+
+
+class _Cancelled(StoppingCriteria):
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
+
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+        return torch.full((input_ids.shape[0],), self.event.is_set(), dtype=torch.bool, device=input_ids.device)
 
 
 def _generated_start(prompt_length: int, trace: Sequence[Recall]) -> int:

@@ -116,6 +116,8 @@ class RecallResult:
         recalls: every ``<recall>`` event, in order.
         usage: token counts.
         finish_reason: "stop" (eos or stop string) or "length" (max_new_tokens reached).
+        output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
+            (scores, logits, attentions, hidden states, cache, recalls).
     """
 
     text: str
@@ -123,3 +125,4 @@ class RecallResult:
     recalls: list[Recall]
     usage: Usage
     finish_reason: str = "stop"
+    output: Any = None

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from memories import FixedMemory
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
+from recall_core.generator import TokenTextStreamer
 from recall_core.selection import choose_candidate
 from recall_core.text import TextFinisher, finish_text
 from recall_core.types import MemoryCandidate
@@ -60,6 +61,32 @@ def test_stream_joins_to_generate_text(gen, sampling):
     stream = gen.stream(CHAT, max_new_tokens=24, **sampling)
     assert "".join(stream) == expected.text
     assert stream.result is not None and torch.equal(stream.result.sequences, expected.sequences)
+
+
+def test_stream_pieces_come_token_by_token(tiny):
+    _, tokenizer = tiny
+    text = "My dog is called Biscuit.\nMy cat is called Pepper."
+    ids = tokenizer(text, add_special_tokens=False).input_ids
+    streamer = TokenTextStreamer(tokenizer, skip_special_tokens=True)
+    pieces = []
+    streamer.on_finalized_text = lambda piece, stream_end=False: pieces.append(piece)
+    for token in ids:
+        streamer.put(torch.tensor([token]))
+    assert len([p for p in pieces if p]) == len(ids)  # one piece per token, not per word
+    assert "".join(pieces) == text
+
+
+def test_closing_a_stream_stops_generation(gen):
+    stream = gen.stream("Hello there", max_new_tokens=200, min_new_tokens=200)
+    for _ in stream:
+        break  # leaving the loop closes the stream
+    assert stream.result is not None and stream.result.usage.generated_tokens < 200
+
+
+def test_return_dict_in_generate_keeps_the_full_output(gen):
+    result = gen.generate(CHAT, return_dict_in_generate=True, output_scores=True, max_new_tokens=5)
+    assert result.output is not None and len(result.output.scores) == result.usage.generated_tokens
+    assert torch.equal(result.output.sequences, result.sequences) and result.output.recalls == result.recalls
 
 
 def test_stop_strings_cut_text_in_generate_and_stream(gen):
