@@ -4,6 +4,9 @@ Nothing here imports LangChain or LlamaIndex, and nothing here is engine logic: 
 models once per process, maps the ecosystems' standard sampling parameters onto
 ``RecallGenerator.generate`` arguments, checks per-call keyword arguments, picks the
 memory for a call, turns results into plain dicts, and runs the engine off the event loop.
+:class:`RecallAdapterMixin` holds what the adapter classes do with their settings (the
+lazily built engine, ``from_model``, the checks at init, one call's ``generate`` arguments),
+so that each adapter package keeps only its framework's glue.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar, TypeVar
 
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallResult, load_model
-from recall_core.models import DEFAULT_MODEL_NAME
-from recall_core.types import Memory
+from .config import RecallConfig
+from .generator import RecallGenerator
+from .models import DEFAULT_MODEL_NAME, RECALL_TOKEN, load_model
+from .types import Memory, RecallResult
 
 #: What the adapters report as provider in traces (LangSmith ``ls_provider``).
 PROVIDER = "recall"
@@ -183,6 +187,11 @@ def resolve_memory(memory: Memory | None, store: Any, user_id: str | None) -> Me
     return store.for_user(user_id)
 
 
+def check_generator(generator: Any) -> None:
+    if generator is not None and not isinstance(generator, RecallGenerator):
+        raise TypeError(f"generator must be a recall_core.RecallGenerator, got {type(generator).__name__}")
+
+
 def check_memory_arguments(memory: Any, store: Any) -> None:
     if memory is not None and store is not None:
         raise ValueError("give either memory= (anything with search()) or store= with user_id=, not both")
@@ -212,6 +221,16 @@ def write_turns(
 
 def strip_marker(text: str) -> str:
     return text.replace(RECALL_TOKEN, "")
+
+
+def mark_for_recall(prompt: str, config: RecallConfig) -> str:
+    """A raw text prompt under the ``"auto"`` policy: ``<recall>`` at its end, unless it has one.
+
+    (Chat messages need no marker here: the engine places it by ``recall_position``.)
+    """
+    if config.recall_policy == "auto" and RECALL_TOKEN not in prompt:
+        return prompt + RECALL_TOKEN
+    return prompt
 
 
 # --------------------------------------------------------------------------- results
@@ -290,3 +309,134 @@ class AsyncRecallStream:
                 return
             else:
                 raise value
+
+
+# --------------------------------------------------------------------------- adapter classes
+@dataclass
+class PreparedCall:
+    """Everything one engine call needs, resolved from the instance and the call's kwargs."""
+
+    kwargs: dict[str, Any]
+    user_id: str | None
+    session_id: str | None
+    config: RecallConfig
+
+
+_Adapter = TypeVar("_Adapter", bound="RecallAdapterMixin")
+
+
+class RecallAdapterMixin:
+    """What an adapter class does with its settings, whatever its framework (a mixin).
+
+    The pydantic class mixing it in declares the fields ``model_name``, ``generator``,
+    ``device``, ``dtype``, ``store``, ``user_id``, ``memory``, ``recall``, ``recall_config``,
+    ``temperature``, ``top_p``, ``top_k``, ``repetition_penalty``, ``stop`` and ``timeout``;
+    the private attributes ``_engine`` (default ``None``) and ``_engine_lock`` (a
+    ``threading.Lock`` per instance); and, where the frameworks spell a setting differently,
+    the names it uses, in the class variables below.
+    """
+
+    __slots__ = ()
+
+    #: The init argument ``from_model`` names the loaded model with (for traces).
+    _model_name_argument: ClassVar[str]
+    #: The field holding the most new tokens per call.
+    _max_tokens_field: ClassVar[str]
+    #: The field holding any other transformers ``generate()`` options.
+    _generate_kwargs_field: ClassVar[str]
+
+    @classmethod
+    def from_model(cls: type[_Adapter], hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> _Adapter:
+        """Wrap an already loaded Hugging Face causal LM and its tokenizer.
+
+        The recall tokens are added if the model does not have them yet. ``kwargs`` are the
+        usual fields (``store``, ``user_id``, the most new tokens...); the model's name may
+        still be given for traces (it defaults to the model's ``name_or_path``).
+        """
+        kwargs.setdefault(cls._model_name_argument, getattr(hf_model.config, "name_or_path", None) or None)
+        generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
+        return cls(generator=generator, **kwargs)
+
+    @property
+    def engine(self) -> RecallGenerator:
+        """The :class:`recall_core.RecallGenerator` behind this adapter (loaded on first use)."""
+        if self._engine is None:
+            with self._engine_lock:
+                if self._engine is None:
+                    self._engine = build_generator(
+                        generator=self.generator, name_or_path=self.model_name, device=self.device,
+                        dtype=self.dtype, config=self.recall_config,
+                    )  # fmt: skip
+        return self._engine
+
+    def _check_recall_settings(self, owner: str, reserved: Iterable[str] = ()) -> None:
+        """Check the settings at init: memory or store, generator, the other ``generate()``
+        options (none of them may be one of the ``reserved`` names), the sampling ranges."""
+        check_memory_arguments(self.memory, self.store)
+        check_generator(self.generator)
+        extra = getattr(self, self._generate_kwargs_field)
+        check_call_kwargs(f"{owner} {self._generate_kwargs_field}", extra)
+        clash = sorted(set(extra) & set(reserved))
+        if clash:
+            raise ValueError(
+                f"set {', '.join(clash)} as field(s) of {owner}, not in {self._generate_kwargs_field}"
+            )
+        self._sampling_kwargs()  # checks the ranges now rather than at the first call
+
+    def _sampling_kwargs(self) -> dict[str, Any]:
+        kwargs = sampling_kwargs(
+            temperature=self.temperature, max_tokens=getattr(self, self._max_tokens_field), top_p=self.top_p,
+            top_k=self.top_k, repetition_penalty=self.repetition_penalty, timeout=self.timeout,
+        )  # fmt: skip
+        return {**getattr(self, self._generate_kwargs_field), **kwargs}
+
+    def _prepare_call(
+        self,
+        owner: str,
+        kwargs: Mapping[str, Any],
+        adapter_arguments: Iterable[str],
+        *,
+        user_id: str | None,
+        stop: Sequence[str] | None = None,
+        policy: str | None = None,
+    ) -> PreparedCall:
+        """Merge the instance's settings with one call's kwargs; check the names first.
+
+        ``user_id`` is whose memory the call searches in ``store`` (the adapter decides where
+        it comes from); ``stop`` (the framework's own argument) wins over a ``stop=`` kwarg,
+        which wins over the instance's; ``policy`` overrides the call's ``recall``.
+        """
+        check_call_kwargs(owner, kwargs, adapter_arguments)
+        call = dict(kwargs)
+        call.pop("user_id", None)
+        session_id = call.pop("session_id", None)
+        recall = call.pop("recall", None)
+        recall_config = call.pop("recall_config", None)
+        memory = call.pop("memory", None)
+        stop_kw = call.pop("stop", None)
+        gen_kwargs = {**self._sampling_kwargs(), **normalize_generation_kwargs(call)}
+
+        stops = list(stop if stop is not None else (stop_kw if stop_kw is not None else (self.stop or [])))
+        if stops:
+            gen_kwargs["stop"] = stops
+        config = self._recall_config(policy or recall, recall_config)
+        gen_kwargs["config"] = config
+        if memory is not None:
+            check_memory_arguments(memory, None)
+            gen_kwargs["memory"] = memory
+        elif self.memory is not None or self.store is not None:
+            gen_kwargs["memory"] = resolve_memory(self.memory, self.store, user_id)
+        return PreparedCall(gen_kwargs, user_id, session_id, config)
+
+    def _recall_config(
+        self, recall: str | None = None, recall_config: RecallConfig | None = None
+    ) -> RecallConfig:
+        if recall_config is not None and not isinstance(recall_config, RecallConfig):
+            raise TypeError(
+                f"recall_config must be a recall_core.RecallConfig, got {type(recall_config).__name__}"
+            )
+        base = recall_config or self.recall_config or self.engine.config
+        policy = recall or self.recall
+        if policy is not None and policy != base.recall_policy:
+            base = base.replace(recall_policy=policy)
+        return base

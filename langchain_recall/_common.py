@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from langchain_core.language_models.base import LangSmithParams
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from recall_core import RecallConfig, RecallGenerator, RecallResult, __version__
-from typing_extensions import Self
-
-from . import _engine
+from recall_core.adapters import (
+    PROVIDER,
+    PreparedCall,
+    RecallAdapterMixin,
+    model_display_name,
+    recall_dicts,
+    usage_dict,
+)
 
 RecallPolicy = Literal["auto", "explicit"]
 
@@ -20,16 +24,9 @@ RecallPolicy = Literal["auto", "explicit"]
 CALL_ARGUMENTS = frozenset(
     {"user_id", "session_id", "memory", "recall", "recall_config", "on_recall", "timeout", "stop"}
 )
-
-
-@dataclass
-class PreparedCall:
-    """Everything one engine call needs, resolved from the instance and the call's kwargs."""
-
-    kwargs: dict[str, Any]
-    user_id: str | None
-    session_id: str | None
-    config: RecallConfig
+#: ``generate()`` options that are fields here, so ``model_kwargs`` may not set them.
+FIELD_OPTIONS = frozenset({"temperature", "max_new_tokens", "max_tokens", "top_p", "top_k",
+                           "repetition_penalty", "stop_strings", "max_time"})  # fmt: skip
 
 
 #: Unknown init arguments are refused (LangChain's ``Serializable`` would ignore them silently).
@@ -39,10 +36,18 @@ MODEL_CONFIG = ConfigDict(
 )
 
 
-class RecallSettings(BaseModel):
-    """Fields and helpers common to the LangChain adapters (a pydantic mixin)."""
+class RecallSettings(RecallAdapterMixin, BaseModel):
+    """Fields and helpers common to the LangChain adapters (a pydantic mixin).
+
+    The engine, ``from_model``, the checks and how one call is prepared come from
+    :class:`recall_core.adapters.RecallAdapterMixin`; this adds LangChain's field names,
+    its reporting (identifying params, LangSmith params) and its version record.
+    """
 
     model_config = MODEL_CONFIG
+    _model_name_argument: ClassVar[str] = "model"
+    _max_tokens_field: ClassVar[str] = "max_tokens"
+    _generate_kwargs_field: ClassVar[str] = "model_kwargs"
 
     model_name: str | None = Field(default=None, alias="model")
     """Hugging Face model id or local folder; ``None`` is the embedded offline default
@@ -88,19 +93,7 @@ class RecallSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check_settings(self) -> RecallSettings:
-        _engine.check_memory_arguments(self.memory, self.store)
-        if self.generator is not None and not isinstance(self.generator, RecallGenerator):
-            raise TypeError(
-                f"generator must be a recall_core.RecallGenerator, got {type(self.generator).__name__}"
-            )
-        _engine.check_call_kwargs(type(self).__name__ + " model_kwargs", self.model_kwargs)
-        clash = sorted(set(self.model_kwargs) & {"temperature", "max_new_tokens", "max_tokens", "top_p", "top_k",
-                                                  "repetition_penalty", "stop_strings", "max_time"})  # fmt: skip
-        if clash:
-            raise ValueError(
-                f"set {', '.join(clash)} as field(s) of {type(self).__name__}, not in model_kwargs"
-            )
-        self._sampling_kwargs()  # checks the ranges now rather than at the first call
+        self._check_recall_settings(type(self).__name__, reserved=FIELD_OPTIONS)
         return self
 
     @model_validator(mode="after")
@@ -110,76 +103,20 @@ class RecallSettings(BaseModel):
             add_version("recall-llm", __version__)
         return self
 
-    @classmethod
-    def from_model(cls, hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> Self:
-        """Wrap an already loaded Hugging Face causal LM and its tokenizer.
-
-        The recall tokens are added if the model does not have them yet. ``kwargs`` are the
-        usual fields (``store``, ``user_id``, ``max_tokens``...); ``model=`` may still name it
-        for traces.
-        """
-        kwargs.setdefault("model", getattr(hf_model.config, "name_or_path", None) or None)
-        generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
-        return cls(generator=generator, **kwargs)
-
-    # ------------------------------------------------------------------ engine
-    @property
-    def engine(self) -> RecallGenerator:
-        """The :class:`recall_core.RecallGenerator` behind this adapter (loaded on first use)."""
-        if self._engine is None:
-            with self._engine_lock:
-                if self._engine is None:
-                    self._engine = _engine.build_generator(
-                        generator=self.generator, name_or_path=self.model_name, device=self.device,
-                        dtype=self.dtype, config=self.recall_config,
-                    )  # fmt: skip
-        return self._engine
-
+    # ------------------------------------------------------------------ calls
     @property
     def resolved_model_name(self) -> str:
-        return _engine.model_display_name(self.model_name, self.generator)
-
-    def _sampling_kwargs(self) -> dict[str, Any]:
-        kwargs = _engine.sampling_kwargs(
-            temperature=self.temperature, max_tokens=self.max_tokens, top_p=self.top_p, top_k=self.top_k,
-            repetition_penalty=self.repetition_penalty, timeout=self.timeout,
-        )  # fmt: skip
-        return {**self.model_kwargs, **kwargs}
+        return model_display_name(self.model_name, self.generator)
 
     def _prepare(self, stop: Sequence[str] | None, kwargs: Mapping[str, Any]) -> PreparedCall:
         """Merge the instance's settings with one call's ``stop`` and kwargs; check the names."""
-        _engine.check_call_kwargs(type(self).__name__, kwargs, CALL_ARGUMENTS)
-        call = dict(kwargs)
-        user_id = call.pop("user_id", self.user_id)
-        session_id = call.pop("session_id", None)
-        recall = call.pop("recall", None)
-        recall_config = call.pop("recall_config", None)
-        memory = call.pop("memory", None)
-        stop_kw = call.pop("stop", None)
-        gen_kwargs = {**self._sampling_kwargs(), **_engine.normalize_generation_kwargs(call)}
-
-        stops = list(stop if stop is not None else (stop_kw if stop_kw is not None else (self.stop or [])))
-        if stops:
-            gen_kwargs["stop"] = stops
-        config = self._config(recall, recall_config)
-        gen_kwargs["config"] = config
-        if memory is not None:
-            _engine.check_memory_arguments(memory, None)
-            gen_kwargs["memory"] = memory
-        elif self.memory is not None or self.store is not None:
-            gen_kwargs["memory"] = _engine.resolve_memory(self.memory, self.store, user_id)
-        return PreparedCall(gen_kwargs, user_id, session_id, config)
-
-    def _config(self, recall: str | None = None, recall_config: RecallConfig | None = None) -> RecallConfig:
-        if recall_config is not None and not isinstance(recall_config, RecallConfig):
-            raise TypeError(
-                f"recall_config must be a recall_core.RecallConfig, got {type(recall_config).__name__}"
-            )
-        base = recall_config or self.recall_config or self.engine.config
-        policy = recall or self.recall
-        if policy is not None and policy != base.recall_policy:
-            base = base.replace(recall_policy=policy)
-        return base
+        return self._prepare_call(
+            type(self).__name__,
+            kwargs,
+            CALL_ARGUMENTS,
+            user_id=kwargs.get("user_id", self.user_id),
+            stop=stop,
+        )
 
     # ------------------------------------------------------------------ reporting
     def _common_identifying_params(self) -> dict[str, Any]:
@@ -200,7 +137,7 @@ class RecallSettings(BaseModel):
     def _recall_ls_params(
         self, model_type: Literal["chat", "llm"], stop: list[str] | None, kwargs: Mapping[str, Any]
     ) -> LangSmithParams:
-        params = LangSmithParams(ls_provider=_engine.PROVIDER, ls_model_type=model_type)
+        params = LangSmithParams(ls_provider=PROVIDER, ls_model_type=model_type)
         model = kwargs.get("model")
         params["ls_model_name"] = model if isinstance(model, str) else self.resolved_model_name
         temperature = kwargs.get("temperature", self.temperature)
@@ -220,9 +157,9 @@ def result_metadata(result: RecallResult, model_name: str) -> dict[str, Any]:
     return {
         "finish_reason": result.finish_reason,
         "model_name": model_name,
-        "model_provider": _engine.PROVIDER,
-        "usage": _engine.usage_dict(result),
-        "recalls": _engine.recall_dicts(result),
+        "model_provider": PROVIDER,
+        "usage": usage_dict(result),
+        "recalls": recall_dicts(result),
     }
 
 

@@ -22,9 +22,9 @@ from langchain_core.messages import (
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from recall_core import RecallResult
+from recall_core.adapters import AsyncRecallStream, PreparedCall, run_in_thread, write_turns
 
-from . import _engine
-from ._common import MODEL_CONFIG, PreparedCall, RecallSettings, result_metadata, token_usage
+from ._common import MODEL_CONFIG, RecallSettings, result_metadata, token_usage
 
 _ROLES: dict[type[BaseMessage], str] = {
     HumanMessage: "user",
@@ -182,7 +182,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         if not (self.write_memory and self.store is not None and call.user_id is not None):
             return {}
         try:
-            ids = _engine.write_turns(
+            ids = write_turns(
                 self.store,
                 call.user_id,
                 self._exchange(messages, result),
@@ -265,8 +265,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
             assert done is not None
             result, written = done
         else:
-            result = await _engine.run_in_thread(self.engine.generate, chat, **call.kwargs)
-            written = await _engine.run_in_thread(self._remember, call, chat, result)
+            result = await run_in_thread(self.engine.generate, chat, **call.kwargs)
+            written = await run_in_thread(self._remember, call, chat, result)
         return self._chat_result(result, written)
 
     async def _astream(
@@ -287,13 +287,13 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call: PreparedCall,
         run_manager: AsyncCallbackManagerForLLMRun | None,
     ) -> AsyncIterator[ChatGenerationChunk | tuple[RecallResult, dict[str, Any]]]:
-        stream = _engine.AsyncRecallStream(self.engine, chat, call.kwargs)
+        stream = AsyncRecallStream(self.engine, chat, call.kwargs)
         async for piece in stream:
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
             if run_manager is not None:
                 await run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
         assert stream.result is not None
-        written = await _engine.run_in_thread(self._remember, call, chat, stream.result)
+        written = await run_in_thread(self._remember, call, chat, stream.result)
         yield self._last_chunk(stream.result, written)
         yield stream.result, written

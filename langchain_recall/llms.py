@@ -9,10 +9,10 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseLLM
 from langchain_core.language_models.base import LangSmithParams
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
-from recall_core import RECALL_TOKEN, RecallResult
+from recall_core import RecallResult
+from recall_core.adapters import AsyncRecallStream, PreparedCall, mark_for_recall, run_in_thread
 
-from . import _engine
-from ._common import MODEL_CONFIG, PreparedCall, RecallSettings, result_metadata, token_usage
+from ._common import MODEL_CONFIG, RecallSettings, result_metadata, token_usage
 
 
 class RecallLLM(RecallSettings, BaseLLM):
@@ -62,9 +62,7 @@ class RecallLLM(RecallSettings, BaseLLM):
     def _engine_prompt(self, prompt: str, call: PreparedCall) -> str | list[dict[str, str]]:
         if self.use_chat_template:
             return [{"role": "user", "content": prompt}]  # the engine applies the recall policy
-        if call.config.recall_policy == "auto" and RECALL_TOKEN not in prompt:
-            return prompt + RECALL_TOKEN
-        return prompt
+        return mark_for_recall(prompt, call.config)
 
     def _generation(self, result: RecallResult) -> Generation:
         return Generation(text=result.text, generation_info=result_metadata(result, self.resolved_model_name))
@@ -149,9 +147,7 @@ class RecallLLM(RecallSettings, BaseLLM):
                 results.append(result)
             else:
                 engine_prompt = self._engine_prompt(prompt, call)
-                results.append(
-                    await _engine.run_in_thread(self.engine.generate, engine_prompt, **call.kwargs)
-                )
+                results.append(await run_in_thread(self.engine.generate, engine_prompt, **call.kwargs))
         return self._llm_result(results)
 
     async def _astream(
@@ -169,7 +165,7 @@ class RecallLLM(RecallSettings, BaseLLM):
     async def _astream_result(
         self, prompt: str, call: PreparedCall, run_manager: AsyncCallbackManagerForLLMRun | None
     ) -> AsyncIterator[GenerationChunk | RecallResult]:
-        stream = _engine.AsyncRecallStream(self.engine, self._engine_prompt(prompt, call), call.kwargs)
+        stream = AsyncRecallStream(self.engine, self._engine_prompt(prompt, call), call.kwargs)
         async for piece in stream:
             chunk = GenerationChunk(text=piece)
             if run_manager is not None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from llama_index.core.base.llms.generic_utils import messages_to_prompt as generic_messages_to_prompt
 from llama_index.core.base.llms.types import (
@@ -24,9 +24,17 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, mod
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.llm import default_completion_to_prompt
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallResult
-
-from langchain_recall import _engine
+from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallResult, RecallStream
+from recall_core.adapters import (
+    AsyncRecallStream,
+    PreparedCall,
+    RecallAdapterMixin,
+    mark_for_recall,
+    model_display_name,
+    recall_dicts,
+    run_in_thread,
+    usage_dict,
+)
 
 #: Per-call keyword arguments besides generate() options.
 CALL_ARGUMENTS = frozenset({"user_id", "memory", "recall", "recall_config", "on_recall", "timeout", "stop"})
@@ -45,6 +53,10 @@ def is_recall_marker(message: ChatMessage) -> bool:
     return (message.content or "").strip() == RECALL_TOKEN
 
 
+def role_name(message: ChatMessage) -> str:
+    return message.role.value if isinstance(message.role, MessageRole) else str(message.role)
+
+
 def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
     """LlamaIndex messages as ``{"role", "content"}`` dicts; text only, else ``ValueError`` naming the message."""
     out = []
@@ -60,12 +72,36 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
                     f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "
                     "block: RecallLLM takes text only (the local model has no image, audio or file input)"
                 )
-        role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
-        out.append({"role": role, "content": "".join(parts)})
+        out.append({"role": role_name(message), "content": "".join(parts)})
     return out
 
 
-class RecallLLM(CustomLLM):
+_Response = TypeVar("_Response")
+#: Builds a stream's response from the text so far and the new piece (and, at the end, the result).
+_ChunkBuilder = Callable[[str, str, RecallResult | None], _Response]
+
+
+def _chunks(stream: RecallStream, chunk: _ChunkBuilder[_Response]) -> Iterator[_Response]:
+    """One response per piece of ``stream`` (text so far, piece), then the last (text, ``""``, result)."""
+    text = ""
+    for piece in stream:
+        text += piece
+        yield chunk(text, piece, None)
+    assert stream.result is not None
+    yield chunk(text, "", stream.result)
+
+
+async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -> AsyncIterator[_Response]:
+    """:func:`_chunks` for an :class:`~recall_core.adapters.AsyncRecallStream`."""
+    text = ""
+    async for piece in stream:
+        text += piece
+        yield chunk(text, piece, None)
+    assert stream.result is not None
+    yield chunk(text, "", stream.result)
+
+
+class RecallLLM(RecallAdapterMixin, CustomLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     ``complete`` and ``stream_complete`` format the prompt the same way: unless
@@ -93,6 +129,9 @@ class RecallLLM(CustomLLM):
     """
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=True)
+    _model_name_argument: ClassVar[str] = "model_name"
+    _max_tokens_field: ClassVar[str] = "max_new_tokens"
+    _generate_kwargs_field: ClassVar[str] = "generate_kwargs"
 
     model_name: str | None = Field(
         default=None,
@@ -131,40 +170,15 @@ class RecallLLM(CustomLLM):
     _engine_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @model_validator(mode="after")
-    def _check_recall_settings(self) -> RecallLLM:
-        _engine.check_memory_arguments(self.memory, self.store)
-        if self.generator is not None and not isinstance(self.generator, RecallGenerator):
-            raise TypeError(
-                f"generator must be a recall_core.RecallGenerator, got {type(self.generator).__name__}"
-            )
-        _engine.check_call_kwargs("RecallLLM generate_kwargs", self.generate_kwargs)
-        self._sampling_kwargs()
+    def _check_settings(self) -> RecallLLM:
+        self._check_recall_settings("RecallLLM")
         return self
 
     @classmethod
     def class_name(cls) -> str:
         return "RecallLLM"
 
-    @classmethod
-    def from_model(cls, hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> RecallLLM:
-        """Wrap an already loaded Hugging Face causal LM and its tokenizer (recall tokens added if missing)."""
-        kwargs.setdefault("model_name", getattr(hf_model.config, "name_or_path", None) or None)
-        generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
-        return cls(generator=generator, **kwargs)
-
-    # ------------------------------------------------------------------ engine
-    @property
-    def engine(self) -> RecallGenerator:
-        """The :class:`recall_core.RecallGenerator` behind this LLM (loaded on first use)."""
-        if self._engine is None:
-            with self._engine_lock:
-                if self._engine is None:
-                    self._engine = _engine.build_generator(
-                        generator=self.generator, name_or_path=self.model_name, device=self.device,
-                        dtype=self.dtype, config=self.recall_config,
-                    )  # fmt: skip
-        return self._engine
-
+    # ------------------------------------------------------------------ model and calls
     @property
     def metadata(self) -> LLMMetadata:
         return LLMMetadata(
@@ -172,60 +186,28 @@ class RecallLLM(CustomLLM):
             num_output=self.max_new_tokens,
             is_chat_model=True,
             is_function_calling_model=False,
-            model_name=_engine.model_display_name(self.model_name, self.generator),
+            model_name=model_display_name(self.model_name, self.generator),
         )
 
-    def _sampling_kwargs(self) -> dict[str, Any]:
-        kwargs = _engine.sampling_kwargs(
-            temperature=self.temperature, max_tokens=self.max_new_tokens, top_p=self.top_p, top_k=self.top_k,
-            repetition_penalty=self.repetition_penalty, timeout=self.timeout,
-        )  # fmt: skip
-        return {**self.generate_kwargs, **kwargs}
-
-    def _call_kwargs(
-        self, kwargs: Mapping[str, Any], marker_user: str | None = None, force_auto: bool = False
-    ) -> tuple[dict[str, Any], RecallConfig]:
-        _engine.check_call_kwargs("RecallLLM", kwargs, CALL_ARGUMENTS)
-        call = dict(kwargs)
-        user_id = call.pop("user_id", None) or marker_user or self.user_id
-        recall = call.pop("recall", None)
-        recall_config = call.pop("recall_config", None)
-        memory = call.pop("memory", None)
-        stop = call.pop("stop", None)
-        gen = {**self._sampling_kwargs(), **_engine.normalize_generation_kwargs(call)}
-        stops = list(stop if stop is not None else (self.stop or []))
-        if stops:
-            gen["stop"] = stops
-        if recall_config is not None and not isinstance(recall_config, RecallConfig):
-            raise TypeError(
-                f"recall_config must be a recall_core.RecallConfig, got {type(recall_config).__name__}"
-            )
-        config = recall_config or self.recall_config or self.engine.config
-        policy = "auto" if force_auto else (recall or self.recall)
-        if policy is not None and policy != config.recall_policy:
-            config = config.replace(recall_policy=policy)
-        gen["config"] = config
-        if memory is not None:
-            _engine.check_memory_arguments(memory, None)
-            gen["memory"] = memory
-        elif self.memory is not None or self.store is not None:
-            gen["memory"] = _engine.resolve_memory(self.memory, self.store, user_id)
-        return gen, config
+    def _prepare(
+        self, kwargs: Mapping[str, Any], marker_user: str | None = None, policy: str | None = None
+    ) -> PreparedCall:
+        """One call's ``generate()`` arguments; whose memory: ``user_id=``, else the marker's, else ours."""
+        user_id = kwargs.get("user_id") or marker_user or self.user_id
+        return self._prepare_call("RecallLLM", kwargs, CALL_ARGUMENTS, user_id=user_id, policy=policy)
 
     # ------------------------------------------------------------------ prompts
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:
         """The one place ``complete`` and ``stream_complete`` (sync and async) build their prompt."""
-        gen, config = self._call_kwargs(kwargs)
+        prepared = self._prepare(kwargs)
         if not formatted and self.completion_to_prompt is not default_completion_to_prompt:
             prompt, formatted = self.completion_to_prompt(prompt), True
         if not formatted and getattr(self.engine.tokenizer, "chat_template", None):
             messages = [{"role": "user", "content": prompt}]
             if self.system_prompt:
                 messages.insert(0, {"role": "system", "content": self.system_prompt})
-            return _Call(messages, gen)
-        if config.recall_policy == "auto" and RECALL_TOKEN not in prompt:
-            prompt += RECALL_TOKEN
-        return _Call(prompt, gen)
+            return _Call(messages, prepared.kwargs)
+        return _Call(mark_for_recall(prompt, prepared.config), prepared.kwargs)
 
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]
@@ -234,34 +216,43 @@ class RecallLLM(CustomLLM):
             (m.additional_kwargs.get(USER_ID_KEY) for m in markers if m.additional_kwargs.get(USER_ID_KEY)),
             None,
         )
-        gen, config = self._call_kwargs(
-            kwargs, marker_user=marker_user, force_auto=bool(markers) and "recall" not in kwargs
-        )
+        policy = "auto" if markers and "recall" not in kwargs else None  # a marker asks for a recall
+        prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy)
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
-            prompt = self.messages_to_prompt(kept)
-            if config.recall_policy == "auto" and RECALL_TOKEN not in prompt:
-                prompt += RECALL_TOKEN
-            return _Call(prompt, gen)
-        return _Call(to_chat_messages(self._extend_messages(kept)), gen)
+            return _Call(mark_for_recall(self.messages_to_prompt(kept), prepared.config), prepared.kwargs)
+        return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs)
 
     # ------------------------------------------------------------------ responses
     def _raw(self, result: RecallResult) -> dict[str, Any]:
         return {
             "finish_reason": result.finish_reason,
             "model_name": self.metadata.model_name,
-            "usage": _engine.usage_dict(result),
-            "recalls": _engine.recall_dicts(result),
+            "usage": usage_dict(result),
+            "recalls": recall_dicts(result),
         }
 
     def _completion(self, result: RecallResult) -> CompletionResponse:
         return CompletionResponse(
-            text=result.text, raw=self._raw(result), additional_kwargs=_engine.usage_dict(result)
+            text=result.text, raw=self._raw(result), additional_kwargs=usage_dict(result)
         )
 
     def _chat_response(self, result: RecallResult) -> ChatResponse:
         message = ChatMessage(role=MessageRole.ASSISTANT, content=result.text)
+        return ChatResponse(message=message, raw=self._raw(result), additional_kwargs=usage_dict(result))
+
+    def _completion_chunk(self, text: str, delta: str, result: RecallResult | None) -> CompletionResponse:
+        if result is None:
+            return CompletionResponse(text=text, delta=delta)
+        return CompletionResponse(
+            text=text, delta=delta, raw=self._raw(result), additional_kwargs=usage_dict(result)
+        )
+
+    def _chat_chunk(self, text: str, delta: str, result: RecallResult | None) -> ChatResponse:
+        message = ChatMessage(role=MessageRole.ASSISTANT, content=text)
+        if result is None:
+            return ChatResponse(message=message, delta=delta)
         return ChatResponse(
-            message=message, raw=self._raw(result), additional_kwargs=_engine.usage_dict(result)
+            message=message, delta=delta, raw=self._raw(result), additional_kwargs=usage_dict(result)
         )
 
     def _run(self, call: _Call) -> RecallResult:
@@ -277,41 +268,19 @@ class RecallLLM(CustomLLM):
         call = self._completion_call(
             prompt, formatted, kwargs
         )  # bad arguments raise here, not at first next()
-        stream = self.engine.stream(call.prompt, **call.kwargs)
-
-        def gen() -> CompletionResponseGen:
-            text = ""
-            for piece in stream:
-                text += piece
-                yield CompletionResponse(text=text, delta=piece)
-            assert stream.result is not None
-            yield CompletionResponse(text=text, delta="", raw=self._raw(stream.result),
-                                     additional_kwargs=_engine.usage_dict(stream.result))  # fmt: skip
-
-        return gen()
+        return _chunks(self.engine.stream(call.prompt, **call.kwargs), self._completion_chunk)
 
     @llm_completion_callback()
     async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         call = self._completion_call(prompt, formatted, kwargs)
-        return self._completion(await _engine.run_in_thread(self._run, call))
+        return self._completion(await run_in_thread(self._run, call))
 
     @llm_completion_callback()
     async def astream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
         call = self._completion_call(prompt, formatted, kwargs)
-        stream = _engine.AsyncRecallStream(self.engine, call.prompt, call.kwargs)
-
-        async def gen() -> CompletionResponseAsyncGen:
-            text = ""
-            async for piece in stream:
-                text += piece
-                yield CompletionResponse(text=text, delta=piece)
-            assert stream.result is not None
-            yield CompletionResponse(text=text, delta="", raw=self._raw(stream.result),
-                                     additional_kwargs=_engine.usage_dict(stream.result))  # fmt: skip
-
-        return gen()
+        return _achunks(AsyncRecallStream(self.engine, call.prompt, call.kwargs), self._completion_chunk)
 
     # ------------------------------------------------------------------ chat
     @llm_chat_callback()
@@ -321,36 +290,14 @@ class RecallLLM(CustomLLM):
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         call = self._chat_call(messages, kwargs)
-        stream = self.engine.stream(call.prompt, **call.kwargs)
-
-        def gen() -> ChatResponseGen:
-            text = ""
-            for piece in stream:
-                text += piece
-                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=piece)
-            assert stream.result is not None
-            yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta="",
-                               raw=self._raw(stream.result), additional_kwargs=_engine.usage_dict(stream.result))  # fmt: skip
-
-        return gen()
+        return _chunks(self.engine.stream(call.prompt, **call.kwargs), self._chat_chunk)
 
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         call = self._chat_call(messages, kwargs)
-        return self._chat_response(await _engine.run_in_thread(self._run, call))
+        return self._chat_response(await run_in_thread(self._run, call))
 
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
-        stream = _engine.AsyncRecallStream(self.engine, call.prompt, call.kwargs)
-
-        async def gen() -> ChatResponseAsyncGen:
-            text = ""
-            async for piece in stream:
-                text += piece
-                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=piece)
-            assert stream.result is not None
-            yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta="",
-                               raw=self._raw(stream.result), additional_kwargs=_engine.usage_dict(stream.result))  # fmt: skip
-
-        return gen()
+        return _achunks(AsyncRecallStream(self.engine, call.prompt, call.kwargs), self._chat_chunk)

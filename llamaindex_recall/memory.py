@@ -9,10 +9,9 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
+from recall_core.adapters import check_memory_arguments, run_in_thread, write_turns
 
-from langchain_recall import _engine
-
-from .llms import USER_ID_KEY
+from .llms import USER_ID_KEY, role_name
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
@@ -56,7 +55,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     @field_validator("store")
     @classmethod
     def _check_store(cls, store: Any) -> Any:
-        _engine.check_memory_arguments(None, store)
+        check_memory_arguments(None, store)
         if store is None:
             raise ValueError("RecallMemoryBlock needs store= (a recall_core.memory.MemoryStore)")
         return store
@@ -86,7 +85,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         turns: list[tuple[str, str]] = []
         session_id = None
         for message in messages:
-            role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
+            role = role_name(message)
             text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
             session_id = session_id or message.additional_kwargs.get("session_id")
             if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:
@@ -94,7 +93,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         if not turns:
             return
         try:
-            await _engine.run_in_thread(_engine.write_turns, self.store, self.user_id, turns, session_id)
+            await run_in_thread(write_turns, self.store, self.user_id, turns, session_id)
         except Exception as error:  # the chat goes on; the store's journal keeps what it accepted
             warnings.warn(
                 f"RecallMemoryBlock could not write {len(turns)} turn(s) to memory ({type(error).__name__}: {error})",

@@ -7,30 +7,20 @@ import time
 from typing import Any
 
 import pytest
+from adapter_helpers import SlowMemory, pick_stop, strict_roles_generator, ticker_during
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk, ChatMessage, HumanMessage, SystemMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
-from recall_core.types import MemoryCandidate, RecallQuery
+from recall_core import RECALL_TOKEN, RecallConfig
 
 from langchain_recall import ChatRecall, RecallLLM
 
+pytest_plugins = ["adapter_helpers"]  # the generator fixture
+
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
-
-
-class SlowMemory(FixedMemory):
-    """A memory whose search blocks its thread for ``delay`` seconds (to see who else gets to run)."""
-
-    def __init__(self, *texts: str, delay: float = 0.4) -> None:
-        super().__init__(*texts)
-        self.delay = delay
-
-    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
-        time.sleep(self.delay)
-        return super().search(query, k)
 
 
 class TokenCollector(BaseCallbackHandler):
@@ -53,14 +43,6 @@ class AsyncTokenCollector(AsyncCallbackHandler):
         self.tokens.append(token)
 
 
-@pytest.fixture(scope="module")
-def generator() -> RecallGenerator:
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    return RecallGenerator(model, tokenizer)
-
-
 @pytest.fixture
 def llm(generator) -> RecallLLM:
     return RecallLLM(generator=generator, memory=FixedMemory(FACT), max_tokens=16)
@@ -69,39 +51,6 @@ def llm(generator) -> RecallLLM:
 @pytest.fixture
 def chat(generator) -> ChatRecall:
     return ChatRecall(generator=generator, memory=FixedMemory(FACT), max_tokens=16)
-
-
-def pick_stop(text: str) -> str:
-    """A two-character stop string that first occurs inside ``text`` (not at its start)."""
-    for start in range(2, len(text) - 1):
-        piece = text[start : start + 2]
-        if piece.isalnum() and piece.isascii() and text.index(piece) == start:
-            return piece
-    pytest.skip(f"no usable stop string in {text!r}")
-
-
-def ticker_during(coro_factory, interval: float = 0.01):
-    """Run ``coro_factory()`` while a ticker task counts; return ``(result, ticks)``."""
-
-    async def main():
-        ticks = 0
-        done = asyncio.Event()
-
-        async def tick():
-            nonlocal ticks
-            while not done.is_set():
-                await asyncio.sleep(interval)
-                ticks += 1
-
-        ticker = asyncio.create_task(tick())
-        try:
-            result = await coro_factory()
-        finally:
-            done.set()
-            await ticker
-        return result, ticks
-
-    return asyncio.run(main())
 
 
 # --------------------------------------------------------------------------- RecallLLM
@@ -324,16 +273,7 @@ def test_unknown_kwargs_raise(llm, chat, generator):
 
 
 def test_rejected_roles_name_the_message(generator):
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    tokenizer.chat_template = (
-        "{% for m in messages %}{% if m['role'] not in ['system', 'user', 'assistant'] %}"
-        "{{ raise_exception('unknown role ' + m['role']) }}{% endif %}"
-        "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}"
-        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-    )
-    strict = ChatRecall(generator=RecallGenerator(model, tokenizer), max_tokens=2)
+    strict = ChatRecall(generator=strict_roles_generator(), max_tokens=2)
     history = [
         HumanMessage("hi"),
         AIMessage("hello"),

@@ -5,28 +5,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from recall_core import RECALL_TOKEN, RecallGenerator
-from recall_core.memory import HashEncoder, MemoryStore
+from adapter_helpers import HalfDownStore
+from memories import FixedMemory
+from recall_core import RECALL_TOKEN
 
 from langchain_recall import ChatRecall, RecallLLM
 
+pytest_plugins = ["adapter_helpers"]  # the generator and store fixtures
+
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"
-
-
-@pytest.fixture(scope="module")
-def generator() -> RecallGenerator:
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    return RecallGenerator(model, tokenizer)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
-    yield store
-    store.close()
 
 
 def test_chat_writes_each_exchange_and_recalls_it_later(generator, store):
@@ -98,20 +86,8 @@ def test_written_ids_are_reported(generator, store):
 
 
 def test_a_failed_write_keeps_the_reply(generator):
-    from memories import FixedMemory
-    from recall_core.memory import MemoryUnavailableError
-
-    class DownWriter:
-        def add_turn(self, *args, **kwargs):
-            raise MemoryUnavailableError("the index is unreachable")
-
-    class HalfDownStore:
-        writer = DownWriter()
-
-        def for_user(self, user_id):
-            return FixedMemory(FACT)
-
-    chat = ChatRecall(generator=generator, store=HalfDownStore(), user_id="ada", max_tokens=4)
+    store = HalfDownStore(FixedMemory(FACT))  # searches work, writes fail
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
     with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
         message = chat.invoke(QUESTION)
     assert isinstance(message.content, str) and message.response_metadata["recalls"][0]["injected"]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 import pytest
+from adapter_helpers import SlowMemory, Ticker, pick_stop, strict_roles_generator
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events.llm import (
     LLMChatInProgressEvent,
     LLMCompletionEndEvent,
@@ -17,64 +15,19 @@ from llama_index.core.instrumentation.events.llm import (
 )
 from llama_index.core.prompts import PromptTemplate
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN, RecallGenerator
-from recall_core.types import MemoryCandidate, RecallQuery
+from recall_core import RECALL_TOKEN
 
 from llamaindex_recall import RecallLLM
+
+pytest_plugins = ["adapter_helpers"]  # the generator and events fixtures
 
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
 
 
-class SlowMemory(FixedMemory):
-    def __init__(self, *texts: str, delay: float = 0.4) -> None:
-        super().__init__(*texts)
-        self.delay = delay
-
-    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
-        time.sleep(self.delay)
-        return super().search(query, k)
-
-
-class EventCollector(BaseEventHandler):
-    events: list[Any] = []
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "EventCollector"
-
-    def handle(self, event: Any, **kwargs: Any) -> None:
-        self.events.append(event)
-
-
-@pytest.fixture
-def events():
-    dispatcher = get_dispatcher()
-    handler = EventCollector(events=[])
-    dispatcher.add_event_handler(handler)
-    yield handler.events
-    dispatcher.event_handlers.remove(handler)
-
-
-@pytest.fixture(scope="module")
-def generator() -> RecallGenerator:
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    return RecallGenerator(model, tokenizer)
-
-
 @pytest.fixture
 def llm(generator) -> RecallLLM:
     return RecallLLM(generator=generator, memory=FixedMemory(FACT), max_new_tokens=16)
-
-
-def pick_stop(text: str) -> str:
-    for start in range(2, len(text) - 1):
-        piece = text[start : start + 2]
-        if piece.isalnum() and piece.isascii() and text.index(piece) == start:
-            return piece
-    pytest.skip(f"no usable stop string in {text!r}")
 
 
 def test_metadata_comes_from_the_model(llm, generator):
@@ -165,29 +118,18 @@ def test_async_does_not_block_and_matches_sync(generator):
     llm = RecallLLM(generator=generator, memory=SlowMemory(FACT, delay=0.4), max_new_tokens=4)
 
     async def main():
-        ticks = 0
-        stop = asyncio.Event()
-
-        async def tick():
-            nonlocal ticks
-            while not stop.is_set():
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        ticker = asyncio.create_task(tick())
-        done = await llm.acomplete(QUESTION)
-        after_complete = ticks
-        pieces = [c.delta async for c in await llm.astream_complete(QUESTION)]
-        chat = await llm.achat([ChatMessage(role="user", content=QUESTION)])
-        chat_pieces = [
-            c.delta async for c in await llm.astream_chat([ChatMessage(role="user", content=QUESTION)])
-        ]
-        start = time.perf_counter()
-        await asyncio.gather(llm.acomplete(QUESTION), llm.acomplete("Hello"))
-        both = time.perf_counter() - start
-        stop.set()
-        await ticker
-        return done, after_complete, ticks, pieces, chat, chat_pieces, both
+        async with Ticker(0.01) as ticker:
+            done = await llm.acomplete(QUESTION)
+            after_complete = ticker.ticks
+            pieces = [c.delta async for c in await llm.astream_complete(QUESTION)]
+            chat = await llm.achat([ChatMessage(role="user", content=QUESTION)])
+            chat_pieces = [
+                c.delta async for c in await llm.astream_chat([ChatMessage(role="user", content=QUESTION)])
+            ]
+            start = time.perf_counter()
+            await asyncio.gather(llm.acomplete(QUESTION), llm.acomplete("Hello"))
+            both = time.perf_counter() - start
+        return done, after_complete, ticker.ticks, pieces, chat, chat_pieces, both
 
     done, after_complete, ticks, pieces, chat, chat_pieces, both = asyncio.run(main())
     assert after_complete >= 10 and ticks >= 50  # the loop kept running through 5 blocking searches
@@ -210,16 +152,7 @@ def test_unknown_kwargs_raise(llm, generator):
 
 
 def test_rejected_roles_and_non_text_blocks_name_the_message(generator):
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    tokenizer.chat_template = (
-        "{% for m in messages %}{% if m['role'] not in ['system', 'user', 'assistant'] %}"
-        "{{ raise_exception('unknown role ' + m['role']) }}{% endif %}"
-        "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}"
-        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-    )
-    strict = RecallLLM(generator=RecallGenerator(model, tokenizer), max_new_tokens=2)
+    strict = RecallLLM(generator=strict_roles_generator(), max_new_tokens=2)
     history = [
         ChatMessage(role="user", content="hi"),
         ChatMessage(role="tool", content="42"),

@@ -3,60 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
+from adapter_helpers import HalfDownStore
 from langchain_core.messages import HumanMessage
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.chat_engine import SimpleChatEngine
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
 from llama_index.core.memory import Memory
-from recall_core import RECALL_TOKEN, RecallGenerator
-from recall_core.memory import HashEncoder, MemoryStore
+from recall_core import RECALL_TOKEN
 
 from langchain_recall import ChatRecall
 from llamaindex_recall import RecallLLM, RecallMemoryBlock
 
+pytest_plugins = ["adapter_helpers"]  # the generator, store and events fixtures
+
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"
-
-
-class ChatEnds(BaseEventHandler):
-    responses: list[Any] = []
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "ChatEnds"
-
-    def handle(self, event: Any, **kwargs: Any) -> None:
-        if isinstance(event, LLMChatEndEvent):
-            self.responses.append(event.response)
-
-
-@pytest.fixture
-def chat_ends():
-    dispatcher = get_dispatcher()
-    handler = ChatEnds(responses=[])
-    dispatcher.add_event_handler(handler)
-    yield handler.responses
-    dispatcher.event_handlers.remove(handler)
-
-
-@pytest.fixture(scope="module")
-def generator() -> RecallGenerator:
-    from tiny import tiny_model
-
-    model, tokenizer = tiny_model("llama")
-    return RecallGenerator(model, tokenizer)
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
-    yield store
-    store.close()
 
 
 def test_block_writes_turns_and_returns_a_marker(store):
@@ -87,7 +50,7 @@ def test_block_checks_its_arguments(store):
         RecallMemoryBlock(store=store)  # whose memory?
 
 
-def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, chat_ends):
+def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, events):
     store.for_user("ada").add(FACT)
     llm = RecallLLM(generator=generator, store=store, recall="explicit", max_new_tokens=4)
     block = RecallMemoryBlock(store=store, user_id="ada")
@@ -103,7 +66,7 @@ def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, chat_e
     )  # only <recall> added: the marker message is gone
 
 
-def test_simple_chat_engine_with_memory_block(generator, store, chat_ends):
+def test_simple_chat_engine_with_memory_block(generator, store, events):
     llm = RecallLLM(generator=generator, store=store, max_new_tokens=6)
     block = RecallMemoryBlock(store=store, user_id="ada")
     # A small short-term window so that older turns flow into the block (and the store) quickly.
@@ -120,10 +83,10 @@ def test_simple_chat_engine_with_memory_block(generator, store, chat_ends):
     engine.chat("My favourite colour is green.")
     written = [r.text for r in store.for_user("ada").all() if r.role == "user"]
     assert FACT in written  # flushed out of the short-term queue into the long-term block
-    chat_ends.clear()
+    events.clear()
     fresh = Memory.from_defaults(session_id="s2", token_limit=60, memory_blocks=[block])
     SimpleChatEngine.from_defaults(llm=llm, memory=fresh).chat(QUESTION)
-    (response,) = chat_ends
+    (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
     recall = response.raw["recalls"][0]
     assert recall["injected"] and recall["text"] == FACT and recall["query"] == QUESTION
 
@@ -159,18 +122,6 @@ def test_user_with_no_memories_is_answered_and_traced(generator, store):
 
 
 def test_a_failed_write_warns_and_the_chat_goes_on():
-    from recall_core.memory import MemoryUnavailableError
-
-    class DownWriter:
-        def add_turn(self, *args, **kwargs):
-            raise MemoryUnavailableError("the index is unreachable")
-
-    class HalfDownStore:
-        writer = DownWriter()
-
-        def for_user(self, user_id):
-            raise AssertionError("not searched here")
-
-    block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")
+    block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")  # writes fail, searches fail the test
     with pytest.warns(RuntimeWarning, match="could not write 1 turn"):
         asyncio.run(block.aput([ChatMessage(role="user", content=FACT)]))

@@ -1,0 +1,156 @@
+"""What the LangChain and LlamaIndex adapter tests share: fixtures, test memories and stores, helpers.
+
+Test modules load the fixtures with ``pytest_plugins = ["adapter_helpers"]`` and import the rest.
+Nothing here imports LangChain; LlamaIndex only inside the ``events`` fixture.
+
+PYTEST_DONT_REWRITE: the test modules import this before pytest loads it as a plugin (too late
+to rewrite its asserts, of which it has none), and this marker keeps pytest from warning so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from memories import FixedMemory
+from recall_core import RecallGenerator
+from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError
+from recall_core.types import Memory, MemoryCandidate, RecallQuery
+from tiny import tiny_model
+
+T = TypeVar("T")
+
+#: A chat template that refuses every role but system, user and assistant (as many real ones do).
+STRICT_CHAT_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] not in ['system', 'user', 'assistant'] %}"
+    "{{ raise_exception('unknown role ' + m['role']) }}{% endif %}"
+    "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+# --------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def generator() -> RecallGenerator:
+    """A generator over a tiny random Llama, one per test module."""
+    model, tokenizer = tiny_model("llama")
+    return RecallGenerator(model, tokenizer)
+
+
+@pytest.fixture
+def store(tmp_path) -> Iterator[MemoryStore]:
+    """A local memory store (Chroma, hash encoder) in the test's own folder."""
+    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def events() -> Iterator[list[Any]]:
+    """The LlamaIndex instrumentation events dispatched while the test runs, in order."""
+    from llama_index.core.instrumentation import get_dispatcher
+    from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+
+    class EventCollector(BaseEventHandler):
+        events: list[Any] = []
+
+        @classmethod
+        def class_name(cls) -> str:
+            return "EventCollector"
+
+        def handle(self, event: Any, **kwargs: Any) -> None:
+            self.events.append(event)
+
+    dispatcher = get_dispatcher()
+    handler = EventCollector(events=[])
+    dispatcher.add_event_handler(handler)
+    yield handler.events
+    dispatcher.event_handlers.remove(handler)
+
+
+# --------------------------------------------------------------------------- models, memories, stores
+def strict_roles_generator() -> RecallGenerator:
+    """A tiny random Llama whose chat template raises on roles other than system, user, assistant."""
+    model, tokenizer = tiny_model("llama")
+    tokenizer.chat_template = STRICT_CHAT_TEMPLATE
+    return RecallGenerator(model, tokenizer)
+
+
+class SlowMemory(FixedMemory):
+    """A memory whose search blocks its thread for ``delay`` seconds (to see who else gets to run)."""
+
+    def __init__(self, *texts: str, delay: float = 0.4) -> None:
+        super().__init__(*texts)
+        self.delay = delay
+
+    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
+        time.sleep(self.delay)
+        return super().search(query, k)
+
+
+class DownWriter:
+    """A ``MemoryWriter`` whose index cannot be reached."""
+
+    def add_turn(self, *args: Any, **kwargs: Any) -> list[str]:
+        raise MemoryUnavailableError("the index is unreachable")
+
+
+class HalfDownStore:
+    """A store whose writes fail; a search gets ``memory`` (without one, a search fails the test)."""
+
+    writer = DownWriter()
+
+    def __init__(self, memory: Memory | None = None) -> None:
+        self.memory = memory
+
+    def for_user(self, user_id: str) -> Memory:
+        if self.memory is None:
+            raise AssertionError("not searched here")
+        return self.memory
+
+
+# --------------------------------------------------------------------------- helpers
+def pick_stop(text: str) -> str:
+    """A two-character stop string that first occurs inside ``text`` (not at its start)."""
+    for start in range(2, len(text) - 1):
+        piece = text[start : start + 2]
+        if piece.isalnum() and piece.isascii() and text.index(piece) == start:
+            return piece
+    pytest.skip(f"no usable stop string in {text!r}")
+
+
+class Ticker:
+    """``async with Ticker() as ticker``: counts in ``ticker.ticks`` how often a task that sleeps
+    ``interval`` seconds got to run meanwhile. A blocked event loop does not tick."""
+
+    def __init__(self, interval: float = 0.01) -> None:
+        self.interval = interval
+        self.ticks = 0
+
+    async def __aenter__(self) -> Ticker:
+        self._done = asyncio.Event()
+        self._task = asyncio.create_task(self._tick())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._done.set()
+        await self._task
+
+    async def _tick(self) -> None:
+        while not self._done.is_set():
+            await asyncio.sleep(self.interval)
+            self.ticks += 1
+
+
+def ticker_during(coro_factory: Callable[[], Awaitable[T]], interval: float = 0.01) -> tuple[T, int]:
+    """Run ``coro_factory()`` while a :class:`Ticker` counts; return ``(result, ticks)``."""
+
+    async def main() -> tuple[T, int]:
+        async with Ticker(interval) as ticker:
+            result = await coro_factory()
+        return result, ticker.ticks
+
+    return asyncio.run(main())
