@@ -72,10 +72,25 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
 @pytest.mark.integration
 def test_direct_query_path_equals_sentence_transformers_encode() -> None:
     """The short-input fast path gives the vectors SentenceTransformer.encode gives."""
-    encoder = load_encoder(None)
+    from recall_core.memory import default_encoder
+
+    encoder = default_encoder(precision="float32")  # compare like with like
     texts = ["Where does my sister live?", "A somewhat longer query about the cello lessons in March."]
     direct = encoder.encode(texts)
     reference = encoder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
     assert np.allclose(direct, reference, atol=1e-5)
     many = encoder.encode(texts * 5)  # above the fast-path size: encode() itself
     assert np.allclose(many[:2], reference, atol=1e-5)
+
+
+@pytest.mark.integration
+def test_bfloat16_and_float32_vectors_agree() -> None:
+    """Memories written with bf16 autocast are searched by float32 queries (and back) without loss."""
+    from recall_core.memory import default_encoder
+
+    texts = ["My sister Ana lives in Porto.", "I am allergic to peanuts.", "Which city is my sister in?"]
+    fp32 = default_encoder(precision="float32").encode(texts)
+    bf16 = default_encoder(precision="bfloat16").encode(texts)
+    assert np.min(np.sum(fp32 * bf16, axis=1)) > 0.999
+    with pytest.raises(ValueError, match="precision"):
+        default_encoder(precision="int4")

@@ -251,7 +251,7 @@ class MemoryStore:
         encoder: Encoder | str | Path | None = None,
         journal_path: str | Path | None = None,
         ssl: bool = False,
-        timeout: float = 10.0,
+        timeout: float = 30.0,
         tenant: str | None = None,
         database: str | None = None,
     ) -> MemoryStore:
@@ -442,11 +442,14 @@ class MemoryStore:
         if self._max_batch is None:
             client = self._get_client()
             try:
-                self._max_batch = int(self._call(client.get_max_batch_size))
+                limit = int(self._call(client.get_max_batch_size))
             except MemoryUnavailableError:
                 raise
             except Exception:
-                self._max_batch = 1000
+                limit = 1000
+            # Over HTTP, keep each request short: a 5,000-item upsert can outlast the timeout
+            # on a busy server, and a failed request is retried whole by `repair`.
+            self._max_batch = min(limit, 1000) if self.kind == "server" else limit
         return self._max_batch
 
     def _collection(
