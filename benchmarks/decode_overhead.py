@@ -78,6 +78,7 @@ def decode_ratio(model, tokenizer, rounds: int, new_tokens: int) -> dict:
     }
 
 
+@torch.no_grad()
 def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
     from recall_core.memory import MemoryStore, MemoryWriter
 

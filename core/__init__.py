@@ -10,7 +10,20 @@ from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, ModelLoadError, add_recall_tokens, load_model
 from .types import Memory, MemoryCandidate, Recall, RecallQuery, RecallResult, Usage
 
+# The memory pulls in Chroma and sentence-transformers: imported on first use only.
+_MEMORY_EXPORTS = ("MemoryStore", "MemoryWriter", "UserMemory", "MemoryUnavailableError")
+
+
+def __getattr__(name: str):
+    if name in _MEMORY_EXPORTS:
+        from . import memory
+
+        return getattr(memory, name)
+    raise AttributeError(f"module 'recall_core' has no attribute {name!r}")
+
+
 __all__ = [
+    *_MEMORY_EXPORTS,
     "MEMORY_PAD_TOKEN",
     "RECALL_TOKEN",
     "Memory",

@@ -79,11 +79,16 @@ def _parser() -> argparse.ArgumentParser:
     _store_arguments(forget)
 
     doctor = command("doctor", _doctor, "check the index against the journal (the source of truth)")
-    doctor.add_argument("--repair", action="store_true", help="index what is missing, drop what the journal lacks")
+    doctor.add_argument("--repair", action="store_true", help="index what is missing, finish interrupted deletes")
+    doctor.add_argument("--prune-extra", action="store_true", default=None,
+                        help="with --repair, also delete what the index has and the journal lacks "
+                             "(the default on a local store; on a server other clients may have written it)")
     _store_arguments(doctor, user_required=False, with_user=False)
 
     rebuild = command("rebuild-index", _rebuild, "rebuild the Chroma index from the journal")
     rebuild.add_argument("--reencode", action="store_true", help="embed again instead of reusing journaled vectors")
+    rebuild.add_argument("--fresh", action="store_true",
+                         help="start from an empty index folder (a local index too damaged to open)")
     _store_arguments(rebuild, user_required=False, with_user=False)
 
     fetch = command("fetch-models", _fetch_models, "fetch and convert the embedded default models (offline afterwards)")
@@ -233,7 +238,7 @@ def _doctor(args: argparse.Namespace) -> int:
         report = doctor(store)
         print(report.summary())
         if args.repair and not report.ok:
-            print(repair(store, report, progress=True))
+            print(repair(store, report, prune_extra=args.prune_extra, progress=True))
             report = doctor(store)
             print(report.summary())
     return 0 if report.ok else 1
@@ -243,7 +248,7 @@ def _rebuild(args: argparse.Namespace) -> int:
     from .memory import rebuild_index
 
     with _open_store(args) as store:
-        print(rebuild_index(store, reencode=args.reencode, progress=True))
+        print(rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True))
     return 0
 
 
