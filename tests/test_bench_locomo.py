@@ -1,0 +1,284 @@
+"""The LoCoMo benchmark: metric code against hand-computed examples, and the whole pipeline
+on a tiny slice (a tiny random model, the hash encoder) with its JSON schema checked.
+
+The slice comes from ``../shared/data/locomo_dev.json`` when it is there (the first two
+sessions of the first conversation and the questions about them, written to pytest's tmp
+folder, never into the project), else from a synthetic file in the same schema.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tiny import tiny_model
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import locomo  # noqa: E402
+import retrieval_methods  # noqa: E402
+from locomo_data import DEFAULT_DATA, clean_evidence, load_locomo, stratified_sample  # noqa: E402
+from locomo_metrics import (  # noqa: E402
+    STEMMER,
+    first_hit_rank,
+    hit_at_k,
+    multi_answer_f1,
+    normalize_answer,
+    qa_score,
+    token_f1,
+)
+
+# -- metrics ------------------------------------------------------------------------------------
+
+
+def test_normalize_drops_case_punctuation_articles_and_and():
+    assert normalize_answer("The Cat, and a Dog!") == "cat dog"
+    assert normalize_answer("  an   apple.  ") == "apple"
+
+
+def test_token_f1_on_known_strings():
+    assert token_f1("7 May 2023", "7 May 2023") == 1.0
+    # prediction [on, 7, may], answer [7, may, 2023]: 2 shared, P = R = 2/3
+    assert token_f1("on 7 May", "7 May 2023") == pytest.approx(2 / 3)
+    # prediction [she, went, to, paris], answer [paris]: P = 1/4, R = 1, F1 = 2 * .25 / 1.25
+    assert token_f1("She went to Paris.", "Paris") == pytest.approx(0.4)
+    assert token_f1("nothing in common", "Paris") == 0.0
+    assert token_f1("", "Paris") == 0.0
+
+
+@pytest.mark.skipif(not STEMMER.startswith("nltk"), reason="stemming needs nltk")
+def test_token_f1_stems_like_the_official_evaluation():
+    assert token_f1("running dogs", "run dog") == 1.0
+
+
+def test_multi_hop_f1_averages_best_part_matches():
+    # answer parts [london, berlin]: london matched (1.0), berlin not (0.0)
+    assert multi_answer_f1("Paris, London", "London, Berlin") == pytest.approx(0.5)
+    assert qa_score("Paris, London", "London, Berlin", 1) == pytest.approx(0.5)
+    assert qa_score("Paris, London", "London, Berlin", 4) == pytest.approx(token_f1("Paris London", "London Berlin"))
+
+
+def test_adversarial_score_accepts_the_official_patterns_only():
+    assert qa_score("No information available", "", 5) == 1.0
+    assert qa_score("That is not mentioned in the conversation.", "", 5) == 1.0
+    assert qa_score("She researched adoption agencies", "", 5) == 0.0
+    with pytest.raises(ValueError, match="category"):
+        qa_score("x", "y", 7)
+
+
+def test_hit_at_k_on_a_constructed_ranking():
+    ranked = [("D1:1",), ("D1:2", "D1:3"), ("D2:1",)]
+    assert not hit_at_k(ranked, ["D1:3"], 1)
+    assert hit_at_k(ranked, ["D1:3"], 2)
+    assert hit_at_k(ranked, ["D9:9", "D2:1"], 3)
+    assert not hit_at_k(ranked, ["D9:9"], 10)
+    assert first_hit_rank(ranked, ["D1:3"]) == 2
+    assert first_hit_rank(ranked, ["D9:9"]) is None
+
+
+def test_evidence_is_cleaned_the_same_way_for_every_question():
+    known = {"D8:6", "D9:17", "D11:26"}
+    assert clean_evidence(["D8:6; D9:17"], known) == ("D8:6", "D9:17")
+    assert clean_evidence(["D:11:26", "D", "D10:19"], known) == ("D11:26",)
+
+
+def test_category_5_options_map_like_the_official_code():
+    options = {"a": "No information available", "b": "a red car"}
+    assert locomo.final_answer("(a)\nmore text", options) == "No information available"
+    assert locomo.final_answer("I think (b) a red car", options) == "a red car"
+    assert locomo.final_answer("Not mentioned.", options) == "Not mentioned."
+    assert locomo.final_answer("\n  Paris  \nLondon", None) == "Paris"
+
+
+def test_rrf_fuses_rankings():
+    fused = retrieval_methods.rrf([["a", "b", "c"], ["c", "a"]], k=60)
+    assert [memory_id for memory_id, _ in fused] == ["a", "c", "b"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_linear_fusion_adds_query_normalized_bm25_to_the_cosine():
+    cosine = {"a": 0.5, "b": 0.2, "c": 0.4}
+    bm25 = {"b": 8.0, "c": 2.0}  # normalized: b 1.0, c 0.25, a 0
+    fused = retrieval_methods.linear_fusion(cosine, bm25, weight=1.0)
+    assert [memory_id for memory_id, _ in fused] == ["b", "c", "a"]
+    assert dict(fused) == pytest.approx({"b": 1.2, "c": 0.65, "a": 0.5})
+    assert [i for i, _ in retrieval_methods.linear_fusion(cosine, {}, 1.0)] == ["a", "c", "b"]
+
+
+def test_lexical_query_keeps_content_words_quoted():
+    assert retrieval_methods.lexical_query("When did Caroline go to the LGBTQ support group?") == (
+        '"caroline" OR "go" OR "lgbtq" OR "support" OR "group"'
+    )
+    assert retrieval_methods.lexical_query("What is it?") == ""
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def synthetic_locomo() -> list[dict]:
+    """Two sessions between Ada and Ben, questions of every category with evidence ids."""
+    s1 = [
+        ("Ada", "I adopted a beagle puppy and named him Zorblax."),
+        ("Ben", "What a name! I started learning the bassoon last week."),
+        ("Ada", "I work as a lighthouse keeper on Berlenga island."),
+        ("Ben", "My sister Ana moved to Trondheim for a new job."),
+    ]
+    s2 = [
+        ("Ada", "Zorblax chewed my favourite red scarf yesterday."),
+        ("Ben", "I played the bassoon at the town concert on Saturday."),
+        ("Ada", "We went hiking in the Alps with Zorblax."),
+        ("Ben", "Ana says Trondheim is cold but beautiful."),
+    ]
+    conversation = {"speaker_a": "Ada", "speaker_b": "Ben", "session_1_date_time": "1:56 pm on 8 May, 2023",
+                    "session_2_date_time": "10:00 am on 20 May, 2023"}
+    for number, turns in ((1, s1), (2, s2)):
+        conversation[f"session_{number}"] = [
+            {"speaker": s, "dia_id": f"D{number}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
+        ]
+    qa = [
+        {"question": "What is the name of Ada's dog?", "answer": "Zorblax", "evidence": ["D1:1"], "category": 4},
+        {"question": "Which instrument does Ben play?", "answer": "bassoon", "evidence": ["D1:2"], "category": 4},
+        {"question": "When did Zorblax chew the scarf?", "answer": "19 May 2023", "evidence": ["D2:1"], "category": 2},
+        {"question": "Where does Ben's sister live and what is it like?", "answer": "Trondheim, cold",
+         "evidence": ["D1:4", "D2:4"], "category": 1},
+        {"question": "Would Ada enjoy a job at sea?", "answer": "yes; she keeps a lighthouse", "evidence": ["D1:3"],
+         "category": 3},
+        {"question": "What did Ada name her cat?", "adversarial_answer": "Zorblax", "evidence": ["D1:1"],
+         "category": 5},
+    ]
+    return [{"sample_id": "synthetic-1", "conversation": conversation, "qa": qa}]
+
+
+def dev_slice() -> list[dict] | None:
+    """The first two sessions of the dev file's first conversation and up to 10 questions about them."""
+    if not DEFAULT_DATA.is_file():
+        return None
+    sample = json.loads(DEFAULT_DATA.read_text(encoding="utf-8"))[0]
+    conv = sample["conversation"]
+    keep = {k: v for k, v in conv.items() if k in ("speaker_a", "speaker_b") or k.split("_")[1] in ("1", "2")}
+    ids = {t["dia_id"] for k in ("session_1", "session_2") for t in conv[k]}
+    qa = [q for q in sample["qa"] if q["evidence"] and set(q["evidence"]) <= ids][:10]
+    return [{"sample_id": sample["sample_id"], "conversation": keep, "qa": qa}]
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("locomo") / "slice.json"
+    path.write_text(json.dumps(dev_slice() or synthetic_locomo()))
+    return path
+
+
+def test_loader_and_stratified_sample_are_deterministic(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(synthetic_locomo()))
+    (conversation,) = load_locomo(path)
+    assert [t.dia_id for t in conversation.turns][:2] == ["D1:1", "D1:2"]
+    assert conversation.turns[4].date == "10:00 am on 20 May, 2023"
+    questions = conversation.questions
+    assert questions[4].answer == "yes"  # category 3: the official code keeps the part before ';'
+    assert questions[5].answer == "" and questions[5].adversarial_answer == "Zorblax"
+    first = stratified_sample(questions, 4, seed=3)
+    assert first == stratified_sample(questions, 4, seed=3)
+    assert len(first) == 4 and len({q.category for q in first}) == 4
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+
+
+def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
+    model, tokenizer = tiny_model("llama")
+    from recall_core import RecallGenerator
+
+    generator = RecallGenerator(model, tokenizer)
+    out = tmp_path / "out"
+    argv = [
+        "--data", str(data_file), "--encoder", "hash", "--sample", "6", "--seed", "1", "--out", str(out),
+        "--history-tokens", "150", "--rag-k", "2", "--max-new-tokens", "4", "--no-progress",
+    ]  # fmt: skip
+    assert locomo.main(argv, generator=generator) == 0
+
+    result = json.loads((out / "locomo.json").read_text())
+    assert result["benchmark"] == "locomo" and result["schema_version"] == 1
+    assert result["ingest"]["turns"] > 0 and result["ingest"]["lm_keys"] is True
+    assert set(result["retrieval"]) == {"text/vector", "text/hybrid", "hidden/vector"}
+    for summary in result["retrieval"].values():
+        for k in (1, 5, 10):
+            hits = summary[f"hit@{k}"]
+            assert set(hits) == {"1", "2", "3", "4", "5", "1-4"}
+            assert all(v is None or 0 <= v <= 1 for v in hits.values())
+        assert summary["hit@1"]["1-4"] <= summary["hit@5"]["1-4"] <= summary["hit@10"]["1-4"]
+    answers = result["answers"]
+    assert answers["sample_size"] == 6 and len(answers["rows"]) == 6
+    assert set(answers["methods"]) == set(locomo.METHODS)
+    for name, summary in answers["methods"].items():
+        assert summary["questions"] == 6, name
+        for key in ("prompt_tokens", "injected_tokens", "processed_tokens", "ttft_s", "total_s"):
+            assert summary[key]["mean"] is not None and summary[key]["mean"] >= 0, (name, key)
+    for row in answers["rows"]:
+        for name, cell in row["methods"].items():
+            assert {"prediction", "score", "prompt_tokens", "injected_tokens", "ttft_s", "total_s"} <= set(cell)
+            assert 0 <= cell["score"] <= 1
+            assert cell["ttft_s"] <= cell["total_s"] + 1e-9
+            assert cell["processed_tokens"] == cell["prompt_tokens"] + cell["injected_tokens"]
+            if name in ("none", "full", "rag"):
+                assert cell["injected_tokens"] == 0
+    methods = answers["methods"]
+    assert methods["full"]["prompt_tokens"]["mean"] > methods["none"]["prompt_tokens"]["mean"]
+    assert methods["rag"]["prompt_tokens"]["mean"] > methods["none"]["prompt_tokens"]["mean"]
+    # the same question prompt for (a) and (d): recall adds injected tokens, not prompt text
+    # (+1 for the <recall> marker itself)
+    assert methods["recall"]["prompt_tokens"]["mean"] <= methods["none"]["prompt_tokens"]["mean"] + 1
+    assert methods["recall"]["injected_tokens"]["mean"] > 0
+    assert methods["recall-vector"]["injected_tokens"]["p50"] in (0, 1)
+
+    table = (out / "locomo.md").read_text()
+    assert "| text/vector |" in table and "(d) recall, tokens" in table
+    for png in ("locomo_f1_tokens.png", "locomo_hits.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_retrieval_only_skips_answers(tmp_path, data_file):
+    model, tokenizer = tiny_model("llama")
+    from recall_core import RecallGenerator
+
+    out = tmp_path / "out"
+    argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only", "--query-modes", "text",
+            "--k", "1,3", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert locomo.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
+    result = json.loads((out / "locomo.json").read_text())
+    assert "answers" not in result
+    assert set(result["retrieval"]) == {"text/vector", "text/hybrid"}
+    assert set(result["retrieval"]["text/vector"]) >= {"hit@1", "hit@3", "latency_ms", "questions"}
+    assert result["ingest"]["lm_keys"] is False
+
+
+def test_retrieval_methods_on_the_slice(tmp_path, data_file):
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    conversations = load_locomo(data_file)
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
+        retrieval_methods.ingest(store, conversations, "window")
+        memory = store.for_user(conversations[0].sample_id)
+        assert {r.metadata["dia_id"] for r in memory.all()} == {t.dia_id for t in conversations[0].turns}
+        second = next(r for r in memory.all() if r.metadata.get("dia_id") == "D1:2")
+        assert second.metadata["covers"] == "D1:1,D1:2" and "\n" in second.text
+        hybrid = retrieval_methods.make_memory(retrieval_methods.Method.parse("window/hybrid"), store,
+                                               conversations[0].sample_id)
+        question = conversations[0].questions[0]
+        found = hybrid.search(question.question, 5)
+        assert 1 <= len(found) <= 5 and all("fused" in c.metadata for c in found)
+        assert [c.metadata["fused"] for c in found] == sorted((c.metadata["fused"] for c in found), reverse=True)
+    with pytest.raises(ValueError, match="unknown method"):
+        retrieval_methods.Method.parse("plain/nope")
+
+
+def test_cli_help_names_the_benchmark(capsys):
+    from recall_core.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "locomo", "--help"])
+    assert exit_info.value.code == 0
+    assert "--retrieval-only" in capsys.readouterr().out
