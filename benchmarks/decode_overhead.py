@@ -116,7 +116,7 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
                                recall_tokenizer=tokenizer, recall_trace=trace, **kwargs)
 
             with_recall.append(1000 * _timed(recall_once))
-            assert trace and trace[0].injected
+            assert trace and trace[0].injected, f"the recall injected nothing: {trace}"
             without.append(1000 * _timed(lambda: model.generate(
                 ids, custom_generate=recall_generate, memory=None, recall_tokenizer=tokenizer, **kwargs)))
         store.close()
