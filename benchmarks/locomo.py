@@ -584,7 +584,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="do not prefix retrieved memories with their session date")
     p.add_argument("--memory-format", choices=["writer", *FORMATS], default="dated-window",
                    help="memory text: 'writer' = MemoryWriter.ingest as it is; the others: see retrieval_methods.py")
-    p.add_argument("--history-tokens", type=int, default=2048, help="(b): budget of the stuffed history")
+    p.add_argument("--history-tokens", type=int, default=1024, help="(b): budget of the stuffed history")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
     p.add_argument("--recalls", type=int, default=1, help="(d)/(e): <recall> markers, each injects the next-best memory")
     p.add_argument("--top-k", type=int, default=4, help="(d)/(e): RecallConfig.top_k (one recall, vector retrieval)")
@@ -644,7 +644,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     if args.threads:
         torch.set_num_threads(args.threads)
     progress = not args.no_progress
-    started = time.perf_counter()
+    started, load_start = time.perf_counter(), _load()
     data_path = resolve_data(args.data)
     conversations = load_locomo(data_path, args.conversations)
     questions = [q for c in conversations for q in c.questions]
@@ -685,7 +685,16 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
                     "rows": rows,
                 }
     result["seconds"] = time.perf_counter() - started
+    result["load_average"] = {"start": load_start, "end": _load()}
     return result
+
+
+def _load() -> list[float] | None:
+    """The machine's 1/5/15-minute load averages (other processes slow every timing down)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
 
 
 def main(argv: Sequence[str] | None = None, generator: Any = None) -> int:

@@ -430,6 +430,33 @@ def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
+    """Horizontal bars: hit@1/5/10 over categories 1-4 for each method, the 0.70 goal marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [s["method"] for s in summaries]
+    fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(names) + 1.2))
+    height = 0.27
+    for i, k in enumerate(KS):
+        values = [s[f"hit@{k}"]["1-4"] or 0.0 for s in summaries]
+        ax.barh([j + (i - 1) * height for j in range(len(names))], values, height, label=f"hit@{k}")
+    ax.axvline(0.70, color="black", linestyle="--", linewidth=1, label="goal hit@5 = 0.70")
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of category 1-4 questions with an evidence turn in the top k")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -468,6 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / "retrieval_methods.json").write_text(json.dumps(payload, indent=2))
     table = markdown_table(summaries)
     (out / "retrieval_methods.md").write_text(table + "\n")
+    plot_methods(summaries, out / "retrieval_methods.png")
     print(table)
     return 0
 

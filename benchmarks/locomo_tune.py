@@ -1,0 +1,147 @@
+"""Tune recall (d) and RAG (c) on LoCoMo dev questions kept apart from the reported sample.
+
+The reported answer sample of ``locomo.py`` is drawn with ``--seed`` (default 0); the tuning
+questions are a second stratified sample drawn from the *other* questions, so the numbers
+in the report were not tuned on. The store is written once; each configuration then answers
+the same tuning questions. Varied: the memory text (single dated turn, or the previous turn
+too), the search (vector, hybrid), the injection template, ``min_score``, the number of
+recalls (each injects the next-best memory), where ``<recall>`` goes, and (c)'s top-k.
+
+Usage:
+    python benchmarks/locomo_tune.py                      # 60 tuning questions, the grid below
+    python benchmarks/locomo_tune.py --questions 30 --grid quick
+Writes benchmarks/out/locomo_tune.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import locomo  # noqa: E402
+from locomo_data import load_locomo, resolve_data, stratified_sample  # noqa: E402
+
+#: (name, method, overrides of locomo.py's arguments)
+GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+    "full": [
+        ("rag k=3", "rag", {"rag_k": 3}),
+        ("rag k=5", "rag", {"rag_k": 5}),
+        ("rag k=10", "rag", {"rag_k": 10}),
+        ("recall default template", "recall", {}),
+        ("recall min_score 0", "recall", {"min_score": 0.0}),
+        ("recall template '{text}\\n\\n'", "recall", {"template": "{text}\n\n"}),
+        ("recall template 'From our conversation: {text}\\nShort answer:'", "recall",
+         {"template": "From our conversation: {text}\nShort answer:"}),
+        ("recall x2", "recall", {"recalls": 2}),
+        ("recall x3", "recall", {"recalls": 3}),
+        ("recall user_end ' (Context: {text})'", "recall",
+         {"recall_position": "user_end", "template": " (Context: {text})"}),
+        ("recall vector search", "recall", {"retrieval": "vector"}),
+    ],
+    "core": [
+        ("rag k=5", "rag", {"rag_k": 5}),
+        ("rag k=10", "rag", {"rag_k": 10}),
+        ("recall default template", "recall", {}),
+        ("recall min_score 0", "recall", {"min_score": 0.0}),
+        ("recall template '{text}\\n\\n'", "recall", {"template": "{text}\n\n"}),
+        ("recall x2", "recall", {"recalls": 2}),
+    ],
+    "quick": [
+        ("rag k=5", "rag", {"rag_k": 5}),
+        ("recall default template", "recall", {}),
+        ("recall x2", "recall", {"recalls": 2}),
+    ],
+}
+
+
+def tuning_questions(path: Path, n: int, report_sample: int, seed: int) -> list[Any]:
+    """``n`` stratified questions from those *not* in the reported sample (``report_sample``, ``seed``)."""
+    questions = [q for c in load_locomo(path) for q in c.questions]
+    reported = {q.key for q in stratified_sample(questions, report_sample, seed)}
+    rest = [q for q in questions if q.key not in reported]
+    return stratified_sample(rest, n, seed + 1)
+
+
+def run_grid(bench: locomo.Bench, questions: Sequence[Any], grid: Sequence[tuple[str, str, dict[str, Any]]],
+             progress: bool) -> list[dict[str, Any]]:
+    """Each configuration on every tuning question; summaries (F1, cat 5, tokens, times)."""
+    base = bench.args
+    out = []
+    for name, method, overrides in grid:
+        bench.args = copy.copy(base)
+        for key, value in overrides.items():
+            setattr(bench.args, key, value)
+        started = time.perf_counter()
+        rows = locomo.answer_rows(bench, questions, [method], progress)
+        summary = locomo.answer_summary(rows, method)
+        summary.update({"config": name, "method": method, "overrides": overrides,
+                        "seconds": time.perf_counter() - started})
+        out.append(summary)
+        f1 = summary["f1"]["1-4"]
+        print(f"{name:55s} F1 1-4 {f1:.3f}  cat5 {summary['adversarial_accuracy'] or 0:.2f}  "
+              f"processed {summary['processed_tokens']['mean']:.0f}", flush=True)
+    bench.args = base
+    return out
+
+
+def table(summaries: Sequence[dict[str, Any]]) -> str:
+    lines = ["| configuration | F1 cat 1 | cat 2 | cat 3 | cat 4 | **F1 1-4** | cat 5 | processed tok | TTFT p50 s |",
+             "|" + " --- |" * 9]
+    for s in summaries:
+        f1 = s["f1"]
+        cells = [s["config"], *(locomo._fmt(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{locomo._fmt(f1['1-4'])}**",
+                 locomo._fmt(s["adversarial_accuracy"]), locomo._fmt(s["processed_tokens"]["mean"], 0),
+                 locomo._fmt(s["ttft_s"]["p50"], 2)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", type=int, default=60, help="tuning questions")
+    parser.add_argument("--grid", choices=sorted(GRID), default="full")
+    parser.add_argument("--report-sample", type=int, default=200, help="the reported sample to keep apart")
+    args, rest = parser.parse_known_args(argv)
+    bench_args = locomo.parse_args([*rest, "--query-modes", "text"])
+    import torch
+    from recall_core import RecallGenerator
+    from recall_core.memory import MemoryStore
+
+    if bench_args.threads:
+        torch.set_num_threads(bench_args.threads)
+
+    data_path = resolve_data(bench_args.data)
+    questions = tuning_questions(data_path, args.questions, args.report_sample, bench_args.seed)
+    conversations = load_locomo(data_path)
+    generator = RecallGenerator.from_pretrained(bench_args.model, device=bench_args.device)
+    with tempfile.TemporaryDirectory(prefix="recall-tune-") as folder, \
+            MemoryStore.local(Path(folder) / "store", encoder=bench_args.encoder) as store:
+        bench_args.conversations = None
+        locomo.ingest(store, generator, data_path, conversations, bench_args, Path(folder), False)
+        bench = locomo.Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
+        budget = min(bench_args.history_tokens, generator.context_window - bench_args.max_new_tokens - 200)
+        for c in conversations:
+            bench.history[c.sample_id] = locomo.history_block(c, generator.tokenizer, budget)
+        summaries = run_grid(bench, questions, GRID[args.grid], not bench_args.no_progress)
+    out = Path(bench_args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"questions": [q.key for q in questions], "memory_format": bench_args.memory_format,
+               "configs": summaries}
+    (out / "locomo_tune.json").write_text(json.dumps(payload, indent=1))
+    text = table(summaries)
+    (out / "locomo_tune.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
