@@ -142,26 +142,10 @@ def chunk_text(text: str, max_tokens: int | None, count_tokens: Callable[[str], 
     # Fast path: a tokenizer makes at most ~4 tokens of a character (byte fallback).
     if len(text) * 4 <= max_tokens or count_tokens(text) <= max_tokens:
         return [text.strip()]
-    spans = _sentence_spans(text)
-    chunks: list[tuple[int, int]] = []
-    start = end = None
-    used = 0
-    for s, e in spans:
-        n = count_tokens(text[s:e])
-        if n > max_tokens:
-            if start is not None:
-                chunks.append((start, end))  # type: ignore[arg-type]
-                start, used = None, 0
-            chunks.extend(_split_long(text, s, e, max_tokens, count_tokens))
-            continue
-        if start is not None and used + n > max_tokens:
-            chunks.append((start, end))  # type: ignore[arg-type]
-            start, used = None, 0
-        if start is None:
-            start = s
-        end, used = e, used + n
-    if start is not None:
-        chunks.append((start, end))  # type: ignore[arg-type]
+    chunks = _pack(
+        text, _sentence_spans(text), max_tokens, count_tokens,
+        lambda s, e: _split_long(text, s, e, max_tokens, count_tokens),
+    )  # fmt: skip
     out = [text[s:e].strip() for s, e in chunks]
     return [c for c in out if c]
 
@@ -177,27 +161,43 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if text[s:e].strip()]
 
 
-def _split_long(text: str, start: int, end: int, max_tokens: int, count: Callable[[str], int]) -> list[tuple[int, int]]:
-    """Split one over-long sentence between words (and an over-long word between characters)."""
+def _pack(
+    text: str,
+    spans: Iterable[tuple[int, int]],
+    max_tokens: int,
+    count: Callable[[str], int],
+    split_too_long: Callable[[int, int], list[tuple[int, int]]],
+) -> list[tuple[int, int]]:
+    """Greedily join consecutive spans into pieces of at most ``max_tokens``.
+
+    A span that alone is longer than ``max_tokens`` is handed to ``split_too_long``.
+    """
     pieces: list[tuple[int, int]] = []
-    cur_start, cur_end, used = None, None, 0
-    for match in _WORD_SPAN.finditer(text, start, end):
-        s, e = match.start(), match.end()
+    start = end = None
+    used = 0
+    for s, e in spans:
         n = count(text[s:e])
         if n > max_tokens:
-            if cur_start is not None:
-                pieces.append((cur_start, cur_end))  # type: ignore[arg-type]
-                cur_start, used = None, 0
-            pieces.extend(_split_chars(text, s, e, max_tokens, count))
+            if start is not None:
+                pieces.append((start, end))  # type: ignore[arg-type]
+                start, used = None, 0
+            pieces.extend(split_too_long(s, e))
             continue
-        if cur_start is not None and used + n > max_tokens:
-            pieces.append((cur_start, cur_end))  # type: ignore[arg-type]
-            cur_start, used = None, 0
-        if cur_start is None:
-            cur_start = s
-        cur_end, used = e, used + n
-    if cur_start is not None:
-        pieces.append((cur_start, cur_end))  # type: ignore[arg-type]
+        if start is not None and used + n > max_tokens:
+            pieces.append((start, end))  # type: ignore[arg-type]
+            start, used = None, 0
+        if start is None:
+            start = s
+        end, used = e, used + n
+    if start is not None:
+        pieces.append((start, end))  # type: ignore[arg-type]
+    return pieces
+
+
+def _split_long(text: str, start: int, end: int, max_tokens: int, count: Callable[[str], int]) -> list[tuple[int, int]]:
+    """Split one over-long sentence between words (and an over-long word between characters)."""
+    words = [(match.start(), match.end()) for match in _WORD_SPAN.finditer(text, start, end)]
+    pieces = _pack(text, words, max_tokens, count, lambda s, e: _split_chars(text, s, e, max_tokens, count))
     return pieces
 
 
