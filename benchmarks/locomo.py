@@ -213,6 +213,27 @@ class DistinctMemory:
 # -- timing -----------------------------------------------------------------------------------
 
 
+class FirstLineStop:
+    """Stops once the new text holds a line break after some non-blank text.
+
+    A plain ``stop=["\\n"]`` would end an answer that starts with a blank line before it
+    says anything; answers are scored on their first non-empty line anyway.
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.start: int | None = None
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if self.start is None:  # first call: one token has been generated
+            self.start = input_ids.shape[1] - 1
+        text = self.tokenizer.decode(input_ids[0, self.start :], skip_special_tokens=True)
+        done = "\n" in text.lstrip()
+        return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+
+
 class FirstTokenTimer:
     """A streamer that notes when the first generated token arrives (the first ``put`` is the prompt)."""
 
@@ -277,7 +298,7 @@ class Bench:
         started = time.perf_counter()
         result = self.generator.generate(
             messages, memory=memory, config=config, streamer=timer, max_new_tokens=self.args.max_new_tokens,
-            stop=["\n"],
+            stopping_criteria=[FirstLineStop(self.generator.tokenizer)],
         )  # fmt: skip
         ended = time.perf_counter()
         usage = result.usage
@@ -420,8 +441,9 @@ def retrieval_summary(rows: Sequence[dict[str, Any]], ks: Sequence[int]) -> dict
 # -- answers ----------------------------------------------------------------------------------
 
 
-def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[str], progress: bool) -> list[dict[str, Any]]:
-    """Every method on every sampled question; one row per question."""
+def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[str], progress: bool,
+                partial: Path | None = None) -> list[dict[str, Any]]:
+    """Every method on every sampled question; one row per question (also appended to ``partial``, JSON lines)."""
     rows = []
     bar = _bar(None, "answers", progress, total=len(questions) * len(methods))
     for q in questions:
@@ -433,6 +455,9 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
             if bar is not None:
                 bar.update(1)
         rows.append(row)
+        if partial is not None:
+            with partial.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
     if bar is not None:
         bar.close()
     return rows
@@ -628,7 +653,7 @@ def ingest(
                                                    folder / "subset.json")
         writer.ingest(path, progress=progress)
     else:
-        write_formatted(store, conversations, args.memory_format, writer=writer)
+        write_formatted(store, conversations, args.memory_format, writer=writer, progress=progress)
     users = [c.sample_id for c in conversations]
     return {"seconds": time.perf_counter() - started, "turns": sum(len(c.turns) for c in conversations),
             "memories": sum(store.for_user(u).count() for u in users), "users": users, "lm_keys": lm_keys,
@@ -675,7 +700,10 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
                 for c in conversations:
                     bench.history[c.sample_id] = history_block(c, generator.tokenizer, budget)
                 answer_started = time.perf_counter()
-                rows = answer_rows(bench, sample, args.methods, progress)
+                partial = Path(args.out) / "locomo_answers.partial.jsonl"
+                partial.parent.mkdir(parents=True, exist_ok=True)
+                partial.write_text("")
+                rows = answer_rows(bench, sample, args.methods, progress, partial)
                 result["answers"] = {
                     "sample_size": len(sample),
                     "sample_by_category": {str(c): sum(1 for q in sample if q.category == c) for c in CATEGORIES},

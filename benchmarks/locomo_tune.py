@@ -55,6 +55,14 @@ GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("recall template '{text}\\n\\n'", "recall", {"template": "{text}\n\n"}),
         ("recall x2", "recall", {"recalls": 2}),
     ],
+    "templates": [
+        ("recall 'Memory: {text}\\n\\n' (default)", "recall", {}),
+        ("recall 'Memory: {text}\\n\\nAnswer:'", "recall", {"template": "Memory: {text}\n\nAnswer:"}),
+        ("recall 'From our conversation: {text}\\nShort answer:'", "recall",
+         {"template": "From our conversation: {text}\nShort answer:"}),
+        ("recall user_end ' (Context: {text})'", "recall",
+         {"recall_position": "user_end", "template": " (Context: {text})"}),
+    ],
     "quick": [
         ("rag k=5", "rag", {"rag_k": 5}),
         ("recall default template", "recall", {}),

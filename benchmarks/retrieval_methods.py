@@ -111,15 +111,17 @@ def conversation_turns(conversation: Conversation, fmt: str, role_of: Callable[[
 
 
 def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, data_path: Path | None = None,
-           writer: MemoryWriter | None = None) -> MemoryWriter:
+           writer: MemoryWriter | None = None, progress: bool = False) -> MemoryWriter:
     """Write the conversations into ``store``; ``plain`` from the file goes through ``MemoryWriter.ingest``."""
     writer = writer or MemoryWriter(store)
     if fmt == "plain" and data_path is not None:
-        writer.ingest(data_path, progress=False)
+        writer.ingest(data_path, progress=progress)
         return writer
+    turns: list[Turn] = []
     for conversation in conversations:
         roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
-        writer.add_turns(conversation_turns(conversation, fmt, lambda s, r=roles: r.get(s, "user")))
+        turns.extend(conversation_turns(conversation, fmt, lambda s, r=roles: r.get(s, "user")))
+    writer.add_turns(turns, progress=progress)
     return writer
 
 
@@ -430,6 +432,25 @@ def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def interleaved_latency(
+    fmt: str, rankings: Sequence[str], conversations: Sequence[Conversation], n: int
+) -> dict[str, dict[str, float | None]]:
+    """Search latency (ms) of each ranking on the same ``n`` questions, the rankings taking turns per
+    question, so that load from other processes falls on all of them alike."""
+    questions = [q for c in conversations for q in c.questions][:n]
+    times: dict[str, list[float]] = {r: [] for r in rankings}
+    with tempfile.TemporaryDirectory(prefix="recall-locomo-") as folder, MemoryStore.local(folder) as store:
+        ingest(store, conversations, fmt)
+        memories = {(r, c.sample_id): make_memory(Method(fmt, r), store, c.sample_id)
+                    for r in rankings for c in conversations}
+        for q in questions:
+            for ranking in rankings:
+                started = time.perf_counter()
+                memories[(ranking, q.sample_id)].search(RecallQuery(q.question), 10)
+                times[ranking].append((time.perf_counter() - started) * 1000)
+    return {r: {"p50": percentile(v, 50), "p95": percentile(v, 95)} for r, v in times.items()}
+
+
 def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     """Horizontal bars: hit@1/5/10 over categories 1-4 for each method, the 0.70 goal marked."""
     import matplotlib
@@ -468,7 +489,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default: {','.join(METHODS)})")
     parser.add_argument("--out", default=str(OUT), help="output folder")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--latency", type=int, default=0, metavar="N",
+                        help="only time vector/bm25/hybrid search on N questions (dated-window), taking turns")
     args = parser.parse_args(argv)
+    if args.latency:
+        conversations = load_locomo(resolve_data(args.data), args.conversations or 1)
+        result = interleaved_latency("dated-window", ["vector", "bm25", "hybrid"], conversations, args.latency)
+        print(json.dumps(result, indent=1))
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "retrieval_latency.json").write_text(json.dumps(result, indent=1))
+        return 0
 
     data_path = resolve_data(args.data)
     conversations = load_locomo(data_path, args.conversations)
