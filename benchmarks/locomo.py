@@ -56,7 +56,7 @@ from locomo_data import (  # noqa: E402
     subset_file,
 )
 from locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
-from retrieval_methods import FORMATS, HybridMemory, LexicalIndex, covered, session_day  # noqa: E402
+from retrieval_methods import FORMATS, covered, session_day  # noqa: E402
 from retrieval_methods import ingest as write_formatted  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -193,6 +193,17 @@ class DatedMemory:
         return out
 
 
+class RankedMemory:
+    """A user's memory searched with a given ``retrieval`` (``UserMemory.search(..., retrieval=)``)."""
+
+    def __init__(self, inner: Any, retrieval: str) -> None:
+        self.inner = inner
+        self.retrieval = retrieval
+
+    def search(self, query: Any, k: int = 4) -> list[Any]:
+        return self.inner.search(query, k, retrieval=self.retrieval)
+
+
 class DistinctMemory:
     """Each search returns only memories not returned before: several ``<recall>`` get different memories.
 
@@ -262,24 +273,17 @@ class Bench:
     generator: Any
     store: Any
     conversations: dict[str, Conversation]
-    lexical: dict[str, LexicalIndex] = field(default_factory=dict)
     history: dict[str, tuple[str, int]] = field(default_factory=dict)
     fitted: int = 0
 
     def memory(self, sample_id: str, retrieval: str | None = None) -> Any:
-        """The searchable memory of a conversation: ``vector`` (the store) or ``hybrid``."""
-        retrieval = retrieval or self.args.retrieval
-        memory = self.store.for_user(sample_id)
-        if retrieval == "hybrid":
-            if sample_id not in self.lexical:
-                self.lexical[sample_id] = LexicalIndex.for_user(self.store, sample_id)
-            memory = HybridMemory(memory, self.lexical[sample_id])
-        return memory
+        """The searchable memory of a conversation, ranked by ``hybrid`` (the store's default) or ``vector``."""
+        return RankedMemory(self.store.for_user(sample_id), retrieval or self.args.retrieval)
 
     def answer_memory(self, sample_id: str) -> Any:
         """What (c) and (d) search: dated text, by the memory itself or by :class:`DatedMemory`."""
         memory = self.memory(sample_id)
-        dated = self.args.memory_format.startswith("dated")
+        dated = self.args.memory_format.startswith("dated") or self.args.memory_format == "writer"
         return DatedMemory(memory) if self.args.memory_dates and not dated else memory
 
     def recall_config(self, inject_mode: str) -> Any:
@@ -287,7 +291,7 @@ class Bench:
 
         a = self.args
         return RecallConfig(
-            inject_mode=inject_mode, template=a.template, top_k=1 if a.recalls > 1 or a.retrieval == "hybrid" else a.top_k,
+            inject_mode=inject_mode, template=a.template, top_k=1 if a.recalls > 1 else a.top_k,
             min_score=a.min_score, max_recalls=max(a.recalls, 1), recall_position=a.recall_position,
             recall_policy="explicit" if a.recalls > 1 else "auto",
         )  # fmt: skip
@@ -339,7 +343,7 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         found = bench.answer_memory(question.sample_id).search(prompt.user, bench.args.rag_k)
         messages = fit_excerpts(bench, prompt, found)
         extra_s = time.perf_counter() - started
-        retrieved = [list(covered(c.metadata)) for c in found[: bench.fitted]]
+        retrieved = [list(covered(c)) for c in found[: bench.fitted]]
         out = bench.generate(messages, None, plain)
     elif method in ("recall", "recall-vector"):
         config = bench.recall_config("tokens" if method == "recall" else "vector")
@@ -423,7 +427,7 @@ def retrieval_rows(bench: Bench, questions: Sequence[Question], mode: str, retri
         started = time.perf_counter()
         found = memory.search(RecallQuery(q.question, hidden=hidden, mode=mode), k)
         seconds = time.perf_counter() - started
-        ranked = [covered(c.metadata) for c in found]
+        ranked = [covered(c) for c in found]
         row = {"key": q.key, "category": q.category, "seconds": seconds, "top": [list(r) for r in ranked]}
         row.update({f"hit@{n}": hit_at_k(ranked, q.evidence, n) for n in bench.args.k})
         rows.append(row)
@@ -607,8 +611,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="memory search used by (c) and (d): the store's vector search, or hybrid BM25+vector")
     p.add_argument("--no-memory-dates", dest="memory_dates", action="store_false",
                    help="do not prefix retrieved memories with their session date")
-    p.add_argument("--memory-format", choices=["writer", *FORMATS], default="dated-window",
-                   help="memory text: 'writer' = MemoryWriter.ingest as it is; the others: see retrieval_methods.py")
+    p.add_argument("--memory-format", choices=FORMATS, default="writer",
+                   help="memory text: 'writer' = MemoryWriter.ingest with its defaults; the others: retrieval_methods.py")
     p.add_argument("--history-tokens", type=int, default=1024, help="(b): budget of the stuffed history")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
     p.add_argument("--recalls", type=int, default=1, help="(d)/(e): <recall> markers, each injects the next-best memory")
@@ -645,7 +649,8 @@ def ingest(
     from recall_core.memory import MemoryWriter
 
     lm_keys = "hidden" in args.query_modes
-    writer = MemoryWriter(store, lm=(generator.model, generator.tokenizer) if lm_keys else None, lm_keys=lm_keys)
+    own = {} if args.memory_format == "writer" else {"dated": False, "window": False, "speakers": False}
+    writer = MemoryWriter(store, lm=(generator.model, generator.tokenizer) if lm_keys else None, lm_keys=lm_keys, **own)
     started = time.perf_counter()
     if args.memory_format == "writer":
         whole = args.conversations is None

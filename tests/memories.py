@@ -37,3 +37,8 @@ class FixedMemory:
     def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
         self.queries.append(query)
         return self.candidates[:k]
+
+
+#: ``MemoryWriter`` options that store each turn's text exactly as given (no date, speaker or
+#: window): for the tests of storage mechanics, which compare texts and brute-force rankings.
+RAW_TEXT = {"dated": False, "window": False, "speakers": False}

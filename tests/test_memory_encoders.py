@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memories import RAW_TEXT
 from recall_core.memory import (
     DEFAULT_ENCODER_NAME,
     HashEncoder,
@@ -53,7 +54,7 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
         "I started learning the cello in March.": "Which instrument am I studying?",
     }
     with MemoryStore.local(tmp_path) as store:
-        writer = MemoryWriter(store)
+        writer = MemoryWriter(store, **RAW_TEXT)
         writer.add_turns([{"user_id": "alice", "role": "user", "content": fact} for fact in facts])
         memory = store.for_user("alice")
         for fact, question in facts.items():

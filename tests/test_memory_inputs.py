@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memories import RAW_TEXT
 from recall_core.memory import (
     EncoderMismatchError,
     HashEncoder,
@@ -46,14 +47,14 @@ def assert_nothing_written(store: MemoryStore, user: str = "u") -> None:
 )
 def test_bad_turns_raise_and_write_nothing(store: MemoryStore, role, content, message) -> None:
     with pytest.raises(ValueError, match=message):
-        MemoryWriter(store).add_turn("u", role, content)
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", role, content)
     assert_nothing_written(store)
 
 
 def test_one_bad_turn_in_a_batch_writes_none(store: MemoryStore) -> None:
     turns = [{"user_id": "u", "role": "user", "content": "fine"}, {"user_id": "u", "role": "user", "content": " "}]
     with pytest.raises(ValueError, match="turn 1"):
-        MemoryWriter(store).add_turns(turns)
+        MemoryWriter(store, **RAW_TEXT).add_turns(turns)
     assert_nothing_written(store)
 
 
@@ -69,7 +70,7 @@ def test_one_bad_turn_in_a_batch_writes_none(store: MemoryStore) -> None:
 )
 def test_bad_fields_raise(store: MemoryStore, kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
-        MemoryWriter(store).add_turn("u", "user", "hello", **kwargs)
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello", **kwargs)
     assert_nothing_written(store)
 
 
@@ -80,14 +81,14 @@ def test_bad_user_ids(store: MemoryStore, user) -> None:
 
 
 def test_non_utf8_bytes_are_decoded_when_valid(store: MemoryStore) -> None:
-    ids = MemoryWriter(store).add_turn("u", "user", "café au lait".encode())
+    ids = MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "café au lait".encode())
     assert store.for_user("u").get(ids[0]).text == "café au lait"
 
 
 def test_huge_turn_is_chunked_not_dropped(store: MemoryStore) -> None:
     words = [f"w{i}" for i in range(20_000)]
     text = ". ".join(" ".join(words[i : i + 37]) for i in range(0, len(words), 37)) + "."
-    ids = MemoryWriter(store, chunk_tokens=64).add_turn("u", "user", text)
+    ids = MemoryWriter(store, **RAW_TEXT, chunk_tokens=64).add_turn("u", "user", text)
     records = store.for_user("u").all()
     assert len(records) == len(ids) > 20_000 // 64
     assert [r.chunk_index for r in records] == list(range(len(ids)))
@@ -105,7 +106,7 @@ def test_chunking_of_one_enormous_word() -> None:
 
 
 def test_rewriting_a_turn_does_not_duplicate(store: MemoryStore) -> None:
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     first = writer.add_turn("u", "user", "I like green tea.", session_id="s")
     again = writer.add_turn("u", "user", "I like green tea.", session_id="s")
     assert first == again and store.for_user("u").count() == 1
@@ -120,7 +121,7 @@ def test_rewriting_a_turn_does_not_duplicate(store: MemoryStore) -> None:
 
 
 def test_turn_indices_follow_the_session(store: MemoryStore) -> None:
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     writer.add_turns([{"user_id": "u", "role": "user", "content": f"turn {i}", "session_id": "a"} for i in range(3)])
     writer.add_turn("u", "assistant", "first of b", session_id="b")
     writer.add_turn("u", "user", "turn 3", session_id="a")
@@ -130,26 +131,26 @@ def test_turn_indices_follow_the_session(store: MemoryStore) -> None:
 
 def test_dimension_mismatch_names_both_dimensions(tmp_path: Path) -> None:
     with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
-        MemoryWriter(store).add_turn("u", "user", "hello world")
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello world")
     with MemoryStore.local(tmp_path, encoder=HashEncoder(16)) as store:
         with pytest.raises(EncoderMismatchError, match=r"32 dimensions.*16 dimensions"):
             store.for_user("u").search(RecallQuery("hello"), 3)
         with pytest.raises(EncoderMismatchError, match=r"32 dimensions.*16 dimensions"):
-            MemoryWriter(store).add_turn("u", "user", "another")
+            MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "another")
         assert isinstance(EncoderMismatchError("x"), ValueError)
 
 
 def test_writer_encoder_must_match_the_store(tmp_path: Path) -> None:
     with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
         with pytest.raises(ValueError, match="already uses the encoder"):
-            MemoryWriter(store, encoder=HashEncoder(16))
+            MemoryWriter(store, **RAW_TEXT, encoder=HashEncoder(16))
     with MemoryStore.local(tmp_path) as store:  # no encoder yet: the writer's becomes the store's
-        MemoryWriter(store, encoder=HashEncoder(32))
+        MemoryWriter(store, **RAW_TEXT, encoder=HashEncoder(32))
         assert store.encoder.dimension == 32
 
 
 def test_search_arguments(store: MemoryStore) -> None:
-    MemoryWriter(store).add_turn("u", "user", "hello world")
+    MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello world")
     memory = store.for_user("u")
     assert memory.search(RecallQuery("   "), 3) == []
     assert store.for_user("nobody").search(RecallQuery("hello"), 3) == []
@@ -169,8 +170,8 @@ def test_search_arguments(store: MemoryStore) -> None:
 
 def test_lm_keys_need_a_model(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="lm_keys=True needs"):
-        MemoryWriter(store, lm_keys=True)
-    writer = MemoryWriter(store, lm=lambda texts: np.ones((len(texts) + 1, 4)), lm_keys=True)
+        MemoryWriter(store, **RAW_TEXT, lm_keys=True)
+    writer = MemoryWriter(store, **RAW_TEXT, lm=lambda texts: np.ones((len(texts) + 1, 4)), lm_keys=True)
     with pytest.raises(ValueError, match="shape"):
         writer.add_turn("u", "user", "x")
 
@@ -186,12 +187,12 @@ def test_ingest_jsonl(store: MemoryStore, tmp_path: Path) -> None:
         {"user_id": "u", "role": "user", "text": "My cat is Miso.", "metadata": {"mood": "happy"}},
     ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n")
-    report = MemoryWriter(store).ingest(path, user_id="u", progress=False)
+    report = MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="u", progress=False)
     assert (report.format, report.turns, report.memories, report.users) == ("jsonl", 3, 3, ["u"])
     records = {r.text: r for r in store.for_user("u").all()}
     assert records["I moved to Lisbon in May."].timestamp == "2024-05-02T10:00:00"
     assert records["My cat is Miso."].metadata == {"mood": "happy"}
-    again = MemoryWriter(store).ingest(path, user_id="u", progress=False)
+    again = MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="u", progress=False)
     assert again.memories == 3 and store.for_user("u").count() == 3  # no duplicates
 
 
@@ -204,9 +205,9 @@ def test_ingest_rejects_bad_lines_with_their_number(store: MemoryStore, tmp_path
         b"not json\n"
     )
     with pytest.raises(ValueError, match="line 2: not valid UTF-8"):
-        MemoryWriter(store).ingest(path, user_id="u", progress=False)
+        MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="u", progress=False)
     assert_nothing_written(store)
-    report = MemoryWriter(store).ingest(path, user_id="u", progress=False, skip_invalid=True)
+    report = MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="u", progress=False, skip_invalid=True)
     assert report.turns == 1 and len(report.skipped) == 3
     assert sorted(s.split(":")[0] for s in report.skipped) == ["line 2", "line 3", "line 4"]
 
@@ -215,10 +216,10 @@ def test_ingest_refuses_other_users_lines(store: MemoryStore, tmp_path: Path) ->
     path = tmp_path / "mixed.jsonl"
     path.write_text(json.dumps({"user_id": "mallory", "role": "user", "content": "x"}) + "\n")
     with pytest.raises(ValueError, match="belongs to user 'mallory'"):
-        MemoryWriter(store).ingest(path, user_id="u", progress=False)
+        MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="u", progress=False)
     path.write_text(json.dumps({"role": "user", "content": "x"}) + "\n")
     with pytest.raises(ValueError, match="no user_id"):
-        MemoryWriter(store).ingest(path, progress=False)
+        MemoryWriter(store, **RAW_TEXT).ingest(path, progress=False)
 
 
 def locomo_sample(sample_id: str) -> dict:
@@ -242,13 +243,14 @@ def locomo_sample(sample_id: str) -> dict:
 def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([locomo_sample("conv-1"), locomo_sample("conv-2")]))
-    report = MemoryWriter(store).ingest(path, progress=False)
+    report = MemoryWriter(store).ingest(path, progress=False)  # the defaults: dated, windowed, with speakers
     assert (report.format, report.turns, report.users) == ("locomo", 6, ["conv-1", "conv-2"])
     records = store.for_user("conv-1").all()
     assert [r.text for r in records] == [
-        "Caroline: I went to a support group yesterday.",
+        "[8 May, 2023] Caroline: I went to a support group yesterday.",
+        "[8 May, 2023] Caroline: I went to a support group yesterday.\n"
         "Melanie: That sounds great! [shares an image: a photo of a cake]",
-        "Caroline: I am researching adoption agencies.",
+        "[25 May, 2023] Caroline: I am researching adoption agencies.",  # a new session: no window
     ]
     assert [(r.role, r.session_id, r.turn_index) for r in records] == [
         ("user", "session_1", 0), ("assistant", "session_1", 1), ("user", "session_2", 0),
@@ -258,6 +260,6 @@ def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
     }  # fmt: skip
     assert records[2].timestamp == "1:14 pm on 25 May, 2023"
     with pytest.raises(ValueError, match="2 conversations"):
-        MemoryWriter(store).ingest(path, user_id="someone", progress=False)
-    MemoryWriter(store).ingest(path, progress=False)
+        MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="someone", progress=False)
+    MemoryWriter(store, **RAW_TEXT).ingest(path, progress=False)
     assert store.for_user("conv-2").count() == 3  # re-ingest: positional ids, no duplicates

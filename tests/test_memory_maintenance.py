@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from chroma_server import ChromaServer, free_port
+from memories import RAW_TEXT
 from recall_core.memory import (
     HashEncoder,
     MemoryStore,
@@ -24,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     ids = [writer.add_turn("u", "user", f"fact number {i} about {w}")[0] for i, w in enumerate("abcdef")]
     assert doctor(store).ok
     collection = store._collection("u", MEMORIES)
@@ -45,7 +46,7 @@ def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> No
 
 def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
-    MemoryWriter(store).add_turn("u", "user", "remember the milk")
+    MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "remember the milk")
     store._drop_user("u")  # the index lost it
     store.journal._db.execute("UPDATE memories SET embedding=NULL, encoder=NULL, state='pending'")
     result = repair(store)
@@ -57,7 +58,7 @@ def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
 
 def test_index_only_user_is_pruned_on_a_local_store(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
-    MemoryWriter(store).add_turn("ghost", "user", "boo")
+    MemoryWriter(store, **RAW_TEXT).add_turn("ghost", "user", "boo")
     store.journal._db.execute("DELETE FROM memories")  # the journal never heard of it
     report = doctor(store)
     assert [u.user_id for u in report.users] == ["ghost"] and report.users[0].extra
@@ -70,7 +71,7 @@ def test_unreachable_server(tmp_path: Path) -> None:
     """Nothing listens on the port: writes journal and raise, searches raise, repair indexes later."""
     port = free_port()
     store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=2)
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     with pytest.raises(MemoryUnavailableError, match="safe in the journal") as error:
         writer.add_turn("u", "user", "written while the server is down")
     assert "unreachable" in str(error.value)
@@ -91,7 +92,7 @@ def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
     port = server.port
     try:
         store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=5)
-        writer = MemoryWriter(store)
+        writer = MemoryWriter(store, **RAW_TEXT)
         kept = writer.add_turn("u", "user", "indexed before the outage")
         doomed = writer.add_turn("u", "user", "to be deleted during the outage")
         writer.add_turn("v", "user", "user v says goodbye")
@@ -129,7 +130,7 @@ def test_server_headers_are_sent(tmp_path: Path) -> None:
             port=server.port, headers={"Authorization": "Bearer secret"}, encoder=HashEncoder(8),
             journal_path=tmp_path / "j.sqlite3",
         )  # fmt: skip
-        MemoryWriter(store).add_turn("u", "user", "with a token")
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "with a token")
         client = store._get_client()
         assert client._server._session.headers["Authorization"] == "Bearer secret"
         assert store.for_user("u").count() == 1

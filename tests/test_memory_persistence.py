@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from chroma_server import ChromaServer
+from memories import RAW_TEXT
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.types import RecallQuery
 
@@ -74,7 +75,7 @@ def run_child(tmp_path: Path, spec: dict) -> dict:
 
 
 def write_all(store: MemoryStore) -> None:
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     for user, role, content, session in TURNS:
         writer.add_turn(user, role, content, session_id=session)
 

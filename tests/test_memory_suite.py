@@ -24,6 +24,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
+from memories import RAW_TEXT
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor, rebuild_index
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
@@ -53,10 +54,12 @@ def make_store(request: pytest.FixtureRequest, tmp_path):
         n = len(opened)
         encoder = encoder or HashEncoder(DIM)
         if request.param == "local":
-            store = MemoryStore.local(tmp_path / f"store{n}", encoder=encoder)
+            store = MemoryStore.local(tmp_path / f"store{n}", encoder=encoder, retrieval="vector")
         else:
             server = request.getfixturevalue("chroma_server")
-            store = MemoryStore.server(port=server.port, encoder=encoder, journal_path=tmp_path / f"journal{n}.sqlite3")
+            store = MemoryStore.server(
+                port=server.port, encoder=encoder, journal_path=tmp_path / f"journal{n}.sqlite3", retrieval="vector"
+            )
         opened.append(store)
         return store
 
@@ -106,7 +109,7 @@ class MemoryMachine(RuleBasedStateMachine):
     def __init__(self, store: MemoryStore) -> None:
         super().__init__()
         self.store = store
-        self.writer = MemoryWriter(store)
+        self.writer = MemoryWriter(store, **RAW_TEXT)
         prefix = uuid.uuid4().hex[:8]  # fresh users per example: the server is shared
         self.users = [f"{prefix}-{name}" for name in ("ann", "bob", "cy")]
         # user -> id -> (text, role, session, turn_index)
@@ -197,7 +200,7 @@ def test_state_machine_against_dict_model(make_store) -> None:
 @pytest.mark.parametrize("make_store", BACKENDS, indirect=True)
 def test_user_isolation_property(make_store) -> None:
     store = make_store()
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
 
     @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(turns=st.lists(st.tuples(st.integers(0, 2), texts), min_size=1, max_size=10), query=texts)
@@ -209,9 +212,12 @@ def test_user_isolation_property(make_store) -> None:
             owned[users[user]].update(writer.add_turn(users[user], "user", content))
         for user in users:
             memory = store.for_user(user)
-            found = memory.search(RecallQuery(query), k=50)
-            assert {c.id for c in found} == owned[user]  # all of A's, none of B's
-            assert all(c.metadata["user_id"] == user for c in found)
+            for retrieval in ("vector", "hybrid"):  # the word index is shared by all users: checked too
+                found = memory.search(RecallQuery(query), k=50, retrieval=retrieval)
+                assert {c.id for c in found} == owned[user]  # all of A's, none of B's
+                assert all(c.metadata["user_id"] == user for c in found)
+                words = store.journal.search_text(user, query, 50)
+                assert {memory_id for memory_id, _ in words} <= owned[user]
             for other in users:
                 if other == user:
                     continue
@@ -225,7 +231,7 @@ def test_user_isolation_property(make_store) -> None:
 @pytest.mark.parametrize("make_store", BACKENDS, indirect=True)
 def test_round_trip(make_store) -> None:
     store = make_store()
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     user = f"rt-{uuid.uuid4().hex[:6]}"
     ids = writer.add_turn(
         user, "assistant", "The meeting moved to Friday at noon.", session_id="work", timestamp=1_700_000_000,
@@ -256,7 +262,7 @@ def test_search_finds_an_outlier_among_near_duplicates(make_store) -> None:
     common = "note the user mentioned an item while talking about the weather today again"
     planted = "my dog is called Biscuit and she loves the beach"
     items = {f"f{i}": f"{common} item{i}" for i in range(1000)} | {"planted": planted}
-    writer = MemoryWriter(store)
+    writer = MemoryWriter(store, **RAW_TEXT)
     for attempt in range(4):
         user = f"dup-{attempt}-{uuid.uuid4().hex[:6]}"
         order = np.random.default_rng(attempt).permutation(list(items))
@@ -278,7 +284,7 @@ def test_hidden_mode_with_hand_made_lm_keys(make_store) -> None:
 
     store = make_store()
     user = f"hid-{uuid.uuid4().hex[:6]}"
-    writer = MemoryWriter(store, lm=fake_lm, lm_keys=True)
+    writer = MemoryWriter(store, **RAW_TEXT, lm=fake_lm, lm_keys=True)
     facts = ["alpha fact", "beta fact", "gamma fact", "delta fact"]
     ids = [writer.add_turn(user, "user", fact)[0] for fact in facts]
     memory = store.for_user(user)
@@ -292,7 +298,7 @@ def test_hidden_mode_with_hand_made_lm_keys(make_store) -> None:
         memory.search(RecallQuery(text="", hidden=[0.1] * 7, mode="hidden"), k=1)
     # A user without keys, who has memories, gets told why the hidden mode finds nothing.
     plain = f"plain-{uuid.uuid4().hex[:6]}"
-    MemoryWriter(store).add_turn(plain, "user", "no keys here")
+    MemoryWriter(store, **RAW_TEXT).add_turn(plain, "user", "no keys here")
     with pytest.raises(RuntimeError, match="no LM keys"):
         store.for_user(plain).search(RecallQuery(text="", hidden=[0.1] * 24, mode="hidden"), k=1)
     # An update without a new key drops the stale key rather than keeping a wrong one.
@@ -305,7 +311,7 @@ def test_hidden_mode_with_hand_made_lm_keys(make_store) -> None:
 def test_journal_recovery_local(tmp_path) -> None:
     """Delete the Chroma folder, rebuild from the journal: identical search results."""
     store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
-    writer = MemoryWriter(store, lm=lambda b: HashEncoder(16).encode(b), lm_keys=True)
+    writer = MemoryWriter(store, **RAW_TEXT, lm=lambda b: HashEncoder(16).encode(b), lm_keys=True)
     rng = np.random.default_rng(1)
     users = ["u1", "u2"]
     for i in range(60):
@@ -339,7 +345,7 @@ def test_journal_recovery_local(tmp_path) -> None:
 
 def test_rebuild_fresh_after_corrupt_index(tmp_path) -> None:
     store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
-    MemoryWriter(store).add_turns([{"user_id": "u", "role": "user", "content": f"{w} fact"} for w in WORDS])
+    MemoryWriter(store, **RAW_TEXT).add_turns([{"user_id": "u", "role": "user", "content": f"{w} fact"} for w in WORDS])
     expected = [(c.id, c.score) for c in store.for_user("u").search("apple fact", 1)]
     store.close()
     # Garbage over Chroma's own database: the kind of damage a kill mid-flush can leave.
@@ -359,7 +365,7 @@ def test_journal_recovery_server(tmp_path) -> None:
     data = tmp_path / "server-data"
     with ChromaServer(data) as server:
         store = MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=tmp_path / "j.sqlite3")
-        MemoryWriter(store).add_turns(
+        MemoryWriter(store, **RAW_TEXT).add_turns(
             [{"user_id": "srv", "role": "user", "content": f"{w} {v}"} for w in WORDS[:8] for v in WORDS[8:12]]
         )
         expected = top(store.for_user("srv").search("apple moon", 5))
@@ -383,7 +389,7 @@ def test_hidden_mode_with_the_engine_lm_keys(tiny, tmp_path) -> None:
     model, tokenizer = tiny
     facts = ["My dog is called Biscuit.", "I live in Lisbon.", "My favourite colour is green."]
     with MemoryStore.local(tmp_path, encoder=HashEncoder(DIM)) as store:
-        writer = MemoryWriter(store, lm=(model, tokenizer), lm_keys=True)
+        writer = MemoryWriter(store, **RAW_TEXT, lm=(model, tokenizer), lm_keys=True)
         ids = [writer.add_turn("u", "user", fact)[0] for fact in facts]
         meta = store._collection("u", "k").metadata
         assert meta["dim"] == model.config.hidden_size

@@ -29,11 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from .lexical import FTS_BACKFILL, FTS_SCHEMA, SCRATCH_SCHEMA, bm25_search
+
 PENDING = "pending"
 INDEXED = "indexed"
 DELETING = "deleting"
 
-_SCHEMA_VERSION = 1
+#: 2 added the FTS5 word index (lexical.py) and ``content`` (the turn's own words, when ``text``
+#: carries context around them); a version-1 journal is upgraded when opened.
+_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -54,7 +58,8 @@ CREATE TABLE IF NOT EXISTS memories (
     lm_name     TEXT,
     state       TEXT NOT NULL DEFAULT 'pending',
     created_at  REAL NOT NULL,
-    updated_at  REAL NOT NULL
+    updated_at  REAL NOT NULL,
+    content     TEXT
 );
 CREATE INDEX IF NOT EXISTS memories_user_state ON memories(user_id, state);
 CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id, turn_index);
@@ -62,7 +67,7 @@ CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id
 
 _COLUMNS = (
     "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
-    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at"
+    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at, content"
 )
 
 
@@ -87,6 +92,8 @@ class JournalRow:
     state: str = PENDING
     created_at: float = 0.0
     updated_at: float = 0.0
+    #: The chunk of the turn itself, when ``text`` adds context (date, speaker, the turn before).
+    content: str | None = None
 
     def with_(self, **changes: Any) -> JournalRow:
         return replace(self, **changes)
@@ -100,13 +107,25 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
 
 
+def _split_sql(script: str) -> list[str]:
+    """The statements of ``script``; a trigger body's inner ``;`` stays with its ``END``."""
+    statements, current = [], ""
+    for part in script.split(";"):
+        current += part + ";"
+        if sqlite3.complete_statement(current):
+            if current.strip(" \n;"):
+                statements.append(current.strip())
+            current = ""
+    return statements
+
+
 def _row(values: Sequence[Any]) -> JournalRow:
-    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u) = values
+    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u, content) = values
     return JournalRow(
         id=id_, user_id=user, session_id=session, role=role, text=text, timestamp=ts,
         turn_index=turn, chunk_index=chunk, n_chunks=n_chunks, extra=json.loads(extra),
         embedding=_vector(emb), encoder=enc, lm_key=_vector(key), lm_name=lm, state=state,
-        created_at=c, updated_at=u,
+        created_at=c, updated_at=u, content=content,
     )  # fmt: skip
 
 
@@ -133,13 +152,22 @@ class Journal:
                 if statement.strip():
                     self._db.execute(statement)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-            elif version > _SCHEMA_VERSION:
+            if version > _SCHEMA_VERSION:
                 raise RuntimeError(
                     f"the journal {self.path} has schema version {version}, newer than this recall "
                     f"understands ({_SCHEMA_VERSION}): upgrade recall"
                 )
+            if version == 1:
+                self._db.execute("ALTER TABLE memories ADD COLUMN content TEXT")
+            if version < 2:
+                fresh = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='memories_fts'").fetchone() is None
+                for statement in _split_sql(FTS_SCHEMA):
+                    self._db.execute(statement)
+                if fresh:
+                    self._db.execute(FTS_BACKFILL)
+                self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+        for statement in _split_sql(SCRATCH_SCHEMA):
+            self._db.execute(statement)
 
     class _Tx:
         def __init__(self, journal: Journal) -> None:
@@ -188,11 +216,12 @@ class Journal:
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
                 db.execute(
-                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 18)})",
                     (
                         row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
                         row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
                         _blob(row.embedding), row.encoder, _blob(row.lm_key), row.lm_name, PENDING, now, now,
+                        row.content,
                     ),
                 )  # fmt: skip
                 new.append(row.id)
@@ -201,7 +230,7 @@ class Journal:
     def update_text(self, memory_id: str, text: str, extra: dict[str, Any] | None = None) -> None:
         """Change a memory's text (and extra metadata); it becomes ``pending`` with no vectors."""
         with self._transaction() as db:
-            sets = "text=?, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
+            sets = "text=?, content=NULL, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
             params: list[Any] = [text, PENDING, time.time()]
             if extra is not None:
                 sets += ", extra=?"
@@ -300,6 +329,21 @@ class Journal:
             ).fetchall()
         for values in fetched:
             yield _row(values)
+
+    def previous_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
+        """The last chunk of the latest turn before ``turn_index`` in a session (not deleted), or ``None``."""
+        with self._lock:
+            values = self._db.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index<? AND state!=?
+                    ORDER BY turn_index DESC, chunk_index DESC LIMIT 1""",
+                (user_id, session_id, turn_index, DELETING),
+            ).fetchone()
+        return None if values is None else _row(values)
+
+    def search_text(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> list[tuple[str, float]]:
+        """BM25 word search in ``user_id``'s rows: ``(memory id, score)``, best first (see lexical.py)."""
+        with self._lock:
+            return bm25_search(self._db, user_id, text, k, states)
 
     def users(self) -> list[str]:
         """Every user id that has rows (in any state)."""

@@ -33,6 +33,7 @@ from ..paths import default_memory_dir
 from ..types import MemoryCandidate, RecallQuery
 from .encoders import Encoder, load_encoder
 from .journal import DELETING, INDEXED, PENDING, Journal, JournalRow
+from .lexical import linear_fusion
 
 if TYPE_CHECKING:
     from .writer import MemoryWriter
@@ -52,10 +53,16 @@ RESERVED_KEYS = frozenset(
 #: near-duplicate notes (all at 0.16), and the top hit was wrong for 10 of 100 random queries
 #: at 2,000 items.
 EXACT_SEARCH_MAX = 2000
-#: HNSW settings of new collections (larger collections are searched approximately): a denser
-#: graph and a wider beam than Chroma's defaults (16 / 100 / 100), for recall on clustered chat
-#: memories; benchmarks/memory.py measures the latency at 100k.
-HNSW_CONFIG = {"space": "cosine", "max_neighbors": 32, "ef_construction": 200, "ef_search": 200}
+#: HNSW settings of new collections: cosine space, Chroma's defaults otherwise. A denser graph
+#: and a wider beam (32 / 200 / 200) made the index part of a query at 100k memories 7x slower
+#: (21 ms p50 against 3 ms), and the collections where recall matters most, the small ones,
+#: are searched exactly anyway.
+HNSW_CONFIG = {"space": "cosine"}
+#: How ``text`` queries rank memories: ``"hybrid"`` fuses the vector ranking with BM25 over
+#: the journal (lexical.py); ``"vector"`` is the index's cosine ranking alone.
+RETRIEVALS = ("hybrid", "vector")
+#: How deep each ranking is read before fusing.
+FUSION_DEPTH = 50
 _CHROMA_DIR = "chroma"
 _JOURNAL_FILE = "journal.sqlite3"
 _LOCK_FILE = "recall.lock"
@@ -94,6 +101,13 @@ def collection_name(user_id: str, kind: str = MEMORIES) -> str:
     """
     digest = hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:40]
     return f"recall-{kind}-{digest}"
+
+
+def check_retrieval(retrieval: object) -> str:
+    """``retrieval`` if it is one of :data:`RETRIEVALS`, else ``ValueError`` naming them."""
+    if retrieval not in RETRIEVALS:
+        raise ValueError(f"retrieval must be one of {', '.join(map(repr, RETRIEVALS))}, got {retrieval!r}")
+    return str(retrieval)
 
 
 def check_user_id(user_id: object) -> str:
@@ -184,7 +198,9 @@ class MemoryStore:
         encoder: Encoder | str | Path | None = None,
         lock: Any = None,
         root: Path | None = None,
+        retrieval: str = "hybrid",
     ) -> None:
+        self.retrieval = check_retrieval(retrieval)
         self._backend = backend
         self.journal = journal
         self._encoder_spec = encoder
@@ -203,7 +219,9 @@ class MemoryStore:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def local(cls, path: str | Path | None = None, encoder: Encoder | str | Path | None = None) -> MemoryStore:
+    def local(
+        cls, path: str | Path | None = None, encoder: Encoder | str | Path | None = None, retrieval: str = "hybrid"
+    ) -> MemoryStore:
         """Open (or create) an embedded store in ``path`` (default: ``$RECALL_HOME/memory``).
 
         Only one process may have a local store open: Chroma's persistent folder gives a
@@ -215,7 +233,10 @@ class MemoryStore:
             path: folder of the store.
             encoder: an :class:`~recall_core.memory.encoders.Encoder`, a sentence-transformers
                 name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
+            retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
+                the default) or ``"vector"``.
         """
+        check_retrieval(retrieval)
         from filelock import FileLock, Timeout
 
         root = Path(path).expanduser() if path is not None else default_memory_dir()
@@ -249,7 +270,7 @@ class MemoryStore:
                 _forget_chroma_system(chroma_dir)
                 raise
 
-        return cls(_Backend("local", str(root), open_client), journal, encoder, lock=lock, root=root)
+        return cls(_Backend("local", str(root), open_client), journal, encoder, lock=lock, root=root, retrieval=retrieval)
 
     @classmethod
     def server(
@@ -263,6 +284,7 @@ class MemoryStore:
         timeout: float = 30.0,
         tenant: str | None = None,
         database: str | None = None,
+        retrieval: str = "hybrid",
     ) -> MemoryStore:
         """Connect to a Chroma server (``chroma run --path DIR --host 127.0.0.1 --port 8000``).
 
@@ -282,7 +304,11 @@ class MemoryStore:
                 machine may share it; each machine writing to the server keeps its own.
             timeout: seconds before a request to the server is given up.
             tenant, database: Chroma namespaces (defaults: Chroma's).
+            retrieval: as in :meth:`local`. The word (BM25) half of ``"hybrid"`` searches this
+                client's journal, so it covers the memories written through it (every process
+                sharing ``journal_path``); memories another machine wrote are found by vector only.
         """
+        check_retrieval(retrieval)
         headers = dict(headers or {})
         if journal_path is None:
             safe_host = "".join(c if c.isalnum() or c in "-." else "_" for c in host)
@@ -322,7 +348,7 @@ class MemoryStore:
                 session.timeout = httpx.Timeout(timeout)
             return client
 
-        return cls(_Backend("server", location, open_client), journal, encoder)
+        return cls(_Backend("server", location, open_client), journal, encoder, retrieval=retrieval)
 
     # -- properties ----------------------------------------------------------------------------
 
@@ -652,14 +678,21 @@ class UserMemory:
     # -- search --------------------------------------------------------------------------------
 
     def search(
-        self, query: RecallQuery | str, k: int = 4, *, where: Mapping[str, Any] | None = None
+        self,
+        query: RecallQuery | str,
+        k: int = 4,
+        *,
+        where: Mapping[str, Any] | None = None,
+        retrieval: str | None = None,
     ) -> list[MemoryCandidate]:
-        """Up to ``k`` memories closest to ``query``, best first; ``score`` is the cosine similarity.
+        """Up to ``k`` memories for ``query``, best first; ``score`` is the cosine similarity.
 
-        ``query.mode == "text"`` embeds ``query.text`` with the store's encoder;
-        ``"hidden"`` compares ``query.hidden`` with the LM-space keys written with
-        ``MemoryWriter(lm_keys=True)``. ``where`` filters on metadata inside this user's
-        memories (for example ``{"session_id": "s1"}``).
+        ``query.mode == "text"`` embeds ``query.text`` with the store's encoder and ranks by
+        ``retrieval`` (default: the store's, ``"hybrid"``): ``"hybrid"`` orders by cosine plus
+        the query-normalised BM25 score of the words (so the order need not follow ``score``),
+        ``"vector"`` by cosine alone. ``"hidden"`` compares ``query.hidden`` with the LM-space
+        keys written with ``MemoryWriter(lm_keys=True)``. ``where`` filters on metadata inside
+        this user's memories (for example ``{"session_id": "s1"}``).
 
         Raises:
             MemoryUnavailableError: the index cannot be reached.
@@ -669,6 +702,7 @@ class UserMemory:
             query = RecallQuery(text=query)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be an int >= 1, got {k!r}")
+        retrieval = self._store.retrieval if retrieval is None else check_retrieval(retrieval)
         if query.mode == "hidden":
             return self._search_hidden(query, k, where)
         if query.mode != "text":
@@ -681,7 +715,29 @@ class UserMemory:
             return []
         store._check_dimension(self.user_id, MEMORIES, collection, store.encoder.dimension, f"the encoder {store.encoder.name!r}")
         vector = store.encoder.encode([query.text])[0]
-        return self._query(MEMORIES, vector, k, where)
+        if retrieval == "vector":
+            return self._query(MEMORIES, vector, k, where)
+        return self._hybrid(query.text, vector, k, where)
+
+    def _hybrid(self, text: str, vector: np.ndarray, k: int, where: Mapping[str, Any] | None) -> list[MemoryCandidate]:
+        """The vector and BM25 rankings, each ``FUSION_DEPTH`` deep, fused (lexical.linear_fusion)."""
+        embedding = np.asarray(vector, dtype=np.float32)
+        where = dict(where) if where else None
+        depth = max(k, FUSION_DEPTH)
+        words = self._store.journal.search_text(self.user_id, text, depth)
+
+        def run(collection: Any) -> Any:
+            cosine = {memory_id: 1.0 - d for memory_id, d in _nearest(collection, embedding, depth, where)}
+            lexical_only = [memory_id for memory_id, _ in words if memory_id not in cosine]
+            if lexical_only:
+                # Their cosine from the index's vectors; `where` drops the ones it excludes.
+                got = collection.get(ids=lexical_only, where=where, include=["embeddings"])
+                for memory_id, stored in zip(got["ids"], got["embeddings"], strict=True):
+                    cosine[memory_id] = _cosine(np.asarray(stored, dtype=np.float32), embedding)
+            fused = linear_fusion(cosine, dict(words))[:k]
+            return _fetch(collection, [(memory_id, 1.0 - cosine[memory_id]) for memory_id, _ in fused])
+
+        return self._candidates(self._store._with_collection(self.user_id, MEMORIES, run), keep_order=True)
 
     def _search_hidden(self, query: RecallQuery, k: int, where: Mapping[str, Any] | None) -> list[MemoryCandidate]:
         if query.hidden is None:
@@ -709,43 +765,32 @@ class UserMemory:
         where = dict(where) if where else None
         include = ["documents", "metadatas", "distances", "embeddings"]
 
-        def run(collection: Any) -> Any:
+        def run(collection: Any) -> dict[str, list[Any]] | None:
             size = collection.count()
-            if size > EXACT_SEARCH_MAX:
-                return collection.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
-            nearest = _exact_nearest(collection, embedding, size, k, where)
-            if not nearest:
-                return None
-            got = collection.get(ids=[memory_id for memory_id, _ in nearest], include=["documents", "metadatas", "embeddings"])
-            at = {memory_id: i for i, memory_id in enumerate(got["ids"])}
-            nearest = [(memory_id, d) for memory_id, d in nearest if memory_id in at]  # a concurrent delete
-            rows = [at[memory_id] for memory_id, _ in nearest]
-            vectors = got.get("embeddings")
-            return {
-                "ids": [[memory_id for memory_id, _ in nearest]],
-                "distances": [[d for _, d in nearest]],
-                "documents": [[got["documents"][i] for i in rows]],
-                "metadatas": [[got["metadatas"][i] for i in rows]],
-                "embeddings": None if vectors is None else [[vectors[i] for i in rows]],
-            }
+            if size > EXACT_SEARCH_MAX:  # approximate, in one request
+                found = collection.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
+                return {key: found[key][0] for key in ("ids", *include)}
+            return _fetch(collection, _exact_nearest(collection, embedding, size, k, where))
 
         result = self._store._with_collection(self.user_id, kind, run)
+        return self._candidates(result)
+
+    def _candidates(self, result: Mapping[str, Any] | None, keep_order: bool = False) -> list[MemoryCandidate]:
+        """Candidates from a fetched result, owner-checked; best cosine first unless ``keep_order``."""
         if result is None:
             return []
-        ids = result["ids"][0]
-        documents = result["documents"][0]
-        metadatas = result["metadatas"][0]
-        distances = result["distances"][0]
-        embeddings = result["embeddings"][0] if result.get("embeddings") is not None else [None] * len(ids)
         candidates = []
-        for memory_id, text, meta, distance, embedding_out in zip(ids, documents, metadatas, distances, embeddings, strict=True):
+        for memory_id, text, meta, distance, embedding in zip(
+            result["ids"], result["documents"], result["metadatas"], result["distances"], result["embeddings"], strict=True
+        ):  # fmt: skip
             self._check_owner(memory_id, meta)
             # Chroma's cosine distance is 1 - cosine; clip the float noise outside [-1, 1].
             score = float(min(1.0, max(-1.0, 1.0 - float(distance))))
-            vector_out = None if embedding_out is None else np.asarray(embedding_out, dtype=np.float32).tolist()
+            vector_out = None if embedding is None else np.asarray(embedding, dtype=np.float32).tolist()
             candidates.append(MemoryCandidate(memory_id, score, text, vector_out, dict(meta)))
-        # Best first; equal scores by id so that the order does not depend on the index's insertion order.
-        candidates.sort(key=lambda c: (-c.score, c.id))
+        if not keep_order:
+            # Equal scores by id, so that the order does not depend on the index's insertion order.
+            candidates.sort(key=lambda c: (-c.score, c.id))
         return candidates
 
     def _check_owner(self, memory_id: str, meta: Mapping[str, Any] | None) -> None:
@@ -897,6 +942,15 @@ class UserMemory:
         return sum(1 for _ in self._store.journal.rows(self.user_id, states=(PENDING,)))
 
 
+def _nearest(collection: Any, embedding: np.ndarray, k: int, where: dict[str, Any] | None) -> list[tuple[str, float]]:
+    """The ``k`` nearest ``(id, cosine distance)``, best first: exact up to ``EXACT_SEARCH_MAX`` items."""
+    size = collection.count()
+    if size > EXACT_SEARCH_MAX:
+        found = collection.query(query_embeddings=[embedding], n_results=k, where=where, include=["distances"])
+        return list(zip(found["ids"][0], found["distances"][0], strict=True))
+    return _exact_nearest(collection, embedding, size, k, where)
+
+
 def _exact_nearest(
     collection: Any, embedding: np.ndarray, size: int, k: int, where: dict[str, Any] | None
 ) -> list[tuple[str, float]]:
@@ -908,8 +962,10 @@ def _exact_nearest(
     half were). So when fewer than ``size`` come back, or a ``where`` filter hides how many
     should, the distances are computed here from the stored vectors (10-50 ms at this size).
     """
+    if size == 0:
+        return []
     if where is None:
-        wide = collection.query(query_embeddings=[embedding], n_results=max(size, 1), include=["distances"])
+        wide = collection.query(query_embeddings=[embedding], n_results=size, include=["distances"])
         if len(wide["ids"][0]) >= size:
             return list(zip(wide["ids"][0][:k], wide["distances"][0][:k], strict=True))
         logger.debug("HNSW reached %d of %d items; computing the distances exactly", len(wide["ids"][0]), size)
@@ -917,10 +973,31 @@ def _exact_nearest(
     if not stored["ids"]:
         return []
     matrix = np.asarray(stored["embeddings"], dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(embedding)), 1e-12)
-    distances = 1.0 - matrix @ embedding / np.maximum(norms, 1e-12)
+    norms = np.maximum(np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(embedding)), 1e-12)
+    distances = 1.0 - matrix @ embedding / norms
     order = np.argsort(distances, kind="stable")[:k]
     return [(stored["ids"][i], float(distances[i])) for i in order]
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12))
+
+
+def _fetch(collection: Any, nearest: Sequence[tuple[str, float]]) -> dict[str, list[Any]] | None:
+    """Texts, metadata and vectors of ``nearest`` ``(id, distance)``, in that order (``None`` if empty)."""
+    if not nearest:
+        return None
+    got = collection.get(ids=[memory_id for memory_id, _ in nearest], include=["documents", "metadatas", "embeddings"])
+    at = {memory_id: i for i, memory_id in enumerate(got["ids"])}
+    kept = [(memory_id, d, at[memory_id]) for memory_id, d in nearest if memory_id in at]  # a concurrent delete
+    vectors = got.get("embeddings")
+    return {
+        "ids": [memory_id for memory_id, _, _ in kept],
+        "distances": [d for _, d, _ in kept],
+        "documents": [got["documents"][i] for _, _, i in kept],
+        "metadatas": [got["metadatas"][i] for _, _, i in kept],
+        "embeddings": [None if vectors is None else vectors[i] for _, _, i in kept],
+    }
 
 
 def _is_not_found(exc: BaseException) -> bool:

@@ -1,0 +1,192 @@
+"""The retrieval defaults: memory text with date, speaker and the turn before; hybrid
+(vector + BM25 over the journal) search; the journal's word index kept in step."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.journal import Journal
+from recall_core.memory.lexical import affordable_words, linear_fusion, match_expression, owner_token, query_words
+from recall_core.memory.writer import WINDOW_WORDS, day_label
+from recall_core.types import RecallQuery
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(64)) as s:
+        yield s
+
+
+# -- memory text ------------------------------------------------------------------------------
+
+
+def test_day_label() -> None:
+    assert day_label("2023-05-08T13:56:00+00:00") == "8 May 2023"
+    assert day_label("1:56 pm on 8 May, 2023") == "8 May, 2023"
+    assert day_label("last spring") == "last spring"
+
+
+def test_default_text_has_date_speaker_and_the_turn_before(store: MemoryStore) -> None:
+    writer = MemoryWriter(store)
+    # One call per turn: the turn before comes from the journal, not from the batch.
+    writer.add_turn("u", "user", "Do you have pets?", session_id="s1", timestamp="2024-03-02T10:00:00")
+    writer.add_turn("u", "assistant", "Yes, a beagle called Biscuit.", session_id="s1", timestamp="2024-03-02T10:01:00")
+    writer.add_turn("u", "user", "I moved to Porto.", session_id="s2", timestamp="2024-04-09T09:00:00",
+                    metadata={"speaker": "Ana"})  # fmt: skip
+    texts = [r.text for r in store.for_user("u").all()]
+    assert texts == [
+        "[2 March 2024] User: Do you have pets?",
+        "[2 March 2024] User: Do you have pets?\nAssistant: Yes, a beagle called Biscuit.",
+        "[9 April 2024] Ana: I moved to Porto.",  # another session: no window; the speaker from metadata
+    ]
+    rows = list(store.journal.rows("u"))
+    assert [r.content for r in rows] == ["Do you have pets?", "Yes, a beagle called Biscuit.", "I moved to Porto."]
+
+
+def test_batch_and_single_writes_give_the_same_text(tmp_path: Path) -> None:
+    turns = [{"user_id": "u", "role": r, "content": c, "session_id": "s", "timestamp": "2024-01-05T08:00:00"}
+             for r, c in [("user", "hi"), ("assistant", "hello there"), ("user", "my cat is Tom")]]  # fmt: skip
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(16)) as a, MemoryStore.local(
+        tmp_path / "b", encoder=HashEncoder(16)
+    ) as b:
+        MemoryWriter(a).add_turns(turns)
+        for turn in turns:
+            MemoryWriter(b).add_turns([turn])
+        assert [r.text for r in a.for_user("u").all()] == [r.text for r in b.for_user("u").all()]
+
+
+def test_window_keeps_the_end_of_a_long_turn_before(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, dated=False)
+    long_turn = " ".join(f"w{i}" for i in range(100))
+    writer.add_turn("u", "user", long_turn, session_id="s")
+    writer.add_turn("u", "assistant", "ok", session_id="s")
+    last = store.for_user("u").all()[-1].text
+    before, _, own = last.partition("\n")
+    assert own == "Assistant: ok"
+    assert before == "User: ... " + " ".join(f"w{i}" for i in range(100 - WINDOW_WORDS, 100))
+
+
+def test_only_the_first_chunk_carries_the_window(tmp_path: Path) -> None:
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(16)) as store:
+        writer = MemoryWriter(store, chunk_tokens=16, dated=False)
+        writer.add_turn("u", "user", "first question", session_id="s")
+        ids = writer.add_turn("u", "assistant", ". ".join(f"sentence number {i} is here" for i in range(12)), session_id="s")
+        assert len(ids) > 1
+        texts = [store.for_user("u").get(i).text for i in ids]
+        assert texts[0].startswith("User: first question\nAssistant: ")
+        assert all(t.startswith("Assistant: ") for t in texts[1:])
+
+
+# -- lexical index ----------------------------------------------------------------------------
+
+
+def test_match_expression_quotes_words_and_drops_function_words() -> None:
+    assert match_expression("u", query_words("What did \"Caroline\" do?")) == f'owner : "{owner_token("u")}" AND ("caroline")'
+    assert query_words("what is it?") == []  # only function words
+    # FTS5 syntax in the text is quoted, never read as operators.
+    assert match_expression("u", query_words("NEAR(zebra* -lion) \"x")) == f'owner : "{owner_token("u")}" AND ("near" OR "zebra" OR "lion")'
+
+
+
+def test_owner_token_matches_sqlite_hex() -> None:
+    db = sqlite3.connect(":memory:")
+    for user in ["alice", "ünïcode ✓", "a b"]:
+        assert db.execute("SELECT 'u' || hex(?)", (user,)).fetchone()[0] == owner_token(user)
+
+
+def test_linear_fusion() -> None:
+    fused = linear_fusion({"a": 0.5, "b": 0.3, "c": 0.1}, {"b": 4.0, "c": 2.0})
+    assert fused == [("b", pytest.approx(1.3)), ("c", pytest.approx(0.6)), ("a", pytest.approx(0.5))]
+    assert linear_fusion({"a": 0.5}, {}) == [("a", 0.5)]
+
+
+def test_word_index_follows_update_delete_and_forget(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    [kept] = writer.add_turn("u", "user", "zebra crossing near the school")
+    [changed] = writer.add_turn("u", "user", "zebra in the zoo")
+    [other] = writer.add_turn("v", "user", "zebra stripes")
+
+    def found(user: str, text: str) -> set[str]:
+        return {memory_id for memory_id, _ in store.journal.search_text(user, text, 10)}
+
+    assert found("u", "zebra") == {kept, changed} and found("v", "zebra") == {other}
+    writer.update("u", changed, "giraffe in the zoo")
+    assert found("u", "zebra") == {kept} and found("u", "giraffe") == {changed}
+    writer.delete("u", kept)
+    assert found("u", "zebra") == set()
+    writer.forget("u")
+    assert found("u", "giraffe") == set() and found("v", "zebra") == {other}
+
+
+def test_version_1_journal_gets_its_word_index(tmp_path: Path) -> None:
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(16)) as store:
+        [memory_id] = MemoryWriter(store).add_turn("u", "user", "pelicans fly over the harbour")
+    # Make it the version-1 layout: no word index, no content column.
+    db = sqlite3.connect(tmp_path / "m" / "journal.sqlite3")
+    db.executescript(
+        "DROP TABLE memories_fts; DROP TRIGGER memories_fts_insert; DROP TRIGGER memories_fts_delete; "
+        "DROP TRIGGER memories_fts_update; ALTER TABLE memories DROP COLUMN content; PRAGMA user_version=1;"
+    )
+    db.close()
+    journal = Journal(tmp_path / "m" / "journal.sqlite3")
+    assert journal.search_text("u", "pelicans", 5)[0][0] == memory_id
+    assert journal.get(memory_id).content is None
+    journal.close()
+
+
+# -- hybrid search ----------------------------------------------------------------------------
+
+
+def test_hybrid_finds_a_rare_name_that_the_vector_ranks_low(store: MemoryStore) -> None:
+    """The hash encoder weighs every word alike; BM25 weighs the rare name far above "go"."""
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    fillers = [f"where did you go to the party number {i}" for i in range(30)]
+    writer.add_turns([{"user_id": "u", "role": "user", "content": t} for t in [*fillers, "Zorblax went home early"]])
+    memory = store.for_user("u")
+    query = RecallQuery("where did Zorblax go")
+    by_vector = memory.search(query, k=3, retrieval="vector")
+    assert "Zorblax went home early" not in [c.text for c in by_vector]
+    best = memory.search(query, k=3)[0]  # the store's default: hybrid
+    assert best.text == "Zorblax went home early"
+    assert best.score == pytest.approx(min(c.score for c in memory.search(query, k=31, retrieval="vector")
+                                           if c.text == best.text))  # score stays the cosine  # fmt: skip
+
+
+def test_hybrid_respects_where(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    writer.add_turn("u", "user", "Zorblax went home", session_id="a")
+    writer.add_turn("u", "user", "the weather was nice", session_id="b")
+    found = store.for_user("u").search("where is Zorblax", k=5, where={"session_id": "b"})
+    assert [c.text for c in found] == ["the weather was nice"]
+
+
+def test_retrieval_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="retrieval must be one of 'hybrid', 'vector'"):
+        MemoryStore.local(tmp_path / "m", retrieval="bm25")
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(8)) as store:
+        assert store.retrieval == "hybrid"
+        with pytest.raises(ValueError, match="retrieval must be one of"):
+            store.for_user("u").search("x", retrieval="words")
+
+
+def test_common_words_are_left_out_rarest_first(tmp_path: Path) -> None:
+    journal_path = tmp_path / "m"
+    with MemoryStore.local(journal_path, encoder=HashEncoder(16)) as store:
+        writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+        # "walked" in 30 memories, "parks" in 10, "zorblax" in 1 (stems: walk, park, zorblax)
+        writer.add_turns([{"user_id": "u", "role": "user", "content": f"walked note {i}"} for i in range(20)])
+        writer.add_turns([{"user_id": "u", "role": "user", "content": f"walked to parks {i}"} for i in range(10)])
+        [rare] = writer.add_turn("u", "user", "zorblax")
+        db = store.journal._db
+        words = ["walking", "zorblax", "park", "nowhere"]
+        assert affordable_words(db, words, budget=100) == ["walking", "zorblax", "park"]  # "nowhere": no memory
+        assert affordable_words(db, words, budget=11) == ["zorblax", "park"]
+        assert affordable_words(db, words, budget=1) == ["zorblax"]
+        assert affordable_words(db, words, budget=0) == []
+        assert [i for i, _ in store.journal.search_text("u", "walking zorblax", 5)][0] == rare
