@@ -91,12 +91,14 @@ class Prompt:
 def build_prompt(question: Question, conversation: Conversation, seed: int) -> Prompt:
     """The official protocol's wording: a date hint for category 2, an (a)/(b) choice for category 5.
 
-    The order of the two category-5 options is drawn per question from ``seed`` (the official
+    The category-2 hint follows the question. The order of the two category-5 options is drawn per question from ``seed`` (the official
     code draws it at random).
     """
     system = SYSTEM.format(a=conversation.speaker_a, b=conversation.speaker_b)
     if question.category == 2:
-        system += TEMPORAL_HINT
+        # After the question, not in the system prompt: every prompt of a conversation then
+        # starts alike, which (b)'s shared history cache needs.
+        return Prompt(system, question.question + TEMPORAL_HINT)
     if question.category != 5:
         return Prompt(system, question.question)
     other = question.adversarial_answer or question.answer or "Yes"
@@ -275,6 +277,10 @@ class Bench:
     conversations: dict[str, Conversation]
     history: dict[str, tuple[str, int]] = field(default_factory=dict)
     fitted: int = 0
+    #: (b): per conversation, the token ids in the KV cache (system prompt + history) and the cache
+    prefixes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: (b): seconds spent prefilling each conversation's history once
+    prefill_s: dict[str, float] = field(default_factory=dict)
 
     def memory(self, sample_id: str, retrieval: str | None = None) -> Any:
         """The searchable memory of a conversation, ranked by ``hybrid`` (the store's default) or ``vector``."""
@@ -322,6 +328,66 @@ class Bench:
         }  # fmt: skip
 
 
+    def generate_cached(self, sample_id: str, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """(b): plain ``model.generate`` continuing a KV cache of the conversation's history.
+
+        Every (b) prompt of a conversation starts with the same system prompt and history
+        (thousands of tokens); they are prefilled once (``prefill_s``) and each question only
+        adds its own tokens. The cost columns still count every prompt token as processed,
+        since the model reads them all; the times are per question, without the shared prefill.
+        """
+        import torch
+        from recall_core import RecallConfig
+
+        model = self.generator.model
+        ids = self.generator.encode(messages, config=RecallConfig(recall_policy="explicit")).to(model.device)
+        cached = self.prefixes.get(sample_id)
+        if cached is None:
+            started = time.perf_counter()
+            cache = _new_cache(model)
+            with torch.no_grad():
+                model(input_ids=ids[:, :-1], past_key_values=cache, use_cache=True, logits_to_keep=1)
+            self.prefill_s[sample_id] = time.perf_counter() - started
+            cached = (ids[0, :-1], cache)
+        prefix_ids, cache = cached
+        n = min(len(prefix_ids), ids.shape[1] - 1)
+        differ = (prefix_ids[:n] != ids[0, :n]).nonzero()
+        common = n if differ.numel() == 0 else int(differ[0, 0])
+        _crop_to(cache, common)
+        timer = FirstTokenTimer()
+        started = time.perf_counter()
+        with torch.no_grad():
+            output = model.generate(
+                input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=cache, do_sample=False,
+                max_new_tokens=self.args.max_new_tokens, streamer=timer,
+                stopping_criteria=[FirstLineStop(self.generator.tokenizer)],
+            )  # fmt: skip
+        ended = time.perf_counter()
+        _crop_to(cache, common)
+        self.prefixes[sample_id] = (ids[0, :common], cache)
+        new = output[0, ids.shape[1] :]
+        text = self.generator.tokenizer.decode(new, skip_special_tokens=True)
+        return {
+            "text": text, "prompt_tokens": int(ids.shape[1]), "injected_tokens": 0,
+            "processed_tokens": int(ids.shape[1]), "generated_tokens": int(new.shape[0]),
+            "ttft_s": (timer.first or ended) - started, "total_s": ended - started, "recalls": [],
+            "cached_prefix_tokens": common,
+        }  # fmt: skip
+
+
+def _crop_to(cache: Any, length: int) -> None:
+    """Keep the first ``length`` positions of ``cache`` (transformers 5 crops by a negative count)."""
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def _new_cache(model: Any) -> Any:
+    from transformers import DynamicCache
+
+    return DynamicCache(config=model.config)
+
+
 def messages_for(prompt: Prompt, user: str | None = None) -> list[dict[str, str]]:
     return [{"role": "system", "content": prompt.system}, {"role": "user", "content": user or prompt.user}]
 
@@ -337,7 +403,7 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         out = bench.generate(messages_for(prompt), None, plain)
     elif method == "full":
         block, _ = bench.history[question.sample_id]
-        out = bench.generate(messages_for(prompt, context_user(block, prompt.user)), None, plain)
+        out = bench.generate_cached(question.sample_id, messages_for(prompt, context_user(block, prompt.user)))
     elif method == "rag":
         started = time.perf_counter()
         found = bench.answer_memory(question.sample_id).search(prompt.user, bench.args.rag_k)
@@ -613,7 +679,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="do not prefix retrieved memories with their session date")
     p.add_argument("--memory-format", choices=FORMATS, default="writer",
                    help="memory text: 'writer' = MemoryWriter.ingest with its defaults; the others: retrieval_methods.py")
-    p.add_argument("--history-tokens", type=int, default=1024, help="(b): budget of the stuffed history")
+    p.add_argument("--history-tokens", type=int, default=None,
+                   help="(b): budget of the stuffed history (default: what fits the context window)")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
     p.add_argument("--recalls", type=int, default=1, help="(d)/(e): <recall> markers, each injects the next-best memory")
     p.add_argument("--top-k", type=int, default=4, help="(d)/(e): RecallConfig.top_k (one recall, vector retrieval)")
@@ -701,7 +768,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
                     result["retrieval"][name] = retrieval_summary(rows, args.k)
                     result["retrieval_rows"][name] = rows
             if not args.retrieval_only:
-                budget = min(args.history_tokens, generator.context_window - args.max_new_tokens - 200)
+                budget = history_budget(args, generator)
                 for c in conversations:
                     bench.history[c.sample_id] = history_block(c, generator.tokenizer, budget)
                 answer_started = time.perf_counter()
@@ -713,6 +780,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
                     "sample_size": len(sample),
                     "sample_by_category": {str(c): sum(1 for q in sample if q.category == c) for c in CATEGORIES},
                     "history_turns": {sid: kept for sid, (_, kept) in bench.history.items()},
+                    "history_prefill_s": bench.prefill_s,
                     "seconds": time.perf_counter() - answer_started,
                     "methods": {m: answer_summary(rows, m) for m in args.methods},
                     "rows": rows,
@@ -720,6 +788,12 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     result["seconds"] = time.perf_counter() - started
     result["load_average"] = {"start": load_start, "end": _load()}
     return result
+
+
+def history_budget(args: argparse.Namespace, generator: Any) -> int:
+    """(b)'s history tokens: ``--history-tokens``, at most the context window less room for the question and answer."""
+    room = generator.context_window - args.max_new_tokens - 200
+    return room if args.history_tokens is None else min(args.history_tokens, room)
 
 
 def _load() -> list[float] | None:

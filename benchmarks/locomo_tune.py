@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench_args.conversations = None
         locomo.ingest(store, generator, data_path, conversations, bench_args, Path(folder), False)
         bench = locomo.Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
-        budget = min(bench_args.history_tokens, generator.context_window - bench_args.max_new_tokens - 200)
+        budget = locomo.history_budget(bench_args, generator)
         for c in conversations:
             bench.history[c.sample_id] = locomo.history_block(c, generator.tokenizer, budget)
         summaries = run_grid(bench, questions, GRID[args.grid], not bench_args.no_progress)

@@ -136,21 +136,16 @@ def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, 
 
 
 def covered(candidate: MemoryCandidate) -> tuple[str, ...]:
-    """The dia_ids a memory holds: its turn, plus the turn before when it carries a window.
+    """The dia_ids whose words a memory's returned text holds: its turn, plus the turn before
+    for the window formats composed here (``metadata["covers"]``).
 
-    Formats composed here say so in ``metadata["covers"]``; ``MemoryWriter``'s own window
-    (format ``writer``) puts the turn before (``D3:4`` for ``D3:5``, same session) on a line
-    above the turn's own.
+    ``MemoryWriter``'s own window (format ``writer``) is only searched, never returned, so
+    there a memory holds its own turn alone.
     """
-    metadata = candidate.metadata
-    covers = metadata.get("covers")
+    covers = candidate.metadata.get("covers")
     if covers:
         return tuple(str(covers).split(","))
-    dia_id = str(metadata.get("dia_id"))
-    session, _, index = dia_id.partition(":")
-    if "\n" in candidate.text and index.isdigit() and int(index) > 1:
-        return (f"{session}:{int(index) - 1}", dia_id)
-    return (dia_id,)
+    return (str(candidate.metadata.get("dia_id")),)
 
 
 # -- lexical and hybrid search ----------------------------------------------------------------

@@ -282,3 +282,25 @@ def test_cli_help_names_the_benchmark(capsys):
         main(["bench", "locomo", "--help"])
     assert exit_info.value.code == 0
     assert "--retrieval-only" in capsys.readouterr().out
+
+
+def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
+    """(b) prefills a conversation's history once and crops the cache back after each question."""
+    import torch
+    from recall_core import RecallConfig, RecallGenerator
+
+    model, tokenizer = tiny_model("llama")
+    generator = RecallGenerator(model, tokenizer)
+    args = locomo.parse_args(["--max-new-tokens", "6"])
+    bench = locomo.Bench(args, generator, None, {})
+    history = "Conversation:\n" + "\n".join(f"A: turn {i} apples" for i in range(12))
+    for question in ["When did A eat?", "Who ate the apples?", "When did A eat?"]:
+        messages = [{"role": "system", "content": "Answer."}, {"role": "user", "content": f"{history}\n\nQuestion: {question}"}]
+        got = bench.generate_cached("conv", messages)
+        ids = generator.encode(messages, config=RecallConfig(recall_policy="explicit"))
+        with torch.no_grad():
+            plain = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=6,
+                                   stopping_criteria=[locomo.FirstLineStop(tokenizer)])  # fmt: skip
+        assert got["text"] == tokenizer.decode(plain[0, ids.shape[1] :], skip_special_tokens=True)
+        assert got["prompt_tokens"] == ids.shape[1] and got["cached_prefix_tokens"] > ids.shape[1] - 20
+    assert list(bench.prefill_s) == ["conv"]

@@ -247,6 +247,12 @@ def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
     assert (report.format, report.turns, report.users) == ("locomo", 6, ["conv-1", "conv-2"])
     records = store.for_user("conv-1").all()
     assert [r.text for r in records] == [
+        "Caroline: I went to a support group yesterday.",
+        "Melanie: That sounds great! [shares an image: a photo of a cake]",
+        "Caroline: I am researching adoption agencies.",
+    ]
+    # What is searched: the day, and the turn before in the same session (the speaker is not doubled).
+    assert [r.search_text for r in store.journal.rows("conv-1")] == [
         "[8 May, 2023] Caroline: I went to a support group yesterday.",
         "[8 May, 2023] Caroline: I went to a support group yesterday.\n"
         "Melanie: That sounds great! [shares an image: a photo of a cake]",

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.memory.journal import Journal
-from recall_core.memory.lexical import affordable_words, linear_fusion, match_expression, owner_token, query_words
+from recall_core.memory.lexical import (
+    affordable_words,
+    linear_fusion,
+    match_expression,
+    owner_token,
+    query_words,
+)
 from recall_core.memory.writer import WINDOW_WORDS, day_label
 from recall_core.types import RecallQuery
 
@@ -32,21 +38,25 @@ def test_day_label() -> None:
     assert day_label("last spring") == "last spring"
 
 
-def test_default_text_has_date_speaker_and_the_turn_before(store: MemoryStore) -> None:
+def test_search_text_has_date_speaker_and_the_turn_before(store: MemoryStore) -> None:
     writer = MemoryWriter(store)
     # One call per turn: the turn before comes from the journal, not from the batch.
     writer.add_turn("u", "user", "Do you have pets?", session_id="s1", timestamp="2024-03-02T10:00:00")
     writer.add_turn("u", "assistant", "Yes, a beagle called Biscuit.", session_id="s1", timestamp="2024-03-02T10:01:00")
     writer.add_turn("u", "user", "I moved to Porto.", session_id="s2", timestamp="2024-04-09T09:00:00",
                     metadata={"speaker": "Ana"})  # fmt: skip
-    texts = [r.text for r in store.for_user("u").all()]
-    assert texts == [
+    searched = [r.search_text for r in store.journal.rows("u")]
+    assert searched == [
         "[2 March 2024] User: Do you have pets?",
         "[2 March 2024] User: Do you have pets?\nAssistant: Yes, a beagle called Biscuit.",
         "[9 April 2024] Ana: I moved to Porto.",  # another session: no window; the speaker from metadata
     ]
-    rows = list(store.journal.rows("u"))
-    assert [r.content for r in rows] == ["Do you have pets?", "Yes, a beagle called Biscuit.", "I moved to Porto."]
+    # What a search returns and recall injects: the turn's own words.
+    assert [r.text for r in store.for_user("u").all()] == [
+        "Do you have pets?", "Yes, a beagle called Biscuit.", "I moved to Porto.",
+    ]  # fmt: skip
+    found = store.for_user("u").search("When did I talk about my beagle Biscuit?", k=1)[0]
+    assert found.text == "Yes, a beagle called Biscuit."
 
 
 def test_batch_and_single_writes_give_the_same_text(tmp_path: Path) -> None:
@@ -58,7 +68,7 @@ def test_batch_and_single_writes_give_the_same_text(tmp_path: Path) -> None:
         MemoryWriter(a).add_turns(turns)
         for turn in turns:
             MemoryWriter(b).add_turns([turn])
-        assert [r.text for r in a.for_user("u").all()] == [r.text for r in b.for_user("u").all()]
+        assert [r.search_text for r in a.journal.rows("u")] == [r.search_text for r in b.journal.rows("u")]
 
 
 def test_window_keeps_the_end_of_a_long_turn_before(store: MemoryStore) -> None:
@@ -66,7 +76,7 @@ def test_window_keeps_the_end_of_a_long_turn_before(store: MemoryStore) -> None:
     long_turn = " ".join(f"w{i}" for i in range(100))
     writer.add_turn("u", "user", long_turn, session_id="s")
     writer.add_turn("u", "assistant", "ok", session_id="s")
-    last = store.for_user("u").all()[-1].text
+    last = list(store.journal.rows("u"))[-1].search_text
     before, _, own = last.partition("\n")
     assert own == "Assistant: ok"
     assert before == "User: ... " + " ".join(f"w{i}" for i in range(100 - WINDOW_WORDS, 100))
@@ -78,7 +88,7 @@ def test_only_the_first_chunk_carries_the_window(tmp_path: Path) -> None:
         writer.add_turn("u", "user", "first question", session_id="s")
         ids = writer.add_turn("u", "assistant", ". ".join(f"sentence number {i} is here" for i in range(12)), session_id="s")
         assert len(ids) > 1
-        texts = [store.for_user("u").get(i).text for i in ids]
+        texts = [row.search_text for row in store.journal.get_many(ids)]
         assert texts[0].startswith("User: first question\nAssistant: ")
         assert all(t.startswith("Assistant: ") for t in texts[1:])
 
@@ -131,12 +141,12 @@ def test_version_1_journal_gets_its_word_index(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "m" / "journal.sqlite3")
     db.executescript(
         "DROP TABLE memories_fts; DROP TRIGGER memories_fts_insert; DROP TRIGGER memories_fts_delete; "
-        "DROP TRIGGER memories_fts_update; ALTER TABLE memories DROP COLUMN content; PRAGMA user_version=1;"
+        "DROP TRIGGER memories_fts_update; ALTER TABLE memories DROP COLUMN context; PRAGMA user_version=1;"
     )
     db.close()
     journal = Journal(tmp_path / "m" / "journal.sqlite3")
     assert journal.search_text("u", "pelicans", 5)[0][0] == memory_id
-    assert journal.get(memory_id).content is None
+    assert journal.get(memory_id).context is None
     journal.close()
 
 

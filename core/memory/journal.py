@@ -35,8 +35,8 @@ PENDING = "pending"
 INDEXED = "indexed"
 DELETING = "deleting"
 
-#: 2 added the FTS5 word index (lexical.py) and ``content`` (the turn's own words, when ``text``
-#: carries context around them); a version-1 journal is upgraded when opened.
+#: 2 added the FTS5 word index (lexical.py) and ``context`` (the text that is searched, when it
+#: is more than ``text``); a version-1 journal is upgraded when opened.
 _SCHEMA_VERSION = 2
 
 _SCHEMA = """
@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS memories (
     state       TEXT NOT NULL DEFAULT 'pending',
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL,
-    content     TEXT
+    context     TEXT
 );
 CREATE INDEX IF NOT EXISTS memories_user_state ON memories(user_id, state);
 CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id, turn_index);
@@ -67,7 +67,7 @@ CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id
 
 _COLUMNS = (
     "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
-    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at, content"
+    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at, context"
 )
 
 
@@ -92,8 +92,13 @@ class JournalRow:
     state: str = PENDING
     created_at: float = 0.0
     updated_at: float = 0.0
-    #: The chunk of the turn itself, when ``text`` adds context (date, speaker, the turn before).
-    content: str | None = None
+    #: What is embedded and word-indexed when it is more than ``text`` (the writer adds the date,
+    #: the speaker and the turn before); ``text`` is what a search returns and recall injects.
+    context: str | None = None
+
+    @property
+    def search_text(self) -> str:
+        return self.context if self.context is not None else self.text
 
     def with_(self, **changes: Any) -> JournalRow:
         return replace(self, **changes)
@@ -120,12 +125,12 @@ def _split_sql(script: str) -> list[str]:
 
 
 def _row(values: Sequence[Any]) -> JournalRow:
-    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u, content) = values
+    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u, context) = values
     return JournalRow(
         id=id_, user_id=user, session_id=session, role=role, text=text, timestamp=ts,
         turn_index=turn, chunk_index=chunk, n_chunks=n_chunks, extra=json.loads(extra),
         embedding=_vector(emb), encoder=enc, lm_key=_vector(key), lm_name=lm, state=state,
-        created_at=c, updated_at=u, content=content,
+        created_at=c, updated_at=u, context=context,
     )  # fmt: skip
 
 
@@ -158,7 +163,7 @@ class Journal:
                     f"understands ({_SCHEMA_VERSION}): upgrade recall"
                 )
             if version == 1:
-                self._db.execute("ALTER TABLE memories ADD COLUMN content TEXT")
+                self._db.execute("ALTER TABLE memories ADD COLUMN context TEXT")
             if version < 2:
                 fresh = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='memories_fts'").fetchone() is None
                 for statement in _split_sql(FTS_SCHEMA):
@@ -221,16 +226,17 @@ class Journal:
                         row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
                         row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
                         _blob(row.embedding), row.encoder, _blob(row.lm_key), row.lm_name, PENDING, now, now,
-                        row.content,
+                        row.context,
                     ),
                 )  # fmt: skip
                 new.append(row.id)
         return new
 
     def update_text(self, memory_id: str, text: str, extra: dict[str, Any] | None = None) -> None:
-        """Change a memory's text (and extra metadata); it becomes ``pending`` with no vectors."""
+        """Change a memory's text (and extra metadata); it becomes ``pending`` with no vectors, and is
+        searched by the new text alone (no context)."""
         with self._transaction() as db:
-            sets = "text=?, content=NULL, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
+            sets = "text=?, context=NULL, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
             params: list[Any] = [text, PENDING, time.time()]
             if extra is not None:
                 sets += ", extra=?"

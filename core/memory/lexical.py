@@ -20,27 +20,31 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: FTS5 table, triggers and backfill (``owner`` is ``'u' || hex(user_id)``: one token per user).
+#: FTS5 table, triggers and backfill: each row's search text (``context``, else ``text``) and
+#: an ``owner`` token, ``'u' || hex(user_id)``: one token per user.
 FTS_SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(owner, text, tokenize='porter unicode61');
 CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts(rowid, owner, text) VALUES (new.seq, 'u' || hex(new.user_id), new.text);
+    INSERT INTO memories_fts(rowid, owner, text)
+    VALUES (new.seq, 'u' || hex(new.user_id), coalesce(new.context, new.text));
 END;
 CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories BEGIN
     DELETE FROM memories_fts WHERE rowid = old.seq;
 END;
-CREATE TRIGGER IF NOT EXISTS memories_fts_update AFTER UPDATE OF text ON memories BEGIN
-    UPDATE memories_fts SET text = new.text WHERE rowid = new.seq;
+CREATE TRIGGER IF NOT EXISTS memories_fts_update AFTER UPDATE OF text, context ON memories BEGIN
+    UPDATE memories_fts SET text = coalesce(new.context, new.text) WHERE rowid = new.seq;
 END;
 """
-FTS_BACKFILL = "INSERT INTO memories_fts(rowid, owner, text) SELECT seq, 'u' || hex(user_id), text FROM memories"
+FTS_BACKFILL = (
+    "INSERT INTO memories_fts(rowid, owner, text) SELECT seq, 'u' || hex(user_id), coalesce(context, text) FROM memories"
+)
 
 #: The most (word, memory) postings one search scores. BM25 costs about 1 µs per posting
 #: (48 ms for a query whose words are in 44,000 of 100,000 memories), so words are taken
 #: rarest first while their document counts fit; the common ones left out weigh little in
 #: BM25 anyway, and the vector half still sees them. Typical queries on a conversation of a
 #: few thousand turns keep every word.
-POSTINGS_BUDGET = 4000
+POSTINGS_BUDGET = 1000
 #: Scratch tables (in the connection's temp schema, never in the journal file) that let
 #: SQLite itself tokenize and stem the query words, and read each stem's document count.
 SCRATCH_SCHEMA = """
@@ -85,7 +89,7 @@ def match_expression(user_id: str, words: Sequence[str]) -> str | None:
     return f'owner : "{owner_token(user_id)}" AND ({terms})'
 
 
-def affordable_words(db: Any, words: Sequence[str], budget: int = POSTINGS_BUDGET) -> list[str]:
+def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
     """The rarest of ``words`` whose document counts (over the whole journal) add up to ``budget``.
 
     Stems come from SQLite's own porter tokenizer, so the counts are those of the index.
@@ -93,6 +97,7 @@ def affordable_words(db: Any, words: Sequence[str], budget: int = POSTINGS_BUDGE
     """
     if not words:
         return []
+    budget = POSTINGS_BUDGET if budget is None else budget
     db.execute("DELETE FROM temp.recall_query_words")
     db.executemany("INSERT INTO temp.recall_query_words(rowid, text) VALUES (?, ?)", list(enumerate(words)))
     stem_of = {int(row): term for term, row in db.execute("SELECT term, doc FROM temp.recall_query_stems")}

@@ -21,6 +21,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,10 @@ EXACT_SEARCH_MAX = 2000
 #: (21 ms p50 against 3 ms), and the collections where recall matters most, the small ones,
 #: are searched exactly anyway.
 HNSW_CONFIG = {"space": "cosine"}
+#: Seconds a server store trusts a collection's size (other clients write too). Chroma's
+#: count() takes 9 ms at 100k items, more than the search itself; a local store is this
+#: process's alone, so there the size is known from its own writes.
+SIZE_TTL_S = 10.0
 #: How ``text`` queries rank memories: ``"hybrid"`` fuses the vector ranking with BM25 over
 #: the journal (lexical.py); ``"vector"`` is the index's cosine ranking alone.
 RETRIEVALS = ("hybrid", "vector")
@@ -212,6 +217,8 @@ class MemoryStore:
         self._collections: dict[tuple[str, str], Any] = {}
         # (user, kind) -> the dimension already checked against that collection's metadata
         self._checked: dict[tuple[str, str], int] = {}
+        # (user, kind) -> (collection size, when it was counted); dropped on every write of that user
+        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}
         self._writer: MemoryWriter | None = None
         self._max_batch: int | None = None
         self._closed = False
@@ -525,6 +532,18 @@ class MemoryStore:
         for kind in (MEMORIES, LM_KEYS):
             self._collections.pop((user_id, kind), None)
             self._checked.pop((user_id, kind), None)
+            self._sizes.pop((user_id, kind), None)
+
+    def _size(self, user_id: str, kind: str, collection: Any) -> int:
+        """How many items the collection holds (cached; see ``SIZE_TTL_S``)."""
+        key = (user_id, kind)
+        cached = self._sizes.get(key)
+        now = time.monotonic()
+        if cached is not None and (self.kind == "local" or now - cached[1] < SIZE_TTL_S):
+            return cached[0]
+        size = int(collection.count())
+        self._sizes[key] = (size, now)
+        return size
 
     def _with_collection(self, user_id: str, kind: str, fn: Callable[[Any], T], create: bool = False,
                          metadata: Mapping[str, Any] | None = None) -> T | None:  # fmt: skip
@@ -584,6 +603,8 @@ class MemoryStore:
             self.journal.mark([r.id for r in user_rows], INDEXED)
 
     def _index_user(self, user_id: str, rows: Sequence[JournalRow]) -> None:
+        for kind in (MEMORIES, LM_KEYS):
+            self._sizes.pop((user_id, kind), None)
         dim = int(rows[0].embedding.shape[0])  # type: ignore[union-attr]
         encoder_name = rows[0].encoder or self.encoder.name
         meta = {"encoder": encoder_name, "dim": dim}
@@ -625,6 +646,7 @@ class MemoryStore:
         if not ids:
             return
         for kind in (MEMORIES, LM_KEYS):
+            self._sizes.pop((user_id, kind), None)
             self._with_collection(user_id, kind, lambda c: c.delete(ids=list(ids)))
 
     def _drop_user(self, user_id: str) -> None:
@@ -727,7 +749,11 @@ class UserMemory:
         words = self._store.journal.search_text(self.user_id, text, depth)
 
         def run(collection: Any) -> Any:
-            cosine = {memory_id: 1.0 - d for memory_id, d in _nearest(collection, embedding, depth, where)}
+            size = self._store._size(self.user_id, MEMORIES, collection)
+            # A small collection's exact search has every distance anyway: keep them all, so no
+            # word hit needs its vector fetched.
+            wanted = size if size <= EXACT_SEARCH_MAX else depth
+            cosine = {memory_id: 1.0 - d for memory_id, d in _nearest(collection, embedding, size, wanted, where)}
             lexical_only = [memory_id for memory_id, _ in words if memory_id not in cosine]
             if lexical_only:
                 # Their cosine from the index's vectors; `where` drops the ones it excludes.
@@ -766,7 +792,7 @@ class UserMemory:
         include = ["documents", "metadatas", "distances", "embeddings"]
 
         def run(collection: Any) -> dict[str, list[Any]] | None:
-            size = collection.count()
+            size = self._store._size(self.user_id, kind, collection)
             if size > EXACT_SEARCH_MAX:  # approximate, in one request
                 found = collection.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
                 return {key: found[key][0] for key in ("ids", *include)}
@@ -844,7 +870,7 @@ class UserMemory:
         if row is None or row.user_id != self.user_id or row.state == DELETING:
             row = self._adopt(memory_id)
         store.journal.update_text(memory_id, text, extra)
-        vector = store.encoder.encode([text])
+        vector = store.encoder.encode([text])  # an updated memory is searched by its new text alone
         key = None if lm_key is None else np.asarray(lm_key, dtype=np.float32).reshape(1, -1)
         store.journal.set_vectors([memory_id], vector, store.encoder.name, key, row.lm_name if key is not None else None)
         store._index(store.journal.get_many([memory_id]))
@@ -942,9 +968,11 @@ class UserMemory:
         return sum(1 for _ in self._store.journal.rows(self.user_id, states=(PENDING,)))
 
 
-def _nearest(collection: Any, embedding: np.ndarray, k: int, where: dict[str, Any] | None) -> list[tuple[str, float]]:
-    """The ``k`` nearest ``(id, cosine distance)``, best first: exact up to ``EXACT_SEARCH_MAX`` items."""
-    size = collection.count()
+def _nearest(
+    collection: Any, embedding: np.ndarray, size: int, k: int, where: dict[str, Any] | None
+) -> list[tuple[str, float]]:
+    """The ``k`` nearest ``(id, cosine distance)`` of a collection of ``size`` items, best first:
+    exact up to ``EXACT_SEARCH_MAX`` items."""
     if size > EXACT_SEARCH_MAX:
         found = collection.query(query_embeddings=[embedding], n_results=k, where=where, include=["distances"])
         return list(zip(found["ids"][0], found["distances"][0], strict=True))

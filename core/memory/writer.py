@@ -318,17 +318,18 @@ class MemoryWriter:
             with ``.model`` and ``.tokenizer``, or a function ``texts -> array [n, hidden]``.
         lm_keys: also store LM-space keys (for the ``hidden`` query mode); needs ``lm``.
         batch_size: turns embedded per encoder batch.
-        dated: begin each memory with the day of its turn, ``"[8 May 2023] "``, so that "when"
-            questions find it and the model reads the date when it is recalled.
-        window: put the end of the turn before (same session) on the line above, so that an
-            answer ("Yes, last Tuesday") carries the question it answers.
-        speakers: begin each line with its speaker: ``metadata["speaker"]`` if the turn has
-            one, else its role (``"User: ..."``).
+        dated: search each memory with the day of its turn in front, ``"[8 May 2023] "``, so
+            that "when" questions find it.
+        window: search it with the end of the turn before (same session) on the line above, so
+            that an answer ("Yes, last Tuesday") is found by the question it answers.
+        speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
+            turn has one, else its role (``"User: ..."``).
 
-    The defaults (dated, windowed, with speakers) are what won on the LoCoMo dev file: an
-    evidence turn in the top 5 for 0.77 of category 1-4 questions with hybrid search, against
-    0.65 for the bare turns (BENCHMARKS.md). The memory's ``text`` is this composed text (it
-    is what is searched and injected); the turn's own words are kept in the journal.
+    These three shape only what is *searched* (embedded and word-indexed, the journal's
+    ``context``). A memory's ``text``, what a search returns and recall injects, stays the
+    turn's own words: the embedded 135M model recalled 9 of 12 facts from the bare words and
+    0 of 12 from the dated, labelled window (BENCHMARKS.md). The defaults are what won on the
+    LoCoMo dev file with hybrid search (BENCHMARKS.md).
     """
 
     def __init__(
@@ -442,9 +443,8 @@ class MemoryWriter:
         LoCoMo JSON (a list of samples, or one sample, with ``conversation.session_N`` lists
         and ``session_N_date_time``) is one user per conversation: ``user_id`` if given (one
         conversation only), else the sample's ``sample_id``. ``speaker_a`` turns get role
-        ``user``, ``speaker_b`` ``assistant``; the content is the text (plus the image caption if
-        any); speaker, dia_id and session date are kept in metadata (the writer's ``speakers``
-        puts the speaker in front).
+        ``user``, ``speaker_b`` ``assistant``; the text is ``"Speaker: text"`` (plus the image
+        caption if any); speaker, dia_id and session date are kept in metadata.
 
         Every turn is checked first; a bad one raises ``ValueError`` naming its line or
         dia_id and nothing is written, unless ``skip_invalid`` (then it is reported in
@@ -529,9 +529,9 @@ class MemoryWriter:
                     next_index[key] = journal.next_turn_index(*key)
                 turn_index = next_index[key]
                 next_index[key] += 1
-            texts = self._compose(p, turn_index, self._turn_before(p, turn_index, latest))
+            contexts = self._compose(p, turn_index, self._turn_before(p, turn_index, latest))
             latest[(p.user_id, p.session_id)] = (turn_index, self._speaker(p.role, p.extra), p.chunks[-1])
-            for chunk_index, (memory_id_, text, content) in enumerate(zip(p.ids, texts, p.chunks, strict=True)):
+            for chunk_index, (memory_id_, text, context) in enumerate(zip(p.ids, p.chunks, contexts, strict=True)):
                 if memory_id_ in existing or memory_id_ in seen:
                     continue
                 seen.add(memory_id_)
@@ -539,7 +539,7 @@ class MemoryWriter:
                     JournalRow(
                         id=memory_id_, user_id=p.user_id, session_id=p.session_id, role=p.role, text=text,
                         timestamp=p.timestamp, turn_index=turn_index, chunk_index=chunk_index,
-                        n_chunks=len(p.chunks), extra=p.extra, content=None if text == content else content,
+                        n_chunks=len(p.chunks), extra=p.extra, context=None if context == text else context,
                     )  # fmt: skip
                 )
         # Journal first: from here on the turns survive a crash or an unreachable index.
@@ -572,20 +572,21 @@ class MemoryWriter:
         row = self.store.journal.previous_turn(p.user_id, p.session_id, turn_index)
         if row is None:
             return None
-        return self._speaker(row.role, row.extra), row.content if row.content is not None else row.text
+        return self._speaker(row.role, row.extra), row.text
 
     def _compose(self, p: _Prepared, turn_index: int, before: tuple[str, str] | None) -> list[str]:
-        """The text of each chunk's memory: ``[day] Speaker before: ...`` / ``Speaker: chunk``."""
+        """What each chunk is searched by: ``[day] Speaker before: ...`` / ``Speaker: chunk``."""
         head = f"[{day_label(p.timestamp)}] " if self.dated else ""
         speaker = self._speaker(p.role, p.extra) if self.speakers else None
         texts = []
         for chunk_index, chunk in enumerate(p.chunks):
-            line = f"{speaker}: {chunk}" if speaker else chunk
+            line = f"{speaker}: {chunk}" if speaker and not chunk.startswith(f"{speaker}:") else chunk
             if before is not None and chunk_index == 0:
                 words = before[1].split()
                 tail = " ".join(words[-WINDOW_WORDS:])
                 tail = tail if len(words) <= WINDOW_WORDS else "... " + tail
-                line = (f"{before[0]}: {tail}" if self.speakers else tail) + "\n" + line
+                labelled = self.speakers and not tail.startswith(f"{before[0]}:")
+                line = (f"{before[0]}: {tail}" if labelled else tail) + "\n" + line
             texts.append(head + line)
         return texts
 
@@ -594,7 +595,7 @@ class MemoryWriter:
         encoder = self.encoder
         need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
         if need:
-            vectors = encoder.encode([rows[i].text for i in need], batch_size=self.batch_size)
+            vectors = encoder.encode([rows[i].search_text for i in need], batch_size=self.batch_size)
             self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
             for j, i in enumerate(need):
                 rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
@@ -711,7 +712,7 @@ def _locomo_turns(raw: bytes, user_id: str | None, path: Path) -> Iterator[tuple
                 speaker = item.get("speaker")
                 text = item.get("text") or ""
                 caption = item.get("blip_caption")
-                content = text  # the writer puts the speaker (metadata) in front
+                content = f"{speaker}: {text}" if speaker else text
                 if caption:
                     content += f" [shares an image: {caption}]"
                 metadata = {"speaker": speaker, "dia_id": item.get("dia_id"), "session_date": date, "sample_id": sample_id}
