@@ -298,8 +298,9 @@ class Bench:
         a = self.args
         return RecallConfig(
             inject_mode=inject_mode, template=a.template, top_k=1 if a.recalls > 1 else a.top_k,
-            min_score=a.min_score, max_recalls=max(a.recalls, 1), recall_position=a.recall_position,
-            recall_policy="explicit" if a.recalls > 1 else "auto",
+            min_score=a.min_score, max_recalls=max(a.recalls, 1),
+            recall_position="user_end" if a.recall_position == "context" else a.recall_position,
+            recall_policy="explicit" if a.recalls > 1 or a.recall_position == "context" else "auto",
         )  # fmt: skip
 
     def generate(self, messages: list[dict[str, str]] | str, memory: Any, config: Any) -> dict[str, Any]:
@@ -455,10 +456,15 @@ def recall_prompt(bench: Bench, prompt: Prompt, config: Any) -> list[dict[str, s
     from recall_core import RECALL_TOKEN
 
     messages = messages_for(prompt)
+    markers = RECALL_TOKEN * max(1, bench.args.recalls)
+    tokenizer = bench.generator.tokenizer
+    if bench.args.recall_position == "context":
+        # (c)'s layout with the excerpts recalled instead of written: the question comes first
+        # too, since a <recall> searches by the text of its turn before it.
+        user = f"Question: {prompt.user}\n\nConversation:\n{markers}\n\nQuestion: {prompt.user}"
+        return tokenizer.apply_chat_template(messages_for(prompt, user), tokenize=False, add_generation_prompt=True)
     if bench.args.recalls <= 1:
         return messages
-    markers = RECALL_TOKEN * bench.args.recalls
-    tokenizer = bench.generator.tokenizer
     if bench.args.recall_position == "user_end":
         messages[-1] = {"role": "user", "content": messages[-1]["content"] + markers}
         return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
@@ -685,9 +691,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--recalls", type=int, default=1, help="(d)/(e): <recall> markers, each injects the next-best memory")
     p.add_argument("--top-k", type=int, default=4, help="(d)/(e): RecallConfig.top_k (one recall, vector retrieval)")
     p.add_argument("--min-score", type=float, default=0.2, help="(d)/(e): RecallConfig.min_score")
-    p.add_argument("--template", default="Memory: {text}\n\n", help="(d): RecallConfig.template")
-    p.add_argument("--recall-position", choices=["assistant_start", "user_end"], default="assistant_start")
-    p.add_argument("--max-new-tokens", type=int, default=32)
+    p.add_argument("--template", default="{text}\n", help="(d): RecallConfig.template (tuned: locomo_tune.py)")
+    p.add_argument("--recall-position", choices=["assistant_start", "user_end", "context"], default="context",
+                   help="(d)/(e): where <recall> goes; 'context': in the user turn, where (c) writes its excerpts")
+    p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")
     p.add_argument("--no-progress", action="store_true")

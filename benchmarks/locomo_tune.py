@@ -63,6 +63,17 @@ GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("recall user_end ' (Context: {text})'", "recall",
          {"recall_position": "user_end", "template": " (Context: {text})"}),
     ],
+    "position": [
+        ("rag k=5", "rag", {"rag_k": 5}),
+        ("recall default (assistant_start, 'Memory: {text}\\n\\n')", "recall", {}),
+        ("recall context x1 '{text}\\n'", "recall", {"recall_position": "context", "template": "{text}\n"}),
+        ("recall context x3 '{text}\\n'", "recall",
+         {"recall_position": "context", "template": "{text}\n", "recalls": 3}),
+        ("recall context x3 '{text}\\n' min_score 0", "recall",
+         {"recall_position": "context", "template": "{text}\n", "recalls": 3, "min_score": 0.0}),
+        ("recall context x5 '{text}\\n'", "recall",
+         {"recall_position": "context", "template": "{text}\n", "recalls": 5}),
+    ],
     "quick": [
         ("rag k=5", "rag", {"rag_k": 5}),
         ("recall default template", "recall", {}),

@@ -98,8 +98,13 @@ class Clock:
 # -- 1. write throughput ---------------------------------------------------------------------
 
 
-def write_throughput(store: MemoryStore, texts: list[str], user: str, repeats: int = 1) -> dict[str, Any]:
-    writer = MemoryWriter(store)
+#: MemoryWriter options for the bare-turn run: each turn searched by its own words only.
+BARE = {"dated": False, "window": False, "speakers": False}
+
+
+def write_throughput(store: MemoryStore, texts: list[str], user: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Turns/s through ``MemoryWriter(store, **options).add_turns`` (defaults: date, speaker, window)."""
+    writer = MemoryWriter(store, **(options or {}))
     turns = [{"user_id": user, "role": "user" if i % 2 == 0 else "assistant", "content": t, "session_id": f"s{i // 50}"}
              for i, t in enumerate(texts)]  # fmt: skip
     writer.add_turns(turns[:32])  # warm-up: loads the encoder, creates the collection
@@ -353,8 +358,12 @@ def main() -> None:
                 data = [("synthetic", texts)]
                 if args.locomo and Path(args.locomo).exists():
                     data.append(("locomo", locomo_texts(Path(args.locomo), args.write_turns)))
+                if label == "embedded":  # what the searched context (date, speaker, window) costs
+                    data.append(("synthetic, bare", data[0][1]))
                 for name, items in data:
-                    row = {"backend": label, "data": name, **write_throughput(store, items, f"writer-{name}")}
+                    options = BARE if name.endswith("bare") else None
+                    row = {"backend": label, "data": name,
+                           **write_throughput(store, items, f"writer-{name.replace(', ', '-')}", options)}
                     result["write"].append(row)
                     print(f"  {label:8s} {name:9s}: {row['turns_per_s']:.0f} turns/s, {row['turns_per_cpu_s']:.0f} "
                           f"turns per CPU-second ({row['turns']} turns)", flush=True)  # fmt: skip

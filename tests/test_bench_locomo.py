@@ -228,9 +228,10 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
     methods = answers["methods"]
     assert methods["full"]["prompt_tokens"]["mean"] > methods["none"]["prompt_tokens"]["mean"]
     assert methods["rag"]["prompt_tokens"]["mean"] > methods["none"]["prompt_tokens"]["mean"]
-    # the same question prompt for (a) and (d): recall adds injected tokens, not prompt text
-    # (+1 for the <recall> marker itself)
-    assert methods["recall"]["prompt_tokens"]["mean"] <= methods["none"]["prompt_tokens"]["mean"] + 1
+    # (d) asks in (c)'s layout, the question before and after a <recall> where (c) writes its
+    # excerpts (the user turn twice, at most): the memory comes in as injected tokens, not prompt text
+    for row in result["answers"]["rows"]:
+        assert row["methods"]["recall"]["prompt_tokens"] <= 2 * row["methods"]["none"]["prompt_tokens"]
     assert methods["recall"]["injected_tokens"]["mean"] > 0
     assert methods["recall-vector"]["injected_tokens"]["p50"] in (0, 1)
 

@@ -403,3 +403,15 @@ def test_hidden_mode_with_the_engine_lm_keys(tiny, tmp_path) -> None:
         hidden = lm_keys(model, tokenizer, ["My dog is called Rex."])[0]
         assert memory.search(RecallQuery(text="", hidden=hidden, mode="hidden"), k=1)[0].id == ids[0]
         assert doctor(store).ok
+
+
+def test_lm_keys_in_batches_equal_one_at_a_time(tiny) -> None:
+    """Right-padded batches give each text the key it gets alone (causal attention)."""
+    from recall_core.hidden import lm_keys
+
+    model, tokenizer = tiny
+    texts = ["short", "a somewhat longer memory text here", "mid length text", "x " * 40, "another one"]
+    batched = lm_keys(model, tokenizer, texts, batch_size=3)
+    alone = np.stack([lm_keys(model, tokenizer, [t], batch_size=1)[0] for t in texts])
+    np.testing.assert_allclose(batched, alone, rtol=1e-4, atol=1e-5)
+    assert lm_keys(model, tokenizer, []).shape == (0, model.config.hidden_size)
