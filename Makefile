@@ -42,6 +42,8 @@ lint: install
 bench: models
 	$(BIN)/python benchmarks/decode_overhead.py
 	$(BIN)/python benchmarks/memory.py
+	$(BIN)/python benchmarks/retrieval_methods.py
+	$(BIN)/python benchmarks/locomo.py --out benchmarks/out/locomo
 
 clean:
 	rm -rf $(VENV) .recall_home benchmarks/out
