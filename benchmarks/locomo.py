@@ -289,7 +289,8 @@ class Bench:
     def answer_memory(self, sample_id: str) -> Any:
         """What (c) and (d) search: dated text, by the memory itself or by :class:`DatedMemory`."""
         memory = self.memory(sample_id)
-        dated = self.args.memory_format.startswith("dated") or self.args.memory_format == "writer"
+        # The writer's memories return the turn's own words (the date is only searched by).
+        dated = self.args.memory_format.startswith("dated")
         return DatedMemory(memory) if self.args.memory_dates and not dated else memory
 
     def recall_config(self, inject_mode: str) -> Any:
