@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
 from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
 from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
+from recall_core.memory.lexical import linear_fusion  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -54,8 +55,6 @@ KS = (1, 5, 10)
 RRF_K = 60
 #: How deep each ranking is read before fusing.
 FUSION_DEPTH = 50
-#: Weight of the cosine against the query-normalized BM25 score in linear fusion (equal: not tuned).
-DENSE_WEIGHT = 1.0
 _WORD = re.compile(r"[A-Za-z0-9']+")
 #: Question words that only add noise to a lexical query (BM25 would weight them low anyway).
 STOPWORDS = frozenset(
@@ -191,32 +190,15 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, fl
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def linear_fusion(
-    cosine: dict[str, float], bm25: dict[str, float], weight: float = DENSE_WEIGHT
-) -> list[tuple[str, float]]:
-    """``bm25 / max bm25 of this query + weight * cosine`` over the union, best first (ties by id).
-
-    A memory missing from the lexical list counts 0 there; every memory in the union must
-    have its cosine.
-    """
-    top = max(bm25.values(), default=0.0)
-    scores = {
-        memory_id: (bm25.get(memory_id, 0.0) / top if top > 0 else 0.0) + weight * cos
-        for memory_id, cos in cosine.items()
-    }
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-
-
 class HybridMemory:
     """A ``Memory`` (``search(query, k)``) that fuses ``UserMemory.search`` with BM25 over the journal.
 
     ``fusion="linear"`` (default): each query's BM25 scores divided by its best one, plus
-    ``weight`` times the cosine (1.0: equal weight, not tuned); ``"rrf"``: reciprocal-rank
-    fusion. Candidates come back in fused order; ``score`` stays the cosine similarity (from
-    the index, or from the journal's stored vector for a lexical-only hit) so ``min_score``
-    keeps its meaning, and ``metadata["fused"]`` holds the fused score. The engine's
-    selection re-sorts candidates by ``score``, so to inject in fused order use
-    ``RecallConfig(top_k=1)``.
+    the cosine, equal weights, not tuned (``recall_core.memory.lexical.linear_fusion``, the store's
+    own); ``"rrf"``: reciprocal-rank fusion. Candidates come back in fused order (the engine
+    keeps that order); ``score`` stays the cosine similarity (from the index, or from the
+    journal's stored vector for a lexical-only hit) so ``min_score`` keeps its meaning, and
+    ``metadata["fused"]`` holds the fused score.
     """
 
     def __init__(
@@ -225,7 +207,6 @@ class HybridMemory:
         lexical: LexicalIndex,
         depth: int = FUSION_DEPTH,
         fusion: str = "linear",
-        weight: float = DENSE_WEIGHT,
     ) -> None:
         if fusion not in ("linear", "rrf"):
             raise ValueError(f"fusion must be 'linear' or 'rrf', got {fusion!r}")
@@ -233,7 +214,6 @@ class HybridMemory:
         self.lexical = lexical
         self.depth = depth
         self.fusion = fusion
-        self.weight = weight
 
     def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
         query = RecallQuery(query) if isinstance(query, str) else query
@@ -247,7 +227,7 @@ class HybridMemory:
             dense_order = [c.id for c in by_cosine[: self.depth] if c.id not in missing]
             fused = rrf([dense_order, list(sparse)])[:k]
         else:
-            fused = linear_fusion({i: c.score for i, c in dense.items()}, sparse, self.weight)[:k]
+            fused = linear_fusion({i: c.score for i, c in dense.items()}, sparse)[:k]
         return [
             MemoryCandidate(c.id, c.score, c.text, c.embedding, {**c.metadata, "fused": score})
             for memory_id, score in fused

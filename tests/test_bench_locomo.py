@@ -102,10 +102,10 @@ def test_rrf_fuses_rankings():
 def test_linear_fusion_adds_query_normalized_bm25_to_the_cosine():
     cosine = {"a": 0.5, "b": 0.2, "c": 0.4}
     bm25 = {"b": 8.0, "c": 2.0}  # normalized: b 1.0, c 0.25, a 0
-    fused = retrieval_methods.linear_fusion(cosine, bm25, weight=1.0)
+    fused = retrieval_methods.linear_fusion(cosine, bm25)  # the store's own, imported
     assert [memory_id for memory_id, _ in fused] == ["b", "c", "a"]
     assert dict(fused) == pytest.approx({"b": 1.2, "c": 0.65, "a": 0.5})
-    assert [i for i, _ in retrieval_methods.linear_fusion(cosine, {}, 1.0)] == ["a", "c", "b"]
+    assert [i for i, _ in retrieval_methods.linear_fusion(cosine, {})] == ["a", "c", "b"]
 
 
 def test_lexical_query_keeps_content_words_quoted():

@@ -121,7 +121,7 @@ def linear_fusion(cosine: Mapping[str, float], bm25: Mapping[str, float]) -> lis
 
     An id missing from ``bm25`` scores 0 there. Scaling by the best BM25 score puts the
     lexical half in [0, 1] like a cosine; the two halves weigh the same (not tuned per
-    question). On LoCoMo this beat reciprocal-rank fusion (hit@5 0.65 against 0.57 on plain
+    question). On LoCoMo this beat reciprocal-rank fusion (hit@5 0.646 against 0.603 on plain
     turns) because it keeps how far apart the scores are, not only their order.
     """
     top = max(bm25.values(), default=0.0)

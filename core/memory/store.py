@@ -742,7 +742,8 @@ class UserMemory:
         return self._hybrid(query.text, vector, k, where)
 
     def _hybrid(self, text: str, vector: np.ndarray, k: int, where: Mapping[str, Any] | None) -> list[MemoryCandidate]:
-        """The vector and BM25 rankings, each ``FUSION_DEPTH`` deep, fused (lexical.linear_fusion)."""
+        """The vector and BM25 rankings fused (lexical.linear_fusion): BM25 ``FUSION_DEPTH`` deep, the
+        cosine of every memory of a small collection (else ``FUSION_DEPTH`` deep)."""
         embedding = np.asarray(vector, dtype=np.float32)
         where = dict(where) if where else None
         depth = max(k, FUSION_DEPTH)
