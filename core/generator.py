@@ -18,7 +18,7 @@ from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCrite
 
 from .chat import chat_prompt_ids
 from .config import RecallConfig
-from .loop import recall_generate
+from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, load_model
 from .text import TextFinisher, finish_text
 from .types import Memory, Recall, RecallResult, Usage
@@ -157,7 +157,7 @@ class RecallGenerator:
         config = config or self.config
         input_ids = self.encode(prompt, config=config)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
-        trace: list[Recall] = []
+        keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
         output = self.model.generate(
@@ -167,14 +167,13 @@ class RecallGenerator:
             recall_config=config,
             recall_tokenizer=self.tokenizer,
             recall_streamer=streamer,
-            recall_trace=trace,
             recall_callback=on_recall,
             stopping_criteria=criteria,
-            **kwargs,
+            # The output object reports the trace and where the generated tokens start.
+            **{**kwargs, "return_dict_in_generate": True},
         )
-        sequences = output if isinstance(output, torch.Tensor) else output.sequences
-        result = self._result(input_ids, sequences, trace, stop_strings, kwargs)
-        return result if sequences is output else replace(result, output=output)
+        result = self._result(input_ids, output, stop_strings, kwargs)
+        return replace(result, output=output) if keep_output else result
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
@@ -212,6 +211,13 @@ class RecallGenerator:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
                     raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
+    def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
+        """Did the caller ask for the full output (``return_dict_in_generate``), as generate() reads it?"""
+        asked = kwargs.get("return_dict_in_generate")
+        if asked is None:
+            asked = (kwargs.get("generation_config") or self.model.generation_config).return_dict_in_generate
+        return bool(asked)
+
     def _stopping_criteria(self, stop_strings: list[str]) -> StoppingCriteriaList:
         if not stop_strings:
             return StoppingCriteriaList()
@@ -220,18 +226,16 @@ class RecallGenerator:
     def _result(
         self,
         input_ids: torch.LongTensor,
-        sequences: torch.LongTensor,
-        trace: list[Recall],
+        output: RecallGenerateOutput,
         stop_strings: list[str],
         kwargs: Mapping[str, Any],
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
+        sequences, trace = output.sequences, list(output.recalls or [])
         pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
-        new_ids = [i for i in sequences[0, _generated_start(prompt_length, trace) :].tolist() if i != pad_id]
+        new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
         injected = sum(r.length for r in trace)
-        generated = sequences.shape[1] - _generated_start(prompt_length, trace) - sum(
-            r.length for r in trace if not r.in_prompt
-        )
+        generated = sequences.shape[1] - output.generated_start - sum(r.length for r in trace if not r.in_prompt)
         raw = self.tokenizer.decode(new_ids, skip_special_tokens=True)
         text, hit_stop = finish_text(raw, stop_strings)
         eos = self.model.generation_config.eos_token_id
@@ -334,15 +338,6 @@ class _Cancelled(StoppingCriteria):
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
         return torch.full((input_ids.shape[0],), self.event.is_set(), dtype=torch.bool, device=input_ids.device)
-
-
-def _generated_start(prompt_length: int, trace: Sequence[Recall]) -> int:
-    """Index of the first generated token: the prompt plus what was injected inside it."""
-    start = prompt_length
-    for recall in trace:
-        if recall.in_prompt:  # injected inside the prompt, or its marker dropped
-            start += recall.length if recall.injected else -1
-    return start
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:

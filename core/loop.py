@@ -52,9 +52,16 @@ _ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
 
 @dataclass
 class RecallGenerateOutput(GenerateDecoderOnlyOutput):
-    """``GenerateDecoderOnlyOutput`` plus the recall trace."""
+    """``GenerateDecoderOnlyOutput`` plus the recall trace.
+
+    Attributes:
+        recalls: every ``<recall>`` event, in order.
+        generated_start: index in ``sequences`` of the first generated token: the prompt,
+            plus what was injected inside it, minus prompt markers that were dropped.
+    """
 
     recalls: list[Recall] | None = None
+    generated_start: int | None = None
 
 
 def recall_generate(
@@ -173,6 +180,7 @@ class _RecallLoop:
         model_forward = decode_forward(model, model_kwargs, gen)
         with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
+            generated_start = input_ids.shape[1]
             pending = False  # the prompt's own <recall> tokens were handled by _prefill
             while True:
                 if pending:
@@ -222,6 +230,7 @@ class _RecallLoop:
             hidden_states=hidden_states,
             past_key_values=cache,
             recalls=list(self.recalls),
+            generated_start=generated_start,
         )
 
     # ------------------------------------------------------------------ prompt
