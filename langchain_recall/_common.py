@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
 from pydantic import ConfigDict, Field, model_validator
-from recall_core import RecallResult, __version__
+from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
 from recall_core.adapters import (
     CALL_ARGUMENTS,
     FIELD_OPTIONS,
@@ -19,7 +19,6 @@ from recall_core.adapters import (
     recall_dicts,
     usage_dict,
 )
-from recall_core.generator import AsyncRecallStream, RecallStream
 from recall_core.settings import option_value
 
 #: Per-call keyword arguments the LangChain adapters take besides generate() options.

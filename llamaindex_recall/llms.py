@@ -24,7 +24,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.llm import default_completion_to_prompt
-from recall_core import RECALL_TOKEN, RecallResult, RecallStream
+from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
 from recall_core.adapters import (
     CALL_ARGUMENTS,
     PreparedCall,
@@ -34,7 +34,6 @@ from recall_core.adapters import (
     recall_dicts,
     usage_dict,
 )
-from recall_core.generator import AsyncRecallStream
 
 #: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
 USER_ID_KEY = "recall_user_id"
@@ -90,7 +89,7 @@ def _chunks(stream: RecallStream, chunk: _ChunkBuilder[_Response]) -> Iterator[_
 
 
 async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -> AsyncIterator[_Response]:
-    """:func:`_chunks` for an :class:`~recall_core.generator.AsyncRecallStream`."""
+    """:func:`_chunks` for an :class:`~recall_core.AsyncRecallStream`."""
     text = ""
     async for piece in stream:
         text += piece
