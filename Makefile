@@ -18,7 +18,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]" "$(firstword $(TORCH_SPEC))"
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev]" "$(firstword $(TORCH_SPEC))"
 	touch $@
 
 install: $(VENV)/.installed

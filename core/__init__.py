@@ -5,7 +5,7 @@ and injects the chosen memory as input embeddings into the KV cache, then goes o
 """
 
 from .config import RecallConfig
-from .generator import RecallGenerator, RecallStream
+from .generator import AsyncRecallStream, RecallGenerator, RecallStream
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, ModelLoadError, add_recall_tokens, load_model
 from .types import Memory, MemoryCandidate, Recall, RecallQuery, RecallResult, Usage
@@ -24,6 +24,7 @@ def __getattr__(name: str):
 
 __all__ = [
     *_MEMORY_EXPORTS,
+    "AsyncRecallStream",
     "MEMORY_PAD_TOKEN",
     "RECALL_TOKEN",
     "Memory",

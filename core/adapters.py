@@ -1,112 +1,41 @@
 """Framework-neutral glue shared by the LangChain and LlamaIndex adapters.
 
-Nothing here imports LangChain or LlamaIndex, and nothing here is engine logic: it loads
-models once per process, maps the ecosystems' standard sampling parameters onto
-``RecallGenerator.generate`` arguments, checks per-call keyword arguments, picks the
-memory for a call, turns results into plain dicts, and runs the engine off the event loop.
-:class:`RecallAdapterMixin` holds what the adapter classes do with their settings (the
-lazily built engine, ``from_model``, the checks at init, one call's ``generate`` arguments),
-so that each adapter package keeps only its framework's glue.
+Nothing here imports LangChain or LlamaIndex (pydantic only: both frameworks' classes are
+pydantic v2 models), and nothing here is engine logic. :class:`RecallAdapterBase` declares
+the settings both adapters share, once, and does what an adapter does with them (the
+lazily built engine, ``from_model``, the checks at init, one call's ``generate``
+arguments); the helpers below load models once per process, pick the memory for a call
+and turn results into plain dicts. Generation options are read by
+:mod:`recall_core.settings`, exactly as the engine reads them.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar, get_args
 
-from .config import RecallConfig
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from .config import RecallConfig, RecallPolicy
 from .generator import RecallGenerator
 from .models import DEFAULT_MODEL_NAME, RECALL_TOKEN, load_model
+from .settings import check_option_names, generation_options, one_of, option_name, stop_strings
 from .types import Memory, RecallResult
 
 #: What the adapters report as provider in traces (LangSmith ``ls_provider``).
 PROVIDER = "recall"
 
-#: Aliases ``RecallGenerator.generate`` accepts besides the ``generate()`` option names.
-ENGINE_ALIASES = frozenset({"max_tokens"})
-
-_GENERATION_ARGUMENTS: frozenset[str] | None = None
-
-
-def generation_arguments() -> frozenset[str]:
-    """Names ``model.generate()`` accepts as generation options (``GenerationConfig`` fields)."""
-    global _GENERATION_ARGUMENTS
-    if _GENERATION_ARGUMENTS is None:
-        from transformers import GenerationConfig
-
-        names = {name for name in vars(GenerationConfig()) if not name.startswith("_")}
-        _GENERATION_ARGUMENTS = frozenset(names - {"transformers_version"})
-    return _GENERATION_ARGUMENTS
-
-
-def check_call_kwargs(owner: str, kwargs: Mapping[str, Any], adapter_arguments: Iterable[str] = ()) -> None:
-    """Raise ``TypeError`` naming every keyword argument neither the engine nor the adapter knows.
-
-    transformers would refuse them too, but only after the prompt is tokenized and with a
-    message about ``model_kwargs``; this says which call got what, before any work is done.
-    """
-    known = generation_arguments() | ENGINE_ALIASES | set(adapter_arguments)
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise TypeError(
-            f"{owner} got unexpected keyword argument(s) {', '.join(map(repr, unknown))}. "
-            f"It accepts {', '.join(sorted(adapter_arguments))} and any transformers generate() option "
-            "(max_new_tokens / max_tokens, temperature, top_p, top_k, min_p, repetition_penalty, do_sample, ...)."
-        )
-
-
-def sampling_kwargs(
-    *,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-    top_p: float | None = None,
-    top_k: int | None = None,
-    repetition_penalty: float | None = None,
-    timeout: float | None = None,
-) -> dict[str, Any]:
-    """Map the ecosystems' standard parameters onto ``generate()`` arguments.
-
-    ``temperature`` 0 (or ``None``, the engine default) decodes greedily; above 0 samples.
-    ``timeout`` becomes transformers' ``max_time`` (seconds of decoding). ``None`` values
-    are left out so the engine's defaults apply.
-    """
-    kwargs: dict[str, Any] = {}
-    if temperature is not None:
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
-            raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
-        if temperature > 0:
-            kwargs.update(do_sample=True, temperature=float(temperature))
-        else:
-            kwargs["do_sample"] = False
-    if max_tokens is not None:
-        kwargs["max_new_tokens"] = max_tokens
-    if top_p is not None:
-        kwargs["top_p"] = top_p
-    if top_k is not None:
-        kwargs["top_k"] = top_k
-    if repetition_penalty is not None:
-        kwargs["repetition_penalty"] = repetition_penalty
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-        kwargs["max_time"] = float(timeout)
-    return kwargs
-
-
-def normalize_generation_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Per-call kwargs with ``temperature`` handled like :func:`sampling_kwargs` and aliases resolved."""
-    out = dict(kwargs)
-    if "max_tokens" in out:
-        out["max_new_tokens"] = out.pop("max_tokens")
-    if "temperature" in out and "do_sample" not in out:
-        out.update(sampling_kwargs(temperature=out.pop("temperature")))
-    if "timeout" in out:
-        out.update(sampling_kwargs(timeout=out.pop("timeout")))
-    return out
+#: Per-call keyword arguments both adapters take besides ``generate()`` options.
+CALL_ARGUMENTS = frozenset({"user_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"})
+#: The ``generate()`` options the shared fields (and the adapter's most-new-tokens field) set.
+FIELD_OPTIONS = frozenset(
+    {"temperature", "max_new_tokens", "top_p", "top_k", "repetition_penalty", "max_time", "stop_strings"}
+)
+#: The init arguments that name the model (``model`` is LangChain's habit).
+_MODEL_NAME_ARGUMENTS = ("model_name", "model")
 
 
 # --------------------------------------------------------------------------- models
@@ -255,60 +184,21 @@ def usage_dict(result: RecallResult) -> dict[str, int]:
     }
 
 
-# --------------------------------------------------------------------------- async
-async def run_in_thread(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """Run blocking engine work in the default executor, with the caller's context variables."""
-    return await asyncio.to_thread(fn, *args, **kwargs)
+# --------------------------------------------------------------------------- the recall shortcut
+def with_recall_policy(config: RecallConfig | None, recall: str | None) -> RecallConfig | None:
+    """``config`` with the ``recall`` shortcut applied: the one place the shortcut is resolved.
 
-
-class AsyncRecallStream:
-    """Async iterator over the text pieces of ``generator.stream(...)``; ``result`` is set at the end.
-
-    The engine's stream runs in a worker thread that hands each piece to the event loop
-    through an ``asyncio.Queue``, so awaiting the next piece never blocks the loop.
+    ``recall="auto"`` / ``"explicit"`` is ``RecallConfig.recall_policy``, said briefly; the
+    adapters fold it into their ``recall_config`` at init and into the call's config per
+    call, and keep no ``recall`` of their own. ``None`` leaves ``config`` as it is.
     """
-
-    _PIECE, _DONE, _ERROR = range(3)
-
-    def __init__(self, generator: RecallGenerator, prompt: Any, kwargs: Mapping[str, Any]) -> None:
-        self.result: RecallResult | None = None
-        self._generator = generator
-        self._prompt = prompt
-        self._kwargs = dict(kwargs)
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[str]:
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
-        stream = self._generator.stream(self._prompt, **self._kwargs)
-
-        def hand_over(kind: int, value: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
-            except RuntimeError:  # the loop was closed while generating: nobody is listening
-                pass
-
-        def work() -> None:
-            try:
-                for piece in stream:
-                    hand_over(self._PIECE, piece)
-                hand_over(self._DONE, stream.result)
-            except BaseException as error:  # handed to the awaiting side
-                hand_over(self._ERROR, error)
-
-        context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(work,), name="recall-astream", daemon=True).start()
-        while True:
-            kind, value = await queue.get()
-            if kind == self._PIECE:
-                yield value
-            elif kind == self._DONE:
-                self.result = value
-                return
-            else:
-                raise value
+    if config is not None and not isinstance(config, RecallConfig):
+        raise TypeError(f"recall_config must be a recall_core.RecallConfig, got {type(config).__name__}")
+    if recall is None:
+        return config
+    one_of("recall", recall, get_args(RecallPolicy))
+    config = config or RecallConfig()
+    return config if config.recall_policy == recall else config.replace(recall_policy=recall)
 
 
 # --------------------------------------------------------------------------- adapter classes
@@ -322,28 +212,106 @@ class PreparedCall:
     config: RecallConfig
 
 
-_Adapter = TypeVar("_Adapter", bound="RecallAdapterMixin")
+_Adapter = TypeVar("_Adapter", bound="RecallAdapterBase")
 
 
-class RecallAdapterMixin:
-    """What an adapter class does with its settings, whatever its framework (a mixin).
+class RecallAdapterBase(BaseModel):
+    """The settings both adapters share, and what an adapter does with them.
 
-    The pydantic class mixing it in declares the fields ``model_name``, ``generator``,
-    ``device``, ``dtype``, ``store``, ``user_id``, ``memory``, ``recall``, ``recall_config``,
-    ``temperature``, ``top_p``, ``top_k``, ``repetition_penalty``, ``stop`` and ``timeout``;
-    the private attributes ``_engine`` (default ``None``) and ``_engine_lock`` (a
-    ``threading.Lock`` per instance); and, where the frameworks spell a setting differently,
-    the names it uses, in the class variables below.
+    An adapter class inherits this and its framework's LLM class, declares the field that
+    holds the most new tokens and the one that holds any other ``generate()`` options
+    under its framework's names, and says which they are by implementing
+    :meth:`_max_new_tokens` and :meth:`_extra_options`.
+
+    ``recall="auto"`` / ``"explicit"`` is accepted at init and per call as a shortcut for
+    ``recall_config``'s ``recall_policy`` (see :func:`with_recall_policy`); it is not a field.
     """
 
-    __slots__ = ()
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=True)
 
-    #: The init argument ``from_model`` names the loaded model with (for traces).
-    _model_name_argument: ClassVar[str]
-    #: The field holding the most new tokens per call.
-    _max_tokens_field: ClassVar[str]
-    #: The field holding any other transformers ``generate()`` options.
-    _generate_kwargs_field: ClassVar[str]
+    model_name: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(*_MODEL_NAME_ARGUMENTS),
+        description="Hugging Face model id or local folder (also accepted as model=); None is the embedded "
+        "offline default (SmolLM2-135M-Instruct). With generator=, only a label for traces.",
+    )
+    generator: RecallGenerator | None = Field(
+        default=None, exclude=True, description="An existing recall_core.RecallGenerator to use instead of loading."
+    )
+    device: str | None = Field(default=None, description="'cpu', 'cuda', 'cuda:1'...; default CUDA when available.")
+    dtype: str | None = Field(
+        default=None, description="'float32', 'bfloat16'...; default float32 on CPU, bfloat16 on CUDA."
+    )
+    store: Any = Field(
+        default=None, exclude=True,
+        description="A recall_core.memory.MemoryStore; each call searches store.for_user(user_id).",
+    )  # fmt: skip
+    user_id: str | None = Field(
+        default=None, description="Whose memory to use with store (a call may pass another user_id=)."
+    )
+    memory: Any = Field(
+        default=None, exclude=True,
+        description="Instead of store: any object with search(RecallQuery, k) (the engine's Memory).",
+    )  # fmt: skip
+    recall_config: RecallConfig | None = Field(
+        default=None, exclude=True,
+        description="How the loop searches, chooses and injects memories (recall_core.RecallConfig); "
+        "None: the generator's.",
+    )  # fmt: skip
+    temperature: float | None = Field(
+        default=None, description="0 or None decodes greedily (deterministic); above 0 samples at that temperature."
+    )
+    top_p: float | None = None
+    top_k: int | None = None
+    repetition_penalty: float | None = None
+    stop: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("stop", "stop_sequences"),
+        description="Stop strings (also accepted as stop_sequences=): generation ends at the first one, "
+        "which is cut from the output.",
+    )
+    timeout: float | None = Field(
+        default=None,
+        description="Most seconds of decoding per call (transformers' max_time); the text so far is returned.",
+    )
+
+    _engine: RecallGenerator | None = PrivateAttr(default=None)
+    _engine_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    # ------------------------------------------------------------------ what each adapter says
+    @abstractmethod
+    def _max_new_tokens(self) -> int | None:
+        """The most new tokens per call, from the adapter's own field (``None``: the engine's default)."""
+
+    @abstractmethod
+    def _extra_options(self) -> tuple[str, Mapping[str, Any]]:
+        """``(field name, value)`` of the adapter's field of other ``generate()`` options."""
+
+    # ------------------------------------------------------------------ init
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_recall_shortcut(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "recall" in data:
+            data = dict(data)
+            recall = data.pop("recall")
+            if recall is not None:
+                generator = data.get("generator")
+                own = generator.config if isinstance(generator, RecallGenerator) else None
+                data["recall_config"] = with_recall_policy(data.get("recall_config") or own, recall)
+        return data
+
+    def _check_recall_settings(self, owner: str, reserved: Iterable[str] = ()) -> None:
+        """Check the settings at init: memory or store, generator, the other ``generate()``
+        options (none of them may set one of the ``reserved`` options), the ranges."""
+        check_memory_arguments(self.memory, self.store)
+        check_generator(self.generator)
+        field, extra = self._extra_options()
+        check_option_names(f"{owner} {field}", extra)
+        clash = sorted(name for name in extra if option_name(name) in set(reserved))
+        if clash:
+            raise ValueError(f"set {', '.join(clash)} as field(s) of {owner}, not in {field}")
+        self._instance_options()  # checks the values now rather than at the first call
+        stop_strings(self.stop)
 
     @classmethod
     def from_model(cls: type[_Adapter], hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> _Adapter:
@@ -353,7 +321,8 @@ class RecallAdapterMixin:
         usual fields (``store``, ``user_id``, the most new tokens...); the model's name may
         still be given for traces (it defaults to the model's ``name_or_path``).
         """
-        kwargs.setdefault(cls._model_name_argument, getattr(hf_model.config, "name_or_path", None) or None)
+        if not set(_MODEL_NAME_ARGUMENTS) & kwargs.keys():
+            kwargs["model_name"] = getattr(hf_model.config, "name_or_path", None) or None
         generator = RecallGenerator(hf_model, tokenizer, config=kwargs.get("recall_config"))
         return cls(generator=generator, **kwargs)
 
@@ -369,32 +338,22 @@ class RecallAdapterMixin:
                     )  # fmt: skip
         return self._engine
 
-    def _check_recall_settings(self, owner: str, reserved: Iterable[str] = ()) -> None:
-        """Check the settings at init: memory or store, generator, the other ``generate()``
-        options (none of them may be one of the ``reserved`` names), the sampling ranges."""
-        check_memory_arguments(self.memory, self.store)
-        check_generator(self.generator)
-        extra = getattr(self, self._generate_kwargs_field)
-        check_call_kwargs(f"{owner} {self._generate_kwargs_field}", extra)
-        clash = sorted(set(extra) & set(reserved))
-        if clash:
-            raise ValueError(
-                f"set {', '.join(clash)} as field(s) of {owner}, not in {self._generate_kwargs_field}"
-            )
-        self._sampling_kwargs()  # checks the ranges now rather than at the first call
-
-    def _sampling_kwargs(self) -> dict[str, Any]:
-        kwargs = sampling_kwargs(
-            temperature=self.temperature, max_tokens=getattr(self, self._max_tokens_field), top_p=self.top_p,
-            top_k=self.top_k, repetition_penalty=self.repetition_penalty, timeout=self.timeout,
-        )  # fmt: skip
-        return {**getattr(self, self._generate_kwargs_field), **kwargs}
+    # ------------------------------------------------------------------ calls
+    def _instance_options(self) -> dict[str, Any]:
+        """The instance's ``generate()`` options: the fields over the field of other options."""
+        fields = {
+            "temperature": self.temperature, "max_new_tokens": self._max_new_tokens(), "top_p": self.top_p,
+            "top_k": self.top_k, "repetition_penalty": self.repetition_penalty, "timeout": self.timeout,
+        }  # fmt: skip
+        _, extra = self._extra_options()
+        set_fields = {name: value for name, value in fields.items() if value is not None}
+        return {**generation_options(extra), **generation_options(set_fields)}
 
     def _prepare_call(
         self,
         owner: str,
         kwargs: Mapping[str, Any],
-        adapter_arguments: Iterable[str],
+        call_arguments: Iterable[str],
         *,
         user_id: str | None,
         stop: Sequence[str] | None = None,
@@ -406,7 +365,7 @@ class RecallAdapterMixin:
         it comes from); ``stop`` (the framework's own argument) wins over a ``stop=`` kwarg,
         which wins over the instance's; ``policy`` overrides the call's ``recall``.
         """
-        check_call_kwargs(owner, kwargs, adapter_arguments)
+        check_option_names(owner, kwargs, call_arguments)
         call = dict(kwargs)
         call.pop("user_id", None)
         session_id = call.pop("session_id", None)
@@ -414,29 +373,16 @@ class RecallAdapterMixin:
         recall_config = call.pop("recall_config", None)
         memory = call.pop("memory", None)
         stop_kw = call.pop("stop", None)
-        gen_kwargs = {**self._sampling_kwargs(), **normalize_generation_kwargs(call)}
+        options = {**self._instance_options(), **generation_options(call)}
 
-        stops = list(stop if stop is not None else (stop_kw if stop_kw is not None else (self.stop or [])))
+        stops = stop if stop is not None else (stop_kw if stop_kw is not None else self.stop)
         if stops:
-            gen_kwargs["stop"] = stops
-        config = self._recall_config(policy or recall, recall_config)
-        gen_kwargs["config"] = config
+            options["stop"] = list(stops)
+        config = with_recall_policy(recall_config or self.recall_config or self.engine.config, policy or recall)
+        options["config"] = config
         if memory is not None:
             check_memory_arguments(memory, None)
-            gen_kwargs["memory"] = memory
+            options["memory"] = memory
         elif self.memory is not None or self.store is not None:
-            gen_kwargs["memory"] = resolve_memory(self.memory, self.store, user_id)
-        return PreparedCall(gen_kwargs, user_id, session_id, config)
-
-    def _recall_config(
-        self, recall: str | None = None, recall_config: RecallConfig | None = None
-    ) -> RecallConfig:
-        if recall_config is not None and not isinstance(recall_config, RecallConfig):
-            raise TypeError(
-                f"recall_config must be a recall_core.RecallConfig, got {type(recall_config).__name__}"
-            )
-        base = recall_config or self.recall_config or self.engine.config
-        policy = recall or self.recall
-        if policy is not None and policy != base.recall_policy:
-            base = base.replace(recall_policy=policy)
-        return base
+            options["memory"] = resolve_memory(self.memory, self.store, user_id)
+        return PreparedCall(options, user_id, session_id, config)

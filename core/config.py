@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from .settings import RANGES, Range, in_range, int_at_least, one_of
+from .types import QueryMode
 
 InjectMode = Literal["tokens", "vector"]
-QueryMode = Literal["text", "hidden"]
 OnMemoryError = Literal["warn", "raise"]
 RecallPolicy = Literal["auto", "explicit"]
 RecallPosition = Literal["assistant_start", "user_end"]
@@ -16,6 +18,7 @@ RecallPosition = Literal["assistant_start", "user_end"]
 #: at the start of the assistant turn this template got 7/8; the best of six templates at
 #: the end of the user turn got 5/8 (see BENCHMARKS.md).
 DEFAULT_TEMPLATE = "Memory: {text}\n\n"
+_COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
 
 
 @dataclass(frozen=True)
@@ -63,24 +66,21 @@ class RecallConfig:
     recall_position: RecallPosition = "assistant_start"
 
     def __post_init__(self) -> None:
-        _one_of("query_mode", self.query_mode, ("text", "hidden"))
-        _one_of("inject_mode", self.inject_mode, ("tokens", "vector"))
-        _one_of("on_memory_error", self.on_memory_error, ("warn", "raise"))
-        _one_of("recall_policy", self.recall_policy, ("auto", "explicit"))
-        _one_of("recall_position", self.recall_position, ("assistant_start", "user_end"))
+        one_of("query_mode", self.query_mode, get_args(QueryMode))
+        one_of("inject_mode", self.inject_mode, get_args(InjectMode))
+        one_of("on_memory_error", self.on_memory_error, get_args(OnMemoryError))
+        one_of("recall_policy", self.recall_policy, get_args(RecallPolicy))
+        one_of("recall_position", self.recall_position, get_args(RecallPosition))
         if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         if "{text}" not in self.template:
             raise ValueError(f"template must contain '{{text}}', got {self.template!r}")
-        _int_at_least("top_k", self.top_k, 1)
-        _int_at_least("max_recalls", self.max_recalls, 0)
-        _int_at_least("max_memory_tokens", self.max_memory_tokens, 1)
-        if not self.temperature >= 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
-        if not -1 <= self.min_score <= 1:
-            raise ValueError(f"min_score must be in [-1, 1] (a cosine), got {self.min_score!r}")
+        int_at_least("top_k", self.top_k, 1)
+        int_at_least("max_recalls", self.max_recalls, 0)
+        int_at_least("max_memory_tokens", self.max_memory_tokens, 1)
+        in_range("temperature", self.temperature, RANGES["temperature"])  # same ranges as sampling
+        in_range("top_p", self.top_p, RANGES["top_p"])
+        in_range("min_score", self.min_score, _COSINE)
 
     def replace(self, **changes: Any) -> RecallConfig:
         """A copy with ``changes`` applied (and checked)."""
@@ -89,12 +89,3 @@ class RecallConfig:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-
-def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
-def _int_at_least(name: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")

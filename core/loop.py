@@ -23,8 +23,8 @@ stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
 
 from __future__ import annotations
 
-import logging
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,9 +42,8 @@ from .config import RecallConfig
 from .injection import memory_embeddings
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from .selection import NO_MEMORY, choose_candidate
+from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
 from .types import Memory, Recall, RecallQuery
-
-logger = logging.getLogger(__name__)
 
 MAX_RECALLS_REACHED = "max_recalls reached"
 LITERAL_TRIGGER = "<recall>"
@@ -53,9 +52,16 @@ _ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
 
 @dataclass
 class RecallGenerateOutput(GenerateDecoderOnlyOutput):
-    """``GenerateDecoderOnlyOutput`` plus the recall trace."""
+    """``GenerateDecoderOnlyOutput`` plus the recall trace.
+
+    Attributes:
+        recalls: every ``<recall>`` event, in order.
+        generated_start: index in ``sequences`` of the first generated token: the prompt,
+            plus what was injected inside it, minus prompt markers that were dropped.
+    """
 
     recalls: list[Recall] | None = None
+    generated_start: int | None = None
 
 
 def recall_generate(
@@ -171,19 +177,15 @@ class _RecallLoop:
         attentions = () if collect and gen.output_attentions else None
         hidden_states = () if collect and gen.output_hidden_states else None
 
-        model_forward = (
-            model.get_compiled_call(gen.compile_config)
-            if model._valid_auto_compile_criteria(model_kwargs, gen)
-            else model.__call__
-        )
-        decode_context = getattr(model, "_optimize_model_for_decode", None)
-        with decode_context() if decode_context else _null_context():
+        model_forward = decode_forward(model, model_kwargs, gen)
+        with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
+            generated_start = input_ids.shape[1]
             pending = False  # the prompt's own <recall> tokens were handled by _prefill
             while True:
                 if pending:
-                    outputs, input_ids, model_kwargs = self._recall(outputs, input_ids, model_kwargs)
-                model_kwargs = model._update_model_kwargs_for_generation(outputs, model_kwargs)
+                    input_ids, outputs, model_kwargs = self._recall(input_ids, outputs, model_kwargs)
+                model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
                 if collect:
@@ -228,16 +230,18 @@ class _RecallLoop:
             hidden_states=hidden_states,
             past_key_values=cache,
             recalls=list(self.recalls),
+            generated_start=generated_start,
         )
 
     # ------------------------------------------------------------------ prompt
     def _prefill(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any]):
         """Run the prompt, cut after each ``<recall>`` so memories land where the marker is.
 
-        With no ``<recall>`` in the prompt this is exactly ``model._prefill``. When nothing is
-        injected at a prompt's ``<recall>`` the marker is dropped (cropped from the cache), so
-        the prompt runs as if it were not there. Returns the sequence so far (with pads), the
-        last forward's outputs and the model kwargs, which cover exactly the sequence so far.
+        With no ``<recall>`` in the prompt this is exactly ``generate()``'s own prefill. When
+        nothing is injected at a prompt's ``<recall>`` the marker is dropped (cropped from the
+        cache), so the prompt runs as if it were not there. Returns the sequence so far (with
+        pads), the last forward's outputs and the model kwargs, which cover exactly the
+        sequence so far.
         """
         prompt = input_ids
         cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist()}
@@ -264,7 +268,7 @@ class _RecallLoop:
             if "logits_to_keep" in model_kwargs:
                 extra["logits_to_keep"] = keep
             if start == 0:
-                outputs = self.model._prefill(sequence, self.generation_config, {**model_kwargs, **extra})
+                outputs = prefill(self.model, sequence, self.generation_config, {**model_kwargs, **extra})
             else:
                 inputs = self.model.prepare_inputs_for_generation(
                     sequence, next_sequence_length=end - start, **model_kwargs
@@ -277,7 +281,7 @@ class _RecallLoop:
                     before = outputs.logits[:, -2:-1]
                 else:
                     before = previous.logits[:, -1:] if previous is not None else None
-                outputs, sequence, model_kwargs = self._recall(outputs, sequence, model_kwargs, logits_before=before)
+                sequence, outputs, model_kwargs = self._recall(sequence, outputs, model_kwargs, logits_before=before)
             elif outputs.logits.shape[1] > 1:
                 outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
@@ -295,12 +299,13 @@ class _RecallLoop:
 
     def _recall(
         self,
-        outputs: Any,
         sequence: torch.LongTensor,
+        outputs: Any,
         model_kwargs: dict[str, Any],
         logits_before: torch.Tensor | None = None,
     ):
-        """Search, choose, inject. Returns the outputs whose logits give the next token.
+        """Search, choose, inject. Returns, like ``_prefill``, ``(sequence, outputs, model_kwargs)``:
+        the outputs are those whose logits give the next token.
 
         ``logits_before`` (prompt markers only) are the logits of the position before the
         marker: given, a marker where nothing is injected is dropped from cache and sequence.
@@ -319,7 +324,7 @@ class _RecallLoop:
         considered = tuple((c.id, float(c.score)) for c in candidates)
         if chosen is None:
             cache = model_kwargs.get("past_key_values")
-            if in_prompt and getattr(cache, "is_croppable", False):
+            if in_prompt and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
                 sequence = sequence[:, :-1]
                 model_kwargs = _shrink(model_kwargs, 1)
@@ -328,7 +333,7 @@ class _RecallLoop:
                 self._extend_length_budget(-1)  # the prompt HF measured is one token shorter
             self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
                                 in_prompt=in_prompt))
-            return outputs, sequence, model_kwargs
+            return sequence, outputs, model_kwargs
 
         embeds = memory_embeddings(self.model, self.tokenizer, chosen.text, self.config).to(self.model.dtype)
         length = embeds.shape[1]
@@ -343,7 +348,7 @@ class _RecallLoop:
         self._extend_length_budget(length)
         self._record(Recall(position, float(chosen.score), chosen.id, chosen.text, query.text, length=length,
                             candidates=considered, in_prompt=in_prompt))
-        return outputs, sequence, model_kwargs
+        return sequence, outputs, model_kwargs
 
     def _search(self, query: RecallQuery) -> tuple[Any, str | None, list[Any]]:
         """``(chosen candidate or None, why not, candidates)``; memory errors per the config."""
@@ -468,26 +473,19 @@ class _TokenizerInfo:
     closing_ids: frozenset[int]
 
 
-_TOKENIZER_INFO: dict[int, tuple[Any, int, _TokenizerInfo]] = {}
+#: Per tokenizer: its size when the info was computed, and the info. Weak keys: a cached
+#: tokenizer is not kept alive by the cache.
+_TOKENIZER_INFO: weakref.WeakKeyDictionary[Any, tuple[int, _TokenizerInfo]] = weakref.WeakKeyDictionary()
 
 
 def _tokenizer_info(tokenizer: Any, recall_id: int, pad_id: int) -> _TokenizerInfo:
     """Turn boundaries (special tokens) and ids that can end a literal ``<recall>``, once per tokenizer."""
-    key = id(tokenizer)
-    cached = _TOKENIZER_INFO.get(key)
-    if cached is not None and cached[0] is tokenizer and cached[1] == len(tokenizer):
-        return cached[2]
+    cached = _TOKENIZER_INFO.get(tokenizer)
+    if cached is not None and cached[0] == len(tokenizer):  # a tokenizer that grew is looked at again
+        return cached[1]
     boundary = frozenset(tokenizer.all_special_ids) - {recall_id, pad_id}
     pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
     closing = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece and i not in boundary)
     info = _TokenizerInfo(boundary, closing - {recall_id, pad_id})
-    _TOKENIZER_INFO[key] = (tokenizer, len(tokenizer), info)
+    _TOKENIZER_INFO[tokenizer] = (len(tokenizer), info)
     return info
-
-
-class _null_context:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

@@ -7,7 +7,16 @@ Both run a local Hugging Face causal LM through :class:`recall_core.RecallGenera
 them a model name or path (``None``: the embedded offline default), a ``generator=``, or
 build one with ``from_model(model, tokenizer)``; and a memory: ``store=`` + ``user_id=``
 (a :class:`recall_core.memory.MemoryStore`) or ``memory=`` (anything with ``search``).
+
+LangChain is an extra of recall-llm: ``pip install "recall-llm[langchain]"``.
 """
+
+try:
+    import langchain_core  # noqa: F401  (what this package adapts to)
+except ImportError as error:
+    raise ImportError(
+        'langchain_recall needs LangChain (langchain-core), an extra of recall-llm: pip install "recall-llm[langchain]"'
+    ) from error
 
 from .chat_models import ChatRecall
 from .llms import RecallLLM

@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
-from recall_core import RecallConfig, RecallGenerator, RecallResult, __version__
+from pydantic import ConfigDict, Field, model_validator
+from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
 from recall_core.adapters import (
+    CALL_ARGUMENTS,
+    FIELD_OPTIONS,
     PROVIDER,
     PreparedCall,
-    RecallAdapterMixin,
+    RecallAdapterBase,
     model_display_name,
     recall_dicts,
     usage_dict,
 )
-
-RecallPolicy = Literal["auto", "explicit"]
+from recall_core.settings import option_value
 
 #: Per-call keyword arguments the LangChain adapters take besides generate() options.
-CALL_ARGUMENTS = frozenset(
-    {"user_id", "session_id", "memory", "recall", "recall_config", "on_recall", "timeout", "stop"}
-)
-#: ``generate()`` options that are fields here, so ``model_kwargs`` may not set them.
-FIELD_OPTIONS = frozenset({"temperature", "max_new_tokens", "max_tokens", "top_p", "top_k",
-                           "repetition_penalty", "stop_strings", "max_time"})  # fmt: skip
+LANGCHAIN_CALL_ARGUMENTS = CALL_ARGUMENTS | {"session_id"}
 
 
 #: Unknown init arguments are refused (LangChain's ``Serializable`` would ignore them silently).
@@ -36,60 +32,29 @@ MODEL_CONFIG = ConfigDict(
 )
 
 
-class RecallSettings(RecallAdapterMixin, BaseModel):
-    """Fields and helpers common to the LangChain adapters (a pydantic mixin).
+class RecallSettings(RecallAdapterBase):
+    """Fields and helpers common to the LangChain adapters.
 
-    The engine, ``from_model``, the checks and how one call is prepared come from
-    :class:`recall_core.adapters.RecallAdapterMixin`; this adds LangChain's field names,
-    its reporting (identifying params, LangSmith params) and its version record.
+    The shared fields (model, memory, sampling, ``stop``, ``timeout``...), the engine,
+    ``from_model``, the checks and how one call is prepared come from
+    :class:`recall_core.adapters.RecallAdapterBase`; this adds LangChain's own fields, its
+    reporting (identifying params, LangSmith params) and its version record.
     """
 
     model_config = MODEL_CONFIG
-    _model_name_argument: ClassVar[str] = "model"
-    _max_tokens_field: ClassVar[str] = "max_tokens"
-    _generate_kwargs_field: ClassVar[str] = "model_kwargs"
 
-    model_name: str | None = Field(default=None, alias="model")
-    """Hugging Face model id or local folder; ``None`` is the embedded offline default
-    (SmolLM2-135M-Instruct). Ignored for loading when ``generator`` is given (then only a label)."""
-    generator: RecallGenerator | None = Field(default=None, exclude=True)
-    """An existing :class:`recall_core.RecallGenerator` to use instead of loading ``model``."""
-    device: str | None = None
-    """``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available."""
-    dtype: str | None = None
-    """``"float32"``, ``"bfloat16"``...; default float32 on CPU, bfloat16 on CUDA."""
-
-    store: Any = Field(default=None, exclude=True)
-    """A :class:`recall_core.memory.MemoryStore`; each call searches ``store.for_user(user_id)``."""
-    user_id: str | None = None
-    """Whose memory to use with ``store`` (a call may pass another ``user_id=``)."""
-    memory: Any = Field(default=None, exclude=True)
-    """Instead of ``store``: any object with ``search(RecallQuery, k)`` (the engine's ``Memory``)."""
-    recall: RecallPolicy | None = None
-    """``"auto"`` puts ``<recall>`` where the reply should consult memory (the end of a string
-    prompt; in a chat, where ``RecallConfig.recall_position`` says); ``"explicit"`` leaves it
-    to the prompt. ``None``: from ``recall_config`` (whose default is ``"auto"``)."""
-    recall_config: RecallConfig | None = Field(default=None, exclude=True)
-    """How the loop searches, chooses and injects memories (:class:`recall_core.RecallConfig`)."""
-
-    temperature: float | None = None
-    """0 or ``None`` decodes greedily (deterministic); above 0 samples at that temperature."""
     max_tokens: int | None = Field(default=None, alias="max_new_tokens")
     """Most new tokens per call (default 256)."""
-    top_p: float | None = None
-    top_k: int | None = None
-    repetition_penalty: float | None = None
-    stop: list[str] | None = Field(default=None, alias="stop_sequences")
-    """Stop strings: generation ends at the first one, which is cut from the output."""
-    timeout: float | None = None
-    """Most seconds of decoding per call (transformers' ``max_time``); the text so far is returned."""
     streaming: bool = False
     """Whether ``invoke``/``generate`` run through ``_stream`` (token callbacks fire)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Any other transformers ``generate()`` option (``min_p``, ``no_repeat_ngram_size``...)."""
 
-    _engine: RecallGenerator | None = PrivateAttr(default=None)
-    _engine_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    def _max_new_tokens(self) -> int | None:
+        return self.max_tokens
+
+    def _extra_options(self) -> tuple[str, Mapping[str, Any]]:
+        return "model_kwargs", self.model_kwargs
 
     @model_validator(mode="after")
     def _check_settings(self) -> RecallSettings:
@@ -113,7 +78,7 @@ class RecallSettings(RecallAdapterMixin, BaseModel):
         return self._prepare_call(
             type(self).__name__,
             kwargs,
-            CALL_ARGUMENTS,
+            LANGCHAIN_CALL_ARGUMENTS,
             user_id=kwargs.get("user_id", self.user_id),
             stop=stop,
         )
@@ -128,7 +93,6 @@ class RecallSettings(RecallAdapterMixin, BaseModel):
             "top_k": self.top_k,
             "repetition_penalty": self.repetition_penalty,
             "stop": self.stop,
-            "recall": self.recall,
             "recall_config": self.recall_config.to_dict() if self.recall_config else None,
             "user_id": self.user_id,
             "model_kwargs": self.model_kwargs,
@@ -143,7 +107,7 @@ class RecallSettings(RecallAdapterMixin, BaseModel):
         temperature = kwargs.get("temperature", self.temperature)
         if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
             params["ls_temperature"] = float(temperature)
-        max_tokens = kwargs.get("max_tokens", kwargs.get("max_new_tokens", self.max_tokens))
+        max_tokens = option_value(kwargs, "max_new_tokens", self.max_tokens)
         if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
             params["ls_max_tokens"] = max_tokens
         stops = stop if stop is not None else self.stop
@@ -174,3 +138,48 @@ def token_usage(results: Sequence[RecallResult]) -> dict[str, int]:
         "completion_tokens": completion,
         "total_tokens": prompt + injected + completion,
     }
+
+
+_Chunk = TypeVar("_Chunk")
+
+
+def stream_chunks(
+    stream: RecallStream, make: Callable[[str], _Chunk], run_manager: CallbackManagerForLLMRun | None
+) -> Iterator[_Chunk]:
+    """One chunk per piece of text, each told to the callbacks; ``stream.result`` is set after the last."""
+    for piece in stream:
+        chunk = make(piece)
+        if run_manager is not None:
+            run_manager.on_llm_new_token(piece, chunk=chunk)
+        yield chunk
+
+
+async def astream_chunks(
+    stream: AsyncRecallStream, make: Callable[[str], _Chunk], run_manager: AsyncCallbackManagerForLLMRun | None
+) -> AsyncIterator[_Chunk]:
+    """:func:`stream_chunks` for ``async for``."""
+    async for piece in stream:
+        chunk = make(piece)
+        if run_manager is not None:
+            await run_manager.on_llm_new_token(piece, chunk=chunk)
+        yield chunk
+
+
+def streamed_result(
+    stream: RecallStream, make: Callable[[str], Any], run_manager: CallbackManagerForLLMRun | None
+) -> RecallResult:
+    """Run ``stream`` to its end, the callbacks told every piece (``streaming=True``); its result."""
+    for _ in stream_chunks(stream, make, run_manager):
+        pass
+    assert stream.result is not None
+    return stream.result
+
+
+async def astreamed_result(
+    stream: AsyncRecallStream, make: Callable[[str], Any], run_manager: AsyncCallbackManagerForLLMRun | None
+) -> RecallResult:
+    """:func:`streamed_result` for ``async for``."""
+    async for _ in astream_chunks(stream, make, run_manager):
+        pass
+    assert stream.result is not None
+    return stream.result

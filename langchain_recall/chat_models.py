@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
@@ -22,9 +23,18 @@ from langchain_core.messages import (
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from recall_core import RecallResult
-from recall_core.adapters import AsyncRecallStream, PreparedCall, run_in_thread, write_turns
+from recall_core.adapters import PreparedCall, write_turns
 
-from ._common import MODEL_CONFIG, RecallSettings, result_metadata, token_usage
+from ._common import (
+    MODEL_CONFIG,
+    RecallSettings,
+    astream_chunks,
+    astreamed_result,
+    result_metadata,
+    stream_chunks,
+    streamed_result,
+    token_usage,
+)
 
 _ROLES: dict[type[BaseMessage], str] = {
     HumanMessage: "user",
@@ -76,6 +86,10 @@ def _text_content(index: int, message: BaseMessage) -> str:
     return "".join(parts)
 
 
+def _text_chunk(piece: str) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=AIMessageChunk(content=piece))
+
+
 def usage_metadata(result: RecallResult) -> UsageMetadata:
     """LangChain usage: input = prompt + injected memory (both read, not generated)."""
     usage = result.usage
@@ -95,7 +109,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
     default) the engine puts ``<recall>`` where the reply to the last user turn consults
     memory (``RecallConfig.recall_position``); there the loop searches the memory with that
     turn and injects the best memory into the KV cache. With ``"explicit"`` only markers
-    written in the messages trigger a recall. With a ``store``
+    written in the messages trigger a recall (``recall=``, at init or per call, is short for
+    ``recall_config``'s ``recall_policy`` and is folded into it). With a ``store``
     and ``write_memory=True`` (the default) every exchange (the last user message and the
     reply) is written to the user's memory after the reply, so later sessions recall it.
 
@@ -209,16 +224,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            done = None
-            for item in self._stream_items(chat, call, run_manager):
-                if isinstance(item, tuple):
-                    done = item
-            assert done is not None
-            result, written = done
+            result = streamed_result(self.engine.stream(chat, **call.kwargs), _text_chunk, run_manager)
         else:
             result = self.engine.generate(chat, **call.kwargs)
-            written = self._remember(call, chat, result)
-        return self._chat_result(result, written)
+        return self._chat_result(result, self._remember(call, chat, result))
 
     def _stream(
         self,
@@ -228,24 +237,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
-        for item in self._stream_items(to_chat_messages(messages), call, run_manager):
-            if isinstance(item, ChatGenerationChunk):
-                yield item
-
-    def _stream_items(
-        self, chat: list[dict[str, str]], call: PreparedCall, run_manager: CallbackManagerForLLMRun | None
-    ) -> Iterator[ChatGenerationChunk | tuple[RecallResult, dict[str, Any]]]:
-        """Chunks as they come, the last chunk (usage, trace), then ``(result, memory report)``."""
+        chat = to_chat_messages(messages)
         stream = self.engine.stream(chat, **call.kwargs)
-        for piece in stream:
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
-            if run_manager is not None:
-                run_manager.on_llm_new_token(piece, chunk=chunk)
-            yield chunk
+        yield from stream_chunks(stream, _text_chunk, run_manager)
         assert stream.result is not None
-        written = self._remember(call, chat, stream.result)
-        yield self._last_chunk(stream.result, written)
-        yield stream.result, written
+        yield self._last_chunk(stream.result, self._remember(call, chat, stream.result))
 
     # ------------------------------------------------------------------ async
     async def _agenerate(
@@ -258,15 +254,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            done = None
-            async for item in self._astream_items(chat, call, run_manager):
-                if isinstance(item, tuple):
-                    done = item
-            assert done is not None
-            result, written = done
+            result = await astreamed_result(self.engine.astream(chat, **call.kwargs), _text_chunk, run_manager)
         else:
-            result = await run_in_thread(self.engine.generate, chat, **call.kwargs)
-            written = await run_in_thread(self._remember, call, chat, result)
+            result = await asyncio.to_thread(self.engine.generate, chat, **call.kwargs)
+        written = await asyncio.to_thread(self._remember, call, chat, result)
         return self._chat_result(result, written)
 
     async def _astream(
@@ -277,23 +268,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
-        async for item in self._astream_items(to_chat_messages(messages), call, run_manager):
-            if isinstance(item, ChatGenerationChunk):
-                yield item
-
-    async def _astream_items(
-        self,
-        chat: list[dict[str, str]],
-        call: PreparedCall,
-        run_manager: AsyncCallbackManagerForLLMRun | None,
-    ) -> AsyncIterator[ChatGenerationChunk | tuple[RecallResult, dict[str, Any]]]:
-        stream = AsyncRecallStream(self.engine, chat, call.kwargs)
-        async for piece in stream:
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
-            if run_manager is not None:
-                await run_manager.on_llm_new_token(piece, chunk=chunk)
+        chat = to_chat_messages(messages)
+        stream = self.engine.astream(chat, **call.kwargs)
+        async for chunk in astream_chunks(stream, _text_chunk, run_manager):
             yield chunk
         assert stream.result is not None
-        written = await run_in_thread(self._remember, call, chat, stream.result)
+        written = await asyncio.to_thread(self._remember, call, chat, stream.result)
         yield self._last_chunk(stream.result, written)
-        yield stream.result, written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -10,9 +11,22 @@ from langchain_core.language_models import BaseLLM
 from langchain_core.language_models.base import LangSmithParams
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
 from recall_core import RecallResult
-from recall_core.adapters import AsyncRecallStream, PreparedCall, mark_for_recall, run_in_thread
+from recall_core.adapters import PreparedCall, mark_for_recall
 
-from ._common import MODEL_CONFIG, RecallSettings, result_metadata, token_usage
+from ._common import (
+    MODEL_CONFIG,
+    RecallSettings,
+    astream_chunks,
+    astreamed_result,
+    result_metadata,
+    stream_chunks,
+    streamed_result,
+    token_usage,
+)
+
+
+def _text_chunk(piece: str) -> GenerationChunk:
+    return GenerationChunk(text=piece)
 
 
 class RecallLLM(RecallSettings, BaseLLM):
@@ -21,7 +35,8 @@ class RecallLLM(RecallSettings, BaseLLM):
     Prompts are strings (LangChain renders chat prompt values as text for ``BaseLLM``).
     With ``recall="auto"`` (the default) a ``<recall>`` marker is appended to the prompt,
     so the loop consults the memory right before the answer; ``"explicit"`` leaves the
-    marker to the prompt. The output is only the new text: the prompt is never echoed,
+    marker to the prompt (``recall=``, at init or per call, is short for ``recall_config``'s
+    ``recall_policy`` and is folded into it). The output is only the new text: the prompt is never echoed,
     and ``stop`` strings end generation and are cut, in ``invoke`` and ``stream`` alike.
 
     Example::
@@ -73,6 +88,9 @@ class RecallLLM(RecallSettings, BaseLLM):
             llm_output={"token_usage": token_usage(results), "model_name": self.resolved_model_name},
         )
 
+    def _last_chunk(self, result: RecallResult) -> GenerationChunk:
+        return GenerationChunk(text="", generation_info=result_metadata(result, self.resolved_model_name))
+
     # ------------------------------------------------------------------ sync
     def _generate(
         self,
@@ -85,7 +103,8 @@ class RecallLLM(RecallSettings, BaseLLM):
         results: list[RecallResult] = []
         for prompt in prompts:  # one engine call per prompt: each row gets its own recalls
             if self.streaming:
-                results.append(self._consume(self._stream_result(prompt, call, run_manager)))
+                stream = self.engine.stream(self._engine_prompt(prompt, call), **call.kwargs)
+                results.append(streamed_result(stream, _text_chunk, run_manager))
             else:
                 results.append(self.engine.generate(self._engine_prompt(prompt, call), **call.kwargs))
         return self._llm_result(results)
@@ -98,34 +117,10 @@ class RecallLLM(RecallSettings, BaseLLM):
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
         call = self._prepare(stop, kwargs)
-        for item in self._stream_result(prompt, call, run_manager):
-            if isinstance(item, GenerationChunk):
-                yield item
-
-    def _stream_result(
-        self, prompt: str, call: PreparedCall, run_manager: CallbackManagerForLLMRun | None
-    ) -> Iterator[GenerationChunk | RecallResult]:
-        """Chunks as they come, a last chunk with the metadata, then the ``RecallResult``."""
         stream = self.engine.stream(self._engine_prompt(prompt, call), **call.kwargs)
-        for piece in stream:
-            chunk = GenerationChunk(text=piece)
-            if run_manager is not None:
-                run_manager.on_llm_new_token(piece, chunk=chunk)
-            yield chunk
+        yield from stream_chunks(stream, _text_chunk, run_manager)
         assert stream.result is not None
-        yield GenerationChunk(
-            text="", generation_info=result_metadata(stream.result, self.resolved_model_name)
-        )
-        yield stream.result
-
-    @staticmethod
-    def _consume(items: Iterator[Any]) -> RecallResult:
-        result = None
-        for item in items:
-            if isinstance(item, RecallResult):
-                result = item
-        assert result is not None
-        return result
+        yield self._last_chunk(stream.result)
 
     # ------------------------------------------------------------------ async
     async def _agenerate(
@@ -138,16 +133,12 @@ class RecallLLM(RecallSettings, BaseLLM):
         call = self._prepare(stop, kwargs)
         results: list[RecallResult] = []
         for prompt in prompts:
+            engine_prompt = self._engine_prompt(prompt, call)
             if self.streaming:
-                result = None
-                async for item in self._astream_result(prompt, call, run_manager):
-                    if isinstance(item, RecallResult):
-                        result = item
-                assert result is not None
-                results.append(result)
+                stream = self.engine.astream(engine_prompt, **call.kwargs)
+                results.append(await astreamed_result(stream, _text_chunk, run_manager))
             else:
-                engine_prompt = self._engine_prompt(prompt, call)
-                results.append(await run_in_thread(self.engine.generate, engine_prompt, **call.kwargs))
+                results.append(await asyncio.to_thread(self.engine.generate, engine_prompt, **call.kwargs))
         return self._llm_result(results)
 
     async def _astream(
@@ -158,21 +149,8 @@ class RecallLLM(RecallSettings, BaseLLM):
         **kwargs: Any,
     ) -> AsyncIterator[GenerationChunk]:
         call = self._prepare(stop, kwargs)
-        async for item in self._astream_result(prompt, call, run_manager):
-            if isinstance(item, GenerationChunk):
-                yield item
-
-    async def _astream_result(
-        self, prompt: str, call: PreparedCall, run_manager: AsyncCallbackManagerForLLMRun | None
-    ) -> AsyncIterator[GenerationChunk | RecallResult]:
-        stream = AsyncRecallStream(self.engine, self._engine_prompt(prompt, call), call.kwargs)
-        async for piece in stream:
-            chunk = GenerationChunk(text=piece)
-            if run_manager is not None:
-                await run_manager.on_llm_new_token(piece, chunk=chunk)
+        stream = self.engine.astream(self._engine_prompt(prompt, call), **call.kwargs)
+        async for chunk in astream_chunks(stream, _text_chunk, run_manager):
             yield chunk
         assert stream.result is not None
-        yield GenerationChunk(
-            text="", generation_info=result_metadata(stream.result, self.resolved_model_name)
-        )
-        yield stream.result
+        yield self._last_chunk(stream.result)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, TypeVar
 
 from llama_index.core.base.llms.generic_utils import messages_to_prompt as generic_messages_to_prompt
 from llama_index.core.base.llms.types import (
@@ -20,24 +20,21 @@ from llama_index.core.base.llms.types import (
     MessageRole,
     TextBlock,
 )
-from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.llm import default_completion_to_prompt
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallResult, RecallStream
+from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
 from recall_core.adapters import (
-    AsyncRecallStream,
+    CALL_ARGUMENTS,
     PreparedCall,
-    RecallAdapterMixin,
+    RecallAdapterBase,
     mark_for_recall,
     model_display_name,
     recall_dicts,
-    run_in_thread,
     usage_dict,
 )
 
-#: Per-call keyword arguments besides generate() options.
-CALL_ARGUMENTS = frozenset({"user_id", "memory", "recall", "recall_config", "on_recall", "timeout", "stop"})
 #: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
 USER_ID_KEY = "recall_user_id"
 
@@ -92,7 +89,7 @@ def _chunks(stream: RecallStream, chunk: _ChunkBuilder[_Response]) -> Iterator[_
 
 
 async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -> AsyncIterator[_Response]:
-    """:func:`_chunks` for an :class:`~recall_core.adapters.AsyncRecallStream`."""
+    """:func:`_chunks` for an :class:`~recall_core.AsyncRecallStream`."""
     text = ""
     async for piece in stream:
         text += piece
@@ -101,7 +98,7 @@ async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -
     yield chunk(text, "", stream.result)
 
 
-class RecallLLM(RecallAdapterMixin, CustomLLM):
+class RecallLLM(RecallAdapterBase, CustomLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     ``complete`` and ``stream_complete`` format the prompt the same way: unless
@@ -111,7 +108,8 @@ class RecallLLM(RecallAdapterMixin, CustomLLM):
     ``recall="auto"`` (the default) ``<recall>`` goes where the reply to the last user turn
     consults memory (``RecallConfig.recall_position``; the end of a raw prompt); a system
     message holding only ``<recall>`` (what :class:`~llamaindex_recall.RecallMemoryBlock`
-    adds) asks for the same for this call, and is removed.
+    adds) asks for the same for this call, and is removed. (``recall=``, at init or per call,
+    is short for ``recall_config``'s ``recall_policy`` and is folded into it.)
 
     Example::
 
@@ -129,45 +127,20 @@ class RecallLLM(RecallAdapterMixin, CustomLLM):
     """
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=True)
-    _model_name_argument: ClassVar[str] = "model_name"
-    _max_tokens_field: ClassVar[str] = "max_new_tokens"
-    _generate_kwargs_field: ClassVar[str] = "generate_kwargs"
 
-    model_name: str | None = Field(
-        default=None,
-        description="Hugging Face model id or local folder; None is the embedded offline default.",
-    )
-    generator: RecallGenerator | None = Field(
-        default=None, exclude=True, description="An existing RecallGenerator."
-    )
-    device: str | None = Field(default=None, description="'cpu', 'cuda', ...; default CUDA when available.")
-    dtype: str | None = Field(default=None, description="'float32', 'bfloat16', ...")
-    store: Any = Field(default=None, exclude=True, description="A recall_core.memory.MemoryStore.")
-    user_id: str | None = Field(default=None, description="Whose memory to search in the store.")
-    memory: Any = Field(default=None, exclude=True, description="Instead of store: anything with search().")
-    recall: Literal["auto", "explicit"] | None = Field(
-        default=None,
-        description="'auto' puts <recall> where the reply consults memory; 'explicit' leaves it to the prompt.",
-    )
-    recall_config: RecallConfig | None = Field(
-        default=None, exclude=True, description="A recall_core.RecallConfig."
-    )
-    temperature: float | None = Field(default=None, description="0 or None: greedy; above 0: sampling.")
     max_new_tokens: int = Field(default=256, gt=0, description="Most new tokens per call (num_output).")
     context_window: int | None = Field(
         default=None, gt=0, description="Override of the model's context window."
     )
-    top_p: float | None = Field(default=None)
-    top_k: int | None = Field(default=None)
-    repetition_penalty: float | None = Field(default=None)
-    stop: list[str] | None = Field(default=None, description="Stop strings, cut from the output.")
-    timeout: float | None = Field(default=None, description="Most seconds of decoding per call.")
     generate_kwargs: dict[str, Any] = Field(
         default_factory=dict, description="Other transformers generate() options."
     )
 
-    _engine: RecallGenerator | None = PrivateAttr(default=None)
-    _engine_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    def _max_new_tokens(self) -> int | None:
+        return self.max_new_tokens
+
+    def _extra_options(self) -> tuple[str, Mapping[str, Any]]:
+        return "generate_kwargs", self.generate_kwargs
 
     @model_validator(mode="after")
     def _check_settings(self) -> RecallLLM:
@@ -273,14 +246,14 @@ class RecallLLM(RecallAdapterMixin, CustomLLM):
     @llm_completion_callback()
     async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         call = self._completion_call(prompt, formatted, kwargs)
-        return self._completion(await run_in_thread(self._run, call))
+        return self._completion(await asyncio.to_thread(self._run, call))
 
     @llm_completion_callback()
     async def astream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
         call = self._completion_call(prompt, formatted, kwargs)
-        return _achunks(AsyncRecallStream(self.engine, call.prompt, call.kwargs), self._completion_chunk)
+        return _achunks(self.engine.astream(call.prompt, **call.kwargs), self._completion_chunk)
 
     # ------------------------------------------------------------------ chat
     @llm_chat_callback()
@@ -295,9 +268,9 @@ class RecallLLM(RecallAdapterMixin, CustomLLM):
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         call = self._chat_call(messages, kwargs)
-        return self._chat_response(await run_in_thread(self._run, call))
+        return self._chat_response(await asyncio.to_thread(self._run, call))
 
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
-        return _achunks(AsyncRecallStream(self.engine, call.prompt, call.kwargs), self._chat_chunk)
+        return _achunks(self.engine.astream(call.prompt, **call.kwargs), self._chat_chunk)

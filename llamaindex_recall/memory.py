@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from typing import Any
 
@@ -9,7 +10,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
-from recall_core.adapters import check_memory_arguments, run_in_thread, write_turns
+from recall_core.adapters import check_memory_arguments, write_turns
 
 from .llms import USER_ID_KEY, role_name
 
@@ -93,7 +94,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         if not turns:
             return
         try:
-            await run_in_thread(write_turns, self.store, self.user_id, turns, session_id)
+            await asyncio.to_thread(write_turns, self.store, self.user_id, turns, session_id)
         except Exception as error:  # the chat goes on; the store's journal keeps what it accepted
             warnings.warn(
                 f"RecallMemoryBlock could not write {len(turns)} turn(s) to memory ({type(error).__name__}: {error})",

@@ -1,0 +1,153 @@
+"""Settings, checked in one place: generation options, their aliases, ranges and stop strings.
+
+``RecallGenerator.generate`` and both adapters read generation options through
+:func:`generation_options` and :func:`stop_strings`, so a setting means the same thing
+wherever it is given, and a bad value fails the same way: a ``ValueError`` that names the
+setting as it was written and its allowed range. The rules:
+
+* ``max_tokens`` is ``max_new_tokens``, and ``timeout`` is ``max_time`` (seconds of decoding);
+* ``temperature`` 0 decodes greedily; above 0 it samples, unless ``do_sample`` says otherwise;
+* stop strings come from ``stop`` and ``stop_strings`` together, each a non-empty string;
+* one decoding path: ``num_beams`` and ``num_return_sequences`` must be 1.
+
+:class:`~recall_core.RecallConfig` checks its own fields with the helpers at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+#: Names accepted for LangChain / OpenAI habits, and the ``generate()`` option each one sets.
+ALIASES: Mapping[str, str] = {"max_tokens": "max_new_tokens", "timeout": "max_time"}
+
+
+@dataclass(frozen=True)
+class Range:
+    """An allowed range of numbers, and how an error message says it."""
+
+    allowed: str
+    ok: Callable[[Any], bool]
+    integer: bool = False
+
+
+#: ``generate()`` options checked here, so a bad value fails with its name and range before
+#: any work is done (transformers checks some of them only deep inside the first step).
+RANGES: Mapping[str, Range] = {
+    "temperature": Range(">= 0", lambda v: v >= 0),
+    "top_p": Range("in (0, 1]", lambda v: 0 < v <= 1),
+    "min_p": Range("in [0, 1]", lambda v: 0 <= v <= 1),
+    "top_k": Range("an int >= 0", lambda v: v >= 0, integer=True),
+    "repetition_penalty": Range("> 0", lambda v: v > 0),
+    "max_new_tokens": Range("an int >= 1", lambda v: v >= 1, integer=True),
+    "max_time": Range("a number of seconds > 0", lambda v: v > 0),
+}
+#: Options that would fork the one decoding path recall follows.
+_SINGLE_PATH = ("num_beams", "num_return_sequences")
+
+
+def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` as ``generate()`` options: aliases resolved, ``temperature`` read, values checked.
+
+    ``None`` values are kept (transformers reads them as "unset"). Giving an option and its
+    alias with different values raises ``ValueError``. Stop strings are left where they are
+    (see :func:`stop_strings`).
+    """
+    options: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    for name, value in given.items():
+        option = option_name(name)
+        if option in options and options[option] != value:
+            raise ValueError(f"give {written[option]} or {name}, not both ({options[option]!r} vs {value!r})")
+        _check(name, option, value)
+        options[option], written[option] = value, name
+    for option in _SINGLE_PATH:
+        if options.get(option) not in (None, 1):
+            raise ValueError(f"{option} must be 1 with recall (one decoding path), got {options[option]!r}")
+    temperature = options.get("temperature")
+    if temperature is not None:
+        if temperature == 0:  # greedy, whatever do_sample says: there is nothing to sample at 0
+            del options["temperature"]
+            options["do_sample"] = False
+        else:
+            options["temperature"] = float(temperature)
+            options.setdefault("do_sample", True)
+    if options.get("max_time") is not None:
+        options["max_time"] = float(options["max_time"])
+    return options
+
+
+def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
+    """The stop strings of ``stop=`` and ``stop_strings=`` (each ``None``, a string or strings), checked."""
+    stops: list[str] = []
+    for source in sources:
+        if source is not None:
+            stops.extend([source] if isinstance(source, str) else source)
+    if any(not isinstance(s, str) or not s for s in stops):
+        raise ValueError(f"stop strings must be non-empty strings, got {stops!r}")
+    return stops
+
+
+def option_name(name: str) -> str:
+    """The ``generate()`` option a name sets: ``max_tokens`` -> ``max_new_tokens``; others are their own."""
+    return ALIASES.get(name, name)
+
+
+def option_value(given: Mapping[str, Any], option: str, default: Any = None) -> Any:
+    """The value ``given`` sets for ``option``, under its own name or an alias (unchecked)."""
+    for name, value in given.items():
+        if option_name(name) == option:
+            return value
+    return default
+
+
+@cache
+def generation_option_names() -> frozenset[str]:
+    """Every name :func:`generation_options` knows: ``GenerationConfig`` fields and the aliases."""
+    from transformers import GenerationConfig  # here: importing recall_core stays light
+
+    names = {name for name in vars(GenerationConfig()) if not name.startswith("_")}
+    return frozenset((names - {"transformers_version"}) | set(ALIASES))
+
+
+def check_option_names(owner: str, given: Iterable[str], other_arguments: Iterable[str] = ()) -> None:
+    """Raise ``TypeError`` naming every name that is neither a generation option nor one of ``other_arguments``.
+
+    transformers would refuse them too, but only after the prompt is tokenized and with a
+    message about ``model_kwargs``; this says which call got what, before any work is done.
+    """
+    other = set(other_arguments)
+    unknown = sorted(set(given) - generation_option_names() - other)
+    if unknown:
+        raise TypeError(
+            f"{owner} got unexpected keyword argument(s) {', '.join(map(repr, unknown))}. "
+            f"It accepts {', '.join(sorted(other))} and any transformers generate() option "
+            "(max_new_tokens / max_tokens, temperature, top_p, top_k, min_p, repetition_penalty, do_sample, ...)."
+        )
+
+
+def _check(name: str, option: str, value: Any) -> None:
+    if option in RANGES and value is not None:
+        in_range(name, value, RANGES[option])
+
+
+# --------------------------------------------------------------------------- field checks
+def one_of(name: str, value: object, allowed: Sequence[str]) -> None:
+    """``value`` is one of ``allowed`` (a ``Literal``'s ``get_args``), else ``ValueError``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def int_at_least(name: str, value: object, low: int) -> None:
+    """``value`` is an int (not a bool) ``>= low``, else ``ValueError``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+
+
+def in_range(name: str, value: object, limits: Range) -> None:
+    """``value`` is a number (not a bool) within ``limits``, else ``ValueError`` naming ``name``."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number or (limits.integer and not isinstance(value, int)) or not limits.ok(value):
+        raise ValueError(f"{name} must be {limits.allowed}, got {value!r}")
