@@ -169,6 +169,7 @@ def recall_dicts(result: RecallResult) -> list[dict[str, Any]]:
     for recall in result.recalls:
         item = asdict(recall)
         item["candidates"] = [list(c) for c in recall.candidates]
+        item["memories"] = [list(m) for m in recall.memories]
         item["injected"] = recall.injected
         out.append(item)
     return out

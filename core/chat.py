@@ -10,34 +10,66 @@ from .models import RECALL_TOKEN
 Message = Mapping[str, Any]
 
 
-def chat_prompt_ids(tokenizer: Any, messages: Sequence[Message], policy: str, position: str) -> list[int]:
+def chat_prompt_ids(
+    tokenizer: Any, messages: Sequence[Message], policy: str, position: str, system_prompt: str = ""
+) -> list[int]:
     """Prompt ids for ``messages`` with ``<recall>`` placed by the recall policy.
 
     With ``policy="auto"`` the marker goes where the reply to the last user turn consults
-    memory: right after the assistant header (``"assistant_start"``) or at the end of the
-    last user message (``"user_end"``). Earlier turns were answered already. ``"explicit"``
-    changes nothing: the messages carry their own markers.
+    memory (earlier turns were answered already): at the end of the system message
+    (``"system"``; a system message of ``system_prompt`` is put first when there is none),
+    before or after the last user message's words (``"user_start"``, ``"user_end"``), or right
+    after the assistant header (``"assistant_start"``). ``"explicit"`` changes nothing: the
+    messages carry their own markers.
     """
     check_messages(messages)
-    if policy == "auto" and position == "user_end":
-        return apply_chat_template(tokenizer, mark_recall(messages, policy))
+    if policy == "auto" and position != "assistant_start":
+        marked = mark_recall(messages, policy, position, system_prompt)
+        try:
+            return apply_chat_template(tokenizer, marked)
+        except ValueError:
+            apply_chat_template(tokenizer, messages)  # names the caller's own message that fails, if one does
+            raise
     ids = apply_chat_template(tokenizer, messages)
-    if policy == "auto" and not any(RECALL_TOKEN in str(m.get("content", "")) for m in messages):
+    if policy == "auto" and not has_marker(messages):
         ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
     return ids
 
 
-def mark_recall(messages: Sequence[Message], policy: str) -> list[dict[str, Any]]:
-    """Copy ``messages``; with ``policy="auto"`` append ``<recall>`` to the last user turn."""
+def mark_recall(
+    messages: Sequence[Message], policy: str, position: str = "user_end", system_prompt: str = ""
+) -> list[dict[str, Any]]:
+    """Copy ``messages``; with ``policy="auto"`` put ``<recall>`` where ``position`` says
+    (``"system"``, ``"user_start"`` or ``"user_end"``), unless a message has one already."""
     marked = [dict(message) for message in messages]
-    if policy == "auto":
-        for message in reversed(marked):
-            if message.get("role") == "user":
-                content = str(message.get("content", ""))
-                if RECALL_TOKEN not in content:
-                    message["content"] = content + RECALL_TOKEN
-                break
+    if policy != "auto" or has_marker(messages):
+        return marked
+    if position == "system":
+        if marked and marked[0].get("role") == "system":
+            content = str(marked[0].get("content", "")).rstrip()
+            marked[0]["content"] = f"{content}\n\n{RECALL_TOKEN}" if content else RECALL_TOKEN
+        else:
+            head = f"{system_prompt.rstrip()}\n\n{RECALL_TOKEN}" if system_prompt.strip() else RECALL_TOKEN
+            marked.insert(0, {"role": "system", "content": head})
+        return marked
+    for message in reversed(marked):
+        if message.get("role") == "user":
+            content = str(message.get("content", ""))
+            message["content"] = RECALL_TOKEN + content if position == "user_start" else content + RECALL_TOKEN
+            break
     return marked
+
+
+def has_marker(messages: Sequence[Message]) -> bool:
+    return any(RECALL_TOKEN in str(m.get("content", "")) for m in messages)
+
+
+def last_user_text(messages: Sequence[Message]) -> str | None:
+    """The words of the last user message (markers taken out): what the reply answers."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return str(message.get("content", "")).replace(RECALL_TOKEN, "").strip() or None
+    return None
 
 
 def check_messages(messages: Sequence[Message]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
 
-from .chat import chat_prompt_ids
+from .chat import chat_prompt_ids, last_user_text
 from .config import RecallConfig
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, load_model
@@ -102,7 +102,9 @@ class RecallGenerator:
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
-            ids = chat_prompt_ids(self.tokenizer, prompt, config.recall_policy, config.recall_position)
+            ids = chat_prompt_ids(
+                self.tokenizer, prompt, config.recall_policy, config.recall_position, config.system_prompt
+            )
         else:
             raise ValueError(f"prompt must be a string or a list of chat messages, got {type(prompt).__name__}")
         if not ids:
@@ -163,6 +165,7 @@ class RecallGenerator:
             recall_tokenizer=self.tokenizer,
             recall_streamer=streamer,
             recall_callback=on_recall,
+            recall_query=None if isinstance(prompt, str) else last_user_text(prompt),
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},

@@ -66,7 +66,7 @@ def test_the_frameworks_are_extras_and_make_installs_them():
     assert [d.split(">")[0] for d in extras["langchain"]] == ["langchain-core"]
     assert [d.split(">")[0] for d in extras["llamaindex"]] == ["llama-index-core"]
     assert extras["all"] == ["recall-llm[langchain,llamaindex]"]
-    assert '-e ".[all,dev]"' in (ROOT / "Makefile").read_text()
+    assert '-e ".[all,dev,bench]"' in (ROOT / "Makefile").read_text()  # bench: the peers the benchmarks measure
     installed = importlib.metadata.requires("recall-llm") or []  # the metadata pip installed
     framework = [r for r in installed if r.startswith(("langchain-core", "llama-index-core"))]
     assert framework and all("extra ==" in r for r in framework)
