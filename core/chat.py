@@ -10,18 +10,21 @@ from .models import RECALL_TOKEN
 Message = Mapping[str, Any]
 
 
-def chat_prompt_ids(tokenizer: Any, messages: Sequence[Message], policy: str, position: str) -> list[int]:
+def chat_prompt_ids(
+    tokenizer: Any, messages: Sequence[Message], policy: str, position: str, *, tools: Sequence[Message] | None = None
+) -> list[int]:
     """Prompt ids for ``messages`` with ``<recall>`` placed by the recall policy.
 
     With ``policy="auto"`` the marker goes where the reply to the last user turn consults
     memory: right after the assistant header (``"assistant_start"``) or at the end of the
     last user message (``"user_end"``). Earlier turns were answered already. ``"explicit"``
-    changes nothing: the messages carry their own markers.
+    changes nothing: the messages carry their own markers. ``tools`` (OpenAI-style dicts)
+    go to the template.
     """
     check_messages(messages)
     if policy == "auto" and position == "user_end":
-        return apply_chat_template(tokenizer, mark_recall(messages, policy))
-    ids = apply_chat_template(tokenizer, messages)
+        return apply_chat_template(tokenizer, mark_recall(messages, policy), tools=tools)
+    ids = apply_chat_template(tokenizer, messages, tools=tools)
     if policy == "auto" and not any(RECALL_TOKEN in str(m.get("content", "")) for m in messages):
         ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
     return ids
@@ -53,8 +56,14 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
 
 
-def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> list[int]:
-    """Token ids of ``messages`` through the tokenizer's chat template.
+def apply_chat_template(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> list[int]:
+    """Token ids of ``messages`` (and ``tools``) through the tokenizer's chat template.
 
     When the template rejects the conversation, the error names the first message that
     makes it fail (found by rendering ever longer prefixes).
@@ -63,26 +72,32 @@ def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_gene
     if not getattr(tokenizer, "chat_template", None):
         raise ValueError("this tokenizer has no chat template: pass the prompt as a string instead of messages")
     try:
-        return _render(tokenizer, messages, add_generation_prompt)
+        return _render(tokenizer, messages, add_generation_prompt, tools)
     except Exception as error:
-        culprit = _first_failing_message(tokenizer, messages)
+        culprit = _first_failing_message(tokenizer, messages, tools)
         where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
-def _render(tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool) -> list[int]:
+def _render(
+    tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool, tools: Sequence[Message] | None = None
+) -> list[int]:
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
     encoded = tokenizer.apply_chat_template(
-        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False
+        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False,
+        **extra,
     )
     if isinstance(encoded, Mapping):  # some tokenizers return a BatchEncoding regardless
         encoded = encoded["input_ids"]
     return list(encoded)
 
 
-def _first_failing_message(tokenizer: Any, messages: Sequence[Message]) -> int | None:
+def _first_failing_message(
+    tokenizer: Any, messages: Sequence[Message], tools: Sequence[Message] | None = None
+) -> int | None:
     for end in range(1, len(messages) + 1):
         try:
-            _render(tokenizer, messages[:end], add_generation_prompt=False)
+            _render(tokenizer, messages[:end], add_generation_prompt=False, tools=tools)
         except Exception:
             return end - 1
     return None
