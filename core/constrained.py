@@ -137,6 +137,30 @@ def ll_tokenizer(tokenizer: Any, vocab_size: int) -> Any:
     return per_size[key]
 
 
+#: Per HF tokenizer: (its size, each token's text). Weak keys.
+_TEXTS: weakref.WeakKeyDictionary[Any, tuple[int, list[str]]] = weakref.WeakKeyDictionary()
+_CLOSING_CHARS = frozenset('"}]')
+
+
+def token_texts(tokenizer: Any) -> list[str]:
+    """The text of every token id on its own (computed once per tokenizer)."""
+    cached = _TEXTS.get(tokenizer)
+    if cached is None or cached[0] != len(tokenizer):
+        cached = (len(tokenizer), tokenizer.batch_decode([[i] for i in range(len(tokenizer))]))
+        _TEXTS[tokenizer] = cached
+    return cached[1]
+
+
+def closing_ids(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """Ids of tokens made only of JSON closers: ``(those that start with a quote, the others)``."""
+    quotes, brackets = [], []
+    for i, text in enumerate(token_texts(tokenizer)):
+        text = text.strip()
+        if text and set(text) <= _CLOSING_CHARS:
+            (quotes if text.startswith('"') else brackets).append(i)
+    return quotes, brackets
+
+
 def _eos_ids(tokenizer: Any) -> list[int]:
     eos = tokenizer.eos_token_id
     return [eos] if isinstance(eos, int) else list(eos or [])
@@ -167,10 +191,18 @@ class Constraint:
             raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
 
     def logits_processor(
-        self, *, allow_ids: Iterable[int] = (), skip_ids: Iterable[int] = ()
+        self,
+        *,
+        allow_ids: Iterable[int] = (),
+        skip_ids: Iterable[int] = (),
+        max_new_tokens: int | None = None,
+        tail: str = "",
     ) -> ConstrainedLogitsProcessor:
-        """A processor for ONE generation (it follows that generation's tokens)."""
-        return ConstrainedLogitsProcessor(self, allow_ids=allow_ids, skip_ids=skip_ids)
+        """A processor for ONE generation (it follows that generation's tokens); see
+        :class:`ConstrainedLogitsProcessor` for ``max_new_tokens`` and ``tail``."""
+        return ConstrainedLogitsProcessor(
+            self, allow_ids=allow_ids, skip_ids=skip_ids, max_new_tokens=max_new_tokens, tail=tail
+        )
 
     def accepts(self, text: str) -> bool:
         """Does the grammar accept ``text`` in full (for tests and checks)?"""
@@ -203,14 +235,39 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     (``<recall>``, ``<|memory_pad|>``). ``allow_ids`` are allowed besides the grammar's
     tokens. When the grammar is complete only end-of-sequence stays allowed. One sequence
     at a time, like the recall loop.
+
+    With ``max_new_tokens``, the last ``closing_reserve`` tokens of the budget (plus those of
+    ``tail``, what the grammar writes after the JSON, like ``</tool_call>``) close what is
+    open: where the grammar allows a token made only of JSON closers (a quote inside a
+    string, ``}`` or ``]`` outside), only those stay allowed. A small model that loops inside a JSON string (greedy
+    decoding does) then still ends with valid JSON instead of text cut mid-string.
     """
 
-    def __init__(self, constraint: Constraint, *, allow_ids: Iterable[int] = (), skip_ids: Iterable[int] = ()) -> None:
+    #: Tokens kept at the end of the budget for closing strings and objects.
+    closing_reserve = 12
+
+    def __init__(
+        self,
+        constraint: Constraint,
+        *,
+        allow_ids: Iterable[int] = (),
+        skip_ids: Iterable[int] = (),
+        max_new_tokens: int | None = None,
+        tail: str = "",
+    ) -> None:
         self.constraint = constraint
         self.matcher = constraint._matcher()
         self.allow_ids = sorted(set(allow_ids))
         self.skip_ids = frozenset(skip_ids)
+        self.max_new_tokens = max_new_tokens
+        self.reserve = self.closing_reserve + (len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0)
+        self.generated = 0
         self.seen: int | None = None
+        self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
+        if max_new_tokens:
+            quotes, brackets = closing_ids(constraint.tokenizer)
+            self._texts = token_texts(constraint.tokenizer)
+            self._quotes, self._brackets = torch.tensor(quotes, dtype=torch.long), torch.tensor(brackets, dtype=torch.long)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if input_ids.shape[0] != 1:
@@ -220,10 +277,30 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         else:
             new = [t for t in input_ids[0, self.seen :].tolist() if t not in self.skip_ids]
             self.seen = input_ids.shape[1]
+            self.generated += len(new)
             if new and not self.matcher.consume_tokens(new):
                 raise RuntimeError(f"{self.constraint.name}: a token outside the grammar: {self.matcher.get_error()}")
-        allowed = self._allowed(scores.shape[-1]).to(scores.device)
-        return scores.masked_fill(~allowed, -float("inf"))
+            if self.max_new_tokens:
+                self._follow_strings(new)
+        allowed = self._allowed(scores.shape[-1])
+        if self.max_new_tokens and self.max_new_tokens - self.generated <= self.reserve:
+            closers = self._quotes if self.in_string else self._brackets
+            closing = torch.zeros_like(allowed)
+            closing[0, closers] = allowed[0, closers]
+            if closing.any():
+                allowed = closing
+        return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
+
+    def _follow_strings(self, tokens: list[int]) -> None:
+        """Track whether the text so far ends inside a JSON string (quotes not escaped)."""
+        for token in tokens:
+            for char in self._texts[token] if token < len(self._texts) else "":
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\" and self.in_string:
+                    self.escaped = True
+                elif char == '"':
+                    self.in_string = not self.in_string
 
     def _allowed(self, width: int) -> torch.Tensor:
         words = np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8)

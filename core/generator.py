@@ -178,7 +178,8 @@ class RecallGenerator:
         input_ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         if plan.constraint is not None:
-            kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), self._constrain(plan, memory)]
+            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"))
+            kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
@@ -214,15 +215,16 @@ class RecallGenerator:
         return AsyncRecallStream(self, prompt, kwargs)
 
     # ------------------------------------------------------------------ helpers
-    def _constrain(self, plan: OutputPlan, memory: Memory | None) -> Any:
+    def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None) -> Any:
         """The plan's logits processor for one call: ``<recall>`` and injected pads are not text;
-        ``<recall>`` stays allowed while there is a memory to search."""
+        ``<recall>`` stays allowed while there is a memory to search; the end of the budget closes the JSON."""
         vocab = self.tokenizer.get_vocab()
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         assert plan.constraint is not None
         return plan.constraint.logits_processor(
-            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id]
-        )
+            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id],
+            max_new_tokens=max_new_tokens, tail=plan.tail,
+        )  # fmt: skip
 
     def _decode(self, ids: list[int], keep: Sequence[str]) -> str:
         """Text of ``ids`` without special tokens, except the ``keep`` ones (tool-call markers)."""

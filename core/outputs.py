@@ -51,6 +51,11 @@ class OutputPlan:
     constraint: Constraint | None = None
     tool_format: ToolFormat | None = None
 
+    @property
+    def tail(self) -> str:
+        """What the constrained reply writes after its JSON (a forced call's closing tag)."""
+        return self.tool_format.tail if self.tool_format is not None and self.constraint is not None else ""
+
     def keep_tokens(self) -> tuple[str, ...]:
         """Special tokens that carry a tool call and must stay in the decoded text."""
         return self.tool_format.marker_tokens() if self.tool_format is not None else ()

@@ -64,15 +64,12 @@ def new_call_id() -> str:
 # --------------------------------------------------------------------------- tools
 def check_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI-style tool dicts, checked: a ``function`` with a name and an object ``parameters``."""
-    checked, names = [], set()
+    checked = []
     for index, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str) or not function["name"]:
             raise ValueError(f"tool {index} must be {{'type': 'function', 'function': {{'name': ..., 'parameters': ...}}}}")
         name = function["name"]
-        if name in names:
-            raise ValueError(f"two tools are named {name!r}: tool names must be unique")
-        names.add(name)
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
         if not isinstance(parameters, Mapping) or parameters.get("type", "object") != "object":
             raise ValueError(f"tool {name!r}: parameters must be a JSON schema of type 'object'")
@@ -115,6 +112,8 @@ class ToolFormat:
     opener = ""
     #: Key of the arguments in a call's JSON.
     arguments_key = "arguments"
+    #: What a forced call writes after its JSON.
+    tail = ""
 
     def call_schema(self, tool: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON schema of one call to ``tool`` (name fixed, arguments per the tool)."""
@@ -149,6 +148,7 @@ class HermesFormat(ToolFormat):
     name = "hermes"
     opener = "<tool_call>"
     closer = "</tool_call>"
+    tail = "\n</tool_call>"
 
     def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
         opener, closer = lark_literal(tokenizer, self.opener), lark_literal(tokenizer, self.closer)
@@ -205,6 +205,7 @@ class Llama3Format(ToolFormat):
 class MistralFormat(ToolFormat):
     name = "mistral"
     opener = "[TOOL_CALLS]"
+    tail = "]"
 
     def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
         repeat = ' (", " call)*' if parallel else ""

@@ -3,10 +3,10 @@
 Unit suite: a tiny random Llama (seconds). Integration suite: the embedded default model
 (SmolLM2-135M-Instruct, offline), marked ``integration``.
 
-Features a local text-only model does not have (tool calling, structured output, JSON
-mode, image / audio / PDF input) are declared through the suites' own ``has_*`` /
-``supports_*`` properties (all False here), so the suites skip those tests with their
-reason, as langchain-tests prescribes.
+Tool calling, tool choice, structured output and JSON mode run (constrained decoding makes
+even the 135M default model write a valid call or JSON when one is required). What a local
+text-only model does not have (image / audio / PDF input) is declared through the suites'
+own ``supports_*`` properties (False), so the suites skip those tests with their reason.
 """
 
 from __future__ import annotations
@@ -61,6 +61,22 @@ class TestChatRecallUnit(ChatModelUnitTests):
     def returns_usage_metadata(self) -> bool:
         return True
 
+    @property
+    def has_tool_calling(self) -> bool:
+        return True
+
+    @property
+    def has_tool_choice(self) -> bool:
+        return True
+
+    @property
+    def has_structured_output(self) -> bool:
+        return True
+
+    @property
+    def supports_json_mode(self) -> bool:
+        return True
+
 
 @pytest.mark.integration
 class TestChatRecallIntegration(ChatModelIntegrationTests):
@@ -70,8 +86,26 @@ class TestChatRecallIntegration(ChatModelIntegrationTests):
 
     @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {"max_tokens": 12}  # the embedded default model; short answers keep the suite quick
+        # The embedded default model. 40 tokens: room for a forced tool call or a small JSON object
+        # (constrained decoding closes open JSON in the last tokens of the budget), short otherwise.
+        return {"max_tokens": 40}
 
     @property
     def returns_usage_metadata(self) -> bool:
+        return True
+
+    @property
+    def has_tool_calling(self) -> bool:
+        return True
+
+    @property
+    def has_tool_choice(self) -> bool:
+        return True
+
+    @property
+    def has_structured_output(self) -> bool:
+        return True
+
+    @property
+    def supports_json_mode(self) -> bool:
         return True
