@@ -35,6 +35,10 @@ from transformers import LogitsProcessor
 JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
 
+#: String keywords that already say what a string may be (left alone by :func:`strict_schema`).
+_STRING_LIMITS = frozenset({"minLength", "enum", "const", "pattern", "format"})
+
+
 class GrammarError(ValueError):
     """A grammar or JSON schema the engine cannot compile; the message names what it was for."""
 
@@ -50,11 +54,14 @@ def _llguidance() -> Any:
 
 # --------------------------------------------------------------------------- grammars
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` where objects that do not say otherwise take no extra properties.
+    """A copy of ``schema`` made strict where it does not say otherwise.
 
-    JSON Schema allows unknown properties by default; a decoder constrained by such a schema
-    may invent keys. Tool arguments and structured outputs want exactly the declared ones
-    (OpenAI's strict mode makes the same choice).
+    * Objects take no extra properties: JSON Schema allows unknown ones by default, and a
+      decoder constrained by such a schema may invent keys (OpenAI's strict mode makes the
+      same choice).
+    * A required string property is not empty (``minLength`` 1): greedy decoding of a small
+      model readily closes a string at once, and a call with an empty required argument is
+      not the call that was asked for.
     """
 
     def walk(node: Any) -> Any:
@@ -62,6 +69,12 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
             node = {key: walk(value) for key, value in node.items()}
             if (node.get("type") == "object" or "properties" in node) and "additionalProperties" not in node:
                 node["additionalProperties"] = False
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                for name in node.get("required") or ():
+                    prop = properties.get(name)
+                    if isinstance(prop, dict) and prop.get("type") == "string" and not _STRING_LIMITS & prop.keys():
+                        properties[name] = {**prop, "minLength": 1}
             return node
         if isinstance(node, list):
             return [walk(item) for item in node]

@@ -98,7 +98,9 @@ def structured_output(
         )
         parser: Runnable = RunnableLambda(_require_tool_call) | tools_parser
     elif method in ("json_schema", "json_mode"):
-        if method == "json_schema":
+        # JSON mode constrains the reply to a JSON object; given a schema with properties, a local
+        # decoder may as well hold it to the schema too (a hosted JSON mode cannot).
+        if method == "json_schema" or _has_properties(schema):
             json_schema = convert_to_json_schema(schema)
             response_format: dict[str, Any] = {
                 "type": "json_schema",
@@ -118,6 +120,13 @@ def structured_output(
     parse_raw = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
     no_parse = RunnablePassthrough.assign(parsed=lambda _: None)
     return RunnableMap(raw=llm) | parse_raw.with_fallbacks([no_parse], exception_key="parsing_error")
+
+
+def _has_properties(schema: dict[str, Any] | type) -> bool:
+    try:
+        return bool(convert_to_json_schema(schema).get("properties"))
+    except (ValueError, TypeError):
+        return False
 
 
 def _require_tool_call(message: BaseMessage) -> BaseMessage:
