@@ -249,15 +249,17 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     tokens. When the grammar is complete only end-of-sequence stays allowed. One sequence
     at a time, like the recall loop.
 
-    With ``max_new_tokens``, the last ``closing_reserve`` tokens of the budget (plus those of
-    ``tail``, what the grammar writes after the JSON, like ``</tool_call>``) close what is
-    open: where the grammar allows a token made only of JSON closers (a quote inside a
-    string, ``}`` or ``]`` outside), only those stay allowed. A small model that loops inside a JSON string (greedy
+    With ``max_new_tokens``, the end of the budget closes what is open: once the tokens left
+    are no more than what closing needs (the open string and brackets, the tokens of
+    ``tail``, what the grammar writes after the JSON like ``</tool_call>``, and
+    ``closing_reserve`` for required keys still missing), where the grammar allows a token
+    made only of JSON closers (a quote inside a string, ``}`` or ``]`` outside), only those
+    stay allowed. A small model that loops inside a JSON string (greedy
     decoding does) then still ends with valid JSON instead of text cut mid-string.
     """
 
-    #: Tokens kept at the end of the budget for closing strings and objects.
-    closing_reserve = 12
+    #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing).
+    closing_reserve = 10
 
     def __init__(
         self,
@@ -273,10 +275,11 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.allow_ids = sorted(set(allow_ids))
         self.skip_ids = frozenset(skip_ids)
         self.max_new_tokens = max_new_tokens
-        self.reserve = self.closing_reserve + (len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0)
+        self.tail_tokens = len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0
         self.generated = 0
         self.seen: int | None = None
         self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
+        self.depth = 0
         if max_new_tokens:
             quotes, brackets = closing_ids(constraint.tokenizer)
             self._texts = token_texts(constraint.tokenizer)
@@ -296,7 +299,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             if self.max_new_tokens:
                 self._follow_strings(new)
         allowed = self._allowed(scores.shape[-1])
-        if self.max_new_tokens and self.max_new_tokens - self.generated <= self.reserve:
+        if self.max_new_tokens and self.max_new_tokens - self.generated <= self._needed():
             closers = self._quotes if self.in_string else self._brackets
             closing = torch.zeros_like(allowed)
             closing[0, closers] = allowed[0, closers]
@@ -304,16 +307,25 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 allowed = closing
         return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
 
+    def _needed(self) -> int:
+        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve)."""
+        return int(self.in_string) + self.depth + self.tail_tokens + self.closing_reserve
+
     def _follow_strings(self, tokens: list[int]) -> None:
-        """Track whether the text so far ends inside a JSON string (quotes not escaped)."""
+        """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
         for token in tokens:
             for char in self._texts[token] if token < len(self._texts) else "":
                 if self.escaped:
                     self.escaped = False
-                elif char == "\\" and self.in_string:
-                    self.escaped = True
+                elif self.in_string:
+                    self.escaped = char == "\\"
+                    self.in_string = char != '"'
                 elif char == '"':
-                    self.in_string = not self.in_string
+                    self.in_string = True
+                elif char in "{[":
+                    self.depth += 1
+                elif char in "}]":
+                    self.depth = max(0, self.depth - 1)
 
     def _allowed(self, width: int) -> torch.Tensor:
         words = np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -390,6 +390,43 @@ class ToolCallSplitter:
             return "", parsed
         rest, self.shown = self.text[self.shown :], len(self.text)
         return rest, parsed
+
+
+class ContentStream:
+    """A stream's text pieces with tool-call markup held back (the calls come with the result).
+
+    Iterates like the engine's stream (``for`` or ``async for``) and has its ``result``.
+    """
+
+    def __init__(self, stream: Any, splitter: ToolCallSplitter | None) -> None:
+        self.stream, self.splitter = stream, splitter
+
+    @property
+    def result(self) -> Any:
+        return self.stream.result
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._split(self.stream)  # type: ignore[arg-type]
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for piece in self.stream:  # type: ignore[union-attr]
+            shown = self.splitter.feed(piece) if self.splitter else piece
+            if shown:
+                yield shown
+        if self.splitter:
+            rest, _ = self.splitter.finish()
+            if rest:
+                yield rest
+
+    def _split(self, pieces: Iterable[str]) -> Iterator[str]:
+        for piece in pieces:
+            shown = self.splitter.feed(piece) if self.splitter else piece
+            if shown:
+                yield shown
+        if self.splitter:
+            rest, _ = self.splitter.finish()
+            if rest:
+                yield rest
 
 
 def _partial_suffix(text: str, pattern: str) -> int:

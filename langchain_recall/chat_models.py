@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -24,9 +24,9 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
-from recall_core import AsyncRecallStream, RecallResult, RecallStream
+from recall_core import RecallResult
 from recall_core.adapters import PreparedCall, write_turns
-from recall_core.tools import ToolCallSplitter, tool_format
+from recall_core.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
     MODEL_CONFIG,
@@ -105,43 +105,6 @@ def _text_content(index: int, message: BaseMessage) -> str:
                 "ChatRecall takes text only (the local model has no image, audio or file input)"
             )
     return "".join(parts)
-
-
-class _ContentStream:
-    """A stream's text pieces with tool-call markup held back (the calls come with the result).
-
-    Iterates like the engine's stream (``for`` or ``async for``) and has its ``result``.
-    """
-
-    def __init__(self, stream: RecallStream | AsyncRecallStream, splitter: ToolCallSplitter | None) -> None:
-        self.stream, self.splitter = stream, splitter
-
-    @property
-    def result(self) -> RecallResult | None:
-        return self.stream.result
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._split(self.stream)  # type: ignore[arg-type]
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        async for piece in self.stream:  # type: ignore[union-attr]
-            shown = self.splitter.feed(piece) if self.splitter else piece
-            if shown:
-                yield shown
-        if self.splitter:
-            rest, _ = self.splitter.finish()
-            if rest:
-                yield rest
-
-    def _split(self, pieces: Iterable[str]) -> Iterator[str]:
-        for piece in pieces:
-            shown = self.splitter.feed(piece) if self.splitter else piece
-            if shown:
-                yield shown
-        if self.splitter:
-            rest, _ = self.splitter.finish()
-            if rest:
-                yield rest
 
 
 def _text_chunk(piece: str) -> ChatGenerationChunk:
@@ -273,11 +236,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
             return {"memory_write_error": reason}
         return {"memory_written": ids}
 
-    def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> _ContentStream:
+    def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""
         start: Callable[..., Any] = self.engine.astream if run_async else self.engine.stream
         splitter = ToolCallSplitter(tool_format(self.engine.tokenizer)) if call.kwargs.get("tools") else None
-        return _ContentStream(start(chat, **call.kwargs), splitter)
+        return ContentStream(start(chat, **call.kwargs), splitter)
 
     # ------------------------------------------------------------------ tools and structured output
     def bind_tools(
