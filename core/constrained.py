@@ -208,13 +208,14 @@ class Constraint:
         *,
         allow_ids: Iterable[int] = (),
         skip_ids: Iterable[int] = (),
+        pad_ids: Iterable[int] = (),
         max_new_tokens: int | None = None,
         tail: str = "",
     ) -> ConstrainedLogitsProcessor:
         """A processor for ONE generation (it follows that generation's tokens); see
-        :class:`ConstrainedLogitsProcessor` for ``max_new_tokens`` and ``tail``."""
+        :class:`ConstrainedLogitsProcessor` for the arguments."""
         return ConstrainedLogitsProcessor(
-            self, allow_ids=allow_ids, skip_ids=skip_ids, max_new_tokens=max_new_tokens, tail=tail
+            self, allow_ids=allow_ids, skip_ids=skip_ids, pad_ids=pad_ids, max_new_tokens=max_new_tokens, tail=tail
         )
 
     def accepts(self, text: str) -> bool:
@@ -247,7 +248,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     where the generation starts) and feeds them to the matcher, except ``skip_ids``
     (``<recall>``, ``<|memory_pad|>``). ``allow_ids`` are allowed besides the grammar's
     tokens. When the grammar is complete only end-of-sequence stays allowed. One sequence
-    at a time, like the recall loop.
+    at a time, like the recall loop. ``pad_ids`` (injected memory) do not count against
+    ``max_new_tokens``, as the loop does not count them.
 
     With ``max_new_tokens``, the end of the budget closes what is open: once the tokens left
     are no more than what closing needs (the open string and brackets, the tokens of
@@ -267,6 +269,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         *,
         allow_ids: Iterable[int] = (),
         skip_ids: Iterable[int] = (),
+        pad_ids: Iterable[int] = (),
         max_new_tokens: int | None = None,
         tail: str = "",
     ) -> None:
@@ -274,6 +277,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.matcher = constraint._matcher()
         self.allow_ids = sorted(set(allow_ids))
         self.skip_ids = frozenset(skip_ids)
+        self.pad_ids = frozenset(pad_ids)
         self.max_new_tokens = max_new_tokens
         self.tail_tokens = len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0
         self.generated = 0
@@ -291,15 +295,17 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         if self.seen is None:
             self.seen = input_ids.shape[1]
         else:
-            new = [t for t in input_ids[0, self.seen :].tolist() if t not in self.skip_ids]
+            added = input_ids[0, self.seen :].tolist()
             self.seen = input_ids.shape[1]
-            self.generated += len(new)
+            self.generated += sum(t not in self.pad_ids for t in added)
+            new = [t for t in added if t not in self.skip_ids]
             if new and not self.matcher.consume_tokens(new):
                 raise RuntimeError(f"{self.constraint.name}: a token outside the grammar: {self.matcher.get_error()}")
             if self.max_new_tokens:
                 self._follow_strings(new)
-        allowed = self._allowed(scores.shape[-1])
-        if self.max_new_tokens and self.max_new_tokens - self.generated <= self._needed():
+        ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
+        allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
+        if ending:
             closers = self._quotes if self.in_string else self._brackets
             closing = torch.zeros_like(allowed)
             closing[0, closers] = allowed[0, closers]
@@ -327,13 +333,13 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 elif char in "}]":
                     self.depth = max(0, self.depth - 1)
 
-    def _allowed(self, width: int) -> torch.Tensor:
+    def _allowed(self, width: int, recall: bool = True) -> torch.Tensor:
         words = np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8)
         bits = np.unpackbits(words, bitorder="little")[:width].astype(bool)
         if bits.shape[0] < width:  # logits wider than the tokenizer: the extra ids are never text
             bits = np.concatenate([bits, np.zeros(width - bits.shape[0], dtype=bool)])
         allowed = torch.from_numpy(bits)[None, :]
-        if self.allow_ids and not self.matcher.is_stopped():
+        if recall and self.allow_ids and not self.matcher.is_stopped():
             allowed[0, self.allow_ids] = True
         return allowed
 

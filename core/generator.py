@@ -222,7 +222,7 @@ class RecallGenerator:
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         assert plan.constraint is not None
         return plan.constraint.logits_processor(
-            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id],
+            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id], pad_ids=[pad_id],
             max_new_tokens=max_new_tokens, tail=plan.tail,
         )  # fmt: skip
 
@@ -282,8 +282,8 @@ class RecallGenerator:
         max_new = kwargs.get("max_new_tokens")
         ended_on_eos = bool(new_ids) and new_ids[-1] in eos_ids
         finish_reason = "length" if (max_new and generated >= max_new and not (hit_stop or ended_on_eos)) else "stop"
-        if finish_reason == "stop" and calls.get("tool_calls"):
-            finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools
+        if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
+            finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
         return RecallResult(
             text=text,
             sequences=sequences,

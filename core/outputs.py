@@ -78,7 +78,7 @@ def plan_output(
         grammar = response_format_grammar(response_format)
         return OutputPlan(prompt, constraint=Constraint(tokenizer, grammar, vocab_size=vocab_size, name="response_format"))
     if not tools:
-        if tool_choice not in (None, "auto", "none"):
+        if tool_choice is not None and tool_choice not in ("auto", "none"):
             raise ValueError(f"tool_choice={tool_choice!r} needs tools: bind some first")
         return OutputPlan(prompt)
     if isinstance(prompt, str):

@@ -88,9 +88,9 @@ def chosen_tools(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> list[d
     ``"any"`` / ``"required"`` / ``True`` (a call to any tool), a tool's name, or
     ``{"type": "function", "function": {"name": ...}}``. A name that is not bound raises.
     """
-    if tool_choice in (None, "auto", "none", False):
+    if tool_choice is None or tool_choice is False or tool_choice in ("auto", "none"):
         return None
-    if tool_choice is True or tool_choice in FORCED_CHOICES:
+    if tool_choice is True or (isinstance(tool_choice, str) and tool_choice in FORCED_CHOICES):
         return list(tools)
     name = tool_choice
     if isinstance(tool_choice, Mapping):
