@@ -24,6 +24,7 @@ from .outputs import OutputPlan, plan_output
 from .settings import generation_options, stop_strings
 from .streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
 from .text import finish_text
+from .tools import special_ids
 from .types import Memory, Recall, RecallResult, Usage
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
@@ -231,11 +232,8 @@ class RecallGenerator:
         if not keep:
             return self.tokenizer.decode(ids, skip_special_tokens=True)
         vocab = self.tokenizer.get_vocab()
-        kept = {vocab[token] for token in keep if token in vocab}
-        special = set(self.tokenizer.all_special_ids) | {
-            i for i, token in getattr(self.tokenizer, "added_tokens_decoder", {}).items() if token.special
-        }
-        return self.tokenizer.decode([i for i in ids if i in kept or i not in special], skip_special_tokens=False)
+        dropped = special_ids(self.tokenizer) - {vocab[token] for token in keep if token in vocab}
+        return self.tokenizer.decode([i for i in ids if i not in dropped], skip_special_tokens=False)
 
     def _generation_kwargs(
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None

@@ -265,6 +265,12 @@ def tool_format(tokenizer: Any) -> ToolFormat:
     return FORMATS["hermes"]
 
 
+def special_ids(tokenizer: Any) -> frozenset[int]:
+    """Every special token id (what ``decode(skip_special_tokens=True)`` drops)."""
+    added = getattr(tokenizer, "added_tokens_decoder", {})
+    return frozenset(tokenizer.all_special_ids) | {i for i, token in added.items() if getattr(token, "special", False)}
+
+
 # --------------------------------------------------------------------------- describing tools
 def tools_system_text(tools: Sequence[Mapping[str, Any]]) -> str:
     """Tools described for a template without tool support (the Hermes / Qwen2.5 wording)."""

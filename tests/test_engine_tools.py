@@ -327,3 +327,26 @@ def test_content_stream_matches_generate(tool_generator):
     stream = tool_generator.stream(ASK, tools=[WEATHER], tool_choice="any")
     pieces = list(ContentStream(stream, ToolCallSplitter(FORMATS["hermes"])))
     assert "".join(pieces) == "" and stream.result.tool_calls
+
+
+def test_a_family_whose_marker_is_a_special_token():
+    """Mistral's [TOOL_CALLS] is a special token: the grammar writes its id, decoding keeps it,
+    and streaming holds the call back like any other."""
+    model, tokenizer = tiny_model("llama")
+    model.config.max_position_embeddings = 2048
+    tokenizer.add_special_tokens({"additional_special_tokens": ["[TOOL_CALLS]"]}, replace_extra_special_tokens=False)
+    model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    tokenizer.chat_template = (
+        "{% if tools %}{{ '[AVAILABLE_TOOLS]' + (tools | tojson) + '[/AVAILABLE_TOOLS]' }}{% endif %}"
+        "{% for m in messages %}{{ m['role'] + ': ' + m['content'] + '\\n' }}{% endfor %}"
+        "{# a reply may be [TOOL_CALLS][...] #}{{ 'assistant: ' }}"
+    )
+    generator = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 120, "do_sample": False})
+    assert tool_format(tokenizer).name == "mistral" and supports_tools(tokenizer)
+    result = generator.generate(ASK, tools=[WEATHER], tool_choice="any")
+    marker = tokenizer.convert_tokens_to_ids("[TOOL_CALLS]")
+    assert marker in result.sequences[0].tolist()
+    assert [c.name for c in result.tool_calls] == ["get_weather"], result.invalid_tool_calls
+    stream = generator.stream(ASK, tools=[WEATHER], tool_choice="any")
+    assert "".join(ContentStream(stream, ToolCallSplitter(FORMATS["mistral"]))) == ""
+    assert [c.arguments for c in stream.result.tool_calls] == [c.arguments for c in result.tool_calls]
