@@ -798,6 +798,39 @@ print("answer:", output.response.content)
 assert output.tool_calls[0].tool_kwargs == {"city": "Lisbon"}
 """),
     md("""
+## LangGraph's store is the same memory: `RecallStore`
+
+LangGraph agents keep long-term memory in a `BaseStore`. `RecallStore` is one over the
+same `MemoryStore`: an item put under `("ada", ...)` is a memory of Ada's, so the next
+`<recall>` can inject it. Here a tool of the agent writes a note through `runtime.store`,
+and a later, plain chat recalls it.
+"""),
+    code("""
+from langchain.tools import ToolRuntime
+
+from langchain_recall import RecallStore
+
+agent_store = RecallStore(store)
+
+
+@tool
+def remember(note: str, runtime: ToolRuntime) -> str:
+    \"\"\"Write down something about the user to remember later.\"\"\"
+    runtime.store.put(("ada", "notes"), "allergy", {"text": note})
+    return "noted"
+
+
+writer = create_agent(chat, tools=[remember], middleware=[call_a_tool_first], store=agent_store)
+writer.invoke({"messages": [{"role": "user", "content": "Remember that I am allergic to peanuts."}]})
+print(agent_store.search(("ada",), query="allergy", limit=1))
+"""),
+    code("""
+later = ChatRecall(store=store, user_id="ada", max_tokens=24, write_memory=False)
+reply = later.invoke("What am I allergic to?")
+print("recalled:", [r["text"] for r in reply.response_metadata["recalls"] if r["memory_id"]])
+print("reply:", reply.content)
+"""),
+    md("""
 The final answers of a 135M model are weak; the point is the plumbing: the call is valid,
 its argument was recalled from another session, and the tool's result went back through
 the chat template. A larger model (any Hugging Face causal LM whose template supports
