@@ -11,7 +11,13 @@ Message = Mapping[str, Any]
 
 
 def chat_prompt_ids(
-    tokenizer: Any, messages: Sequence[Message], policy: str, position: str, system_prompt: str = ""
+    tokenizer: Any,
+    messages: Sequence[Message],
+    policy: str,
+    position: str,
+    system_prompt: str = "",
+    *,
+    tools: Sequence[Message] | None = None,
 ) -> list[int]:
     """Prompt ids for ``messages`` with ``<recall>`` placed by the recall policy.
 
@@ -20,17 +26,17 @@ def chat_prompt_ids(
     (``"system"``; a system message of ``system_prompt`` is put first when there is none),
     before or after the last user message's words (``"user_start"``, ``"user_end"``), or right
     after the assistant header (``"assistant_start"``). ``"explicit"`` changes nothing: the
-    messages carry their own markers.
+    messages carry their own markers. ``tools`` (OpenAI-style dicts) go to the template.
     """
     check_messages(messages)
     if policy == "auto" and position != "assistant_start":
         marked = mark_recall(messages, policy, position, system_prompt)
         try:
-            return apply_chat_template(tokenizer, marked)
+            return apply_chat_template(tokenizer, marked, tools=tools)
         except ValueError:
-            apply_chat_template(tokenizer, messages)  # names the caller's own message that fails, if one does
+            apply_chat_template(tokenizer, messages, tools=tools)  # names the caller's own message that fails, if one does
             raise
-    ids = apply_chat_template(tokenizer, messages)
+    ids = apply_chat_template(tokenizer, messages, tools=tools)
     if policy == "auto" and not has_marker(messages):
         ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
     return ids
@@ -85,8 +91,14 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
 
 
-def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> list[int]:
-    """Token ids of ``messages`` through the tokenizer's chat template.
+def apply_chat_template(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> list[int]:
+    """Token ids of ``messages`` (and ``tools``) through the tokenizer's chat template.
 
     When the template rejects the conversation, the error names the first message that
     makes it fail (found by rendering ever longer prefixes).
@@ -95,26 +107,32 @@ def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_gene
     if not getattr(tokenizer, "chat_template", None):
         raise ValueError("this tokenizer has no chat template: pass the prompt as a string instead of messages")
     try:
-        return _render(tokenizer, messages, add_generation_prompt)
+        return _render(tokenizer, messages, add_generation_prompt, tools)
     except Exception as error:
-        culprit = _first_failing_message(tokenizer, messages)
+        culprit = _first_failing_message(tokenizer, messages, tools)
         where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
-def _render(tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool) -> list[int]:
+def _render(
+    tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool, tools: Sequence[Message] | None = None
+) -> list[int]:
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
     encoded = tokenizer.apply_chat_template(
-        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False
+        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False,
+        **extra,
     )
     if isinstance(encoded, Mapping):  # some tokenizers return a BatchEncoding regardless
         encoded = encoded["input_ids"]
     return list(encoded)
 
 
-def _first_failing_message(tokenizer: Any, messages: Sequence[Message]) -> int | None:
+def _first_failing_message(
+    tokenizer: Any, messages: Sequence[Message], tools: Sequence[Message] | None = None
+) -> int | None:
     for end in range(1, len(messages) + 1):
         try:
-            _render(tokenizer, messages[:end], add_generation_prompt=False)
+            _render(tokenizer, messages[:end], add_generation_prompt=False, tools=tools)
         except Exception:
             return end - 1
     return None

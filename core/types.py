@@ -120,6 +120,10 @@ class RecallResult:
         finish_reason: "stop" (eos or stop string) or "length" (max_new_tokens reached).
         output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
             (scores, logits, attentions, hidden states, cache, recalls).
+        tool_calls: with ``tools=``, the calls the reply makes (:class:`recall_core.tools.ToolCall`);
+            ``text`` is then the reply without them.
+        invalid_tool_calls: calls the model started but wrote wrong
+            (:class:`recall_core.tools.InvalidToolCall`: raw text and why).
     """
 
     text: str
@@ -128,3 +132,5 @@ class RecallResult:
     usage: Usage
     finish_reason: str = "stop"
     output: Any = None
+    tool_calls: tuple[Any, ...] = ()
+    invalid_tool_calls: tuple[Any, ...] = ()
