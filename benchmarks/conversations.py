@@ -19,7 +19,8 @@ Every method answers with the same model (the embedded SmolLM2-135M-Instruct unl
 Scores per method: facts answered (the answer names the current value), stale answers (it
 names the old value of an updated fact instead), processed tokens (prompt plus injected
 memory), time to first streamed text and total time, and retrieval hit@1 / hit@4 (the turn
-that states the fact is among what the method retrieved).
+that states the fact is inside one of the first 1 / 4 texts the method's search returned:
+recall's memories as its store returns them, LangChain's documents, LlamaIndex's block).
 
 Usage:
     python benchmarks/conversations.py                          # every method, the eval seed
@@ -216,10 +217,8 @@ class RecallMethod(Method):
         text, ttft, total = timed_stream(pieces())
         usage = last.usage_metadata
         injected = int(usage["input_token_details"].get("recall_injected", 0))
-        retrieved = []
-        for recall in last.response_metadata.get("recalls", []):
-            ids = [memory_id for memory_id, _ in recall["candidates"]]
-            retrieved.extend(row.text for row in self.store.journal.get_many(ids))
+        # What the memory found, as the texts it returns (its unit): the same search the loop ran.
+        retrieved = [c.text for c in self.store.for_user(question.user_id).search(question.text, PEER_K)]
         return Answer(text, usage["input_tokens"] - injected, injected, ttft, total, retrieved)
 
     def close(self) -> None:
