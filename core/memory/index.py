@@ -127,10 +127,7 @@ class ChromaIndex:
             raise
         except Exception as exc:
             if is_unavailable(exc, self.kind):
-                hint = (
-                    "is the server running?" if self.kind == "server"
-                    else "`recall doctor` checks the index; `rebuild_index(store, fresh=True)` rebuilds it from the journal"
-                )  # fmt: skip
+                hint = "is the server running?" if self.kind == "server" else f"`recall doctor` checks the index; {REBUILD_HINT}"
                 raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
             raise
 

@@ -24,7 +24,7 @@ from .index import KINDS, LM_KEYS, MEMORIES, REBUILD_HINT, ChromaIndex, collecti
 from .journal import DELETING, INDEXED, PENDING, JournalRow
 from .probe import WHOLE_INDEX, probe_collections
 from .records import MemoryRecord, check_owner, index_metadata
-from .segments import check_index_files
+from .segments import check_index_files, vector_segments
 from .writer import MemoryWriter
 
 if TYPE_CHECKING:  # annotations only: the store calls finish_renames when it opens
@@ -202,13 +202,14 @@ def _check_local_files(store: MemoryStore, probe: bool) -> dict[str, str]:
     """Damaged collections of a local store (by their files; and by a child's reads with ``probe``),
     fenced off in ``store.index`` so that nothing here reads them."""
     chroma_dir = Path(store.root or ".") / CHROMA_DIR
+    # Close this process's client first: its files are whole only once Chroma has flushed them,
+    # and the child probe must be the folder's only reader. The next use opens it again.
+    store.index.reset()
     damaged, unknown = check_index_files(chroma_dir)
     damaged.update(store.index.damaged())
     if WHOLE_INDEX not in damaged and (probe or unknown):
-        # The child opens the folder itself: close ours so that only one client has it.
-        store.index.reset()
-        names = None if probe else unknown
-        found = probe_collections(chroma_dir, names)
+        names = sorted(set(vector_segments(chroma_dir).values()) if probe else set(unknown))
+        found = probe_collections(chroma_dir, [name for name in names if name not in damaged])
         damaged.update({name: reason for name, reason in found.items() if name not in damaged})
     store.index.mark_damaged(damaged)
     return damaged

@@ -3,7 +3,7 @@
 Some damage to Chroma's files crashes the process that reads them (a SIGSEGV in hnswlib),
 and no Python code can catch that. So ``doctor`` (and a store opening files of a format
 segments.py cannot check) lets a child process do the first read of each collection: it
-counts the collection, reads one stored vector back and searches with it. A collection
+counts the collection, searches it, reads one stored vector back and searches with that. A collection
 whose read fails, or kills the child, is reported damaged; the child is started again for
 the collections after it. Costs one Python start and one Chroma open per crash, plus about
 a millisecond per collection (about 2 s in all on 2 busy cores for a small store).
@@ -129,7 +129,11 @@ def _child(chroma_dir: str, names: list[str]) -> int:
         say("start", name)
         try:
             collection = client.get_collection(name, embedding_function=None)
+            dim = (collection.metadata or {}).get("dim")
             if collection.count():
+                # A search first (what crashes on a garbled graph), then a stored vector read back.
+                if isinstance(dim, int) and dim > 0:
+                    collection.query(query_embeddings=[[dim**-0.5] * dim], n_results=1, include=["distances"])
                 stored = collection.get(limit=1, include=["embeddings"])["embeddings"]
                 collection.query(query_embeddings=[stored[0]], n_results=1, include=["distances"])
         except Exception as exc:

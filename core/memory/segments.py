@@ -11,8 +11,9 @@ them, the files are checked here, in Python, against the structure hnswlib wrote
 
 * ``header.bin``: the 100-byte header of Chroma's hnswlib (format version 1), consistent with
   itself (element size = links + vector + label; counts within capacity; entry point valid);
-* ``data_level0.bin`` and ``length.bin``: exactly the size the header says, and the vector
-  norms in ``length.bin`` finite and non-negative;
+* ``data_level0.bin`` and ``length.bin``: whole elements, at least as many as the header
+  counts and no more than it has room for, and the vector norms in ``length.bin`` finite and
+  non-negative;
 * every element's level-0 links, and every upper-level link list in ``link_lists.bin``: no
   more links than the graph allows, each to an element that exists (an out-of-range link
   is what crashes hnswlib);
@@ -100,11 +101,15 @@ def check_segment(folder: Path) -> str | None:
     )  # fmt: skip
     if not sane:
         return f"{HEADER} is garbled (inconsistent HNSW parameters)"
-    for name, expected in ((LEVEL0, capacity * element), (LENGTHS, capacity * 4)):
+    for name, unit in ((LEVEL0, element), (LENGTHS, 4)):
+        # hnswlib writes the elements it has (or, for a new graph, its whole capacity).
         path = folder / name
         size = path.stat().st_size if path.exists() else None
-        if size != expected:
-            return f"{name} is {'missing' if size is None else f'{size} bytes'}, the header says {expected}"
+        if size is None or not count * unit <= size <= capacity * unit or size % unit:
+            return (
+                f"{name} is {'missing' if size is None else f'{size} bytes'}; the header says "
+                f"{count} elements of {unit} bytes (room for {capacity})"
+            )
     problem = _check_level0(folder / LEVEL0, count, element, max_m0)
     if problem is None:
         norms = np.fromfile(folder / LENGTHS, dtype=np.float32, count=count)

@@ -170,9 +170,9 @@ def storable_metadata(extra: Mapping[str, Any]) -> dict[str, Any]:
 
     New rows pass :func:`check_metadata`, so this changes nothing for them. Rows an older
     recall accepted may carry keys Chroma refuses (``$x``, ``#x``, ``chroma:document``: one of
-    them used to block every repair) or values it cannot keep (NaN, infinities): those are
-    left out of the index (the journal keeps them), and an int beyond 64 bits is given as
-    the float the index would make of it, so ``doctor`` compares like with like.
+    them used to block every repair) or values it cannot keep (NaN, infinities, ints beyond
+    64 bits): those are left out of the index (the journal keeps them), so such a memory is
+    still searchable and ``doctor`` compares like with like.
     """
     kept: dict[str, Any] = {}
     for key, value in extra.items():
@@ -181,10 +181,7 @@ def storable_metadata(extra: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, float) and not math.isfinite(value):
             continue
         if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
-            try:
-                value = float(value)
-            except OverflowError:  # beyond any float
-                continue
+            continue  # Chroma would keep a float of it, not even exactly that float
         try:
             key.encode("utf-8")
             if isinstance(value, str):
