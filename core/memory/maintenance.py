@@ -301,15 +301,18 @@ def repair(
 def _repair_user(
     store: MemoryStore, writer: MemoryWriter, user: UserReport, prune_extra: bool, result: RepairReport, progress: bool
 ) -> None:
-    if user.deleting or store.journal.forgetting(user.user_id):
+    forgetting = store.journal.forgetting(user.user_id)
+    if user.deleting or forgetting:
         if not store.journal.count(user.user_id) - len(user.deleting):
             store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
+            store.journal.purge_user(user.user_id)
+        elif forgetting:  # a forget, then new turns: everything but those goes
+            live = {row.id for row in store.journal.rows(user.user_id)}
+            store.index.delete(user.user_id, [i for i in _index_ids(store, user.user_id) if i not in live])
+            store.journal.purge_user(user.user_id)
         else:
             store.index.delete(user.user_id, user.deleting)
-            if store.journal.forgetting(user.user_id):  # rows written after the forget stay
-                live = {row.id for row in store.journal.rows(user.user_id)}
-                store.index.delete(user.user_id, [i for i in _index_ids(store, user.user_id) if i not in live])
-        store.journal.purge_user(user.user_id)
+            store.journal.purge(user.deleting)
         result.removed += len(user.deleting)
     todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched + user.lm_missing))
     if todo:

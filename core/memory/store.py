@@ -105,7 +105,6 @@ class MemoryStore:
         try:
             store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
             for message in store.open_check.warnings(store.location):
-                logger.warning(message)
                 warnings.warn(message, MemoryIndexWarning, stacklevel=2)
             store._finish_renames()
         except BaseException:
