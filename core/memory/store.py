@@ -71,6 +71,7 @@ class MemoryStore:
         self._closed = False
         #: What opening found wrong with a local index (nothing for a server: its files are not ours).
         self.open_check = OpenCheck()
+        self._checked_at_open = False  # a local index is trusted at close only if opening checked it
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -104,6 +105,7 @@ class MemoryStore:
         store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval)
         try:
             store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
+            store._checked_at_open = True
             for message in store.open_check.warnings(store.location):
                 warnings.warn(message, MemoryIndexWarning, stacklevel=2)
             store._finish_renames()
@@ -247,7 +249,7 @@ class MemoryStore:
         if self.root is not None:
             # Trust the index folder as it is now only if nothing was found wrong with it:
             # otherwise the next open checks it again.
-            if self.open_check.ok and not self.index.damaged():
+            if self._checked_at_open and self.open_check.ok and not self.index.damaged():
                 trust(self.root, self.root / CHROMA_DIR)
             else:
                 distrust(self.root)
