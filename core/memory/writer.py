@@ -284,9 +284,15 @@ class MemoryWriter:
         journal, index = self.store.journal, self.store.index
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
+        # From here on every read of the user hides what was forgotten (journal.Visibility).
         journaled = journal.mark_user_deleting(user_id)
-        indexed = index.count(user_id)
+        # A damaged collection cannot be counted (Chroma would load it), only dropped.
+        indexed = 0 if index.damage(user_id) else index.count(user_id)
         index.drop_user(user_id)
+        for old, new in journal.renamed_users():  # collections under an older spelling of the id
+            if new == user_id:
+                index.drop_user(old)
+                journal.clear_renamed(old)
         journal.purge_user(user_id)
         return max(journaled, indexed)
 
@@ -412,6 +418,16 @@ class MemoryWriter:
     def _write(self, prepared: Sequence[_Prepared]) -> None:
         journal = self.store.journal
         all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
+        # One write transaction from reading the next turn positions to journaling the rows:
+        # processes sharing the journal (a server store) never give two turns one position.
+        with journal.transaction():
+            self._journal_turns(prepared, all_ids)
+        self._index_pending(all_ids)
+
+    def _journal_turns(self, prepared: Sequence[_Prepared], all_ids: list[str]) -> None:
+        """Give turns without an index the next positions of their sessions, compose what each chunk
+        is searched by, and journal the new rows (inside the caller's transaction)."""
+        journal = self.store.journal
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
         existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
         next_index: dict[tuple[str, str], int] = {}
@@ -447,7 +463,6 @@ class MemoryWriter:
                 )
         # Journal first: from here on the turns survive a crash or an unreachable index.
         journal.insert(rows)
-        self._index_pending(all_ids)
 
     def _index_pending(self, ids: Sequence[str]) -> None:
         """Embed and index those of ``ids`` the journal holds as pending."""
