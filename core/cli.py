@@ -10,6 +10,7 @@ import faulthandler
 import os
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -296,10 +297,14 @@ def _demo(args: argparse.Namespace) -> int:
     from .memory import MemoryStore
 
     folder = Path(tempfile.mkdtemp(prefix="recall-demo-"))
-    print(f"== Session 1: {DEMO_USER} talks; every turn goes into the memory at {folder}")
+    # The first session happened a week ago, as it would for a chatbot's returning user: each
+    # note carries its day, and a note dated today would read as the answer to "When ...?".
+    last_week = (datetime.now(timezone.utc) - timedelta(days=7)).replace(microsecond=0).isoformat()
+    print(f"== Session 1, a week ago: {DEMO_USER} talks; every turn goes into the memory at {folder}")
     with MemoryStore.local(folder) as store:
         store.writer.add_turns(
-            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i}
+            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i,
+              "timestamp": last_week}
              for i, (role, text) in enumerate(DEMO_CONVERSATION)]
         )
         for role, text in DEMO_CONVERSATION:

@@ -263,7 +263,7 @@ def locomo_sample(sample_id: str) -> dict:
 def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([locomo_sample("conv-1"), locomo_sample("conv-2")]))
-    report = MemoryWriter(store).ingest(path, progress=False)  # the defaults: dated, windowed, with speakers
+    report = MemoryWriter(store, window="always").ingest(path, progress=False)  # dated, windowed, with speakers
     assert (report.format, report.turns, report.users) == ("locomo", 6, ["conv-1", "conv-2"])
     records = store.for_user("conv-1").all()
     assert [r.text for r in records] == [

@@ -37,9 +37,10 @@ from .writer import MemoryWriter
 
 logger = logging.getLogger(__name__)
 
-#: What a found memory's text holds unless the store is told otherwise (measured: BENCHMARKS.md,
-#: "Conversational memory").
-DEFAULT_UNIT = "exchange"
+#: What a found memory's text holds unless the store is told otherwise. The turn alone answered
+#: more facts than its exchange or window on the dev conversations (35 / 27 of 68 with two notes;
+#: BENCHMARKS.md, "Conversational memory"): the 135M model reads short notes best.
+DEFAULT_UNIT = "turn"
 
 
 class MemoryStore:
@@ -110,9 +111,9 @@ class MemoryStore:
                 name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
             retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
                 the default), ``"vector"`` or ``"lexical"``.
-            unit: what a found memory's text holds: ``"exchange"`` (the default: a turn and the
-                reply to it, so a fact stated and merely acknowledged is held whichever turn was
-                found), ``"window"`` (a turn and the one before it) or ``"turn"``.
+            unit: what a found memory's text holds: ``"turn"`` (the default: its own words),
+                ``"exchange"`` (a turn and the reply to it, so a fact stated and merely acknowledged
+                is held whichever turn was found) or ``"window"`` (a turn and the one before it).
         """
         check_retrieval(retrieval)
         check_unit(unit)
