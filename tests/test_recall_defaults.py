@@ -1,0 +1,66 @@
+"""Recall's defaults on the real parts: ChatRecall, the embedded SmolLM2-135M, MiniLM and an embedded Chroma store.
+
+Three facts are planted in a two-session conversation among small talk and a near-miss (a
+friend's pet), then asked about in a fresh chat; with the defaults each answer names its fact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage
+from recall_core import RecallGenerator
+from recall_core.memory import MemoryStore
+
+from langchain_recall import ChatRecall
+
+pytestmark = pytest.mark.integration
+
+CONVERSATION = [
+    ("s1", "2026-10-02T18:00:00", "user", "Hi there! Long day at work today."),
+    ("s1", "2026-10-02T18:00:05", "assistant", "Sorry to hear that. Want to talk about it?"),
+    ("s1", "2026-10-02T18:01:00", "user", "My parrot is called Quimby and he whistles all day."),
+    ("s1", "2026-10-02T18:01:05", "assistant", "Quimby sounds like a fun companion!"),
+    ("s1", "2026-10-02T18:02:00", "user", "My friend Tom has a hamster named Pebble."),
+    ("s1", "2026-10-02T18:02:05", "assistant", "Pebble is a cute name for a hamster."),
+    ("s2", "2026-10-09T09:00:00", "user", "I drive a red Skoda Octavia to the office."),
+    ("s2", "2026-10-09T09:00:05", "assistant", "A practical car for commuting."),
+    ("s2", "2026-10-09T09:01:00", "user", "I play the bassoon in a town orchestra."),
+    ("s2", "2026-10-09T09:01:05", "assistant", "How wonderful, the bassoon is a rare instrument."),
+    ("s2", "2026-10-09T09:02:00", "user", "The weather is nice today."),
+    ("s2", "2026-10-09T09:02:05", "assistant", "Enjoy the sunshine!"),
+]
+QUESTIONS = {
+    "What is the name of my parrot?": "Quimby",
+    "What car do I drive?": "Skoda",
+    "Which instrument do I play?": "bassoon",
+}
+
+
+@pytest.fixture(scope="module")
+def chat(smollm, tmp_path_factory: pytest.TempPathFactory):
+    model, tokenizer = smollm
+    folder: Path = tmp_path_factory.mktemp("recall-defaults")
+    with MemoryStore.local(folder) as store:  # the packaged MiniLM encoder
+        store.writer.add_turns(
+            [{"user_id": "ada", "session_id": s, "timestamp": t, "role": r, "content": c, "turn_index": i}
+             for i, (s, t, r, c) in enumerate(CONVERSATION)]
+        )
+        yield ChatRecall(generator=RecallGenerator(model, tokenizer), store=store, user_id="ada", max_tokens=40)
+
+
+@pytest.mark.parametrize(("question", "fact"), list(QUESTIONS.items()))
+def test_each_planted_fact_is_answered_with_the_defaults(chat: ChatRecall, question: str, fact: str) -> None:
+    reply = chat.invoke([HumanMessage(question)])
+    recalled = [r["text"] for r in reply.response_metadata["recalls"] if r["memory_id"]]
+    assert any(fact in text for text in recalled), recalled  # the memory holding the fact was found
+    assert fact.lower() in reply.content.lower(), (reply.content, recalled)
+
+
+def test_without_memory_the_model_does_not_know(smollm) -> None:
+    model, tokenizer = smollm
+    generator = RecallGenerator(model, tokenizer)
+    for question, fact in QUESTIONS.items():
+        answer = generator.generate([{"role": "user", "content": question}], max_new_tokens=40).text
+        assert fact.lower() not in answer.lower(), answer
