@@ -663,7 +663,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
     p.add_argument("--memories", type=int, default=10, help="(d)/(e): RecallConfig.memories, injected at one <recall>")
     p.add_argument("--unit", choices=["turn", "window", "exchange"], default="exchange",
-                   help="(d)/(e): what a recalled memory holds (the store's unit; recall's default: exchange)")
+                   help="(d)/(e): what a recalled memory holds (the store's unit; recall's default: turn)")
     p.add_argument("--top-k", type=int, default=16, help="(d)/(e): RecallConfig.top_k, candidates to choose among")
     p.add_argument("--min-score", type=float, default=0.2, help="(d)/(e): RecallConfig.min_score")
     p.add_argument("--template", default=CONTEXT_TEMPLATE,
