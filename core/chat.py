@@ -70,6 +70,23 @@ def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_gene
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
+def render_chat_text(tokenizer: Any, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> str:
+    """The chat template's text for ``messages`` (what :func:`apply_chat_template` tokenizes).
+
+    Tokenizing it with ``add_special_tokens=False`` gives exactly :func:`apply_chat_template`'s ids.
+    """
+    check_messages(messages)
+    if not getattr(tokenizer, "chat_template", None):
+        raise ValueError("this tokenizer has no chat template: sessions need chat messages and a chat template")
+    try:
+        return tokenizer.apply_chat_template([dict(m) for m in messages], add_generation_prompt=add_generation_prompt,
+                                             tokenize=False)  # fmt: skip
+    except Exception as error:
+        culprit = _first_failing_message(tokenizer, messages)
+        where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
+        raise ValueError(f"the chat template rejects {where}: {error}") from error
+
+
 def _render(tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool) -> list[int]:
     encoded = tokenizer.apply_chat_template(
         [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False

@@ -89,3 +89,52 @@ class RecallConfig:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+
+
+SessionPositions = Literal["shift", "keep"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How a :class:`~recall_core.RecallSession` keeps its KV cache, and how many sessions an adapter keeps.
+
+    Args:
+        max_cache_tokens: most positions one session's cache may hold (``None``: no bound, up
+            to the model's context window). Before a turn, whole old turns are evicted (oldest
+            first, a user turn with its replies together) until the cache, the new messages
+            and the most the turn can add (``max_new_tokens`` plus ``max_recalls`` memories
+            of ``max_memory_tokens``) fit. Needs a model with rotary embeddings (RoPE).
+        sink_tokens: the first positions that are never evicted (StreamingLLM's attention
+            sinks), rounded up to whole messages and to the next user turn, so the system
+            message and the start of the conversation always stay.
+        positions: after an eviction, ``"shift"`` re-assigns positions inside the cache (the
+            kept keys are re-rotated to close the gap, as StreamingLLM does), ``"keep"`` lets
+            every token keep the position it was computed at, so positions grow past the
+            trained window (seed 003's reading). Measured in BENCHMARKS.md.
+        max_sessions: adapters keep at most this many sessions (least recently used go first).
+        max_bytes: adapters keep sessions whose caches hold at most this many bytes in all
+            (``None``: no bound).
+    """
+
+    max_cache_tokens: int | None = None
+    sink_tokens: int = 4
+    positions: SessionPositions = "shift"
+    max_sessions: int = 16
+    max_bytes: int | None = 1 << 30
+
+    def __post_init__(self) -> None:
+        int_at_least("sink_tokens", self.sink_tokens, 0)
+        if self.max_cache_tokens is not None:
+            int_at_least("max_cache_tokens", self.max_cache_tokens, 2)
+            if self.max_cache_tokens <= self.sink_tokens:
+                raise ValueError(
+                    f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
+                )
+        one_of("positions", self.positions, get_args(SessionPositions))
+        int_at_least("max_sessions", self.max_sessions, 0)
+        if self.max_bytes is not None:
+            int_at_least("max_bytes", self.max_bytes, 1)
+
+    def replace(self, **changes: Any) -> SessionConfig:
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)

@@ -18,6 +18,7 @@ from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCrite
 
 from .chat import chat_prompt_ids
 from .config import RecallConfig
+from .kv_cache import cache_length
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, load_model
 from .settings import generation_options, stop_strings
@@ -150,11 +151,49 @@ class RecallGenerator:
             the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
         config = config or self.config
-        input_ids = self.encode(prompt, config=config)
+        return self.generate_ids(
+            self.encode(prompt, config=config), memory=memory, config=config, stop=stop, on_recall=on_recall,
+            streamer=streamer, stopping_criteria=stopping_criteria, **generation_kwargs,
+        )  # fmt: skip
+
+    def generate_ids(
+        self,
+        input_ids: torch.LongTensor,
+        *,
+        past_key_values: Any = None,
+        position_ids: torch.LongTensor | None = None,
+        memory: Memory | None = _UNSET,
+        config: RecallConfig | None = None,
+        stop: str | Sequence[str] | None = None,
+        on_recall: Callable[[Recall], None] | None = None,
+        streamer: Any = None,
+        stopping_criteria: Sequence[StoppingCriteria] | None = None,
+        **generation_kwargs: Any,
+    ) -> RecallResult:
+        """:meth:`generate` from ids already made, optionally continuing a cache.
+
+        Args:
+            input_ids: ``[1, L]`` prompt ids (``<recall>`` ids mark where to recall).
+            past_key_values: a ``DynamicCache`` that holds the keys and values of the first
+                ids (a :class:`~recall_core.RecallSession` 's). Only the ids after it are run,
+                and only their ``<recall>`` markers are recalled at; the cache grows in place.
+            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
+                session that keeps evicted turns' original positions).
+            The other arguments are :meth:`generate` 's.
+
+        Returns:
+            A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
+        """
+        config = config or self.config
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
+        cached = cache_length(past_key_values)
+        if past_key_values is not None:
+            kwargs["past_key_values"] = past_key_values
+        if position_ids is not None:
+            kwargs["position_ids"] = position_ids
         output = self.model.generate(
             input_ids,
             custom_generate=recall_generate,
@@ -167,7 +206,7 @@ class RecallGenerator:
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
         )
-        result = self._result(input_ids, output, stop_strings, kwargs)
+        result = self._result(input_ids, output, stop_strings, kwargs, cached)
         return replace(result, output=output) if keep_output else result
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
@@ -212,6 +251,7 @@ class RecallGenerator:
         output: RecallGenerateOutput,
         stop_strings: list[str],
         kwargs: Mapping[str, Any],
+        cached: int = 0,
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
         sequences, trace = output.sequences, list(output.recalls or [])
@@ -230,7 +270,9 @@ class RecallGenerator:
             text=text,
             sequences=sequences,
             recalls=trace,
-            usage=Usage(prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected),
+            usage=Usage(
+                prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
+            ),
             finish_reason=finish_reason,
         )
 
