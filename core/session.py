@@ -613,7 +613,8 @@ class RecallSession:
                         take = 1
                         while at + take < len(sequence) and sequence[at + take] == self.pad_id:
                             take += 1
-                    parts.append(Part(EXTRA, sequence[at : at + take], part.text))
+                    if take or part.text:  # a marker dropped with nothing injected leaves nothing behind
+                        parts.append(Part(EXTRA, sequence[at : at + take], part.text))
                     at += take
                 else:
                     parts.append(part)
