@@ -159,8 +159,7 @@ def test_an_edited_history_is_prefilled_again_and_reported(tiny):
     model, tokenizer = tiny
     gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 6})
     session = RecallSession(gen)
-    for messages, _ in _chat(session, 3):
-        pass
+    messages = [m for m, _ in _chat(session, 3)][-1]
     edited = [SYSTEM, {"role": "user", "content": "My cat is called Pepper."}, *messages[2:]]
     result = session.reply(edited)
     assert result.session.fresh_prefill and "from message 1 on" in result.session.reason
@@ -175,8 +174,7 @@ def test_a_bounded_session_cuts_back_to_the_first_different_message(tiny):
     model, tokenizer = tiny
     gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 6})
     session = RecallSession(gen, max_cache_tokens=500)  # units per message, nothing evicted
-    for messages, _ in _chat(session, 3):
-        pass
+    messages = [m for m, _ in _chat(session, 3)][-1]
     edited = messages[:3] + [{"role": "user", "content": "Something else entirely."}]
     result = session.reply(edited)
     assert not result.session.fresh_prefill and "from message 3 on" in result.session.reason
@@ -224,8 +222,7 @@ def test_positions_after_eviction(positions):
     """Layer-0 keys depend on a token and its position only: they show which positions the cache holds."""
     gen = _gen("llama")
     session = RecallSession(gen, max_cache_tokens=150, positions=positions)
-    for _, result in _chat(session, 8):
-        pass
+    list(_chat(session, 8))
     assert session.evicted_messages > 0
     ids = torch.tensor([session._cache_ids()])
     n = ids.shape[1]
