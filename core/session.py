@@ -175,6 +175,7 @@ class RecallSession:
         self._positions: list[int] = []  # positions="keep": the position of each cached id
         self._last_text = ""
         self._turn = 0
+        self.last_report: SessionReport | None = None  # what the last call did with the cache
 
     def reset(self) -> None:
         """Drop the cache and the conversation (the long-term memory is left as it is)."""
@@ -638,7 +639,7 @@ class RecallSession:
 
     def _report(self, plan: _Plan, cached: int) -> SessionReport:
         eviction = plan.eviction
-        return SessionReport(
+        self.last_report = SessionReport(
             turn=self._turn,
             reused_tokens=cached,
             prefilled_tokens=len(plan.ids),
@@ -651,6 +652,7 @@ class RecallSession:
             memory_written=tuple(eviction.written),
             memory_write_error=eviction.error,
         )
+        return self.last_report
 
 
 # --------------------------------------------------------------------------- helpers

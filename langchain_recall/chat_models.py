@@ -22,6 +22,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import RunnableConfig
 from recall_core import RecallResult
 from recall_core.adapters import PreparedCall, write_turns
 
@@ -30,6 +31,7 @@ from ._common import (
     RecallSettings,
     astream_chunks,
     astreamed_result,
+    configured,
     result_metadata,
     stream_chunks,
     streamed_result,
@@ -98,7 +100,8 @@ def usage_metadata(result: RecallResult) -> UsageMetadata:
         input_tokens=input_tokens,
         output_tokens=usage.generated_tokens,
         total_tokens=input_tokens + usage.generated_tokens,
-        input_token_details={"recall_injected": usage.injected_tokens},  # type: ignore[typeddict-unknown-key]
+        # cache_read: prompt tokens a session read from its KV cache instead of computing them.
+        input_token_details={"recall_injected": usage.injected_tokens, "cache_read": usage.cached_tokens},  # type: ignore[typeddict-unknown-key]
     )
 
 
@@ -127,9 +130,20 @@ class ChatRecall(RecallSettings, BaseChatModel):
     also given as ``input_token_details["recall_injected"]``) and ``response_metadata``
     with ``finish_reason``, ``model_name`` and ``recalls`` (the trace).
 
+    **KV-cache sessions.** Each (user, thread) keeps its conversation's KV cache between
+    calls (a :class:`recall_core.RecallSession`), so a call prefills only the messages that
+    are new; the thread is ``thread_id=`` or, LangGraph-style, ``config["configurable"]["thread_id"]``
+    (``user_id`` likewise). A call without a thread id is prefilled afresh. ``sessions`` (a :class:`recall_core.SessionConfig`) bounds each
+    cache (``max_cache_tokens``: old exchanges are evicted and, with ``write_memory``,
+    written to the user's memory) and how many sessions are kept (LRU, ``max_sessions`` and
+    ``max_bytes``); ``sessions=None`` prefills every call afresh. ``reset()`` and
+    ``close_session(thread_id)`` free them. ``usage_metadata.input_token_details["cache_read"]``
+    counts the prompt tokens read from the cache.
+
     Per-call keyword arguments: any transformers ``generate()`` option (``max_tokens``,
-    ``temperature``, ``top_p``...), plus ``user_id``, ``session_id``, ``memory``,
-    ``recall``, ``recall_config``, ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
+    ``temperature``, ``top_p``...), plus ``user_id``, ``thread_id``, ``session_id`` (the
+    session recorded with written memories), ``memory``, ``recall``, ``recall_config``,
+    ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
     """
 
     model_config = MODEL_CONFIG
@@ -156,6 +170,35 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return self._recall_ls_params("chat", stop, kwargs)
+
+    # ------------------------------------------------------------------ sessions
+    def _session_writer(self, user_id: str | None) -> Any:
+        """Evicted turns go to the user's memory when this model writes memory at all (``write_memory``)."""
+        if not (self.write_memory and self.store is not None and user_id is not None):
+            return None
+        store, roles, session_id = self.store, self.write_roles, self.session_id
+
+        def write(turns: Sequence[tuple[str, str]]) -> list[str]:
+            return write_turns(store, user_id, [t for t in turns if t[0] in roles], session_id=session_id)
+
+        return write
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> AIMessage:  # fmt: skip
+        """``BaseChatModel.invoke``, with ``thread_id`` / ``user_id`` read from ``config["configurable"]``."""
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> AIMessage:  # fmt: skip
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Iterator[AIMessageChunk]:  # fmt: skip
+        return super().stream(input, config, stop=stop, **configured(config, kwargs))
+
+    def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
+        return super().astream(input, config, stop=stop, **configured(config, kwargs))
 
     # ------------------------------------------------------------------ helpers
     def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:
@@ -196,13 +239,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
         """
         if not (self.write_memory and self.store is not None and call.user_id is not None):
             return {}
+        exchange = self._exchange(messages, result)
         try:
-            ids = write_turns(
-                self.store,
-                call.user_id,
-                self._exchange(messages, result),
-                session_id=call.session_id or self.session_id,
-            )
+            ids = write_turns(self.store, call.user_id, exchange, session_id=call.session_id or self.session_id)
         except Exception as error:
             reason = f"{type(error).__name__}: {error}"
             warnings.warn(
@@ -211,6 +250,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
                 stacklevel=2,
             )
             return {"memory_write_error": reason}
+        self._mark_written(call, [role for role, _ in exchange])
         return {"memory_written": ids}
 
     # ------------------------------------------------------------------ sync
@@ -224,9 +264,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = streamed_result(self.engine.stream(chat, **call.kwargs), _text_chunk, run_manager)
+            result = streamed_result(self._chat_stream(call, chat), _text_chunk, run_manager)
         else:
-            result = self.engine.generate(chat, **call.kwargs)
+            result = self._chat(call, chat)
         return self._chat_result(result, self._remember(call, chat, result))
 
     def _stream(
@@ -238,7 +278,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
-        stream = self.engine.stream(chat, **call.kwargs)
+        stream = self._chat_stream(call, chat)
         yield from stream_chunks(stream, _text_chunk, run_manager)
         assert stream.result is not None
         yield self._last_chunk(stream.result, self._remember(call, chat, stream.result))
@@ -254,9 +294,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = await astreamed_result(self.engine.astream(chat, **call.kwargs), _text_chunk, run_manager)
+            result = await astreamed_result(self._chat_astream(call, chat), _text_chunk, run_manager)
         else:
-            result = await asyncio.to_thread(self.engine.generate, chat, **call.kwargs)
+            result = await asyncio.to_thread(self._chat, call, chat)
         written = await asyncio.to_thread(self._remember, call, chat, result)
         return self._chat_result(result, written)
 
@@ -269,7 +309,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
-        stream = self.engine.astream(chat, **call.kwargs)
+        stream = self._chat_astream(call, chat)
         async for chunk in astream_chunks(stream, _text_chunk, run_manager):
             yield chunk
         assert stream.result is not None
