@@ -258,7 +258,7 @@ class RecallSession:
         """
         with self._lock:
             plan = self._plan(*self._read(messages), generate=False, config=self.recall_config)
-            prefix = self._prepare(plan, reserve=0)
+            prefix = self._prepare(plan, reserve=0, generate=False)
             ids = plan.ids
             try:
                 logits = self._forward(ids, prefix)
@@ -491,7 +491,7 @@ class RecallSession:
             a.parts == b.parts for a, b in zip(units[: self._sinks], self._units[: self._sinks], strict=True)
         )
 
-    def _prepare(self, plan: _Plan, reserve: int) -> list[int]:
+    def _prepare(self, plan: _Plan, reserve: int, generate: bool = True) -> list[int]:
         """Cut the cache back to what the plan keeps, evict what the bound asks for; return the cached ids."""
         if plan.fresh or not plan.units:
             self._cache, self._positions = None, []
@@ -511,14 +511,14 @@ class RecallSession:
                     f"{self.generator.context_window} or longer: give the session max_cache_tokens= to evict old turns"
                 )
         else:
-            self._evict(plan, reserve)
+            self._evict(plan, reserve, generate)
         return self._cache_ids()
 
-    def _evict(self, plan: _Plan, reserve: int) -> None:
+    def _evict(self, plan: _Plan, reserve: int, generate: bool) -> None:
         """Evict the oldest exchanges the bound asks for, from the cache and from what is about to be prefilled."""
         assert self.config.max_cache_tokens is not None
         choice = choose_eviction(self._units, plan.new_units, self._sinks, self.config.sink_tokens,
-                                 self.config.max_cache_tokens, reserve)  # fmt: skip
+                                 self.config.max_cache_tokens, reserve, split=not generate)  # fmt: skip
         if choice is None:
             return
         self._sinks = choice.sinks
@@ -580,9 +580,10 @@ class RecallSession:
         if self._cache is None:
             self._cache = DynamicCache(config=self.generator.model.config)
         model = self.generator.model
+        positions = self._position_ids(len(prefix), len(ids))
         with torch.no_grad():
             out = model(input_ids=torch.tensor([ids], device=model.device), past_key_values=self._cache,
-                        position_ids=self._position_ids(len(prefix), len(ids)), use_cache=True)  # fmt: skip
+                        position_ids=None if positions is None else positions[:, -len(ids) :], use_cache=True)  # fmt: skip
         return out.logits
 
     def _rollback(self, plan: _Plan, prefix: list[int]) -> None:

@@ -2,7 +2,8 @@
 
 An **exchange** is a user message and whatever answers it (assistant and tool messages);
 evicting whole exchanges keeps the conversation well formed for templates that insist on
-alternating roles. The **sinks** are the first units (at least ``sink_tokens`` positions,
+alternating roles. Only when the exchange in progress is itself too long (a run of
+messages without a user turn, as an appended document) are single messages evicted. The **sinks** are the first units (at least ``sink_tokens`` positions,
 rounded up to the next user message): StreamingLLM's attention sinks, and in a chat the
 system message, which always stay. The exchange being answered is never evicted.
 
@@ -61,12 +62,13 @@ def sink_count(lengths: Sequence[int], exchange_starts: Sequence[bool], sink_tok
 
 
 def choose_eviction(cached: Sequence[Unit], new: Sequence[Unit], sinks: int | None, sink_tokens: int,
-                    limit: int, reserve: int) -> Choice | None:  # fmt: skip
+                    limit: int, reserve: int, split: bool = False) -> Choice | None:  # fmt: skip
     """The oldest exchanges to evict so that the cache, the new ids and ``reserve`` fit in ``limit``.
 
     ``new[0]`` may continue ``cached[-1]`` (the reply of the last call, confirmed now): the
     two are one unit here. ``sinks`` is the sink count once fixed (``None`` before the
-    first eviction). Returns ``None`` when everything fits.
+    first eviction). With ``split`` (no reply to give), an exchange too long to keep whole
+    may lose single messages, never its last. Returns ``None`` when everything fits.
 
     Raises:
         ValueError: even with every older exchange evicted, the sinks, the exchange being
@@ -86,20 +88,22 @@ def choose_eviction(cached: Sequence[Unit], new: Sequence[Unit], sinks: int | No
     if sinks is None:
         sinks = sink_count(sizes, [s for _, _, s in items], sink_tokens)
     sinks = min(sinks, len(items))
-    starts = [i for i in range(sinks, len(items)) if items[i][2]]
-    last = starts[-1] if starts else len(items)
-    smallest = sum(sizes[:sinks]) + sum(sizes[last:]) + reserve
-    if smallest > limit or not starts:
+    floor = sum(sizes[:sinks]) + reserve
+    # Whole exchanges; with `split`, when the exchange in progress alone is too long (a run of
+    # messages with no user turn, as a loaded document), single messages of it, never the last.
+    starts = [i for i in range(sinks + 1, len(items)) if items[i][2]]
+    cuts = starts
+    if split and not (starts and floor + sum(sizes[starts[-1] :]) <= limit):
+        cuts = list(range(sinks + 1, len(items)))
+    last = cuts[-1] if cuts else len(items)
+    if not cuts or floor + sum(sizes[last:]) > limit:
+        kept = sum(sizes[last:]) if cuts else sum(sizes[sinks:])
         raise ValueError(
-            f"max_cache_tokens ({limit}) is smaller than the sinks plus one turn ({smallest}: {sum(sizes[:sinks])} "
-            f"sink positions, {sum(sizes[last:])} for the exchange being answered and up to {reserve} the reply "
+            f"max_cache_tokens ({limit}) is smaller than the sinks plus one turn ({floor + kept}: "
+            f"{floor - reserve} sink positions, {kept} for the last message(s) and up to {reserve} the reply "
             "may add); raise max_cache_tokens, or lower max_new_tokens / max_recalls / max_memory_tokens"
         )
-    cut = sinks
-    while need > limit:  # evict the exchange that begins at `cut` (or what precedes the first exchange)
-        end = next((i for i in starts if i > cut), last)
-        need -= sum(sizes[cut:end])
-        cut = end
+    cut = next(c for c in cuts if need - sum(sizes[sinks:c]) <= limit)
     # Back from entries to units: the entry of a continued reply stands for its cached and its new unit.
     shift = len(cached) - (1 if continues else 0)  # entry index of new[j] is j + shift
     new_indices = [j for j in range(len(new)) if sinks <= j + shift < cut]
