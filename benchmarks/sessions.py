@@ -144,7 +144,7 @@ def memory(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
     tenth = rows[len(rows) // 10]
     return {
         "rows": rows,
-        "peak_rss_bytes": _peak_rss(),
+        "peak_rss_bytes": max(_peak_rss(), max(r["rss_bytes"] for r in rows)),
         "max_cache_bytes": max(r["cache_bytes"] for r in rows),
         "max_cache_tokens": max(r["cache_tokens"] for r in rows),
         "rss_at_10_percent": tenth["rss_bytes"],
