@@ -35,7 +35,7 @@ from .generator import RecallGenerator
 from .injection import memory_token_ids
 from .kv_cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
-from .session_evict import Eviction, choose_eviction
+from .session_evict import Choice, Eviction, choose_eviction
 from .session_text import (
     EXTRA,
     REPLY,
@@ -492,35 +492,35 @@ class RecallSession:
         )
 
     def _prepare(self, plan: _Plan, reserve: int, generate: bool = True) -> list[int]:
-        """Cut the cache back to what the plan keeps, evict what the bound asks for; return the cached ids."""
+        """Cut the cache back to what the plan keeps, evict what the bound asks for; return the cached ids.
+
+        Whatever can fail (the bound, the context window) is checked before the cache is touched.
+        """
+        limit = self.config.max_cache_tokens
+        sinks = None if plan.fresh or not plan.units else self._sinks
+        choice = None
+        if limit is not None:
+            choice = choose_eviction(plan.units, plan.new_units, sinks, self.config.sink_tokens, limit, reserve,
+                                     split=not generate)  # fmt: skip
+        elif plan.keep + len(plan.ids) >= self.generator.context_window:
+            raise ValueError(
+                f"the conversation is {plan.keep + len(plan.ids)} tokens, as long as the model's context window of "
+                f"{self.generator.context_window} or longer: give the session max_cache_tokens= to evict old turns"
+            )
         if plan.fresh or not plan.units:
-            self._cache, self._positions = None, []
+            self._cache, self._positions, self._sinks = None, [], None
             if plan.fresh:
-                self._sinks = None
                 self._evicted = plan.evicted_before
         elif plan.keep < cache_length(self._cache):
             crop_cache(self._cache, plan.keep)
             del self._positions[plan.keep :]
         self._units = plan.units
-        if self.config.max_cache_tokens is None:
-            total = plan.keep + len(plan.ids)
-            if total >= self.generator.context_window:
-                self._rollback(plan, self._cache_ids())
-                raise ValueError(
-                    f"the conversation is {total} tokens, as long as the model's context window of "
-                    f"{self.generator.context_window} or longer: give the session max_cache_tokens= to evict old turns"
-                )
-        else:
-            self._evict(plan, reserve, generate)
+        if choice is not None:
+            self._evict(plan, choice)
         return self._cache_ids()
 
-    def _evict(self, plan: _Plan, reserve: int, generate: bool) -> None:
-        """Evict the oldest exchanges the bound asks for, from the cache and from what is about to be prefilled."""
-        assert self.config.max_cache_tokens is not None
-        choice = choose_eviction(self._units, plan.new_units, self._sinks, self.config.sink_tokens,
-                                 self.config.max_cache_tokens, reserve, split=not generate)  # fmt: skip
-        if choice is None:
-            return
+    def _evict(self, plan: _Plan, choice: Choice) -> None:
+        """Evict the chosen exchanges, from the cache and from what is about to be prefilled; write them."""
         self._sinks = choice.sinks
         gone = self._units[choice.cached_from : choice.cached_to]
         start = sum(u.length for u in self._units[: choice.cached_from])
@@ -533,10 +533,11 @@ class RecallSession:
                          and plan.new_units[0].index == self._units[-1].index)  # fmt: skip
         if continues and plan.new_units[0].messages:  # the confirmed reply keeps its written flag
             plan.new_units[0].messages[0].written = self._units[-1].written
+        dropped = set(choice.new_indices)
         new_gone = [plan.new_units[j] for j in choice.new_indices]
         unread = [m for j in choice.new_indices if not (continues and j == 0) for m in plan.new_units[j].messages]
         self._units = self._units[: choice.cached_from] + self._units[choice.cached_to :]
-        plan.new_units = [u for j, u in enumerate(plan.new_units) if j not in set(choice.new_indices)]
+        plan.new_units = [u for j, u in enumerate(plan.new_units) if j not in dropped]
         messages = [m for u in gone + new_gone for m in u.messages]
         self._evicted += len(messages)
         written, error = self._write([m for m in messages if not m.written and m.role in self.write_roles])

@@ -98,7 +98,7 @@ class SessionPool:
 
     def trim(self) -> list[Hashable]:
         """Drop least recently used free sessions until both bounds hold; return the keys dropped."""
-        dropped = []
+        dropped: list[tuple[Hashable, RecallSession]] = []
         with self._lock:
             for key in list(self._sessions):
                 over_count = len(self._sessions) > self.max_sessions
@@ -107,9 +107,10 @@ class SessionPool:
                     break
                 if key in self._busy:
                     continue
-                self._sessions.pop(key).close()
-                dropped.append(key)
-        return dropped
+                dropped.append((key, self._sessions.pop(key)))
+        for _, session in dropped:  # outside the pool's lock: closing waits for a call still on it
+            session.close()
+        return [key for key, _ in dropped]
 
     def close(self, key: Hashable) -> bool:
         """Free the key's session; ``False`` when there was none."""

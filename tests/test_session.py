@@ -258,6 +258,13 @@ def test_too_small_a_cache_names_both_numbers():
     with pytest.raises(ValueError, match=r"max_cache_tokens \(40\) is smaller than the sinks plus one turn \(\d+"):
         session.reply([SYSTEM, {"role": "user", "content": USER_TURNS[1] * 3}])
     assert session.cache_tokens == 0 and session.turns == 0  # nothing half done
+    bounded = RecallSession(gen, max_cache_tokens=200)
+    chat = list(_chat(bounded, 2))
+    before, messages = bounded.cache_tokens, bounded.messages
+    with pytest.raises(ValueError, match=r"max_cache_tokens \(200\) is smaller"):
+        bounded.reply(chat[-1][0] + [{"role": "assistant", "content": chat[-1][1].text},
+                                     {"role": "user", "content": "zqxj vwk " * 40}])  # fmt: skip
+    assert bounded.cache_tokens == before and bounded.messages == messages  # the cache as it was
     with pytest.raises(ValueError, match=r"max_cache_tokens \(4\) must be larger than sink_tokens \(4\)"):
         SessionConfig(max_cache_tokens=4, sink_tokens=4)
     with pytest.raises(ValueError, match=r"max_cache_tokens \(9000\) must be at most the model's context window \(512\)"):
