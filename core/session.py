@@ -425,7 +425,7 @@ class RecallSession:
         """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header."""
         spans: list[tuple[int, int, int]] = []  # (first and last conversation position, end of their text)
         first = held
-        for last, end in self._message_ends(conversation, held, text):
+        for last, end in self._message_ends(conversation, held, text, generate):
             spans.append((first, last, end))
             first = last + 1
         if generate:
@@ -452,27 +452,32 @@ class RecallSession:
                 units.append(unit)
         return units
 
-    def _message_ends(self, conversation: Conversation, held: int, text: str) -> list[tuple[int, int]]:
-        """``(position, end of its text)`` of the last message of each unit to make, from ``held`` on.
+    def _message_ends(self, conversation: Conversation, held: int, text: str, generate: bool) -> list[tuple[int, int]]:
+        """``(position, where its unit ends in text)`` for each message from ``held`` on.
 
-        Without a cache bound nothing is ever evicted, so the new messages go in one unit
-        and no prefix needs rendering. A template that does not render in pieces (a prefix
-        of the conversation does not render as a prefix of the text) gets one unit for the rest.
+        A message's unit runs from the end of the previous message's words to the end of its
+        own: the template's header and the words (the closing after them goes with the next
+        unit). Found with one rendering in which each message's content ends with a sentinel;
+        a template that changes the sentinels or anything else gets one unit for all the
+        messages from ``held`` on.
         """
         messages = [m for _, m in conversation]
         if held >= len(messages):
             return []
-        whole = render_chat_text(self.tokenizer, messages, add_generation_prompt=False)
-        last = len(whole) if text.startswith(whole) else len(text)
-        if self.config.max_cache_tokens is None:
-            return [(len(messages) - 1, last)]
-        ends = []
-        for position in range(held, len(messages) - 1):
-            prefix = render_chat_text(self.tokenizer, messages[: position + 1], add_generation_prompt=False)
-            if not text.startswith(prefix):
+        marks = [f"\u2063{i}\u2063" for i in range(len(messages))]
+        marked = [{**m, "content": str(m.get("content", "")) + mark} for m, mark in zip(messages, marks, strict=True)]
+        rendered = render_chat_text(self.tokenizer, marked, add_generation_prompt=generate)
+        ends, pieces, cursor = [], [], 0
+        for mark in marks:
+            at = rendered.find(mark, cursor)
+            if at < 0:
                 break
-            ends.append((position, len(prefix)))
-        return ends + [(len(messages) - 1, last)]
+            pieces.append(rendered[cursor:at])
+            ends.append(sum(len(p) for p in pieces))
+            cursor = at + len(mark)
+        if len(ends) == len(marks) and "".join(pieces) + rendered[cursor:] == text:
+            return [(position, ends[position]) for position in range(held, len(messages))]
+        return [(len(messages) - 1, len(text))]
 
     def _plain(self, ids: Sequence[int]) -> list[int]:
         return [i for i in ids if i != self.recall_id and i != self.pad_id]

@@ -162,8 +162,14 @@ def test_an_edited_history_is_prefilled_again_and_reported(tiny):
     messages = [m for m, _ in _chat(session, 3)][-1]
     edited = [SYSTEM, {"role": "user", "content": "My cat is called Pepper."}, *messages[2:]]
     result = session.reply(edited)
-    assert result.session.fresh_prefill and "from message 1 on" in result.session.reason
+    assert "from message 1 on" in result.session.reason and not result.session.fresh_prefill
+    assert 0 < result.session.reused_tokens < len(gen.encode([SYSTEM])[0])  # the system message only
     assert torch.equal(result.sequences, gen.generate(edited).sequences)
+    other = [{"role": "system", "content": "Be terse."}, *edited[1:]]
+    rebuilt = session.reply(other)
+    assert rebuilt.session.fresh_prefill and rebuilt.session.reused_tokens == 0 and "message 0" in rebuilt.session.reason
+    assert torch.equal(rebuilt.sequences, gen.generate(other).sequences)
+    edited = other
     # The next call extends the edited conversation: reused again.
     follow = edited + [{"role": "assistant", "content": result.text}, {"role": "user", "content": "Hi"}]
     again = session.reply(follow)
@@ -403,3 +409,21 @@ def test_reset_frees_the_cache():
     assert session.cache_bytes > 0
     session.reset()
     assert session.cache_bytes == 0 and session.messages == [] and session.turns == 0
+
+
+def test_a_long_history_that_does_not_fit_is_read_from_its_end():
+    """A first call with 300 messages and a small bound: the old ones go to memory unread, and the
+    reply is the one for the messages kept (the sinks and the newest exchanges)."""
+    gen = _gen("llama")
+    written: list[tuple[str, str]] = []
+    session = RecallSession(gen, max_cache_tokens=200, writer=lambda turns: written.extend(turns) or ["w"])
+    history = [SYSTEM]
+    for i in range(150):
+        history += [{"role": "user", "content": f"Note {i}."}, {"role": "assistant", "content": "Noted."}]
+    history.append({"role": "user", "content": USER_TURNS[5]})
+    result = session.reply(history)
+    report = result.session
+    assert report.evicted_messages == len(written) >= 280 and "evicted before they were read" in report.reason
+    kept = session.messages[:-1]  # the reply is the session's last message
+    assert kept[0] == SYSTEM and kept[-1] == history[-1] and len(kept) < 40
+    assert result.text == gen.generate(kept).text
