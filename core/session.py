@@ -46,7 +46,11 @@ from .session_text import (
     Unit,
     common_prefix,
     digest,
+    drop_last_text_part,
+    last_text_part,
     marker_offset,
+    matching_units,
+    message_ends,
     tile,
 )
 from .session_text import tokenize as tokenize_text
@@ -351,7 +355,7 @@ class RecallSession:
         conversation = cached + [(i, tail[i - start]) for i in range(first_new, len(digests))]
         text = render_chat_text(self.tokenizer, [m for _, m in conversation], add_generation_prompt=generate)
         marker = self._marker(conversation, text, generate, config)
-        kept, keep_text = _matching_units(units, text)
+        kept, keep_text = matching_units(units, text)
         found = self._suffix_tokens(kept, keep_text, text, marker)
         if found is None or not self._keeps_sinks(found[0]):
             reason = reason or "the chat template renders the cached conversation differently"
@@ -403,14 +407,14 @@ class RecallSession:
         for _ in range(_RETRIES):
             mark = marker if marker is not None and marker >= keep_text else None
             alone = self._tokens(text, keep_text, mark)
-            overlap = _last_text_part(units)
+            overlap = last_text_part(units)
             if overlap is None:
                 return (units, alone, keep_text) if alone.ids else None
             if alone.ids and alone.ids[0] != self.recall_id:
                 joint = self._tokens(text, keep_text - len(overlap.text), mark)
                 if self._plain(joint.ids) == self._plain(overlap.ids) + self._plain(alone.ids):
                     return units, alone, keep_text
-            units, keep_text = _drop_last_text_part(units)
+            units, keep_text = drop_last_text_part(units)
         return None
 
     def _tokens(self, text: str, start: int, marker: int | None) -> Tokens:
@@ -425,7 +429,7 @@ class RecallSession:
         """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header."""
         spans: list[tuple[int, int, int]] = []  # (first and last conversation position, end of their text)
         first = held
-        for last, end in self._message_ends(conversation, held, text, generate):
+        for last, end in message_ends(self.tokenizer, [m for _, m in conversation], held, text, generate):
             spans.append((first, last, end))
             first = last + 1
         if generate:
@@ -451,33 +455,6 @@ class RecallSession:
             if unit.parts or unit.pending:
                 units.append(unit)
         return units
-
-    def _message_ends(self, conversation: Conversation, held: int, text: str, generate: bool) -> list[tuple[int, int]]:
-        """``(position, where its unit ends in text)`` for each message from ``held`` on.
-
-        A message's unit runs from the end of the previous message's words to the end of its
-        own: the template's header and the words (the closing after them goes with the next
-        unit). Found with one rendering in which each message's content ends with a sentinel;
-        a template that changes the sentinels or anything else gets one unit for all the
-        messages from ``held`` on.
-        """
-        messages = [m for _, m in conversation]
-        if held >= len(messages):
-            return []
-        marks = [f"\u2063{i}\u2063" for i in range(len(messages))]
-        marked = [{**m, "content": str(m.get("content", "")) + mark} for m, mark in zip(messages, marks, strict=True)]
-        rendered = render_chat_text(self.tokenizer, marked, add_generation_prompt=generate)
-        ends, pieces, cursor = [], [], 0
-        for mark in marks:
-            at = rendered.find(mark, cursor)
-            if at < 0:
-                break
-            pieces.append(rendered[cursor:at])
-            ends.append(sum(len(p) for p in pieces))
-            cursor = at + len(mark)
-        if len(ends) == len(marks) and "".join(pieces) + rendered[cursor:] == text:
-            return [(position, ends[position]) for position in range(held, len(messages))]
-        return [(len(messages) - 1, len(text))]
 
     def _plain(self, ids: Sequence[int]) -> list[int]:
         return [i for i in ids if i != self.recall_id and i != self.pad_id]
@@ -663,56 +640,6 @@ class RecallSession:
 
 
 # --------------------------------------------------------------------------- helpers
-def _matching_units(units: list[Unit], text: str) -> tuple[list[Unit], int]:
-    """The cached units (and the part of the pending reply) whose text ``text`` starts with.
-
-    A memory span (an ``extra`` part) stays when the new text goes on after it; a confirmed
-    message that only partly matches is dropped whole. Returns the units and their text's length.
-    """
-    agree = common_prefix(text, "".join(u.text for u in units))
-    kept: list[Unit] = []
-    offset = 0
-    for unit in units:
-        parts: list[Part] = []
-        for part in unit.parts:
-            end = offset + len(part.text)
-            if end > agree or (part.kind == EXTRA and not part.text and offset >= len(text)):
-                break
-            parts.append(part)
-            offset = end
-        else:
-            kept.append(unit)
-            continue
-        if unit.pending and parts:
-            kept.append(replace(unit, parts=parts))
-        else:
-            offset -= sum(len(p.text) for p in parts)
-        break
-    return kept, offset
-
-
-def _last_text_part(units: list[Unit]) -> Part | None:
-    for unit in reversed(units):
-        for part in reversed(unit.parts):
-            if part.kind != EXTRA:
-                return part
-    return None
-
-
-def _drop_last_text_part(units: list[Unit]) -> tuple[list[Unit], int]:
-    """Drop the last text part and what follows it (a confirmed message goes whole); return units and text length."""
-    if units:
-        unit = units[-1]
-        if unit.pending:
-            while unit.parts and unit.parts[-1].kind == EXTRA:
-                unit.parts.pop()
-            if unit.parts:
-                unit.parts.pop()
-        if not unit.pending or not unit.parts:
-            units.pop()
-    return units, sum(len(u.text) for u in units)
-
-
 def _store_writer(store: Any, user_id: str | None, session_id: str | None) -> Writer:
     def write(turns: Sequence[tuple[str, str]]) -> list[str]:
         ids: list[str] = []

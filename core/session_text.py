@@ -11,7 +11,8 @@ pending unit), and each unit into **parts**:
 Concatenating the parts' texts gives the template's text of the cached conversation, so
 the next call's rendering can be compared with it character by character; the ``extra``
 parts stay in the cache (recalls injected in earlier turns are kept like any other
-tokens) without getting in the way of the comparison.
+tokens) without getting in the way of the comparison. :func:`matching_units` makes that
+comparison; :func:`message_ends` finds where each message's unit ends in a rendering.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from .chat import render_chat_text
 
 TEXT, REPLY, EXTRA = "text", "reply", "extra"
 
@@ -165,3 +168,84 @@ def tile(tokens: Tokens, begin: int, end: int, text: str) -> list[str]:
     """The text of each id of ``tokens`` (all inside ``[begin, end)`` of ``text``): offset to next offset."""
     bounds = [max(begin, s) for s in tokens.starts] + [end]
     return [text[bounds[i] : bounds[i + 1]] for i in range(len(tokens.ids))]
+
+
+# --------------------------------------------------------------------------- matching
+def matching_units(units: list[Unit], text: str) -> tuple[list[Unit], int]:
+    """The cached units (and the part of the pending reply) whose text ``text`` starts with.
+
+    A memory span (an ``extra`` part) stays when the new text goes on after it; a confirmed
+    message that only partly matches is dropped whole. Returns the units and their text's length.
+    """
+    agree = common_prefix(text, "".join(u.text for u in units))
+    kept: list[Unit] = []
+    offset = 0
+    for unit in units:
+        parts: list[Part] = []
+        for part in unit.parts:
+            end = offset + len(part.text)
+            if end > agree or (part.kind == EXTRA and not part.text and offset >= len(text)):
+                break
+            parts.append(part)
+            offset = end
+        else:
+            kept.append(unit)
+            continue
+        if unit.pending and parts:
+            kept.append(replace(unit, parts=parts))
+        else:
+            offset -= sum(len(p.text) for p in parts)
+        break
+    return kept, offset
+
+
+def last_text_part(units: list[Unit]) -> Part | None:
+    """The last part that stands for text (not a marker or memory span), if any."""
+    for unit in reversed(units):
+        for part in reversed(unit.parts):
+            if part.kind != EXTRA:
+                return part
+    return None
+
+
+def drop_last_text_part(units: list[Unit]) -> tuple[list[Unit], int]:
+    """Drop the last text part and what follows it (a confirmed message goes whole); return units and text length."""
+    if units:
+        unit = units[-1]
+        if unit.pending:
+            while unit.parts and unit.parts[-1].kind == EXTRA:
+                unit.parts.pop()
+            if unit.parts:
+                unit.parts.pop()
+        if not unit.pending or not unit.parts:
+            units.pop()
+    return units, sum(len(u.text) for u in units)
+
+
+def message_ends(tokenizer: Any, messages: Sequence[Mapping[str, Any]], held: int, text: str,
+                 generate: bool) -> list[tuple[int, int]]:  # fmt: skip
+    """``(position, where its unit ends in text)`` for each message from ``held`` on.
+
+    A message's unit runs from the end of the previous message's words to the end of its
+    own: the template's header and the words (the closing after them goes with the next
+    unit). Found with one rendering in which each message's content ends with a sentinel;
+    a template that changes the sentinels or anything else gets one unit for all the
+    messages from ``held`` on.
+    """
+    if held >= len(messages):
+        return []
+    marks = [f"\u2063{i}\u2063" for i in range(len(messages))]
+    marked = [{**m, "content": str(m.get("content", "")) + mark} for m, mark in zip(messages, marks, strict=True)]
+    rendered = render_chat_text(tokenizer, marked, add_generation_prompt=generate)
+    ends, pieces, cursor, length = [], [], 0, 0
+    for mark in marks:
+        at = rendered.find(mark, cursor)
+        if at < 0:
+            break
+        pieces.append(rendered[cursor:at])
+        length += at - cursor
+        ends.append(length)
+        cursor = at + len(mark)
+    if len(ends) == len(marks) and "".join(pieces) + rendered[cursor:] == text:
+        return [(position, ends[position]) for position in range(held, len(messages))]
+    return [(len(messages) - 1, len(text))]
