@@ -56,7 +56,8 @@ from locomo_data import (  # noqa: E402
     subset_file,
 )
 from locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
-from retrieval_methods import FORMATS, covered, session_day  # noqa: E402
+from recall_core.memory.composition import day_label  # noqa: E402
+from retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
 from retrieval_methods import ingest as write_formatted  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -145,11 +146,11 @@ def history_block(conversation: Conversation, tokenizer: Any, budget: int) -> tu
         if used + cost + header_cost > budget:
             break
         if session is not None and session != turn.session:
-            lines.append(f"DATE: {session_day(_date_of(conversation, session))}")
+            lines.append(f"DATE: {day_label(_date_of(conversation, session))}")
         lines.append(line)
         used, kept, session = used + cost + header_cost, kept + 1, turn.session
     if session is not None:
-        lines.append(f"DATE: {session_day(_date_of(conversation, session))}")
+        lines.append(f"DATE: {day_label(_date_of(conversation, session))}")
     return "\n".join(reversed(lines)), kept
 
 
@@ -189,21 +190,10 @@ class DatedMemory:
 
         out = []
         for c in self.inner.search(query, k):
-            date = session_day(str(c.metadata.get("session_date") or ""))
+            date = day_label(str(c.metadata.get("session_date") or ""))
             text = f"[{date}] {c.text}" if date else c.text
             out.append(MemoryCandidate(c.id, c.score, text, c.embedding, dict(c.metadata)))
         return out
-
-
-class RankedMemory:
-    """A user's memory searched with a given ``retrieval`` (``UserMemory.search(..., retrieval=)``)."""
-
-    def __init__(self, inner: Any, retrieval: str) -> None:
-        self.inner = inner
-        self.retrieval = retrieval
-
-    def search(self, query: Any, k: int = 4) -> list[Any]:
-        return self.inner.search(query, k, retrieval=self.retrieval)
 
 
 class DistinctMemory:
@@ -476,16 +466,27 @@ def recall_prompt(bench: Bench, prompt: Prompt, config: Any) -> list[dict[str, s
 
 
 def question_hidden(bench: Bench, question: Question) -> list[float]:
-    """The last-layer hidden state at ``<recall>`` for the question's (d) prompt, as the loop computes it."""
-    import torch
+    """The hidden state at ``<recall>`` for the question's (d) prompt, taken from the loop itself:
+    one greedy token with a memory that records the query it is asked and finds nothing."""
     from recall_core import RecallConfig
 
     conversation = bench.conversations[question.sample_id]
     prompt = build_prompt(question, conversation, bench.args.seed)
-    ids = bench.generator.encode(messages_for(prompt), config=RecallConfig(recall_position="assistant_start"))
-    with torch.no_grad():
-        out = bench.generator.model(input_ids=ids, output_hidden_states=True, logits_to_keep=1, return_dict=True)
-    return out.hidden_states[-1][0, -1].float().cpu().tolist()
+    recorder = QueryRecorder()
+    config = RecallConfig(recall_position="assistant_start", query_mode="hidden")
+    bench.generator.generate(messages_for(prompt), memory=recorder, config=config, max_new_tokens=1)
+    return list(recorder.queries[0].hidden)
+
+
+class QueryRecorder:
+    """A memory that remembers every query it is asked and holds nothing."""
+
+    def __init__(self) -> None:
+        self.queries: list[Any] = []
+
+    def search(self, query: Any, k: int = 4) -> list[Any]:
+        self.queries.append(query)
+        return []
 
 
 def retrieval_rows(bench: Bench, questions: Sequence[Question], mode: str, retrieval: str, k: int,

@@ -20,9 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recall_core.memory.formats import LocomoTurn, locomo_dialog
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ANSWERABLE = (1, 2, 3, 4)
-_SESSION = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "locomo_dev.json"
@@ -43,8 +44,7 @@ class DialogTurn:
 
     def plain(self) -> str:
         """``"Speaker: text"`` plus the image caption: the text ``MemoryWriter.ingest`` stores."""
-        content = f"{self.speaker}: {self.text}"
-        return content + (f" [shares an image: {self.caption}]" if self.caption else "")
+        return LocomoTurn(self.session, self.position, self.date, self.speaker, self.dia_id, self.text, self.caption).plain()
 
 
 @dataclass(frozen=True)
@@ -102,23 +102,14 @@ def clean_evidence(raw: Iterable[object], known: set[str]) -> tuple[str, ...]:
 
 
 def _turns(sample_id: str, conversation: dict) -> list[DialogTurn]:
-    sessions = sorted(
-        (int(m.group(1)), key)
-        for key in conversation
-        if (m := _SESSION.fullmatch(key)) and isinstance(conversation[key], list)
-    )
-    turns = []
-    for number, key in sessions:
-        date = str(conversation.get(f"{key}_date_time") or "")
-        for position, item in enumerate(conversation[key]):
-            turns.append(
-                DialogTurn(
-                    sample_id=sample_id, dia_id=str(item.get("dia_id")), session=number, position=position,
-                    date=date, speaker=str(item.get("speaker") or ""), text=str(item.get("text") or ""),
-                    caption=str(item.get("blip_caption") or ""),
-                )  # fmt: skip
-            )
-    return turns
+    """The conversation's turns, read by the writer's own LoCoMo reader (what ``ingest`` stores)."""
+    return [
+        DialogTurn(
+            sample_id=sample_id, dia_id=turn.dia_id, session=turn.session, position=turn.position, date=turn.date,
+            speaker=turn.speaker, text=turn.text, caption=turn.caption,
+        )  # fmt: skip
+        for turn in locomo_dialog(conversation)
+    ]
 
 
 def _questions(sample_id: str, qa: Sequence[dict], known: set[str]) -> list[Question]:

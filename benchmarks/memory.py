@@ -38,13 +38,11 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from recall_core.memory import MemoryStore, MemoryWriter, default_encoder  # noqa: E402
+from recall_core.memory.chroma_server import ChromaServer  # noqa: E402
+from recall_core.memory.index import MEMORIES  # noqa: E402
 from recall_core.memory.journal import JournalRow  # noqa: E402
-from recall_core.memory.store import MEMORIES  # noqa: E402
+from recall_core.memory.search import search_vector  # noqa: E402
 from recall_core.types import RecallQuery  # noqa: E402
-
-# The `chroma run` helper lives with the tests (they start servers the same way).
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from chroma_server import ChromaServer  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 DEFAULT_LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo_dev.json"
@@ -168,7 +166,7 @@ def fill(store: MemoryStore, user: str, start: int, stop: int, pool: VectorPool,
         store.journal.insert(rows)
         store.journal.set_vectors([r.id for r in rows], vectors, store.encoder.name)
         stored = store.journal.get_many([r.id for r in rows])
-        store._index(stored)
+        store.writer.index(stored)
     return (stop - start) / (time.perf_counter() - began)
 
 
@@ -185,7 +183,7 @@ def query_latency(store: MemoryStore, user: str, queries: list[str], k: int) -> 
             ("search", lambda q=q: memory.search(RecallQuery(q), k)),  # the default: hybrid
             ("search_vector", lambda q=q: memory.search(RecallQuery(q), k, retrieval="vector")),
             ("encode_query", lambda q=q: encoder.encode([q])),
-            ("index_only", lambda v=vector: memory._query(MEMORIES, v, k, None)),
+            ("index_only", lambda v=vector: search_vector(store.index, user, MEMORIES, v, k)),
         ):
             with Clock() as clock:
                 fn()

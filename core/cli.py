@@ -293,14 +293,16 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    import runpy
+    """Run ``benchmarks/NAME.py`` of a source checkout in a process of its own (its exit code is ours).
+
+    The benchmarks are scripts beside the package, not part of it: the engine never imports them.
+    """
+    import subprocess
 
     script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{args.name}.py"
     if not script.is_file():
-        raise OSError(f"{script} is not there: `recall bench` runs from a source checkout")
-    sys.argv = [str(script), *args.rest]
-    runpy.run_path(str(script), run_name="__main__")
-    return 0
+        raise OSError(f"{script} is not there: `recall bench` runs from a source checkout (the benchmarks/ folder)")
+    return subprocess.call([sys.executable, str(script), *args.rest])
 
 
 if __name__ == "__main__":

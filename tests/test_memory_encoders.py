@@ -17,7 +17,7 @@ from recall_core.memory import (
     MemoryWriter,
     load_encoder,
 )
-from recall_core.memory.store import MEMORIES
+from recall_core.memory.index import MEMORIES
 from recall_core.types import RecallQuery
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -61,7 +61,7 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
             best = memory.search(RecallQuery(question), k=2)[0]
             assert best.text == fact, question
             assert 0.2 < best.score <= 1.0
-        meta = store._collection("alice", MEMORIES).metadata
+        meta = store.index.collection("alice", MEMORIES).metadata
         assert (meta["encoder"], meta["dim"]) == (DEFAULT_ENCODER_NAME, 384)
         # Chunks fit the encoder's window in its own tokens.
         long_turn = " ".join(f"Sentence {i} talks about topic number {i} in some detail." for i in range(200))

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from chroma_server import ChromaServer, free_port
 from memories import RAW_TEXT
 from recall_core.memory import (
     HashEncoder,
@@ -17,7 +16,8 @@ from recall_core.memory import (
     rebuild_index,
     repair,
 )
-from recall_core.memory.store import MEMORIES
+from recall_core.memory.chroma_server import ChromaServer, free_port
+from recall_core.memory.index import MEMORIES
 from recall_core.types import RecallQuery
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -28,7 +28,7 @@ def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> No
     writer = MemoryWriter(store, **RAW_TEXT)
     ids = [writer.add_turn("u", "user", f"fact number {i} about {w}")[0] for i, w in enumerate("abcdef")]
     assert doctor(store).ok
-    collection = store._collection("u", MEMORIES)
+    collection = store.index.collection("u", MEMORIES)
     collection.delete(ids=[ids[0]])  # missing
     collection.update(ids=[ids[1]], documents=["tampered text"], embeddings=[[0.2] * 32])  # mismatched text
     collection.update(ids=[ids[2]], metadatas=[{"role": "assistant"}])  # mismatched metadata
@@ -47,7 +47,7 @@ def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> No
 def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
     MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "remember the milk")
-    store._drop_user("u")  # the index lost it
+    store.index.drop_user("u")  # the index lost it
     store.journal._db.execute("UPDATE memories SET embedding=NULL, encoder=NULL, state='pending'")
     result = repair(store)
     assert (result.indexed, result.reencoded) == (1, 1)
@@ -131,7 +131,7 @@ def test_server_headers_are_sent(tmp_path: Path) -> None:
             journal_path=tmp_path / "j.sqlite3",
         )  # fmt: skip
         MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "with a token")
-        client = store._get_client()
+        client = store.index.client()
         assert client._server._session.headers["Authorization"] == "Bearer secret"
         assert store.for_user("u").count() == 1
         store.close()

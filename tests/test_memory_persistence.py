@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from chroma_server import ChromaServer
 from memories import RAW_TEXT
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import RecallQuery
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

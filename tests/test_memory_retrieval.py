@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.composition import WINDOW_WORDS, day_label
 from recall_core.memory.journal import Journal
 from recall_core.memory.lexical import (
     affordable_words,
@@ -17,7 +18,6 @@ from recall_core.memory.lexical import (
     owner_token,
     query_words,
 )
-from recall_core.memory.writer import WINDOW_WORDS, day_label
 from recall_core.types import RecallQuery
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

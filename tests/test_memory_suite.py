@@ -13,7 +13,6 @@ import uuid
 
 import numpy as np
 import pytest
-from chroma_server import ChromaServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -26,6 +25,7 @@ from hypothesis.stateful import (
 )
 from memories import RAW_TEXT
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor, rebuild_index
+from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -110,6 +110,7 @@ class MemoryMachine(RuleBasedStateMachine):
         super().__init__()
         self.store = store
         self.writer = MemoryWriter(store, **RAW_TEXT)
+        store.writer = self.writer  # updates compose what is searched as this writer's adds do
         prefix = uuid.uuid4().hex[:8]  # fresh users per example: the server is shared
         self.users = [f"{prefix}-{name}" for name in ("ann", "bob", "cy")]
         # user -> id -> (text, role, session, turn_index)
@@ -391,7 +392,7 @@ def test_hidden_mode_with_the_engine_lm_keys(tiny, tmp_path) -> None:
     with MemoryStore.local(tmp_path, encoder=HashEncoder(DIM)) as store:
         writer = MemoryWriter(store, **RAW_TEXT, lm=(model, tokenizer), lm_keys=True)
         ids = [writer.add_turn("u", "user", fact)[0] for fact in facts]
-        meta = store._collection("u", "k").metadata
+        meta = store.index.collection("u", "k").metadata
         assert meta["dim"] == model.config.hidden_size
         memory = store.for_user("u")
         for fact, memory_id in zip(facts, ids, strict=True):

@@ -11,6 +11,8 @@ Typical use::
     memory.search(RecallQuery("where does my sister live?"), k=4)
 """
 
+from .chunking import chunk_text
+from .composition import SearchText
 from .encoders import (
     DEFAULT_ENCODER_NAME,
     Encoder,
@@ -20,24 +22,28 @@ from .encoders import (
     default_encoder,
     load_encoder,
 )
-from .journal import Journal, JournalRow
-from .maintenance import DoctorReport, RepairReport, UserReport, doctor, rebuild_index, repair
-from .store import (
+from .errors import (
     EncoderMismatchError,
     MemoryIsolationError,
     MemoryLockedError,
-    MemoryRecord,
-    MemoryStore,
     MemoryStoreError,
     MemoryUnavailableError,
-    UserMemory,
-    collection_name,
 )
-from .writer import ROLES, IngestReport, MemoryWriter, Turn, chunk_text
+from .index import ChromaIndex, collection_name
+from .journal import Journal, JournalRow
+from .maintenance import DoctorReport, RepairReport, UserReport, doctor, rebuild_index, repair
+from .records import MemoryRecord, Turn
+from .search import RETRIEVALS
+from .store import MemoryStore
+from .user import UserMemory
+from .validation import ROLES
+from .writer import IngestReport, MemoryWriter
 
 __all__ = [
     "DEFAULT_ENCODER_NAME",
+    "RETRIEVALS",
     "ROLES",
+    "ChromaIndex",
     "DoctorReport",
     "Encoder",
     "EncoderLoadError",
@@ -54,6 +60,7 @@ __all__ = [
     "MemoryUnavailableError",
     "MemoryWriter",
     "RepairReport",
+    "SearchText",
     "SentenceTransformerEncoder",
     "Turn",
     "UserMemory",

@@ -232,18 +232,27 @@ class Journal:
                 new.append(row.id)
         return new
 
-    def update_text(self, memory_id: str, text: str, extra: dict[str, Any] | None = None) -> None:
-        """Change a memory's text (and extra metadata); it becomes ``pending`` with no vectors, and is
-        searched by the new text alone (no context)."""
+    def update_text(self, memory_id: str, text: str, extra: dict[str, Any] | None = None, context: str | None = None) -> None:
+        """Change a memory's text (and extra metadata, and what it is searched by: ``context``, ``None``
+        for the text itself); it becomes ``pending`` with no vectors."""
         with self._transaction() as db:
-            sets = "text=?, context=NULL, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
-            params: list[Any] = [text, PENDING, time.time()]
+            sets = "text=?, context=?, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
+            params: list[Any] = [text, context, PENDING, time.time()]
             if extra is not None:
                 sets += ", extra=?"
                 params.append(json.dumps(extra, sort_keys=True))
             cur = db.execute(f"UPDATE memories SET {sets} WHERE id=? AND state!=?", (*params, memory_id, DELETING))
             if cur.rowcount == 0:
                 raise KeyError(memory_id)
+
+    def set_context(self, memory_id: str, context: str | None) -> None:
+        """Change what a memory is searched by (its text unchanged): it becomes ``pending`` with no
+        embedding (its LM key, computed from the text, stays)."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE memories SET context=?, embedding=NULL, encoder=NULL, state=?, updated_at=? WHERE id=? AND state!=?",
+                (context, PENDING, time.time(), memory_id, DELETING),
+            )
 
     def set_vectors(
         self,
@@ -342,6 +351,16 @@ class Journal:
             values = self._db.execute(
                 f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index<? AND state!=?
                     ORDER BY turn_index DESC, chunk_index DESC LIMIT 1""",
+                (user_id, session_id, turn_index, DELETING),
+            ).fetchone()
+        return None if values is None else _row(values)
+
+    def next_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
+        """The first chunk of the earliest turn after ``turn_index`` in a session (not deleted), or ``None``."""
+        with self._lock:
+            values = self._db.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index>? AND state!=?
+                    ORDER BY turn_index, chunk_index LIMIT 1""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchone()
         return None if values is None else _row(values)

@@ -13,8 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from .backends import CHROMA_DIR, forget_chroma_system
+from .index import LM_KEYS
 from .journal import DELETING, INDEXED, PENDING, JournalRow
-from .store import LM_KEYS, MemoryStore, index_metadata
+from .records import index_metadata
+from .store import MemoryStore
+from .writer import MemoryWriter
 
 
 @dataclass
@@ -114,7 +118,7 @@ def doctor(store: MemoryStore, users: Iterable[str] | None = None, check_vectors
     report = DoctorReport(location=store.location, kind=store.kind)
     journal_users = set(store.journal.users())
     index_users: dict[str, str] = {}
-    for collection in store._index_collections():
+    for collection in store.index.collections():
         owner = (collection.metadata or {}).get("user_id")
         if owner is None:
             report.unknown_collections.append(collection.name)
@@ -165,7 +169,7 @@ def _check_user(store: MemoryStore, user_id: str, check_vectors: bool) -> UserRe
             report.mismatched.append(memory_id)
     keyed = [i for i, row in live.items() if row.lm_key is not None and i in in_index]
     if keyed:
-        found = store._with_collection(user_id, LM_KEYS, lambda c: c.get(ids=keyed, include=[]))
+        found = store.index.get(user_id, keyed, kind=LM_KEYS)
         have = set(found["ids"]) if found is not None else set()
         report.lm_missing = [i for i in keyed if i not in have]
     return report
@@ -183,8 +187,6 @@ def repair(
             yes for a local store; no for a server, where other machines' clients write
             memories this journal never saw.
     """
-    from .writer import MemoryWriter
-
     if report is None:
         report = doctor(store)
     if prune_extra is None:
@@ -197,10 +199,10 @@ def repair(
         result.users += 1
         if user.deleting:
             if not store.journal.count(user.user_id) - len(user.deleting):
-                store._drop_user(user.user_id)  # an interrupted forget(): drop the whole user
+                store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
                 store.journal.purge_user(user.user_id)
             else:
-                store._unindex(user.user_id, user.deleting)
+                store.index.delete(user.user_id, user.deleting)
                 store.journal.purge(user.deleting)
             result.removed += len(user.deleting)
         todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched + user.lm_missing))
@@ -212,14 +214,13 @@ def repair(
             result.reencoded += reencode
         if prune_extra and user.extra:
             if user.journal == 0 and not user.deleting:
-                store._drop_user(user.user_id)  # a user only the index knows
+                store.index.drop_user(user.user_id)  # a user only the index knows
             else:
-                store._unindex(user.user_id, user.extra)
+                store.index.delete(user.user_id, user.extra)
             result.pruned += len(user.extra)
     if prune_extra:
-        client = store._get_client()
         for name in report.unknown_collections:
-            store._call(client.delete_collection, name=name)
+            store.index.delete_collection(name)
             result.pruned += 1
     return result
 
@@ -238,24 +239,16 @@ def rebuild_index(
         fresh: for a local store, delete the whole Chroma folder first: the way out when the
             index is so damaged that Chroma cannot open it.
     """
-    from .writer import MemoryWriter
-
     if fresh:
         if store.kind != "local" or store.root is None:
             raise ValueError("fresh=True deletes a local Chroma folder; a server's data is the server's to manage")
-        client, store._client = store._client, None
-        if client is not None:
-            try:
-                client.close()
-            except Exception:
-                pass
-        store._collections.clear()
-        store._checked.clear()
-        shutil.rmtree(store.root / "chroma", ignore_errors=True)
+        store.index.reset()
+        shutil.rmtree(store.root / CHROMA_DIR, ignore_errors=True)
+        forget_chroma_system(store.root / CHROMA_DIR)
     result = RepairReport()
     writer = MemoryWriter(store)
     for user_id in store.journal.users():
-        store._drop_user(user_id)
+        store.index.drop_user(user_id)
         rows = list(store.journal.rows(user_id, (PENDING, INDEXED)))
         store.journal.purge_user(user_id)  # tombstones: their collections are gone already
         if reencode:
@@ -268,7 +261,7 @@ def rebuild_index(
 
 
 def _index_rows(
-    store: MemoryStore, writer: Any, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
+    store: MemoryStore, writer: MemoryWriter, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
 ) -> None:
     """Embed (where needed) and index journal rows, in batches."""
     bar = None
@@ -280,8 +273,7 @@ def _index_rows(
     try:
         for start in range(0, len(rows), step):
             part = list(rows[start : start + step])
-            part = writer._embed(part)
-            store._index(part)
+            writer.index(writer.embed(part))
             if bar is not None:
                 bar.update(len(part))
     finally:

@@ -1,284 +1,58 @@
-"""`MemoryWriter`: conversation turns in, memories out (journal first, index second).
+"""`MemoryWriter`: the one write path of the memory (journal first, index second).
 
 A turn is checked (role, non-empty UTF-8 text, metadata), split into chunks that fit the
 encoder's window, given deterministic ids, appended to the journal, embedded in batches
 (this is where the throughput comes from), optionally given LM-space keys, and indexed.
+Updates, keyed writes (``put``), deletes and ``forget`` go through here too, so every
+memory is searched by what :class:`~recall_core.memory.composition.SearchText` composes,
+however it was written.
 
 Ids are a hash of (user, session, turn index, chunk) when the caller gives the turn's
 index (files), else of (user, session, content, chunk): writing the same turn twice never
-duplicates it.
+duplicates it. A keyed memory's id is a hash of (user, key).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .chunking import chunk_text
+from .composition import CONTEXT_RESERVE, SearchText, speaker_of
 from .encoders import Encoder
-from .journal import DELETING, PENDING, JournalRow
-from .store import RESERVED_KEYS, MemoryStore, MemoryUnavailableError, check_user_id
+from .errors import MemoryUnavailableError
+from .formats import jsonl_turns, locomo_turns, sniff
+from .journal import DELETING, INDEXED, PENDING, JournalRow
+from .records import Turn, key_memory_id, memory_id
+from .validation import (
+    DEFAULT_SESSION,
+    check_content,
+    check_key,
+    check_metadata,
+    check_role,
+    check_session,
+    check_turn_index,
+    check_user_id,
+    format_timestamp,
+)
 
-ROLES = ("user", "assistant", "system")
-DEFAULT_SESSION = "default"
+if TYPE_CHECKING:  # annotations only: the store makes its writer, the writer never makes a store
+    from .store import MemoryStore
+
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
-#: Encoder tokens kept free in each chunk for the context ``MemoryWriter`` puts around it.
-CONTEXT_RESERVE = 72
-#: Words of the turn before that a memory repeats (its end: what the turn answers).
-WINDOW_WORDS = 40
-
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n\s*")
-_WORD_SPAN = re.compile(r"\S+\s*")
-
-
-# -- checking input ---------------------------------------------------------------------------
-
-
-def check_content(content: object) -> str:
-    """Return the turn's text; raise ``ValueError`` if it is empty, whitespace or not UTF-8."""
-    if isinstance(content, (bytes, bytearray, memoryview)):
-        raw = bytes(content)
-        try:
-            content = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"content is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start}): "
-                "decode it with its real encoding first"
-            ) from None
-    if not isinstance(content, str):
-        raise ValueError(f"content must be text (str or UTF-8 bytes), got {type(content).__name__}")
-    try:
-        content.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        # Lone surrogates: what Python makes of undecodable bytes with errors="surrogateescape".
-        raise ValueError(
-            f"content is not valid UTF-8 text (character {content[exc.start]!r} at position {exc.start}): "
-            "it was probably decoded from non-UTF-8 bytes"
-        ) from None
-    if not content.strip():
-        raise ValueError("content is empty or only whitespace: nothing to remember")
-    if "\x00" in content:
-        raise ValueError("content contains NUL characters: not text")
-    return content
-
-
-def check_role(role: object) -> str:
-    if role not in ROLES:
-        raise ValueError(f"role must be one of {', '.join(map(repr, ROLES))}, got {role!r}")
-    return str(role)
-
-
-def check_session(session_id: object) -> str:
-    if session_id is None:
-        return DEFAULT_SESSION
-    if isinstance(session_id, bool) or not isinstance(session_id, (str, int)) or not str(session_id).strip():
-        raise ValueError(f"session_id must be a non-empty string (or None), got {session_id!r}")
-    return str(session_id)
-
-
-def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Extra metadata must be flat: string keys, str/int/float/bool values (``None`` is dropped)."""
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise ValueError(f"metadata must be a mapping, got {type(metadata).__name__}")
-    clean: dict[str, Any] = {}
-    for key, value in metadata.items():
-        if not isinstance(key, str) or not key:
-            raise ValueError(f"metadata keys must be non-empty strings, got {key!r}")
-        if key in RESERVED_KEYS:
-            raise ValueError(f"metadata key {key!r} is reserved by the memory store ({', '.join(sorted(RESERVED_KEYS))})")
-        if value is None:
-            continue
-        if not isinstance(value, (str, int, float, bool)):
-            raise ValueError(f"metadata value of {key!r} must be str, int, float or bool, got {type(value).__name__}")
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(f"metadata value of {key!r} is not valid UTF-8 text") from None
-        clean[key] = value
-    return clean
-
-
-def format_timestamp(timestamp: object) -> str:
-    """ISO 8601 for datetimes and epoch seconds, the string itself for strings, now (UTC) for ``None``."""
-    if timestamp is None:
-        return datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if isinstance(timestamp, datetime):
-        return timestamp.isoformat()
-    if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
-        return datetime.fromtimestamp(float(timestamp), tz=timezone.utc).isoformat()
-    if isinstance(timestamp, str) and timestamp.strip():
-        return timestamp.strip()
-    raise ValueError(f"timestamp must be a datetime, epoch seconds, a string or None, got {timestamp!r}")
-
-
-def day_label(timestamp: str) -> str:
-    """The day of a stored timestamp: ``"2023-05-08T13:56:00"`` -> ``"8 May 2023"``;
-    LoCoMo's ``"1:56 pm on 8 May, 2023"`` -> ``"8 May, 2023"``; other strings as they are."""
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except ValueError:
-        _, sep, day = timestamp.partition(" on ")
-        return day.strip() if sep else timestamp.strip()
-    return f"{moment.day} {moment:%B %Y}"
-
-
-def _check_turn_index(turn_index: object) -> int | None:
-    if turn_index is None:
-        return None
-    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or turn_index < 0:
-        raise ValueError(f"turn_index must be an int >= 0 (or None), got {turn_index!r}")
-    return turn_index
-
-
-# -- chunking and ids -------------------------------------------------------------------------
-
-
-def chunk_text(text: str, max_tokens: int | None, count_tokens: Callable[[str], int]) -> list[str]:
-    """Split ``text`` into chunks of at most ``max_tokens`` tokens; nothing is dropped.
-
-    Sentences (and lines) are packed together while they fit; a sentence too long on its
-    own is split between words, and a word too long on its own between characters. Chunks
-    are stripped substrings of ``text``.
-    """
-    if max_tokens is None or max_tokens < 1:
-        return [text.strip()]
-    # Fast path: a tokenizer makes at most ~4 tokens of a character (byte fallback).
-    if len(text) * 4 <= max_tokens or count_tokens(text) <= max_tokens:
-        return [text.strip()]
-    chunks = _pack(
-        text, _sentence_spans(text), max_tokens, count_tokens,
-        lambda s, e: _split_long(text, s, e, max_tokens, count_tokens),
-    )  # fmt: skip
-    out = [text[s:e].strip() for s, e in chunks]
-    return [c for c in out if c]
-
-
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    spans, pos = [], 0
-    for match in _SENTENCE_END.finditer(text):
-        if match.start() > pos:
-            spans.append((pos, match.start()))
-        pos = match.end()
-    if pos < len(text):
-        spans.append((pos, len(text)))
-    return [(s, e) for s, e in spans if text[s:e].strip()]
-
-
-def _pack(
-    text: str,
-    spans: Iterable[tuple[int, int]],
-    max_tokens: int,
-    count: Callable[[str], int],
-    split_too_long: Callable[[int, int], list[tuple[int, int]]],
-) -> list[tuple[int, int]]:
-    """Greedily join consecutive spans into pieces of at most ``max_tokens``.
-
-    A span that alone is longer than ``max_tokens`` is handed to ``split_too_long``.
-    """
-    pieces: list[tuple[int, int]] = []
-    start = end = None
-    used = 0
-    for s, e in spans:
-        n = count(text[s:e])
-        if n > max_tokens:
-            if start is not None:
-                pieces.append((start, end))  # type: ignore[arg-type]
-                start, used = None, 0
-            pieces.extend(split_too_long(s, e))
-            continue
-        if start is not None and used + n > max_tokens:
-            pieces.append((start, end))  # type: ignore[arg-type]
-            start, used = None, 0
-        if start is None:
-            start = s
-        end, used = e, used + n
-    if start is not None:
-        pieces.append((start, end))  # type: ignore[arg-type]
-    return pieces
-
-
-def _split_long(text: str, start: int, end: int, max_tokens: int, count: Callable[[str], int]) -> list[tuple[int, int]]:
-    """Split one over-long sentence between words (and an over-long word between characters)."""
-    words = [(match.start(), match.end()) for match in _WORD_SPAN.finditer(text, start, end)]
-    pieces = _pack(text, words, max_tokens, count, lambda s, e: _split_chars(text, s, e, max_tokens, count))
-    return pieces
-
-
-def _split_chars(text: str, start: int, end: int, max_tokens: int, count: Callable[[str], int]) -> list[tuple[int, int]]:
-    pieces = []
-    for s in range(start, end, max_tokens):
-        e = min(end, s + max_tokens)
-        if count(text[s:e]) > max_tokens and e - s > 1:
-            # Several tokens per character (byte-level tokenizers): halve until it fits.
-            mid = (s + e) // 2
-            pieces.extend(_split_chars(text, s, mid, max_tokens, count))
-            pieces.extend(_split_chars(text, mid, e, max_tokens, count))
-        else:
-            pieces.append((s, e))
-    return pieces
-
-
-def memory_id(user_id: str, session_id: str, turn_key: str, chunk_index: int) -> str:
-    """Deterministic id of one chunk of one turn (32 hex digits)."""
-    payload = json.dumps([user_id, session_id, turn_key, chunk_index], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
 def _turn_key(content: str, turn_index: int | None) -> str:
     if turn_index is not None:
         return f"turn:{turn_index}"
     return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
-
-
-# -- turns ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One conversation turn to remember (see :meth:`MemoryWriter.add_turn` for the fields)."""
-
-    user_id: str
-    role: str
-    content: str | bytes
-    session_id: str | None = None
-    timestamp: Any = None
-    metadata: Mapping[str, Any] | None = None
-    turn_index: int | None = None
-
-    @classmethod
-    def from_mapping(cls, item: Mapping[str, Any], user_id: str | None = None) -> Turn:
-        """A turn from a dict (``content`` or ``text``); ``user_id`` fills a missing one and must match a present one."""
-        if not isinstance(item, Mapping):
-            raise ValueError(f"a turn must be an object, got {type(item).__name__}")
-        known = {"user_id", "role", "content", "text", "session_id", "timestamp", "metadata", "turn_index"}
-        unknown = set(item) - known
-        if unknown:
-            raise ValueError(f"unknown turn fields {sorted(unknown)} (known: {sorted(known)})")
-        own = item.get("user_id")
-        if user_id is not None and own is not None and own != user_id:
-            raise ValueError(f"turn belongs to user {own!r}, but the turns are being written for {user_id!r}")
-        if "content" in item and "text" in item:
-            raise ValueError("a turn has both 'content' and 'text': give one")
-        content = item["content"] if "content" in item else item.get("text")
-        return cls(
-            user_id=own if own is not None else user_id,  # type: ignore[arg-type]
-            role=item.get("role"),  # type: ignore[arg-type]
-            content=content,  # type: ignore[arg-type]
-            session_id=item.get("session_id"), timestamp=item.get("timestamp"),
-            metadata=item.get("metadata"), turn_index=item.get("turn_index"),
-        )  # fmt: skip
 
 
 @dataclass
@@ -326,9 +100,8 @@ class MemoryWriter:
             turn has one, else its role (``"User: ..."``).
 
     These three shape only what is *searched* (embedded and word-indexed, the journal's
-    ``context``). A memory's ``text``, what a search returns and recall injects, stays the
-    turn's own words: the embedded 135M model recalled 9 of 12 facts from the bare words and
-    0 of 12 from the dated, labelled window (BENCHMARKS.md). The defaults are what won on the
+    ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
+    returns and recall injects, stays the turn's own words. The defaults are what won on the
     LoCoMo dev file with hybrid search (BENCHMARKS.md).
     """
 
@@ -355,15 +128,25 @@ class MemoryWriter:
         self.lm = lm
         self.lm_keys = bool(lm_keys)
         self.batch_size = max(1, int(batch_size))
-        self.dated = bool(dated)
-        self.window = bool(window)
-        self.speakers = bool(speakers)
+        self.search_text = SearchText(dated=bool(dated), window=bool(window), speakers=bool(speakers))
 
     @property
     def encoder(self) -> Encoder:
         return self.store.encoder
 
-    # -- public API ------------------------------------------------------------------------
+    @property
+    def dated(self) -> bool:
+        return self.search_text.dated
+
+    @property
+    def window(self) -> bool:
+        return self.search_text.window
+
+    @property
+    def speakers(self) -> bool:
+        return self.search_text.speakers
+
+    # -- writing turns -----------------------------------------------------------------------
 
     def add_turn(
         self,
@@ -403,33 +186,109 @@ class MemoryWriter:
         """
         return self._write_all(self._prepare_all(turns), progress)
 
-    def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
-        bar, own_bar = _progress(progress, len(prepared))
-        try:
-            # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
-            step = max(self.batch_size * 16, 1024)
-            for start in range(0, len(prepared), step):
-                part = prepared[start : start + step]
-                self._write(part)
-                if bar is not None:
-                    bar.update(len(part))
-        finally:
-            if own_bar:
-                bar.close()
-        return [p.ids for p in prepared]
+    def put(
+        self,
+        user_id: str,
+        key: str,
+        text: str | bytes,
+        *,
+        role: str = "user",
+        session_id: str | None = None,
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Write, or replace, the memory ``user_id`` keeps under ``key``; return its id.
 
-    def update(self, user_id: str, memory_id: str, text: str | bytes, metadata: Mapping[str, Any] | None = None) -> None:
-        """Replace one memory's text (re-embedded, and re-keyed when this writer writes LM keys)."""
-        key = self._lm_keys([check_content(text)])[0] if self.lm_keys else None
-        self.store.for_user(user_id).update(memory_id, text, metadata=metadata, lm_key=key)
+        A keyed memory is one memory (not chunked: only the first encoder window of a long
+        text is searched, the whole text is returned). Putting a key again with other text
+        or metadata replaces them (the memory keeps its id, role, session and position);
+        putting it again unchanged writes nothing. It is searched like a turn, without the
+        turn before (a keyed memory is a note, not part of a dialogue).
+        """
+        user_id = check_user_id(user_id)
+        key = check_key(key)
+        text = check_content(text)
+        extra = {**check_metadata(metadata), "key": key}
+        memory_id_ = key_memory_id(user_id, key)
+        row = self.store.journal.get(memory_id_)
+        if row is not None and row.user_id == user_id and row.state != DELETING:
+            if row.text != text or row.extra != extra:
+                self.update(user_id, memory_id_, text, metadata=extra)
+            return memory_id_
+        prepared = _Prepared(
+            user_id=user_id, role=check_role(role), session_id=check_session(session_id),
+            timestamp=format_timestamp(timestamp), extra=extra, turn_index=None, chunks=[text], ids=[memory_id_],
+        )  # fmt: skip
+        self._write([prepared])
+        return memory_id_
+
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        text: str | bytes,
+        metadata: Mapping[str, Any] | None = None,
+        lm_key: Sequence[float] | np.ndarray | None = None,
+    ) -> None:
+        """Replace one memory's text (re-embedded) and, if given, its extra metadata.
+
+        The memory keeps its id, role, session and turn index, and is searched exactly as a new
+        turn with that text would be (date, speaker, the turn before). The turn after it in
+        its session, which is searched with the end of this one, is searched by the new words
+        too. The LM key is computed again when this writer writes LM keys (or given as
+        ``lm_key``); else a stale one is dropped. The text is not chunked.
+
+        Raises:
+            KeyError: this user has no memory ``memory_id``.
+        """
+        user_id = check_user_id(user_id)
+        text = check_content(text)
+        extra = check_metadata({k: v for k, v in metadata.items() if k != "key"}) if metadata is not None else None
+        journal = self.store.journal
+        row = journal.get(memory_id)
+        if row is None or row.user_id != user_id or row.state == DELETING:
+            row = self._adopt(user_id, memory_id)
+        if extra is not None and "key" in row.extra:
+            extra["key"] = row.extra["key"]  # a keyed memory keeps its key
+        updated = row.with_(text=text, extra=row.extra if extra is None else extra)
+        journal.update_text(memory_id, text, extra, context=self._context(updated))
+        if lm_key is None and self.lm_keys:
+            lm_key = self._lm_keys([text])[0]
+        if lm_key is not None:
+            key = np.asarray(lm_key, dtype=np.float32).reshape(1, -1)
+            journal.set_vectors([memory_id], None, None, key, self._lm_name() if self.lm is not None else row.lm_name)
+        ids = [memory_id]
+        following = self._following(updated)
+        if following is not None:
+            journal.set_context(following.id, self._context(following))
+            ids.append(following.id)
+        self._index_pending(ids)
 
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
-        """Delete memories of ``user_id`` by id; return how many existed."""
-        return self.store.for_user(user_id).delete(memory_ids)
+        """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
+        user_id = check_user_id(user_id)
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        if not ids:
+            return 0
+        journal, index = self.store.journal, self.store.index
+        journaled = journal.mark_deleting(user_id, ids)
+        in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
+        # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
+        index.delete(user_id, ids)
+        journal.purge(journaled)
+        return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:
         """Delete every memory of ``user_id``, index and journal; return how many there were."""
-        return self.store.for_user(user_id).forget()
+        user_id = check_user_id(user_id)
+        journal, index = self.store.journal, self.store.index
+        # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
+        # instead of re-indexing what the user asked to forget.
+        journaled = journal.mark_user_deleting(user_id)
+        indexed = index.count(user_id)
+        index.drop_user(user_id)
+        journal.purge_user(user_id)
+        return max(journaled, indexed)
 
     def ingest(
         self, path: str | Path, user_id: str | None = None, progress: bool = True, skip_invalid: bool = False
@@ -454,12 +313,12 @@ class MemoryWriter:
         if user_id is not None:
             user_id = check_user_id(user_id)
         raw = path.read_bytes()
-        fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else _sniff(raw)
+        fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else sniff(raw)
         report = IngestReport(path=str(path), format=fmt)
         if fmt == "jsonl":
-            items = list(_jsonl_turns(raw, user_id, report, skip_invalid))
+            items = list(jsonl_turns(raw, user_id, report.skipped if skip_invalid else None))
         else:
-            items = list(_locomo_turns(raw, user_id, path))
+            items = list(locomo_turns(raw, user_id, path))
         prepared: list[_Prepared] = []
         for where, turn in items:
             try:
@@ -475,13 +334,39 @@ class MemoryWriter:
         report.users = sorted({p.user_id for p in prepared})
         return report
 
+    # -- embedding and indexing (also used by repair and rebuild) -----------------------------
+
+    def embed(self, rows: list[JournalRow]) -> list[JournalRow]:
+        """Give rows their vectors (and LM keys), stored in the journal too; return the updated rows."""
+        encoder = self.encoder
+        need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
+        if need:
+            vectors = encoder.encode([rows[i].search_text for i in need], batch_size=self.batch_size)
+            self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
+            for j, i in enumerate(need):
+                rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
+        if self.lm_keys:
+            need = [i for i, r in enumerate(rows) if r.lm_key is None]
+            if need:
+                keys = self._lm_keys([rows[i].text for i in need])
+                name = self._lm_name()
+                self.store.journal.set_vectors([rows[i].id for i in need], None, None, keys, name)
+                for j, i in enumerate(need):
+                    rows[i] = rows[i].with_(lm_key=keys[j], lm_name=name)
+        return rows
+
+    def index(self, rows: Sequence[JournalRow]) -> None:
+        """Put embedded journal rows into the index, then mark them indexed in the journal."""
+        written = self.store.index.write(rows, self.encoder.name)
+        self.store.journal.mark([r.id for r in written], INDEXED)
+
     # -- internals -------------------------------------------------------------------------
 
     def _max_tokens(self) -> int | None:
         window = self.encoder.max_tokens
         if not window:
             return self.chunk_tokens
-        if self.dated or self.window or self.speakers:  # the context must fit the encoder's window too
+        if self.search_text.adds_context:  # the context must fit the encoder's window too
             window = max(16, window - CONTEXT_RESERVE)
         return min(self.chunk_tokens, window)
 
@@ -493,7 +378,7 @@ class MemoryWriter:
         content = check_content(turn.content)
         session_id = check_session(turn.session_id)
         extra = check_metadata(turn.metadata)
-        turn_index = _check_turn_index(turn.turn_index)
+        turn_index = check_turn_index(turn.turn_index)
         timestamp = format_timestamp(turn.timestamp)
         chunks = chunk_text(content, self._max_tokens(), self.encoder.count_tokens)
         key = _turn_key(content, turn_index)
@@ -508,6 +393,21 @@ class MemoryWriter:
             except ValueError as exc:
                 raise ValueError(f"turn {position}: {exc} (nothing was written)") from None
         return prepared
+
+    def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
+        bar, own_bar = _progress(progress, len(prepared))
+        try:
+            # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
+            step = max(self.batch_size * 16, 1024)
+            for start in range(0, len(prepared), step):
+                part = prepared[start : start + step]
+                self._write(part)
+                if bar is not None:
+                    bar.update(len(part))
+        finally:
+            if own_bar:
+                bar.close()
+        return [p.ids for p in prepared]
 
     def _write(self, prepared: Sequence[_Prepared]) -> None:
         journal = self.store.journal
@@ -529,8 +429,11 @@ class MemoryWriter:
                     next_index[key] = journal.next_turn_index(*key)
                 turn_index = next_index[key]
                 next_index[key] += 1
-            contexts = self._compose(p, turn_index, self._turn_before(p, turn_index, latest))
-            latest[(p.user_id, p.session_id)] = (turn_index, self._speaker(p.role, p.extra), p.chunks[-1])
+            keyed = "key" in p.extra
+            before = None if keyed else self._turn_before(p.user_id, p.session_id, turn_index, latest)
+            contexts = self.search_text.compose(p.chunks, p.timestamp, p.role, p.extra, before)
+            if not keyed:
+                latest[(p.user_id, p.session_id)] = (turn_index, speaker_of(p.role, p.extra), p.chunks[-1])
             for chunk_index, (memory_id_, text, context) in enumerate(zip(p.ids, p.chunks, contexts, strict=True)):
                 if memory_id_ in existing or memory_id_ in seen:
                     continue
@@ -544,70 +447,69 @@ class MemoryWriter:
                 )
         # Journal first: from here on the turns survive a crash or an unreachable index.
         journal.insert(rows)
-        pending = [r for r in journal.get_many(all_ids) if r.state == PENDING]
+        self._index_pending(all_ids)
+
+    def _index_pending(self, ids: Sequence[str]) -> None:
+        """Embed and index those of ``ids`` the journal holds as pending."""
+        journal = self.store.journal
+        pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
         if not pending:
             return
-        pending = self._embed(pending)
+        pending = self.embed(pending)
         try:
-            self.store._index(pending)
+            self.index(pending)
         except MemoryUnavailableError as exc:
             raise MemoryUnavailableError(
                 f"{exc}. {len(pending)} memories are safe in the journal ({journal.path}) and will be indexed "
                 "by `repair` (`recall doctor --repair`)"
             ) from exc
 
-    def _speaker(self, role: str, extra: Mapping[str, Any]) -> str:
-        speaker = extra.get("speaker")
-        return str(speaker) if isinstance(speaker, str) and speaker.strip() else role.capitalize()
-
     def _turn_before(
-        self, p: _Prepared, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
+        self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
     ) -> tuple[str, str] | None:
         """``(speaker, words)`` of the turn before this one in its session: from this batch, else the journal."""
-        if not self.window:
+        if not self.search_text.window:
             return None
-        in_batch = latest.get((p.user_id, p.session_id))
+        in_batch = latest.get((user_id, session_id))
         if in_batch is not None and in_batch[0] < turn_index:
             return in_batch[1], in_batch[2]
-        row = self.store.journal.previous_turn(p.user_id, p.session_id, turn_index)
+        row = self.store.journal.previous_turn(user_id, session_id, turn_index)
         if row is None:
             return None
-        return self._speaker(row.role, row.extra), row.text
+        return speaker_of(row.role, row.extra), row.text
 
-    def _compose(self, p: _Prepared, turn_index: int, before: tuple[str, str] | None) -> list[str]:
-        """What each chunk is searched by: ``[day] Speaker before: ...`` / ``Speaker: chunk``."""
-        head = f"[{day_label(p.timestamp)}] " if self.dated else ""
-        speaker = self._speaker(p.role, p.extra) if self.speakers else None
-        texts = []
-        for chunk_index, chunk in enumerate(p.chunks):
-            line = f"{speaker}: {chunk}" if speaker and not chunk.startswith(f"{speaker}:") else chunk
-            if before is not None and chunk_index == 0:
-                words = before[1].split()
-                tail = " ".join(words[-WINDOW_WORDS:])
-                tail = tail if len(words) <= WINDOW_WORDS else "... " + tail
-                labelled = self.speakers and not tail.startswith(f"{before[0]}:")
-                line = (f"{before[0]}: {tail}" if labelled else tail) + "\n" + line
-            texts.append(head + line)
-        return texts
+    def _context(self, row: JournalRow) -> str | None:
+        """What ``row`` is searched by (``None`` when that is its text), composed as for a new turn."""
+        first = row.chunk_index == 0 and "key" not in row.extra
+        before = self._turn_before(row.user_id, row.session_id, row.turn_index, {}) if first else None
+        context = self.search_text.compose([row.text], row.timestamp, row.role, row.extra, before)[0]
+        return None if context == row.text else context
 
-    def _embed(self, rows: list[JournalRow]) -> list[JournalRow]:
-        """Give rows their vectors (and LM keys), stored in the journal too; return the updated rows."""
-        encoder = self.encoder
-        need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
-        if need:
-            vectors = encoder.encode([rows[i].search_text for i in need], batch_size=self.batch_size)
-            self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
-            for j, i in enumerate(need):
-                rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
-        if self.lm_keys:
-            need = [i for i, r in enumerate(rows) if r.lm_key is None]
-            if need:
-                keys = self._lm_keys([rows[i].text for i in need])
-                name = self._lm_name()
-                self.store.journal.set_vectors([rows[i].id for i in need], None, None, keys, name)
-                for j, i in enumerate(need):
-                    rows[i] = rows[i].with_(lm_key=keys[j], lm_name=name)
-        return rows
+    def _following(self, row: JournalRow) -> JournalRow | None:
+        """The first chunk of the turn after ``row``'s in its session, when it is searched with
+        ``row``'s words (``row`` is the last chunk of its turn and the window is on)."""
+        if not self.search_text.window or "key" in row.extra or row.chunk_index != row.n_chunks - 1:
+            return None
+        following = self.store.journal.next_turn(row.user_id, row.session_id, row.turn_index)
+        if following is None or "key" in following.extra:
+            return None
+        return following
+
+    def _adopt(self, user_id: str, memory_id: str) -> JournalRow:
+        """A memory found in the index but not in this journal (written by another client): journal it."""
+        record = self.store.for_user(user_id).get(memory_id)
+        if record is None:
+            raise KeyError(f"user {user_id!r} has no memory {memory_id!r}")
+        extra = dict(record.metadata)
+        if record.key is not None:
+            extra["key"] = record.key
+        row = JournalRow(
+            id=record.id, user_id=user_id, session_id=record.session_id or DEFAULT_SESSION, role=record.role,
+            text=record.text, timestamp=record.timestamp, turn_index=record.turn_index,
+            chunk_index=record.chunk_index, n_chunks=record.n_chunks, extra=extra,
+        )  # fmt: skip
+        self.store.journal.insert([row])
+        return self.store.journal.get(memory_id) or row
 
     def _lm_parts(self) -> tuple[Any, Any] | None:
         lm = self.lm
@@ -640,87 +542,6 @@ class MemoryWriter:
                 return value
         config = getattr(target, "config", None)
         return str(getattr(config, "_name_or_path", "") or type(target).__name__)
-
-
-# -- file formats ----------------------------------------------------------------------------
-
-
-def _sniff(raw: bytes) -> str:
-    """``"jsonl"`` or ``"locomo"`` from the content of a .json file."""
-    head = raw.lstrip()[:1]
-    if head == b"[" or head == b"{":
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return "jsonl"
-        if isinstance(data, dict) and "conversation" in data:
-            return "locomo"
-        if isinstance(data, list) and data and isinstance(data[0], dict) and "conversation" in data[0]:
-            return "locomo"
-    return "jsonl"
-
-
-def _jsonl_turns(raw: bytes, user_id: str | None, report: IngestReport, skip: bool) -> Iterator[tuple[str, Turn]]:
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1})") from None
-            try:
-                item = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"not JSON: {exc.msg}") from None
-            turn = Turn.from_mapping(item, user_id)
-            if turn.user_id is None:
-                raise ValueError("no user_id on the line and none given to ingest(user_id=...)")
-        except ValueError as exc:
-            if not skip:
-                raise ValueError(f"line {number}: {exc}") from None
-            report.skipped.append(f"line {number}: {exc}")
-            continue
-        yield f"line {number}", turn
-
-
-def _locomo_turns(raw: bytes, user_id: str | None, path: Path) -> Iterator[tuple[str, Turn]]:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not valid UTF-8 (byte at position {exc.start})") from None
-    samples = [data] if isinstance(data, dict) else data
-    if user_id is not None and len(samples) > 1:
-        raise ValueError(
-            f"{path} holds {len(samples)} conversations (one user each): leave user_id out to use each sample_id"
-        )
-    for number, sample in enumerate(samples):
-        conversation = sample.get("conversation") if isinstance(sample, dict) else None
-        if not isinstance(conversation, dict):
-            raise ValueError(f"{path}: sample {number} has no 'conversation' object")
-        sample_id = str(sample.get("sample_id") or f"conversation-{number}")
-        owner = user_id or sample_id
-        roles = {conversation.get("speaker_a"): "user", conversation.get("speaker_b"): "assistant"}
-        sessions = sorted(
-            (int(m.group(1)), key)
-            for key in conversation
-            if (m := re.fullmatch(r"session_(\d+)", key)) and isinstance(conversation[key], list)
-        )
-        for _, key in sessions:
-            date = conversation.get(f"{key}_date_time")
-            for position, item in enumerate(conversation[key]):
-                speaker = item.get("speaker")
-                text = item.get("text") or ""
-                caption = item.get("blip_caption")
-                content = f"{speaker}: {text}" if speaker else text
-                if caption:
-                    content += f" [shares an image: {caption}]"
-                metadata = {"speaker": speaker, "dia_id": item.get("dia_id"), "session_date": date, "sample_id": sample_id}
-                where = f"{sample_id} {item.get('dia_id') or f'{key}[{position}]'}"
-                yield where, Turn(
-                    user_id=owner, role=roles.get(speaker, "user"), content=content, session_id=key,
-                    timestamp=date, metadata=metadata, turn_index=position,
-                )  # fmt: skip
 
 
 def _tqdm_bar(total: int, description: str) -> Any:

@@ -1,7 +1,12 @@
-"""Start and stop a real ``chroma run`` server for tests and benchmarks.
+"""Start and stop a local ``chroma run`` server: for development, tests and benchmarks.
 
 The server is the venv's own ``chroma`` binary, bound to 127.0.0.1 on a free port; it
 is ready when ``GET /api/v2/heartbeat`` answers, and stopped by its pid (never by name).
+In production run the server as a service of its own; this is for trying
+``MemoryStore.server`` on one machine::
+
+    with ChromaServer("/tmp/chroma") as server:
+        store = MemoryStore.server(port=server.port)
 """
 
 from __future__ import annotations

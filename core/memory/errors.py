@@ -1,0 +1,27 @@
+"""The memory's own errors."""
+
+from __future__ import annotations
+
+
+class MemoryStoreError(RuntimeError):
+    """Base class of the memory's own errors."""
+
+
+class MemoryUnavailableError(MemoryStoreError):
+    """The index cannot be reached (server down, proxy refusing, local index failing).
+
+    On a write the turn is already in the journal, marked unindexed: ``repair`` (``recall
+    doctor --repair``) indexes it once the index is back.
+    """
+
+
+class MemoryLockedError(MemoryStoreError):
+    """Another process (or another store object) has this local memory open."""
+
+
+class EncoderMismatchError(MemoryStoreError, ValueError):
+    """The encoder's dimension differs from the one the collection was written with."""
+
+
+class MemoryIsolationError(MemoryStoreError):
+    """A result carried another user's id: refused rather than returned."""

@@ -1,0 +1,190 @@
+"""Where a memory is searched: by text (hybrid, vector or lexical) and by the LM's hidden state.
+
+Every search of a user's memory goes through :func:`search`:
+
+* ``text`` queries are embedded with the store's encoder, then ranked by ``retrieval``:
+
+  - ``"hybrid"`` (the default): the cosine of every memory of a small collection (else the
+    ``FUSION_DEPTH`` nearest), plus BM25 over the journal's word index
+    (:mod:`~recall_core.memory.lexical`), fused by :func:`~recall_core.memory.lexical.linear_fusion`;
+  - ``"vector"``: the index's cosine ranking alone (exact up to ``EXACT_SEARCH_MAX`` memories);
+  - ``"lexical"``: BM25 alone (for measuring the word half by itself);
+
+* ``hidden`` queries compare the ``<recall>`` hidden state with the LM-space keys the writer
+  stored (``MemoryWriter(lm_keys=True)``).
+
+Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
+similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
+belong to the user before it is returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..types import MemoryCandidate, RecallQuery
+from .encoders import Encoder
+from .errors import MemoryStoreError
+from .index import EXACT_SEARCH_MAX, FETCHED, LM_KEYS, MEMORIES, ChromaIndex, fetch
+from .journal import Journal
+from .lexical import linear_fusion
+from .records import check_owner
+
+#: How ``text`` queries rank memories (see the module docstring).
+RETRIEVALS = ("hybrid", "vector", "lexical")
+#: How deep each ranking is read before fusing.
+FUSION_DEPTH = 50
+
+
+def check_retrieval(retrieval: object) -> str:
+    """``retrieval`` if it is one of :data:`RETRIEVALS`, else ``ValueError`` naming them."""
+    if retrieval not in RETRIEVALS:
+        raise ValueError(f"retrieval must be one of {', '.join(map(repr, RETRIEVALS))}, got {retrieval!r}")
+    return str(retrieval)
+
+
+def search(
+    index: ChromaIndex,
+    journal: Journal,
+    encoder: Encoder,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    retrieval: str,
+    where: Mapping[str, Any] | None = None,
+) -> list[MemoryCandidate]:
+    """Up to ``k`` of ``user_id``'s memories for ``query``, best first (see the module docstring)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    check_retrieval(retrieval)
+    where = dict(where) if where else None
+    if query.mode == "hidden":
+        return _search_hidden(index, user_id, query, k, where)
+    if query.mode != "text":
+        raise ValueError(f"query mode must be 'text' or 'hidden', got {query.mode!r}")
+    if not query.text or not query.text.strip():
+        return []  # nothing to search by
+    collection = index.collection(user_id, MEMORIES)
+    if collection is None:
+        return []
+    index.check_dimension(
+        user_id, MEMORIES, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name
+    )
+    vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
+    if retrieval == "vector":
+        return search_vector(index, user_id, MEMORIES, vector, k, where)
+    words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH))
+    if retrieval == "lexical":
+        return _lexical(index, user_id, vector, words[:k], where)
+    return _hybrid(index, user_id, vector, words, k, where)
+
+
+def search_vector(
+    index: ChromaIndex, user_id: str, kind: str, vector: np.ndarray, k: int, where: dict[str, Any] | None = None
+) -> list[MemoryCandidate]:
+    """The ``k`` memories (``kind`` MEMORIES) or LM keys (LM_KEYS) nearest to an already computed ``vector``."""
+    def run(collection: Any) -> dict[str, list[Any]] | None:
+        size = index.size(user_id, kind, collection)
+        if size > EXACT_SEARCH_MAX:  # approximate, in one request
+            found = collection.query(query_embeddings=[vector], n_results=k, where=where, include=[*FETCHED, "distances"])
+            return {key: found[key][0] for key in ("ids", *FETCHED, "distances")}
+        return fetch(collection, index.nearest(collection, vector, size, k, where))
+
+    return _candidates(user_id, index.with_collection(user_id, kind, run))
+
+
+def _hybrid(
+    index: ChromaIndex,
+    user_id: str,
+    vector: np.ndarray,
+    words: list[tuple[str, float]],
+    k: int,
+    where: dict[str, Any] | None,
+) -> list[MemoryCandidate]:
+    """The vector and BM25 rankings fused: BM25 ``FUSION_DEPTH`` deep, the cosine of every memory
+    of a small collection (else ``FUSION_DEPTH`` deep)."""
+    depth = max(k, FUSION_DEPTH)
+
+    def run(collection: Any) -> Any:
+        size = index.size(user_id, MEMORIES, collection)
+        # A small collection's exact search has every distance anyway: keep them all, so no
+        # word hit needs its vector fetched.
+        wanted = size if size <= EXACT_SEARCH_MAX else depth
+        cosine = {memory_id: 1.0 - d for memory_id, d in index.nearest(collection, vector, size, wanted, where)}
+        cosine.update(_cosines(collection, [m for m, _ in words if m not in cosine], vector, where))
+        fused = linear_fusion(cosine, dict(words))[:k]
+        return fetch(collection, [(memory_id, 1.0 - cosine[memory_id]) for memory_id, _ in fused])
+
+    return _candidates(user_id, index.with_collection(user_id, MEMORIES, run), keep_order=True)
+
+
+def _lexical(
+    index: ChromaIndex, user_id: str, vector: np.ndarray, words: list[tuple[str, float]], where: dict[str, Any] | None
+) -> list[MemoryCandidate]:
+    """BM25's order, each memory scored by its cosine."""
+
+    def run(collection: Any) -> Any:
+        cosine = _cosines(collection, [m for m, _ in words], vector, where)
+        return fetch(collection, [(m, 1.0 - cosine[m]) for m, _ in words if m in cosine])
+
+    return _candidates(user_id, index.with_collection(user_id, MEMORIES, run), keep_order=True)
+
+
+def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[str, Any] | None) -> dict[str, float]:
+    """The cosine of each of ``ids`` from the index's vectors; ``where`` drops the ones it excludes."""
+    if not ids:
+        return {}
+    got = collection.get(ids=ids, where=where, include=["embeddings"])
+    return {
+        memory_id: _cosine(np.asarray(stored, dtype=np.float32), vector)
+        for memory_id, stored in zip(got["ids"], got["embeddings"], strict=True)
+    }
+
+
+def _search_hidden(
+    index: ChromaIndex, user_id: str, query: RecallQuery, k: int, where: dict[str, Any] | None
+) -> list[MemoryCandidate]:
+    if query.hidden is None:
+        raise ValueError("a 'hidden' query needs query.hidden (the <recall> hidden state)")
+    hidden: Any = query.hidden
+    if hasattr(hidden, "detach"):  # a torch tensor, possibly on an accelerator
+        hidden = hidden.detach().float().cpu().numpy()
+    vector = np.asarray(hidden, dtype=np.float32).reshape(-1)
+    if vector.size == 0 or not np.isfinite(vector).all():
+        raise ValueError("query.hidden must be a non-empty vector of finite numbers")
+    collection = index.collection(user_id, LM_KEYS)
+    if collection is None:
+        if index.count(user_id, MEMORIES) > 0:
+            raise MemoryStoreError(
+                f"user {user_id!r} has memories but no LM keys, which the 'hidden' query mode needs: "
+                "write them with MemoryWriter(store, lm=(model, tokenizer), lm_keys=True), or use query_mode='text'"
+            )
+        return []
+    index.check_dimension(user_id, LM_KEYS, collection, vector.size, "the query hidden state")
+    return search_vector(index, user_id, LM_KEYS, vector, k, where)
+
+
+def _candidates(user_id: str, result: Mapping[str, Any] | None, keep_order: bool = False) -> list[MemoryCandidate]:
+    """Candidates from a fetched result, owner-checked; best cosine first unless ``keep_order``."""
+    if result is None:
+        return []
+    candidates = []
+    for memory_id, text, meta, distance, embedding in zip(
+        result["ids"], result["documents"], result["metadatas"], result["distances"], result["embeddings"], strict=True
+    ):  # fmt: skip
+        check_owner(user_id, memory_id, meta)
+        # Chroma's cosine distance is 1 - cosine; clip the float noise outside [-1, 1].
+        score = float(min(1.0, max(-1.0, 1.0 - float(distance))))
+        vector_out = None if embedding is None else np.asarray(embedding, dtype=np.float32).tolist()
+        candidates.append(MemoryCandidate(memory_id, score, text, vector_out, dict(meta)))
+    if not keep_order:
+        # Equal scores by id, so that the order does not depend on the index's insertion order.
+        candidates.sort(key=lambda c: (-c.score, c.id))
+    return candidates
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12))
