@@ -701,7 +701,7 @@ import random
 import time
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession, load_model
-from recall_core.memory import MemoryStore
+from recall_core.memory import MemoryStore, MemoryWriter
 
 TURNS = int(os.environ.get("RECALL_COOKBOOK_TURNS", "300"))  # the question comes at the last turn
 CACHE = 512  # max_cache_tokens: a few dozen turns
@@ -710,9 +710,12 @@ QUESTION = "Where does my sister Ana live?"
 
 store = MemoryStore.local(MEMORY_DIR)
 gen = RecallGenerator(*load_model(), generation_defaults={"max_new_tokens": 12, "do_sample": False})
-config = RecallConfig(max_recalls=1, max_memory_tokens=48)  # what one reply may add is part of the bound
-session = RecallSession(gen, max_cache_tokens=CACHE, store=store, user_id="ada", recall_config=config,
-                        write_roles=("user",))
+# One memory of at most 48 tokens per reply (what a reply may add counts against the bound),
+# at the end of the user's message, where this small model reads it as context.
+config = RecallConfig(max_recalls=1, max_memory_tokens=48, recall_position="user_end")
+writer = MemoryWriter(store, window=False)  # each evicted turn is searched on its own words
+session = RecallSession(gen, max_cache_tokens=CACHE, store=store, user_id="ada", writer=writer,
+                        recall_config=config, write_roles=("user",))
 print(session.config)
 """),
     md("""
@@ -742,7 +745,7 @@ for turn in range(1, TURNS + 1):
     text = FACT if turn == 3 else QUESTION if turn == TURNS else small_talk()
     history.append({"role": "user", "content": text})
     start = time.perf_counter()
-    result = session.reply(text)  # only the new message: the session holds the conversation
+    result = session.reply(text, max_new_tokens=24 if turn == TURNS else 12)  # only the new message is sent
     seconds = time.perf_counter() - start
     history.append({"role": "assistant", "content": result.text})
     row = {"turn": turn, "seconds": seconds, "cache": result.session.cache_tokens,
@@ -760,11 +763,14 @@ for turn in range(1, TURNS + 1):
 ## The question at the last turn
 
 Turn 3 left the cache long ago; the session wrote it to memory when it was evicted. At the
-last turn `<recall>` searches the memory with the question and injects what it finds:
+last turn `<recall>` searches the memory with the question and injects what it finds. The
+trace shows what was recalled; whether a 135M-parameter model then uses it, after hundreds of
+turns of small talk, is another matter (it often does not: the recent chat weighs more).
 """),
     code("""
 (recall,) = result.recalls
 print("question:", QUESTION)
+print("candidates:", [(store.for_user("ada").get(i).text, round(score, 2)) for i, score in recall.candidates])
 print("evicted by then:", session.evicted_messages, "messages; cache", result.session.cache_tokens, "tokens")
 print("recalled:", recall.text if recall.injected else f"nothing ({recall.reason})")
 print("answer:", result.text)

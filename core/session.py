@@ -126,8 +126,9 @@ class RecallSession:
         store, user_id: a ``MemoryStore`` and whose memory: evicted messages are written there.
         memory_session_id: session id recorded with the memories written for evicted messages.
         write_roles: the roles of evicted messages that are written.
-        writer: instead of ``store``, any callable that writes ``(role, text)`` turns and
-            returns their ids.
+        writer: how evicted turns are written: a ``MemoryWriter`` (for ``user_id``; default:
+            ``store.writer``), or any callable that writes ``(role, text)`` turns and returns
+            their ids.
     """
 
     def __init__(
@@ -141,7 +142,7 @@ class RecallSession:
         user_id: str | None = None,
         memory_session_id: str | None = None,
         write_roles: Sequence[str] = ("user", "assistant"),
-        writer: Writer | None = None,
+        writer: Writer | Any = None,
         **overrides: Any,
     ) -> None:
         unknown = set(overrides) - {"max_cache_tokens", "sink_tokens", "positions"}
@@ -156,7 +157,13 @@ class RecallSession:
         if memory is _UNSET:
             memory = store.for_user(user_id) if store is not None else generator.memory
         self.memory = memory
-        self.writer = writer or (_store_writer(store, user_id, memory_session_id) if store is not None else None)
+        if writer is not None and callable(getattr(writer, "add_turn", None)):  # a MemoryWriter of its own
+            if user_id is None:
+                raise ValueError("a MemoryWriter writes for a user: pass user_id=")
+            writer = _store_writer(writer, user_id, memory_session_id)
+        elif writer is None and store is not None:
+            writer = _store_writer(store.writer, user_id, memory_session_id)
+        self.writer = writer
         self.write_roles = tuple(write_roles)
         window, limit = generator.context_window, self.config.max_cache_tokens
         if limit is not None and limit > window:
@@ -640,13 +647,15 @@ class RecallSession:
 
 
 # --------------------------------------------------------------------------- helpers
-def _store_writer(store: Any, user_id: str | None, session_id: str | None) -> Writer:
+def _store_writer(memory_writer: Any, user_id: str | None, session_id: str | None) -> Writer:
+    """Evicted turns through a ``MemoryWriter`` (``<recall>`` markers taken out: they are not memory)."""
+
     def write(turns: Sequence[tuple[str, str]]) -> list[str]:
         ids: list[str] = []
         for role, text in turns:
             text = text.replace(RECALL_TOKEN, "").strip()
             if text:
-                ids.extend(store.writer.add_turn(user_id, role, text, session_id=session_id))
+                ids.extend(memory_writer.add_turn(user_id, role, text, session_id=session_id))
         return ids
 
     return write
