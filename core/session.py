@@ -189,8 +189,19 @@ class RecallSession:
         self.last_report: SessionReport | None = None  # what the last call did with the cache
 
     def reset(self) -> None:
-        """Drop the cache and the conversation (the long-term memory is left as it is)."""
+        """Drop the cache and the conversation (the long-term memory is left as it is).
+
+        Evicted messages whose write failed are tried once more first; if they still cannot
+        be written, a ``RuntimeWarning`` says how many are lost.
+        """
         with self._lock:
+            if self._pending_writes:
+                count = len(self._pending_writes)
+                _, error = self._write([], warn=False)
+                if error is not None:
+                    warnings.warn(f"{count} evicted message(s) could not be written to memory and are dropped "
+                                  f"with the session ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
+                    self._pending_writes = []
             self._forget()
 
     def close(self) -> None:
@@ -534,7 +545,7 @@ class RecallSession:
         if unread and plan.reason is None:
             plan.reason = f"{len(unread)} new message(s) did not fit in the cache: evicted before they were read"
 
-    def _write(self, messages: list[Message]) -> tuple[list[str], str | None]:
+    def _write(self, messages: list[Message], warn: bool = True) -> tuple[list[str], str | None]:
         """Write evicted messages (and any that failed before) to long-term memory; never raises."""
         turns = self._pending_writes + [(m.role, m.content) for m in messages]
         if self.writer is None or not turns:
@@ -544,8 +555,9 @@ class RecallSession:
         except Exception as error:  # the turns are kept and tried again at the next eviction
             self._pending_writes = turns
             reason = f"{type(error).__name__}: {error}"
-            warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried at the "
-                          "next eviction", RuntimeWarning, stacklevel=5)  # fmt: skip
+            if warn:
+                warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried at "
+                              "the next eviction", RuntimeWarning, stacklevel=5)  # fmt: skip
             return [], reason
         self._pending_writes = []
         for message in messages:

@@ -365,6 +365,31 @@ def test_a_failing_memory_write_is_reported_and_retried():
     assert calls[1][: len(calls[0])] == calls[0]  # the failed turns come first in the next write
 
 
+def test_a_session_closed_with_unwritten_evictions_tries_once_more_then_warns():
+    gen = _gen("llama")
+    down = {"on": True}
+    written: list[tuple[str, str]] = []
+
+    def store(turns):
+        if down["on"]:
+            raise OSError("index unreachable")
+        written.extend(turns)
+        return ["w"] * len(turns)
+
+    session = RecallSession(gen, max_cache_tokens=150, writer=store)
+    with pytest.warns(RuntimeWarning, match="retried"):
+        list(_chat(session, 8))
+    assert session._pending_writes
+    down["on"] = False
+    session.close()  # the store is back: written now
+    assert written and not session._pending_writes
+    down["on"] = True
+    with pytest.warns(RuntimeWarning, match="retried"):
+        list(_chat(session, 8))
+    with pytest.warns(RuntimeWarning, match=r"\d+ evicted message\(s\) could not be written to memory and are dropped"):
+        session.close()
+
+
 def test_stream_joins_to_the_reply():
     gen = _gen("llama", max_new_tokens=12)
     a, b = RecallSession(gen), RecallSession(gen)
