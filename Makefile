@@ -18,7 +18,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev]" "$(firstword $(TORCH_SPEC))"
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
 	touch $@
 
 install: $(VENV)/.installed
@@ -40,6 +40,7 @@ lint: install
 	$(BIN)/ruff check .
 
 bench: models
+	$(BIN)/python benchmarks/conversations.py
 	$(BIN)/python benchmarks/decode_overhead.py
 	$(BIN)/python benchmarks/memory.py
 	$(BIN)/python benchmarks/retrieval_methods.py

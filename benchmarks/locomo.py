@@ -168,8 +168,12 @@ def excerpt_block(candidates: Sequence[Any]) -> str:
     return "\n".join(c.text for c in sorted(candidates, key=order))
 
 
+#: (d)'s notes where (c) writes its excerpts: before the question, in the user turn.
+CONTEXT_TEMPLATE = "Conversation:\n{text}\n\nQuestion: "
+
+
 def context_user(context: str, question_text: str) -> str:
-    return f"Conversation:\n{context}\n\nQuestion: {question_text}"
+    return CONTEXT_TEMPLATE.format(text=context) + question_text
 
 
 # -- memories as the methods see them -------------------------------------------------------------
@@ -194,23 +198,6 @@ class DatedMemory:
             text = f"[{date}] {c.text}" if date else c.text
             out.append(MemoryCandidate(c.id, c.score, text, c.embedding, dict(c.metadata)))
         return out
-
-
-class DistinctMemory:
-    """Each search returns only memories not returned before: several ``<recall>`` get different memories.
-
-    With ``top_k=1`` and temperature 0 the one returned candidate is the one injected (when it
-    passes ``min_score``), so the i-th recall of a generation injects the i-th best memory.
-    """
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.seen: set[str] = set()
-
-    def search(self, query: Any, k: int = 4) -> list[Any]:
-        found = [c for c in self.inner.search(query, k + len(self.seen)) if c.id not in self.seen][:k]
-        self.seen.update(c.id for c in found)
-        return found
 
 
 # -- timing -----------------------------------------------------------------------------------
@@ -272,26 +259,31 @@ class Bench:
     #: (b): seconds spent prefilling each conversation's history once
     prefill_s: dict[str, float] = field(default_factory=dict)
 
-    def memory(self, sample_id: str, retrieval: str | None = None) -> Any:
-        """The searchable memory of a conversation, ranked by ``hybrid`` (the store's default) or ``vector``."""
-        return RankedMemory(self.store.for_user(sample_id), retrieval or self.args.retrieval)
+    def memory(self, sample_id: str, retrieval: str | None = None, unit: str = "turn") -> Any:
+        """The searchable memory of a conversation, ranked by ``hybrid`` (the store's default) or
+        ``vector``, each memory holding ``unit`` (its turn, by default)."""
+        return RankedMemory(self.store.for_user(sample_id), retrieval or self.args.retrieval, unit)
 
     def answer_memory(self, sample_id: str) -> Any:
-        """What (c) and (d) search: dated text, by the memory itself or by :class:`DatedMemory`."""
+        """What (c) stuffs: dated turns, by the memory itself or by :class:`DatedMemory`."""
         memory = self.memory(sample_id)
         # The writer's memories return the turn's own words (the date is only searched by).
         dated = self.args.memory_format.startswith("dated")
         return DatedMemory(memory) if self.args.memory_dates and not dated else memory
+
+    def recall_memory(self, sample_id: str) -> Any:
+        """What (d) and (e) search: the memory as recall sees it, each memory holding ``--unit``
+        (the engine puts the date in front of each note)."""
+        return self.memory(sample_id, unit=self.args.unit)
 
     def recall_config(self, inject_mode: str) -> Any:
         from recall_core import RecallConfig
 
         a = self.args
         return RecallConfig(
-            inject_mode=inject_mode, template=a.template, top_k=1 if a.recalls > 1 else a.top_k,
-            min_score=a.min_score, max_recalls=max(a.recalls, 1),
-            recall_position="user_end" if a.recall_position == "context" else a.recall_position,
-            recall_policy="explicit" if a.recalls > 1 or a.recall_position == "context" else "auto",
+            inject_mode=inject_mode, template=a.template, memories=a.memories, top_k=max(a.top_k, a.memories),
+            min_score=a.min_score, recall_position=a.recall_position,
+            note_template="[{date}] {text}" if a.memory_dates else "{text}",
         )  # fmt: skip
 
     def generate(self, messages: list[dict[str, str]] | str, memory: Any, config: Any) -> dict[str, Any]:
@@ -405,8 +397,7 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         out = bench.generate(messages, None, plain)
     elif method in ("recall", "recall-vector"):
         config = bench.recall_config("tokens" if method == "recall" else "vector")
-        memory = DistinctMemory(bench.answer_memory(question.sample_id))
-        out = bench.generate(recall_prompt(bench, prompt, config), memory, config)
+        out = bench.generate(messages_for(prompt), bench.recall_memory(question.sample_id), config)
     else:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     out["ttft_s"] += extra_s
@@ -440,26 +431,6 @@ def fit_excerpts(bench: Bench, prompt: Prompt, found: Sequence[Any]) -> list[dic
             bench.fitted = keep
             return messages
     raise AssertionError("unreachable")
-
-
-def recall_prompt(bench: Bench, prompt: Prompt, config: Any) -> list[dict[str, str]] | str:
-    """Messages for the recall methods; with several recalls, a string with that many markers."""
-    from recall_core import RECALL_TOKEN
-
-    messages = messages_for(prompt)
-    markers = RECALL_TOKEN * max(1, bench.args.recalls)
-    tokenizer = bench.generator.tokenizer
-    if bench.args.recall_position == "context":
-        # (c)'s layout with the excerpts recalled instead of written: the question comes first
-        # too, since a <recall> searches by the text of its turn before it.
-        user = f"Question: {prompt.user}\n\nConversation:\n{markers}\n\nQuestion: {prompt.user}"
-        return tokenizer.apply_chat_template(messages_for(prompt, user), tokenize=False, add_generation_prompt=True)
-    if bench.args.recalls <= 1:
-        return messages
-    if bench.args.recall_position == "user_end":
-        messages[-1] = {"role": "user", "content": messages[-1]["content"] + markers}
-        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True) + markers
 
 
 # -- retrieval metrics ------------------------------------------------------------------------
@@ -690,12 +661,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--history-tokens", type=int, default=None,
                    help="(b): budget of the stuffed history (default: what fits the context window)")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
-    p.add_argument("--recalls", type=int, default=1, help="(d)/(e): <recall> markers, each injects the next-best memory")
-    p.add_argument("--top-k", type=int, default=4, help="(d)/(e): RecallConfig.top_k (one recall, vector retrieval)")
+    p.add_argument("--memories", type=int, default=10, help="(d)/(e): RecallConfig.memories, injected at one <recall>")
+    p.add_argument("--unit", choices=["turn", "window", "exchange"], default="exchange",
+                   help="(d)/(e): what a recalled memory holds (the store's unit; recall's default: exchange)")
+    p.add_argument("--top-k", type=int, default=16, help="(d)/(e): RecallConfig.top_k, candidates to choose among")
     p.add_argument("--min-score", type=float, default=0.2, help="(d)/(e): RecallConfig.min_score")
-    p.add_argument("--template", default="{text}\n", help="(d): RecallConfig.template (tuned: locomo_tune.py)")
-    p.add_argument("--recall-position", choices=["assistant_start", "user_end", "context"], default="context",
-                   help="(d)/(e): where <recall> goes; 'context': in the user turn, where (c) writes its excerpts")
+    p.add_argument("--template", default=CONTEXT_TEMPLATE,
+                   help="(d): RecallConfig.template; the default writes the notes where (c) writes its excerpts")
+    p.add_argument("--recall-position", choices=["system", "user_start", "user_end", "assistant_start"],
+                   default="user_start", help="(d)/(e): RecallConfig.recall_position")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")

@@ -3,9 +3,9 @@
 The reported answer sample of ``locomo.py`` is drawn with ``--seed`` (default 0); the tuning
 questions are a second stratified sample drawn from the *other* questions, so the numbers
 in the report were not tuned on. The store is written once; each configuration then answers
-the same tuning questions. Varied: the memory text (single dated turn, or the previous turn
-too), the search (vector, hybrid), the injection template, ``min_score``, the number of
-recalls (each injects the next-best memory), where ``<recall>`` goes, and (c)'s top-k.
+the same tuning questions. Varied: what a recalled memory holds (its turn, the window, the
+exchange), how many are injected at one ``<recall>``, the search (vector, hybrid),
+``min_score``, where ``<recall>`` goes, and (c)'s top-k.
 
 Usage:
     python benchmarks/locomo_tune.py                      # 60 tuning questions, the grid below
@@ -33,51 +33,23 @@ from locomo_data import load_locomo, resolve_data, stratified_sample  # noqa: E4
 #: (name, method, overrides of locomo.py's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "full": [
-        ("rag k=3", "rag", {"rag_k": 3}),
         ("rag k=5", "rag", {"rag_k": 5}),
         ("rag k=10", "rag", {"rag_k": 10}),
-        ("recall default template", "recall", {}),
+        ("recall (defaults: 10 exchanges where (c) writes)", "recall", {}),
+        ("recall 5 exchanges", "recall", {"memories": 5}),
+        ("recall 10 turns", "recall", {"unit": "turn"}),
+        ("recall 10 windows", "recall", {"unit": "window"}),
         ("recall min_score 0", "recall", {"min_score": 0.0}),
-        ("recall template '{text}\\n\\n'", "recall", {"template": "{text}\n\n"}),
-        ("recall template 'From our conversation: {text}\\nShort answer:'", "recall",
-         {"template": "From our conversation: {text}\nShort answer:"}),
-        ("recall x2", "recall", {"recalls": 2}),
-        ("recall x3", "recall", {"recalls": 3}),
-        ("recall user_end ' (Context: {text})'", "recall",
-         {"recall_position": "user_end", "template": " (Context: {text})"}),
+        ("recall in the system message", "recall",
+         {"recall_position": "system", "template": "Conversation:\n{text}\n"}),
+        ("recall after the question", "recall",
+         {"recall_position": "user_end", "template": "\n\nConversation:\n{text}\n"}),
         ("recall vector search", "recall", {"retrieval": "vector"}),
     ],
-    "core": [
-        ("rag k=5", "rag", {"rag_k": 5}),
-        ("rag k=10", "rag", {"rag_k": 10}),
-        ("recall default template", "recall", {}),
-        ("recall min_score 0", "recall", {"min_score": 0.0}),
-        ("recall template '{text}\\n\\n'", "recall", {"template": "{text}\n\n"}),
-        ("recall x2", "recall", {"recalls": 2}),
-    ],
-    "templates": [
-        ("recall 'Memory: {text}\\n\\n' (default)", "recall", {}),
-        ("recall 'Memory: {text}\\n\\nAnswer:'", "recall", {"template": "Memory: {text}\n\nAnswer:"}),
-        ("recall 'From our conversation: {text}\\nShort answer:'", "recall",
-         {"template": "From our conversation: {text}\nShort answer:"}),
-        ("recall user_end ' (Context: {text})'", "recall",
-         {"recall_position": "user_end", "template": " (Context: {text})"}),
-    ],
-    "position": [
-        ("rag k=5", "rag", {"rag_k": 5}),
-        ("recall default (assistant_start, 'Memory: {text}\\n\\n')", "recall", {}),
-        ("recall context x1 '{text}\\n'", "recall", {"recall_position": "context", "template": "{text}\n"}),
-        ("recall context x3 '{text}\\n'", "recall",
-         {"recall_position": "context", "template": "{text}\n", "recalls": 3}),
-        ("recall context x3 '{text}\\n' min_score 0", "recall",
-         {"recall_position": "context", "template": "{text}\n", "recalls": 3, "min_score": 0.0}),
-        ("recall context x5 '{text}\\n'", "recall",
-         {"recall_position": "context", "template": "{text}\n", "recalls": 5}),
-    ],
     "quick": [
-        ("rag k=5", "rag", {"rag_k": 5}),
-        ("recall default template", "recall", {}),
-        ("recall x2", "recall", {"recalls": 2}),
+        ("rag k=10", "rag", {"rag_k": 10}),
+        ("recall (defaults)", "recall", {}),
+        ("recall 10 turns", "recall", {"unit": "turn"}),
     ],
 }
 

@@ -133,14 +133,16 @@ def covered(candidate: MemoryCandidate) -> tuple[str, ...]:
 
 class RankedMemory:
     """A user's memory searched with one of the store's rankings (``UserMemory.search(..., retrieval=)``):
-    ``"vector"``, ``"lexical"`` (BM25 alone) or ``"hybrid"`` (the store's default)."""
+    ``"vector"``, ``"lexical"`` (BM25 alone) or ``"hybrid"`` (the store's default); each found
+    memory holds ``unit`` (its turn, unless asked: ``"window"``, ``"exchange"``)."""
 
-    def __init__(self, inner: Any, retrieval: str) -> None:
+    def __init__(self, inner: Any, retrieval: str, unit: str = "turn") -> None:
         self.inner = inner
         self.retrieval = retrieval
+        self.unit = unit
 
     def search(self, query: Any, k: int = 4) -> list[Any]:
-        return self.inner.search(query, k, retrieval=self.retrieval)
+        return self.inner.search(query, k, retrieval=self.retrieval, unit=self.unit)
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:

@@ -31,9 +31,12 @@ from .types import Memory, RecallResult
 #: What the adapters report as provider in traces (LangSmith ``ls_provider``).
 PROVIDER = "recall"
 
+#: What a reply must look like (``RecallGenerator.generate``'s own arguments, see recall_core.outputs).
+OUTPUT_ARGUMENTS = frozenset({"tools", "tool_choice", "response_format", "parallel_tool_calls"})
 #: Per-call keyword arguments both adapters take besides ``generate()`` options.
-CALL_ARGUMENTS = frozenset(
-    {"user_id", "thread_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"}
+CALL_ARGUMENTS = (
+    frozenset({"user_id", "thread_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"})
+    | OUTPUT_ARGUMENTS
 )
 #: The ``generate()`` options the shared fields (and the adapter's most-new-tokens field) set.
 FIELD_OPTIONS = frozenset(
@@ -174,6 +177,7 @@ def recall_dicts(result: RecallResult) -> list[dict[str, Any]]:
     for recall in result.recalls:
         item = asdict(recall)
         item["candidates"] = [list(c) for c in recall.candidates]
+        item["memories"] = [list(m) for m in recall.memories]
         item["injected"] = recall.injected
         out.append(item)
     return out
@@ -455,7 +459,8 @@ class RecallAdapterBase(BaseModel):
         recall_config = call.pop("recall_config", None)
         memory = call.pop("memory", None)
         stop_kw = call.pop("stop", None)
-        options = {**self._instance_options(), **generation_options(call)}
+        output = {name: call.pop(name) for name in OUTPUT_ARGUMENTS & call.keys()}
+        options = {**self._instance_options(), **generation_options(call), **output}
 
         stops = stop if stop is not None else (stop_kw if stop_kw is not None else self.stop)
         if stops:

@@ -10,34 +10,72 @@ from .models import RECALL_TOKEN
 Message = Mapping[str, Any]
 
 
-def chat_prompt_ids(tokenizer: Any, messages: Sequence[Message], policy: str, position: str) -> list[int]:
+def chat_prompt_ids(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    policy: str,
+    position: str,
+    system_prompt: str = "",
+    *,
+    tools: Sequence[Message] | None = None,
+) -> list[int]:
     """Prompt ids for ``messages`` with ``<recall>`` placed by the recall policy.
 
     With ``policy="auto"`` the marker goes where the reply to the last user turn consults
-    memory: right after the assistant header (``"assistant_start"``) or at the end of the
-    last user message (``"user_end"``). Earlier turns were answered already. ``"explicit"``
-    changes nothing: the messages carry their own markers.
+    memory (earlier turns were answered already): at the end of the system message
+    (``"system"``; a system message of ``system_prompt`` is put first when there is none),
+    before or after the last user message's words (``"user_start"``, ``"user_end"``), or right
+    after the assistant header (``"assistant_start"``). ``"explicit"`` changes nothing: the
+    messages carry their own markers. ``tools`` (OpenAI-style dicts) go to the template.
     """
     check_messages(messages)
-    if policy == "auto" and position == "user_end":
-        return apply_chat_template(tokenizer, mark_recall(messages, policy))
-    ids = apply_chat_template(tokenizer, messages)
-    if policy == "auto" and not any(RECALL_TOKEN in str(m.get("content", "")) for m in messages):
+    if policy == "auto" and position != "assistant_start":
+        marked = mark_recall(messages, policy, position, system_prompt)
+        try:
+            return apply_chat_template(tokenizer, marked, tools=tools)
+        except ValueError:
+            apply_chat_template(tokenizer, messages, tools=tools)  # names the caller's own message that fails, if one does
+            raise
+    ids = apply_chat_template(tokenizer, messages, tools=tools)
+    if policy == "auto" and not has_marker(messages):
         ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
     return ids
 
 
-def mark_recall(messages: Sequence[Message], policy: str) -> list[dict[str, Any]]:
-    """Copy ``messages``; with ``policy="auto"`` append ``<recall>`` to the last user turn."""
+def mark_recall(
+    messages: Sequence[Message], policy: str, position: str = "user_end", system_prompt: str = ""
+) -> list[dict[str, Any]]:
+    """Copy ``messages``; with ``policy="auto"`` put ``<recall>`` where ``position`` says
+    (``"system"``, ``"user_start"`` or ``"user_end"``), unless a message has one already."""
     marked = [dict(message) for message in messages]
-    if policy == "auto":
-        for message in reversed(marked):
-            if message.get("role") == "user":
-                content = str(message.get("content", ""))
-                if RECALL_TOKEN not in content:
-                    message["content"] = content + RECALL_TOKEN
-                break
+    if policy != "auto" or has_marker(messages):
+        return marked
+    if position == "system":
+        if marked and marked[0].get("role") == "system":
+            content = str(marked[0].get("content", "")).rstrip()
+            marked[0]["content"] = f"{content}\n\n{RECALL_TOKEN}" if content else RECALL_TOKEN
+        else:
+            head = f"{system_prompt.rstrip()}\n\n{RECALL_TOKEN}" if system_prompt.strip() else RECALL_TOKEN
+            marked.insert(0, {"role": "system", "content": head})
+        return marked
+    for message in reversed(marked):
+        if message.get("role") == "user":
+            content = str(message.get("content", ""))
+            message["content"] = RECALL_TOKEN + content if position == "user_start" else content + RECALL_TOKEN
+            break
     return marked
+
+
+def has_marker(messages: Sequence[Message]) -> bool:
+    return any(RECALL_TOKEN in str(m.get("content", "")) for m in messages)
+
+
+def last_user_text(messages: Sequence[Message]) -> str | None:
+    """The words of the last user message (markers taken out): what the reply answers."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return str(message.get("content", "")).replace(RECALL_TOKEN, "").strip() or None
+    return None
 
 
 def check_messages(messages: Sequence[Message]) -> None:
@@ -53,8 +91,14 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
 
 
-def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> list[int]:
-    """Token ids of ``messages`` through the tokenizer's chat template.
+def apply_chat_template(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> list[int]:
+    """Token ids of ``messages`` (and ``tools``) through the tokenizer's chat template.
 
     When the template rejects the conversation, the error names the first message that
     makes it fail (found by rendering ever longer prefixes).
@@ -63,14 +107,20 @@ def apply_chat_template(tokenizer: Any, messages: Sequence[Message], *, add_gene
     if not getattr(tokenizer, "chat_template", None):
         raise ValueError("this tokenizer has no chat template: pass the prompt as a string instead of messages")
     try:
-        return _render(tokenizer, messages, add_generation_prompt)
+        return _render(tokenizer, messages, add_generation_prompt, tools)
     except Exception as error:
-        culprit = _first_failing_message(tokenizer, messages)
+        culprit = _first_failing_message(tokenizer, messages, tools)
         where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
-def render_chat_text(tokenizer: Any, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> str:
+def render_chat_text(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> str:
     """The chat template's text for ``messages`` (what :func:`apply_chat_template` tokenizes).
 
     Tokenizing it with ``add_special_tokens=False`` gives exactly :func:`apply_chat_template`'s ids.
@@ -78,28 +128,52 @@ def render_chat_text(tokenizer: Any, messages: Sequence[Message], *, add_generat
     check_messages(messages)
     if not getattr(tokenizer, "chat_template", None):
         raise ValueError("this tokenizer has no chat template: sessions need chat messages and a chat template")
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
     try:
         return tokenizer.apply_chat_template([dict(m) for m in messages], add_generation_prompt=add_generation_prompt,
-                                             tokenize=False)  # fmt: skip
+                                             tokenize=False, **extra)  # fmt: skip
     except Exception as error:
-        culprit = _first_failing_message(tokenizer, messages)
+        culprit = _first_failing_message(tokenizer, messages, tools)
         where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
-def _render(tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool) -> list[int]:
+def decorate(messages: Sequence[Message], config: Any) -> list[dict[str, Any]]:
+    """``messages`` as the recall policy renders them, without its marker.
+
+    With ``recall_position="system"`` the marker goes at the end of the system message
+    (:func:`mark_recall`): a system message of ``config.system_prompt`` comes first when
+    there is none, and the system message's words end with a blank line. A session renders
+    every turn this way, so the start of the conversation stays the same from turn to turn
+    whether or not that turn's marker goes there.
+    """
+    decorated = [dict(m) for m in messages]
+    if config.recall_policy != "auto" or config.recall_position != "system" or has_marker(messages):
+        return decorated
+    marked = mark_recall(decorated, "auto", "system", config.system_prompt)
+    marked[0]["content"] = str(marked[0]["content"]).replace(RECALL_TOKEN, "", 1)
+    return marked
+
+
+def _render(
+    tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool, tools: Sequence[Message] | None = None
+) -> list[int]:
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
     encoded = tokenizer.apply_chat_template(
-        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False
+        [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=False,
+        **extra,
     )
     if isinstance(encoded, Mapping):  # some tokenizers return a BatchEncoding regardless
         encoded = encoded["input_ids"]
     return list(encoded)
 
 
-def _first_failing_message(tokenizer: Any, messages: Sequence[Message]) -> int | None:
+def _first_failing_message(
+    tokenizer: Any, messages: Sequence[Message], tools: Sequence[Message] | None = None
+) -> int | None:
     for end in range(1, len(messages) + 1):
         try:
-            _render(tokenizer, messages[:end], add_generation_prompt=False)
+            _render(tokenizer, messages[:end], add_generation_prompt=False, tools=tools)
         except Exception:
             return end - 1
     return None

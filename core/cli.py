@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+#: The scripts of benchmarks/ that `recall bench NAME` runs.
+BENCHMARKS = ("conversations", "locomo", "retrieval_methods", "memory", "decode_overhead", "recall_placement")
 DEMO_USER = "ada"
 DEMO_OTHER_USER = "bob"
 DEMO_CONVERSATION = [
@@ -97,8 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
     _model_arguments(demo)
 
-    bench = command("bench", _bench, "run a benchmark (locomo)")
-    bench.add_argument("name", choices=["locomo"])
+    bench = command("bench", _bench, "run a benchmark of a source checkout (conversations, locomo, ...)")
+    bench.add_argument("name", choices=BENCHMARKS)
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (see its --help)")
     return parser
 
@@ -161,8 +163,10 @@ def format_recalls(recalls: Sequence[Any]) -> str:
     lines = []
     for recall in recalls:
         if recall.injected:
-            lines.append(f"  [recall @{recall.position}, {recall.length} tokens, score {recall.score:.2f}] "
-                         f"{recall.text!r}  (query: {recall.query!r})")
+            scores = ", ".join(f"{score:.2f}" for _, score in recall.memories) or f"{recall.score:.2f}"
+            lines.append(f"  [recall @{recall.position}, {recall.length} tokens, {len(recall.memories) or 1} memories "
+                         f"(scores {scores})]  (query: {recall.query!r})")
+            lines.extend(f"    {line}" for line in recall.text.splitlines())
         else:
             lines.append(f"  [recall @{recall.position}: nothing injected, {recall.reason}]  (query: {recall.query!r})")
     return "\n".join(lines) if lines else "  [no <recall> in this turn]"

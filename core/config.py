@@ -11,13 +11,19 @@ from .types import QueryMode
 InjectMode = Literal["tokens", "vector"]
 OnMemoryError = Literal["warn", "raise"]
 RecallPolicy = Literal["auto", "explicit"]
-RecallPosition = Literal["assistant_start", "user_end"]
+RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
+NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
 
-#: The wrapper around a memory's text in ``tokens`` injection mode. Measured on
-#: SmolLM2-135M-Instruct with 8 made-up personal facts (the fact's keyword in the answer):
-#: at the start of the assistant turn this template got 7/8; the best of six templates at
-#: the end of the user turn got 5/8 (see BENCHMARKS.md).
-DEFAULT_TEMPLATE = "Memory: {text}\n\n"
+#: The block injected at a ``<recall>`` in ``tokens`` mode: ``{text}`` is the notes, one per line.
+DEFAULT_TEMPLATE = "Notes from past conversations with the user, oldest first:\n{text}\n"
+#: One note: a memory's text with the day it was said (``{date}``) and who said it (``{speaker}``:
+#: the speaker's name when the memory has one, else its role); a memory without them is ``{text}``
+#: alone. Also ``{role}`` (the raw role).
+DEFAULT_NOTE_TEMPLATE = "[{date}] {text}"
+#: The system message put around the notes with ``recall_position="system"`` when the
+#: conversation has none of its own.
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+NOTE_FIELDS = ("text", "date", "speaker", "role")
 _COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
 
 
@@ -29,12 +35,20 @@ class RecallConfig:
         query_mode: ``"text"`` encodes the text before ``<recall>`` with the memory's
             sentence encoder (default, works untrained); ``"hidden"`` compares the
             ``<recall>`` hidden state with LM-space keys written by the memory writer.
-        query_window: ``None`` uses the current turn (the text after the last special
-            token before ``<recall>``); an int uses the last N tokens instead.
-        inject_mode: ``"tokens"`` injects the memory text's token embeddings wrapped in
+        query_window: ``None`` uses the current turn (for a chat prompt, the last user
+            message; else the text after the last special token before ``<recall>``); an int
+            uses the last N tokens instead.
+        inject_mode: ``"tokens"`` injects the notes' token embeddings wrapped in
             ``template`` (default); ``"vector"`` injects one embedding per memory
             (experimental: useful only with a trained projector).
-        template: format string with ``{text}``, used by ``"tokens"`` mode.
+        template: format string with ``{text}`` (the notes, one per line), used by ``"tokens"`` mode.
+        note_template: format string of one note, with ``{text}`` and optionally ``{date}``
+            (the day the memory was said), ``{speaker}`` (who said it) and ``{role}``.
+        memories: most memories injected at one ``<recall>``, as one block. Duplicates (the
+            same text, or memories whose text covers the same turns) are injected once.
+        order: ``"oldest_first"`` lists the chosen notes in the order they were said, so the
+            newest version of a fact that changed comes last, nearest the question;
+            ``"newest_first"`` the other way round; ``"relevance"`` best first.
         top_k: how many candidates to fetch and choose among.
         temperature: temperature of the choice among candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].
@@ -46,16 +60,23 @@ class RecallConfig:
             ``"raise"`` raises.
         recall_policy: for chat prompts, ``"auto"`` puts ``<recall>`` where
             ``recall_position`` says; ``"explicit"`` leaves it to the prompt.
-        recall_position: with ``recall_policy="auto"``: ``"assistant_start"`` (default, right
-            after the assistant header, so the reply begins from the memory) or
-            ``"user_end"`` (at the end of the last user message).
+        recall_position: with ``recall_policy="auto"``: ``"system"`` (at the end of the
+            system message, one made of ``system_prompt`` if there is none), ``"user_start"``
+            (before the last user message's words), ``"user_end"`` (after them), or
+            ``"assistant_start"`` (right after the assistant header). In every position the
+            query is the last user message.
+        system_prompt: the system message made for ``recall_position="system"`` when the
+            conversation has none.
     """
 
     query_mode: QueryMode = "text"
     query_window: int | None = None
     inject_mode: InjectMode = "tokens"
     template: str = DEFAULT_TEMPLATE
-    top_k: int = 4
+    note_template: str = DEFAULT_NOTE_TEMPLATE
+    memories: int = 4
+    order: NoteOrder = "oldest_first"
+    top_k: int = 8
     temperature: float = 0.0
     top_p: float = 1.0
     min_score: float = 0.2
@@ -63,7 +84,8 @@ class RecallConfig:
     max_memory_tokens: int = 256
     on_memory_error: OnMemoryError = "warn"
     recall_policy: RecallPolicy = "auto"
-    recall_position: RecallPosition = "assistant_start"
+    recall_position: RecallPosition = "system"
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
@@ -71,11 +93,15 @@ class RecallConfig:
         one_of("on_memory_error", self.on_memory_error, get_args(OnMemoryError))
         one_of("recall_policy", self.recall_policy, get_args(RecallPolicy))
         one_of("recall_position", self.recall_position, get_args(RecallPosition))
+        one_of("order", self.order, get_args(NoteOrder))
         if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
-        if "{text}" not in self.template:
-            raise ValueError(f"template must contain '{{text}}', got {self.template!r}")
+        _check_template("template", self.template, ("text",))
+        _check_template("note_template", self.note_template, NOTE_FIELDS)
+        if not isinstance(self.system_prompt, str):
+            raise ValueError(f"system_prompt must be a string, got {self.system_prompt!r}")
         int_at_least("top_k", self.top_k, 1)
+        int_at_least("memories", self.memories, 1)
         int_at_least("max_recalls", self.max_recalls, 0)
         int_at_least("max_memory_tokens", self.max_memory_tokens, 1)
         in_range("temperature", self.temperature, RANGES["temperature"])  # same ranges as sampling
@@ -90,6 +116,15 @@ class RecallConfig:
         return asdict(self)
 
 
+def _check_template(name: str, template: object, fields: tuple[str, ...]) -> None:
+    """``template`` is a format string with ``{text}`` and no field outside ``fields``."""
+    if not isinstance(template, str) or "{text}" not in template:
+        raise ValueError(f"{name} must be a string containing '{{text}}', got {template!r}")
+    try:
+        template.format(**{f: "" for f in fields})
+    except (KeyError, IndexError, ValueError) as error:
+        allowed = ", ".join("{" + f + "}" for f in fields)
+        raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
 
 SessionPositions = Literal["shift", "keep"]
 

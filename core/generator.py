@@ -16,14 +16,16 @@ from typing import Any
 import torch
 from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
 
-from .chat import chat_prompt_ids
+from .chat import chat_prompt_ids, last_user_text
 from .config import RecallConfig
 from .kv_cache import cache_length
 from .loop import RecallGenerateOutput, recall_generate
-from .models import MEMORY_PAD_TOKEN, load_model
+from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, load_model
+from .outputs import OutputPlan, plan_output
 from .settings import generation_options, stop_strings
 from .streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
 from .text import finish_text
+from .tools import special_ids
 from .types import Memory, Recall, RecallResult, Usage
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
@@ -95,15 +97,25 @@ class RecallGenerator:
                 return value
         return int(getattr(self.tokenizer, "model_max_length", 2048))
 
-    def encode(self, prompt: Prompt, *, config: RecallConfig | None = None) -> torch.LongTensor:
-        """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template, recall policy)."""
+    @property
+    def vocab_size(self) -> int:
+        """Width of the model's logits (what a constraint masks)."""
+        output = self.model.get_output_embeddings()
+        return int(output.weight.shape[0]) if output is not None else len(self.tokenizer)
+
+    def encode(
+        self, prompt: Prompt, *, config: RecallConfig | None = None, tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> torch.LongTensor:
+        """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template with ``tools``, recall policy)."""
         config = config or self.config
         if isinstance(prompt, str):
             if not prompt.strip():
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
-            ids = chat_prompt_ids(self.tokenizer, prompt, config.recall_policy, config.recall_position)
+            ids = chat_prompt_ids(
+                self.tokenizer, prompt, config.recall_policy, config.recall_position, config.system_prompt, tools=tools
+            )
         else:
             raise ValueError(f"prompt must be a string or a list of chat messages, got {type(prompt).__name__}")
         if not ids:
@@ -126,6 +138,10 @@ class RecallGenerator:
         on_recall: Callable[[Recall], None] | None = None,
         streamer: Any = None,
         stopping_criteria: Sequence[StoppingCriteria] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: Any = None,
+        response_format: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool = False,
         **generation_kwargs: Any,
     ) -> RecallResult:
         """Generate a reply with recall.
@@ -140,6 +156,13 @@ class RecallGenerator:
             on_recall: called with each :class:`Recall` as it happens.
             streamer: a transformers streamer that receives the new tokens.
             stopping_criteria: extra transformers stopping criteria.
+            tools: OpenAI-style tool dicts, rendered by the chat template; the reply's calls
+                are parsed into ``tool_calls`` (see :mod:`recall_core.outputs`).
+            tool_choice: ``"auto"`` (default), ``"none"``, ``"any"`` / ``"required"`` or a tool's
+                name; a forced choice is enforced by constrained decoding.
+            response_format: ``{"type": "json_object"}`` or ``{"type": "json_schema",
+                "json_schema": {"name", "schema"}}``: the reply is constrained to it.
+            parallel_tool_calls: a forced choice may make several calls (default one).
             **generation_kwargs: any ``generate()`` argument (``max_new_tokens``,
                 ``do_sample``, ``temperature``, ``top_p``, ``top_k``, ``min_p``,
                 ``repetition_penalty``, ``stop_strings``...), plus the aliases ``max_tokens``
@@ -151,10 +174,19 @@ class RecallGenerator:
             the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
         config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
+                         parallel_tool_calls=parallel_tool_calls)  # fmt: skip
         return self.generate_ids(
-            self.encode(prompt, config=config), memory=memory, config=config, stop=stop, on_recall=on_recall,
-            streamer=streamer, stopping_criteria=stopping_criteria, **generation_kwargs,
+            self.encode(plan.prompt, config=config, tools=plan.template_tools), plan=plan, memory=memory,
+            config=config, stop=stop, on_recall=on_recall, streamer=streamer, stopping_criteria=stopping_criteria,
+            recall_query=None if isinstance(prompt, str) else last_user_text(prompt), **generation_kwargs,
         )  # fmt: skip
+
+    def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
+        """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``
+        renders its prompt, constrains its decoding and reads its reply (:mod:`recall_core.outputs`)."""
+        return plan_output(self.tokenizer, self.vocab_size, prompt, **outputs)
 
     def generate_ids(
         self,
@@ -162,6 +194,8 @@ class RecallGenerator:
         *,
         past_key_values: Any = None,
         position_ids: torch.LongTensor | None = None,
+        plan: OutputPlan | None = None,
+        recall_query: str | None = None,
         memory: Memory | None = _UNSET,
         config: RecallConfig | None = None,
         stop: str | Sequence[str] | None = None,
@@ -179,13 +213,20 @@ class RecallGenerator:
                 and only their ``<recall>`` markers are recalled at; the cache grows in place.
             position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
                 session that keeps evicted turns' original positions).
+            plan: the call's :meth:`plan` (tools, structured output), if it has one.
+            recall_query: what the prompt's markers search with (a chat's last user message).
             The other arguments are :meth:`generate` 's.
 
         Returns:
             A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
         """
         config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
+        if plan.constraint is not None:
+            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"))
+            kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
@@ -197,16 +238,17 @@ class RecallGenerator:
         output = self.model.generate(
             input_ids,
             custom_generate=recall_generate,
-            memory=self.memory if memory is _UNSET else memory,
+            memory=memory,
             recall_config=config,
             recall_tokenizer=self.tokenizer,
             recall_streamer=streamer,
             recall_callback=on_recall,
+            recall_query=recall_query,
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
         )
-        result = self._result(input_ids, output, stop_strings, kwargs, cached)
+        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached)
         return replace(result, output=output) if keep_output else result
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
@@ -226,6 +268,25 @@ class RecallGenerator:
         return AsyncRecallStream(self, prompt, kwargs)
 
     # ------------------------------------------------------------------ helpers
+    def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None) -> Any:
+        """The plan's logits processor for one call: ``<recall>`` and injected pads are not text;
+        ``<recall>`` stays allowed while there is a memory to search; the end of the budget closes the JSON."""
+        vocab = self.tokenizer.get_vocab()
+        recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+        assert plan.constraint is not None
+        return plan.constraint.logits_processor(
+            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id], pad_ids=[pad_id],
+            max_new_tokens=max_new_tokens, tail=plan.tail,
+        )  # fmt: skip
+
+    def _decode(self, ids: list[int], keep: Sequence[str]) -> str:
+        """Text of ``ids`` without special tokens, except the ``keep`` ones (tool-call markers)."""
+        if not keep:
+            return self.tokenizer.decode(ids, skip_special_tokens=True)
+        vocab = self.tokenizer.get_vocab()
+        dropped = special_ids(self.tokenizer) - {vocab[token] for token in keep if token in vocab}
+        return self.tokenizer.decode([i for i in ids if i not in dropped], skip_special_tokens=False)
+
     def _generation_kwargs(
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None
     ) -> tuple[dict[str, Any], list[str]]:
@@ -251,6 +312,7 @@ class RecallGenerator:
         output: RecallGenerateOutput,
         stop_strings: list[str],
         kwargs: Mapping[str, Any],
+        plan: OutputPlan,
         cached: int = 0,
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
@@ -259,13 +321,20 @@ class RecallGenerator:
         new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
         injected = sum(r.length for r in trace)
         generated = sequences.shape[1] - output.generated_start - sum(r.length for r in trace if not r.in_prompt)
-        raw = self.tokenizer.decode(new_ids, skip_special_tokens=True)
+        raw = self._decode(new_ids, plan.keep_tokens())
         text, hit_stop = finish_text(raw, stop_strings)
+        calls: dict[str, Any] = {}
+        if plan.tool_format is not None:
+            parsed = plan.tool_format.parse(text)
+            text = parsed.content
+            calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
         eos = self.model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
         max_new = kwargs.get("max_new_tokens")
         ended_on_eos = bool(new_ids) and new_ids[-1] in eos_ids
         finish_reason = "length" if (max_new and generated >= max_new and not (hit_stop or ended_on_eos)) else "stop"
+        if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
+            finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
         return RecallResult(
             text=text,
             sequences=sequences,
@@ -274,5 +343,6 @@ class RecallGenerator:
                 prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
             ),
             finish_reason=finish_reason,
+            **calls,
         )
 

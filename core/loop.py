@@ -39,10 +39,10 @@ from transformers.generation.stopping_criteria import MaxLengthCriteria, Stoppin
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from .config import RecallConfig
-from .injection import memory_embeddings
+from .injection import memory_embeddings, notes_text
 from .kv_cache import cache_length
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
-from .selection import NO_MEMORY, choose_candidate
+from .selection import NO_MEMORY, choose_candidates
 from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
 from .types import Memory, Recall, RecallQuery
 
@@ -79,6 +79,7 @@ def recall_generate(
     recall_streamer: Any = None,
     recall_trace: list[Recall] | None = None,
     recall_callback: Callable[[Recall], None] | None = None,
+    recall_query: str | None = None,
     **model_kwargs: Any,
 ) -> torch.LongTensor | RecallGenerateOutput:
     """Decode with recall. Pass to ``model.generate(custom_generate=recall_generate, ...)``.
@@ -95,6 +96,9 @@ def recall_generate(
         recall_trace: a list the loop appends each :class:`Recall` to (the tensor return
             value has nowhere else to put it).
         recall_callback: called with each :class:`Recall` as it happens.
+        recall_query: the text ``<recall>`` markers in the prompt search with (a chat prompt's
+            last user message, whatever the marker's place); ``None``: the text before each
+            marker. A ``<recall>`` the model generates always searches with the text before it.
 
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
@@ -111,6 +115,7 @@ def recall_generate(
         streamer=streamer if streamer is not None else recall_streamer,
         put_prompt=streamer is None and recall_streamer is not None,
         on_recall=recall_callback,
+        prompt_query=recall_query,
     )
     return loop.run(input_ids, model_kwargs, recall_trace)
 
@@ -131,6 +136,7 @@ class _RecallLoop:
         streamer: Any,
         put_prompt: bool,
         on_recall: Callable[[Recall], None] | None,
+        prompt_query: str | None = None,
     ) -> None:
         if model.config.is_encoder_decoder:
             raise ValueError("recall_generate supports decoder-only (causal) language models only")
@@ -148,6 +154,7 @@ class _RecallLoop:
         self.streamer = streamer
         self.put_prompt = put_prompt
         self.on_recall = on_recall
+        self.prompt_query = prompt_query
         self.recall_id, self.pad_id = _recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
         self.attempts = 0
@@ -325,13 +332,13 @@ class _RecallLoop:
         query = RecallQuery(text="")
         candidates: list[Any] = []
         reason: str | None = MAX_RECALLS_REACHED
-        chosen = None
+        chosen: list[Any] = []
         if self.attempts < self.config.max_recalls:
             self.attempts += 1
-            query = self._query(sequence, outputs)
+            query = self._query(sequence, outputs, in_prompt)
             chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
-        if chosen is None:
+        if not chosen:
             cache = model_kwargs.get("past_key_values")
             if in_prompt and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
@@ -344,7 +351,8 @@ class _RecallLoop:
                                 in_prompt=in_prompt))
             return sequence, outputs, model_kwargs
 
-        embeds = memory_embeddings(self.model, self.tokenizer, chosen.text, self.config).to(self.model.dtype)
+        notes = notes_text(self.tokenizer, chosen, self.config)
+        embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
         length = embeds.shape[1]
         model_kwargs = _grow(model_kwargs, length)
         pads = torch.full((1, length), self.pad_id, dtype=sequence.dtype, device=sequence.device)
@@ -355,14 +363,14 @@ class _RecallLoop:
         outputs = self.model(**inputs, return_dict=True)
         model_kwargs = _take_cache(outputs, model_kwargs)
         self._extend_length_budget(length)
-        self._record(Recall(position, float(chosen.score), chosen.id, chosen.text, query.text, length=length,
-                            candidates=considered, in_prompt=in_prompt))
+        self._record(Recall(position, float(chosen[0].score), chosen[0].id, notes, query.text, length=length,
+                            candidates=considered, in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen)))
         return sequence, outputs, model_kwargs
 
-    def _search(self, query: RecallQuery) -> tuple[Any, str | None, list[Any]]:
-        """``(chosen candidate or None, why not, candidates)``; memory errors per the config."""
+    def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
+        """``(chosen candidates, why none, candidates)``; memory errors per the config."""
         if self.memory is None:
-            return None, NO_MEMORY, []
+            return [], NO_MEMORY, []
         try:
             candidates = self.memory.search(query, self.config.top_k)
         except Exception as error:  # any backend failure: the config says whether to go on
@@ -370,13 +378,16 @@ class _RecallLoop:
                 raise
             reason = f"memory error: {type(error).__name__}: {error}"
             warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
-            return None, reason, []
-        chosen, reason = choose_candidate(candidates, self.config)
+            return [], reason, []
+        chosen, reason = choose_candidates(candidates, self.config)
         return chosen, reason, list(candidates)
 
-    def _query(self, sequence: torch.LongTensor, outputs: Any) -> RecallQuery:
-        ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
-        text = self._query_text(ids) if self.tokenizer is not None else ""
+    def _query(self, sequence: torch.LongTensor, outputs: Any, in_prompt: bool) -> RecallQuery:
+        if in_prompt and self.prompt_query is not None and self.config.query_window is None:
+            text = self.prompt_query
+        else:
+            ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
+            text = self._query_text(ids) if self.tokenizer is not None else ""
         if self.config.query_mode == "hidden":
             hidden = getattr(outputs, "hidden_states", None)
             if hidden is None:

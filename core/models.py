@@ -157,7 +157,8 @@ def load_model(
             (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
 
     Returns:
-        ``(model, tokenizer)`` in eval mode, with ``<recall>`` and ``<|memory_pad|>`` added.
+        ``(model, tokenizer)`` in eval mode, with ``<recall>`` and ``<|memory_pad|>`` added. The
+        default model's tokenizer gets a chat template that also renders tools.
 
     Raises:
         ModelLoadError: the model is not on disk and cannot be fetched; the message says what to do.
@@ -174,6 +175,10 @@ def load_model(
         raise
     model.to(torch_device).eval()
     add_recall_tokens(model, tokenizer)
+    if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.templates)
+        from .templates import SMOLLM2_TOOLS_TEMPLATE
+
+        tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
     return model, tokenizer
 
 

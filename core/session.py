@@ -29,12 +29,12 @@ from typing import Any
 
 import torch
 
-from .chat import check_messages, mark_recall, render_chat_text
+from .chat import check_messages, decorate, has_marker, last_user_text, mark_recall, render_chat_text
 from .config import RecallConfig, SessionConfig
 from .generator import RecallGenerator
-from .injection import memory_token_ids
 from .kv_cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from .outputs import OutputPlan
 from .session_evict import Choice, Eviction, choose_eviction
 from .session_text import (
     EXTRA,
@@ -68,6 +68,8 @@ _UNSET: Any = object()
 _RETRIES = 4  # how many parts a boundary check may step back before starting afresh
 #: generate() keyword arguments of a reply that are not generation options.
 _CALL_ARGUMENTS = ("memory", "config", "stop", "on_recall", "streamer", "stopping_criteria")
+#: What the reply must look like: they shape the rendering too (RecallGenerator.plan).
+_OUTPUT_ARGUMENTS = ("tools", "tool_choice", "response_format", "parallel_tool_calls")
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,30 @@ class _Plan:
     reason: str | None = None
     evicted_before: int = 0  # a fresh start: messages that stay evicted
     eviction: Eviction = field(default_factory=Eviction)
+    output: OutputPlan | None = None  # tools / structured output, for the generator
+    query: str | None = None  # what this turn's recall searches with: the last user message
 
     @property
     def ids(self) -> list[int]:
         return [i for u in self.new_units for i in u.ids]
+
+
+@dataclass
+class _View:
+    """A call's conversation as rendered: the messages shown, their text, and where this turn's
+    ``<recall>`` may go (in order of preference)."""
+
+    messages: list[dict[str, Any]]
+    text: str
+    tools: list[dict[str, Any]] | None
+    output: OutputPlan | None
+    markers: list[int]
+    query: str | None
+
+    def marker_after(self, keep_text: int) -> int | None:
+        """The first place for the marker after the cached text (``None``: none is). Not right at
+        its end: the first id prefilled cannot be a marker (the loop needs the logits before it)."""
+        return next((at for at in self.markers if at > keep_text), None)
 
 
 class RecallSession:
@@ -230,7 +252,9 @@ class RecallSession:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The messages in the cache, in order (the last reply as an assistant message)."""
+        """The messages in the cache, in order (the last reply as an assistant message), as the
+        recall policy renders them (with ``recall_position="system"``, the system message ends
+        with a blank line, or is the one the policy adds: :func:`recall_core.chat.decorate`)."""
         with self._lock:
             out = [dict(m.message) for u in self._units for m in u.messages]
             if self._units and self._units[-1].pending:
@@ -279,7 +303,7 @@ class RecallSession:
         (``return_logprobs=True``). Evicts like :meth:`reply`.
         """
         with self._lock:
-            plan = self._plan(*self._read(messages), generate=False, config=self.recall_config)
+            plan = self._plan(*self._read(messages, self.recall_config), generate=False, config=self.recall_config)
             prefix = self._prepare(plan, reserve=0, generate=False)
             ids = plan.ids
             try:
@@ -297,29 +321,31 @@ class RecallSession:
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         config = kwargs.get("config") or self.recall_config
+        outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
-        plan = self._plan(*self._read(messages), generate=True, config=config)
-        prefix = self._prepare(plan, reserve=self._reserve(kwargs, config))
+        plan = self._plan(*self._read(messages, config), generate=True, config=config, outputs=outputs)
+        prefix = self._prepare(plan, reserve=self._reserve(kwargs))
         ids = plan.ids
-        device = self.generator.model.device
         if self._cache is None:
             from transformers import DynamicCache
 
             self._cache = DynamicCache(config=self.generator.model.config)
         try:
             result = self.generator.generate_ids(
-                torch.tensor([prefix + ids], device=device), past_key_values=self._cache,
-                position_ids=self._position_ids(len(prefix), len(ids)), **kwargs,
+                torch.tensor([prefix + ids], device=self.generator.model.device), past_key_values=self._cache,
+                position_ids=self._position_ids(len(prefix), len(ids)), plan=plan.output,
+                recall_query=plan.query, **kwargs,
             )  # fmt: skip
         except BaseException:
             self._rollback(plan, prefix)
             raise
         self._commit(plan, result.sequences[0].tolist())
         self._last_text = result.text
+        self._trim(plan)
         return replace(result, session=self._report(plan, len(prefix)))
 
-    def _reserve(self, kwargs: Mapping[str, Any], config: RecallConfig) -> int:
-        """The most one reply can add to the cache: its new tokens and its memories."""
+    def _reserve(self, kwargs: Mapping[str, Any]) -> int:
+        """What a reply adds to a bounded cache besides its memories: its new tokens."""
         if self.config.max_cache_tokens is None:
             return 0
         given = {k: v for k, v in kwargs.items() if k not in _CALL_ARGUMENTS}
@@ -327,18 +353,30 @@ class RecallSession:
         new = options.get("max_new_tokens") or self.generator.model.generation_config.max_new_tokens
         if not new:
             raise ValueError("a session with max_cache_tokens needs max_new_tokens (to know what a reply may add)")
-        if kwargs.get("memory") is None or config.max_recalls == 0:
-            return int(new)
-        per_recall = 1 if config.inject_mode == "vector" else (
-            config.max_memory_tokens + len(memory_token_ids(self.tokenizer, "", config)) + 2)  # fmt: skip
-        return int(new) + config.max_recalls * per_recall
+        return int(new)
+
+    def _trim(self, plan: _Plan) -> None:
+        """After a reply: memories injected in it may have taken the cache past its bound; old
+        exchanges make room again (the exchange just answered stays)."""
+        limit = self.config.max_cache_tokens
+        if limit is None or self.cache_tokens <= limit:
+            return
+        choice = choose_eviction(self._units, [], self._sinks, self.config.sink_tokens, limit, 0, split=True)
+        if choice is not None:
+            before = plan.eviction
+            self._evict(plan, choice)
+            after = plan.eviction
+            plan.eviction = Eviction(before.tokens + after.tokens, before.messages + after.messages,
+                                     before.new_messages, before.written + after.written,
+                                     after.error or before.error)  # fmt: skip
 
     # ------------------------------------------------------------------ reading a call
-    def _read(self, messages: Input) -> tuple[list[bytes], list[dict[str, Any]], int]:
+    def _read(self, messages: Input, config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:
         """``(digests of the call's whole conversation, its messages from index start, start)``.
 
         A list is the whole conversation; one message or a string is what follows the
-        session's own conversation (its last reply confirmed as it was returned).
+        session's own conversation (its last reply confirmed as it was returned). The
+        conversation is taken as the recall policy renders it (:func:`decorate`).
         """
         if isinstance(messages, str):
             messages = {"role": "user", "content": messages}
@@ -347,88 +385,103 @@ class RecallSession:
             check_messages(tail)
             if self._units and self._units[-1].pending:
                 tail.insert(0, {"role": "assistant", "content": self._last_text})
+            if not self._digests:
+                tail = decorate(tail, config)
             return self._digests + [digest(m) for m in tail], tail, len(self._digests)
         if not isinstance(messages, Sequence):
             raise ValueError(f"messages must be a list of messages, one message or a string, got {type(messages).__name__}")
         full = [dict(m) if isinstance(m, Mapping) else m for m in messages]
         check_messages(full)
+        full = decorate(full, config)
         return [digest(m) for m in full], full, 0
 
     # ------------------------------------------------------------------ planning
     def _plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
-              config: RecallConfig) -> _Plan:  # fmt: skip
+              config: RecallConfig, outputs: Mapping[str, Any] | None = None) -> _Plan:  # fmt: skip
         """Work out what to keep and what to prefill; changes nothing."""
         known = common_prefix(digests, self._digests)
         reason = None
         if known < len(self._digests):
             reason = f"the messages differ from the session's conversation from message {known} on"
             if known < self._frozen_messages():
-                return self._fresh_plan(digests, tail, start, generate, config, reason)
+                return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
         units = [u for u in self._units if (u.index + len(u.messages) <= known and not u.pending)
                  or (u.pending and known == len(self._digests))]  # fmt: skip
         cached: Conversation = [(u.index + i, m.message) for u in units for i, m in enumerate(u.messages)]
         first_new = cached[-1][0] + 1 if cached else (units[0].index if units else 0)
         if first_new < start:  # a call of new messages only, on a cache that lost older ones: start afresh
-            return self._fresh_plan(digests, tail, start, generate, config, reason)
+            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
         conversation = cached + [(i, tail[i - start]) for i in range(first_new, len(digests))]
-        text = render_chat_text(self.tokenizer, [m for _, m in conversation], add_generation_prompt=generate)
-        marker = self._marker(conversation, text, generate, config)
-        kept, keep_text = matching_units(units, text)
-        found = self._suffix_tokens(kept, keep_text, text, marker)
+        view = self._render(conversation, generate, config, outputs)
+        kept, keep_text = matching_units(units, view.text)
+        found = self._suffix_tokens(kept, keep_text, view)
         if found is None or not self._keeps_sinks(found[0]):
             reason = reason or "the chat template renders the cached conversation differently"
-            return self._fresh_plan(digests, tail, start, generate, config, reason)
+            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
         kept, tokens, keep_text = found
         if reason is None and keep_text < len("".join(u.text for u in units if not u.pending)):
             reason = "the chat template renders the earlier messages differently: they are prefilled again"
         held = sum(len(u.messages) for u in kept)
-        new_units = self._split(conversation, held, tokens, keep_text, text, generate)
+        new_units = self._split(conversation, view, held, tokens, keep_text, generate)
         keep = sum(u.length for u in kept)
-        return _Plan(kept, keep, new_units, digests, keep == 0 and self._turn > 0, reason)
+        return _Plan(kept, keep, new_units, digests, keep == 0 and self._turn > 0, reason,
+                     output=view.output, query=view.query)  # fmt: skip
 
     def _fresh_plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
-                    config: RecallConfig, reason: str | None) -> _Plan:  # fmt: skip
+                    config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None) -> _Plan:  # fmt: skip
         """Start the cache afresh from the messages at hand (a whole conversation, or what the session holds)."""
         if start == 0:
             conversation: Conversation = list(enumerate(tail))
         else:  # new messages only: the ones still cached, then the new ones
             held = [(u.index + i, m.message) for u in self._units for i, m in enumerate(u.messages)]
             conversation = held + [(start + i, m) for i, m in enumerate(tail)]
-        text = render_chat_text(self.tokenizer, [m for _, m in conversation], add_generation_prompt=generate)
-        tokens = self._tokens(text, 0, self._marker(conversation, text, generate, config))
-        new_units = self._split(conversation, 0, tokens, 0, text, generate)
+        view = self._render(conversation, generate, config, outputs)
+        tokens = self._tokens(view.text, 0, view.marker_after(-1))
+        new_units = self._split(conversation, view, 0, tokens, 0, generate)
         evicted = 0 if start == 0 else self._evicted
-        return _Plan([], 0, new_units, digests, True, reason or "started afresh", evicted)
+        return _Plan([], 0, new_units, digests, True, reason or "started afresh", evicted,
+                     output=view.output, query=view.query)  # fmt: skip
 
-    def _marker(self, conversation: Conversation, text: str, generate: bool, config: RecallConfig) -> int | None:
-        """Where the recall policy puts this turn's ``<recall>`` in ``text`` (as ``chat_prompt_ids`` does)."""
-        if not generate or config.recall_policy != "auto":
-            return None
+    def _render(self, conversation: Conversation, generate: bool, config: RecallConfig,
+                outputs: Mapping[str, Any] | None) -> _View:  # fmt: skip
+        """The conversation as this call renders it: tools (:meth:`RecallGenerator.plan`), the
+        chat template, and where the recall policy puts this turn's ``<recall>``."""
         messages = [m for _, m in conversation]
-        if config.recall_position == "user_end":
-            marked = render_chat_text(self.tokenizer, mark_recall(messages, "auto"), add_generation_prompt=True)
-            return marker_offset(text, marked, RECALL_TOKEN)
-        if any(RECALL_TOKEN in str(m.get("content", "")) for m in messages):
-            return None
-        return len(text)
+        output = self.generator.plan(messages, **(outputs or {})) if generate else None
+        shown = list(output.prompt) if output is not None else messages
+        tools = output.template_tools if output is not None else None
+        text = render_chat_text(self.tokenizer, shown, add_generation_prompt=generate, tools=tools)
+        markers: list[int] = []
+        if generate and config.recall_policy == "auto" and not has_marker(shown):
+            # Where the config puts it; when that is cached already (the system message after
+            # the first turn), at the start of the new user message instead.
+            for position in dict.fromkeys([config.recall_position, "user_start"]):
+                if position == "assistant_start":
+                    markers.append(len(text))
+                    continue
+                marked = mark_recall(shown, "auto", position, config.system_prompt)
+                rendered = render_chat_text(self.tokenizer, marked, add_generation_prompt=True, tools=tools)
+                at = marker_offset(text, rendered, RECALL_TOKEN)
+                if at is not None:
+                    markers.append(at)
+        return _View(shown, text, tools, output, markers, last_user_text(messages))
 
-    def _suffix_tokens(self, units: list[Unit], keep_text: int, text: str,
-                       marker: int | None) -> tuple[list[Unit], Tokens, int] | None:  # fmt: skip
-        """The ids of ``text[keep_text:]``, checked to join the kept ones as one tokenization would.
+    def _suffix_tokens(self, units: list[Unit], keep_text: int, view: _View) -> tuple[list[Unit], Tokens, int] | None:
+        """The ids of the text after ``keep_text``, checked to join the kept ones as one tokenization would.
 
         The last kept text part is tokenized again together with the new text; when the ids
         come out different (a reply the model tokenized its own way, a boundary inside a
-        word), that part is dropped too and the check steps one part further back. The first
-        new id may not be a ``<recall>`` (the loop needs the logits of the id before it).
+        word), that part is dropped too and the check steps one part further back.
         """
+        text = view.text
         units = [replace(u, parts=list(u.parts)) for u in units]
         for _ in range(_RETRIES):
-            mark = marker if marker is not None and marker >= keep_text else None
+            mark = view.marker_after(keep_text)
             alone = self._tokens(text, keep_text, mark)
             overlap = last_text_part(units)
             if overlap is None:
                 return (units, alone, keep_text) if alone.ids else None
-            if alone.ids and alone.ids[0] != self.recall_id:
+            if alone.ids:
                 joint = self._tokens(text, keep_text - len(overlap.text), mark)
                 if self._plain(joint.ids) == self._plain(overlap.ids) + self._plain(alone.ids):
                     return units, alone, keep_text
@@ -442,12 +495,16 @@ class RecallSession:
         before = tokenize_text(self.tokenizer, text[start:marker], start)
         return before + Tokens([self.recall_id], [marker]) + tokenize_text(self.tokenizer, text[marker:], marker)
 
-    def _split(self, conversation: Conversation, held: int, tokens: Tokens, keep_text: int, text: str,
+    def _split(self, conversation: Conversation, view: _View, held: int, tokens: Tokens, keep_text: int,
                generate: bool) -> list[Unit]:  # fmt: skip
         """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header."""
+        text = view.text
         spans: list[tuple[int, int, int]] = []  # (first and last conversation position, end of their text)
         first = held
-        for last, end in message_ends(self.tokenizer, [m for _, m in conversation], held, text, generate):
+        ends = message_ends(self.tokenizer, view.messages, held, text, generate, view.tools)
+        if len(view.messages) != len(conversation):  # the tools' plan rewrote the messages: one unit for the new ones
+            ends = [(len(conversation) - 1, ends[-1][1])] if ends else []
+        for last, end in ends:
             spans.append((first, last, end))
             first = last + 1
         if generate:

@@ -222,8 +222,8 @@ def drop_last_text_part(units: list[Unit]) -> tuple[list[Unit], int]:
     return units, sum(len(u.text) for u in units)
 
 
-def message_ends(tokenizer: Any, messages: Sequence[Mapping[str, Any]], held: int, text: str,
-                 generate: bool) -> list[tuple[int, int]]:  # fmt: skip
+def message_ends(tokenizer: Any, messages: Sequence[Mapping[str, Any]], held: int, text: str, generate: bool,
+                 tools: Sequence[Mapping[str, Any]] | None = None) -> list[tuple[int, int]]:  # fmt: skip
     """``(position, where its unit ends in text)`` for each message from ``held`` on.
 
     A message's unit runs from the end of the previous message's words to the end of its
@@ -236,7 +236,7 @@ def message_ends(tokenizer: Any, messages: Sequence[Mapping[str, Any]], held: in
         return []
     marks = [f"\u2063{i}\u2063" for i in range(len(messages))]
     marked = [{**m, "content": str(m.get("content", "")) + mark} for m, mark in zip(messages, marks, strict=True)]
-    rendered = render_chat_text(tokenizer, marked, add_generation_prompt=generate)
+    rendered = render_chat_text(tokenizer, marked, add_generation_prompt=generate, tools=tools)
     ends, pieces, cursor, length = [], [], 0, 0
     for mark in marks:
         at = rendered.find(mark, cursor)

@@ -32,8 +32,20 @@ class TokenTextStreamer(TextIteratorStreamer):
 
     transformers' streamers wait for a space before showing a word; callbacks that expect
     every token (LangChain's ``on_llm_new_token``) get each token's text here. Text is held
-    back only while it ends in an incomplete multi-byte character.
+    back only while it ends in an incomplete multi-byte character. ``keep_ids`` are special
+    tokens shown anyway (a tool-call marker such as Mistral's ``[TOOL_CALLS]``).
     """
+
+    def __init__(self, tokenizer: Any, skip_prompt: bool = False, keep_ids: frozenset[int] = frozenset(), **decode_kwargs: Any) -> None:
+        super().__init__(tokenizer, skip_prompt=skip_prompt, **decode_kwargs)
+        self.keep_ids = keep_ids
+        if keep_ids and self.decode_kwargs.get("skip_special_tokens"):
+            self.decode_kwargs["skip_special_tokens"] = False  # the others are dropped in put()
+            from .tools import special_ids
+
+            self.dropped = special_ids(tokenizer) - keep_ids
+        else:
+            self.dropped = frozenset()
 
     def put(self, value: torch.Tensor) -> None:
         if value.dim() > 1:
@@ -41,7 +53,7 @@ class TokenTextStreamer(TextIteratorStreamer):
         if self.skip_prompt and self.next_tokens_are_prompt:
             self.next_tokens_are_prompt = False
             return
-        self.token_cache.extend(value.tolist())
+        self.token_cache.extend(i for i in value.tolist() if i not in self.dropped)
         text = self.tokenizer.decode(self.token_cache, **self.decode_kwargs)
         if text.endswith("\ufffd") or len(text) <= self.print_len:
             return
@@ -73,6 +85,7 @@ class _Stream:
         self._cancel = threading.Event()
         self._generator, self._prompt = generator, prompt
         self._run = run or generator.generate
+        self._keep_ids = _marker_ids(generator, kwargs)
         self._kwargs = {**kwargs, "stopping_criteria": [*kwargs.get("stopping_criteria", []), _Cancelled(self._cancel)]}
         self._thread: threading.Thread | None = None
 
@@ -114,7 +127,9 @@ class RecallStream(_Stream):
     """
 
     def __iter__(self) -> Iterator[str]:
-        streamer = TokenTextStreamer(self._generator.tokenizer, skip_prompt=True, skip_special_tokens=True)
+        streamer = TokenTextStreamer(
+            self._generator.tokenizer, skip_prompt=True, keep_ids=self._keep_ids, skip_special_tokens=True
+        )
         self._start(streamer)
         try:
             for piece in streamer:  # ends at the streamer's stop signal
@@ -163,7 +178,8 @@ class AsyncRecallStream(_Stream):
             except RuntimeError:  # the loop was closed while generating: nobody is listening
                 pass
 
-        self._start(_HandOverStreamer(hand_over, self._generator.tokenizer, skip_prompt=True, skip_special_tokens=True))
+        self._start(_HandOverStreamer(hand_over, self._generator.tokenizer, skip_prompt=True,
+                                      keep_ids=self._keep_ids, skip_special_tokens=True))  # fmt: skip
         try:
             while (piece := await queue.get()) is not self._DONE:
                 shown = self._finisher.feed(piece)
@@ -189,6 +205,16 @@ class _HandOverStreamer(TokenTextStreamer):
     def on_finalized_text(self, text: str, stream_end: bool = False) -> None:
         if text:
             self.hand_over(text)
+
+
+def _marker_ids(generator: RecallGenerator, kwargs: dict[str, Any]) -> frozenset[int]:
+    """With tools, the ids of the tool-call markers of the template's family (kept in the text)."""
+    if not kwargs.get("tools"):
+        return frozenset()
+    from .tools import tool_format
+
+    vocab = generator.tokenizer.get_vocab()
+    return frozenset(vocab[token] for token in tool_format(generator.tokenizer).marker_tokens() if token in vocab)
 
 
 class _Cancelled(StoppingCriteria):

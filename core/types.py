@@ -64,9 +64,9 @@ class Recall:
     Attributes:
         position: index in the returned ``sequences`` where the injected span starts
             (the token right after ``<recall>``).
-        score: similarity of the chosen memory, ``None`` when nothing was injected.
-        memory_id: id of the injected memory, ``None`` when nothing was injected.
-        text: the injected memory text ("" when nothing was injected).
+        score: similarity of the first injected memory, ``None`` when nothing was injected.
+        memory_id: id of the first injected memory, ``None`` when nothing was injected.
+        text: the injected notes, one memory per line ("" when nothing was injected).
         query: the query text used for the search.
         length: number of embeddings injected (``<|memory_pad|>`` ids in ``sequences``).
         reason: why nothing was injected ("no memory", "below min_score",
@@ -75,6 +75,7 @@ class Recall:
         in_prompt: the ``<recall>`` was in the prompt (not generated). When nothing was
             injected there, the marker was dropped: ``position`` is where it stood and the
             prompt ran as if it were absent.
+        memories: ``(memory_id, score)`` of every injected memory, in the order of the notes.
     """
 
     position: int
@@ -86,6 +87,7 @@ class Recall:
     reason: str | None = None
     candidates: tuple[tuple[str, float], ...] = ()
     in_prompt: bool = False
+    memories: tuple[tuple[str, float], ...] = ()
 
     @property
     def injected(self) -> bool:
@@ -164,6 +166,10 @@ class RecallResult:
         output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
             (scores, logits, attentions, hidden states, cache, recalls).
         session: from a :class:`~recall_core.RecallSession`, what it did with its cache.
+        tool_calls: with ``tools=``, the calls the reply makes (:class:`recall_core.tools.ToolCall`);
+            ``text`` is then the reply without them.
+        invalid_tool_calls: calls the model started but wrote wrong
+            (:class:`recall_core.tools.InvalidToolCall`: raw text and why).
     """
 
     text: str
@@ -173,3 +179,5 @@ class RecallResult:
     finish_reason: str = "stop"
     output: Any = None
     session: SessionReport | None = None
+    tool_calls: tuple[Any, ...] = ()
+    invalid_tool_calls: tuple[Any, ...] = ()

@@ -1,7 +1,10 @@
 """LangChain adapters for recall: long-term memory recalled inside generation.
 
 * :class:`RecallLLM` — a ``BaseLLM`` (text completion).
-* :class:`ChatRecall` — a ``BaseChatModel`` (chat template, writes exchanges to memory).
+* :class:`ChatRecall` — a ``BaseChatModel`` (chat template, writes exchanges to memory; tools,
+  structured output).
+* :class:`RecallStore` — LangGraph's long-term memory (``BaseStore``) over a ``MemoryStore``:
+  what an agent stores there is what ``<recall>`` injects (needs ``langgraph``).
 
 Both run a local Hugging Face causal LM through :class:`recall_core.RecallGenerator`; give
 them a model name or path (``None``: the embedded offline default), a ``generator=``, or
@@ -21,4 +24,12 @@ except ImportError as error:
 from .chat_models import ChatRecall
 from .llms import RecallLLM
 
-__all__ = ["ChatRecall", "RecallLLM"]
+__all__ = ["ChatRecall", "RecallLLM", "RecallStore"]
+
+
+def __getattr__(name: str):
+    if name == "RecallStore":  # LangGraph is imported only by those who use its store
+        from .stores import RecallStore
+
+        return RecallStore
+    raise AttributeError(f"module 'langchain_recall' has no attribute {name!r}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -22,9 +22,11 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import BaseTool
 from recall_core import RecallResult
 from recall_core.adapters import PreparedCall, write_turns
+from recall_core.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
     MODEL_CONFIG,
@@ -37,6 +39,14 @@ from ._common import (
     streamed_result,
     token_usage,
 )
+from ._tools import (
+    StructuredOutputMethod,
+    assistant_tool_calls,
+    message_tool_calls,
+    openai_tools,
+    structured_output,
+    tool_call_chunks,
+)
 
 _ROLES: dict[type[BaseMessage], str] = {
     HumanMessage: "user",
@@ -47,13 +57,14 @@ _ROLES: dict[type[BaseMessage], str] = {
 }
 
 
-def to_chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
+def to_chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     """LangChain messages as ``{"role", "content"}`` dicts for the tokenizer's chat template.
 
-    Content must be text (a string, or text blocks); ``name`` fields are left out (chat
-    templates have no place for them). Raises ``ValueError`` naming the message otherwise.
+    Content must be text (a string, or text blocks); an ``AIMessage``'s ``tool_calls`` and a
+    ``ToolMessage``'s ``tool_call_id`` / ``name`` go along in the keys chat templates read
+    (other ``name`` fields are left out). Raises ``ValueError`` naming the message otherwise.
     """
-    out = []
+    out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if isinstance(message, ChatMessage):
             role = message.role
@@ -63,7 +74,14 @@ def to_chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
             raise ValueError(
                 f"message {index} is a {type(message).__name__}, which ChatRecall cannot put in a chat template"
             )
-        out.append({"role": role, "content": _text_content(index, message)})
+        item: dict[str, Any] = {"role": role, "content": _text_content(index, message)}
+        if isinstance(message, AIMessage) and message.tool_calls:
+            item["tool_calls"] = assistant_tool_calls(message)
+        elif isinstance(message, ToolMessage):
+            item["tool_call_id"] = message.tool_call_id
+            if message.name:
+                item["name"] = message.name
+        out.append(item)
     return out
 
 
@@ -79,6 +97,8 @@ def _text_content(index: int, message: BaseMessage) -> str:
             parts.append(str(block.get("text", "")))
         elif isinstance(block, dict) and block.get("type") in ("reasoning", "thinking"):
             continue  # a model's own reasoning in the history is not part of the conversation
+        elif isinstance(block, dict) and block.get("type") in ("tool_use", "tool_call") and isinstance(message, AIMessage):
+            continue  # the call itself travels in tool_calls
         else:
             kind = block.get("type") if isinstance(block, dict) else type(block).__name__
             raise ValueError(
@@ -204,8 +224,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
     def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:
         metadata = {**result_metadata(result, self.resolved_model_name), **written}
         message = AIMessage(
-            content=result.text, usage_metadata=usage_metadata(result), response_metadata=metadata
-        )
+            content=result.text, usage_metadata=usage_metadata(result), response_metadata=metadata,
+            **message_tool_calls(result),
+        )  # fmt: skip
         generation = ChatGeneration(message=message, generation_info={"finish_reason": result.finish_reason})
         return ChatResult(
             generations=[generation],
@@ -215,6 +236,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
     def _last_chunk(self, result: RecallResult, written: dict[str, Any]) -> ChatGenerationChunk:
         message = AIMessageChunk(
             content="",
+            tool_call_chunks=tool_call_chunks(result),
             usage_metadata=usage_metadata(result),
             response_metadata={**result_metadata(result, self.resolved_model_name), **written},
             chunk_position="last",
@@ -253,6 +275,68 @@ class ChatRecall(RecallSettings, BaseChatModel):
         self._mark_written(call, [role for role, _ in exchange])
         return {"memory_written": ids}
 
+    def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
+        """The engine's stream of this call; with tools, the call markup is held back from the text."""
+        start: Callable[..., Any] = self._chat_astream if run_async else self._chat_stream
+        splitter = ToolCallSplitter(tool_format(self.engine.tokenizer)) if call.kwargs.get("tools") else None
+        return ContentStream(start(call, chat), splitter)
+
+    # ------------------------------------------------------------------ tools and structured output
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | bool | dict[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, AIMessage]:
+        """Bind tools: they go through the chat template, and the reply's calls come back in ``tool_calls``.
+
+        Args:
+            tools: LangChain tools, functions, Pydantic models, TypedDicts or OpenAI tool dicts.
+            tool_choice: ``"auto"`` / ``None`` (the model decides), ``"none"``, ``"any"`` /
+                ``"required"`` / ``True`` (some call), or a tool's name. A forced choice is
+                enforced by constrained decoding: even a small model writes a valid call.
+            parallel_tool_calls: under a forced choice, let the reply make several calls (default one).
+            strict: accepted for compatibility: arguments always follow the tool's schema
+                when a call is forced (objects take only their declared properties).
+
+        Raises:
+            ValueError: a tool whose schema the grammar engine cannot compile (naming it), a
+                ``tool_choice`` naming a tool that is not bound. A model whose chat template
+                has no tool support raises at the call unless ``tool_choice`` forces a call.
+        """
+        formatted, choice = openai_tools(tools, tool_choice)
+        if parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = parallel_tool_calls
+        return super().bind(tools=formatted, tool_choice=choice, **kwargs)
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        method: StructuredOutputMethod = "json_schema",
+        include_raw: bool = False,
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, dict[str, Any] | Any]:
+        """A runnable whose output follows ``schema`` (Pydantic class, TypedDict or JSON schema).
+
+        Args:
+            method: ``"json_schema"`` (the reply is constrained to the schema's JSON),
+                ``"function_calling"`` (a forced call to a tool with the schema as
+                arguments) or ``"json_mode"`` (any JSON object; describe the keys in the prompt).
+            include_raw: return ``{"raw", "parsed", "parsing_error"}`` instead of raising.
+            strict: accepted for compatibility (the schema is always enforced).
+
+        A Pydantic schema gives instances, others give dicts. A reply that cannot be parsed
+        (the token budget ran out mid-JSON) raises ``OutputParserException``.
+        """
+        if kwargs:
+            raise ValueError(f"with_structured_output got unsupported arguments {sorted(kwargs)}")
+        return structured_output(self, schema, method, include_raw)
+
     # ------------------------------------------------------------------ sync
     def _generate(
         self,
@@ -264,7 +348,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = streamed_result(self._chat_stream(call, chat), _text_chunk, run_manager)
+            result = streamed_result(self._stream_of(chat, call), _text_chunk, run_manager)  # type: ignore[arg-type]
         else:
             result = self._chat(call, chat)
         return self._chat_result(result, self._remember(call, chat, result))
@@ -278,8 +362,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
-        stream = self._chat_stream(call, chat)
-        yield from stream_chunks(stream, _text_chunk, run_manager)
+        stream = self._stream_of(chat, call)
+        yield from stream_chunks(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
         assert stream.result is not None
         yield self._last_chunk(stream.result, self._remember(call, chat, stream.result))
 
@@ -294,7 +378,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = await astreamed_result(self._chat_astream(call, chat), _text_chunk, run_manager)
+            stream = self._stream_of(chat, call, run_async=True)
+            result = await astreamed_result(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
         else:
             result = await asyncio.to_thread(self._chat, call, chat)
         written = await asyncio.to_thread(self._remember, call, chat, result)
@@ -309,8 +394,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
-        stream = self._chat_astream(call, chat)
-        async for chunk in astream_chunks(stream, _text_chunk, run_manager):
+        stream = self._stream_of(chat, call, run_async=True)
+        async for chunk in astream_chunks(stream, _text_chunk, run_manager):  # type: ignore[arg-type]
             yield chunk
         assert stream.result is not None
         written = await asyncio.to_thread(self._remember, call, chat, stream.result)

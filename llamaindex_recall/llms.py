@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from llama_index.core.base.llms.generic_utils import messages_to_prompt as generic_messages_to_prompt
 from llama_index.core.base.llms.types import (
@@ -19,11 +20,12 @@ from llama_index.core.base.llms.types import (
     LLMMetadata,
     MessageRole,
     TextBlock,
+    ToolCallBlock,
 )
 from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
-from llama_index.core.llms.custom import CustomLLM
-from llama_index.core.llms.llm import default_completion_to_prompt
+from llama_index.core.llms.function_calling import FunctionCallingLLM
+from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
 from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
 from recall_core.adapters import (
     CALL_ARGUMENTS,
@@ -34,6 +36,11 @@ from recall_core.adapters import (
     recall_dicts,
     usage_dict,
 )
+from recall_core.outputs import check_tool_schemas
+from recall_core.tools import ContentStream, ToolCallSplitter, check_tools, chosen_tools, tool_format
+
+if TYPE_CHECKING:
+    from llama_index.core.tools.types import BaseTool
 
 #: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
 USER_ID_KEY = "recall_user_id"
@@ -57,14 +64,22 @@ def role_name(message: ChatMessage) -> str:
     return message.role.value if isinstance(message.role, MessageRole) else str(message.role)
 
 
-def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    """LlamaIndex messages as ``{"role", "content"}`` dicts; text only, else ``ValueError`` naming the message."""
-    out = []
+def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+    """LlamaIndex messages as ``{"role", "content"}`` dicts; text only, else ``ValueError`` naming the message.
+
+    An assistant message's tool calls (``ToolCallBlock`` s, or OpenAI-style
+    ``additional_kwargs["tool_calls"]``) and a tool message's ``tool_call_id`` go along in
+    the keys chat templates read.
+    """
+    out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         parts = []
+        calls = []
         for block in message.blocks:
             if isinstance(block, TextBlock):
                 parts.append(block.text)
+            elif isinstance(block, ToolCallBlock):
+                calls.append(_template_call(block.tool_call_id, block.tool_name, block.tool_kwargs))
             elif getattr(block, "block_type", None) == "thinking":
                 continue
             else:
@@ -72,8 +87,39 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
                     f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "
                     "block: RecallLLM takes text only (the local model has no image, audio or file input)"
                 )
-        out.append({"role": role_name(message), "content": "".join(parts)})
+        item: dict[str, Any] = {"role": role_name(message), "content": "".join(parts)}
+        for call in message.additional_kwargs.get("tool_calls") or []:  # OpenAI-style, from other LLMs
+            function = call.get("function", {}) if isinstance(call, dict) else {}
+            if function.get("name"):
+                calls.append(_template_call(call.get("id"), function["name"], function.get("arguments", {})))
+        if calls:
+            item["tool_calls"] = calls
+        if item["role"] == "tool" and message.additional_kwargs.get("tool_call_id"):
+            item["tool_call_id"] = message.additional_kwargs["tool_call_id"]
+        out.append(item)
     return out
+
+
+def _template_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            pass
+    return {"type": "function", "id": call_id, "function": {"name": name, "arguments": arguments}}
+
+
+def _assistant_message(text: str, result: RecallResult | None) -> ChatMessage:
+    """The reply: its text, its calls as ``ToolCallBlock`` s, malformed calls in ``additional_kwargs``."""
+    blocks: list[Any] = [TextBlock(text=text)] if text or result is None or not result.tool_calls else []
+    extra: dict[str, Any] = {}
+    if result is not None:
+        blocks += [ToolCallBlock(tool_call_id=c.id, tool_name=c.name, tool_kwargs=c.arguments) for c in result.tool_calls]
+        if result.invalid_tool_calls:
+            extra["invalid_tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments, "error": c.error} for c in result.invalid_tool_calls
+            ]
+    return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=extra)
 
 
 _Response = TypeVar("_Response")
@@ -101,7 +147,7 @@ async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -
     yield chunk(text, "", stream.result)
 
 
-class RecallLLM(RecallAdapterBase, CustomLLM):
+class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     ``complete`` and ``stream_complete`` format the prompt the same way: unless
@@ -113,6 +159,11 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
     message holding only ``<recall>`` (what :class:`~llamaindex_recall.RecallMemoryBlock`
     adds) asks for the same for this call, and is removed. (``recall=``, at init or per call,
     is short for ``recall_config``'s ``recall_policy`` and is folded into it.)
+
+    It is a ``FunctionCallingLLM``: ``chat_with_tools`` renders the tools through the chat
+    template, ``tool_required=True`` / ``tool_choice=<name>`` force a call by constrained
+    decoding, and ``get_tool_calls_from_response`` reads the reply's ``ToolCallBlock`` s, so
+    ``FunctionAgent``, ``AgentWorkflow`` and ``structured_predict`` run on it.
 
     Example::
 
@@ -168,7 +219,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
             context_window=self.context_window or self.engine.context_window,
             num_output=self.max_new_tokens,
             is_chat_model=True,
-            is_function_calling_model=False,
+            is_function_calling_model=True,
             model_name=model_display_name(self.model_name, self.generator),
         )
 
@@ -234,7 +285,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
         )
 
     def _chat_response(self, result: RecallResult) -> ChatResponse:
-        message = ChatMessage(role=MessageRole.ASSISTANT, content=result.text)
+        message = _assistant_message(result.text, result)
         return ChatResponse(message=message, raw=self._raw(result), additional_kwargs=usage_dict(result))
 
     def _completion_chunk(self, text: str, delta: str, result: RecallResult | None) -> CompletionResponse:
@@ -245,7 +296,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
         )
 
     def _chat_chunk(self, text: str, delta: str, result: RecallResult | None) -> ChatResponse:
-        message = ChatMessage(role=MessageRole.ASSISTANT, content=text)
+        message = _assistant_message(text, result)
         if result is None:
             return ChatResponse(message=message, delta=delta)
         return ChatResponse(
@@ -299,7 +350,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         call = self._chat_call(messages, kwargs)
-        return _chunks(self._stream(call), self._chat_chunk)
+        return _chunks(self._content_stream(self._stream(call), call), self._chat_chunk)
 
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
@@ -309,4 +360,64 @@ class RecallLLM(RecallAdapterBase, CustomLLM):
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
-        return _achunks(self._astream(call), self._chat_chunk)
+        stream = self._content_stream(self._astream(call), call)
+        return _achunks(stream, self._chat_chunk)  # type: ignore[arg-type]
+
+    def _content_stream(self, stream: Any, call: _Call) -> Any:
+        """With tools, the call markup is held back from the streamed text (the calls come at the end)."""
+        if not call.kwargs.get("tools"):
+            return stream
+        return ContentStream(stream, ToolCallSplitter(tool_format(self.engine.tokenizer)))
+
+    # ------------------------------------------------------------------ function calling
+    def _prepare_chat_with_tools(
+        self,
+        tools: Sequence[BaseTool],
+        user_msg: str | ChatMessage | None = None,
+        chat_history: list[ChatMessage] | None = None,
+        verbose: bool = False,
+        allow_parallel_tool_calls: bool = False,
+        tool_required: bool = False,
+        tool_choice: str | dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The ``chat`` arguments for a turn with ``tools``.
+
+        ``tool_choice`` (a tool's name, ``"auto"``, ``"none"``, ``"any"`` / ``"required"``) wins
+        over ``tool_required`` (``"any"``). A forced choice is enforced by constrained
+        decoding. Raises ``ValueError`` for a schema the grammar engine cannot compile
+        (naming the tool) and for a ``tool_choice`` naming a tool that is not given.
+        """
+        messages = list(chat_history or [])
+        if user_msg is not None:
+            messages.append(ChatMessage(role=MessageRole.USER, content=user_msg) if isinstance(user_msg, str) else user_msg)
+        choice = tool_choice if tool_choice is not None else ("any" if tool_required else "auto")
+        specs = check_tools([tool.metadata.to_openai_tool(skip_length_check=True) for tool in tools])
+        if not specs:
+            return {"messages": messages, **kwargs}
+        check_tool_schemas(specs)
+        chosen_tools(specs, choice)  # an unknown name raises here
+        return {
+            "messages": messages, "tools": specs, "tool_choice": choice,
+            "parallel_tool_calls": allow_parallel_tool_calls, **kwargs,
+        }  # fmt: skip
+
+    def get_tool_calls_from_response(
+        self, response: ChatResponse, error_on_no_tool_call: bool = True, **kwargs: Any
+    ) -> list[ToolSelection]:
+        """The reply's calls as ``ToolSelection`` s (from its ``ToolCallBlock`` s).
+
+        With ``error_on_no_tool_call``, a reply without a valid call raises ``ValueError``
+        (naming the malformed calls, if the model wrote any).
+        """
+        selections = [
+            ToolSelection(tool_id=block.tool_call_id or "", tool_name=block.tool_name,
+                          tool_kwargs=block.tool_kwargs if isinstance(block.tool_kwargs, dict) else {})
+            for block in response.message.blocks
+            if isinstance(block, ToolCallBlock)
+        ]  # fmt: skip
+        if not selections and error_on_no_tool_call:
+            invalid = response.message.additional_kwargs.get("invalid_tool_calls") or []
+            detail = "; ".join(f"{c['name']}: {c['error']}" for c in invalid)
+            raise ValueError(f"expected at least one tool call, got none{f' ({detail})' if detail else ''}")
+        return selections

@@ -25,7 +25,7 @@ def _generate(model, tokenizer, text, memory, **kwargs):
         tokenizer(text, return_tensors="pt").input_ids,
         custom_generate=recall_generate,
         memory=memory,
-        recall_config=RecallConfig(),
+        recall_config=RecallConfig(max_recalls=1),  # a random model may write a literal <recall> later
         recall_tokenizer=tokenizer,
         return_dict_in_generate=True,
         do_sample=False,

@@ -159,7 +159,7 @@ def test_bad_recall_config_values():
         RecallConfig(top_p=0)
     with pytest.raises(ValueError, match="temperature must be >= 0"):
         RecallConfig(temperature=-1)
-    with pytest.raises(ValueError, match="template must contain"):
+    with pytest.raises(ValueError, match="template must be a string containing"):
         RecallConfig(template="no slot")
 
 

@@ -17,6 +17,13 @@ def _ids(tokenizer, text):
     return tokenizer(text, return_tensors="pt").input_ids
 
 
+def _written(model, input_ids, **kwargs):
+    """Plain generate() on the same tokens written in the prompt, with recall spent: under
+    ``max_recalls=1`` the loop keeps the model from another ``<recall>`` (a random model may write one)."""
+    spent = [model.config.memory_pad_token_id, model.config.recall_token_id]
+    return model.generate(input_ids, suppress_tokens=spent, **kwargs)
+
+
 def _recall(model, tokenizer, input_ids, memory=None, config=None, trace=None, **kwargs):
     return model.generate(
         input_ids,
@@ -103,12 +110,12 @@ def test_scores_match_generate_with_return_dict(tiny):
 # ---------------------------------------------------------------------- injection equivalence
 def test_injection_equals_memory_tokens_written_in_the_prompt(any_tiny):
     model, tokenizer = any_tiny
-    config = RecallConfig()
+    config = RecallConfig(max_recalls=1)  # a random model may write a literal <recall> later
     prompt = _ids(tokenizer, "Where do I live?" + RECALL_TOKEN)
     memory_ids = torch.tensor([memory_token_ids(tokenizer, FACT, config)])
     trace = []
     got = _recall(model, tokenizer, prompt, FixedMemory(FACT), config, trace, max_new_tokens=12, do_sample=False)
-    written = model.generate(torch.cat([prompt, memory_ids], dim=-1), max_new_tokens=12, do_sample=False)
+    written = _written(model, torch.cat([prompt, memory_ids], dim=-1), max_new_tokens=12, do_sample=False)
     span = prompt.shape[1] + memory_ids.shape[1]
     assert got.shape == written.shape
     assert torch.equal(got[0, span:], written[0, span:])
@@ -119,18 +126,18 @@ def test_injection_equals_memory_tokens_written_in_the_prompt(any_tiny):
 
 def test_injection_in_the_middle_of_the_prompt(any_tiny):
     model, tokenizer = any_tiny
-    config = RecallConfig()
+    config = RecallConfig(max_recalls=1)  # a random model may write a literal <recall> later
     head = _ids(tokenizer, "Where do I live?" + RECALL_TOKEN)
     tail = tokenizer(" Tell me.", add_special_tokens=False, return_tensors="pt").input_ids
     memory_ids = torch.tensor([memory_token_ids(tokenizer, FACT, config)])
     got = _recall(model, tokenizer, torch.cat([head, tail], -1), FixedMemory(FACT), config, max_new_tokens=10, do_sample=False)
-    written = model.generate(torch.cat([head, memory_ids, tail], -1), max_new_tokens=10, do_sample=False)
+    written = _written(model, torch.cat([head, memory_ids, tail], -1), max_new_tokens=10, do_sample=False)
     assert torch.equal(got[0, -10:], written[0, -10:])
 
 
 def test_generated_recall_injects_and_equals_written_continuation(tiny):
     model, tokenizer = tiny
-    config = RecallConfig()
+    config = RecallConfig(max_recalls=1)  # a random model may write a literal <recall> later
     recall_id = model.config.recall_token_id
     prompt = _ids(tokenizer, PROMPT)
     trace = []
@@ -143,7 +150,7 @@ def test_generated_recall_injects_and_equals_written_continuation(tiny):
     memory_ids = torch.tensor([memory_token_ids(tokenizer, FACT, config)])
     written_prompt = torch.cat([got[:, :start], memory_ids], -1)
     remaining = 12 - (start - prompt.shape[1])
-    written = model.generate(written_prompt, max_new_tokens=remaining, do_sample=False)
+    written = _written(model, written_prompt, max_new_tokens=remaining, do_sample=False)
     assert torch.equal(got[0, start + memory_ids.shape[1] :], written[0, written_prompt.shape[1] :])
 
 

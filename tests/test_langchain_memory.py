@@ -27,7 +27,7 @@ def test_chat_writes_each_exchange_and_recalls_it_later(generator, store):
     assert {r.role for r in records} <= {"user", "assistant"}
     later = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=8).invoke(QUESTION)
     recall = later.response_metadata["recalls"][0]  # the prompt's; a random model may emit more
-    assert recall["injected"] and recall["text"] == FACT and recall["query"] == QUESTION
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
 
 
 def test_write_memory_false_writes_nothing(generator, store):
@@ -41,7 +41,7 @@ def test_users_are_kept_apart_and_chosen_per_call(generator, store):
     bo = chat.bind(user_id="bo").invoke(QUESTION)
     assert bo.response_metadata["recalls"][0]["reason"] == "no memory"
     ada = chat.invoke(QUESTION, user_id="ada")
-    assert ada.response_metadata["recalls"][0]["text"] == FACT
+    assert FACT in ada.response_metadata["recalls"][0]["text"]
     with pytest.raises(ValueError, match="user_id"):
         chat.invoke(QUESTION)  # a store and no user: refuse rather than guess
 
@@ -71,7 +71,7 @@ def test_llm_reads_the_store(generator, store):
     store.for_user("ada").add(FACT)
     llm = RecallLLM(generator=generator, store=store, user_id="ada", use_chat_template=True, max_tokens=4)
     info = llm.generate([QUESTION]).generations[0][0].generation_info
-    assert info["recalls"][0]["text"] == FACT and info["recalls"][0]["score"] > 0.2
+    assert FACT in info["recalls"][0]["text"] and info["recalls"][0]["score"] > 0.2
 
 
 def test_written_ids_are_reported(generator, store):

@@ -57,7 +57,7 @@ def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, events
     messages = [block.marker(), ChatMessage(role="user", content=QUESTION)]
     raw = llm.chat(messages).raw
     recall = raw["recalls"][0]
-    assert recall["injected"] and recall["text"] == FACT and recall["query"] == QUESTION
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
     plain = llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="ada").raw
     assert plain["recalls"] == []  # explicit policy and no marker: no recall
     with_marker_prompt = raw["usage"]["prompt_tokens"]
@@ -88,7 +88,7 @@ def test_simple_chat_engine_with_memory_block(generator, store, events):
     SimpleChatEngine.from_defaults(llm=llm, memory=fresh).chat(QUESTION)
     (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
     recall = response.raw["recalls"][0]
-    assert recall["injected"] and recall["text"] == FACT and recall["query"] == QUESTION
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
 
 
 def test_langchain_write_is_recalled_by_llamaindex(generator, store):
@@ -98,7 +98,7 @@ def test_langchain_write_is_recalled_by_llamaindex(generator, store):
         .chat([ChatMessage(role="user", content=QUESTION)])
         .raw
     )
-    assert raw["recalls"][0]["injected"] and raw["recalls"][0]["text"] == FACT
+    assert raw["recalls"][0]["injected"] and FACT in raw["recalls"][0]["text"]
 
 
 def test_llamaindex_write_is_recalled_by_langchain(generator, store):
@@ -108,7 +108,7 @@ def test_llamaindex_write_is_recalled_by_langchain(generator, store):
         [HumanMessage("What is my cat called?")]
     )
     recall = message.response_metadata["recalls"][0]
-    assert recall["injected"] and recall["text"] == "My cat is called Pepper."
+    assert recall["injected"] and "My cat is called Pepper." in recall["text"]
 
 
 def test_user_with_no_memories_is_answered_and_traced(generator, store):

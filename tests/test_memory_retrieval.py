@@ -51,12 +51,42 @@ def test_search_text_has_date_speaker_and_the_turn_before(store: MemoryStore) ->
         "[2 March 2024] User: Do you have pets?\nAssistant: Yes, a beagle called Biscuit.",
         "[9 April 2024] Ana: I moved to Porto.",  # another session: no window; the speaker from metadata
     ]
-    # What a search returns and recall injects: the turn's own words.
+    # What a memory holds: the turn's own words.
     assert [r.text for r in store.for_user("u").all()] == [
         "Do you have pets?", "Yes, a beagle called Biscuit.", "I moved to Porto.",
     ]  # fmt: skip
-    found = store.for_user("u").search("When did I talk about my beagle Biscuit?", k=1)[0]
+    found = store.for_user("u").search("When did I talk about my beagle Biscuit?", k=1, unit="turn")[0]
     assert found.text == "Yes, a beagle called Biscuit."
+
+
+def test_a_found_memory_holds_its_unit(store: MemoryStore) -> None:
+    """A fact a user states and an assistant acknowledges is held by the exchange, whichever turn is found."""
+    writer = MemoryWriter(store)
+    for role, text in [("user", "Any tips for sleeping?"), ("assistant", "Keep a regular schedule."),
+                       ("user", "I am allergic to shellfish."), ("assistant", "Noted!")]:  # fmt: skip
+        writer.add_turn("u", role, text, session_id="s1", timestamp="2024-03-02T10:00:00")
+    ids = [r.id for r in store.journal.rows("u")]
+    memory = store.for_user("u")
+    assert store.unit == "exchange"  # the default
+    by_unit = {}
+    for unit in ("turn", "window", "exchange"):
+        found = {c.id: c for c in memory.search("allergic shellfish", k=4, unit=unit)}
+        by_unit[unit] = found
+    fact, ack = ids[2], ids[3]
+    assert by_unit["turn"][ack].text == "Noted!" and "covers" not in by_unit["turn"][ack].metadata
+    assert by_unit["exchange"][ack].text == by_unit["exchange"][fact].text == (
+        "User: I am allergic to shellfish.\nAssistant: Noted!"
+    )
+    assert by_unit["exchange"][ack].metadata["covers"] == f"{fact},{ack}"
+    assert by_unit["window"][fact].text == "Assistant: Keep a regular schedule.\nUser: I am allergic to shellfish."
+    assert by_unit["window"][fact].metadata["covers"] == f"{ids[1]},{fact}"
+    # The first turn of a session has no turn before it; a reply has no reply after it.
+    assert by_unit["window"][ids[0]].text == "Any tips for sleeping?"
+    with pytest.raises(ValueError, match="unit must be one of"):
+        memory.search("x", unit="sentence")
+    # A keyed memory is a note: it stays as it is.
+    key_id = memory.put("diet", "Vegetarian since 2020.")
+    assert next(c for c in memory.search("vegetarian diet", k=6) if c.id == key_id).text == "Vegetarian since 2020."
 
 
 def test_batch_and_single_writes_give_the_same_text(tmp_path: Path) -> None:

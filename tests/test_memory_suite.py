@@ -54,11 +54,12 @@ def make_store(request: pytest.FixtureRequest, tmp_path):
         n = len(opened)
         encoder = encoder or HashEncoder(DIM)
         if request.param == "local":
-            store = MemoryStore.local(tmp_path / f"store{n}", encoder=encoder, retrieval="vector")
+            store = MemoryStore.local(tmp_path / f"store{n}", encoder=encoder, retrieval="vector", unit="turn")
         else:
             server = request.getfixturevalue("chroma_server")
             store = MemoryStore.server(
-                port=server.port, encoder=encoder, journal_path=tmp_path / f"journal{n}.sqlite3", retrieval="vector"
+                port=server.port, encoder=encoder, journal_path=tmp_path / f"journal{n}.sqlite3", retrieval="vector",
+                unit="turn",
             )
         opened.append(store)
         return store

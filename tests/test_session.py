@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memories import FixedMemory, ListMemory
 from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
+from recall_core.chat import decorate
 from recall_core.injection import memory_token_ids
 from recall_core.kv_cache import NoRotaryEmbeddingError
 from tiny import tiny_model
@@ -119,7 +120,7 @@ def test_new_messages_alone_continue_the_session(tiny):
     messages += [{"role": "assistant", "content": a.text}, {"role": "user", "content": USER_TURNS[1]}]
     c, d = whole.reply(messages), alone.reply(USER_TURNS[1])  # a string is a new user message
     assert torch.equal(c.sequences, d.sequences) and b.text == a.text
-    assert alone.messages == messages + [{"role": "assistant", "content": d.text}]
+    assert alone.messages == decorate(messages, gen.config) + [{"role": "assistant", "content": d.text}]
     e = alone.reply({"role": "user", "content": USER_TURNS[2]})
     assert e.session.reused_tokens > 0 and e.session.reason is None
 
@@ -222,7 +223,7 @@ def test_the_cache_stays_bounded_and_evicted_turns_are_written(positions):
     assert evicted >= 4 and session.evicted_messages == evicted
     assert [t for t in written if t[0] == "user"][:2] == [("user", USER_TURNS[0]), ("user", USER_TURNS[1])]
     assert len(written) == evicted  # each once
-    assert session.messages[0] == SYSTEM  # the sink
+    assert session.messages[0] == decorate([SYSTEM], gen.config)[0]  # the sink
 
 
 @pytest.mark.parametrize("positions", ["shift", "keep"])
@@ -418,7 +419,8 @@ def test_append_scores_and_continues():
     assert first.logprobs is None and session.cache_tokens == len(first.token_ids)
     messages = [SYSTEM, {"role": "user", "content": USER_TURNS[0]}, {"role": "assistant", "content": USER_TURNS[1]}]
     scored = session.append(messages, return_logprobs=True)
-    ids = gen.tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=False, return_dict=False)
+    shown = decorate(messages, gen.config)  # as the session renders them (the recall policy's system message)
+    ids = gen.tokenizer.apply_chat_template(shown, tokenize=True, add_generation_prompt=False, return_dict=False)
     with torch.no_grad():
         logits = gen.model(torch.tensor([ids])).logits[0]
     start = len(ids) - len(scored.token_ids)
@@ -452,7 +454,7 @@ def test_a_long_history_that_does_not_fit_is_read_from_its_end():
     report = result.session
     assert report.evicted_messages == len(written) >= 280 and "evicted before they were read" in report.reason
     kept = session.messages[:-1]  # the reply is the session's last message
-    assert kept[0] == SYSTEM and kept[-1] == history[-1] and len(kept) < 40
+    assert kept[0] == decorate([SYSTEM], gen.config)[0] and kept[-1] == history[-1] and len(kept) < 40
     assert result.text == gen.generate(kept).text
 
 

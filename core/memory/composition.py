@@ -14,24 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
+
+from ..dates import day_label
 
 #: Encoder tokens kept free in each chunk for the context put around it.
 CONTEXT_RESERVE = 72
 #: Words of the turn before that a memory repeats (its end: what the turn answers).
 WINDOW_WORDS = 40
-
-
-def day_label(timestamp: str) -> str:
-    """The day of a stored timestamp: ``"2023-05-08T13:56:00"`` -> ``"8 May 2023"``;
-    LoCoMo's ``"1:56 pm on 8 May, 2023"`` -> ``"8 May, 2023"``; other strings as they are."""
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except ValueError:
-        _, sep, day = timestamp.partition(" on ")
-        return day.strip() if sep else timestamp.strip()
-    return f"{moment.day} {moment:%B %Y}"
 
 
 def speaker_of(role: str, extra: Mapping[str, Any]) -> str:

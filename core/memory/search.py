@@ -16,6 +16,13 @@ Every search of a user's memory goes through :func:`search`:
 Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
 similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
 belong to the user before it is returned.
+
+What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
+(``"turn"``), the turn with the one before it (``"window"``), or the exchange it belongs to,
+a turn and the reply to it (``"exchange"``). A fact a user states and an assistant merely
+acknowledges ("Noted!") is found by either turn, and held by the exchange whichever was
+found; ``metadata["covers"]`` lists the ids of the turns a text holds, so the engine injects
+an exchange once.
 """
 
 from __future__ import annotations
@@ -26,10 +33,11 @@ from typing import Any
 import numpy as np
 
 from ..types import MemoryCandidate, RecallQuery
+from .composition import speaker_of
 from .encoders import Encoder
 from .errors import MemoryStoreError
 from .index import EXACT_SEARCH_MAX, FETCHED, LM_KEYS, MEMORIES, ChromaIndex, fetch
-from .journal import Journal
+from .journal import Journal, JournalRow
 from .lexical import linear_fusion
 from .records import check_owner
 
@@ -37,6 +45,15 @@ from .records import check_owner
 RETRIEVALS = ("hybrid", "vector", "lexical")
 #: How deep each ranking is read before fusing.
 FUSION_DEPTH = 50
+#: What a found memory's text holds (see :func:`expand`).
+UNITS = ("turn", "window", "exchange")
+
+
+def check_unit(unit: object) -> str:
+    """``unit`` if it is one of :data:`UNITS`, else ``ValueError`` naming them."""
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {', '.join(map(repr, UNITS))}, got {unit!r}")
+    return str(unit)
 
 
 def check_retrieval(retrieval: object) -> str:
@@ -55,11 +72,27 @@ def search(
     k: int,
     retrieval: str,
     where: Mapping[str, Any] | None = None,
+    unit: str = "turn",
 ) -> list[MemoryCandidate]:
-    """Up to ``k`` of ``user_id``'s memories for ``query``, best first (see the module docstring)."""
+    """Up to ``k`` of ``user_id``'s memories for ``query``, best first, each holding its ``unit``
+    (see the module docstring)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
     check_retrieval(retrieval)
+    check_unit(unit)
+    return expand(journal, _ranked(index, journal, encoder, user_id, query, k, retrieval, where), unit)
+
+
+def _ranked(
+    index: ChromaIndex,
+    journal: Journal,
+    encoder: Encoder,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    retrieval: str,
+    where: Mapping[str, Any] | None,
+) -> list[MemoryCandidate]:
     where = dict(where) if where else None
     if query.mode == "hidden":
         return _search_hidden(index, user_id, query, k, where)
@@ -165,6 +198,43 @@ def _search_hidden(
         return []
     index.check_dimension(user_id, LM_KEYS, collection, vector.size, "the query hidden state")
     return search_vector(index, user_id, LM_KEYS, vector, k, where)
+
+
+def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:
+    """Each candidate's text as its ``unit``: ``"turn"`` as it is; ``"window"`` the turn before
+    it (same session) and the turn; ``"exchange"`` a turn and the reply to it (a user turn and
+    the next turn, or a reply and the turn before it). Each turn of a longer text is labelled
+    by its speaker, and ``metadata["covers"]`` lists the ids of the turns it holds. Keyed
+    memories (``put``) are notes, not dialogue: they stay as they are."""
+    if unit == "turn" or not candidates:
+        return candidates
+    rows = {row.id: row for row in journal.get_many([c.id for c in candidates])}
+    out = []
+    for candidate in candidates:
+        row = rows.get(candidate.id)
+        if row is None or "key" in row.extra:
+            out.append(candidate)
+            continue
+        turns = _unit_rows(journal, row, unit)
+        text = "\n".join(_labelled(r) for r in turns) if len(turns) > 1 else candidate.text
+        metadata = {**candidate.metadata, "covers": ",".join(r.id for r in turns)}
+        out.append(MemoryCandidate(candidate.id, candidate.score, text, candidate.embedding, metadata))
+    return out
+
+
+def _unit_rows(journal: Journal, row: JournalRow, unit: str) -> list[JournalRow]:
+    previous = journal.previous_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == 0 else None
+    if unit == "window":
+        return [previous, row] if previous is not None else [row]
+    if row.role == "user":  # a turn and the reply to it
+        following = journal.next_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == row.n_chunks - 1 else None
+        return [row, following] if following is not None and following.role != "user" else [row]
+    return [previous, row] if previous is not None and previous.role == "user" else [row]
+
+
+def _labelled(row: JournalRow) -> str:
+    speaker = speaker_of(row.role, row.extra)
+    return row.text if row.text.startswith(f"{speaker}:") else f"{speaker}: {row.text}"
 
 
 def _candidates(user_id: str, result: Mapping[str, Any] | None, keep_order: bool = False) -> list[MemoryCandidate]:

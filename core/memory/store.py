@@ -26,12 +26,16 @@ from .backends import Backend, LocalLock, open_local, open_server
 from .encoders import Encoder, load_encoder
 from .index import ChromaIndex
 from .journal import Journal
-from .search import check_retrieval
+from .search import check_retrieval, check_unit
 from .user import UserMemory
 from .validation import check_user_id
 from .writer import MemoryWriter
 
 logger = logging.getLogger(__name__)
+
+#: What a found memory's text holds unless the store is told otherwise (measured: BENCHMARKS.md,
+#: "Conversational memory").
+DEFAULT_UNIT = "exchange"
 
 
 class MemoryStore:
@@ -45,6 +49,7 @@ class MemoryStore:
         journal: the :class:`~recall_core.memory.journal.Journal` (the source of truth).
         index: the :class:`~recall_core.memory.index.ChromaIndex` (rebuildable from the journal).
         retrieval: how text queries rank memories by default (see :mod:`recall_core.memory.search`).
+        unit: what a found memory's text holds by default: ``"turn"``, ``"window"`` or ``"exchange"``.
     """
 
     def __init__(
@@ -55,8 +60,10 @@ class MemoryStore:
         lock: LocalLock | None = None,
         root: Path | None = None,
         retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
     ) -> None:
         self.retrieval = check_retrieval(retrieval)
+        self.unit = check_unit(unit)
         self.journal = journal
         self.index = ChromaIndex(backend)
         self.root = root
@@ -70,7 +77,11 @@ class MemoryStore:
 
     @classmethod
     def local(
-        cls, path: str | Path | None = None, encoder: Encoder | str | Path | None = None, retrieval: str = "hybrid"
+        cls,
+        path: str | Path | None = None,
+        encoder: Encoder | str | Path | None = None,
+        retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
     ) -> MemoryStore:
         """Open (or create) an embedded store in ``path`` (default: ``$RECALL_HOME/memory``).
 
@@ -85,10 +96,14 @@ class MemoryStore:
                 name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
             retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
                 the default), ``"vector"`` or ``"lexical"``.
+            unit: what a found memory's text holds: ``"exchange"`` (the default: a turn and the
+                reply to it, so a fact stated and merely acknowledged is held whichever turn was
+                found), ``"window"`` (a turn and the one before it) or ``"turn"``.
         """
         check_retrieval(retrieval)
+        check_unit(unit)
         backend, journal, lock = open_local(path)
-        return cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval)
+        return cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit)
 
     @classmethod
     def server(
@@ -103,6 +118,7 @@ class MemoryStore:
         tenant: str | None = None,
         database: str | None = None,
         retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
     ) -> MemoryStore:
         """Connect to a Chroma server (``chroma run --path DIR --host 127.0.0.1 --port 8000``).
 
@@ -125,10 +141,12 @@ class MemoryStore:
             retrieval: as in :meth:`local`. The word (BM25) half of ``"hybrid"`` searches this
                 client's journal, so it covers the memories written through it (every process
                 sharing ``journal_path``); memories another machine wrote are found by vector only.
+            unit: as in :meth:`local` (the turns around a memory come from this client's journal).
         """
         check_retrieval(retrieval)
+        check_unit(unit)
         backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
-        return cls(backend, journal, encoder, retrieval=retrieval)
+        return cls(backend, journal, encoder, retrieval=retrieval, unit=unit)
 
     # -- properties ----------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from ..types import MemoryCandidate, RecallQuery
 from .index import MEMORIES
 from .journal import PENDING
 from .records import MemoryRecord, check_owner, key_memory_id
-from .search import check_retrieval, search
+from .search import check_retrieval, check_unit, search
 from .validation import check_key
 
 if TYPE_CHECKING:  # annotations only: a store makes its users' handles
@@ -53,6 +53,7 @@ class UserMemory:
         *,
         where: Mapping[str, Any] | None = None,
         retrieval: str | None = None,
+        unit: str | None = None,
     ) -> list[MemoryCandidate]:
         """Up to ``k`` memories for ``query``, best first; ``score`` is the cosine similarity.
 
@@ -62,7 +63,9 @@ class UserMemory:
         ``"vector"`` by cosine alone, ``"lexical"`` by BM25 alone. ``"hidden"`` compares
         ``query.hidden`` with the LM-space keys written with ``MemoryWriter(lm_keys=True)``.
         ``where`` filters on metadata inside this user's memories (for example
-        ``{"session_id": "s1"}``). See :mod:`recall_core.memory.search`.
+        ``{"session_id": "s1"}``). ``unit`` (default: the store's) is what each text holds:
+        ``"turn"``, ``"window"`` (with the turn before) or ``"exchange"`` (a turn and the reply
+        to it). See :mod:`recall_core.memory.search`.
 
         Raises:
             MemoryUnavailableError: the index cannot be reached.
@@ -72,7 +75,8 @@ class UserMemory:
             query = RecallQuery(text=query)
         store = self._store
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
-        return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where)
+        unit = store.unit if unit is None else check_unit(unit)
+        return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit)
 
     # -- writing -------------------------------------------------------------------------------
 

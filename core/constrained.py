@@ -1,0 +1,349 @@
+"""Constrained decoding: a grammar compiled for a tokenizer, applied as a logits processor.
+
+The grammar engine is `llguidance <https://github.com/guidance-ai/llguidance>`_ (JSON schema,
+Lark grammars with embedded JSON schemas, special tokens by id). It was picked over xgrammar
+and outlines-core on the default model by ``benchmarks/constrained_decoding.py``: the lowest
+per-token overhead, and a wheel with no dependencies (xgrammar pulls triton and a second
+torch). Nothing here parses a JSON schema: llguidance does.
+
+:class:`Constraint` is a checked grammar for one tokenizer; each generation gets a fresh
+:class:`ConstrainedLogitsProcessor` from it. The processor composes with the recall loop:
+
+* ``<recall>`` and the ``<|memory_pad|>`` ids of an injected memory are not text: the
+  matcher never sees them (``skip_ids``), so a recall inside a constrained span leaves the
+  grammar where it was;
+* ``<recall>`` stays allowed next to the grammar's tokens (``allow_ids``) when there is a
+  memory to search, so the grammar does not forbid the recall that precedes an answer (the
+  loop itself masks it once ``max_recalls`` is reached).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import weakref
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+from transformers import LogitsProcessor
+
+#: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
+#: Flexible whitespace lets a small model loop on newlines until the token budget is spent.
+JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+
+
+#: String keywords that already say what a string may be (left alone by :func:`strict_schema`).
+_STRING_LIMITS = frozenset({"minLength", "enum", "const", "pattern", "format"})
+
+
+class GrammarError(ValueError):
+    """A grammar or JSON schema the engine cannot compile; the message names what it was for."""
+
+
+def _llguidance() -> Any:
+    try:
+        import llguidance
+        import llguidance.hf  # noqa: F401
+    except ImportError as error:  # a dependency of recall-llm: only a broken install gets here
+        raise ImportError("constrained decoding needs llguidance: pip install llguidance") from error
+    return llguidance
+
+
+# --------------------------------------------------------------------------- grammars
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` made strict where it does not say otherwise.
+
+    * Objects take no extra properties: JSON Schema allows unknown ones by default, and a
+      decoder constrained by such a schema may invent keys (OpenAI's strict mode makes the
+      same choice).
+    * A required string property is not empty (``minLength`` 1): greedy decoding of a small
+      model readily closes a string at once, and a call with an empty required argument is
+      not the call that was asked for.
+    """
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {key: walk(value) for key, value in node.items()}
+            if (node.get("type") == "object" or "properties" in node) and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            properties = node.get("properties")
+            if isinstance(properties, dict):
+                for name in node.get("required") or ():
+                    prop = properties.get(name)
+                    if isinstance(prop, dict) and prop.get("type") == "string" and not _STRING_LIMITS & prop.keys():
+                        properties[name] = {**prop, "minLength": 1}
+            return node
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    return walk(copy.deepcopy(dict(schema)))
+
+
+def json_schema_grammar(schema: Mapping[str, Any]) -> str:
+    """An llguidance grammar for JSON that matches ``schema`` (objects strict, compact JSON)."""
+    if not isinstance(schema, Mapping):
+        raise GrammarError(f"a JSON schema must be a dict, got {type(schema).__name__}")
+    return _llguidance().LLMatcher.grammar_from_json_schema(strict_schema(schema), defaults=dict(JSON_OPTIONS))
+
+
+def json_object_grammar() -> str:
+    """JSON mode: any JSON object."""
+    return _llguidance().LLMatcher.grammar_from_json_schema({"type": "object"}, defaults=dict(JSON_OPTIONS))
+
+
+def lark_grammar(lark: str) -> str:
+    """An llguidance grammar from Lark text (``%json {...}`` embeds a JSON schema, ``<[id]>`` a token)."""
+    return _llguidance().LLMatcher.grammar_from_lark(lark)
+
+
+def lark_json(schema: Mapping[str, Any]) -> str:
+    """``schema`` as an inline Lark ``%json`` rule body (strict, compact JSON)."""
+    strict = strict_schema(schema)
+    strict["x-guidance"] = {**dict(JSON_OPTIONS), **strict.get("x-guidance", {})}
+    return "%json " + json.dumps(strict, ensure_ascii=False)
+
+
+def lark_literal(tokenizer: Any, text: str) -> str:
+    """``text`` in Lark: its special token by id when it is one (the model emits that id), else a string."""
+    token_id = tokenizer.convert_tokens_to_ids(text) if text in tokenizer.get_added_vocab() else None
+    if token_id is not None and is_special(tokenizer, token_id):
+        return f"<[{token_id}]>"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def is_special(tokenizer: Any, token_id: int) -> bool:
+    """Is ``token_id`` an added token marked special (dropped by ``decode(skip_special_tokens=True)``)?"""
+    added = getattr(tokenizer, "added_tokens_decoder", {}).get(token_id)
+    return bool(added is not None and getattr(added, "special", False)) or token_id in tokenizer.all_special_ids
+
+
+def check_grammar(grammar: str, label: str) -> str:
+    """``grammar`` when the engine compiles it (no tokenizer needed), else ``GrammarError`` naming ``label``."""
+    is_error, messages = _llguidance().LLMatcher.validate_grammar_with_warnings(grammar, None)
+    if is_error:
+        raise GrammarError(f"{label}: the grammar engine cannot compile its schema ({messages[0] if messages else ''})")
+    return grammar
+
+
+# --------------------------------------------------------------------------- tokenizers
+#: Per HF tokenizer: {(vocabulary size of the logits, tokenizer size): llguidance tokenizer}. Weak keys.
+_LL_TOKENIZERS: weakref.WeakKeyDictionary[Any, dict[tuple[int, int], Any]] = weakref.WeakKeyDictionary()
+
+
+def ll_tokenizer(tokenizer: Any, vocab_size: int) -> Any:
+    """The llguidance view of ``tokenizer`` for logits of ``vocab_size`` (built once: about 0.5 s)."""
+    llguidance = _llguidance()
+    per_size = _LL_TOKENIZERS.setdefault(tokenizer, {})
+    key = (vocab_size, len(tokenizer))
+    if key not in per_size:
+        if not getattr(tokenizer, "is_fast", False):
+            raise ValueError(
+                f"constrained decoding needs a fast (Rust) tokenizer, got {type(tokenizer).__name__}: "
+                "load it with use_fast=True"
+            )
+        eos = _eos_ids(tokenizer)
+        per_size[key] = llguidance.hf.from_tokenizer(tokenizer, n_vocab=vocab_size, eos_token=eos or None)
+    return per_size[key]
+
+
+#: Per HF tokenizer: (its size, each token's text). Weak keys.
+_TEXTS: weakref.WeakKeyDictionary[Any, tuple[int, list[str]]] = weakref.WeakKeyDictionary()
+_CLOSING_CHARS = frozenset('"}]')
+
+
+def token_texts(tokenizer: Any) -> list[str]:
+    """The text of every token id on its own (computed once per tokenizer)."""
+    cached = _TEXTS.get(tokenizer)
+    if cached is None or cached[0] != len(tokenizer):
+        cached = (len(tokenizer), tokenizer.batch_decode([[i] for i in range(len(tokenizer))]))
+        _TEXTS[tokenizer] = cached
+    return cached[1]
+
+
+def closing_ids(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """Ids of tokens made only of JSON closers: ``(those that start with a quote, the others)``."""
+    quotes, brackets = [], []
+    for i, text in enumerate(token_texts(tokenizer)):
+        text = text.strip()
+        if text and set(text) <= _CLOSING_CHARS:
+            (quotes if text.startswith('"') else brackets).append(i)
+    return quotes, brackets
+
+
+def _eos_ids(tokenizer: Any) -> list[int]:
+    eos = tokenizer.eos_token_id
+    return [eos] if isinstance(eos, int) else list(eos or [])
+
+
+# --------------------------------------------------------------------------- constraints
+class Constraint:
+    """A grammar checked against one tokenizer; :meth:`logits_processor` makes a fresh matcher.
+
+    Args:
+        tokenizer: the model's (fast) tokenizer.
+        grammar: an llguidance grammar (:func:`json_schema_grammar`, :func:`lark_grammar`...).
+        vocab_size: the width of the model's logits (may exceed ``len(tokenizer)``).
+        name: what the grammar is for, named in errors ("tool 'get_weather'", "response_format").
+
+    Raises:
+        GrammarError: the engine cannot compile the grammar.
+    """
+
+    def __init__(self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar") -> None:
+        self.tokenizer = tokenizer
+        self.grammar = grammar
+        self.vocab_size = vocab_size
+        self.name = name
+        self._ll_tokenizer = ll_tokenizer(tokenizer, vocab_size)
+        error = _validate(grammar, self._ll_tokenizer)
+        if error:
+            raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
+
+    def logits_processor(
+        self,
+        *,
+        allow_ids: Iterable[int] = (),
+        skip_ids: Iterable[int] = (),
+        pad_ids: Iterable[int] = (),
+        max_new_tokens: int | None = None,
+        tail: str = "",
+    ) -> ConstrainedLogitsProcessor:
+        """A processor for ONE generation (it follows that generation's tokens); see
+        :class:`ConstrainedLogitsProcessor` for the arguments."""
+        return ConstrainedLogitsProcessor(
+            self, allow_ids=allow_ids, skip_ids=skip_ids, pad_ids=pad_ids, max_new_tokens=max_new_tokens, tail=tail
+        )
+
+    def accepts(self, text: str) -> bool:
+        """Does the grammar accept ``text`` in full (for tests and checks)?"""
+        matcher = self._matcher()
+        ids = self.tokenizer(text, add_special_tokens=False).input_ids
+        return matcher.try_consume_tokens(ids) == len(ids) and matcher.is_accepting()
+
+    def _matcher(self) -> Any:
+        matcher = _llguidance().LLMatcher(self._ll_tokenizer, self.grammar, log_level=0)
+        if matcher.is_error():
+            raise GrammarError(f"{self.name}: {matcher.get_error()}")
+        return matcher
+
+
+def _validate(grammar: str, tokenizer: Any) -> str:
+    return _validate_cached(grammar, id(tokenizer), tokenizer)
+
+
+@lru_cache(maxsize=256)
+def _validate_cached(grammar: str, tokenizer_id: int, tokenizer: Any) -> str:
+    is_error, messages = _llguidance().LLMatcher.validate_grammar_with_warnings(grammar, tokenizer)
+    return messages[0] if is_error and messages else ""
+
+
+class ConstrainedLogitsProcessor(LogitsProcessor):
+    """Masks every token the grammar does not allow next (a transformers ``LogitsProcessor``).
+
+    It reads the tokens added to ``input_ids`` since its last call (the first call marks
+    where the generation starts) and feeds them to the matcher, except ``skip_ids``
+    (``<recall>``, ``<|memory_pad|>``). ``allow_ids`` are allowed besides the grammar's
+    tokens. When the grammar is complete only end-of-sequence stays allowed. One sequence
+    at a time, like the recall loop. ``pad_ids`` (injected memory) do not count against
+    ``max_new_tokens``, as the loop does not count them.
+
+    With ``max_new_tokens``, the end of the budget closes what is open: once the tokens left
+    are no more than what closing needs (the open string and brackets, the tokens of
+    ``tail``, what the grammar writes after the JSON like ``</tool_call>``, and
+    ``closing_reserve`` for required keys still missing), where the grammar allows a token
+    made only of JSON closers (a quote inside a string, ``}`` or ``]`` outside), only those
+    stay allowed. A small model that loops inside a JSON string (greedy
+    decoding does) then still ends with valid JSON instead of text cut mid-string.
+    """
+
+    #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing).
+    closing_reserve = 10
+
+    def __init__(
+        self,
+        constraint: Constraint,
+        *,
+        allow_ids: Iterable[int] = (),
+        skip_ids: Iterable[int] = (),
+        pad_ids: Iterable[int] = (),
+        max_new_tokens: int | None = None,
+        tail: str = "",
+    ) -> None:
+        self.constraint = constraint
+        self.matcher = constraint._matcher()
+        self.allow_ids = sorted(set(allow_ids))
+        self.skip_ids = frozenset(skip_ids)
+        self.pad_ids = frozenset(pad_ids)
+        self.max_new_tokens = max_new_tokens
+        self.tail_tokens = len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0
+        self.generated = 0
+        self.seen: int | None = None
+        self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
+        self.depth = 0
+        if max_new_tokens:
+            quotes, brackets = closing_ids(constraint.tokenizer)
+            self._texts = token_texts(constraint.tokenizer)
+            self._quotes, self._brackets = torch.tensor(quotes, dtype=torch.long), torch.tensor(brackets, dtype=torch.long)
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if input_ids.shape[0] != 1:
+            raise ValueError(f"constrained decoding follows one sequence, got a batch of {input_ids.shape[0]}")
+        if self.seen is None:
+            self.seen = input_ids.shape[1]
+        else:
+            added = input_ids[0, self.seen :].tolist()
+            self.seen = input_ids.shape[1]
+            self.generated += sum(t not in self.pad_ids for t in added)
+            new = [t for t in added if t not in self.skip_ids]
+            if new and not self.matcher.consume_tokens(new):
+                raise RuntimeError(f"{self.constraint.name}: a token outside the grammar: {self.matcher.get_error()}")
+            if self.max_new_tokens:
+                self._follow_strings(new)
+        ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
+        allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
+        if ending:
+            closers = self._quotes if self.in_string else self._brackets
+            closing = torch.zeros_like(allowed)
+            closing[0, closers] = allowed[0, closers]
+            if closing.any():
+                allowed = closing
+        return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
+
+    def _needed(self) -> int:
+        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve)."""
+        return int(self.in_string) + self.depth + self.tail_tokens + self.closing_reserve
+
+    def _follow_strings(self, tokens: list[int]) -> None:
+        """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
+        for token in tokens:
+            for char in self._texts[token] if token < len(self._texts) else "":
+                if self.escaped:
+                    self.escaped = False
+                elif self.in_string:
+                    self.escaped = char == "\\"
+                    self.in_string = char != '"'
+                elif char == '"':
+                    self.in_string = True
+                elif char in "{[":
+                    self.depth += 1
+                elif char in "}]":
+                    self.depth = max(0, self.depth - 1)
+
+    def _allowed(self, width: int, recall: bool = True) -> torch.Tensor:
+        words = np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8)
+        bits = np.unpackbits(words, bitorder="little")[:width].astype(bool)
+        if bits.shape[0] < width:  # logits wider than the tokenizer: the extra ids are never text
+            bits = np.concatenate([bits, np.zeros(width - bits.shape[0], dtype=bool)])
+        allowed = torch.from_numpy(bits)[None, :]
+        if recall and self.allow_ids and not self.matcher.is_stopped():
+            allowed[0, self.allow_ids] = True
+        return allowed
+
+    @property
+    def done(self) -> bool:
+        """The grammar has matched a complete text."""
+        return self.matcher.is_accepting()

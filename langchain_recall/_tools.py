@@ -1,0 +1,141 @@
+"""LangChain's side of tool calling and structured output: translation only.
+
+Tools and schemas become the OpenAI-style dicts the engine reads
+(:mod:`recall_core.outputs`); the engine's :class:`~recall_core.tools.ToolCall` objects
+become LangChain ``tool_calls`` / ``tool_call_chunks``. Constrained decoding, the chat
+template and parsing the reply are the engine's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any, Literal
+
+from langchain_core.exceptions import OutputParserException
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.tool import InvalidToolCall, ToolCall, ToolCallChunk
+from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
+from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser, PydanticToolsParser
+from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, RunnablePassthrough
+from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
+from langchain_core.utils.pydantic import is_basemodel_subclass
+from recall_core import RecallResult
+from recall_core.outputs import check_tool_schemas
+from recall_core.tools import check_tools, chosen_tools
+
+StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
+
+
+def openai_tools(tools: Sequence[Any], tool_choice: Any) -> tuple[list[dict[str, Any]], Any]:
+    """``tools`` (LangChain tools, functions, Pydantic models, dicts) as checked OpenAI dicts.
+
+    Raises ``ValueError`` for a schema the grammar engine cannot compile (naming the tool)
+    and for a ``tool_choice`` naming a tool that is not bound.
+    """
+    formatted = check_tools([convert_to_openai_tool(tool) for tool in tools])
+    check_tool_schemas(formatted)
+    if tool_choice is True:
+        tool_choice = "any"
+    chosen_tools(formatted, tool_choice)  # raises for an unknown name
+    return formatted, tool_choice
+
+
+def assistant_tool_calls(message: AIMessage) -> list[dict[str, Any]]:
+    """An ``AIMessage``'s calls as the chat template reads them (arguments as a dict)."""
+    return [
+        {"type": "function", "id": call.get("id"), "function": {"name": call["name"], "arguments": call["args"]}}
+        for call in message.tool_calls
+    ]
+
+
+def message_tool_calls(result: RecallResult) -> dict[str, Any]:
+    """``tool_calls`` / ``invalid_tool_calls`` for an ``AIMessage`` from the engine's result."""
+    return {
+        "tool_calls": [ToolCall(name=c.name, args=c.arguments, id=c.id, type="tool_call") for c in result.tool_calls],
+        "invalid_tool_calls": [
+            InvalidToolCall(name=c.name, args=c.arguments, id=c.id, error=c.error, type="invalid_tool_call")
+            for c in result.invalid_tool_calls
+        ],
+    }
+
+
+def tool_call_chunks(result: RecallResult) -> list[ToolCallChunk]:
+    """The result's calls as streaming chunks (one per call, arguments as JSON text)."""
+    chunks = [
+        ToolCallChunk(name=c.name, args=json.dumps(c.arguments, ensure_ascii=False), id=c.id, index=i,
+                      type="tool_call_chunk")
+        for i, c in enumerate(result.tool_calls)
+    ]  # fmt: skip
+    start = len(chunks)
+    chunks += [
+        ToolCallChunk(name=c.name, args=c.arguments, id=c.id, index=start + i, type="tool_call_chunk")
+        for i, c in enumerate(result.invalid_tool_calls)
+    ]
+    return chunks
+
+
+# --------------------------------------------------------------------------- structured output
+def structured_output(
+    model: Any,
+    schema: dict[str, Any] | type,
+    method: StructuredOutputMethod,
+    include_raw: bool,
+) -> Runnable:
+    """``model.with_structured_output(schema, method=..., include_raw=...)``, built like LangChain's partners."""
+    is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
+    if method == "function_calling":
+        name = convert_to_openai_tool(schema)["function"]["name"]
+        llm = model.bind_tools(
+            [schema], tool_choice=name,
+            ls_structured_output_format={"kwargs": {"method": method}, "schema": schema},
+        )  # fmt: skip
+        tools_parser = (
+            PydanticToolsParser(tools=[schema], first_tool_only=True)
+            if is_pydantic
+            else JsonOutputKeyToolsParser(key_name=name, first_tool_only=True)
+        )
+        parser: Runnable = RunnableLambda(_require_tool_call) | tools_parser
+    elif method in ("json_schema", "json_mode"):
+        # JSON mode constrains the reply to a JSON object; given a schema with properties, a local
+        # decoder may as well hold it to the schema too (a hosted JSON mode cannot).
+        if method == "json_schema" or _has_properties(schema):
+            json_schema = convert_to_json_schema(schema)
+            response_format: dict[str, Any] = {
+                "type": "json_schema",
+                "json_schema": {"name": json_schema.get("title", "output"), "schema": json_schema},
+            }
+        else:
+            response_format = {"type": "json_object"}
+        llm = model.bind(
+            response_format=response_format,
+            ls_structured_output_format={"kwargs": {"method": method}, "schema": schema},
+        )
+        parser = PydanticOutputParser(pydantic_object=schema) if is_pydantic else JsonOutputParser()
+    else:
+        raise ValueError(f"method must be 'json_schema', 'function_calling' or 'json_mode', got {method!r}")
+    if not include_raw:
+        return llm | parser
+    parse_raw = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
+    no_parse = RunnablePassthrough.assign(parsed=lambda _: None)
+    return RunnableMap(raw=llm) | parse_raw.with_fallbacks([no_parse], exception_key="parsing_error")
+
+
+def _has_properties(schema: dict[str, Any] | type) -> bool:
+    try:
+        return bool(convert_to_json_schema(schema).get("properties"))
+    except (ValueError, TypeError):
+        return False
+
+
+def _require_tool_call(message: BaseMessage) -> BaseMessage:
+    """A forced call that did not come out (cut by the token budget): LangChain's parse error, not ``None``."""
+    if isinstance(message, AIMessage) and not message.tool_calls:
+        problems = "; ".join(f"{c.get('name')}: {c.get('error')}" for c in message.invalid_tool_calls)
+        raise OutputParserException(
+            f"the model made no valid tool call ({problems or 'no call'}); a larger max_tokens may help",
+            llm_output=json.dumps([c.get("args") for c in message.invalid_tool_calls]) or str(message.content),
+        )
+    return message
+

@@ -1,0 +1,252 @@
+"""`RecallStore`: LangGraph's long-term memory (``BaseStore``) backed by a recall ``MemoryStore``.
+
+What an agent puts here is what ``<recall>`` injects: each item is a keyed memory of the
+user its namespace names (``UserMemory.put``), in that user's own collection, searched
+with the store's encoder and hybrid ranking like every other memory. Memory logic stays in
+:mod:`recall_core.memory`; this module only maps LangGraph's namespaces, keys, values and
+filters onto it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+from recall_core.memory import MemoryRecord, MemoryStore
+
+#: Metadata the store keeps on each item's memory (values are flat strings, as Chroma wants).
+_MARK, _NAMESPACE, _KEY, _VALUE, _CREATED, _UPDATED, _INDEXED = (
+    "lg_store", "lg_namespace", "lg_key", "lg_value", "lg_created_at", "lg_updated_at", "lg_indexed",
+)  # fmt: skip
+#: Value fields embedded by default when the item has them (else the whole value, as JSON).
+DEFAULT_TEXT_FIELDS = ("text", "content", "memory", "data")
+
+
+class RecallStore(BaseStore):
+    """A LangGraph ``BaseStore`` over a :class:`recall_core.memory.MemoryStore`.
+
+    Args:
+        store: the memory store (embedded or server) the agent and the recall loop share.
+        user_position: which element of a namespace is the user id (default 0:
+            ``("ada", "memories")``; ``1`` for LangGraph's common ``("memories", "ada")``).
+            That user's memory holds the item, so ``ChatRecall(store=..., user_id="ada")``
+            recalls it.
+        text_fields: value fields whose text is embedded and injected, in order (the first
+            present string wins; default ``text``, ``content``, ``memory``, ``data``); a
+            value with none of them is embedded as JSON. ``put(..., index=[...])`` picks the
+            fields per item; ``index=False`` keeps the item out of ``search`` (it is still a
+            memory of the user's).
+
+    ``search`` with a ``query`` is semantic (the store's encoder and ranking); ``filter``
+    matches value fields exactly, or with ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
+    ``$lte``. ``ttl`` is not supported (``supports_ttl`` is False).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        user_position: int = 0,
+        text_fields: Sequence[str] = DEFAULT_TEXT_FIELDS,
+    ) -> None:
+        if not callable(getattr(store, "for_user", None)):
+            raise TypeError(f"store must be a recall_core.memory.MemoryStore, got {type(store).__name__}")
+        if isinstance(user_position, bool) or not isinstance(user_position, int) or user_position < 0:
+            raise ValueError(f"user_position must be an int >= 0, got {user_position!r}")
+        self.store = store
+        self.user_position = user_position
+        self.text_fields = tuple(text_fields)
+
+    # ------------------------------------------------------------------ BaseStore
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ``ops`` in order (GetOp, PutOp, SearchOp, ListNamespacesOp)."""
+        results: list[Result] = []
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op.namespace, op.key))
+            elif isinstance(op, PutOp):
+                self._put(op)
+                results.append(None)
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:
+                raise ValueError(f"unknown store operation {type(op).__name__}")
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` in a worker thread (the memory store does blocking I/O and encoding)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # ------------------------------------------------------------------ operations
+    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        user = self._user(namespace)
+        record = self.store.for_user(user).get_by_key(_memory_key(namespace, key))
+        return _item(record) if record is not None else None
+
+    def _put(self, op: PutOp) -> None:
+        user = self._user(op.namespace)
+        memory = self.store.for_user(user)
+        key = _memory_key(op.namespace, op.key)
+        if op.value is None:
+            memory.delete_key(key)
+            return
+        if not isinstance(op.value, Mapping):
+            raise ValueError(f"value must be a dict, got {type(op.value).__name__}")
+        now = _now()
+        previous = memory.get_by_key(key)
+        created = previous.metadata.get(_CREATED, now) if previous is not None else now
+        metadata = {
+            _MARK: True, _NAMESPACE: _encode_namespace(op.namespace), _KEY: op.key,
+            _VALUE: json.dumps(op.value, ensure_ascii=False, default=str), _CREATED: created, _UPDATED: now,
+            _INDEXED: op.index is not False,
+        }  # fmt: skip
+        memory.put(key, self._text(op.value, op.index), metadata=metadata, session_id="langgraph-store")
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        users = self._users(op.namespace_prefix)
+        want = op.offset + op.limit
+        found: list[SearchItem] = []
+        for user in users:
+            memory = self.store.for_user(user)
+            if op.query:
+                # Ask for more than the page: namespace, filter and index=False are checked here.
+                pool = max(4 * want + 16, 32)
+                candidates = memory.search(op.query, k=pool, where={_MARK: True})
+                records = {r.id: r for r in memory.get_many([c.id for c in candidates])}
+                for candidate in candidates:
+                    record = records.get(candidate.id)
+                    if record is not None and record.metadata.get(_INDEXED, True):
+                        found.append(_item(record, score=float(candidate.score), search=True))
+            else:
+                found.extend(_item(record, search=True) for record in memory.list(where={_MARK: True}))
+        found = [
+            item for item in found
+            if item.namespace[: len(op.namespace_prefix)] == tuple(op.namespace_prefix) and _matches(item.value, op.filter)
+        ]  # fmt: skip
+        if op.query:
+            found.sort(key=lambda item: item.score if item.score is not None else float("-inf"), reverse=True)
+        return found[op.offset : want]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        namespaces: set[tuple[str, ...]] = set()
+        for user in self.store.users():
+            for record in self.store.for_user(user).list(where={_MARK: True}):
+                namespace = _decode_namespace(record.metadata[_NAMESPACE])
+                if all(_condition_holds(namespace, condition) for condition in op.match_conditions or ()):
+                    namespaces.add(namespace[: op.max_depth] if op.max_depth is not None else namespace)
+        ordered = sorted(namespaces)
+        return ordered[op.offset : op.offset + op.limit]
+
+    # ------------------------------------------------------------------ helpers
+    def _user(self, namespace: tuple[str, ...]) -> str:
+        if not namespace or any(not isinstance(part, str) or not part for part in namespace):
+            raise InvalidNamespaceError(f"a namespace is a non-empty tuple of non-empty strings, got {namespace!r}")
+        if len(namespace) <= self.user_position:
+            raise InvalidNamespaceError(
+                f"namespace {namespace!r} has no user id at position {self.user_position} (user_position)"
+            )
+        return namespace[self.user_position]
+
+    def _users(self, prefix: tuple[str, ...]) -> list[str]:
+        """Whose memories a namespace prefix covers: one user, or every user when it stops before the user part."""
+        if len(prefix) > self.user_position:
+            return [prefix[self.user_position]]
+        return self.store.users()
+
+    def _text(self, value: Mapping[str, Any], index: Any) -> str:
+        fields = self.text_fields if index in (None, False) else tuple(index)
+        for field in fields:
+            text = _field(value, field)
+            if isinstance(text, str) and text.strip():
+                return text
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _memory_key(namespace: tuple[str, ...], key: str) -> str:
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"key must be a non-empty string, got {key!r}")
+    return json.dumps([*namespace, key], ensure_ascii=False)
+
+
+def _encode_namespace(namespace: tuple[str, ...]) -> str:
+    return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def _decode_namespace(text: str) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _item(record: MemoryRecord, score: float | None = None, *, search: bool = False) -> Any:
+    """The LangGraph item a keyed memory holds (a ``SearchItem`` for search results)."""
+    meta = record.metadata
+    fields = {
+        "namespace": _decode_namespace(meta[_NAMESPACE]), "key": meta[_KEY], "value": json.loads(meta[_VALUE]),
+        "created_at": datetime.fromisoformat(meta[_CREATED]), "updated_at": datetime.fromisoformat(meta[_UPDATED]),
+    }  # fmt: skip
+    return SearchItem(**fields, score=score) if search else Item(**fields)
+
+
+def _field(value: Mapping[str, Any], path: str) -> Any:
+    """``value``'s field at a dotted ``path`` (``"a.b"``), or ``None``."""
+    current: Any = value
+    for part in path.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return None
+        current = current[part]
+    return current
+
+
+_OPERATORS = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a is not None and a > b,
+    "$gte": lambda a, b: a is not None and a >= b,
+    "$lt": lambda a, b: a is not None and a < b,
+    "$lte": lambda a, b: a is not None and a <= b,
+}
+
+
+def _matches(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """Does ``value`` pass LangGraph's ``filter`` (exact values, or ``{"$op": operand}``)?"""
+    for name, wanted in (filter or {}).items():
+        actual = _field(value, name)
+        if isinstance(wanted, Mapping) and wanted and all(k in _OPERATORS for k in wanted):
+            try:
+                if not all(_OPERATORS[op](actual, operand) for op, operand in wanted.items()):
+                    return False
+            except TypeError:  # values that do not compare (a string against a number)
+                return False
+        elif actual != wanted:
+            return False
+    return True
+
+
+def _condition_holds(namespace: tuple[str, ...], condition: Any) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    part = namespace[: len(path)] if condition.match_type == "prefix" else namespace[len(namespace) - len(path) :]
+    return all(want == "*" or want == got for want, got in zip(path, part, strict=True))
