@@ -61,8 +61,8 @@ from .types import Memory, RecallResult, SessionReport
 __all__ = ["AppendResult", "RecallSession"]
 
 Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
-#: Writes ``(role, text)`` turns to long-term memory and returns the ids written.
-Writer = Callable[[Sequence[tuple[str, str]]], Sequence[str]]
+#: Writes evicted messages (``{"role", "content", ...}``) to long-term memory; returns the ids written.
+Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
 Conversation = list[tuple[int, dict[str, Any]]]  # (index in the conversation, message)
 _UNSET: Any = object()
 _RETRIES = 4  # how many parts a boundary check may step back before starting afresh
@@ -148,9 +148,10 @@ class RecallSession:
         store, user_id: a ``MemoryStore`` and whose memory: evicted messages are written there.
         memory_session_id: session id recorded with the memories written for evicted messages.
         write_roles: the roles of evicted messages that are written.
-        writer: how evicted turns are written: a ``MemoryWriter`` (for ``user_id``; default:
-            ``store.writer``), or any callable that writes ``(role, text)`` turns and returns
-            their ids.
+        writer: how evicted messages are written: a ``MemoryWriter`` (for ``user_id``; default:
+            ``store.writer``; a message's ``timestamp``, ``session_id`` and ``turn_index`` keys,
+            when it has them, are written with it), or any callable that takes the messages
+            (dicts) and returns the ids written.
     """
 
     def __init__(
@@ -195,7 +196,7 @@ class RecallSession:
         vocab = self.tokenizer.get_vocab()
         self.recall_id, self.pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._lock = threading.RLock()
-        self._pending_writes: list[tuple[str, str]] = []
+        self._pending_writes: list[dict[str, Any]] = []
         self._forget()
 
     # ------------------------------------------------------------------ state
@@ -604,7 +605,7 @@ class RecallSession:
 
     def _write(self, messages: list[Message], warn: bool = True) -> tuple[list[str], str | None]:
         """Write evicted messages (and any that failed before) to long-term memory; never raises."""
-        turns = self._pending_writes + [(m.role, m.content) for m in messages]
+        turns = self._pending_writes + [dict(m.message) for m in messages]
         if self.writer is None or not turns:
             return [], None
         try:
@@ -717,14 +718,17 @@ class RecallSession:
 
 # --------------------------------------------------------------------------- helpers
 def _store_writer(memory_writer: Any, user_id: str | None, session_id: str | None) -> Writer:
-    """Evicted turns through a ``MemoryWriter`` (``<recall>`` markers taken out: they are not memory)."""
+    """Evicted messages through a ``MemoryWriter`` (``<recall>`` markers taken out: they are not memory)."""
 
-    def write(turns: Sequence[tuple[str, str]]) -> list[str]:
+    def write(messages: Sequence[Mapping[str, Any]]) -> list[str]:
         ids: list[str] = []
-        for role, text in turns:
-            text = text.replace(RECALL_TOKEN, "").strip()
+        for message in messages:
+            text = str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()
             if text:
-                ids.extend(memory_writer.add_turn(user_id, role, text, session_id=session_id))
+                ids.extend(memory_writer.add_turn(
+                    user_id, str(message["role"]), text, session_id=message.get("session_id", session_id),
+                    timestamp=message.get("timestamp"), turn_index=message.get("turn_index"),
+                ))  # fmt: skip
         return ids
 
     return write

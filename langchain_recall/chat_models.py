@@ -198,8 +198,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
             return None
         store, roles, session_id = self.store, self.write_roles, self.session_id
 
-        def write(turns: Sequence[tuple[str, str]]) -> list[str]:
-            return write_turns(store, user_id, [t for t in turns if t[0] in roles], session_id=session_id)
+        def write(messages: Sequence[dict[str, Any]]) -> list[str]:
+            turns = [(m["role"], m["content"]) for m in messages if m["role"] in roles]
+            return write_turns(store, user_id, turns, session_id=session_id)
 
         return write
 

@@ -178,3 +178,25 @@ def test_llamaindex_chat_with_a_thread_id_reuses_the_cache(generator):
     assert RecallLLM(generator=generator, max_new_tokens=6, sessions=None).chat(messages).message.content == (
         second.message.content
     )
+
+
+def test_a_session_writes_evicted_turns_with_their_date_and_session(generator, store):
+    """Messages may carry timestamp / session_id / turn_index: the store keeps them with the evicted turn,
+    and a later <recall> in the same session brings the turn back."""
+    from memories import RAW_TEXT
+    from recall_core import RecallSession
+    from recall_core.memory import MemoryWriter
+
+    session = RecallSession(generator, max_cache_tokens=150, store=store, user_id="ada",
+                            writer=MemoryWriter(store, **RAW_TEXT))  # fmt: skip
+    session.append([{"role": "system", "content": "You are kind."}])
+    for day in range(1, 9):
+        session.append({"role": "user", "content": f"On day {day} I fed the cat.", "timestamp": f"2026-03-0{day}T10:00:00",
+                        "session_id": f"s{day}", "turn_index": 0})  # fmt: skip
+        session.append({"role": "assistant", "content": "Noted.", "timestamp": f"2026-03-0{day}T10:00:05",
+                        "session_id": f"s{day}", "turn_index": 1})  # fmt: skip
+    assert session.evicted_messages >= 4
+    first = next(r for r in store.for_user("ada").all() if r.text == "On day 1 I fed the cat.")
+    assert first.session_id == "s1" and first.timestamp.startswith("2026-03-01") and first.turn_index == 0
+    result = session.reply("What did I do on day 1?", memory=store.for_user("ada"), max_new_tokens=4)
+    assert any("day 1" in r.text for r in result.recalls if r.injected)

@@ -211,7 +211,7 @@ def test_a_template_that_rewrites_earlier_turns_is_reported(tiny):
 @pytest.mark.parametrize("positions", ["shift", "keep"])
 def test_the_cache_stays_bounded_and_evicted_turns_are_written(positions):
     gen = _gen("llama")
-    written: list[tuple[str, str]] = []
+    written: list[dict] = []
     session = RecallSession(gen, max_cache_tokens=150, positions=positions,
                             writer=lambda turns: written.extend(turns) or [f"m{len(written)}"])  # fmt: skip
     evicted = 0
@@ -221,7 +221,7 @@ def test_the_cache_stays_bounded_and_evicted_turns_are_written(positions):
         evicted += report.evicted_messages
         assert (report.memory_written != ()) == (report.evicted_messages > 0)
     assert evicted >= 4 and session.evicted_messages == evicted
-    assert [t for t in written if t[0] == "user"][:2] == [("user", USER_TURNS[0]), ("user", USER_TURNS[1])]
+    assert [m["content"] for m in written if m["role"] == "user"][:2] == USER_TURNS[:2]
     assert len(written) == evicted  # each once
     assert session.messages[0] == decorate([SYSTEM], gen.config)[0]  # the sink
 
@@ -254,7 +254,7 @@ def test_with_nothing_evicted_a_bounded_session_keeps_parity():
 
 def test_written_turns_are_not_written_again():
     gen = _gen("llama")
-    written: list[tuple[str, str]] = []
+    written: list[dict] = []
     session = RecallSession(gen, max_cache_tokens=150, writer=lambda turns: written.extend(turns) or ["x"])
     for _, _result in _chat(session, 10):
         session.mark_written(("user", "assistant"))  # an adapter that writes every exchange says so
@@ -369,7 +369,7 @@ def test_a_failing_memory_write_is_reported_and_retried():
 def test_a_session_closed_with_unwritten_evictions_tries_once_more_then_warns():
     gen = _gen("llama")
     down = {"on": True}
-    written: list[tuple[str, str]] = []
+    written: list[dict] = []
 
     def store(turns):
         if down["on"]:
@@ -444,7 +444,7 @@ def test_a_long_history_that_does_not_fit_is_read_from_its_end():
     """A first call with 300 messages and a small bound: the old ones go to memory unread, and the
     reply is the one for the messages kept (the sinks and the newest exchanges)."""
     gen = _gen("llama")
-    written: list[tuple[str, str]] = []
+    written: list[dict] = []
     session = RecallSession(gen, max_cache_tokens=200, writer=lambda turns: written.extend(turns) or ["w"])
     history = [SYSTEM]
     for i in range(150):
