@@ -15,6 +15,7 @@ from tiny import tiny_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import session_conversations  # noqa: E402
 import session_positions  # noqa: E402
 import sessions  # noqa: E402
 
@@ -81,3 +82,16 @@ def test_the_stream_alternates_speakers_and_dates_sessions(data):
     assert first["content"].startswith("(A new conversation between Ada and Ben.) [")
     assert items[0][1] == "synthetic-1/D1:1"
     assert session_positions.content_span([5, 1, 2, 3, 9], [1, 2, 3]) == (1, 4)
+
+
+def test_long_sessions_on_the_conversations_benchmark(generator, tmp_path):
+    from recall_core.memory import HashEncoder
+
+    args = session_conversations.parse_args(["--seed", "dev", "--users", "1", "--facts", "3", "--cache", "500",
+                                             "--max-new-tokens", "4", "--no-progress", "--out", str(tmp_path)])  # fmt: skip
+    result = session_conversations.run(args, generator=generator, encoder=HashEncoder(64))
+    assert set(result["summary"]) == {"session", "history", "recall"} and result["questions"] == 3
+    assert result["evicted_questions"] and set(result["evicted_summary"]) == {"session", "history", "recall"}
+    rows = [r for r in result["rows"] if r["method"] == "session"]
+    assert len(rows) == 3 and all(r["processed_tokens"] > 0 for r in rows)
+    assert "| session |" in (tmp_path / "session_conversations.md").read_text()
