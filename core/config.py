@@ -134,11 +134,12 @@ class SessionConfig:
     """How a :class:`~recall_core.RecallSession` keeps its KV cache, and how many sessions an adapter keeps.
 
     Args:
-        max_cache_tokens: most positions one session's cache may hold (``None``: no bound, up
-            to the model's context window). Before a turn, whole old turns are evicted (oldest
-            first, a user turn with its replies together) until the cache, the new messages
-            and the most the turn can add (``max_new_tokens`` plus ``max_recalls`` memories
-            of ``max_memory_tokens``) fit. Needs a model with rotary embeddings (RoPE).
+        max_cache_tokens: most positions one session's cache holds between turns (``None``:
+            no bound, up to the model's context window). Before a turn, whole old exchanges are
+            evicted (oldest first, a user turn with its replies together) until the cache, the
+            new messages and ``max_new_tokens`` fit; memories injected during the reply may
+            take it past the bound until the reply ends, when old exchanges are evicted again.
+            Needs a model with rotary embeddings (RoPE).
         sink_tokens: the first positions that are never evicted (StreamingLLM's attention
             sinks), rounded up to whole messages and to the next user turn, so the system
             message and the start of the conversation always stay.
