@@ -192,15 +192,19 @@ def plot(result: dict[str, Any], out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4))
+    size, plotted = 40, False
     for run in result["runs"]:
         points = run["curve"]
+        size = min(40, max(1, len(points) // 4))  # messages per point: a rolling mean
         if not points:
             continue
-        size = 40  # messages per point: a rolling mean
+        plotted = True
         xs = [points[i][0] for i in range(size - 1, len(points))]
         ys = [math.exp(sum(p[1] for p in points[i - size + 1 : i + 1]) / size) for i in range(size - 1, len(points))]
         ax.plot(xs, ys, label=run["mode"])
     ax.axvline(result["context_window"], color="grey", linestyle=":", label="context window")
+    if plotted:
+        ax.set_yscale("log")
     ax.set_xlabel("tokens streamed")
     ax.set_ylabel(f"perplexity (rolling, {size} messages)")
     ax.set_title(f"One {result['runs'][0]['streamed_tokens']:,}-token LoCoMo stream, cache {result['cache']} tokens")
@@ -244,8 +248,15 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     torch.manual_seed(0)
     conversations = load_locomo(resolve_data(args.data))
     items = stream_messages(conversations)
-    due = question_schedule(conversations, [k for _, k in items], args.delay, args.questions)
     generator = generator or RecallGenerator.from_pretrained(args.model)
+    # Only questions the stream reaches: messages within --tokens (each with its template's few tokens).
+    reach, total = 0, 0
+    for message, _ in items:
+        total += len(generator.tokenizer(message["content"], add_special_tokens=False).input_ids) + 5
+        if total > args.tokens:
+            break
+        reach += 1
+    due = question_schedule(conversations, [k for _, k in items[:reach]], args.delay, args.questions)
     started = time.perf_counter()
     runs = []
     for mode in [m for m in args.modes.split(",") if m]:
