@@ -6,9 +6,11 @@ Run ``recall --help`` or ``recall COMMAND --help``.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,10 @@ DEMO_QUESTIONS = [
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A crash in native code (a damaged index file the checks missed) prints where it happened
+    # instead of ending the process without a word.
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
     parser = _parser()
     args = parser.parse_args(argv)
     if getattr(args, "home", None):
@@ -81,7 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     _store_arguments(forget)
 
     doctor = command("doctor", _doctor, "check the index against the journal (the source of truth)")
-    doctor.add_argument("--repair", action="store_true", help="index what is missing, finish interrupted deletes")
+    doctor.add_argument("--repair", action="store_true",
+                        help="index what is missing, finish interrupted deletes, rebuild damaged users")
+    doctor.add_argument("--no-probe", action="store_true",
+                        help="local store: do not read each collection in a child process (the file check still runs)")
     doctor.add_argument("--prune-extra", action="store_true", default=None,
                         help="with --repair, also delete what the index has and the journal lacks "
                              "(the default on a local store; on a server other clients may have written it)")
@@ -124,9 +133,24 @@ def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True
     where.add_argument("--server", default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
                         help="HTTP header for the server, e.g. a proxy token (repeatable)")
+    parser.add_argument("--encoder", default=None, metavar="NAME_OR_PATH",
+                        help="sentence encoder of the memories: a sentence-transformers name or folder, or hash-N "
+                             "(default: the packaged all-MiniLM-L6-v2); must be the one they were written with")
+    parser.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
+                        help="with --server: seconds before a request to the server is given up (default 30)")
 
 
 # ---------------------------------------------------------------------- helpers
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
 def _open_store(args: argparse.Namespace) -> Any:
     from .memory import MemoryStore
 
@@ -135,8 +159,9 @@ def _open_store(args: argparse.Namespace) -> Any:
         if not host or not port.isdigit():
             raise ValueError(f"--server must look like HOST:PORT, got {args.server!r}")
         headers = dict(_split_header(h) for h in args.header)
-        return MemoryStore.server(host=host, port=int(port), headers=headers or None)
-    return MemoryStore.local(args.store)
+        return MemoryStore.server(host=host, port=int(port), headers=headers or None, encoder=args.encoder,
+                                  timeout=args.timeout)  # fmt: skip
+    return MemoryStore.local(args.store, encoder=args.encoder)
 
 
 def _split_header(header: str) -> tuple[str, str]:
@@ -239,7 +264,7 @@ def _doctor(args: argparse.Namespace) -> int:
     from .memory import doctor, repair
 
     with _open_store(args) as store:
-        report = doctor(store)
+        report = doctor(store, probe=not args.no_probe)
         print(report.summary())
         if args.repair and not report.ok:
             print(repair(store, report, prune_extra=args.prune_extra, progress=True))
@@ -272,10 +297,14 @@ def _demo(args: argparse.Namespace) -> int:
     from .memory import MemoryStore
 
     folder = Path(tempfile.mkdtemp(prefix="recall-demo-"))
-    print(f"== Session 1: {DEMO_USER} talks; every turn goes into the memory at {folder}")
+    # The first session happened a week ago, as it would for a chatbot's returning user: each
+    # note carries its day, and a note dated today would read as the answer to "When ...?".
+    last_week = (datetime.now(timezone.utc) - timedelta(days=7)).replace(microsecond=0).isoformat()
+    print(f"== Session 1, a week ago: {DEMO_USER} talks; every turn goes into the memory at {folder}")
     with MemoryStore.local(folder) as store:
         store.writer.add_turns(
-            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i}
+            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i,
+              "timestamp": last_week}
              for i, (role, text) in enumerate(DEMO_CONVERSATION)]
         )
         for role, text in DEMO_CONVERSATION:

@@ -44,12 +44,12 @@ def test_several_memories_are_chosen_deduplicated_and_in_time_order():
     ]
     chosen, reason = choose_candidates(candidates, RecallConfig(memories=4))
     assert reason is None
-    assert [c.id for c in chosen] == ["a", "c", "b"]  # oldest first: the newest version of a fact comes last
-    newest = choose_candidates(candidates, RecallConfig(memories=4, order="newest_first"))[0]
-    assert [c.id for c in newest] == ["b", "c", "a"]
+    assert [c.id for c in chosen] == ["b", "c", "a"]  # newest first (the default): the current version of a fact first
+    oldest = choose_candidates(candidates, RecallConfig(memories=4, order="oldest_first"))[0]
+    assert [c.id for c in oldest] == ["a", "c", "b"]
     ranked = choose_candidates(candidates, RecallConfig(memories=2, order="relevance"))[0]
     assert [c.id for c in ranked] == ["b", "a"]
-    assert choose_candidates(candidates, RecallConfig(memories=4, top_k=2))[0] == [candidates[1], candidates[0]]
+    assert choose_candidates(candidates, RecallConfig(memories=4, top_k=2))[0] == [candidates[0], candidates[1]]
     assert choose_candidates([], RecallConfig()) == ([], "no memory")
     assert choose_candidates(candidates[-1:], RecallConfig()) == ([], "below min_score")
 
@@ -65,14 +65,15 @@ def test_sampled_choice_draws_without_replacement():
 # ---------------------------------------------------------------------- notes
 def test_a_note_has_the_day_when_the_memory_has_one(tiny):
     _, tokenizer = tiny
-    config = RecallConfig()
+    config = RecallConfig(note_template="[{date}] {text}")
     assert note(_c("a", 1.0, " I live in Lyon. ", "2024-05-01T10:00:00+00:00"), config) == "[1 May 2024] I live in Lyon."
     assert note(_c("a", 1.0, "I live in Lyon."), config) == "I live in Lyon."  # no date, no empty brackets
     assert note("plain text", RecallConfig(note_template="- {text}")) == "- plain text"
     assert note(_c("a", 1.0, "hi", "1:56 pm on 8 May, 2023"), RecallConfig(note_template="{date} ({role}): {text}")) == (
         "8 May, 2023 (): hi"
     )
-    said = RecallConfig(note_template="[{date}] {speaker}: {text}")
+    said = RecallConfig()
+    assert said.note_template == "[{date}] {speaker}: {text}"  # the default
     day = "2024-05-01T10:00"
     assert note(MemoryCandidate("a", 1, "I live in Lyon.", None, {"timestamp": day, "role": "user"}), said) == (
         "[1 May 2024] User: I live in Lyon."
@@ -138,7 +139,7 @@ def test_where_the_marker_goes(tiny):
 def test_every_position_searches_with_the_last_user_message_and_injects_one_block(tiny, position):
     model, tokenizer = tiny
     memory = Recorded(_c("a", 0.9, "My dog is Rex.", "2024-01-01T10:00"), _c("b", 0.8, "My cat is Tom.", "2024-02-01T10:00"))
-    config = RecallConfig(recall_position=position, max_recalls=1)
+    config = RecallConfig(recall_position=position, max_recalls=1, order="oldest_first", note_template="[{date}] {text}")
     result = RecallGenerator(model, tokenizer, memory=memory, config=config).generate(CHAT, max_new_tokens=3)
     assert [q.text for q in memory.queries] == ["What is my dog called?"]
     (recall,) = result.recalls

@@ -71,6 +71,27 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.integration
+def test_minilm_reads_words_longer_than_its_tokenizer_limit(tmp_path: Path) -> None:
+    """Item 8: WordPiece makes one [UNK] of a word over 100 characters, so a long unbroken string
+    was counted as one token and every piece of it embedded as the same meaningless vector."""
+    from recall_core.memory import default_encoder
+
+    encoder = default_encoder(precision="float32")
+    assert encoder.count_tokens("a" * 150) > 1
+    assert encoder.count_tokens("hello world") == 2  # ordinary text is counted as before
+    blob = "".join(f"{i:x}" for i in range(3000))  # 10k characters, no space
+    with MemoryStore.local(tmp_path, encoder=encoder) as store:
+        ids = MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", blob)
+        records = store.for_user("u").all()
+        assert len(ids) > 1 and "".join(r.text for r in records) == blob
+        assert all(encoder.count_tokens(r.text) <= 128 for r in records)
+        vectors = np.stack([v for _, v in store.for_user("u").all(include_embeddings=True)])
+    unk = encoder.encode(["[UNK]"])[0]
+    assert float(np.max(vectors @ unk)) < 0.9  # none of them is the unknown token's vector
+    assert float(np.min(vectors @ vectors.T)) < 0.99  # and they differ from each other
+
+
+@pytest.mark.integration
 def test_direct_query_path_equals_sentence_transformers_encode() -> None:
     """The short-input fast path gives the vectors SentenceTransformer.encode gives."""
     from recall_core.memory import default_encoder

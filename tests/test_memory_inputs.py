@@ -105,6 +105,26 @@ def test_chunking_of_one_enormous_word() -> None:
     assert "".join(chunks).replace(" ", "") == f"start{word}end"
 
 
+def test_a_long_unbroken_string_is_chunked_by_characters(store: MemoryStore) -> None:
+    """Item 8: a tokenizer can count a long run without spaces as one token (WordPiece makes one
+    [UNK] of any word over 100 characters); it used to become a single memory of any size."""
+    blob = "".join(f"{i:x}" for i in range(40_000))  # ~150k characters, no space, one "word"
+    assert store.encoder.count_tokens(blob) == 1  # what the tokenizer says
+    ids = MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", blob)
+    records = store.for_user("u").all()
+    assert len(ids) == len(records) > 100
+    assert max(len(r.text) for r in records) <= 128 * 8  # chunk_tokens x CHARS_PER_TOKEN
+    assert "".join(r.text for r in records) == blob  # nothing dropped, in order
+
+
+def test_chunk_text_bounds_characters_whatever_the_count() -> None:
+    text = "word " * 50 + "x" * 5000 + " end."
+    chunks = chunk_text(text, 16, lambda t: 1, max_chars=200)  # a tokenizer that says 1 for anything
+    assert max(map(len, chunks)) <= 200
+    assert "".join(chunks).replace(" ", "") == text.replace(" ", "")
+    assert chunk_text("short text", 16, lambda t: 1, max_chars=200) == ["short text"]
+
+
 def test_rewriting_a_turn_does_not_duplicate(store: MemoryStore) -> None:
     writer = MemoryWriter(store, **RAW_TEXT)
     first = writer.add_turn("u", "user", "I like green tea.", session_id="s")
@@ -243,7 +263,7 @@ def locomo_sample(sample_id: str) -> dict:
 def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([locomo_sample("conv-1"), locomo_sample("conv-2")]))
-    report = MemoryWriter(store).ingest(path, progress=False)  # the defaults: dated, windowed, with speakers
+    report = MemoryWriter(store, window="always").ingest(path, progress=False)  # dated, windowed, with speakers
     assert (report.format, report.turns, report.users) == ("locomo", 6, ["conv-1", "conv-2"])
     records = store.for_user("conv-1").all()
     assert [r.text for r in records] == [

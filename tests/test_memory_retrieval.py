@@ -67,7 +67,7 @@ def test_a_found_memory_holds_its_unit(store: MemoryStore) -> None:
         writer.add_turn("u", role, text, session_id="s1", timestamp="2024-03-02T10:00:00")
     ids = [r.id for r in store.journal.rows("u")]
     memory = store.for_user("u")
-    assert store.unit == "exchange"  # the default
+    assert store.unit == "turn"  # the default
     by_unit = {}
     for unit in ("turn", "window", "exchange"):
         found = {c.id: c for c in memory.search("allergic shellfish", k=4, unit=unit)}
@@ -102,7 +102,7 @@ def test_batch_and_single_writes_give_the_same_text(tmp_path: Path) -> None:
 
 
 def test_window_keeps_the_end_of_a_long_turn_before(store: MemoryStore) -> None:
-    writer = MemoryWriter(store, dated=False)
+    writer = MemoryWriter(store, dated=False, window="always")
     long_turn = " ".join(f"w{i}" for i in range(100))
     writer.add_turn("u", "user", long_turn, session_id="s")
     writer.add_turn("u", "assistant", "ok", session_id="s")
@@ -115,11 +115,11 @@ def test_window_keeps_the_end_of_a_long_turn_before(store: MemoryStore) -> None:
 def test_only_the_first_chunk_carries_the_window(tmp_path: Path) -> None:
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(16)) as store:
         writer = MemoryWriter(store, chunk_tokens=16, dated=False)
-        writer.add_turn("u", "user", "first question", session_id="s")
+        writer.add_turn("u", "user", "first question?", session_id="s")
         ids = writer.add_turn("u", "assistant", ". ".join(f"sentence number {i} is here" for i in range(12)), session_id="s")
         assert len(ids) > 1
         texts = [row.search_text for row in store.journal.get_many(ids)]
-        assert texts[0].startswith("User: first question\nAssistant: ")
+        assert texts[0].startswith("User: first question?\nAssistant: ")
         assert all(t.startswith("Assistant: ") for t in texts[1:])
 
 
@@ -230,3 +230,25 @@ def test_common_words_are_left_out_rarest_first(tmp_path: Path) -> None:
         assert affordable_words(db, words, budget=1) == ["zorblax"]
         assert affordable_words(db, words, budget=0) == []
         assert [i for i, _ in store.journal.search_text("u", "walking zorblax", 5)][0] == rare
+
+
+@pytest.mark.parametrize(
+    ("window", "searched_with_question", "searched_with_statement"),
+    [("questions", True, False), ("always", True, True), ("never", False, False), (True, True, True), (False, False, False)],
+)
+def test_window_says_when_the_turn_before_is_searched_too(store: MemoryStore, window, searched_with_question, searched_with_statement) -> None:
+    """By default a turn is searched with the one before only when that one asks something:
+    "Yes, Biscuit." is found by its question, and a fact is not diluted by an unrelated turn before it."""
+    writer = MemoryWriter(store, dated=False, window=window)
+    writer.add_turn("u", "user", "Do you have a dog?", session_id="s")
+    writer.add_turn("u", "assistant", "Yes, Biscuit.", session_id="s")
+    writer.add_turn("u", "user", "I work at the lighthouse.", session_id="s")
+    rows = list(store.journal.rows("u"))
+    assert rows[1].search_text.startswith("User: Do you have a dog?\n") is searched_with_question
+    assert rows[2].search_text.startswith("Assistant: Yes, Biscuit.\n") is searched_with_statement
+    assert writer.window == {True: "always", False: "never"}.get(window, window)
+
+
+def test_window_must_be_one_of_its_modes(store: MemoryStore) -> None:
+    with pytest.raises(ValueError, match="window"):
+        MemoryWriter(store, window="sometimes")

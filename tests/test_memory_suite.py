@@ -24,7 +24,15 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from memories import RAW_TEXT
-from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor, rebuild_index
+from recall_core.memory import (
+    HashEncoder,
+    MemoryIndexWarning,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+    doctor,
+    rebuild_index,
+)
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
@@ -334,8 +342,10 @@ def test_journal_recovery_local(tmp_path) -> None:
     before = snapshot(store)
     store.close()
     shutil.rmtree(tmp_path / "mem" / "chroma")
-    store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
-    assert store.for_user("u1").count() == 0
+    with pytest.warns(MemoryIndexWarning, match="lost 60 memories of 2 users"):
+        store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
+    with pytest.raises(MemoryUnavailableError, match="recall doctor --repair"):
+        store.for_user("u1").count()  # not 0, as for a new user: the journal says they had 30
     report = doctor(store)
     assert not report.ok and report.totals()["missing"] == 60
     result = rebuild_index(store, progress=False)
@@ -352,7 +362,8 @@ def test_rebuild_fresh_after_corrupt_index(tmp_path) -> None:
     store.close()
     # Garbage over Chroma's own database: the kind of damage a kill mid-flush can leave.
     (tmp_path / "mem" / "chroma" / "chroma.sqlite3").write_bytes(b"not a database" * 100)
-    store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
+    with pytest.warns(MemoryIndexWarning, match="damaged .*recall rebuild-index --fresh"):
+        store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
     with pytest.raises(Exception):  # noqa: B017 - whatever Chroma raises on a broken folder
         store.for_user("u").search("apple fact", 3)
     rebuild_index(store, fresh=True, progress=False)
@@ -376,7 +387,8 @@ def test_journal_recovery_server(tmp_path) -> None:
     shutil.rmtree(data)
     with ChromaServer(data, port=port):
         store = MemoryStore.server(port=port, encoder=HashEncoder(DIM), journal_path=tmp_path / "j.sqlite3")
-        assert store.for_user("srv").count() == 0
+        with pytest.raises(MemoryUnavailableError, match="has none of the 32 memories"):
+            store.for_user("srv").count()  # the server lost them: not "no memory"
         rebuild_index(store, progress=False)
         assert top(store.for_user("srv").search("apple moon", 5)) == expected
         assert doctor(store).ok

@@ -26,12 +26,12 @@ def _conversation(store: MemoryStore, user: str, first: str) -> list[str]:
 
 def test_an_updated_memory_is_searched_like_a_new_one(store: MemoryStore) -> None:
     """The review's bug: update embedded the bare text, skipping date, speaker and the turn before."""
-    old_ids = _conversation(store, "old", "My dog is called Rex.")
-    new_ids = _conversation(store, "new", "My dog is called Biscuit.")
-    store.for_user("old").update(old_ids[0], "My dog is called Biscuit.")
+    old_ids = _conversation(store, "old", "Is Rex a good name for my dog?")
+    new_ids = _conversation(store, "new", "Is Biscuit a good name for my dog?")
+    store.for_user("old").update(old_ids[0], "Is Biscuit a good name for my dog?")
 
     updated, fresh = store.journal.get(old_ids[0]), store.journal.get(new_ids[0])
-    assert updated.search_text == fresh.search_text == "[2 March 2024] User: My dog is called Biscuit."
+    assert updated.search_text == fresh.search_text == "[2 March 2024] User: Is Biscuit a good name for my dog?"
     np.testing.assert_allclose(updated.embedding, fresh.embedding)
     # The reply is searched with the end of the turn before it: with the new words now.
     reply, fresh_reply = store.journal.get(old_ids[1]), store.journal.get(new_ids[1])
@@ -42,7 +42,7 @@ def test_an_updated_memory_is_searched_like_a_new_one(store: MemoryStore) -> Non
     found = store.for_user("old").search("Rex", k=2, retrieval="lexical")
     assert found == []
     assert {c.id for c in store.for_user("old").search("Biscuit", k=2, retrieval="lexical")} == set(old_ids)
-    assert store.for_user("old").get(old_ids[0]).text == "My dog is called Biscuit."
+    assert store.for_user("old").get(old_ids[0]).text == "Is Biscuit a good name for my dog?"
 
 
 def test_a_bare_writer_updates_bare(tmp_path: Path) -> None:

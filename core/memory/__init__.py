@@ -24,6 +24,7 @@ from .encoders import (
 )
 from .errors import (
     EncoderMismatchError,
+    MemoryIndexWarning,
     MemoryIsolationError,
     MemoryLockedError,
     MemoryStoreError,
@@ -52,6 +53,7 @@ __all__ = [
     "IngestReport",
     "Journal",
     "JournalRow",
+    "MemoryIndexWarning",
     "MemoryIsolationError",
     "MemoryLockedError",
     "MemoryRecord",

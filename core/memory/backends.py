@@ -81,18 +81,23 @@ def open_local(path: str | Path | None) -> tuple[Backend, Journal, LocalLock]:
         lock.release()
         raise
 
+    return local_backend(root / CHROMA_DIR, str(root)), journal, LocalLock(root, lock)
+
+
+def local_backend(chroma_dir: Path, location: str) -> Backend:
+    """An embedded Chroma index in ``chroma_dir`` (a rebuild fills a second one beside the first)."""
+
     def open_client() -> Any:
         import chromadb
         from chromadb.config import Settings
 
-        chroma_dir = str(root / CHROMA_DIR)
         try:
-            return chromadb.PersistentClient(path=chroma_dir, settings=Settings(anonymized_telemetry=False))
+            return chromadb.PersistentClient(path=str(chroma_dir), settings=Settings(anonymized_telemetry=False))
         except Exception:
             forget_chroma_system(chroma_dir)
             raise
 
-    return Backend("local", str(root), open_client), journal, LocalLock(root, lock)
+    return Backend("local", location, open_client)
 
 
 def open_server(

@@ -30,24 +30,55 @@ def speaker_of(role: str, extra: Mapping[str, Any]) -> str:
     return str(speaker) if isinstance(speaker, str) and speaker.strip() else role.capitalize()
 
 
+#: When a memory is searched with the end of the turn before it (see :class:`SearchText`).
+WINDOWS = ("questions", "always", "never")
+
+
+def check_window(window: object) -> str:
+    """``window`` as one of :data:`WINDOWS` (``True`` is ``"always"``, ``False`` ``"never"``), else ``ValueError``."""
+    if window is True:
+        return "always"
+    if window is False:
+        return "never"
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {', '.join(map(repr, WINDOWS))} (or a bool), got {window!r}")
+    return str(window)
+
+
 @dataclass(frozen=True)
 class SearchText:
     """How memories are searched: ``[day] Speaker before: ...`` / ``Speaker: chunk``.
 
     Args:
         dated: put the day of the turn in front, ``"[8 May 2023] "``.
-        window: put the end of the turn before (same session) on the line above.
+        window: when to put the end of the turn before (same session) on the line above:
+            ``"questions"`` only when that turn asks something (it ends with ``?``), so that an
+            answer ("Yes, a beagle called Biscuit.") is found by the question it answers;
+            ``"always"``; or ``"never"``. Not always: with the turn before on every memory, an
+            assistant's "Noted!" was found by the user's fact it followed and outranked the
+            fact itself, whose own search text was diluted by the unrelated turn before *it*
+            (the fact turn first for 0.16 of the dev conversations' questions, against 0.76
+            with ``"questions"``; BENCHMARKS.md).
         speakers: begin each line with its speaker.
     """
 
     dated: bool = True
-    window: bool = True
+    window: str = "questions"
     speakers: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "window", check_window(self.window))
 
     @property
     def adds_context(self) -> bool:
         """Whether anything is searched besides the memory's own words."""
-        return self.dated or self.window or self.speakers
+        return self.dated or self.window != "never" or self.speakers
+
+    def uses(self, before: tuple[str, str] | None) -> bool:
+        """Whether a memory is searched with ``before``, the ``(speaker, words)`` of the turn before it."""
+        if before is None or self.window == "never":
+            return False
+        return self.window == "always" or before[1].rstrip().endswith("?")
 
     def compose(
         self,
@@ -67,7 +98,8 @@ class SearchText:
         texts = []
         for chunk_index, chunk in enumerate(chunks):
             line = f"{speaker}: {chunk}" if speaker and not chunk.startswith(f"{speaker}:") else chunk
-            if self.window and before is not None and chunk_index == 0:
+            if chunk_index == 0 and self.uses(before):
+                assert before is not None
                 words = before[1].split()
                 tail = " ".join(words[-WINDOW_WORDS:])
                 tail = tail if len(words) <= WINDOW_WORDS else "... " + tail

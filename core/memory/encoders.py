@@ -145,6 +145,8 @@ class SentenceTransformerEncoder:
         self._model: Any = None
         self._dimension: int | None = None
         self._fast: bool | None = None
+        self._max_word_chars: int | None = None
+        self._long_run: re.Pattern[str] | None = None
         # Loading happens once even if two threads search at the same time.
         self._lock = threading.Lock()
 
@@ -190,10 +192,34 @@ class SentenceTransformerEncoder:
         tokenizer = getattr(self.model, "tokenizer", None)
         if tokenizer is None:
             return len(_WORD.findall(text))
+        text = self._breakable(text)
         return len(tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"])
 
+    def _word_limit(self) -> int | None:
+        """The longest word the tokenizer splits into pieces (WordPiece: 100 characters), or ``None``."""
+        if self._max_word_chars is None:
+            model = getattr(getattr(getattr(self.model, "tokenizer", None), "backend_tokenizer", None), "model", None)
+            limit = getattr(model, "max_input_chars_per_word", None)
+            self._max_word_chars = int(limit) if isinstance(limit, int) and limit > 0 else 0
+            # Letters and digits without a space or punctuation between them: one word to a BERT-style tokenizer.
+            self._long_run = re.compile(rf"[^\W_]{{{self._max_word_chars + 1},}}") if self._max_word_chars else None
+        return self._max_word_chars or None
+
+    def _breakable(self, text: str) -> str:
+        """``text`` with every run of letters and digits longer than the tokenizer's word limit cut
+        into pieces of that limit, for the tokenizer only (what is stored is unchanged).
+
+        A WordPiece tokenizer makes one unknown token of a longer word, so a long unbroken
+        string (a hash, base64, a word without spaces in it) would be counted as one token and
+        embedded as ``[UNK]``; its pieces are tokenized and embedded by their sub-words.
+        """
+        limit = self._word_limit()
+        if limit is None or len(text) <= limit or self._long_run is None:
+            return text
+        return self._long_run.sub(lambda m: _cut(m.group(0), limit), text)
+
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
-        texts = list(texts)
+        texts = [self._breakable(text) for text in texts]
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._autocast():
@@ -253,6 +279,10 @@ class SentenceTransformerEncoder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEncoder({self.model_path!r}, name={self.name!r})"
+
+
+def _cut(word: str, size: int) -> str:
+    return " ".join(word[i : i + size] for i in range(0, len(word), size))
 
 
 def _cpu_has_bf16() -> bool:

@@ -25,3 +25,8 @@ class EncoderMismatchError(MemoryStoreError, ValueError):
 
 class MemoryIsolationError(MemoryStoreError):
     """A result carried another user's id: refused rather than returned."""
+
+
+class MemoryIndexWarning(UserWarning):
+    """Opening a store found its index damaged, or missing memories the journal holds; the
+    message says what to run (``recall rebuild-index --fresh``, ``recall doctor --repair``)."""

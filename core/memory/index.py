@@ -6,6 +6,12 @@ memories, ``recall-k-<hash>`` for LM-space keys), and every collection records i
 encoder and dimension in its metadata. Chroma's failures are mapped here: "cannot reach the
 index" becomes :class:`MemoryUnavailableError`, a collection deleted by another client is
 looked up again once.
+
+A collection whose files were found damaged (see health.py) is never handed to Chroma again
+in this process, because Chroma crashes the process on some damaged HNSW files: every use
+raises :class:`MemoryUnavailableError` saying how to rebuild it, and it can only be dropped.
+A rebuild writes a user's rows into staging collections and swaps them in only when they are
+complete (:meth:`ChromaIndex.swap_in`), so a failed rebuild leaves the old collections as they were.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import socket
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -51,6 +57,12 @@ SIZE_TTL_S = 10.0
 FETCHED = ["documents", "metadatas", "embeddings"]
 
 
+#: Suffix of the collections a rebuild fills before swapping them in.
+STAGING_SUFFIX = "-next"
+#: What to run when a local index is damaged.
+REBUILD_HINT = "run `recall rebuild-index --fresh` (rebuild_index(store, fresh=True)): the journal holds every memory"
+
+
 def collection_name(user_id: str, kind: str = MEMORIES) -> str:
     """The Chroma collection of ``user_id`` (``kind`` is ``"m"`` memories or ``"k"`` LM keys).
 
@@ -61,21 +73,28 @@ def collection_name(user_id: str, kind: str = MEMORIES) -> str:
     return f"recall-{kind}-{digest}"
 
 
+def staging_name(user_id: str, kind: str = MEMORIES) -> str:
+    """The collection a rebuild of ``user_id`` fills before it replaces :func:`collection_name`'s."""
+    return collection_name(user_id, kind) + STAGING_SUFFIX
+
+
 class ChromaIndex:
     """The Chroma client of one store and what it knows about each user's collections.
 
-    Caches (all per ``(user, kind)``, dropped together by :meth:`forget_cached` and
+    Caches (all per collection name, a user's dropped together by :meth:`forget_cached`, all by
     :meth:`reset`): the collection handles, the dimension already checked against each
-    collection, and each collection's size.
+    collection, and each collection's size. Damaged collections (:meth:`mark_damaged`) are
+    remembered for the life of the object, until dropped or swapped out.
     """
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self._client: Any = None
         self._client_lock = threading.Lock()
-        self._collections: dict[tuple[str, str], Any] = {}
-        self._checked: dict[tuple[str, str], int] = {}
-        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}
+        self._collections: dict[str, Any] = {}
+        self._checked: dict[str, int] = {}
+        self._sizes: dict[str, tuple[int, float]] = {}
+        self._damaged: dict[str, str] = {}
         self._max_batch: int | None = None
         self._closed = False
 
@@ -108,10 +127,7 @@ class ChromaIndex:
             raise
         except Exception as exc:
             if is_unavailable(exc, self.kind):
-                hint = (
-                    "is the server running?" if self.kind == "server"
-                    else "`recall doctor` checks the index; `rebuild_index(store, fresh=True)` rebuilds it from the journal"
-                )  # fmt: skip
+                hint = "is the server running?" if self.kind == "server" else f"`recall doctor` checks the index; {REBUILD_HINT}"
                 raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
             raise
 
@@ -148,15 +164,25 @@ class ChromaIndex:
     # -- collections -----------------------------------------------------------------------------
 
     def collection(
-        self, user_id: str, kind: str, create: bool = False, metadata: Mapping[str, Any] | None = None
+        self,
+        user_id: str,
+        kind: str,
+        create: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+        staging: bool = False,
     ) -> Any | None:
-        """The collection of ``user_id`` (``None`` if it does not exist and ``create`` is false)."""
-        key = (user_id, kind)
-        cached = self._collections.get(key)
+        """The collection of ``user_id`` (``None`` if it does not exist and ``create`` is false);
+        ``staging``: the one a rebuild fills (:func:`staging_name`).
+
+        Raises:
+            MemoryUnavailableError: the collection is damaged (:meth:`mark_damaged`).
+        """
+        name = staging_name(user_id, kind) if staging else collection_name(user_id, kind)
+        self._refuse_damaged(user_id, name)
+        cached = self._collections.get(name)
         if cached is not None:
             return cached
         client = self.client()
-        name = collection_name(user_id, kind)
         if create:
             meta = {"recall": 1, "kind": "memories" if kind == MEMORIES else "lm_keys", "user_id": user_id}
             meta.update(metadata or {})
@@ -167,19 +193,26 @@ class ChromaIndex:
                 name=name, configuration={"hnsw": dict(HNSW_CONFIG)}, metadata=meta, embedding_function=None,
             )  # fmt: skip
         else:
-            try:
-                collection = self.call(client.get_collection, name=name, embedding_function=None)
-            except MemoryStoreError:
-                raise
-            except Exception as exc:
-                if is_not_found(exc):
-                    return None
-                raise
+            collection = self._lookup(name)
+            if collection is None:
+                return None
         owner = (collection.metadata or {}).get("user_id")
         if owner is not None and owner != user_id:
             raise MemoryIsolationError(f"collection {name} belongs to another user; refusing to use it")
-        self._collections[key] = collection
+        self._collections[name] = collection
         return collection
+
+    def _lookup(self, name: str) -> Any | None:
+        """The collection ``name`` from the index, or ``None`` if it has none."""
+        client = self.client()
+        try:
+            return self.call(client.get_collection, name=name, embedding_function=None)
+        except MemoryStoreError:
+            raise
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
 
     def with_collection(
         self,
@@ -188,13 +221,14 @@ class ChromaIndex:
         fn: Callable[[Any], T],
         create: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        staging: bool = False,
     ) -> T | None:
         """Call ``fn(collection)`` (``None`` if there is no collection and ``create`` is false).
 
         If another client deleted the collection meanwhile, it is looked up again once.
         """
         for attempt in (0, 1):
-            collection = self.collection(user_id, kind, create=create, metadata=metadata)
+            collection = self.collection(user_id, kind, create=create, metadata=metadata, staging=staging)
             if collection is None:
                 return None
             try:
@@ -210,13 +244,42 @@ class ChromaIndex:
 
     def forget_cached(self, user_id: str) -> None:
         for kind in KINDS:
-            self._collections.pop((user_id, kind), None)
-            self._checked.pop((user_id, kind), None)
-            self._sizes.pop((user_id, kind), None)
+            for name in (collection_name(user_id, kind), staging_name(user_id, kind)):
+                self._collections.pop(name, None)
+                self._checked.pop(name, None)
+                self._sizes.pop(name, None)
+
+    # -- damage ----------------------------------------------------------------------------------
+
+    def mark_damaged(self, damaged: Mapping[str, str]) -> None:
+        """Never hand these collections (name -> what is wrong) to Chroma again: it could crash."""
+        self._damaged.update(damaged)
+        for name in damaged:
+            self._collections.pop(name, None)
+
+    def damaged(self) -> dict[str, str]:
+        """The collections known to be damaged: name -> what is wrong."""
+        return dict(self._damaged)
+
+    def clear_damaged(self) -> None:
+        """Forget every damage mark (the whole index was replaced)."""
+        self._damaged.clear()
+
+    def damage(self, user_id: str) -> str | None:
+        """What is wrong with ``user_id``'s collections, or ``None`` if nothing is known to be."""
+        found = [self._damaged[n] for n in (collection_name(user_id, k) for k in KINDS) if n in self._damaged]
+        return "; ".join(found) if found else None
+
+    def _refuse_damaged(self, user_id: str, name: str) -> None:
+        reason = self._damaged.get(name)
+        if reason is not None:
+            raise MemoryUnavailableError(
+                f"the index of user {user_id!r} at {self.location} is damaged ({reason}); {REBUILD_HINT}"
+            )
 
     def size(self, user_id: str, kind: str, collection: Any) -> int:
         """How many items the collection holds (cached; see ``SIZE_TTL_S``)."""
-        key = (user_id, kind)
+        key = collection.name
         cached = self._sizes.get(key)
         now = time.monotonic()
         if cached is not None and (self.kind == "local" or now - cached[1] < SIZE_TTL_S):
@@ -233,7 +296,7 @@ class ChromaIndex:
         ``encoder_name``: the encoder that will search this collection; a different name with the
         same dimension only warns (the scores may be meaningless).
         """
-        key = (user_id, kind)
+        key = collection.name
         if self._checked.get(key) == dimension:
             return
         meta = collection.metadata or {}
@@ -280,8 +343,9 @@ class ChromaIndex:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def write(self, rows: Sequence[JournalRow], encoder_name: str | None = None) -> list[JournalRow]:
-        """Upsert journal rows (with vectors) into their users' collections; return the rows written.
+    def write(self, rows: Sequence[JournalRow], encoder_name: str | None = None, staging: bool = False) -> list[JournalRow]:
+        """Upsert journal rows (with vectors) into their users' collections (``staging``: the ones a
+        rebuild fills); return the rows written.
 
         Tombstoned rows are skipped. A row's LM key goes to the user's LM-key collection; a row
         without one has any stale key removed (its text was updated).
@@ -294,12 +358,12 @@ class ChromaIndex:
                 raise MemoryStoreError(f"memory {row.id} has no embedding to index")
             by_user.setdefault(row.user_id, []).append(row)
         for user_id, user_rows in by_user.items():
-            self._write_user(user_id, user_rows, encoder_name)
+            self._write_user(user_id, user_rows, encoder_name, staging)
         return [row for user_rows in by_user.values() for row in user_rows]
 
-    def _write_user(self, user_id: str, rows: Sequence[JournalRow], encoder_name: str | None) -> None:
+    def _write_user(self, user_id: str, rows: Sequence[JournalRow], encoder_name: str | None, staging: bool) -> None:
         for kind in KINDS:
-            self._sizes.pop((user_id, kind), None)
+            self._sizes.pop(staging_name(user_id, kind) if staging else collection_name(user_id, kind), None)
         dim = int(rows[0].embedding.shape[0])  # type: ignore[union-attr]
         written_by = rows[0].encoder or encoder_name
         meta = {"encoder": written_by, "dim": dim}
@@ -313,12 +377,13 @@ class ChromaIndex:
 
         for start in range(0, len(rows), batch):
             part = rows[start : start + batch]
-            collection = self.collection(user_id, MEMORIES, create=True, metadata=meta)
+            collection = self.collection(user_id, MEMORIES, create=True, metadata=meta, staging=staging)
             self.check_dimension(user_id, MEMORIES, collection, dim, f"the encoder {written_by!r}", encoder_name)
             vectors = [r.embedding for r in part]
             self.with_collection(
-                user_id, MEMORIES, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=meta
-            )
+                user_id, MEMORIES, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=meta,
+                staging=staging,
+            )  # fmt: skip
 
         keyed = [r for r in rows if r.lm_key is not None]
         unkeyed = [r.id for r in rows if r.lm_key is None]
@@ -326,35 +391,65 @@ class ChromaIndex:
             key_meta = {"lm": keyed[0].lm_name or "unknown", "dim": int(keyed[0].lm_key.shape[0])}  # type: ignore[union-attr]
             for start in range(0, len(keyed), batch):
                 part = keyed[start : start + batch]
-                collection = self.collection(user_id, LM_KEYS, create=True, metadata=key_meta)
+                collection = self.collection(user_id, LM_KEYS, create=True, metadata=key_meta, staging=staging)
                 self.check_dimension(user_id, LM_KEYS, collection, key_meta["dim"], f"the LM {key_meta['lm']!r}")
                 vectors = [r.lm_key for r in part]
                 self.with_collection(
-                    user_id, LM_KEYS, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=key_meta
-                )
-        if unkeyed:
+                    user_id, LM_KEYS, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=key_meta,
+                    staging=staging,
+                )  # fmt: skip
+        if unkeyed and not staging:
             # A memory re-indexed without an LM key (its text was updated) must not keep a stale key.
             self.with_collection(user_id, LM_KEYS, lambda c: c.delete(ids=unkeyed))
+
+    def drop_staging(self, user_id: str) -> None:
+        """Delete what an earlier, unfinished rebuild of ``user_id`` left in staging."""
+        for kind in KINDS:
+            self._delete_named(staging_name(user_id, kind))
+        self.forget_cached(user_id)
+
+    def swap_in(self, user_id: str) -> None:
+        """Replace ``user_id``'s collections by the staging ones a rebuild filled (a kind with no
+        staging collection is dropped: the rebuilt user has none of it).
+
+        Chroma cannot rename over an existing name, so the old collection is deleted first;
+        a crash between the two steps leaves the user with no collection and the rows in the
+        journal, which ``repair`` indexes again.
+        """
+        for kind in KINDS:
+            live, staged = collection_name(user_id, kind), staging_name(user_id, kind)
+            collection = self._collections.get(staged) or self._lookup(staged)
+            self._delete_named(live)
+            self._damaged.pop(live, None)
+            if collection is not None:
+                self.call(collection.modify, name=live)
+        self.forget_cached(user_id)
+
+    def _delete_named(self, name: str) -> None:
+        """Delete a collection by name if it exists (deleting never loads its files)."""
+        client = self.client()
+        try:
+            self.call(client.delete_collection, name=name)
+        except MemoryStoreError:
+            raise
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
 
     def delete(self, user_id: str, ids: Sequence[str]) -> None:
         """Delete ids from the user's collections (both kinds)."""
         if not ids:
             return
         for kind in KINDS:
-            self._sizes.pop((user_id, kind), None)
+            self._sizes.pop(collection_name(user_id, kind), None)
             self.with_collection(user_id, kind, lambda c: c.delete(ids=list(ids)))
 
     def drop_user(self, user_id: str) -> None:
-        """Delete the user's collections from the index."""
-        client = self.client()
+        """Delete the user's collections from the index (damaged ones too: deleting is safe)."""
         for kind in KINDS:
-            try:
-                self.call(client.delete_collection, name=collection_name(user_id, kind))
-            except MemoryStoreError:
-                raise
-            except Exception as exc:
-                if not is_not_found(exc):
-                    raise
+            name = collection_name(user_id, kind)
+            self._delete_named(name)
+            self._damaged.pop(name, None)
         self.forget_cached(user_id)
 
     # -- reads ------------------------------------------------------------------------------------
@@ -375,19 +470,33 @@ class ChromaIndex:
         )  # fmt: skip
 
     def nearest(
-        self, collection: Any, embedding: np.ndarray, size: int, k: int, where: Mapping[str, Any] | None
+        self,
+        collection: Any,
+        embedding: np.ndarray,
+        size: int,
+        k: int,
+        where: Mapping[str, Any] | None,
+        ids: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` nearest ``(id, cosine distance)`` of a collection of ``size`` items, best first:
-        exact up to ``EXACT_SEARCH_MAX`` items (:func:`exact_nearest`), HNSW beyond."""
+        exact up to ``EXACT_SEARCH_MAX`` items (:func:`exact_nearest`), HNSW beyond. ``ids``: only
+        among these (exactly, whatever the size)."""
         where = dict(where) if where else None
-        if size > EXACT_SEARCH_MAX:
-            found = collection.query(query_embeddings=[embedding], n_results=k, where=where, include=["distances"])
+        if size > EXACT_SEARCH_MAX and ids is None:
+            found = collection.query(
+                query_embeddings=[embedding], n_results=min(k, size), where=where, include=["distances"]
+            )  # fmt: skip
             return list(zip(found["ids"][0], found["distances"][0], strict=True))
-        return exact_nearest(collection, embedding, size, k, where)
+        return exact_nearest(collection, embedding, size, k, where, ids)
 
 
 def exact_nearest(
-    collection: Any, embedding: np.ndarray, size: int, k: int, where: dict[str, Any] | None
+    collection: Any,
+    embedding: np.ndarray,
+    size: int,
+    k: int,
+    where: dict[str, Any] | None,
+    ids: Collection[str] | None = None,
 ) -> list[tuple[str, float]]:
     """The ``k`` nearest ``(id, cosine distance)`` of a small collection, exactly.
 
@@ -396,15 +505,16 @@ def exact_nearest(
     pruning can leave nodes without incoming links (among 1,000 near-duplicate notes, up to
     half were). So when fewer than ``size`` come back, or a ``where`` filter hides how many
     should, the distances are computed here from the stored vectors (10-50 ms at this size).
+    ``ids`` limits the search to those ids (computed here too).
     """
-    if size == 0:
+    if size == 0 or (ids is not None and not ids):
         return []
-    if where is None:
+    if where is None and ids is None:
         wide = collection.query(query_embeddings=[embedding], n_results=size, include=["distances"])
         if len(wide["ids"][0]) >= size:
             return list(zip(wide["ids"][0][:k], wide["distances"][0][:k], strict=True))
         logger.debug("HNSW reached %d of %d items; computing the distances exactly", len(wide["ids"][0]), size)
-    stored = collection.get(where=where, include=["embeddings"])
+    stored = collection.get(ids=None if ids is None else list(ids), where=where, include=["embeddings"])
     if not stored["ids"]:
         return []
     matrix = np.asarray(stored["embeddings"], dtype=np.float32)

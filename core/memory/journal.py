@@ -9,6 +9,10 @@ mid-flush), so every memory is written here first and indexed second. Each row h
 * ``deleting``: deleted by the user, not yet removed from the index (a tombstone, so that a
   failed delete or ``forget`` is finished by ``repair`` instead of being resurrected).
 
+Tombstones also hide their memories from every read at once (:class:`Visibility`), and a
+``forget`` leaves a mark on its user until the index has dropped them, so "forget me" holds
+from the moment ``forget`` is called, whether or not the index could be reached.
+
 Rows keep their vectors (and LM keys), so the index can be rebuilt exactly, without
 re-encoding, as long as the encoder has not changed.
 
@@ -22,6 +26,7 @@ import json
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,8 +41,9 @@ INDEXED = "indexed"
 DELETING = "deleting"
 
 #: 2 added the FTS5 word index (lexical.py) and ``context`` (the text that is searched, when it
-#: is more than ``text``); a version-1 journal is upgraded when opened.
-_SCHEMA_VERSION = 2
+#: is more than ``text``); 3 the marks of unfinished forgets and renamed users, and user ids in
+#: Unicode NFC (validation.py). An older journal is upgraded when opened.
+_SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -63,6 +69,10 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 CREATE INDEX IF NOT EXISTS memories_user_state ON memories(user_id, state);
 CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id, turn_index);
+-- A user whose forget() has not reached the index yet: reads show only what was written after.
+CREATE TABLE IF NOT EXISTS forgotten_users (user_id TEXT PRIMARY KEY, at REAL NOT NULL);
+-- A user id rewritten to NFC (schema 3): its old collections are still to drop from the index.
+CREATE TABLE IF NOT EXISTS renamed_users (old_id TEXT PRIMARY KEY, new_id TEXT NOT NULL);
 """
 
 _COLUMNS = (
@@ -102,6 +112,33 @@ class JournalRow:
 
     def with_(self, **changes: Any) -> JournalRow:
         return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which of one user's index rows a read may return, by the journal.
+
+    Never a tombstoned memory (deleted, its removal from the index not finished yet). While a
+    ``forget`` of the user has not reached the index, only the memories live in this journal
+    (written after the forget); everything else in the user's collections is on its way out.
+    """
+
+    deleted: frozenset[str] = frozenset()
+    #: During an unfinished forget: the only ids a read may return; ``None`` otherwise.
+    only: frozenset[str] | None = None
+
+    @property
+    def everything(self) -> bool:
+        """Whether nothing is hidden (the common case: reads need not filter)."""
+        return not self.deleted and self.only is None
+
+    def allows(self, memory_id: str) -> bool:
+        if self.only is not None:
+            return memory_id in self.only
+        return memory_id not in self.deleted
+
+
+EVERYTHING = Visibility()
 
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
@@ -147,6 +184,7 @@ class Journal:
         # One connection shared by the threads of a process, serialised by a lock: SQLite
         # allows one writer at a time anyway, and this keeps transactions whole.
         self._lock = threading.RLock()
+        self._depth = 0  # nesting of open transactions (under the lock)
         self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
@@ -170,28 +208,74 @@ class Journal:
                     self._db.execute(statement)
                 if fresh:
                     self._db.execute(FTS_BACKFILL)
+            if version < 3:
+                self._normalise_user_ids()
+            if version < _SCHEMA_VERSION:
                 self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
         for statement in _split_sql(SCRATCH_SCHEMA):
             self._db.execute(statement)
 
     class _Tx:
+        """One write transaction; nested ones join the outermost (one BEGIN, one COMMIT)."""
+
         def __init__(self, journal: Journal) -> None:
             self.journal = journal
 
         def __enter__(self) -> sqlite3.Connection:
-            self.journal._lock.acquire()
-            # IMMEDIATE takes the write lock now, so two processes never interleave a read-modify-write.
-            self.journal._db.execute("BEGIN IMMEDIATE")
-            return self.journal._db
+            journal = self.journal
+            journal._lock.acquire()
+            if journal._depth == 0:
+                try:
+                    # IMMEDIATE takes the write lock now, so two processes never interleave a
+                    # read-modify-write (waiting up to the connection's timeout for the other).
+                    journal._db.execute("BEGIN IMMEDIATE")
+                except BaseException:
+                    journal._lock.release()
+                    raise
+            journal._depth += 1
+            return journal._db
 
         def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+            journal = self.journal
             try:
-                self.journal._db.execute("ROLLBACK" if exc_type else "COMMIT")
+                journal._depth -= 1
+                if journal._depth == 0:
+                    journal._db.execute("ROLLBACK" if exc_type else "COMMIT")
             finally:
-                self.journal._lock.release()
+                journal._lock.release()
 
     def _transaction(self) -> Journal._Tx:
         return Journal._Tx(self)
+
+    def transaction(self) -> Journal._Tx:
+        """A write transaction (``with journal.transaction(): ...``) that holds SQLite's write lock
+        from its first statement, so what is read inside it (the next turn position) is still true
+        when it commits, whatever other processes sharing the file do. Calls inside it join it."""
+        return Journal._Tx(self)
+
+    def _normalise_user_ids(self) -> None:
+        """Schema 3: rewrite user ids to NFC (inside the upgrade's transaction).
+
+        The rows of a renamed user become ``pending`` (the index files them under the user's
+        old collection name, a hash of the old spelling) and the rename is recorded, so that
+        the store can drop the old collections and index the rows under the new name. Two
+        spellings of one name become one user.
+        """
+        db = self._db
+        for (old,) in db.execute("SELECT DISTINCT user_id FROM memories").fetchall():
+            new = unicodedata.normalize("NFC", old)
+            if new == old:
+                continue
+            db.execute(
+                "UPDATE memories_fts SET owner = 'u' || hex(?) WHERE rowid IN (SELECT seq FROM memories WHERE user_id=?)",
+                (new, old),
+            )
+            db.execute(
+                "UPDATE memories SET user_id=?, state=CASE WHEN state=? THEN state ELSE ? END WHERE user_id=?",
+                (new, DELETING, PENDING, old),
+            )
+            db.execute("INSERT OR REPLACE INTO renamed_users (old_id, new_id) VALUES (?, ?)", (old, new))
+            db.execute("UPDATE OR REPLACE forgotten_users SET user_id=? WHERE user_id=?", (new, old))
 
     def close(self) -> None:
         """Close the database (checkpointing the WAL into the main file)."""
@@ -297,12 +381,15 @@ class Journal:
         return found
 
     def mark_user_deleting(self, user_id: str) -> int:
-        """Tombstone every row of a user (``forget``); return how many live rows there were."""
+        """Tombstone every row of a user and mark the user forgotten (``forget``); return how many
+        live rows there were. Until :meth:`purge_user`, reads of the user show only rows written
+        after this (:meth:`visibility`)."""
         with self._transaction() as db:
             live = db.execute(
                 "SELECT COUNT(*) FROM memories WHERE user_id=? AND state!=?", (user_id, DELETING)
             ).fetchone()[0]
             db.execute("UPDATE memories SET state=? WHERE user_id=?", (DELETING, user_id))
+            db.execute("INSERT OR REPLACE INTO forgotten_users (user_id, at) VALUES (?, ?)", (user_id, time.time()))
         return int(live)
 
     def purge(self, ids: Sequence[str]) -> None:
@@ -311,9 +398,21 @@ class Journal:
             db.executemany("DELETE FROM memories WHERE id=? AND state=?", [(m, DELETING) for m in ids])
 
     def purge_user(self, user_id: str) -> None:
-        """Remove every tombstoned row of a user (after ``forget`` emptied the index)."""
+        """Remove every tombstoned row of a user and the user's forget mark (after ``forget``
+        emptied the index)."""
         with self._transaction() as db:
             db.execute("DELETE FROM memories WHERE user_id=? AND state=?", (user_id, DELETING))
+            db.execute("DELETE FROM forgotten_users WHERE user_id=?", (user_id,))
+
+    def renamed_users(self) -> list[tuple[str, str]]:
+        """``(old id, new id)`` of users renamed to NFC whose old collections are still in the index."""
+        with self._lock:
+            return [(old, new) for old, new in self._db.execute("SELECT old_id, new_id FROM renamed_users ORDER BY old_id")]
+
+    def clear_renamed(self, old_id: str) -> None:
+        """Forget a rename once the old collections are gone from the index."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM renamed_users WHERE old_id=?", (old_id,))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -370,6 +469,29 @@ class Journal:
         with self._lock:
             return bm25_search(self._db, user_id, text, k, states)
 
+    def visibility(self, user_id: str) -> Visibility:
+        """What reads of ``user_id``'s index rows may return (see :class:`Visibility`)."""
+        with self._lock:
+            deleted = frozenset(
+                m for (m,) in self._db.execute(
+                    "SELECT id FROM memories WHERE user_id=? AND state=?", (user_id, DELETING)
+                )
+            )  # fmt: skip
+            forgotten = self._db.execute("SELECT 1 FROM forgotten_users WHERE user_id=?", (user_id,)).fetchone()
+            if forgotten is None:
+                return Visibility(deleted) if deleted else EVERYTHING
+            live = frozenset(
+                m for (m,) in self._db.execute(
+                    "SELECT id FROM memories WHERE user_id=? AND state!=?", (user_id, DELETING)
+                )
+            )  # fmt: skip
+        return Visibility(deleted, only=live)
+
+    def forgetting(self, user_id: str) -> bool:
+        """Whether a ``forget`` of ``user_id`` has not reached the index yet."""
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM forgotten_users WHERE user_id=?", (user_id,)).fetchone() is not None
+
     def users(self) -> list[str]:
         """Every user id that has rows (in any state)."""
         with self._lock:
@@ -386,6 +508,15 @@ class Journal:
         sql = "SELECT COUNT(*) FROM memories" + (" WHERE " + " AND ".join(where) if where else "")
         with self._lock:
             return int(self._db.execute(sql, params).fetchone()[0])
+
+    def indexed_counts(self) -> dict[str, int]:
+        """user id -> how many of their rows are indexed."""
+        with self._lock:
+            return {
+                user: int(n) for user, n in self._db.execute(
+                    "SELECT user_id, COUNT(*) FROM memories WHERE state=? GROUP BY user_id", (INDEXED,)
+                )
+            }  # fmt: skip
 
     def next_turn_index(self, user_id: str, session_id: str) -> int:
         """One past the highest turn index written in this session (0 for a new session)."""

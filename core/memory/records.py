@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .journal import JournalRow
-from .validation import RESERVED_KEYS
+from .validation import RESERVED_KEYS, storable_metadata
 
 #: The turn fields a mapping may carry (``content`` or ``text``).
 TURN_FIELDS = frozenset({"user_id", "role", "content", "text", "session_id", "timestamp", "metadata", "turn_index"})
@@ -93,8 +93,9 @@ class MemoryRecord:
 
 
 def index_metadata(row: JournalRow) -> dict[str, Any]:
-    """The metadata a journal row gets in the index (Chroma refuses ``None`` values)."""
-    meta: dict[str, Any] = {k: v for k, v in row.extra.items() if v is not None}
+    """The metadata a journal row gets in the index: its extra metadata as far as the index can hold
+    it (:func:`~recall_core.memory.validation.storable_metadata`), then the store's own fields."""
+    meta: dict[str, Any] = storable_metadata(row.extra)
     meta.update(
         user_id=row.user_id, role=row.role, session_id=row.session_id, timestamp=row.timestamp,
         turn_index=row.turn_index, chunk_index=row.chunk_index, n_chunks=row.n_chunks,

@@ -15,7 +15,10 @@ Every search of a user's memory goes through :func:`search`:
 
 Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
 similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
-belong to the user before it is returned.
+belong to the user before it is returned, and to be visible by the journal: a memory deleted
+or forgotten is never returned, even while the index still holds it (``journal.Visibility``).
+A user with no collection whose journal says the index had some of their memories gets
+:class:`MemoryUnavailableError` (the index was lost), not an empty answer.
 
 What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
 (``"turn"``), the turn with the one before it (``"window"``), or the exchange it belongs to,
@@ -35,9 +38,9 @@ import numpy as np
 from ..types import MemoryCandidate, RecallQuery
 from .composition import speaker_of
 from .encoders import Encoder
-from .errors import MemoryStoreError
+from .errors import MemoryStoreError, MemoryUnavailableError
 from .index import EXACT_SEARCH_MAX, FETCHED, LM_KEYS, MEMORIES, ChromaIndex, fetch
-from .journal import Journal, JournalRow
+from .journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
 from .lexical import linear_fusion
 from .records import check_owner
 
@@ -94,39 +97,73 @@ def _ranked(
     where: Mapping[str, Any] | None,
 ) -> list[MemoryCandidate]:
     where = dict(where) if where else None
+    visible = journal.visibility(user_id)
     if query.mode == "hidden":
-        return _search_hidden(index, user_id, query, k, where)
+        return _search_hidden(index, journal, user_id, query, k, where, visible)
     if query.mode != "text":
         raise ValueError(f"query mode must be 'text' or 'hidden', got {query.mode!r}")
     if not query.text or not query.text.strip():
         return []  # nothing to search by
     collection = index.collection(user_id, MEMORIES)
     if collection is None:
+        check_not_lost(journal, user_id, index.location)
         return []
     index.check_dimension(
         user_id, MEMORIES, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name
     )
     vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
     if retrieval == "vector":
-        return search_vector(index, user_id, MEMORIES, vector, k, where)
+        return search_vector(index, user_id, MEMORIES, vector, k, where, visible)
     words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH))
     if retrieval == "lexical":
         return _lexical(index, user_id, vector, words[:k], where)
-    return _hybrid(index, user_id, vector, words, k, where)
+    return _hybrid(index, user_id, vector, words, k, where, visible)
+
+
+def check_not_lost(journal: Journal, user_id: str, location: str) -> None:
+    """Raise :class:`MemoryUnavailableError` if the index has no collection for ``user_id`` although
+    the journal holds memories of theirs as indexed: the index was lost, and "no memory" would be
+    a wrong answer."""
+    lost = journal.count(user_id, INDEXED)
+    if lost:
+        raise MemoryUnavailableError(
+            f"the memory index at {location} has none of the {lost} memories of user {user_id!r} that the "
+            "journal holds as indexed: the index was lost or damaged. Run `recall doctor --repair` "
+            "(repair(store)) to index them again from the journal"
+        )
 
 
 def search_vector(
-    index: ChromaIndex, user_id: str, kind: str, vector: np.ndarray, k: int, where: dict[str, Any] | None = None
+    index: ChromaIndex,
+    user_id: str,
+    kind: str,
+    vector: np.ndarray,
+    k: int,
+    where: dict[str, Any] | None = None,
+    visible: Visibility = EVERYTHING,
 ) -> list[MemoryCandidate]:
-    """The ``k`` memories (``kind`` MEMORIES) or LM keys (LM_KEYS) nearest to an already computed ``vector``."""
+    """The ``k`` memories (``kind`` MEMORIES) or LM keys (LM_KEYS) nearest to an already computed
+    ``vector``, among those ``visible``."""
+
     def run(collection: Any) -> dict[str, list[Any]] | None:
         size = index.size(user_id, kind, collection)
-        if size > EXACT_SEARCH_MAX:  # approximate, in one request
-            found = collection.query(query_embeddings=[vector], n_results=k, where=where, include=[*FETCHED, "distances"])
-            return {key: found[key][0] for key in ("ids", *FETCHED, "distances")}
-        return fetch(collection, index.nearest(collection, vector, size, k, where))
+        # Deep enough that k remain once the deleted ones are left out.
+        depth = k if visible.everything else min(max(size, 1), k + len(visible.deleted))
+        if size > EXACT_SEARCH_MAX and visible.only is None:  # approximate, in one request
+            found = collection.query(
+                query_embeddings=[vector], n_results=depth, where=where, include=[*FETCHED, "distances"]
+            )  # fmt: skip
+            return _visible_part({key: found[key][0] for key in ("ids", *FETCHED, "distances")}, visible, k)
+        nearest = index.nearest(collection, vector, size, depth, where, ids=visible.only)
+        return fetch(collection, [(m, d) for m, d in nearest if visible.allows(m)][:k])
 
     return _candidates(user_id, index.with_collection(user_id, kind, run))
+
+
+def _visible_part(result: dict[str, list[Any]], visible: Visibility, k: int) -> dict[str, list[Any]]:
+    """The first ``k`` visible items of a query result (lists keyed by field)."""
+    keep = [i for i, memory_id in enumerate(result["ids"]) if visible.allows(memory_id)][:k]
+    return {key: [values[i] for i in keep] for key, values in result.items()}
 
 
 def _hybrid(
@@ -136,17 +173,23 @@ def _hybrid(
     words: list[tuple[str, float]],
     k: int,
     where: dict[str, Any] | None,
+    visible: Visibility = EVERYTHING,
 ) -> list[MemoryCandidate]:
     """The vector and BM25 rankings fused: BM25 ``FUSION_DEPTH`` deep, the cosine of every memory
-    of a small collection (else ``FUSION_DEPTH`` deep)."""
-    depth = max(k, FUSION_DEPTH)
+    of a small collection (else ``FUSION_DEPTH`` deep). The word half searches the journal's
+    indexed rows, which are all visible; the vector half leaves out what ``visible`` hides."""
+    depth = max(k, FUSION_DEPTH) + len(visible.deleted)
 
     def run(collection: Any) -> Any:
         size = index.size(user_id, MEMORIES, collection)
         # A small collection's exact search has every distance anyway: keep them all, so no
         # word hit needs its vector fetched.
         wanted = size if size <= EXACT_SEARCH_MAX else depth
-        cosine = {memory_id: 1.0 - d for memory_id, d in index.nearest(collection, vector, size, wanted, where)}
+        cosine = {
+            memory_id: 1.0 - d
+            for memory_id, d in index.nearest(collection, vector, size, wanted, where, ids=visible.only)
+            if visible.allows(memory_id)
+        }
         cosine.update(_cosines(collection, [m for m, _ in words if m not in cosine], vector, where))
         fused = linear_fusion(cosine, dict(words))[:k]
         return fetch(collection, [(memory_id, 1.0 - cosine[memory_id]) for memory_id, _ in fused])
@@ -178,7 +221,13 @@ def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[st
 
 
 def _search_hidden(
-    index: ChromaIndex, user_id: str, query: RecallQuery, k: int, where: dict[str, Any] | None
+    index: ChromaIndex,
+    journal: Journal,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    where: dict[str, Any] | None,
+    visible: Visibility,
 ) -> list[MemoryCandidate]:
     if query.hidden is None:
         raise ValueError("a 'hidden' query needs query.hidden (the <recall> hidden state)")
@@ -195,9 +244,11 @@ def _search_hidden(
                 f"user {user_id!r} has memories but no LM keys, which the 'hidden' query mode needs: "
                 "write them with MemoryWriter(store, lm=(model, tokenizer), lm_keys=True), or use query_mode='text'"
             )
+        if index.collection(user_id, MEMORIES) is None:
+            check_not_lost(journal, user_id, index.location)
         return []
     index.check_dimension(user_id, LM_KEYS, collection, vector.size, "the query hidden state")
-    return search_vector(index, user_id, LM_KEYS, vector, k, where)
+    return search_vector(index, user_id, LM_KEYS, vector, k, where, visible)
 
 
 def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:

@@ -18,14 +18,18 @@ result's metadata is checked for the user id as well.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .backends import Backend, LocalLock, open_local, open_server
+from .backends import CHROMA_DIR, Backend, LocalLock, open_local, open_server
 from .encoders import Encoder, load_encoder
+from .errors import MemoryIndexWarning, MemoryStoreError
+from .health import OpenCheck, check_local_index, distrust, trust
 from .index import ChromaIndex
 from .journal import Journal
+from .maintenance import finish_renames
 from .search import check_retrieval, check_unit
 from .user import UserMemory
 from .validation import check_user_id
@@ -33,9 +37,10 @@ from .writer import MemoryWriter
 
 logger = logging.getLogger(__name__)
 
-#: What a found memory's text holds unless the store is told otherwise (measured: BENCHMARKS.md,
-#: "Conversational memory").
-DEFAULT_UNIT = "exchange"
+#: What a found memory's text holds unless the store is told otherwise. The turn alone answered
+#: more facts than its exchange or window on the dev conversations (35 / 27 of 68 with two notes;
+#: BENCHMARKS.md, "Conversational memory"): the 135M model reads short notes best.
+DEFAULT_UNIT = "turn"
 
 
 class MemoryStore:
@@ -72,6 +77,9 @@ class MemoryStore:
         self._lock = lock
         self._writer: MemoryWriter | None = None
         self._closed = False
+        #: What opening found wrong with a local index (nothing for a server: its files are not ours).
+        self.open_check = OpenCheck()
+        self._checked_at_open = False  # a local index is trusted at close only if opening checked it
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -90,20 +98,37 @@ class MemoryStore:
         gets :class:`MemoryLockedError`; share a memory between processes with a server
         (``chroma run --path PATH/chroma``) and :meth:`server`.
 
+        Unless the index folder is as a store that closed cleanly left it, opening checks it
+        first (health.py): damaged HNSW files are fenced off (searching them raises
+        :class:`MemoryUnavailableError` instead of crashing the process), and users with fewer
+        memories in the index than in the journal are found. Either gives a
+        :class:`MemoryIndexWarning` naming the command that fixes it; ``store.open_check``
+        holds the details.
+
         Args:
             path: folder of the store.
             encoder: an :class:`~recall_core.memory.encoders.Encoder`, a sentence-transformers
                 name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
             retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
                 the default), ``"vector"`` or ``"lexical"``.
-            unit: what a found memory's text holds: ``"exchange"`` (the default: a turn and the
-                reply to it, so a fact stated and merely acknowledged is held whichever turn was
-                found), ``"window"`` (a turn and the one before it) or ``"turn"``.
+            unit: what a found memory's text holds: ``"turn"`` (the default: its own words),
+                ``"exchange"`` (a turn and the reply to it, so a fact stated and merely acknowledged
+                is held whichever turn was found) or ``"window"`` (a turn and the one before it).
         """
         check_retrieval(retrieval)
         check_unit(unit)
         backend, journal, lock = open_local(path)
-        return cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit)
+        store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit)
+        try:
+            store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
+            store._checked_at_open = True
+            for message in store.open_check.warnings(store.location):
+                warnings.warn(message, MemoryIndexWarning, stacklevel=2)
+            store._finish_renames()
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     @classmethod
     def server(
@@ -146,7 +171,22 @@ class MemoryStore:
         check_retrieval(retrieval)
         check_unit(unit)
         backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
-        return cls(backend, journal, encoder, retrieval=retrieval, unit=unit)
+        store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit)
+        store._finish_renames()
+        return store
+
+    def _finish_renames(self) -> None:
+        """Index the rows of users whose ids the journal upgrade normalised (schema 3), under
+        their new collections; if the index cannot be reached, ``repair`` does it later."""
+        if not self.journal.renamed_users():
+            return
+        try:
+            moved = finish_renames(self)
+        except MemoryStoreError as exc:
+            logger.warning("user ids normalised to NFC in %s; their memories wait for `recall doctor --repair`: %s",
+                           self.journal.path, exc)  # fmt: skip
+            return
+        logger.info("user ids normalised to NFC: %d memories moved to their new collections", moved)
 
     # -- properties ----------------------------------------------------------------------------
 
@@ -154,6 +194,11 @@ class MemoryStore:
     def kind(self) -> str:
         """``"local"`` or ``"server"``."""
         return self.index.kind
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
 
     @property
     def location(self) -> str:
@@ -220,6 +265,13 @@ class MemoryStore:
             return
         self._closed = True
         self.index.close()
+        if self.root is not None:
+            # Trust the index folder as it is now only if nothing was found wrong with it:
+            # otherwise the next open checks it again.
+            if self._checked_at_open and self.open_check.ok and not self.index.damaged():
+                trust(self.root, self.root / CHROMA_DIR)
+            else:
+                distrust(self.root)
         self.journal.close()
         if self._lock is not None:
             self._lock.release()

@@ -2,7 +2,10 @@
 
 Writes go to the store's :class:`~recall_core.memory.writer.MemoryWriter` (the one write
 path); searches to :func:`recall_core.memory.search.search`; reads to the index, each row
-checked to be this user's.
+checked to be this user's and to be visible by the journal (a memory deleted or forgotten is
+never read back, even while the index still holds it). When the index has lost a user's
+collection that the journal says it had, reads raise ``MemoryUnavailableError`` rather than
+answer "nothing".
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..types import MemoryCandidate, RecallQuery
+from .errors import MemoryStoreError
 from .index import MEMORIES
-from .journal import PENDING
+from .journal import PENDING, Visibility
 from .records import MemoryRecord, check_owner, key_memory_id
-from .search import check_retrieval, check_unit, search
+from .search import check_not_lost, check_retrieval, check_unit, search
 from .validation import check_key
 
 if TYPE_CHECKING:  # annotations only: a store makes its users' handles
@@ -43,6 +47,12 @@ class UserMemory:
     @property
     def store(self) -> MemoryStore:
         return self._store
+
+    def _visibility(self) -> Visibility:
+        """What the journal lets this user's reads return (a closed store refuses, as the index does)."""
+        if self._store.closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        return self._store.journal.visibility(self.user_id)
 
     # -- search --------------------------------------------------------------------------------
 
@@ -74,6 +84,8 @@ class UserMemory:
         if isinstance(query, str):
             query = RecallQuery(text=query)
         store = self._store
+        if store.closed:
+            raise MemoryStoreError("this MemoryStore is closed")
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
         unit = store.unit if unit is None else check_unit(unit)
         return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit)
@@ -149,11 +161,13 @@ class UserMemory:
 
     def get_many(self, ids: Sequence[str]) -> list[MemoryRecord]:
         """The memories of this user among ``ids``, in the order of ``ids`` (missing ones left out)."""
-        ids = list(dict.fromkeys(ids))
+        visible = self._visibility()
+        ids = [i for i in dict.fromkeys(ids) if visible.allows(i)]
         if not ids:
             return []
         result = self._store.index.get(self.user_id, ids, include=["documents", "metadatas"])
         if result is None:
+            self._check_not_lost()
             return []
         found = {}
         for memory_id, text, meta in zip(result["ids"], result["documents"], result["metadatas"], strict=True):
@@ -162,8 +176,24 @@ class UserMemory:
         return [found[i] for i in ids if i in found]
 
     def count(self) -> int:
-        """How many memories of this user are in the index."""
-        return self._store.index.count(self.user_id, MEMORIES)
+        """How many memories of this user are in the index (those deleted meanwhile left out)."""
+        visible = self._visibility()
+
+        def visible_count(collection: Any) -> int:
+            if visible.everything:
+                return int(collection.count())
+            asked = visible.only if visible.only is not None else visible.deleted
+            present = len(collection.get(ids=list(asked), include=[])["ids"]) if asked else 0
+            return present if visible.only is not None else int(collection.count()) - present
+
+        counted = self._store.index.with_collection(self.user_id, MEMORIES, visible_count)
+        if counted is None:
+            self._check_not_lost()
+            return 0
+        return counted
+
+    def _check_not_lost(self) -> None:
+        check_not_lost(self._store.journal, self.user_id, self._store.index.location)
 
     def list(
         self, *, where: Mapping[str, Any] | None = None, limit: int | None = None, offset: int = 0
@@ -194,15 +224,20 @@ class UserMemory:
     def _read(self, include_embeddings: bool, where: Mapping[str, Any] | None = None) -> list[tuple[MemoryRecord, Any]]:
         """``(record, vector or None)`` of every memory (matching ``where``), in the order they were written."""
         include = ["documents", "metadatas"] + (["embeddings"] if include_embeddings else [])
+        visible = self._visibility()
         items: list[tuple[MemoryRecord, Any, Any]] = []
         offset = 0
         while True:
             result = self._store.index.page(self.user_id, include, _PAGE, offset, where)
+            if result is None and offset == 0:
+                self._check_not_lost()
             if result is None or not result["ids"]:
                 break
             vectors = result["embeddings"] if include_embeddings else [None] * len(result["ids"])
             for memory_id, text, meta, vec in zip(result["ids"], result["documents"], result["metadatas"], vectors, strict=True):
                 check_owner(self.user_id, memory_id, meta)
+                if not visible.allows(memory_id):
+                    continue
                 items.append((MemoryRecord.from_index(memory_id, text, meta), (meta or {}).get("written_at", 0.0), vec))
             if len(result["ids"]) < _PAGE:
                 break

@@ -1,11 +1,21 @@
 """Checking what callers give the memory: user ids, turns, metadata, timestamps.
 
 Every check raises ``ValueError`` naming the field and what is allowed, before anything is
-written, so a bad turn never leaves half a write behind.
+written, so a bad turn never leaves half a write behind. The rules are the same for every
+text field (user id, session id, key, metadata keys and string values, content): valid UTF-8
+(no lone surrogates), no NUL, and, where the field names something, at least one visible
+character (whitespace and zero-width characters alone are blank). Metadata is held to what
+the index (Chroma) can store and give back unchanged: a value the index would refuse or
+alter is refused here, so a row never sits in the journal that the index cannot take.
+
+User ids are normalised to Unicode NFC: the same name typed as NFC or NFD ("é" as one code
+point, or "e" + a combining accent) is one user (see ``check_user_id``).
 """
 
 from __future__ import annotations
 
+import math
+import unicodedata
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -16,26 +26,63 @@ DEFAULT_SESSION = "default"
 RESERVED_KEYS = frozenset(
     {"user_id", "role", "session_id", "timestamp", "turn_index", "chunk_index", "n_chunks", "written_at", "key"}
 )
+#: Metadata key prefixes Chroma keeps for itself: ``$`` and ``#`` keys are refused by its
+#: validator (an ``InvalidArgumentError``, not a ``ValueError``), ``chroma:`` keys are dropped
+#: silently (``chroma:document`` is refused).
+INDEX_KEY_PREFIXES = ("$", "#", "chroma:")
+#: Integers the index stores exactly (64-bit signed); a larger one comes back as a float.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+#: Unicode categories that show nothing on their own: a field made only of these is blank.
+_INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
+
+
+def _utf8(text: str, field: str) -> str:
+    """``text`` if it encodes as UTF-8 (no lone surrogates) and has no NUL, else ``ValueError`` naming ``field``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # Lone surrogates: what Python makes of undecodable bytes with errors="surrogateescape".
+        raise ValueError(
+            f"{field} is not valid UTF-8 text (character {text[exc.start]!r} at position {exc.start}): "
+            "it was probably decoded from non-UTF-8 bytes"
+        ) from None
+    if "\x00" in text:
+        raise ValueError(f"{field} contains NUL characters (position {text.index(chr(0))}): not text")
+    return text
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no visible character (only whitespace, controls or zero-width characters)."""
+    return all(char.isspace() or unicodedata.category(char) in _INVISIBLE for char in text)
+
+
+def _name(value: object, field: str, what: str = "a non-empty string") -> str:
+    """A text field that names something: a str with a visible character, valid UTF-8, no NUL."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{field} must be {what}, got {value!r}")
+    _utf8(value, field)
+    if is_blank(value):
+        raise ValueError(f"{field} must be {what}, got only whitespace or zero-width characters: {value!r}")
+    return value
 
 
 def check_user_id(user_id: object) -> str:
-    """Return ``user_id`` if it is a usable id (a non-empty string), else raise ``ValueError``."""
+    """The user id in its one spelling (Unicode NFC); ``ValueError`` if it is not a usable id.
+
+    A usable id is a non-empty string (or UTF-8 bytes) with a visible character, valid UTF-8,
+    without NUL. NFC makes the two ways of typing an accented name one user; nothing else is
+    changed (case and surrounding spaces are kept: ``"Ana"`` and ``"ana"`` are two users).
+    """
     if isinstance(user_id, bytes):
         try:
             user_id = user_id.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"user_id is not valid UTF-8: {exc}") from None
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ValueError(f"user_id must be a non-empty string, got {user_id!r}")
-    try:
-        user_id.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"user_id is not valid UTF-8 text: {exc}") from None
-    return user_id
+    return unicodedata.normalize("NFC", _name(user_id, "user_id"))
 
 
 def check_content(content: object) -> str:
-    """Return the turn's text; raise ``ValueError`` if it is empty, whitespace or not UTF-8."""
+    """Return the turn's text; raise ``ValueError`` if it is empty, blank, not UTF-8 or has NUL."""
     if isinstance(content, (bytes, bytearray, memoryview)):
         raw = bytes(content)
         try:
@@ -47,18 +94,11 @@ def check_content(content: object) -> str:
             ) from None
     if not isinstance(content, str):
         raise ValueError(f"content must be text (str or UTF-8 bytes), got {type(content).__name__}")
-    try:
-        content.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        # Lone surrogates: what Python makes of undecodable bytes with errors="surrogateescape".
-        raise ValueError(
-            f"content is not valid UTF-8 text (character {content[exc.start]!r} at position {exc.start}): "
-            "it was probably decoded from non-UTF-8 bytes"
-        ) from None
+    _utf8(content, "content")
     if not content.strip():
         raise ValueError("content is empty or only whitespace: nothing to remember")
-    if "\x00" in content:
-        raise ValueError("content contains NUL characters: not text")
+    if is_blank(content):
+        raise ValueError("content has only whitespace or zero-width characters: nothing to remember")
     return content
 
 
@@ -69,15 +109,21 @@ def check_role(role: object) -> str:
 
 
 def check_session(session_id: object) -> str:
+    """The session id as a string (an int is accepted and written as its digits); default ``"default"``."""
     if session_id is None:
         return DEFAULT_SESSION
-    if isinstance(session_id, bool) or not isinstance(session_id, (str, int)) or not str(session_id).strip():
-        raise ValueError(f"session_id must be a non-empty string (or None), got {session_id!r}")
-    return str(session_id)
+    if isinstance(session_id, int) and not isinstance(session_id, bool):
+        return str(session_id)
+    return _name(session_id, "session_id", "a non-empty string (or None)")
 
 
 def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Extra metadata must be flat: string keys, str/int/float/bool values (``None`` is dropped)."""
+    """Extra metadata must be flat and storable by the index as it is.
+
+    Keys: non-empty strings, not reserved by the store (``RESERVED_KEYS``) nor by Chroma
+    (starting with ``$``, ``#`` or ``chroma:``). Values: str, bool, int within 64 bits,
+    finite float (``None`` is dropped).
+    """
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
@@ -86,19 +132,69 @@ def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     for key, value in metadata.items():
         if not isinstance(key, str) or not key:
             raise ValueError(f"metadata keys must be non-empty strings, got {key!r}")
+        _utf8(key, f"metadata key {key!r}")
         if key in RESERVED_KEYS:
             raise ValueError(f"metadata key {key!r} is reserved by the memory store ({', '.join(sorted(RESERVED_KEYS))})")
+        if key.startswith(INDEX_KEY_PREFIXES):
+            raise ValueError(
+                f"metadata key {key!r} starts with {', '.join(map(repr, INDEX_KEY_PREFIXES))}, which the index keeps for itself"
+            )
         if value is None:
             continue
-        if not isinstance(value, (str, int, float, bool)):
-            raise ValueError(f"metadata value of {key!r} must be str, int, float or bool, got {type(value).__name__}")
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(f"metadata value of {key!r} is not valid UTF-8 text") from None
-        clean[key] = value
+        clean[key] = check_metadata_value(key, value)
     return clean
+
+
+def check_metadata_value(key: str, value: object) -> str | int | float | bool:
+    """One metadata value, as the index stores it exactly; ``ValueError`` naming ``key`` otherwise."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise ValueError(
+                f"metadata value of {key!r} is an int outside 64 bits ({INT_MIN} to {INT_MAX}): "
+                "the index would store it as a float; give it as a string"
+            )
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"metadata value of {key!r} must be a finite number, got {value!r}")
+        return float(value)
+    if isinstance(value, str):
+        return _utf8(value, f"metadata value of {key!r}")
+    raise ValueError(f"metadata value of {key!r} must be str, int, float or bool, got {type(value).__name__}")
+
+
+def storable_metadata(extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a journal row's extra metadata the index can hold, as the index would give it back.
+
+    New rows pass :func:`check_metadata`, so this changes nothing for them. Rows an older
+    recall accepted may carry keys Chroma refuses (``$x``, ``#x``, ``chroma:document``: one of
+    them used to block every repair) or values it cannot keep (NaN, infinities, ints beyond
+    64 bits): those are left out of the index (the journal keeps them), so such a memory is
+    still searchable and ``doctor`` compares like with like.
+    """
+    kept: dict[str, Any] = {}
+    for key, value in extra.items():
+        if value is None or not isinstance(key, str) or not key or key.startswith(INDEX_KEY_PREFIXES):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
+            continue  # Chroma would keep a float of it, not even exactly that float
+        try:
+            key.encode("utf-8")
+            if isinstance(value, str):
+                value.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: not text the index can store
+            continue
+        kept[key] = value
+    return kept
+
+
+#: Timestamps must fall within what ``datetime`` represents (years 1 to 9999).
+_EPOCH_MIN = datetime(1, 1, 2, tzinfo=timezone.utc).timestamp()
+_EPOCH_MAX = datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp()
 
 
 def format_timestamp(timestamp: object) -> str:
@@ -108,26 +204,25 @@ def format_timestamp(timestamp: object) -> str:
     if isinstance(timestamp, datetime):
         return timestamp.isoformat()
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
+        if not (isinstance(timestamp, int) or math.isfinite(timestamp)) or not _EPOCH_MIN <= timestamp <= _EPOCH_MAX:
+            raise ValueError(
+                f"timestamp in epoch seconds must be a finite number from {_EPOCH_MIN:.0f} to {_EPOCH_MAX:.0f} "
+                f"(years 1 to 9999), got {timestamp!r}"
+            )
         return datetime.fromtimestamp(float(timestamp), tz=timezone.utc).isoformat()
     if isinstance(timestamp, str) and timestamp.strip():
-        return timestamp.strip()
+        return _name(timestamp, "timestamp").strip()
     raise ValueError(f"timestamp must be a datetime, epoch seconds, a string or None, got {timestamp!r}")
 
 
 def check_turn_index(turn_index: object) -> int | None:
     if turn_index is None:
         return None
-    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or turn_index < 0:
-        raise ValueError(f"turn_index must be an int >= 0 (or None), got {turn_index!r}")
+    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or not 0 <= turn_index <= INT_MAX:
+        raise ValueError(f"turn_index must be an int from 0 to {INT_MAX} (or None), got {turn_index!r}")
     return turn_index
 
 
 def check_key(key: object) -> str:
-    """A caller-chosen memory key (``UserMemory.put``): a non-empty UTF-8 string."""
-    if not isinstance(key, str) or not key.strip():
-        raise ValueError(f"key must be a non-empty string, got {key!r}")
-    try:
-        key.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("key is not valid UTF-8 text") from None
-    return key
+    """A caller-chosen memory key (``UserMemory.put``): a non-empty UTF-8 string with a visible character."""
+    return _name(key, "key")

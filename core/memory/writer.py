@@ -94,8 +94,10 @@ class MemoryWriter:
         batch_size: turns embedded per encoder batch.
         dated: search each memory with the day of its turn in front, ``"[8 May 2023] "``, so
             that "when" questions find it.
-        window: search it with the end of the turn before (same session) on the line above, so
-            that an answer ("Yes, last Tuesday") is found by the question it answers.
+        window: when to search it with the end of the turn before (same session) on the line
+            above: ``"questions"`` (the default: when that turn asks something, so that an answer,
+            "Yes, last Tuesday", is found by the question it answers), ``"always"`` (``True``) or
+            ``"never"`` (``False``).
         speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
             turn has one, else its role (``"User: ..."``).
 
@@ -114,7 +116,7 @@ class MemoryWriter:
         lm_keys: bool = False,
         batch_size: int = 64,
         dated: bool = True,
-        window: bool = True,
+        window: bool | str = "questions",
         speakers: bool = True,
     ) -> None:
         if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 8:
@@ -128,7 +130,7 @@ class MemoryWriter:
         self.lm = lm
         self.lm_keys = bool(lm_keys)
         self.batch_size = max(1, int(batch_size))
-        self.search_text = SearchText(dated=bool(dated), window=bool(window), speakers=bool(speakers))
+        self.search_text = SearchText(dated=bool(dated), window=window, speakers=bool(speakers))  # type: ignore[arg-type]
 
     @property
     def encoder(self) -> Encoder:
@@ -139,7 +141,7 @@ class MemoryWriter:
         return self.search_text.dated
 
     @property
-    def window(self) -> bool:
+    def window(self) -> str:
         return self.search_text.window
 
     @property
@@ -284,9 +286,15 @@ class MemoryWriter:
         journal, index = self.store.journal, self.store.index
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
+        # From here on every read of the user hides what was forgotten (journal.Visibility).
         journaled = journal.mark_user_deleting(user_id)
-        indexed = index.count(user_id)
+        # A damaged collection cannot be counted (Chroma would load it), only dropped.
+        indexed = 0 if index.damage(user_id) else index.count(user_id)
         index.drop_user(user_id)
+        for old, new in journal.renamed_users():  # collections under an older spelling of the id
+            if new == user_id:
+                index.drop_user(old)
+                journal.clear_renamed(old)
         journal.purge_user(user_id)
         return max(journaled, indexed)
 
@@ -412,6 +420,16 @@ class MemoryWriter:
     def _write(self, prepared: Sequence[_Prepared]) -> None:
         journal = self.store.journal
         all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
+        # One write transaction from reading the next turn positions to journaling the rows:
+        # processes sharing the journal (a server store) never give two turns one position.
+        with journal.transaction():
+            self._journal_turns(prepared, all_ids)
+        self._index_pending(all_ids)
+
+    def _journal_turns(self, prepared: Sequence[_Prepared], all_ids: list[str]) -> None:
+        """Give turns without an index the next positions of their sessions, compose what each chunk
+        is searched by, and journal the new rows (inside the caller's transaction)."""
+        journal = self.store.journal
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
         existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
         next_index: dict[tuple[str, str], int] = {}
@@ -447,7 +465,6 @@ class MemoryWriter:
                 )
         # Journal first: from here on the turns survive a crash or an unreachable index.
         journal.insert(rows)
-        self._index_pending(all_ids)
 
     def _index_pending(self, ids: Sequence[str]) -> None:
         """Embed and index those of ``ids`` the journal holds as pending."""
@@ -468,7 +485,7 @@ class MemoryWriter:
         self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
     ) -> tuple[str, str] | None:
         """``(speaker, words)`` of the turn before this one in its session: from this batch, else the journal."""
-        if not self.search_text.window:
+        if self.search_text.window == "never":
             return None
         in_batch = latest.get((user_id, session_id))
         if in_batch is not None and in_batch[0] < turn_index:
@@ -488,7 +505,7 @@ class MemoryWriter:
     def _following(self, row: JournalRow) -> JournalRow | None:
         """The first chunk of the turn after ``row``'s in its session, when it is searched with
         ``row``'s words (``row`` is the last chunk of its turn and the window is on)."""
-        if not self.search_text.window or "key" in row.extra or row.chunk_index != row.n_chunks - 1:
+        if self.search_text.window == "never" or "key" in row.extra or row.chunk_index != row.n_chunks - 1:
             return None
         following = self.store.journal.next_turn(row.user_id, row.session_id, row.turn_index)
         if following is None or "key" in following.extra:

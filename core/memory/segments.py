@@ -1,0 +1,208 @@
+"""Checking a local index's HNSW files without giving them to Chroma.
+
+Chroma keeps each collection's vectors in an HNSW segment folder (``chroma/<uuid>/``:
+``header.bin``, ``data_level0.bin``, ``length.bin``, ``link_lists.bin``,
+``index_metadata.pickle``) and loads it on the first read of the collection (a search, and,
+while writes wait in its log, a count or a get too). hnswlib trusts those files: a garbled
+``data_level0.bin`` makes that first read crash the whole process (SIGSEGV), and a truncated
+one makes every search fail or silently return wrong neighbours. So before a local store
+lets Chroma near a collection whose files may have changed since a healthy process closed
+them, the files are checked here, in Python, against the structure hnswlib wrote:
+
+* ``header.bin``: the 100-byte header of Chroma's hnswlib (format version 1), consistent with
+  itself (element size = links + vector + label; counts within capacity; entry point valid);
+* ``data_level0.bin`` and ``length.bin``: whole elements, at least as many as the header
+  counts and no more than it has room for, and the vector norms in ``length.bin`` finite and
+  non-negative;
+* every element's level-0 links, and every upper-level link list in ``link_lists.bin``: no
+  more links than the graph allows, each to an element that exists (an out-of-range link
+  is what crashes hnswlib);
+* ``index_metadata.pickle``: a well-formed pickle (parsed with :mod:`pickletools`, never
+  loaded: nothing in it is executed).
+
+Which collection a segment folder belongs to is read from ``chroma.sqlite3`` (read-only).
+A header of another format version is not judged (:class:`UnknownFormat`): a newer Chroma
+may write another layout; those segments are probed in a child process instead (probe.py).
+"""
+
+from __future__ import annotations
+
+import pickletools
+import sqlite3
+import struct
+from pathlib import Path
+
+import numpy as np
+
+HEADER = "header.bin"
+LEVEL0 = "data_level0.bin"
+LENGTHS = "length.bin"
+LINKS = "link_lists.bin"
+PICKLE = "index_metadata.pickle"
+#: The header hnswlib (Chroma's fork, format 1) writes: version, offsetLevel0, max_elements,
+#: cur_element_count, size_data_per_element, label_offset, offsetData, maxlevel, enterpoint,
+#: maxM, maxM0, M, mult, ef_construction.
+_HEADER = struct.Struct("<i6QiI3QdQ")
+_FORMAT = 1
+#: Rows of ``data_level0.bin`` read at once (bounded memory on big collections).
+_BLOCK = 65536
+
+
+class UnknownFormat(Exception):
+    """The segment was written in a format this check does not know (not a sign of damage)."""
+
+
+def vector_segments(chroma_dir: Path) -> dict[str, str]:
+    """Segment folder name -> collection name, for the HNSW segments of a local index.
+
+    Raises:
+        sqlite3.Error: ``chroma.sqlite3`` cannot be read (itself damaged).
+    """
+    path = chroma_dir / "chroma.sqlite3"
+    if not path.exists():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        rows = db.execute(
+            "SELECT s.id, c.name FROM segments s JOIN collections c ON c.id = s.collection WHERE s.scope = 'VECTOR'"
+        ).fetchall()
+    finally:
+        db.close()
+    return {str(segment): str(name) for segment, name in rows}
+
+
+def check_segment(folder: Path) -> str | None:
+    """What is wrong with one HNSW segment folder, or ``None`` if its files are whole.
+
+    A folder without a header has not been persisted yet (Chroma keeps small collections in
+    its log): nothing to check.
+
+    Raises:
+        UnknownFormat: the header is of a version this check does not know.
+    """
+    header_path = folder / HEADER
+    if not header_path.exists():
+        return None
+    raw = header_path.read_bytes()
+    if len(raw) < _HEADER.size:
+        return f"{HEADER} is {len(raw)} bytes, shorter than an HNSW header ({_HEADER.size})"
+    (version, offset0, capacity, count, element, label_at, data_at, max_level, entry, max_m, max_m0, m, _mult,
+     ef) = _HEADER.unpack_from(raw)  # fmt: skip
+    if version != _FORMAT:
+        if 1 < version <= 16:  # a plausible later format: not ours to judge
+            raise UnknownFormat(f"{HEADER} has format version {version}")
+        return f"{HEADER} is garbled (format version {version})"
+    links0 = 4 * (max_m0 + 1)
+    sane = (
+        offset0 == 0 and 0 <= count <= capacity < 2**40 and 0 < m <= max_m <= max_m0 < 2**16
+        and data_at == links0 and data_at < label_at and (label_at - data_at) % 4 == 0
+        and element == label_at + 8 and -1 <= max_level < 64 and ef > 0
+        and (count == 0 or entry < count)
+    )  # fmt: skip
+    if not sane:
+        return f"{HEADER} is garbled (inconsistent HNSW parameters)"
+    for name, unit in ((LEVEL0, element), (LENGTHS, 4)):
+        # hnswlib writes the elements it has (or, for a new graph, its whole capacity).
+        path = folder / name
+        size = path.stat().st_size if path.exists() else None
+        if size is None or not count * unit <= size <= capacity * unit or size % unit:
+            return (
+                f"{name} is {'missing' if size is None else f'{size} bytes'}; the header says "
+                f"{count} elements of {unit} bytes (room for {capacity})"
+            )
+    problem = _check_level0(folder / LEVEL0, count, element, max_m0)
+    if problem is None:
+        norms = np.fromfile(folder / LENGTHS, dtype=np.float32, count=count)
+        if not bool(np.all(np.isfinite(norms) & (norms >= 0))):
+            problem = f"{LENGTHS} is garbled (vector norms that are not finite non-negative numbers)"
+    if problem is None:
+        problem = _check_upper_links(folder / LINKS, count, max_m, max_level)
+    if problem is None and (folder / PICKLE).exists():
+        problem = _check_pickle(folder / PICKLE)
+    return problem
+
+
+def _check_level0(path: Path, count: int, element: int, max_m0: int) -> str | None:
+    """Every element's level-0 link list: at most ``max_m0`` links, each to an existing element."""
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    for start in range(0, count, _BLOCK):
+        stop = min(count, start + _BLOCK)
+        rows = np.asarray(data[start * element : stop * element]).reshape(stop - start, element)
+        heads = rows[:, : 4 * (max_m0 + 1)].copy().view(np.uint32)
+        sizes = heads[:, 0] & 0xFFFF
+        if int(sizes.max(initial=0)) > max_m0:
+            return f"{LEVEL0} is garbled (element {start + int(np.argmax(sizes > max_m0))} has {int(sizes.max())} links)"
+        used = np.arange(max_m0)[None, :] < sizes[:, None]
+        if bool(np.any(heads[:, 1:][used] >= count)):
+            return f"{LEVEL0} is garbled (links to elements that do not exist)"
+    return None
+
+
+def _check_upper_links(path: Path, count: int, max_m: int, max_level: int) -> str | None:
+    """``link_lists.bin``: per element a byte size, then one list of ``max_m`` links per level."""
+    if count == 0:
+        return None
+    if not path.exists():
+        return f"{LINKS} is missing"
+    raw = path.read_bytes()
+    level_bytes = 4 * (max_m + 1)
+    position = 0
+    for element in range(count):
+        if position + 4 > len(raw):
+            return f"{LINKS} is truncated (ends at element {element} of {count})"
+        (size,) = struct.unpack_from("<I", raw, position)
+        position += 4
+        if size == 0:
+            continue
+        if size % level_bytes or size // level_bytes > max(max_level, 0) or position + size > len(raw):
+            return f"{LINKS} is garbled (element {element} has a link list of {size} bytes)"
+        lists = np.frombuffer(raw, dtype=np.uint32, count=size // 4, offset=position).reshape(-1, max_m + 1)
+        lengths = lists[:, 0] & 0xFFFF
+        if int(lengths.max()) > max_m or bool(np.any(lists[:, 1:][np.arange(max_m)[None, :] < lengths[:, None]] >= count)):
+            return f"{LINKS} is garbled (element {element} links to elements that do not exist)"
+        position += size
+    if position != len(raw):
+        return f"{LINKS} has {len(raw) - position} bytes more than its {count} link lists"
+    return None
+
+
+def _check_pickle(path: Path) -> str | None:
+    """Whether the pickle parses (its opcodes are read, never run)."""
+    try:
+        for _ in pickletools.genops(path.read_bytes()):
+            pass
+    except Exception as exc:  # any parse failure is damage
+        return f"{PICKLE} is garbled ({exc})"
+    return None
+
+
+def check_index_files(chroma_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """Check every HNSW segment of a local index: ``(damaged, unknown)``.
+
+    ``damaged`` maps collection names to what is wrong with their files (``"chroma.sqlite3"``
+    when Chroma's own database cannot be read, and the segment folder's name when no
+    collection claims it); ``unknown`` lists collections whose files are in a format this
+    check does not know (to be probed instead).
+    """
+    damaged: dict[str, str] = {}
+    unknown: list[str] = []
+    if not chroma_dir.is_dir():
+        return damaged, unknown
+    try:
+        owners = vector_segments(chroma_dir)
+    except sqlite3.Error as exc:
+        return {"chroma.sqlite3": f"chroma.sqlite3 cannot be read ({exc})"}, unknown
+    for folder in sorted(p for p in chroma_dir.iterdir() if p.is_dir()):
+        name = owners.get(folder.name)
+        if name is None:
+            continue  # a folder Chroma no longer uses (a deleted collection's leftovers)
+        try:
+            problem = check_segment(folder)
+        except UnknownFormat:
+            unknown.append(name)
+            continue
+        except OSError as exc:
+            problem = f"cannot be read ({exc})"
+        if problem is not None:
+            damaged[name] = problem
+    return damaged, unknown
