@@ -750,7 +750,7 @@ The model turn that made the call recalled Monday's memory (the trace is in
 call = state["messages"][1]
 print("recalled:", [r["text"] for r in call.response_metadata["recalls"] if r["memory_id"]])
 print("tool call:", call.tool_calls[0]["name"], call.tool_calls[0]["args"])
-assert call.tool_calls[0]["args"] == {"city": "Lisbon"}
+assert "Lisbon" in call.tool_calls[0]["args"]["city"]  # from the recalled memory ("Lisbon" or "Lisbon, Portugal")
 """),
     md("""
 ## Structured output
@@ -795,7 +795,7 @@ output = await li_agent.run("What is the weather like where I live?")
 for call in output.tool_calls:
     print(call.tool_name, call.tool_kwargs, "->", call.tool_output.content)
 print("answer:", output.response.content)
-assert output.tool_calls[0].tool_kwargs == {"city": "Lisbon"}
+assert "Lisbon" in output.tool_calls[0].tool_kwargs["city"]
 """),
     md("""
 ## LangGraph's store is the same memory: `RecallStore`
