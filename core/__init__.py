@@ -4,11 +4,13 @@ When ``<recall>`` appears (in the prompt or generated), the decode loop searches
 and injects the chosen memory as input embeddings into the KV cache, then goes on decoding.
 """
 
-from .config import RecallConfig
+from .config import RecallConfig, SessionConfig
 from .generator import AsyncRecallStream, RecallGenerator, RecallStream
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, ModelLoadError, add_recall_tokens, load_model
-from .types import Memory, MemoryCandidate, Recall, RecallQuery, RecallResult, Usage
+from .session import AppendResult, RecallSession
+from .session_pool import SessionPool
+from .types import Memory, MemoryCandidate, Recall, RecallQuery, RecallResult, SessionReport, Usage
 
 # The memory pulls in Chroma and sentence-transformers: imported on first use only.
 _MEMORY_EXPORTS = ("MemoryStore", "MemoryWriter", "UserMemory", "MemoryUnavailableError")
@@ -24,6 +26,7 @@ def __getattr__(name: str):
 
 __all__ = [
     *_MEMORY_EXPORTS,
+    "AppendResult",
     "AsyncRecallStream",
     "MEMORY_PAD_TOKEN",
     "RECALL_TOKEN",
@@ -36,7 +39,11 @@ __all__ = [
     "RecallGenerator",
     "RecallQuery",
     "RecallResult",
+    "RecallSession",
     "RecallStream",
+    "SessionConfig",
+    "SessionPool",
+    "SessionReport",
     "Usage",
     "add_recall_tokens",
     "load_model",

@@ -19,10 +19,13 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from .config import RecallConfig, RecallPolicy
-from .generator import RecallGenerator
+from .config import RecallConfig, RecallPolicy, SessionConfig
+from .generator import Prompt, RecallGenerator
 from .models import DEFAULT_MODEL_NAME, RECALL_TOKEN, load_model
+from .session import RecallSession, Writer
+from .session_pool import SessionPool
 from .settings import check_option_names, generation_options, one_of, option_name, stop_strings
+from .streaming import AsyncRecallStream, RecallStream
 from .types import Memory, RecallResult
 
 #: What the adapters report as provider in traces (LangSmith ``ls_provider``).
@@ -32,7 +35,8 @@ PROVIDER = "recall"
 OUTPUT_ARGUMENTS = frozenset({"tools", "tool_choice", "response_format", "parallel_tool_calls"})
 #: Per-call keyword arguments both adapters take besides ``generate()`` options.
 CALL_ARGUMENTS = (
-    frozenset({"user_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"}) | OUTPUT_ARGUMENTS
+    frozenset({"user_id", "thread_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"})
+    | OUTPUT_ARGUMENTS
 )
 #: The ``generate()`` options the shared fields (and the adapter's most-new-tokens field) set.
 FIELD_OPTIONS = frozenset(
@@ -215,6 +219,12 @@ class PreparedCall:
     user_id: str | None
     session_id: str | None
     config: RecallConfig
+    thread_id: str | None = None
+
+    @property
+    def session_key(self) -> tuple[str | None, str | None]:
+        """Which KV session the call continues: one per (user, thread)."""
+        return self.user_id, self.thread_id
 
 
 _Adapter = TypeVar("_Adapter", bound="RecallAdapterBase")
@@ -280,8 +290,15 @@ class RecallAdapterBase(BaseModel):
         description="Most seconds of decoding per call (transformers' max_time); the text so far is returned.",
     )
 
+    sessions: SessionConfig | None = Field(
+        default_factory=SessionConfig, exclude=True,
+        description="Chat calls keep a KV-cache session per (user, thread) (recall_core.SessionConfig: "
+        "max_cache_tokens, sink_tokens, positions, max_sessions, max_bytes); None prefills every call afresh.",
+    )  # fmt: skip
+
     _engine: RecallGenerator | None = PrivateAttr(default=None)
     _engine_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _session_pool: SessionPool | None = PrivateAttr(default=None)
 
     # ------------------------------------------------------------------ what each adapter says
     @abstractmethod
@@ -343,6 +360,69 @@ class RecallAdapterBase(BaseModel):
                     )  # fmt: skip
         return self._engine
 
+    # ------------------------------------------------------------------ sessions
+    @property
+    def session_pool(self) -> SessionPool | None:
+        """The KV-cache sessions of chat calls, one per (user, thread) (``None`` with ``sessions=None``)."""
+        if self.sessions is None:
+            return None
+        if self._session_pool is None:
+            with self._engine_lock:
+                if self._session_pool is None:
+                    config = self.sessions
+                    self._session_pool = SessionPool(self._new_session, config.max_sessions, config.max_bytes)
+        return self._session_pool
+
+    def _new_session(self, key: Any) -> RecallSession:
+        user_id, _ = key
+        assert self.sessions is not None
+        return RecallSession(self.engine, self.sessions, writer=self._session_writer(user_id))
+
+    def _session_writer(self, user_id: str | None) -> Writer | None:
+        """How a session writes the turns it evicts to long-term memory (``None``: it does not)."""
+        return None
+
+    def reset(self) -> None:
+        """Free every KV-cache session (the long-term memory is left as it is)."""
+        if self._session_pool is not None:
+            self._session_pool.clear()
+
+    def close_session(self, thread_id: str | None = None, *, user_id: str | None = None) -> bool:
+        """Free the KV-cache session of ``(user_id or the instance's user_id, thread_id)``; ``False`` if none."""
+        if self._session_pool is None:
+            return False
+        return self._session_pool.close((user_id if user_id is not None else self.user_id, thread_id))
+
+    def _pool_for(self, call: PreparedCall) -> SessionPool | None:
+        """The sessions to use for a call: none without a thread id (a call that names no
+        conversation is prefilled afresh, and runs in parallel with any other)."""
+        return self.session_pool if call.thread_id is not None else None
+
+    def _chat(self, call: PreparedCall, messages: Prompt) -> RecallResult:
+        """Reply to chat messages: through the session of the call's (user, thread) when there is one."""
+        pool = self._pool_for(call)
+        if pool is None:
+            return self.engine.generate(messages, **call.kwargs)
+        return pool.run(call.session_key, lambda session: session.reply(messages, **call.kwargs))  # type: ignore[return-value]
+
+    def _chat_stream(self, call: PreparedCall, messages: Prompt) -> RecallStream:
+        return RecallStream(self.engine, messages, call.kwargs, run=self._session_runner(call))
+
+    def _chat_astream(self, call: PreparedCall, messages: Prompt) -> AsyncRecallStream:
+        return AsyncRecallStream(self.engine, messages, call.kwargs, run=self._session_runner(call))
+
+    def _session_runner(self, call: PreparedCall) -> Any:
+        pool = self._pool_for(call)
+        if pool is None:
+            return None
+        return lambda prompt, **kwargs: pool.run(call.session_key, lambda session: session.reply(prompt, **kwargs))
+
+    def _mark_written(self, call: PreparedCall, roles: Sequence[str]) -> None:
+        """Tell the call's session that its last exchange was written to long-term memory."""
+        pool = self._pool_for(call)
+        if pool is not None and call.session_key in pool:
+            pool.get(call.session_key).mark_written(roles)
+
     # ------------------------------------------------------------------ calls
     def _instance_options(self) -> dict[str, Any]:
         """The instance's ``generate()`` options: the fields over the field of other options."""
@@ -373,6 +453,7 @@ class RecallAdapterBase(BaseModel):
         check_option_names(owner, kwargs, call_arguments)
         call = dict(kwargs)
         call.pop("user_id", None)
+        thread_id = call.pop("thread_id", None)
         session_id = call.pop("session_id", None)
         recall = call.pop("recall", None)
         recall_config = call.pop("recall_config", None)
@@ -391,4 +472,4 @@ class RecallAdapterBase(BaseModel):
             options["memory"] = memory
         elif self.memory is not None or self.store is not None:
             options["memory"] = resolve_memory(self.memory, self.store, user_id)
-        return PreparedCall(options, user_id, session_id, config)
+        return PreparedCall(options, user_id, session_id, config, thread_id)

@@ -114,6 +114,47 @@ def apply_chat_template(
         raise ValueError(f"the chat template rejects {where}: {error}") from error
 
 
+def render_chat_text(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> str:
+    """The chat template's text for ``messages`` (what :func:`apply_chat_template` tokenizes).
+
+    Tokenizing it with ``add_special_tokens=False`` gives exactly :func:`apply_chat_template`'s ids.
+    """
+    check_messages(messages)
+    if not getattr(tokenizer, "chat_template", None):
+        raise ValueError("this tokenizer has no chat template: sessions need chat messages and a chat template")
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
+    try:
+        return tokenizer.apply_chat_template([dict(m) for m in messages], add_generation_prompt=add_generation_prompt,
+                                             tokenize=False, **extra)  # fmt: skip
+    except Exception as error:
+        culprit = _first_failing_message(tokenizer, messages, tools)
+        where = f"message {culprit} (role {messages[culprit]['role']!r})" if culprit is not None else "the conversation"
+        raise ValueError(f"the chat template rejects {where}: {error}") from error
+
+
+def decorate(messages: Sequence[Message], config: Any) -> list[dict[str, Any]]:
+    """``messages`` as the recall policy renders them, without its marker.
+
+    With ``recall_position="system"`` the marker goes at the end of the system message
+    (:func:`mark_recall`): a system message of ``config.system_prompt`` comes first when
+    there is none, and the system message's words end with a blank line. A session renders
+    every turn this way, so the start of the conversation stays the same from turn to turn
+    whether or not that turn's marker goes there.
+    """
+    decorated = [dict(m) for m in messages]
+    if config.recall_policy != "auto" or config.recall_position != "system" or has_marker(messages):
+        return decorated
+    marked = mark_recall(decorated, "auto", "system", config.system_prompt)
+    marked[0]["content"] = str(marked[0]["content"]).replace(RECALL_TOKEN, "", 1)
+    return marked
+
+
 def _render(
     tokenizer: Any, messages: Sequence[Message], add_generation_prompt: bool, tools: Sequence[Message] | None = None
 ) -> list[int]:

@@ -133,3 +133,52 @@ def _check_template(name: str, template: object, fields: tuple[str, ...]) -> Non
     except (KeyError, IndexError, ValueError) as error:
         allowed = ", ".join("{" + f + "}" for f in fields)
         raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
+
+SessionPositions = Literal["shift", "keep"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How a :class:`~recall_core.RecallSession` keeps its KV cache, and how many sessions an adapter keeps.
+
+    Args:
+        max_cache_tokens: most positions one session's cache holds between turns (``None``:
+            no bound, up to the model's context window). Before a turn, whole old exchanges are
+            evicted (oldest first, a user turn with its replies together) until the cache, the
+            new messages and ``max_new_tokens`` fit; memories injected during the reply may
+            take it past the bound until the reply ends, when old exchanges are evicted again.
+            Needs a model with rotary embeddings (RoPE).
+        sink_tokens: the first positions that are never evicted (StreamingLLM's attention
+            sinks), rounded up to whole messages and to the next user turn, so the system
+            message and the start of the conversation always stay.
+        positions: after an eviction, ``"shift"`` re-assigns positions inside the cache (the
+            kept keys are re-rotated to close the gap, as StreamingLLM does), ``"keep"`` lets
+            every token keep the position it was computed at, so positions grow past the
+            trained window (seed 003's reading). Measured in BENCHMARKS.md.
+        max_sessions: adapters keep at most this many sessions (least recently used go first).
+        max_bytes: adapters keep sessions whose caches hold at most this many bytes in all
+            (``None``: no bound).
+    """
+
+    max_cache_tokens: int | None = None
+    sink_tokens: int = 4
+    positions: SessionPositions = "shift"
+    max_sessions: int = 16
+    max_bytes: int | None = 1 << 30
+
+    def __post_init__(self) -> None:
+        int_at_least("sink_tokens", self.sink_tokens, 0)
+        if self.max_cache_tokens is not None:
+            int_at_least("max_cache_tokens", self.max_cache_tokens, 2)
+            if self.max_cache_tokens <= self.sink_tokens:
+                raise ValueError(
+                    f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
+                )
+        one_of("positions", self.positions, get_args(SessionPositions))
+        int_at_least("max_sessions", self.max_sessions, 0)
+        if self.max_bytes is not None:
+            int_at_least("max_bytes", self.max_bytes, 1)
+
+    def replace(self, **changes: Any) -> SessionConfig:
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)

@@ -18,6 +18,7 @@ from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCrite
 
 from .chat import chat_prompt_ids, last_user_text
 from .config import RecallConfig
+from .kv_cache import cache_length
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, load_model
 from .outputs import OutputPlan, plan_output
@@ -174,11 +175,54 @@ class RecallGenerator:
         """
         config = config or self.config
         memory = self.memory if memory is _UNSET else memory
-        plan = plan_output(
-            self.tokenizer, self.vocab_size, prompt, tools=tools, tool_choice=tool_choice,
-            response_format=response_format, parallel_tool_calls=parallel_tool_calls,
+        plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
+                         parallel_tool_calls=parallel_tool_calls)  # fmt: skip
+        return self.generate_ids(
+            self.encode(plan.prompt, config=config, tools=plan.template_tools), plan=plan, memory=memory,
+            config=config, stop=stop, on_recall=on_recall, streamer=streamer, stopping_criteria=stopping_criteria,
+            recall_query=None if isinstance(prompt, str) else last_user_text(prompt), **generation_kwargs,
         )  # fmt: skip
-        input_ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
+
+    def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
+        """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``
+        renders its prompt, constrains its decoding and reads its reply (:mod:`recall_core.outputs`)."""
+        return plan_output(self.tokenizer, self.vocab_size, prompt, **outputs)
+
+    def generate_ids(
+        self,
+        input_ids: torch.LongTensor,
+        *,
+        past_key_values: Any = None,
+        position_ids: torch.LongTensor | None = None,
+        plan: OutputPlan | None = None,
+        recall_query: str | None = None,
+        memory: Memory | None = _UNSET,
+        config: RecallConfig | None = None,
+        stop: str | Sequence[str] | None = None,
+        on_recall: Callable[[Recall], None] | None = None,
+        streamer: Any = None,
+        stopping_criteria: Sequence[StoppingCriteria] | None = None,
+        **generation_kwargs: Any,
+    ) -> RecallResult:
+        """:meth:`generate` from ids already made, optionally continuing a cache.
+
+        Args:
+            input_ids: ``[1, L]`` prompt ids (``<recall>`` ids mark where to recall).
+            past_key_values: a ``DynamicCache`` that holds the keys and values of the first
+                ids (a :class:`~recall_core.RecallSession` 's). Only the ids after it are run,
+                and only their ``<recall>`` markers are recalled at; the cache grows in place.
+            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
+                session that keeps evicted turns' original positions).
+            plan: the call's :meth:`plan` (tools, structured output), if it has one.
+            recall_query: what the prompt's markers search with (a chat's last user message).
+            The other arguments are :meth:`generate` 's.
+
+        Returns:
+            A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
+        """
+        config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         if plan.constraint is not None:
             processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"))
@@ -186,6 +230,11 @@ class RecallGenerator:
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
+        cached = cache_length(past_key_values)
+        if past_key_values is not None:
+            kwargs["past_key_values"] = past_key_values
+        if position_ids is not None:
+            kwargs["position_ids"] = position_ids
         output = self.model.generate(
             input_ids,
             custom_generate=recall_generate,
@@ -194,12 +243,12 @@ class RecallGenerator:
             recall_tokenizer=self.tokenizer,
             recall_streamer=streamer,
             recall_callback=on_recall,
-            recall_query=None if isinstance(prompt, str) else last_user_text(prompt),
+            recall_query=recall_query,
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
         )
-        result = self._result(input_ids, output, stop_strings, kwargs, plan)
+        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached)
         return replace(result, output=output) if keep_output else result
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
@@ -264,6 +313,7 @@ class RecallGenerator:
         stop_strings: list[str],
         kwargs: Mapping[str, Any],
         plan: OutputPlan,
+        cached: int = 0,
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
         sequences, trace = output.sequences, list(output.recalls or [])
@@ -289,7 +339,9 @@ class RecallGenerator:
             text=text,
             sequences=sequences,
             recalls=trace,
-            usage=Usage(prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected),
+            usage=Usage(
+                prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
+            ),
             finish_reason=finish_reason,
             **calls,
         )

@@ -40,6 +40,7 @@ from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from .config import RecallConfig
 from .injection import memory_embeddings, notes_text
+from .kv_cache import cache_length
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from .selection import NO_MEMORY, choose_candidates
 from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
@@ -251,12 +252,17 @@ class _RecallLoop:
         sequence so far.
         """
         prompt = input_ids
-        cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist()}
+        # A cache given to generate() (a session's) already holds the first ``past`` ids: only
+        # the ids after it are run, and only their markers are recalled at.
+        past = cache_length(model_kwargs.get("past_key_values"))
+        if past >= prompt.shape[1]:
+            raise ValueError(f"the cache holds {past} positions: the prompt ({prompt.shape[1]} ids) must add at least one")
+        cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist() if i >= past}
         positions = model_kwargs.get("position_ids")
         mask = model_kwargs.get("attention_mask")
         hidden = self.config.query_mode == "hidden" and self.memory is not None
         model_kwargs = dict(model_kwargs)
-        sequence, outputs, start = prompt[:, :0], None, 0
+        sequence, outputs, start = prompt[:, :past], None, past
         for end in sorted(cuts | {prompt.shape[1]}):
             marker = end in cuts
             previous = outputs
@@ -264,21 +270,24 @@ class _RecallLoop:
             # logits to go on with if nothing is injected and the marker is dropped.
             keep = 2 if marker and end - start >= 2 else 1
             shift = sequence.shape[1] - start
+            first = start == past
             sequence = torch.cat([sequence, prompt[:, start:end]], dim=-1)
             if positions is not None:
                 tail = positions[..., start:end] + shift
-                model_kwargs["position_ids"] = tail if start == 0 else torch.cat([model_kwargs["position_ids"], tail], -1)
+                model_kwargs["position_ids"] = (
+                    positions[..., :end] if first else torch.cat([model_kwargs["position_ids"], tail], -1)
+                )
             if mask is not None:
                 tail = mask[:, start:end]
-                model_kwargs["attention_mask"] = tail if start == 0 else torch.cat([model_kwargs["attention_mask"], tail], -1)
+                model_kwargs["attention_mask"] = mask[:, :end] if first else torch.cat([model_kwargs["attention_mask"], tail], -1)
             extra = {"output_hidden_states": True} if hidden and marker else {}
             if "logits_to_keep" in model_kwargs:
                 extra["logits_to_keep"] = keep
-            if start == 0:
+            if first and past == 0:
                 outputs = prefill(self.model, sequence, self.generation_config, {**model_kwargs, **extra})
-            else:
+            else:  # a later piece of the prompt, or the first one after a given cache: only the new ids run
                 inputs = self.model.prepare_inputs_for_generation(
-                    sequence, next_sequence_length=end - start, **model_kwargs
+                    sequence, next_sequence_length=end - start, is_first_iteration=first, **model_kwargs
                 )
                 outputs = self.model(**{**inputs, **extra}, return_dict=True)
             model_kwargs = _take_cache(outputs, model_kwargs)

@@ -68,7 +68,15 @@ class TokenTextStreamer(TextIteratorStreamer):
 class _Stream:
     """What both streams share: the worker thread, the finishing of the text, cancelling."""
 
-    def __init__(self, generator: RecallGenerator, prompt: Prompt, kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        generator: RecallGenerator,
+        prompt: Prompt,
+        kwargs: dict[str, Any],
+        *,
+        run: Callable[..., RecallResult] | None = None,
+    ) -> None:
+        """Stream ``run(prompt, streamer=..., **kwargs)`` (default: ``generator.generate``)."""
         if "streamer" in kwargs:
             raise TypeError("a stream makes its own streamer; use generate(streamer=...) to pass one")
         self.result: RecallResult | None = None
@@ -76,6 +84,7 @@ class _Stream:
         self._finisher = TextFinisher(stop_strings(kwargs.get("stop"), kwargs.get("stop_strings")))
         self._cancel = threading.Event()
         self._generator, self._prompt = generator, prompt
+        self._run = run or generator.generate
         self._keep_ids = _marker_ids(generator, kwargs)
         self._kwargs = {**kwargs, "stopping_criteria": [*kwargs.get("stopping_criteria", []), _Cancelled(self._cancel)]}
         self._thread: threading.Thread | None = None
@@ -89,7 +98,7 @@ class _Stream:
 
     def _work(self, streamer: TokenTextStreamer) -> None:
         try:
-            self.result = self._generator.generate(self._prompt, streamer=streamer, **self._kwargs)
+            self.result = self._run(self._prompt, streamer=streamer, **self._kwargs)
         except BaseException as error:  # handed to the consumer
             self._error = error
         finally:

@@ -96,16 +96,61 @@ class Recall:
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts of one generation."""
+    """Token counts of one generation.
+
+    Attributes:
+        prompt_tokens: ids of the prompt (with a session: the whole cached conversation plus
+            the new messages).
+        generated_tokens: new tokens sampled.
+        injected_tokens: memory embeddings injected by this generation's recalls.
+        cached_tokens: of ``prompt_tokens``, how many were read from a session's cache rather
+            than computed (OpenAI's ``cached_tokens``, LangChain's ``cache_read``).
+    """
 
     prompt_tokens: int
     generated_tokens: int
     injected_tokens: int
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
         """Every position the model processed: prompt, injected memory and generated tokens."""
         return self.prompt_tokens + self.generated_tokens + self.injected_tokens
+
+
+@dataclass(frozen=True)
+class SessionReport:
+    """What a :class:`~recall_core.RecallSession` did with its KV cache on one call.
+
+    Attributes:
+        turn: how many calls the session has served, this one included.
+        reused_tokens: cache positions kept from earlier calls (not computed again).
+        prefilled_tokens: prompt positions computed in this call (the new messages, and
+            whatever had to be computed again).
+        evicted_tokens: positions evicted from the cache in this call.
+        evicted_messages: messages evicted in this call.
+        cache_tokens: positions in the cache after the call.
+        cache_bytes: bytes of the cache's keys and values after the call.
+        fresh_prefill: nothing was reused: the conversation was prefilled from its start.
+        reason: why the cache was not reused in full (an edited history, a reply that came
+            back different, a template that rewrote earlier turns); ``None`` when the
+            messages extended the session's conversation.
+        memory_written: ids of the memories written for evicted messages.
+        memory_write_error: why writing evicted messages failed (they are retried at the next
+            eviction), ``None`` when it did not fail.
+    """
+
+    turn: int
+    reused_tokens: int
+    prefilled_tokens: int
+    evicted_tokens: int
+    evicted_messages: int
+    cache_tokens: int
+    cache_bytes: int
+    fresh_prefill: bool = False
+    reason: str | None = None
+    memory_written: tuple[str, ...] = ()
+    memory_write_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +165,7 @@ class RecallResult:
         finish_reason: "stop" (eos or stop string) or "length" (max_new_tokens reached).
         output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
             (scores, logits, attentions, hidden states, cache, recalls).
+        session: from a :class:`~recall_core.RecallSession`, what it did with its cache.
         tool_calls: with ``tools=``, the calls the reply makes (:class:`recall_core.tools.ToolCall`);
             ``text`` is then the reply without them.
         invalid_tool_calls: calls the model started but wrote wrong
@@ -132,5 +178,6 @@ class RecallResult:
     usage: Usage
     finish_reason: str = "stop"
     output: Any = None
+    session: SessionReport | None = None
     tool_calls: tuple[Any, ...] = ()
     invalid_tool_calls: tuple[Any, ...] = ()

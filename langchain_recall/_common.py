@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any, Literal, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, Field, model_validator
 from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
 from recall_core.adapters import (
@@ -74,14 +77,16 @@ class RecallSettings(RecallAdapterBase):
         return model_display_name(self.model_name, self.generator)
 
     def _prepare(self, stop: Sequence[str] | None, kwargs: Mapping[str, Any]) -> PreparedCall:
-        """Merge the instance's settings with one call's ``stop`` and kwargs; check the names."""
-        return self._prepare_call(
-            type(self).__name__,
-            kwargs,
-            LANGCHAIN_CALL_ARGUMENTS,
-            user_id=kwargs.get("user_id", self.user_id),
-            stop=stop,
-        )
+        """Merge the instance's settings with one call's ``stop`` and kwargs; check the names.
+
+        ``user_id`` and ``thread_id`` come from the call's kwargs, else from the running
+        config's ``configurable`` (LangGraph's ``{"configurable": {"thread_id": ..., "user_id": ...}}``),
+        else (the user) from the instance.
+        """
+        configurable = ensure_config().get("configurable") or {}
+        user_id = kwargs["user_id"] if "user_id" in kwargs else configurable.get("user_id", self.user_id)
+        kwargs = {**kwargs, "thread_id": kwargs.get("thread_id", configurable.get("thread_id"))}
+        return self._prepare_call(type(self).__name__, kwargs, LANGCHAIN_CALL_ARGUMENTS, user_id=user_id, stop=stop)
 
     # ------------------------------------------------------------------ reporting
     def _common_identifying_params(self) -> dict[str, Any]:
@@ -116,14 +121,26 @@ class RecallSettings(RecallAdapterBase):
         return params
 
 
+def configured(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with ``thread_id`` / ``user_id`` from ``config["configurable"]`` when they are not given.
+
+    ``invoke(messages, config={"configurable": {"thread_id": ...}})`` does not pass its config
+    on to ``_generate``; inside a chain or a LangGraph node the running config is read there.
+    """
+    configurable = (config or {}).get("configurable") or {}
+    extra = {k: configurable[k] for k in ("thread_id", "user_id") if k in configurable and k not in kwargs}
+    return {**kwargs, **extra}
+
+
 def result_metadata(result: RecallResult, model_name: str) -> dict[str, Any]:
-    """What every LangChain output carries: finish reason, model, usage, and the recall trace."""
+    """What every LangChain output carries: finish reason, model, usage, the recall trace (and the session report)."""
     return {
         "finish_reason": result.finish_reason,
         "model_name": model_name,
         "model_provider": PROVIDER,
         "usage": usage_dict(result),
         "recalls": recall_dicts(result),
+        **({"session": asdict(result.session)} if result.session is not None else {}),
     }
 
 

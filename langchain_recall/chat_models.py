@@ -22,7 +22,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from recall_core import RecallResult
 from recall_core.adapters import PreparedCall, write_turns
@@ -33,6 +33,7 @@ from ._common import (
     RecallSettings,
     astream_chunks,
     astreamed_result,
+    configured,
     result_metadata,
     stream_chunks,
     streamed_result,
@@ -119,7 +120,8 @@ def usage_metadata(result: RecallResult) -> UsageMetadata:
         input_tokens=input_tokens,
         output_tokens=usage.generated_tokens,
         total_tokens=input_tokens + usage.generated_tokens,
-        input_token_details={"recall_injected": usage.injected_tokens},  # type: ignore[typeddict-unknown-key]
+        # cache_read: prompt tokens a session read from its KV cache instead of computing them.
+        input_token_details={"recall_injected": usage.injected_tokens, "cache_read": usage.cached_tokens},  # type: ignore[typeddict-unknown-key]
     )
 
 
@@ -148,9 +150,20 @@ class ChatRecall(RecallSettings, BaseChatModel):
     also given as ``input_token_details["recall_injected"]``) and ``response_metadata``
     with ``finish_reason``, ``model_name`` and ``recalls`` (the trace).
 
+    **KV-cache sessions.** Each (user, thread) keeps its conversation's KV cache between
+    calls (a :class:`recall_core.RecallSession`), so a call prefills only the messages that
+    are new; the thread is ``thread_id=`` or, LangGraph-style, ``config["configurable"]["thread_id"]``
+    (``user_id`` likewise). A call without a thread id is prefilled afresh. ``sessions`` (a :class:`recall_core.SessionConfig`) bounds each
+    cache (``max_cache_tokens``: old exchanges are evicted and, with ``write_memory``,
+    written to the user's memory) and how many sessions are kept (LRU, ``max_sessions`` and
+    ``max_bytes``); ``sessions=None`` prefills every call afresh. ``reset()`` and
+    ``close_session(thread_id)`` free them. ``usage_metadata.input_token_details["cache_read"]``
+    counts the prompt tokens read from the cache.
+
     Per-call keyword arguments: any transformers ``generate()`` option (``max_tokens``,
-    ``temperature``, ``top_p``...), plus ``user_id``, ``session_id``, ``memory``,
-    ``recall``, ``recall_config``, ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
+    ``temperature``, ``top_p``...), plus ``user_id``, ``thread_id``, ``session_id`` (the
+    session recorded with written memories), ``memory``, ``recall``, ``recall_config``,
+    ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
     """
 
     model_config = MODEL_CONFIG
@@ -177,6 +190,36 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return self._recall_ls_params("chat", stop, kwargs)
+
+    # ------------------------------------------------------------------ sessions
+    def _session_writer(self, user_id: str | None) -> Any:
+        """Evicted turns go to the user's memory when this model writes memory at all (``write_memory``)."""
+        if not (self.write_memory and self.store is not None and user_id is not None):
+            return None
+        store, roles, session_id = self.store, self.write_roles, self.session_id
+
+        def write(messages: Sequence[dict[str, Any]]) -> list[str]:
+            turns = [(m["role"], m["content"]) for m in messages if m["role"] in roles]
+            return write_turns(store, user_id, turns, session_id=session_id)
+
+        return write
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> AIMessage:  # fmt: skip
+        """``BaseChatModel.invoke``, with ``thread_id`` / ``user_id`` read from ``config["configurable"]``."""
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> AIMessage:  # fmt: skip
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Iterator[AIMessageChunk]:  # fmt: skip
+        return super().stream(input, config, stop=stop, **configured(config, kwargs))
+
+    def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
+        return super().astream(input, config, stop=stop, **configured(config, kwargs))
 
     # ------------------------------------------------------------------ helpers
     def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:
@@ -219,13 +262,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
         """
         if not (self.write_memory and self.store is not None and call.user_id is not None):
             return {}
+        exchange = self._exchange(messages, result)
         try:
-            ids = write_turns(
-                self.store,
-                call.user_id,
-                self._exchange(messages, result),
-                session_id=call.session_id or self.session_id,
-            )
+            ids = write_turns(self.store, call.user_id, exchange, session_id=call.session_id or self.session_id)
         except Exception as error:
             reason = f"{type(error).__name__}: {error}"
             warnings.warn(
@@ -234,13 +273,14 @@ class ChatRecall(RecallSettings, BaseChatModel):
                 stacklevel=2,
             )
             return {"memory_write_error": reason}
+        self._mark_written(call, [role for role, _ in exchange])
         return {"memory_written": ids}
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""
-        start: Callable[..., Any] = self.engine.astream if run_async else self.engine.stream
+        start: Callable[..., Any] = self._chat_astream if run_async else self._chat_stream
         splitter = ToolCallSplitter(tool_format(self.engine.tokenizer)) if call.kwargs.get("tools") else None
-        return ContentStream(start(chat, **call.kwargs), splitter)
+        return ContentStream(start(call, chat), splitter)
 
     # ------------------------------------------------------------------ tools and structured output
     def bind_tools(
@@ -311,7 +351,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         if self.streaming:
             result = streamed_result(self._stream_of(chat, call), _text_chunk, run_manager)  # type: ignore[arg-type]
         else:
-            result = self.engine.generate(chat, **call.kwargs)
+            result = self._chat(call, chat)
         return self._chat_result(result, self._remember(call, chat, result))
 
     def _stream(
@@ -342,7 +382,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
             stream = self._stream_of(chat, call, run_async=True)
             result = await astreamed_result(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
         else:
-            result = await asyncio.to_thread(self.engine.generate, chat, **call.kwargs)
+            result = await asyncio.to_thread(self._chat, call, chat)
         written = await asyncio.to_thread(self._remember, call, chat, result)
         return self._chat_result(result, written)
 

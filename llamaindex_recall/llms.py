@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llama_index.core.base.llms.generic_utils import messages_to_prompt as generic_messages_to_prompt
@@ -44,12 +44,15 @@ if TYPE_CHECKING:
 
 #: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
 USER_ID_KEY = "recall_user_id"
+#: ``additional_kwargs`` key a recall marker message may carry: which conversation (KV-cache session) it is.
+THREAD_ID_KEY = "recall_thread_id"
 
 
 @dataclass
 class _Call:
     prompt: str | list[dict[str, str]]
     kwargs: dict[str, Any]
+    prepared: PreparedCall | None = None  # chat calls: whose session continues
 
 
 def is_recall_marker(message: ChatMessage) -> bool:
@@ -173,8 +176,15 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     Every response's ``raw`` holds ``recalls`` (the trace: memory id, score, text, or why
     nothing was injected), ``usage`` and ``finish_reason``; ``additional_kwargs`` holds the
     token counts. Per-call keyword arguments: any transformers ``generate()`` option, plus
-    ``stop``, ``user_id``, ``memory``, ``recall``, ``recall_config``, ``timeout``,
+    ``stop``, ``user_id``, ``thread_id``, ``memory``, ``recall``, ``recall_config``, ``timeout``,
     ``on_recall``. Unknown names raise ``TypeError``.
+
+    **KV-cache sessions.** Chat calls of one conversation (``thread_id=``, or the
+    :class:`~llamaindex_recall.RecallMemoryBlock` 's thread) keep its KV cache between calls, so
+    each call prefills only the new messages (``sessions``: a :class:`recall_core.SessionConfig`;
+    ``None`` turns them off; ``reset()`` / ``close_session()`` free them). When ``Memory``
+    moves old messages out of the chat history, the history no longer extends the cached one
+    and is prefilled afresh (the response's ``raw["session"]`` says so).
     """
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=True)
@@ -214,10 +224,19 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
         )
 
     def _prepare(
-        self, kwargs: Mapping[str, Any], marker_user: str | None = None, policy: str | None = None
+        self,
+        kwargs: Mapping[str, Any],
+        marker_user: str | None = None,
+        policy: str | None = None,
+        marker_thread: str | None = None,
     ) -> PreparedCall:
-        """One call's ``generate()`` arguments; whose memory: ``user_id=``, else the marker's, else ours."""
+        """One call's ``generate()`` arguments; whose memory: ``user_id=``, else the marker's, else ours.
+
+        The conversation (KV-cache session) is ``thread_id=``, else the memory block's.
+        """
         user_id = kwargs.get("user_id") or marker_user or self.user_id
+        if marker_thread is not None and kwargs.get("thread_id") is None:
+            kwargs = {**kwargs, "thread_id": marker_thread}
         return self._prepare_call("RecallLLM", kwargs, CALL_ARGUMENTS, user_id=user_id, policy=policy)
 
     # ------------------------------------------------------------------ prompts
@@ -240,11 +259,15 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
             (m.additional_kwargs.get(USER_ID_KEY) for m in markers if m.additional_kwargs.get(USER_ID_KEY)),
             None,
         )
+        marker_thread = next(
+            (m.additional_kwargs.get(THREAD_ID_KEY) for m in markers if m.additional_kwargs.get(THREAD_ID_KEY)),
+            None,
+        )
         policy = "auto" if markers and "recall" not in kwargs else None  # a marker asks for a recall
-        prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy)
+        prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
             return _Call(mark_for_recall(self.messages_to_prompt(kept), prepared.config), prepared.kwargs)
-        return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs)
+        return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs, prepared)
 
     # ------------------------------------------------------------------ responses
     def _raw(self, result: RecallResult) -> dict[str, Any]:
@@ -253,6 +276,7 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
             "model_name": self.metadata.model_name,
             "usage": usage_dict(result),
             "recalls": recall_dicts(result),
+            "session": asdict(result.session) if result.session is not None else None,
         }
 
     def _completion(self, result: RecallResult) -> CompletionResponse:
@@ -280,7 +304,19 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
         )
 
     def _run(self, call: _Call) -> RecallResult:
+        if call.prepared is not None:  # chat messages: the session of (user, thread), if any
+            return self._chat(call.prepared, call.prompt)
         return self.engine.generate(call.prompt, **call.kwargs)
+
+    def _stream(self, call: _Call) -> RecallStream:
+        if call.prepared is not None:
+            return self._chat_stream(call.prepared, call.prompt)
+        return self.engine.stream(call.prompt, **call.kwargs)
+
+    def _astream(self, call: _Call) -> AsyncRecallStream:
+        if call.prepared is not None:
+            return self._chat_astream(call.prepared, call.prompt)
+        return self.engine.astream(call.prompt, **call.kwargs)
 
     # ------------------------------------------------------------------ completion
     @llm_completion_callback()
@@ -314,7 +350,7 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         call = self._chat_call(messages, kwargs)
-        return _chunks(self._content_stream(self.engine.stream(call.prompt, **call.kwargs), call), self._chat_chunk)
+        return _chunks(self._content_stream(self._stream(call), call), self._chat_chunk)
 
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
@@ -324,7 +360,7 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
-        stream = self._content_stream(self.engine.astream(call.prompt, **call.kwargs), call)
+        stream = self._content_stream(self._astream(call), call)
         return _achunks(stream, self._chat_chunk)  # type: ignore[arg-type]
 
     def _content_stream(self, stream: Any, call: _Call) -> Any:

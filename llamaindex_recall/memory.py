@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 import warnings
 from typing import Any
 
@@ -12,7 +13,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.adapters import check_memory_arguments, write_turns
 
-from .llms import USER_ID_KEY, role_name
+from .llms import THREAD_ID_KEY, USER_ID_KEY, role_name
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
@@ -52,6 +53,11 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="Roles of the turns that are written."
     )
+    thread_id: str = Field(
+        default_factory=lambda: f"memory-block-{uuid.uuid4().hex[:12]}",
+        description="The conversation this block's Memory holds: RecallLLM keeps one KV-cache session per "
+        "(user, thread). Default: one of its own per block.",
+    )
 
     @field_validator("store")
     @classmethod
@@ -74,7 +80,9 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     def marker(self) -> ChatMessage:
         """The message :class:`RecallLLM` reads as "consult this user's memory for this turn"."""
         return ChatMessage(
-            role=MessageRole.SYSTEM, content=RECALL_TOKEN, additional_kwargs={USER_ID_KEY: self.user_id}
+            role=MessageRole.SYSTEM,
+            content=RECALL_TOKEN,
+            additional_kwargs={USER_ID_KEY: self.user_id, THREAD_ID_KEY: self.thread_id},
         )
 
     async def _aget(

@@ -57,22 +57,25 @@ def tiny_tokenizer() -> PreTrainedTokenizerFast:
     return tokenizer
 
 
-def tiny_model(kind: str = "llama", seed: int = 0):
-    """A random model of ``kind`` ("llama", "gpt2", "qwen2") and its tokenizer, recall-ready."""
+def tiny_model(kind: str = "llama", seed: int = 0, positions: int = 512):
+    """A random model of ``kind`` ("llama", "gpt2", "qwen2") and its tokenizer, recall-ready.
+
+    ``positions`` is its context window.
+    """
     tokenizer = tiny_tokenizer()
     vocab = len(tokenizer)
     torch.manual_seed(seed)
     if kind == "llama":
         config = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions)
         model = LlamaForCausalLM(config)
     elif kind == "gpt2":
-        config = GPT2Config(vocab_size=vocab, n_embd=64, n_layer=2, n_head=4, n_positions=512,
+        config = GPT2Config(vocab_size=vocab, n_embd=64, n_layer=2, n_head=4, n_positions=positions,
                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
         model = GPT2LMHeadModel(config)
     elif kind == "qwen2":
         config = Qwen2Config(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions)
         model = Qwen2ForCausalLM(config)
     else:
         raise ValueError(kind)

@@ -1,0 +1,193 @@
+"""KV-cache arithmetic: re-rotated keys equal a fresh prefill at the new positions; spans cut out exactly."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from recall_core.kv_cache import (
+    NoRotaryEmbeddingError,
+    Rotary,
+    cache_layers,
+    cache_length,
+    cache_nbytes,
+    crop_cache,
+    drop_span,
+    evict_span,
+    rerotate_span,
+    rotary_of,
+)
+from tiny import tiny_model
+from transformers import DynamicCache
+
+TEXT = "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon."
+
+
+def _prefill(model, ids, positions=None):
+    cache = DynamicCache(config=model.config)
+    with torch.no_grad():
+        model(input_ids=ids, past_key_values=cache, position_ids=positions, use_cache=True)
+    return cache
+
+
+@pytest.fixture(params=["llama", "qwen2"])
+def rope_model(request):
+    return tiny_model(request.param)
+
+
+def test_rotary_is_read_from_the_model(rope_model):
+    model, _ = rope_model
+    rotary = Rotary.of(model)
+    assert torch.equal(rotary.inv_freq, model.model.rotary_emb.inv_freq.float())
+    assert rotary.rotary_dim == model.config.hidden_size // model.config.num_attention_heads
+    assert rotary.rope_type == "default"
+
+
+@pytest.mark.parametrize("shift", [17, 250, -3])
+def test_rerotated_keys_equal_a_fresh_prefill_at_the_new_positions(rope_model, shift):
+    """Every layer's keys: a forward at positions p moved to p + shift equals a forward at p + shift.
+
+    Deeper layers depend on positions only through relative distances (RoPE), which a common
+    shift keeps, so the whole cache moves exactly.
+    """
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    base = torch.arange(3, 3 + n)
+    computed = _prefill(model, ids, base[None])
+    fresh = _prefill(model, ids, (base + shift)[None])
+    rotary = Rotary.of(model)
+    for layer, expected in zip(computed.layers, fresh.layers, strict=True):
+        moved = rotary.rerotate(layer.keys, base, base + shift)
+        assert moved.dtype == layer.keys.dtype and moved.shape == layer.keys.shape
+        torch.testing.assert_close(moved, expected.keys, atol=2e-5, rtol=1e-4)
+        torch.testing.assert_close(layer.values, expected.values, atol=2e-5, rtol=1e-4)
+
+
+def test_rerotation_per_position_and_back(rope_model):
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    rotary = Rotary.of(model)
+    keys = _prefill(model, ids).layers[0].keys
+    scattered = torch.randint(0, 400, (n,))
+    there = rotary.rerotate(keys, torch.arange(n), scattered)
+    # Layer-0 keys depend on the token and its own position only: compare with a prefill at those positions.
+    fresh = _prefill(model, ids, scattered[None]).layers[0].keys
+    torch.testing.assert_close(there, fresh, atol=2e-5, rtol=1e-4)
+    back = rotary.rerotate(there, scattered, torch.arange(n))
+    torch.testing.assert_close(back, keys, atol=2e-5, rtol=1e-4)
+    assert torch.equal(rotary.rerotate(keys, 5, 5), keys)
+
+
+def test_rerotation_checks_its_arguments(rope_model):
+    model, _ = rope_model
+    rotary = Rotary.of(model)
+    keys = torch.zeros(1, 2, 4, rotary.rotary_dim)
+    with pytest.raises(ValueError, match="old_positions has 3 positions for 4 keys"):
+        rotary.rerotate(keys, [0, 1, 2], [0, 1, 2, 3])
+    with pytest.raises(ValueError, match="fewer than rotary_dim"):
+        rotary.rerotate(torch.zeros(1, 1, 4, 2), 0, 1)
+
+
+def test_gpt2_has_no_rotary_embedding_and_says_so():
+    model, _ = tiny_model("gpt2")
+    with pytest.raises(NoRotaryEmbeddingError, match="GPT2LMHeadModel has no rotary position embedding"):
+        Rotary.of(model)
+    assert rotary_of(model) is None
+    assert isinstance(NoRotaryEmbeddingError("x"), ValueError)
+
+
+def test_length_dependent_rope_is_refused():
+    model, _ = tiny_model("llama")
+    model.model.rotary_emb.rope_type = "dynamic"
+    with pytest.raises(NoRotaryEmbeddingError, match="rope_type='dynamic'"):
+        Rotary.of(model)
+
+
+def test_interleaved_layouts_are_refused(monkeypatch):
+    """A model whose RoPE pairs channels differently is caught by the probe, not re-rotated wrongly."""
+    import transformers.models.llama.modeling_llama as llama
+
+    model, _ = tiny_model("llama")
+
+    def interleaved(q, k, cos, sin, unsqueeze_dim=1):
+        cos = cos[..., : cos.shape[-1] // 2].repeat_interleave(2, dim=-1).unsqueeze(unsqueeze_dim)
+        sin = sin[..., : sin.shape[-1] // 2].repeat_interleave(2, dim=-1).unsqueeze(unsqueeze_dim)
+
+        def pairs(x):
+            return torch.stack((-x[..., 1::2], x[..., ::2]), dim=-1).flatten(-2)
+
+        return q * cos + pairs(q) * sin, k * cos + pairs(k) * sin
+
+    monkeypatch.setattr(llama, "apply_rotary_pos_emb", interleaved)
+    with pytest.raises(NoRotaryEmbeddingError, match="differently"):
+        Rotary.of(model)
+
+
+# ---------------------------------------------------------------------- cache edits
+def test_drop_and_crop_cut_exactly(rope_model):
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    cache = _prefill(model, ids)
+    n = cache_length(cache)
+    before = [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
+    drop_span(cache, 2, 5)
+    assert cache_length(cache) == n - 3
+    for (keys, values), layer in zip(before, cache.layers, strict=True):
+        assert torch.equal(layer.keys, torch.cat([keys[..., :2, :], keys[..., 5:, :]], dim=-2))
+        assert torch.equal(layer.values, torch.cat([values[..., :2, :], values[..., 5:, :]], dim=-2))
+    crop_cache(cache, 4)
+    assert cache_length(cache) == 4
+    assert cache_nbytes(cache) == sum(2 * layer.keys.nelement() * layer.keys.element_size() for layer in cache.layers)
+    with pytest.raises(ValueError, match=r"span \[3, 9\) must lie within the cache's 4 positions"):
+        drop_span(cache, 3, 9)
+    with pytest.raises(ValueError, match=r"length must be in \[0, 4\]"):
+        crop_cache(cache, 5)
+
+
+def test_evict_span_closes_the_gap(rope_model):
+    """After evicting a span with re-rotation, the later keys sit where a prefill of the kept ids puts them."""
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    cache = _prefill(model, ids)
+    evict_span(cache, 3, 9, Rotary.of(model))
+    kept = torch.cat([ids[:, :3], ids[:, 9:]], dim=-1)
+    fresh = _prefill(model, kept)
+    assert cache_length(cache) == n - 6
+    # Layer 0 depends on tokens and positions only: equal to a fresh prefill of the kept ids.
+    torch.testing.assert_close(cache.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(cache.layers[0].values, fresh.layers[0].values, atol=2e-5, rtol=1e-4)
+
+
+def test_evict_span_without_rotary_keeps_positions(rope_model):
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    cache = _prefill(model, ids)
+    keys = cache.layers[0].keys.clone()
+    evict_span(cache, 3, 9)
+    assert torch.equal(cache.layers[0].keys, torch.cat([keys[..., :3, :], keys[..., 9:, :]], dim=-2))
+
+
+def test_rerotate_span_in_place(rope_model):
+    model, tokenizer = rope_model
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    cache = _prefill(model, ids)
+    rerotate_span(cache, Rotary.of(model), 0, torch.arange(n), torch.arange(n) + 40)
+    fresh = _prefill(model, ids, (torch.arange(n) + 40)[None])
+    for layer, expected in zip(cache.layers, fresh.layers, strict=True):
+        torch.testing.assert_close(layer.keys, expected.keys, atol=2e-5, rtol=1e-4)
+    with pytest.raises(ValueError, match="one position per key"):
+        rerotate_span(cache, Rotary.of(model), 0, 3, 4)
+
+
+def test_only_dynamic_layers_are_edited():
+    from transformers.cache_utils import DynamicSlidingWindowLayer
+
+    cache = DynamicCache()
+    cache.layers = [DynamicSlidingWindowLayer(sliding_window=8)]
+    with pytest.raises(ValueError, match="DynamicSlidingWindowLayer: only full-attention DynamicLayer"):
+        cache_layers(cache)
+    with pytest.raises(ValueError, match="expected a transformers DynamicCache"):
+        cache_layers(object())
