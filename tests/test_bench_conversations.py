@@ -135,3 +135,17 @@ def test_recall_bench_runs_the_script(capfd):
 
     assert main(["bench", "conversations", "--help"]) == 0
     assert "--variant" in capfd.readouterr().out
+
+
+def test_search_text_scores_each_window_mode_on_a_tiny_run(tmp_path):
+    """benchmarks/search_text.py on one generated user with the hash encoder: every mode scored, JSON written."""
+    import search_text
+    from recall_core.memory import HashEncoder
+
+    encoder = HashEncoder(64)
+    scores = {mode: search_text.conversations_hits(encoder, 5, 1, mode) for mode in search_text.MODES}
+    for row in scores.values():
+        assert row["questions"] == len(data.generate(5, users=1)[0].questions)
+        assert 0 <= row["hit@1"] <= row["hit@2"] <= row["hit@4"] <= 1
+    # The hash encoder and BM25 still see words: the fact turn is found for some questions in every mode.
+    assert all(row["hit@4"] > 0 for row in scores.values())
