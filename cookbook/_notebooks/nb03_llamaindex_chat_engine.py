@@ -1,0 +1,123 @@
+"""Notebook 03: SimpleChatEngine with RecallMemoryBlock."""
+
+from __future__ import annotations
+
+from .cells import SETUP, code, md
+
+CELLS = [
+    md("""
+# 3. A LlamaIndex chat engine with `RecallMemoryBlock`
+
+`llama_index.core.memory.Memory` keeps a short-term FIFO of the conversation and hands the
+messages that leave it to its **memory blocks**. `RecallMemoryBlock` is such a block:
+
+* `_aput` writes those turns into a recall `MemoryStore` (through its `MemoryWriter`);
+* `_aget` does *not* return memory text to paste into the prompt; it returns a one-token
+  marker, `<recall>`. `llamaindex_recall.RecallLLM` moves it to where the answer consults
+  memory, and the decode loop injects the best memory into the KV cache there.
+"""),
+    code(SETUP),
+    code("""
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.memory import Memory
+from recall_core.memory import MemoryStore
+
+from llamaindex_recall import RecallLLM, RecallMemoryBlock
+
+store = MemoryStore.local(MEMORY_DIR)
+llm = RecallLLM(store=store, max_new_tokens=40, system_prompt="You are a helpful assistant.")
+print(llm.metadata)
+"""),
+    md("""
+## Session 1
+
+A small short-term window (`token_limit`) so that older turns flow into the block quickly;
+`tokenizer_fn` counts tokens with the model's own tokenizer.
+"""),
+    code("""
+block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user",))
+
+
+def new_memory(session_id):
+    return Memory.from_defaults(
+        session_id=session_id,
+        token_limit=120,
+        chat_history_token_ratio=0.5,
+        token_flush_size=20,
+        memory_blocks=[block],
+        tokenizer_fn=llm.engine.tokenizer.encode,
+    )
+
+
+monday = new_memory("monday")
+engine = SimpleChatEngine.from_defaults(llm=llm, memory=monday)
+for line in ["My dog is called Biscuit.", "My sister Ana lives in Porto.", "I am allergic to peanuts."]:
+    print("ada:", line)
+    print("bot:", engine.chat(line))
+print()
+for record in store.for_user("ada").all():
+    print(f"  long-term [{record.session_id}] {record.role}: {record.text}")
+"""),
+    md("""
+At the end of a session, the turns still in the short-term queue can be handed to the
+block explicitly (the same `aput` the `Memory` calls when it flushes):
+"""),
+    code("""
+await block.aput(await monday.aget_all(), session_id="monday")
+print(store.for_user("ada").count(), "memories for ada")
+"""),
+    md("""
+## Session 2: a fresh short-term memory
+
+The question is answered with a memory recalled by the loop; the instrumentation events
+show the trace the LLM returned in `raw`.
+"""),
+    code("""
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
+
+
+class TraceCollector(BaseEventHandler):
+    traces: list = []
+
+    @classmethod
+    def class_name(cls):
+        return "TraceCollector"
+
+    def handle(self, event, **kwargs):
+        if isinstance(event, LLMChatEndEvent):
+            self.traces.append(event.response.raw["recalls"])
+
+
+collector = TraceCollector()
+get_dispatcher().add_event_handler(collector)
+
+engine = SimpleChatEngine.from_defaults(llm=llm, memory=new_memory("tuesday"))
+for question in ["What am I allergic to?", "What is my sister called?"]:
+    print("ada:", question)
+    print("bot:", engine.chat(question))
+    for recall in collector.traces[-1]:
+        print(f"   recalled {recall['text']!r} (score {recall['score']:.2f})")
+"""),
+    md("""
+## Streaming and completion
+
+`stream_chat` / `stream_complete` format prompts exactly like `chat` / `complete`, and the
+last chunk carries the trace in `raw`.
+"""),
+    code("""
+response = engine.stream_chat("What is my dog called?")
+for token in response.response_gen:
+    print(token, end="|", flush=True)
+print()
+
+completion = llm.complete("What is my dog called?", user_id="ada")
+print(completion.text)
+print([(r["text"], round(r["score"], 2)) for r in completion.raw["recalls"]], completion.raw["usage"])
+"""),
+    code("""
+get_dispatcher().event_handlers.remove(collector)
+store.close()
+"""),
+]
