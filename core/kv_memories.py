@@ -285,6 +285,15 @@ def _tag(memory_id: str) -> str:
     return hashlib.sha256(memory_id.encode("utf-8")).hexdigest()[:12]
 
 
+def kv_bytes_per_token(model: Any) -> int:
+    """Bytes of keys and values one position takes in ``model``'s cache (every layer)."""
+    config = model.config.get_text_config(decoder=True) if hasattr(model.config, "get_text_config") else model.config
+    heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    element = next(model.parameters()).element_size()
+    return int(config.num_hidden_layers * 2 * heads * head_dim * element)
+
+
 # --------------------------------------------------------------------------- the process-wide cache
 _default: KVMemories | None = None
 _default_lock = threading.Lock()
