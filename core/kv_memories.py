@@ -321,11 +321,12 @@ def set_default_kv_memories(cache: KVMemories) -> None:
 def block_keys(model: Any, tokenizer: Any, plan: BlockPlan, config: RecallConfig) -> list[tuple[BlockKey, tuple[int, ...]]]:
     """Each piece's key and prefix ids."""
     fingerprint = model_fingerprint(model)
+    prefixes = {leading: prefix_ids(tokenizer, config, leading) for leading in {p.leading for p in plan.pieces}}
+    hashes = {leading: hashlib.sha256(json.dumps(list(ids)).encode()).hexdigest()[:32] for leading, ids in prefixes.items()}
     out = []
     for piece in plan.pieces:
-        prefix = prefix_ids(tokenizer, config, piece.leading)
-        prefix_hash = hashlib.sha256(json.dumps(list(prefix)).encode()).hexdigest()[:32]
-        out.append((BlockKey(fingerprint, prefix_hash, piece.owners, content_hash(piece, prefix)), prefix))
+        prefix = prefixes[piece.leading]
+        out.append((BlockKey(fingerprint, hashes[piece.leading], piece.owners, content_hash(piece, prefix)), prefix))
     return out
 
 

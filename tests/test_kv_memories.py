@@ -196,10 +196,12 @@ def test_the_cache_is_bounded_in_bytes():
     plan = plan_block(tokenizer, MEMORIES, config)
     blocks = fetch_blocks(model, tokenizer, plan, config, KVMemories()).blocks
     small = KVMemories(max_bytes=blocks[1].nbytes + blocks[2].nbytes)
-    for (key, _), block in zip(block_keys(model, tokenizer, plan, config), blocks, strict=True):
+    keys = block_keys(model, tokenizer, plan, config)
+    for (key, _), block in zip(keys, blocks, strict=True):
         small.put(key, block)
         assert small.nbytes <= small.max_bytes
-    assert small.stats()["blocks"] < len(plan.pieces)
+    assert 1 <= small.stats()["blocks"] < len({key.digest for key, _ in keys}) - 1  # the oldest went
+    assert small.get(keys[-1][0]) is not None and small.get(keys[0][0]) is None
     with pytest.raises(ValueError, match="max_bytes must be an int >= 0"):
         KVMemories(max_bytes=-1)
     with pytest.raises(ValueError, match="max_disk_bytes must be an int >= 0"):
