@@ -131,10 +131,30 @@ def _placed(blocks: Sequence[BlockKV], positions: torch.Tensor, rotary: Rotary) 
     layers = len(blocks[0].keys)
     keys = [torch.cat([b.keys[layer] for b in blocks], dim=-2) for layer in range(layers)]
     values = [torch.cat([b.values[layer] for b in blocks], dim=-2)[None] for layer in range(layers)]
-    if len({k.shape for k in keys}) == 1:  # one re-rotation for every layer at once
-        moved = rotary.rerotate(torch.stack(keys), old, positions)
+    cos, sin = _rotation(rotary, old, positions, keys[0].dtype)
+    if len({k.shape for k in keys}) == 1:  # one rotation for every layer at once
+        moved = _rotate(torch.stack(keys), cos, sin, rotary.rotary_dim)
         return [moved[layer][None] for layer in range(layers)], values
-    return [rotary.rerotate(k, old, positions)[None] for k in keys], values
+    return [_rotate(k, cos, sin, rotary.rotary_dim)[None] for k in keys], values
+
+
+def _rotation(rotary: Rotary, old: torch.Tensor, new: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """``cos`` and ``sin`` of the angle from ``old`` to ``new`` (the model's own float32 angles,
+    composed in float64: undoing the rotation by ``old`` then rotating by ``new`` is rotating by
+    their difference), in ``dtype``. :meth:`Rotary.rerotate` does the same in two float64 steps
+    over the keys; one step in the keys' dtype costs a fraction and differs by rounding only."""
+    cos_old, sin_old = (t.double() for t in rotary.angles(old))
+    cos_new, sin_new = (t.double() for t in rotary.angles(new))
+    cos = cos_new * cos_old + sin_new * sin_old
+    sin = sin_new * cos_old - cos_new * sin_old
+    return cos.to(dtype), sin.to(dtype)
+
+
+def _rotate(keys: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, rotary_dim: int) -> torch.Tensor:
+    rotated, rest = keys[..., :rotary_dim], keys[..., rotary_dim:]
+    half = rotary_dim // 2
+    moved = rotated * cos + torch.cat((-rotated[..., half:], rotated[..., :half]), dim=-1) * sin
+    return torch.cat([moved, rest], dim=-1) if rest.shape[-1] else moved
 
 
 def _append(cache: Any, keys: list[torch.Tensor], values: list[torch.Tensor], start: int, end: int) -> None:

@@ -97,6 +97,22 @@ def test_the_recompute_pass_is_exact_given_in_context_blocks(rope_model, attenti
                 torch.testing.assert_close(got.values, expected.values, atol=2e-5, rtol=1e-4)
 
 
+def test_blocks_are_placed_by_the_model_s_own_rotation(rope_model):
+    """The splice rotates each key once by the difference of angles: the same keys as
+    :meth:`Rotary.rerotate` (two float64 steps), to float32 rounding."""
+    model, tokenizer = rope_model
+    config = RecallConfig()
+    plan = plan_block(tokenizer, list(FACTS), config)
+    blocks = fetch_blocks(model, tokenizer, plan, config, KVMemories()).blocks
+    landing = torch.arange(100, 100 + len(plan.ids))
+    keys, values = _placed(blocks, landing, Rotary.of(model))
+    old = torch.cat([torch.arange(b.offset, b.offset + b.length) for b in blocks])
+    for layer in range(len(keys)):
+        stacked = torch.cat([b.keys[layer] for b in blocks], dim=-2)
+        torch.testing.assert_close(keys[layer][0], Rotary.of(model).rerotate(stacked, old, landing), atol=1e-5, rtol=1e-5)
+        assert torch.equal(values[layer][0], torch.cat([b.values[layer] for b in blocks], dim=-2))
+
+
 # ---------------------------------------------------------------------- invariants
 @pytest.mark.parametrize("prefix, recompute", [("shared", 2), ("none", 0), ("shared", 0), ("none", 3)])
 @pytest.mark.parametrize("shift", [0, 7])
@@ -153,9 +169,12 @@ def test_a_second_recall_of_the_same_memories_reuses_their_blocks(rope_model):
 def test_nothing_recalled_is_plain_generate(rope_model):
     model, tokenizer = rope_model
     ids = tokenizer(PROMPT, return_tensors="pt").input_ids
-    plain = model.generate(ids, max_new_tokens=8, do_sample=False)
+    # a random model may write <recall> itself: kept from it on both sides
+    spent = [model.config.recall_token_id, model.config.memory_pad_token_id]
+    plain = model.generate(ids, max_new_tokens=8, do_sample=False, suppress_tokens=spent)
     config = RecallConfig(inject_mode="kv")
-    got = _generate(model, tokenizer, config, FixedMemory(*FACTS), kv=KVMemories(), prompt=PROMPT, max_new_tokens=8)
+    got = _generate(model, tokenizer, config, FixedMemory(*FACTS), kv=KVMemories(), prompt=PROMPT, max_new_tokens=8,
+                    suppress_tokens=spent)  # fmt: skip
     assert torch.equal(got, plain)
 
 
