@@ -222,6 +222,12 @@ class KVMemories:
         from safetensors.torch import save_file
 
         path = self._path(key)
+        if path.is_file():  # the same key: the same keys and values, already there
+            try:
+                os.utime(path)
+            except OSError:
+                pass
+            return
         tensors = {f"k.{i}": t.contiguous().cpu() for i, t in enumerate(block.keys)}
         tensors.update({f"v.{i}": t.contiguous().cpu() for i, t in enumerate(block.values)})
         meta = {"key": key.digest, "layers": str(len(block.keys)), "offset": str(block.offset),

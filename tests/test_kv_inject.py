@@ -129,7 +129,8 @@ def test_kv_mode_keeps_every_loop_invariant(rope_model, prefix, recompute, shift
     sequences, cache = result.sequences, result.output.past_key_values
     assert recall.inject_mode == "kv" and recall.kv_fallback is None and recall.reason is None
     assert recall.length == len(block_ids(tokenizer, recall.text, config))
-    assert sequences.shape[1] == cache_length(cache) == ids.shape[1] + recall.length + 6  # cache length == sequence
+    assert sequences.shape[1] == ids.shape[1] + recall.length + 6
+    assert cache_length(cache) == sequences.shape[1] - 1  # every id but the last sampled one has run, pads included
     pad, start = model.config.memory_pad_token_id, recall.position
     assert sequences[0, start : start + recall.length].tolist() == [pad] * recall.length
     assert result.usage.generated_tokens == 6 and result.usage.injected_tokens == recall.length
