@@ -102,9 +102,13 @@ class BlockKV:
 
 
 # --------------------------------------------------------------------------- the plan
-def plan_block(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> BlockPlan:
-    """The pieces of the block injected for ``memories`` (ids exactly those of ``tokens`` mode)."""
-    lines = note_lines(tokenizer, memories, config)
+def plan_block(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig,
+               lines: Sequence[str] | None = None) -> BlockPlan:  # fmt: skip
+    """The pieces of the block injected for ``memories`` (ids exactly those of ``tokens`` mode).
+
+    ``lines``, when given, are the memories' :func:`~recall_core.injection.note_lines` already written.
+    """
+    lines = list(lines) if lines is not None else note_lines(tokenizer, memories, config)
     full = tuple(block_ids(tokenizer, "\n".join(lines), config))
     parts = config.template.format(text=_SENTINEL).split(_SENTINEL)
     if len(parts) != 2:  # {text} more than once: one piece, the whole block

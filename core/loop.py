@@ -41,7 +41,7 @@ from transformers.generation.stopping_criteria import MaxLengthCriteria, Stoppin
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from .config import RecallConfig
-from .injection import memory_embeddings, notes_text
+from .injection import memory_embeddings, note_lines
 from .kv_blocks import plan_block
 from .kv_cache import cache_length
 from .kv_inject import KVInjection, inject_kv, kv_unavailable
@@ -364,12 +364,13 @@ class _RecallLoop:
                                 in_prompt=in_prompt))
             return sequence, outputs, model_kwargs
 
-        notes = notes_text(self.tokenizer, chosen, self.config)
+        lines = note_lines(self.tokenizer, chosen, self.config)
+        notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
         mode, fallback = self._inject_mode(model_kwargs.get("past_key_values"))
         # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
         splice = mode == "kv" and self.config.kv_recompute != "all"
         if splice:
-            plan, embeds = plan_block(self.tokenizer, chosen, self.config), None
+            plan, embeds = plan_block(self.tokenizer, chosen, self.config, lines), None
             length = len(plan.ids)
         else:
             embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
