@@ -216,3 +216,25 @@ def test_chat_prompts_and_sampling_work_in_kv_mode(rope_model):
 def test_bad_kv_settings_name_the_field(field, value, match):
     with pytest.raises(ValueError, match=match):
         RecallConfig(**{field: value})
+
+
+@pytest.mark.parametrize("positions", ["shift", "keep"])
+def test_a_bounded_session_recalls_in_kv_mode_turn_after_turn(positions):
+    """A session's cache, kept between turns and evicted from (positions kept or shifted), takes a kv
+    block at every turn; the bounded cache stays within its bound plus what the reply injected."""
+    from recall_core import RecallSession
+
+    model, tokenizer = tiny_model("llama", positions=2048)
+    config = RecallConfig(inject_mode="kv", memories=1, max_recalls=1)
+    generator = RecallGenerator(model, tokenizer, memory=FixedMemory(*FACTS), config=config)
+    session = RecallSession(generator, max_cache_tokens=400, positions=positions)
+    messages = [{"role": "user", "content": "Hello there, how are you today?"}]
+    evicted = 0
+    for turn in range(4):
+        result = session.reply(messages, max_new_tokens=6, recall_kv_memories=KVMemories())
+        recall = next(r for r in result.recalls if r.in_prompt)
+        assert recall.inject_mode == "kv" and recall.kv_fallback is None
+        assert result.session.cache_tokens <= 400 + recall.length + 6
+        evicted += result.session.evicted_messages
+        messages += [{"role": "assistant", "content": result.text}, {"role": "user", "content": f"And then {turn}?"}]
+    assert evicted > 0  # earlier turns (and their injected blocks) left the bounded cache
