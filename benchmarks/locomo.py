@@ -9,10 +9,11 @@ Every conversation is written through the real ``MemoryWriter`` into a real (tem
   search of ``retrieval_methods.py``) and ``hidden`` (the ``<recall>`` hidden state of the
   question's prompt against LM-space keys, as the decode loop does it).
 * **Answers, a fixed seeded category-stratified sample** (``--sample``, or ``--all``), on one
-  model, by five methods: (a) no memory; (b) the most recent turns that fit
+  model, by six methods: (a) no memory; (b) the most recent turns that fit
   ``--history-tokens`` stuffed into the prompt; (c) RAG: the top ``--rag-k`` memories stuffed
   as text; (d) recall, ``tokens`` injection at ``<recall>``; (e) recall, ``vector`` injection
-  (experimental: no trained projector). Scored with LoCoMo's token F1 (categories 1-4) and,
+  (experimental: no trained projector); (f) recall, ``kv`` injection (the same block from
+  precomputed keys and values, ``RecallConfig`` 's ``kv_*`` defaults). Scored with LoCoMo's token F1 (categories 1-4) and,
   for category 5, the share of answers that say the conversation holds no such information.
   Cost per question and method: prompt tokens, injected tokens, time to first token, total.
 
@@ -67,6 +68,7 @@ METHODS = {
     "rag": "(c) RAG top-k stuffed",
     "recall": "(d) recall, tokens",
     "recall-vector": "(e) recall, vector (experimental)",
+    "recall-kv": "(f) recall, kv blocks (inject_mode='kv')",
 }
 SYSTEM = (
     "You answer questions about a long conversation between {a} and {b}. "
@@ -395,8 +397,8 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         extra_s = time.perf_counter() - started
         retrieved = [list(covered(c)) for c in found[: bench.fitted]]
         out = bench.generate(messages, None, plain)
-    elif method in ("recall", "recall-vector"):
-        config = bench.recall_config("tokens" if method == "recall" else "vector")
+    elif method in ("recall", "recall-vector", "recall-kv"):
+        config = bench.recall_config({"recall": "tokens", "recall-vector": "vector", "recall-kv": "kv"}[method])
         out = bench.generate(messages_for(prompt), bench.recall_memory(question.sample_id), config)
     else:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")

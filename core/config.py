@@ -8,7 +8,8 @@ from typing import Any, Literal, get_args
 from .settings import RANGES, Range, in_range, int_at_least, one_of
 from .types import QueryMode
 
-InjectMode = Literal["tokens", "vector"]
+InjectMode = Literal["tokens", "vector", "kv"]
+KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
 RecallPolicy = Literal["auto", "explicit"]
 RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
@@ -46,8 +47,11 @@ class RecallConfig:
             message; else the text after the last special token before ``<recall>``); an int
             uses the last N tokens instead.
         inject_mode: ``"tokens"`` injects the notes' token embeddings wrapped in
-            ``template`` (default); ``"vector"`` injects one embedding per memory
-            (experimental: useful only with a trained projector).
+            ``template`` (default); ``"kv"`` injects the same block from precomputed keys and
+            values (each note's KV computed once, re-rotated to where it lands, only a few
+            tokens computed at the recall: see :mod:`recall_core.kv_inject`; models without
+            rotary positions fall back to ``"tokens"`` and the trace says so); ``"vector"``
+            injects one embedding per memory (experimental: useful only with a trained projector).
         template: format string with ``{text}`` (the notes, one per line), used by ``"tokens"`` mode.
         note_template: format string of one note, with ``{text}`` and optionally ``{date}``
             (the day the memory was said), ``{speaker}`` (who said it) and ``{role}``.
@@ -75,6 +79,17 @@ class RecallConfig:
             query is the last user message.
         system_prompt: the system message made for ``recall_position="system"`` when the
             conversation has none.
+        kv_prefix: ``inject_mode="kv"`` only: what each piece of the block is computed after.
+            ``"shared"``: a fixed prefix whose keys and values are then dropped: the chat
+            template's system-message header (else the BOS token), and for a note also the
+            template's text before ``{text}`` (its instruction), so a note's first token is not
+            an attention sink of its own and has read what the notes are (APE's shared prefix);
+            ``"none"``: each piece alone, from position 0 (Block-attention).
+        kv_recompute: ``inject_mode="kv"`` only: how many tokens at the start of each piece
+            of the block (the template's text, each note, the line breaks between notes) are
+            computed again at the recall, attending to the whole context (EPIC); the block's
+            last token always is (its logits give the next token). ``"all"`` computes every
+            token: exactly ``"tokens"`` mode, with no saving.
     """
 
     query_mode: QueryMode = "text"
@@ -94,6 +109,8 @@ class RecallConfig:
     recall_policy: RecallPolicy = "auto"
     recall_position: RecallPosition = "system"
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    kv_prefix: KVPrefix = "shared"
+    kv_recompute: int | Literal["all"] = 2
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
@@ -102,6 +119,12 @@ class RecallConfig:
         one_of("recall_policy", self.recall_policy, get_args(RecallPolicy))
         one_of("recall_position", self.recall_position, get_args(RecallPosition))
         one_of("order", self.order, get_args(NoteOrder))
+        one_of("kv_prefix", self.kv_prefix, get_args(KVPrefix))
+        if self.kv_recompute != "all":
+            try:
+                int_at_least("kv_recompute", self.kv_recompute, 0)
+            except ValueError:
+                raise ValueError(f"kv_recompute must be an int >= 0 or 'all', got {self.kv_recompute!r}") from None
         if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text",))

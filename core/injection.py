@@ -44,6 +44,14 @@ def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
 
 def notes_text(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> str:
     """The notes of ``memories``, one per line, each memory cut to ``config.max_memory_tokens`` first."""
+    return "\n".join(note_lines(tokenizer, memories, config))
+
+
+def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> list[str]:
+    """One :func:`note` per memory, each memory cut to ``config.max_memory_tokens`` first.
+
+    A note may hold line breaks of its own (an exchange): :func:`notes_text` joins these.
+    """
     lines = []
     for memory in memories:
         text = memory if isinstance(memory, str) else memory.text
@@ -51,7 +59,7 @@ def notes_text(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
         if len(ids) > config.max_memory_tokens:
             text = tokenizer.decode(ids[: config.max_memory_tokens])
         lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
-    return "\n".join(lines)
+    return lines
 
 
 def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] | str, config: RecallConfig) -> list[int]:
@@ -68,6 +76,11 @@ def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] |
 def block_ids(tokenizer: Any, notes: str, config: RecallConfig) -> list[int]:
     """The ids of ``config.template`` around already written ``notes``."""
     return _plain_ids(tokenizer, config.template.format(text=notes))
+
+
+def plain_ids(tokenizer: Any, text: str) -> list[int]:
+    """``text``'s ids as injected: no special tokens added, special tokens in it split into plain pieces."""
+    return _plain_ids(tokenizer, text)
 
 
 def _plain_ids(tokenizer: Any, text: str) -> list[int]:
@@ -90,8 +103,9 @@ def memory_embeddings(
 ) -> torch.Tensor:
     """The ``inputs_embeds`` to feed for the chosen memories, shape ``[1, N, hidden]``.
 
-    ``tokens``: the embeddings of :func:`memory_token_ids` (N = their count); ``notes``, when
-    given, are the memories' :func:`notes_text` already written.
+    ``tokens`` (and ``kv``, whose block is the same ids): the embeddings of
+    :func:`memory_token_ids` (N = their count); ``notes``, when given, are the memories'
+    :func:`notes_text` already written.
     ``vector`` (experimental): one embedding per memory, the mean of its token embeddings
     rescaled to the mean embedding norm. No projector is trained yet, so the model sees
     a blurred bag of each memory's words rather than its meaning.
@@ -100,7 +114,7 @@ def memory_embeddings(
         memories = [memories]
     embed = model.get_input_embeddings()
     device = embed.weight.device
-    if config.inject_mode == "tokens":
+    if config.inject_mode in ("tokens", "kv"):
         written = notes if notes is not None else notes_text(tokenizer, memories, config)
         return embed(torch.tensor([block_ids(tokenizer, written, config)], device=device))
     global _warned_vector

@@ -8,7 +8,8 @@ this loop, which follows ``GenerationMixin._sample`` step for step and adds only
 * when the last input of a forward pass is ``<recall>`` (in the prompt, generated, or written
   by the model as the literal text ``<recall>``), the loop builds a query, searches the memory,
   chooses a candidate and runs one more forward pass with the memory as ``inputs_embeds`` on
-  the same KV cache;
+  the same KV cache (with ``inject_mode="kv"`` the memory's precomputed keys and values are
+  spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv_inject`);
 * ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
   equals the cache length, and positions / attention mask grow by the same amount;
 * the next token is sampled from the logits of the memory forward pass (seed 001, step 5).
@@ -23,6 +24,7 @@ stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
 
 from __future__ import annotations
 
+import logging
 import warnings
 import weakref
 from collections.abc import Callable
@@ -39,16 +41,21 @@ from transformers.generation.stopping_criteria import MaxLengthCriteria, Stoppin
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from .config import RecallConfig
-from .injection import memory_embeddings, notes_text
+from .injection import memory_embeddings, note_lines
+from .kv_blocks import plan_block
 from .kv_cache import cache_length
+from .kv_inject import KVInjection, inject_kv, kv_unavailable
+from .kv_memories import KVMemories, default_kv_memories
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from .selection import NO_MEMORY, choose_candidates
 from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
 from .types import Memory, Recall, RecallQuery
 
+logger = logging.getLogger(__name__)
 MAX_RECALLS_REACHED = "max_recalls reached"
 LITERAL_TRIGGER = "<recall>"
 _ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
+_KV_FALLBACK_WARNED: set[str] = set()
 
 
 @dataclass
@@ -80,6 +87,7 @@ def recall_generate(
     recall_trace: list[Recall] | None = None,
     recall_callback: Callable[[Recall], None] | None = None,
     recall_query: str | None = None,
+    recall_kv_memories: KVMemories | None = None,
     **model_kwargs: Any,
 ) -> torch.LongTensor | RecallGenerateOutput:
     """Decode with recall. Pass to ``model.generate(custom_generate=recall_generate, ...)``.
@@ -99,6 +107,8 @@ def recall_generate(
         recall_query: the text ``<recall>`` markers in the prompt search with (a chat prompt's
             last user message, whatever the marker's place); ``None``: the text before each
             marker. A ``<recall>`` the model generates always searches with the text before it.
+        recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
+            (:class:`~recall_core.kv_memories.KVMemories`); default: the process-wide one.
 
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
@@ -116,6 +126,7 @@ def recall_generate(
         put_prompt=streamer is None and recall_streamer is not None,
         on_recall=recall_callback,
         prompt_query=recall_query,
+        kv_memories=recall_kv_memories,
     )
     return loop.run(input_ids, model_kwargs, recall_trace)
 
@@ -137,6 +148,7 @@ class _RecallLoop:
         put_prompt: bool,
         on_recall: Callable[[Recall], None] | None,
         prompt_query: str | None = None,
+        kv_memories: KVMemories | None = None,
     ) -> None:
         if model.config.is_encoder_decoder:
             raise ValueError("recall_generate supports decoder-only (causal) language models only")
@@ -155,6 +167,7 @@ class _RecallLoop:
         self.put_prompt = put_prompt
         self.on_recall = on_recall
         self.prompt_query = prompt_query
+        self.kv_memories = kv_memories
         self.recall_id, self.pad_id = _recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
         self.attempts = 0
@@ -351,21 +364,50 @@ class _RecallLoop:
                                 in_prompt=in_prompt))
             return sequence, outputs, model_kwargs
 
-        notes = notes_text(self.tokenizer, chosen, self.config)
-        embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
-        length = embeds.shape[1]
+        lines = note_lines(self.tokenizer, chosen, self.config)
+        notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
+        mode, fallback = self._inject_mode(model_kwargs.get("past_key_values"))
+        # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
+        splice = mode == "kv" and self.config.kv_recompute != "all"
+        if splice:
+            plan, embeds = plan_block(self.tokenizer, chosen, self.config, lines), None
+            length = len(plan.ids)
+        else:
+            embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
+            length = embeds.shape[1]
         model_kwargs = _grow(model_kwargs, length)
         pads = torch.full((1, length), self.pad_id, dtype=sequence.dtype, device=sequence.device)
         sequence = torch.cat([sequence, pads], dim=-1)
         inputs = self.model.prepare_inputs_for_generation(sequence, next_sequence_length=length, **model_kwargs)
-        inputs["input_ids"] = None
-        inputs["inputs_embeds"] = embeds
-        outputs = self.model(**inputs, return_dict=True)
+        kv: KVInjection | None = None
+        if splice:
+            kv = inject_kv(self.model, self.tokenizer, plan, self.config, inputs, self.kv_memories or default_kv_memories())
+            outputs = kv.outputs
+        else:
+            inputs["input_ids"] = None
+            inputs["inputs_embeds"] = embeds
+            outputs = self.model(**inputs, return_dict=True)
         model_kwargs = _take_cache(outputs, model_kwargs)
         self._extend_length_budget(length)
         self._record(Recall(position, float(chosen[0].score), chosen[0].id, notes, query.text, length=length,
-                            candidates=considered, in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen)))
+                            candidates=considered, in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen),
+                            inject_mode=mode, kv_fallback=fallback,
+                            kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
+                            kv_reused=kv.reused if kv else 0))  # fmt: skip
         return sequence, outputs, model_kwargs
+
+    def _inject_mode(self, cache: Any) -> tuple[str, str | None]:
+        """The injection mode this recall uses, and why ``kv`` fell back to ``tokens`` (else ``None``)."""
+        mode = self.config.inject_mode
+        if mode != "kv":
+            return mode, None
+        reason = kv_unavailable(self.model, cache)
+        if reason is None:
+            return "kv", None
+        if reason not in _KV_FALLBACK_WARNED:  # once per process and reason: the trace has it every time
+            _KV_FALLBACK_WARNED.add(reason)
+            logger.warning("inject_mode='kv' falls back to 'tokens': %s", reason)
+        return "tokens", reason
 
     def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
         """``(chosen candidates, why none, candidates)``; memory errors per the config."""

@@ -47,3 +47,8 @@ def decode_context(model: Any) -> contextlib.AbstractContextManager[Any]:
 def croppable(cache: Any) -> bool:
     """Can ``cache.crop(-n)`` drop its last positions? (Caches say so themselves since 5.17.)"""
     return bool(getattr(cache, "is_croppable", False))
+
+
+def attention_implementation(model: Any) -> str | None:
+    """The attention implementation the model runs ("eager", "sdpa", "flash_attention_2"...)."""
+    return getattr(model.config, "_attn_implementation", None)

@@ -76,6 +76,13 @@ class Recall:
             injected there, the marker was dropped: ``position`` is where it stood and the
             prompt ran as if it were absent.
         memories: ``(memory_id, score)`` of every injected memory, in the order of the notes.
+        inject_mode: how the block was injected (``"tokens"``, ``"kv"``, ``"vector"``), ``None``
+            when nothing was. ``"tokens"`` where ``"kv"`` was asked for means it fell back.
+        kv_fallback: why ``inject_mode="kv"`` fell back to ``"tokens"`` (a model without rotary
+            positions, a cache whose layers cannot be edited), else ``None``.
+        kv_recomputed: in ``kv`` mode, positions of the block computed at the recall.
+        kv_reused: in ``kv`` mode, positions spliced from blocks that were already in the cache
+            of memories (the rest of the spliced ones were computed at this recall, once).
     """
 
     position: int
@@ -88,6 +95,10 @@ class Recall:
     candidates: tuple[tuple[str, float], ...] = ()
     in_prompt: bool = False
     memories: tuple[tuple[str, float], ...] = ()
+    inject_mode: str | None = None
+    kv_fallback: str | None = None
+    kv_recomputed: int = 0
+    kv_reused: int = 0
 
     @property
     def injected(self) -> bool:

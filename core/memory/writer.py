@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..types import MemoryCandidate
 from .chunking import chunk_text
 from .composition import CONTEXT_RESERVE, SearchText, speaker_of
 from .encoders import Encoder
 from .errors import MemoryUnavailableError
 from .formats import jsonl_turns, locomo_turns, sniff
 from .journal import DELETING, INDEXED, PENDING, JournalRow
-from .records import Turn, key_memory_id, memory_id
+from .records import Turn, index_metadata, key_memory_id, memory_id
 from .validation import (
     DEFAULT_SESSION,
     check_content,
@@ -100,6 +101,10 @@ class MemoryWriter:
             ``"never"`` (``False``).
         speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
             turn has one, else its role (``"User: ..."``).
+        precompute_kv: compute each written memory's keys and values for ``inject_mode="kv"``
+            now, not at its first recall: a ``RecallGenerator``, a ``(model, tokenizer)`` pair or a
+            :class:`~recall_core.kv_memories.KVPrecompute`. An updated memory gets new blocks, a
+            deleted or forgotten one loses them (a failure to compute warns; the write stands).
 
     These three shape only what is *searched* (embedded and word-indexed, the journal's
     ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
@@ -118,6 +123,7 @@ class MemoryWriter:
         dated: bool = True,
         window: bool | str = "questions",
         speakers: bool = True,
+        precompute_kv: Any = None,
     ) -> None:
         if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 8:
             raise ValueError(f"chunk_tokens must be an int >= 8, got {chunk_tokens!r}")
@@ -131,6 +137,11 @@ class MemoryWriter:
         self.lm_keys = bool(lm_keys)
         self.batch_size = max(1, int(batch_size))
         self.search_text = SearchText(dated=bool(dated), window=window, speakers=bool(speakers))  # type: ignore[arg-type]
+        self.kv = None
+        if precompute_kv is not None:
+            from ..kv_memories import KVPrecompute  # imported here: torch is only needed with KV blocks
+
+            self.kv = KVPrecompute.of(precompute_kv)
 
     @property
     def encoder(self) -> Encoder:
@@ -265,6 +276,9 @@ class MemoryWriter:
             journal.set_context(following.id, self._context(following))
             ids.append(following.id)
         self._index_pending(ids)
+        if self.kv is not None:
+            self.kv.drop(memory_id)
+            self._precompute_kv([memory_id])
 
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
@@ -278,12 +292,16 @@ class MemoryWriter:
         # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
         index.delete(user_id, ids)
         journal.purge(journaled)
+        if self.kv is not None:
+            self.kv.drop(ids)
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:
         """Delete every memory of ``user_id``, index and journal; return how many there were."""
         user_id = check_user_id(user_id)
         journal, index = self.store.journal, self.store.index
+        if self.kv is not None:
+            self.kv.drop([row.id for row in journal.rows(user_id)])
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
         # From here on every read of the user hides what was forgotten (journal.Visibility).
@@ -425,6 +443,13 @@ class MemoryWriter:
         with journal.transaction():
             self._journal_turns(prepared, all_ids)
         self._index_pending(all_ids)
+        self._precompute_kv(all_ids)
+
+    def _precompute_kv(self, ids: Sequence[str]) -> None:
+        """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""
+        if self.kv is not None:
+            rows = self.store.journal.get_many(list(ids))
+            self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
 
     def _journal_turns(self, prepared: Sequence[_Prepared], all_ids: list[str]) -> None:
         """Give turns without an index the next positions of their sessions, compose what each chunk

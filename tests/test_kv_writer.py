@@ -1,0 +1,77 @@
+"""``MemoryWriter(precompute_kv=...)``: blocks computed at write time, replaced on update, dropped on delete."""
+
+from __future__ import annotations
+
+import pytest
+from recall_core import RecallConfig, RecallGenerator
+from recall_core.kv_memories import KVMemories, KVPrecompute
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from tiny import tiny_model
+
+QUESTION = [{"role": "user", "content": "What is my dog called?"}]
+
+
+@pytest.fixture
+def setup(tmp_path):
+    model, tokenizer = tiny_model("llama", positions=1024)
+    config = RecallConfig(inject_mode="kv", memories=1, min_score=-1.0, max_recalls=1)
+    cache = KVMemories()
+    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
+    writer = MemoryWriter(store, precompute_kv=KVPrecompute(model, tokenizer, config, cache))
+    generator = RecallGenerator(model, tokenizer, memory=store.for_user("ada"), config=config)
+    yield generator, writer, cache
+    store.close()
+
+
+def _recall(generator, cache):
+    result = generator.generate(QUESTION, max_new_tokens=2, recall_kv_memories=cache)
+    (recall,) = [r for r in result.recalls if r.in_prompt]
+    return recall
+
+
+def test_a_written_memory_is_recalled_from_its_precomputed_block(setup):
+    generator, writer, cache = setup
+    (memory_id,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
+    assert cache.stats()["memories"] == 1 and cache.misses > 0
+    recall = _recall(generator, cache)
+    assert recall.memory_id == memory_id and recall.inject_mode == "kv"
+    # every spliced position came from a block computed at write time: the recall computed only its own few
+    assert recall.kv_reused == recall.length - recall.kv_recomputed > 0
+
+
+def test_an_update_replaces_the_block_and_a_delete_drops_it(setup):
+    generator, writer, cache = setup
+    (memory_id,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
+    before = cache.stats()["blocks"]
+    writer.update("ada", memory_id, "My dog is called Rex.")
+    assert cache.stats()["blocks"] == before  # the old note's block went, the new one came
+    recall = _recall(generator, cache)
+    assert "Rex" in recall.text and recall.kv_reused == recall.length - recall.kv_recomputed
+    writer.delete("ada", [memory_id])
+    assert cache.stats()["memories"] == 0 and cache.stats()["blocks"] == before - 1
+
+
+def test_forget_drops_every_block_of_the_user(setup):
+    _, writer, cache = setup
+    writer.add_turns([{"user_id": "ada", "role": "user", "content": f"Fact number {i} about my life."} for i in range(3)])
+    writer.add_turn("bo", "user", "Bo's own fact.")
+    assert cache.stats()["memories"] == 4
+    writer.forget("ada")
+    assert cache.stats()["memories"] == 1
+
+
+def test_a_failed_precompute_warns_and_the_write_stands(tmp_path):
+    model, tokenizer = tiny_model("llama")
+
+    class Broken(KVPrecompute):
+        def memories(self, memories):
+            raise RuntimeError("out of memory")
+
+    with MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64)) as store:
+        writer = MemoryWriter(store, precompute_kv=Broken(model, tokenizer))
+        with pytest.warns(RuntimeWarning, match="KV blocks not precomputed .*out of memory"):
+            (memory_id,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
+        assert store.for_user("ada").get(memory_id).text == "My dog is called Biscuit."
+    with MemoryStore.local(tmp_path / "other", encoder=HashEncoder(64)) as store:
+        with pytest.raises(ValueError, match="precompute_kv must be"):
+            MemoryWriter(store, precompute_kv=object())
