@@ -226,8 +226,8 @@ def cost_plot(result: dict[str, Any], path: Path) -> Path:
 
 # --------------------------------------------------------------------------- quality
 DEFAULT_KV_VARIANTS = (
-    "kv:inject_mode='kv'",
-    "kv-shared-0:inject_mode='kv',kv_prefix='shared',kv_recompute=0",
+    "kv:inject_mode='kv'",  # the defaults: shared prefix, nothing recomputed but the last token
+    "kv-shared-2:inject_mode='kv',kv_prefix='shared',kv_recompute=2",
     "kv-none-0:inject_mode='kv',kv_prefix='none',kv_recompute=0",
     "kv-none-4:inject_mode='kv',kv_prefix='none',kv_recompute=4",
     "kv-shared-8:inject_mode='kv',kv_prefix='shared',kv_recompute=8",
@@ -264,7 +264,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str
     p.add_argument("--memories", default="1,4,10", help="cost: memories per recall, comma-separated")
     p.add_argument("--rounds", type=int, default=10, help="cost: timed rounds per arm")
     p.add_argument("--kv-prefix", default="shared", choices=["shared", "none"], help="cost: RecallConfig.kv_prefix")
-    p.add_argument("--kv-recompute", default="2", help="cost: RecallConfig.kv_recompute (an int or 'all')")
+    p.add_argument("--kv-recompute", default="0", help="cost: RecallConfig.kv_recompute (an int or 'all')")
     p.add_argument("--kv-variants", action="append", default=None,
                    help="quality: conversations.py --variant specs (repeatable; default: five kv settings)")
     p.add_argument("--out", type=Path, default=OUT)

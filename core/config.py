@@ -89,7 +89,9 @@ class RecallConfig:
             of the block (the template's text, each note, the line breaks between notes) are
             computed again at the recall, attending to the whole context (EPIC); the block's
             last token always is (its logits give the next token). ``"all"`` computes every
-            token: exactly ``"tokens"`` mode, with no saving.
+            token: exactly ``"tokens"`` mode, with no saving. Default 0: on the dev
+            conversations recomputing 2 or 8 tokens per piece answered no more facts than 0
+            (21, 22 and 23 of 68; BENCHMARKS.md, "KV memories").
     """
 
     query_mode: QueryMode = "text"
@@ -110,7 +112,7 @@ class RecallConfig:
     recall_position: RecallPosition = "system"
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     kv_prefix: KVPrefix = "shared"
-    kv_recompute: int | Literal["all"] = 2
+    kv_recompute: int | Literal["all"] = 0
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
