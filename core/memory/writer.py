@@ -24,7 +24,7 @@ import numpy as np
 
 from ..types import MemoryCandidate
 from .chunking import chunk_text
-from .composition import CONTEXT_RESERVE, SearchText, speaker_of
+from .composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
 from .encoders import Encoder
 from .errors import MemoryUnavailableError
 from .formats import jsonl_turns, locomo_turns, sniff
@@ -136,7 +136,7 @@ class MemoryWriter:
         self.lm = lm
         self.lm_keys = bool(lm_keys)
         self.batch_size = max(1, int(batch_size))
-        self.search_text = SearchText(dated=bool(dated), window=window, speakers=bool(speakers))  # type: ignore[arg-type]
+        self.search_text = SearchText(dated=bool(dated), window=check_window(window), speakers=bool(speakers))
         self.kv = None
         if precompute_kv is not None:
             from ..kv_memories import KVPrecompute  # imported here: torch is only needed with KV blocks
