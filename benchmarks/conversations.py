@@ -171,6 +171,17 @@ class PlainMethod(Method):
         return messages
 
 
+def memory_turns(users: Sequence[User]) -> list[Any]:
+    """Every turn of ``users`` as the ``Turn`` a ``MemoryWriter`` takes (a session per dated session)."""
+    from recall_core.memory import Turn
+
+    return [
+        Turn(user_id=u.user_id, role=t.role, content=t.content, session_id=f"session-{t.session}",
+             timestamp=t.date, turn_index=t.index)
+        for u in users for t in u.turns
+    ]  # fmt: skip
+
+
 class RecallMethod(Method):
     """``ChatRecall`` over a ``MemoryStore``: every turn written with ``MemoryWriter``, recalled at ``<recall>``."""
 
@@ -186,15 +197,10 @@ class RecallMethod(Method):
         self.store: Any = None
 
     def prepare(self, users: Sequence[User]) -> None:
-        from recall_core.memory import MemoryStore, Turn
+        from recall_core.memory import MemoryStore
 
         self.store = MemoryStore.local(Path(self.folder.name) / "store", encoder=self.encoder, **self.store_options)
-        turns = [
-            Turn(user_id=u.user_id, role=t.role, content=t.content, session_id=f"session-{t.session}",
-                 timestamp=t.date, turn_index=t.index)
-            for u in users for t in u.turns
-        ]  # fmt: skip
-        self.store.writer.add_turns(turns)
+        self.store.writer.add_turns(memory_turns(users))
 
     def chat(self, user_id: str) -> Any:
         from langchain_recall import ChatRecall

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conversations import memory_turns
 from conversations_data import SEEDS, generate
 from locomo_data import ANSWERABLE, load_locomo, resolve_data
 from locomo_metrics import hit_at_k
@@ -37,7 +38,7 @@ MODES = ("always", "questions", "never")
 def conversations_hits(encoder: Any, seed: int, users: int, window: str) -> dict[str, float]:
     """Where the fact turn ranks for each generated question, with the writer's ``window``."""
     from recall_core import RecallConfig
-    from recall_core.memory import MemoryStore, MemoryWriter, Turn
+    from recall_core.memory import MemoryStore, MemoryWriter
     from recall_core.selection import choose_candidates
 
     people = generate(seed, users=users)
@@ -46,11 +47,7 @@ def conversations_hits(encoder: Any, seed: int, users: int, window: str) -> dict
     n = 0
     with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
         store.writer = MemoryWriter(store, window=window)
-        store.writer.add_turns([
-            Turn(user_id=u.user_id, role=t.role, content=t.content, session_id=f"session-{t.session}",
-                 timestamp=t.date, turn_index=t.index)
-            for u in people for t in u.turns
-        ])  # fmt: skip
+        store.writer.add_turns(memory_turns(people))
         for user in people:
             memory = store.for_user(user.user_id)
             by_position = {(t.session, t.index): t.content for t in user.turns}
