@@ -22,6 +22,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, mo
 from .config import RecallConfig, RecallPolicy, SessionConfig
 from .generator import Prompt, RecallGenerator
 from .models import DEFAULT_MODEL_NAME, RECALL_TOKEN, load_model
+from .query_head import find_query_head, model_folder
 from .session import RecallSession, Writer
 from .session_pool import SessionPool
 from .settings import check_option_names, generation_options, one_of, option_name, stop_strings
@@ -107,7 +108,8 @@ def build_generator(
     if generator is not None:
         return generator
     model, tokenizer = shared_model(name_or_path, device=device, dtype=dtype)
-    return RecallGenerator(model, tokenizer, config=config)
+    head = find_query_head(model_folder(name_or_path, model), model)  # one saved beside the model's weights
+    return RecallGenerator(model, tokenizer, config=config, query_head=head)
 
 
 # --------------------------------------------------------------------------- memory

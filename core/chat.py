@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .config import UNMARKED_POLICIES
 from .models import RECALL_TOKEN
 
 Message = Mapping[str, Any]
@@ -26,9 +27,14 @@ def chat_prompt_ids(
     (``"system"``; a system message of ``system_prompt`` is put first when there is none),
     before or after the last user message's words (``"user_start"``, ``"user_end"``), or right
     after the assistant header (``"assistant_start"``). ``"explicit"`` changes nothing: the
-    messages carry their own markers. ``tools`` (OpenAI-style dicts) go to the template.
+    messages carry their own markers. ``"model"`` and ``"uncertainty"`` place no marker (the
+    loop recalls when the model asks or is unsure) and put a system message of
+    ``system_prompt`` first when there is none (:func:`with_system_prompt`): the prompt the
+    recall tuning trains on. ``tools`` (OpenAI-style dicts) go to the template.
     """
     check_messages(messages)
+    if policy in UNMARKED_POLICIES:
+        return apply_chat_template(tokenizer, with_system_prompt(messages, system_prompt), tools=tools)
     if policy == "auto" and position != "assistant_start":
         marked = mark_recall(messages, policy, position, system_prompt)
         try:
@@ -64,6 +70,18 @@ def mark_recall(
             message["content"] = RECALL_TOKEN + content if position == "user_start" else content + RECALL_TOKEN
             break
     return marked
+
+
+def with_system_prompt(messages: Sequence[Message], system_prompt: str) -> list[dict[str, Any]]:
+    """Copy ``messages`` with ``{"role": "system", "content": system_prompt}`` first when none is.
+
+    The content is ``system_prompt`` exactly; a caller's own system message is left as it is,
+    and an empty ``system_prompt`` adds nothing.
+    """
+    copied = [dict(m) for m in messages]
+    if system_prompt and not (copied and copied[0].get("role") == "system"):
+        copied.insert(0, {"role": "system", "content": system_prompt})
+    return copied
 
 
 def has_marker(messages: Sequence[Message]) -> bool:
@@ -145,8 +163,11 @@ def decorate(messages: Sequence[Message], config: Any) -> list[dict[str, Any]]:
     (:func:`mark_recall`): a system message of ``config.system_prompt`` comes first when
     there is none, and the system message's words end with a blank line. A session renders
     every turn this way, so the start of the conversation stays the same from turn to turn
-    whether or not that turn's marker goes there.
+    whether or not that turn's marker goes there. With ``"model"`` and ``"uncertainty"`` the
+    conversation is :func:`with_system_prompt`'s, as :func:`chat_prompt_ids` renders it.
     """
+    if config.recall_policy in UNMARKED_POLICIES:
+        return with_system_prompt(messages, config.system_prompt)
     decorated = [dict(m) for m in messages]
     if config.recall_policy != "auto" or config.recall_position != "system" or has_marker(messages):
         return decorated

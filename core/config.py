@@ -11,7 +11,10 @@ from .types import QueryMode
 InjectMode = Literal["tokens", "vector", "kv"]
 KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
-RecallPolicy = Literal["auto", "explicit"]
+RecallPolicy = Literal["auto", "explicit", "model", "uncertainty"]
+#: Policies under which no marker is placed: the loop recalls when the model asks (its own
+#: ``<recall>``) or when it is unsure.
+UNMARKED_POLICIES = frozenset({"model", "uncertainty"})
 RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
 NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
 
@@ -33,6 +36,7 @@ DEFAULT_NOTE_TEMPLATE = "[{date}] {speaker}: {text}"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 NOTE_FIELDS = ("text", "date", "speaker", "role")
 _COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
+_POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
 
 
 @dataclass(frozen=True)
@@ -70,15 +74,37 @@ class RecallConfig:
         max_memory_tokens: a memory longer than this (in tokens) is cut.
         on_memory_error: ``"warn"`` goes on without recall (the trace says why);
             ``"raise"`` raises.
-        recall_policy: for chat prompts, ``"auto"`` puts ``<recall>`` where
-            ``recall_position`` says; ``"explicit"`` leaves it to the prompt.
+        recall_policy: who decides when to recall. ``"auto"`` (chat prompts): ``<recall>`` goes
+            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers.
+            ``"model"``: no marker is placed; the model's own ``<recall>`` triggers a recall, at
+            the start of its reply or mid-answer (a recall-tuned model emits it). ``"uncertainty"``
+            (an untrained baseline for any model, FLARE/DRAGIN-style): no marker is placed; before
+            a token is sampled, when the next-token distribution's entropy exceeds
+            ``uncertainty_threshold`` and its most likely token is a content token (a word or
+            number, not punctuation or a special token), the loop writes ``<recall>`` there
+            instead, recalls, and samples the token from the logits after the memory. It fires
+            only while there is a memory and recalls are left, and never under a constraint
+            (forced tool calls, ``response_format``); a recall that injects nothing is taken
+            back, as if it never fired. With ``"model"`` and ``"uncertainty"`` a chat prompt
+            gets a system message of ``system_prompt`` when it has none (the prompt the recall
+            tuning trains on), and a generated ``<recall>`` searches with the last user message
+            followed by what the reply has said so far.
         recall_position: with ``recall_policy="auto"``: ``"system"`` (at the end of the
             system message, one made of ``system_prompt`` if there is none), ``"user_start"``
             (before the last user message's words), ``"user_end"`` (after them), or
             ``"assistant_start"`` (right after the assistant header). In every position the
             query is the last user message.
-        system_prompt: the system message made for ``recall_position="system"`` when the
-            conversation has none.
+        system_prompt: the system message made for ``recall_position="system"`` (and for the
+            ``"model"`` and ``"uncertainty"`` policies) when the conversation has none.
+        uncertainty_threshold: ``recall_policy="uncertainty"``: entropy (nats) of the next-token
+            distribution, after the logits processors, above which the loop recalls. Default
+            3.0: on the 135M default's greedy replies (48 tokens) to 24 memory questions and 24
+            held-out general prompts, the highest threshold (in steps of 0.25) at which every
+            memory question recalls within its first 8 tokens, before the answer states the fact (88%
+            at the first token). The untrained model's entropy does not tell the two kinds apart:
+            above 3.0 are 18% of the content tokens of memory answers and 25% of general ones,
+            and 92% of general prompts fire within 8 tokens too (``benchmarks/recall_trigger.py
+            --profile``; BENCHMARKS.md). Teaching the model to ask is ``"model"``.
         kv_prefix: ``inject_mode="kv"`` only: what each piece of the block is computed after.
             ``"shared"``: a fixed prefix whose keys and values are then dropped: the chat
             template's system-message header (else the BOS token), and for a note also the
@@ -113,6 +139,7 @@ class RecallConfig:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     kv_prefix: KVPrefix = "shared"
     kv_recompute: int | Literal["all"] = 0
+    uncertainty_threshold: float = 3.0
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
@@ -140,6 +167,7 @@ class RecallConfig:
         in_range("temperature", self.temperature, RANGES["temperature"])  # same ranges as sampling
         in_range("top_p", self.top_p, RANGES["top_p"])
         in_range("min_score", self.min_score, _COSINE)
+        in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
 
     def replace(self, **changes: Any) -> RecallConfig:
         """A copy with ``changes`` applied (and checked)."""

@@ -22,6 +22,7 @@ from .kv_cache import cache_length
 from .loop import RecallGenerateOutput, recall_generate
 from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN, load_model
 from .outputs import OutputPlan, plan_output
+from .query_head import RecallQueryHead, find_query_head, model_folder
 from .settings import generation_options, stop_strings
 from .streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
 from .text import finish_text
@@ -50,6 +51,9 @@ class RecallGenerator:
         config: default :class:`RecallConfig`; each call may pass another.
         generation_defaults: generate() keyword arguments used unless a call overrides them
             (default: greedy, 256 new tokens), read like a call's (:mod:`recall_core.settings`).
+        query_head: a :class:`~recall_core.query_head.RecallQueryHead` trained for this model:
+            ``query_mode="hidden"`` searches with it (:meth:`from_pretrained` finds one saved in
+            the model's folder). A head trained for another model is refused (``ValueError``).
     """
 
     def __init__(
@@ -59,6 +63,7 @@ class RecallGenerator:
         memory: Memory | None = None,
         config: RecallConfig | None = None,
         generation_defaults: Mapping[str, Any] | None = None,
+        query_head: RecallQueryHead | None = None,
     ) -> None:
         if MEMORY_PAD_TOKEN not in tokenizer.get_vocab():
             from .models import add_recall_tokens
@@ -67,6 +72,9 @@ class RecallGenerator:
         self.model = model
         self.tokenizer = tokenizer
         self.memory = memory
+        if query_head is not None:
+            query_head.check(model)
+        self.query_head = query_head
         self.config = config or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
@@ -82,9 +90,11 @@ class RecallGenerator:
         dtype: str | torch.dtype | None = None,
         **model_kwargs: Any,
     ) -> RecallGenerator:
-        """Load a model with :func:`recall_core.load_model` (``None``: the embedded default)."""
+        """Load a model with :func:`recall_core.load_model` (``None``: the embedded default), with
+        the query head saved in its folder if there is one (:func:`~recall_core.query_head.find_query_head`)."""
         model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
-        return cls(model, tokenizer, memory=memory, config=config)
+        head = find_query_head(model_folder(name_or_path, model), model)
+        return cls(model, tokenizer, memory=memory, config=config, query_head=head)
 
     # ------------------------------------------------------------------ prompts
     @property
@@ -244,6 +254,7 @@ class RecallGenerator:
             recall_streamer=streamer,
             recall_callback=on_recall,
             recall_query=recall_query,
+            recall_query_head=self.query_head,
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
@@ -320,7 +331,9 @@ class RecallGenerator:
         pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
         new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
         injected = sum(r.length for r in trace)
-        generated = sequences.shape[1] - output.generated_start - sum(r.length for r in trace if not r.in_prompt)
+        # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
+        written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
+        generated = sequences.shape[1] - output.generated_start - written
         raw = self._decode(new_ids, plan.keep_tokens())
         text, hit_stop = finish_text(raw, stop_strings)
         calls: dict[str, Any] = {}

@@ -5,8 +5,9 @@ recall_tokenizer=tokenizer)`` lets transformers prepare everything it does well 
 config, logits processors and warpers, stopping criteria, the cache) and hands the decoding to
 this loop, which follows ``GenerationMixin._sample`` step for step and adds only recall:
 
-* when the last input of a forward pass is ``<recall>`` (in the prompt, generated, or written
-  by the model as the literal text ``<recall>``), the loop builds a query, searches the memory,
+* when the last input of a forward pass is ``<recall>`` (in the prompt, generated, written
+  by the model as the literal text ``<recall>``, or written by the loop itself before an
+  uncertain token under ``recall_policy="uncertainty"``), the loop builds a query, searches the memory,
   chooses a candidate and runs one more forward pass with the memory as ``inputs_embeds`` on
   the same KV cache (with ``inject_mode="kv"`` the memory's precomputed keys and values are
   spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv_inject`);
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,15 +41,18 @@ from transformers.generation.stopping_criteria import MaxLengthCriteria, Stoppin
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from .config import RecallConfig
+from .constrained import ConstrainedLogitsProcessor
 from .injection import memory_embeddings, note_lines
 from .kv_blocks import plan_block
 from .kv_cache import cache_length
 from .kv_inject import KVInjection, inject_kv, kv_unavailable
 from .kv_memories import KVMemories, default_kv_memories
-from .models import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from .loop_tokens import recall_token_ids, tokenizer_info
+from .query_head import RecallQueryHead
 from .selection import NO_MEMORY, choose_candidates
 from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
 from .types import Memory, Recall, RecallQuery
+from .uncertainty import UncertaintyTrigger
 
 logger = logging.getLogger(__name__)
 MAX_RECALLS_REACHED = "max_recalls reached"
@@ -88,6 +91,7 @@ def recall_generate(
     recall_callback: Callable[[Recall], None] | None = None,
     recall_query: str | None = None,
     recall_kv_memories: KVMemories | None = None,
+    recall_query_head: RecallQueryHead | None = None,
     **model_kwargs: Any,
 ) -> torch.LongTensor | RecallGenerateOutput:
     """Decode with recall. Pass to ``model.generate(custom_generate=recall_generate, ...)``.
@@ -104,11 +108,18 @@ def recall_generate(
         recall_trace: a list the loop appends each :class:`Recall` to (the tensor return
             value has nowhere else to put it).
         recall_callback: called with each :class:`Recall` as it happens.
-        recall_query: the text ``<recall>`` markers in the prompt search with (a chat prompt's
-            last user message, whatever the marker's place); ``None``: the text before each
-            marker. A ``<recall>`` the model generates always searches with the text before it.
+        recall_query: the last user message of a chat prompt. The prompt's ``<recall>``
+            markers search with it, whatever their place; a ``<recall>`` generated in the reply
+            (by the model, or by the loop under ``recall_policy="uncertainty"``) searches with it
+            followed by the reply's text so far, so a recall mid-answer asks about the turn and
+            what the answer has reached. ``None`` (a plain text prompt), or a ``query_window``:
+            every ``<recall>`` searches with the text before it.
         recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
             (:class:`~recall_core.kv_memories.KVMemories`); default: the process-wide one.
+        recall_query_head: a trained :class:`~recall_core.query_head.RecallQueryHead` for this
+            model: ``query_mode="hidden"`` then searches the memory's regular index with the
+            ``<recall>`` hidden state mapped into the encoder's space; ``None``: with the
+            last-layer hidden state against LM-space keys.
 
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
@@ -127,6 +138,7 @@ def recall_generate(
         on_recall=recall_callback,
         prompt_query=recall_query,
         kv_memories=recall_kv_memories,
+        query_head=recall_query_head,
     )
     return loop.run(input_ids, model_kwargs, recall_trace)
 
@@ -149,6 +161,7 @@ class _RecallLoop:
         on_recall: Callable[[Recall], None] | None,
         prompt_query: str | None = None,
         kv_memories: KVMemories | None = None,
+        query_head: RecallQueryHead | None = None,
     ) -> None:
         if model.config.is_encoder_decoder:
             raise ValueError("recall_generate supports decoder-only (causal) language models only")
@@ -168,12 +181,24 @@ class _RecallLoop:
         self.on_recall = on_recall
         self.prompt_query = prompt_query
         self.kv_memories = kv_memories
-        self.recall_id, self.pad_id = _recall_token_ids(model, tokenizer)
+        if query_head is not None and config.query_mode == "hidden":
+            query_head.check(model)  # a head trained for another model is refused, never applied
+        self.query_head = query_head
+        self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
         self.attempts = 0
         self.prompt_length = 0
+        self.generated_start = 0
+        # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
+        # calls, response_format); ``inserted``: the marker the loop has just written, its entropy
+        # and the logits it replaced (to go on with if nothing is injected).
+        self.uncertainty: UncertaintyTrigger | None = None
+        if config.recall_policy == "uncertainty" and memory is not None:
+            if not any(isinstance(p, ConstrainedLogitsProcessor) for p in logits_processor):
+                self.uncertainty = UncertaintyTrigger(tokenizer, config.uncertainty_threshold)
+        self.inserted: tuple[float, torch.Tensor] | None = None
         if tokenizer is not None:
-            info = _tokenizer_info(tokenizer, self.recall_id, self.pad_id)
+            info = tokenizer_info(tokenizer, self.recall_id, self.pad_id)
             self.boundary_ids, self.closing_ids = info.boundary_ids, info.closing_ids
         else:
             self.boundary_ids, self.closing_ids = frozenset(), frozenset()
@@ -201,7 +226,7 @@ class _RecallLoop:
         model_forward = decode_forward(model, model_kwargs, gen)
         with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
-            generated_start = input_ids.shape[1]
+            generated_start = self.generated_start = input_ids.shape[1]
             pending = False  # the prompt's own <recall> tokens were handled by _prefill
             while True:
                 if pending:
@@ -209,20 +234,24 @@ class _RecallLoop:
                 model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
-                if collect:
-                    if scores is not None:
-                        scores += (next_token_scores,)
-                    if raw_logits is not None:
-                        raw_logits += (next_token_logits,)
-                    if attentions is not None:
-                        attentions += (outputs.attentions,)
-                    if hidden_states is not None:
-                        hidden_states += (outputs.hidden_states,)
-                if gen.do_sample:
-                    probs = torch.nn.functional.softmax(next_token_scores, dim=-1)
-                    next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)
+                entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
+                if entropy is not None:  # <recall> goes here; the token is sampled after the memory
+                    next_tokens = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
                 else:
-                    next_tokens = torch.argmax(next_token_scores, dim=-1)
+                    if collect:
+                        if scores is not None:
+                            scores += (next_token_scores,)
+                        if raw_logits is not None:
+                            raw_logits += (next_token_logits,)
+                        if attentions is not None:
+                            attentions += (outputs.attentions,)
+                        if hidden_states is not None:
+                            hidden_states += (outputs.hidden_states,)
+                    if gen.do_sample:
+                        probs = torch.nn.functional.softmax(next_token_scores, dim=-1)
+                        next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)
+                    else:
+                        next_tokens = torch.argmax(next_token_scores, dim=-1)
                 input_ids = torch.cat([input_ids, next_tokens[:, None]], dim=-1)
                 finished = bool(self.stopping_criteria(input_ids, scores).all())
                 if self.streamer is not None:
@@ -315,6 +344,22 @@ class _RecallLoop:
                 outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
 
+    # ------------------------------------------------------------------ uncertainty
+    def _uncertain(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, model_kwargs: dict[str, Any]):
+        """The entropy that puts a ``<recall>`` before this token (policy ``"uncertainty"``), else ``None``:
+        only while recalls are left, and on a cache that can take the marker back."""
+        if self.uncertainty is None or self.attempts >= self.config.max_recalls:
+            return None
+        entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
+        return entropy if entropy is not None and croppable(model_kwargs.get("past_key_values")) else None
+
+    def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor) -> torch.LongTensor:
+        """Write ``<recall>`` instead of sampling: the loop's marker, not a generated token (it does
+        not count against ``max_new_tokens``); ``logits`` are what to go on with if nothing is injected."""
+        self.inserted = (entropy, logits)
+        self._extend_length_budget(1)
+        return torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
+
     # ------------------------------------------------------------------ recall
     def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
         """Does the token just sampled make the next forward's last input a ``<recall>``?"""
@@ -338,9 +383,14 @@ class _RecallLoop:
 
         ``logits_before`` (prompt markers only) are the logits of the position before the
         marker: given, a marker where nothing is injected is dropped from cache and sequence.
+        A marker the loop wrote (``recall_policy="uncertainty"``) is dropped the same way.
         """
         position = sequence.shape[1]
         in_prompt = logits_before is not None
+        entropy: float | None = None
+        if self.inserted is not None:
+            (entropy, logits_before), self.inserted = self.inserted, None
+        trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
         model_kwargs = _take_cache(outputs, model_kwargs)
         query = RecallQuery(text="")
         candidates: list[Any] = []
@@ -353,15 +403,17 @@ class _RecallLoop:
         considered = tuple((c.id, float(c.score)) for c in candidates)
         if not chosen:
             cache = model_kwargs.get("past_key_values")
-            if in_prompt and croppable(cache):
+            if logits_before is not None and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
                 sequence = sequence[:, :-1]
                 model_kwargs = _shrink(model_kwargs, 1)
                 outputs.logits = logits_before
                 position -= 1
-                self._extend_length_budget(-1)  # the prompt HF measured is one token shorter
+                if self.uncertainty is not None and trigger == "uncertainty":
+                    self.uncertainty.retracted_at = position  # not again at once, on the same logits
+                self._extend_length_budget(-1)  # the prompt HF measured, or the loop's marker, is gone
             self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
-                                in_prompt=in_prompt))
+                                in_prompt=in_prompt, trigger=trigger, entropy=entropy))
             return sequence, outputs, model_kwargs
 
         lines = note_lines(self.tokenizer, chosen, self.config)
@@ -393,7 +445,7 @@ class _RecallLoop:
                             candidates=considered, in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen),
                             inject_mode=mode, kv_fallback=fallback,
                             kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
-                            kv_reused=kv.reused if kv else 0))  # fmt: skip
+                            kv_reused=kv.reused if kv else 0, trigger=trigger, entropy=entropy))  # fmt: skip
         return sequence, outputs, model_kwargs
 
     def _inject_mode(self, cache: Any) -> tuple[str, str | None]:
@@ -425,8 +477,10 @@ class _RecallLoop:
         return chosen, reason, list(candidates)
 
     def _query(self, sequence: torch.LongTensor, outputs: Any, in_prompt: bool) -> RecallQuery:
-        if in_prompt and self.prompt_query is not None and self.config.query_window is None:
-            text = self.prompt_query
+        if self.prompt_query is not None and self.config.query_window is None:
+            # In the reply: the turn, then what the answer has said so far.
+            reply = "" if in_prompt else self._reply_text(sequence[0, self.generated_start : -1].tolist())
+            text = f"{self.prompt_query} {reply}" if reply else self.prompt_query
         else:
             ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
             text = self._query_text(ids) if self.tokenizer is not None else ""
@@ -434,8 +488,17 @@ class _RecallLoop:
             hidden = getattr(outputs, "hidden_states", None)
             if hidden is None:
                 raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
-            return RecallQuery(text=text, hidden=hidden[-1][0, -1].float().cpu().tolist(), mode="hidden")
+            last = hidden[-1][0, -1].float().cpu().tolist()
+            if self.query_head is not None:
+                return RecallQuery(text=text, hidden=last, mode="hidden", vector=self.query_head.vector(hidden),
+                                   vector_space=self.query_head.encoder_name)  # fmt: skip
+            return RecallQuery(text=text, hidden=last, mode="hidden")
         return RecallQuery(text=text, mode="text")
+
+    def _reply_text(self, ids: list[int]) -> str:
+        """The reply's words: pads, markers (special or literal) and special tokens removed."""
+        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
+        return self.tokenizer.decode(ids, skip_special_tokens=True).replace(LITERAL_TRIGGER, "").strip()
 
     def _query_text(self, ids: list[int]) -> str:
         """The current turn (text after the last boundary token), or the last N tokens."""
@@ -513,41 +576,3 @@ def _strip_role(text: str) -> str:
     if first_line.strip().rstrip(":").lower() in _ROLE_NAMES:
         text = rest
     return text.strip()
-
-
-def _recall_token_ids(model: Any, tokenizer: Any) -> tuple[int, int]:
-    if tokenizer is not None:
-        vocab = tokenizer.get_vocab()
-        if RECALL_TOKEN in vocab and MEMORY_PAD_TOKEN in vocab:
-            return vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
-    ids = getattr(model.config, "recall_token_id", None), getattr(model.config, "memory_pad_token_id", None)
-    if None in ids:
-        raise ValueError(
-            f"the model has no {RECALL_TOKEN} / {MEMORY_PAD_TOKEN} tokens: load it with recall_core.load_model() "
-            "or call recall_core.add_recall_tokens(model, tokenizer) first"
-        )
-    return ids  # type: ignore[return-value]
-
-
-@dataclass(frozen=True)
-class _TokenizerInfo:
-    boundary_ids: frozenset[int]
-    closing_ids: frozenset[int]
-
-
-#: Per tokenizer: its size when the info was computed, and the info. Weak keys: a cached
-#: tokenizer is not kept alive by the cache.
-_TOKENIZER_INFO: weakref.WeakKeyDictionary[Any, tuple[int, _TokenizerInfo]] = weakref.WeakKeyDictionary()
-
-
-def _tokenizer_info(tokenizer: Any, recall_id: int, pad_id: int) -> _TokenizerInfo:
-    """Turn boundaries (special tokens) and ids that can end a literal ``<recall>``, once per tokenizer."""
-    cached = _TOKENIZER_INFO.get(tokenizer)
-    if cached is not None and cached[0] == len(tokenizer):  # a tokenizer that grew is looked at again
-        return cached[1]
-    boundary = frozenset(tokenizer.all_special_ids) - {recall_id, pad_id}
-    pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
-    closing = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece and i not in boundary)
-    info = _TokenizerInfo(boundary, closing - {recall_id, pad_id})
-    _TOKENIZER_INFO[tokenizer] = (len(tokenizer), info)
-    return info

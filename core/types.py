@@ -22,11 +22,17 @@ class RecallQuery:
         hidden: the last-layer hidden state of the ``<recall>`` position as a list of
             floats, present when the query mode is ``"hidden"``.
         mode: which of the two the memory should search with.
+        vector: a ``"hidden"`` query turned into the memory encoder's space by a trained
+            query head (:mod:`recall_core.query_head`); the memory then searches its regular
+            index with it instead of comparing ``hidden`` with LM-space keys.
+        vector_space: the name of the encoder ``vector`` is in (a memory refuses another).
     """
 
     text: str
     hidden: Sequence[float] | None = None
     mode: QueryMode = "text"
+    vector: Sequence[float] | None = None
+    vector_space: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,12 @@ class Recall:
         kv_recomputed: in ``kv`` mode, positions of the block computed at the recall.
         kv_reused: in ``kv`` mode, positions spliced from blocks that were already in the cache
             of memories (the rest of the spliced ones were computed at this recall, once).
+        trigger: what placed the ``<recall>``: ``"prompt"`` (a marker in the prompt),
+            ``"model"`` (the model generated it) or ``"uncertainty"`` (the loop wrote it before
+            an uncertain token, ``recall_policy="uncertainty"``; when nothing was injected it was
+            taken back, and ``position`` is where it stood).
+        entropy: for ``"uncertainty"``, the entropy (nats) of the next-token distribution that
+            fired it; else ``None``.
     """
 
     position: int
@@ -99,6 +111,8 @@ class Recall:
     kv_fallback: str | None = None
     kv_recomputed: int = 0
     kv_reused: int = 0
+    trigger: Literal["prompt", "model", "uncertainty"] = "prompt"
+    entropy: float | None = None
 
     @property
     def injected(self) -> bool:

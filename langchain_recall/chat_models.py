@@ -132,8 +132,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
     default) the engine puts ``<recall>`` where the reply to the last user turn consults
     memory (``RecallConfig.recall_position``); there the loop searches the memory with that
     turn and injects the best memory into the KV cache. With ``"explicit"`` only markers
-    written in the messages trigger a recall (``recall=``, at init or per call, is short for
-    ``recall_config``'s ``recall_policy`` and is folded into it). With a ``store``
+    written in the messages trigger a recall; with ``"model"`` the model's own ``<recall>``
+    does, and with ``"uncertainty"`` the loop recalls before a token the model is unsure of
+    (``recall=``, at init or per call, is short for ``recall_config``'s ``recall_policy`` and
+    is folded into it). With a ``store``
     and ``write_memory=True`` (the default) every exchange (the last user message and the
     reply) is written to the user's memory after the reply, so later sessions recall it.
 

@@ -36,6 +36,7 @@ from recall_core.adapters import (
     recall_dicts,
     usage_dict,
 )
+from recall_core.config import UNMARKED_POLICIES
 from recall_core.outputs import check_tool_schemas
 from recall_core.tools import ContentStream, ToolCallSplitter, check_tools, chosen_tools, tool_format
 
@@ -157,8 +158,11 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     ``recall="auto"`` (the default) ``<recall>`` goes where the reply to the last user turn
     consults memory (``RecallConfig.recall_position``; the end of a raw prompt); a system
     message holding only ``<recall>`` (what :class:`~llamaindex_recall.RecallMemoryBlock`
-    adds) asks for the same for this call, and is removed. (``recall=``, at init or per call,
-    is short for ``recall_config``'s ``recall_policy`` and is folded into it.)
+    adds) asks for the same for this call, and is removed. With ``"model"`` or
+    ``"uncertainty"`` the model decides when to recall (its own ``<recall>``, or the loop's
+    before an uncertain token), and a marker message only says whose memory to search.
+    (``recall=``, at init or per call, is short for ``recall_config``'s ``recall_policy`` and
+    is folded into it.)
 
     It is a ``FunctionCallingLLM``: ``chat_with_tools`` renders the tools through the chat
     template, ``tool_required=True`` / ``tool_choice=<name>`` force a call by constrained
@@ -263,7 +267,10 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
             (m.additional_kwargs.get(THREAD_ID_KEY) for m in markers if m.additional_kwargs.get(THREAD_ID_KEY)),
             None,
         )
-        policy = "auto" if markers and "recall" not in kwargs else None  # a marker asks for a recall
+        # A marker asks for a recall (policy "auto" for this call), unless the model decides when.
+        configured = getattr(kwargs.get("recall_config") or self.recall_config or self.engine.config, "recall_policy", None)
+        asks = markers and "recall" not in kwargs and configured not in UNMARKED_POLICIES
+        policy = "auto" if asks else None
         prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
             return _Call(mark_for_recall(self.messages_to_prompt(kept), prepared.config), prepared.kwargs)

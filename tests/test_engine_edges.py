@@ -11,7 +11,7 @@ import pytest
 import torch
 from memories import FixedMemory
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
-from recall_core.loop import _tokenizer_info
+from recall_core.loop_tokens import tokenizer_info as _tokenizer_info
 from test_engine_loop import ForceAt
 from tiny import tiny_tokenizer
 from transformers import LogitsProcessorList

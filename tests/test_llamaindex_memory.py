@@ -68,6 +68,17 @@ def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, events
     assert raw["usage"]["prompt_tokens"] == same["usage"]["prompt_tokens"]
 
 
+def test_a_marker_message_leaves_the_decision_to_the_model(generator, store):
+    """Under recall="model" a memory block's marker says whose memory to search, not where to recall."""
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, recall="model", max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    marked = llm.chat([block.marker(), ChatMessage(role="user", content=QUESTION)]).raw
+    plain = llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="ada").raw
+    assert [r for r in marked["recalls"] if r["trigger"] == "prompt"] == []
+    assert marked["usage"]["prompt_tokens"] == plain["usage"]["prompt_tokens"]
+
+
 def test_simple_chat_engine_with_memory_block(generator, store, events):
     llm = RecallLLM(generator=generator, store=store, max_new_tokens=6)
     block = RecallMemoryBlock(store=store, user_id="ada")
