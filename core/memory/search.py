@@ -10,8 +10,12 @@ Every search of a user's memory goes through :func:`search`:
   - ``"vector"``: the index's cosine ranking alone (exact up to ``EXACT_SEARCH_MAX`` memories);
   - ``"lexical"``: BM25 alone (for measuring the word half by itself);
 
-* ``hidden`` queries compare the ``<recall>`` hidden state with the LM-space keys the writer
-  stored (``MemoryWriter(lm_keys=True)``).
+* ``hidden`` queries with a ``vector`` (the ``<recall>`` hidden state mapped into the encoder's
+  space by a trained query head, :mod:`recall_core.query_head`) are ranked like ``text``
+  queries, with that vector in place of the encoder's embedding of the text (the word half
+  of ``hybrid`` and ``lexical`` still reads ``query.text``);
+* ``hidden`` queries without one compare the ``<recall>`` hidden state with the LM-space keys
+  the writer stored (``MemoryWriter(lm_keys=True)``).
 
 Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
 similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
@@ -98,12 +102,14 @@ def _ranked(
 ) -> list[MemoryCandidate]:
     where = dict(where) if where else None
     visible = journal.visibility(user_id)
-    if query.mode == "hidden":
-        return _search_hidden(index, journal, user_id, query, k, where, visible)
-    if query.mode != "text":
+    if query.mode not in ("text", "hidden"):
         raise ValueError(f"query mode must be 'text' or 'hidden', got {query.mode!r}")
-    if not query.text or not query.text.strip():
+    headed = query.mode == "hidden" and query.vector is not None
+    if query.mode == "hidden" and not headed:
+        return _search_hidden(index, journal, user_id, query, k, where, visible)
+    if not headed and (not query.text or not query.text.strip()):
         return []  # nothing to search by
+    vector = _head_vector(query, encoder) if headed else None
     collection = index.collection(user_id, MEMORIES)
     if collection is None:
         check_not_lost(journal, user_id, index.location)
@@ -111,13 +117,27 @@ def _ranked(
     index.check_dimension(
         user_id, MEMORIES, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name
     )
-    vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
+    if vector is None:
+        vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
     if retrieval == "vector":
         return search_vector(index, user_id, MEMORIES, vector, k, where, visible)
-    words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH))
+    words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH)) if query.text.strip() else []
     if retrieval == "lexical":
         return _lexical(index, user_id, vector, words[:k], where)
     return _hybrid(index, user_id, vector, words, k, where, visible)
+
+
+def _head_vector(query: RecallQuery, encoder: Encoder) -> np.ndarray:
+    """A query head's vector, checked: in this store's encoder's space, of its size, finite."""
+    if query.vector_space != encoder.name:
+        raise ValueError(
+            f"query.vector is in the space of the encoder {query.vector_space!r}, but this memory is indexed "
+            f"with {encoder.name!r}: use a query head trained for {encoder.name!r}"
+        )
+    vector = np.asarray(query.vector, dtype=np.float32).reshape(-1)
+    if vector.size != encoder.dimension or not np.isfinite(vector).all():
+        raise ValueError(f"query.vector must hold {encoder.dimension} finite numbers, got {vector.size}")
+    return vector
 
 
 def check_not_lost(journal: Journal, user_id: str, location: str) -> None:
