@@ -1,6 +1,6 @@
 """Conversational memory, side by side: recall against the RAG recipes its users would otherwise write.
 
-Users state personal facts over four dated sessions (``conversations_data.py``: small talk,
+Users state personal facts over four dated sessions (``recall_core.training.conversations``: small talk,
 near-miss distractors, facts updated later); then each fact is asked about in a fresh session.
 Every method answers with the same model (the embedded SmolLM2-135M-Instruct unless
 ``--model``), the same encoder (all-MiniLM-L6-v2) and the same greedy decoding:
@@ -14,7 +14,9 @@ Every method answers with the same model (the embedded SmolLM2-135M-Instruct unl
   (ChromaVectorStore, ``HuggingFaceEmbedding``, top 4): past messages flushed from the
   short-term queue into the block, which puts what it retrieves in the system message;
 * ``recall``: ``ChatRecall`` over a ``MemoryStore`` with its defaults (and ``recall:NAME``
-  variants given with ``--variant``).
+  variants given with ``--variant``); the default model is the recall-tuned one
+  (``load_model()``), ``recall-untuned`` the same with the plain model (``tuned=False``).
+  The peers always run the plain model.
 
 Scores per method: facts answered (the answer names the current value), stale answers (it
 names the old value of an updated fact instead), processed tokens (prompt plus injected
@@ -49,10 +51,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conversations_data import SEEDS, Question, User, as_dict, generate, score  # noqa: E402
+from recall_core.training.conversations import SEEDS, Question, User, as_dict, generate, score  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out" / "conversations"
-METHODS = ("none", "history", "langchain", "llamaindex", "recall")
+METHODS = ("none", "history", "langchain", "llamaindex", "recall", "recall-untuned")
 PEERS = ("none", "history", "langchain", "llamaindex")
 #: Variant settings that belong to the store (what a search returns), not to RecallConfig.
 STORE_OPTIONS = ("unit", "retrieval")
@@ -521,6 +523,11 @@ def build_methods(args: argparse.Namespace, generator: Any, encoder: Any, encode
             methods.append(PlainMethod(name, generator, options))
         elif name == "recall":
             methods.append(RecallMethod("recall", generator, {"max_tokens": args.max_new_tokens}, encoder))
+        elif name == "recall-untuned":
+            from recall_core import RecallGenerator
+
+            plain = RecallGenerator.from_pretrained(args.model, device="cpu", tuned=False, config=generator.config)
+            methods.append(RecallMethod(name, plain, {"max_tokens": args.max_new_tokens}, encoder))
         elif name in ("langchain", "llamaindex"):
             if encoder_path is None:
                 raise SystemExit(f"{name} needs the real encoder (a sentence-transformers folder)")

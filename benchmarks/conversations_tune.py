@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import OUT, RecallMethod, run_method, summarize  # noqa: E402
-from conversations_data import SEEDS, generate  # noqa: E402
+from recall_core.training.conversations import SEEDS, generate  # noqa: E402
 
 RAG_SYSTEM = (
     "You are an assistant for question-answering tasks. Use the following notes from past conversations with "

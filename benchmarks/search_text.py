@@ -5,7 +5,7 @@ of the turn before it: ``"always"``, ``"questions"`` (only when that turn asks s
 default) or ``"never"``. No model answers here; each mode writes the same conversations into a
 fresh embedded store (MiniLM, hybrid search) and the searches are scored:
 
-* the conversations generator (``conversations_data.py``, the **dev** seed unless ``--seed``):
+* the conversations generator (``recall_core.training.conversations``, the **dev** seed unless ``--seed``):
   is the turn that states the fact among the first 1 / 2 / 4 texts returned (the store's
   default unit, the turn), and among the notes recall's default config would inject;
 * LoCoMo dev (categories 1-4, questions with evidence): an evidence turn among the top 1 / 5 / 10.
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from conversations import memory_turns
-from conversations_data import SEEDS, generate
 from locomo_data import ANSWERABLE, load_locomo, resolve_data
 from locomo_metrics import hit_at_k
+from recall_core.training.conversations import SEEDS, generate
 
 OUT = Path(__file__).resolve().parent / "out"
 MODES = ("always", "questions", "never")

@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize  # noqa: E402
-from conversations_data import Question, User, generate  # noqa: E402
+from recall_core.training.conversations import Question, User, generate  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out" / "session_conversations"
 SYSTEM = "You are a helpful assistant who remembers what the user tells you."
@@ -107,7 +107,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seed", default="eval", help="a name of conversations_data.SEEDS or an integer (default: eval)")
+    p.add_argument("--seed", default="eval", help="a name of recall_core.training.conversations.SEEDS or an integer (default: eval)")
     p.add_argument("--users", type=int, default=12)
     p.add_argument("--facts", type=int, default=17)
     p.add_argument("--cache", type=int, default=1024, help="max_cache_tokens of each user's session")

@@ -1,4 +1,4 @@
-"""The ``recall`` command line: ask, chat, remember, ingest, forget, doctor, demo.
+"""The ``recall`` command line: ask, chat, remember, ingest, forget, doctor, demo, train-head.
 
 Run ``recall --help`` or ``recall COMMAND --help``.
 """
@@ -108,9 +108,25 @@ def _parser() -> argparse.ArgumentParser:
     demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
     _model_arguments(demo)
 
+    train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
+    from .training.command import add_arguments as train_arguments
+
+    train_arguments(train)
+
     bench = command("bench", _bench, "run a benchmark of a source checkout (conversations, locomo, ...)")
     bench.add_argument("name", choices=BENCHMARKS)
     bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (see its --help)")
+
+    head = command("train-head", _train_head,
+                   "train a model's hidden query head (<recall> hidden state -> the memory encoder's space)")  # fmt: skip
+    head.add_argument("--model", default=None, help="model folder or HF id (default: the embedded SmolLM2-135M-Instruct)")
+    head.add_argument("--out", default=None, help="folder to save the head in (default: the model's folder, where "
+                      "loading the model finds it)")  # fmt: skip
+    head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
+    head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
+    head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
+    head.add_argument("--vocabulary-texts", type=int, default=4000,
+                      help="add N sentences filled with common words (recall_core.training.head_texts; default 4000: measured better on LoCoMo, BENCHMARKS.md)")  # fmt: skip
     return parser
 
 
@@ -198,6 +214,12 @@ def format_recalls(recalls: Sequence[Any]) -> str:
 
 
 # ---------------------------------------------------------------------- commands
+def _train(args: argparse.Namespace) -> int:
+    from .training.command import run
+
+    return run(args)
+
+
 def _ask(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         memory = None if args.no_memory else store.for_user(args.user)
@@ -283,9 +305,10 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 def _fetch_models(args: argparse.Namespace) -> int:
     from .memory import default_encoder
-    from .models import default_model_dir
+    from .models import default_model_dir, tuned_model_dir
 
     print(f"language model: {default_model_dir()}")
+    print(f"recall-tuned: {tuned_model_dir() or 'no adapter ships with this install'}")  # merged once, here
     encoder = default_encoder()
     print(f"sentence encoder: {encoder.name} ({encoder.dimension} dimensions)")
     return 0
@@ -322,6 +345,30 @@ def _demo(args: argparse.Namespace) -> int:
         other = gen.generate([{"role": "user", "content": DEMO_QUESTIONS[0]}], memory=store.for_user(DEMO_OTHER_USER))
         print(f"{DEMO_OTHER_USER}> {DEMO_QUESTIONS[0]}\nbot> {other.text}")
         print(format_recalls(other.recalls))
+    return 0
+
+
+def _train_head(args: argparse.Namespace) -> int:
+    from .memory.encoders import load_encoder
+    from .models import load_model
+    from .query_head import model_folder, train_query_head
+    from .training.head_texts import head_texts
+
+    if not args.out and args.model is not None and model_folder(args.model) is None:
+        raise ValueError(f"--out is needed: {args.model!r} is not a local folder to save the head beside")
+    model, tokenizer = load_model(args.model, device=args.device)
+    out = Path(args.out).expanduser() if args.out else model_folder(args.model, model)
+    encoder = load_encoder(args.encoder)
+    if args.vocabulary_texts < 0:
+        raise ValueError(f"--vocabulary-texts must be >= 0, got {args.vocabulary_texts}")
+    texts, counts = head_texts(args.seed, vocabulary_n=args.vocabulary_texts)
+    print(f"training texts: {len(texts)} ({', '.join(f'{k} {v}' for k, v in counts.items())})", flush=True)
+    head = train_query_head(model, tokenizer, encoder, texts, seed=args.seed, progress=True,
+                            data={"source": "recall_core.training.head_texts.head_texts", "seed": args.seed,
+                                  "vocabulary_n": args.vocabulary_texts, **counts})  # fmt: skip
+    head.save(out)
+    recipe = head.meta.recipe
+    print(f"saved the query head in {out} (layers {head.meta.layers}, loss {recipe['loss_first']} -> {recipe['loss_last']})")
     return 0
 
 

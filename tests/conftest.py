@@ -32,7 +32,15 @@ def tiny():
 
 @pytest.fixture(scope="session")
 def smollm():
-    """The embedded default model (SmolLM2-135M-Instruct), loaded once per test session."""
+    """The embedded default model (SmolLM2-135M-Instruct, recall-tuned), loaded once per test session."""
     from recall_core import load_model
 
     return load_model()
+
+
+@pytest.fixture(scope="session")
+def smollm_plain():
+    """The embedded default model as released, without the recall adapter (``tuned=False``)."""
+    from recall_core import load_model
+
+    return load_model(tuned=False)

@@ -207,10 +207,18 @@ def test_create_agent_calls_a_tool_with_a_recalled_fact(past_session):
 
 
 @pytest.mark.integration
-def test_function_agent_and_workflow_call_a_tool_with_a_recalled_fact(past_session):
+@pytest.mark.parametrize(
+    "tuned",
+    [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
+        "the recall-tuned default fills the forced call's city with 'str' under LlamaIndex's FunctionAgent "
+        "prompt (tool calls were not in the tuning data; BENCHMARKS.md, Recall tuning)")))],
+)
+def test_function_agent_and_workflow_call_a_tool_with_a_recalled_fact(past_session, tuned):
     from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
+    from recall_core import RecallGenerator
 
-    llm = RecallLLM(store=past_session, user_id="ada", max_new_tokens=48)
+    generator = RecallGenerator.from_pretrained(device="cpu", tuned=tuned)
+    llm = RecallLLM(generator=generator, store=past_session, user_id="ada", max_new_tokens=48)
     agent = FunctionAgent(name="weather", description="Answers weather questions.", llm=llm,
                           tools=[FunctionTool.from_defaults(weather)], initial_tool_choice="weather")  # fmt: skip
     for runner in (agent, AgentWorkflow(agents=[agent])):

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import conversations  # noqa: E402
-import conversations_data as data  # noqa: E402
+import recall_core.training.conversations as data  # noqa: E402
 
 
 def test_the_generator_is_deterministic_for_a_seed():

@@ -27,8 +27,9 @@ def test_injected_memory_puts_an_unknowable_fact_into_the_answer(smollm):
     assert "Zorblax" not in tokenizer.decode(gen.encode(QUESTION)[0])
 
 
-def test_no_recall_matches_generate_on_the_real_model(smollm):
-    model, tokenizer = smollm
+@pytest.mark.parametrize("which", ["smollm_plain", "smollm"])
+def test_no_recall_matches_generate_on_the_real_model(which, request):
+    model, tokenizer = request.getfixturevalue(which)
     ids = torch.tensor([tokenizer.apply_chat_template(QUESTION, add_generation_prompt=True, return_dict=False)])
     expected = model.generate(ids, max_new_tokens=20, do_sample=False)
     got = model.generate(ids, max_new_tokens=20, do_sample=False, custom_generate=recall_generate,
@@ -36,11 +37,15 @@ def test_no_recall_matches_generate_on_the_real_model(smollm):
     assert torch.equal(got, expected)
 
 
-def test_default_model_is_converted_once_into_a_plain_hf_folder(smollm):
+@pytest.mark.parametrize("which", ["smollm_plain", "smollm"])
+def test_default_model_is_converted_once_into_a_plain_hf_folder(which, request):
     folder = default_model_dir()
     assert (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
-    model, tokenizer = smollm
+    model, tokenizer = request.getfixturevalue(which)
     assert tokenizer.convert_tokens_to_ids("<recall>") == model.config.recall_token_id
+    if which == "smollm":  # tuned: the pad row moved with the tied head's softmax (never fed, never sampled)
+        assert model.config.memory_pad_token_id in model.generation_config.suppress_tokens
+        return
     pad = model.config.memory_pad_token_id
     norms = model.get_input_embeddings().weight.norm(dim=-1)
     expected = 0.1 * norms[: min(pad, model.config.recall_token_id)].mean().item()

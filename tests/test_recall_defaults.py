@@ -64,3 +64,38 @@ def test_without_memory_the_model_does_not_know(smollm) -> None:
     for question, fact in QUESTIONS.items():
         answer = generator.generate([{"role": "user", "content": question}], max_new_tokens=40).text
         assert fact.lower() not in answer.lower(), answer
+
+
+def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
+    """``recall_policy="model"``: the recall-tuned default writes ``<recall>`` itself on a question
+    about the user, and answers a general question without one."""
+    from recall_core import RecallConfig
+
+    deciding = chat.model_copy(update={"recall_config": RecallConfig(recall_policy="model")})
+    reply = deciding.invoke([HumanMessage("Which instrument do I play?")])
+    triggers = [r["trigger"] for r in reply.response_metadata["recalls"]]
+    assert triggers and triggers[0] == "model", reply.response_metadata["recalls"]
+    assert "bassoon" in reply.content.lower(), reply.content
+    general = deciding.invoke([HumanMessage("What is the capital of France?")])
+    assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
+    assert "paris" in general.content.lower(), general.content
+
+
+def test_the_default_model_is_recall_tuned_and_tuned_false_is_the_release(smollm, smollm_plain) -> None:
+    from recall_core.models import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
+
+    tuned, plain = smollm[0], smollm_plain[0]
+    assert (DEFAULT_ADAPTER / "adapter_model.safetensors").stat().st_size < 8 << 20  # a few MB
+    assert str(tuned.name_or_path) == str(tuned_model_dir()) and str(plain.name_or_path) == str(default_model_dir())
+    q_tuned = tuned.model.layers[0].self_attn.q_proj.weight
+    q_plain = plain.model.layers[0].self_attn.q_proj.weight
+    assert not q_tuned.equal(q_plain)  # merged into the weights: no adapter at generation time
+    assert not any("lora" in name for name, _ in tuned.named_parameters())
+
+
+def test_the_shipped_query_head_comes_with_the_tuned_default_only() -> None:
+    """``from_pretrained()`` finds the hidden-query head merged into the tuned folder;
+    the plain release has none (and a head is never applied to the wrong weights)."""
+    tuned = RecallGenerator.from_pretrained(device="cpu")
+    plain = RecallGenerator.from_pretrained(device="cpu", tuned=False)
+    assert tuned.query_head is not None and plain.query_head is None

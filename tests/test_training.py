@@ -1,0 +1,290 @@
+"""Recall tuning: examples built through the loop's injection path, LoRA training end to end on a
+tiny random model, adapters that refuse a model they were not trained for, and `recall train`."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import torch
+from recall_core import RecallConfig
+from recall_core.chat import chat_prompt_ids
+from recall_core.injection import memory_token_ids
+from recall_core.models import RECALL_TOKEN, load_model
+from recall_core.training import conversations as conv
+from recall_core.training.adapter import (
+    META_FILE,
+    WEIGHTS_FILE,
+    apply_adapter,
+    base_fingerprint,
+    check_adapter,
+    read_meta,
+)
+from recall_core.training.examples import (
+    IGNORE,
+    UNKNOWN_REPLY,
+    ExampleBuilder,
+    Mixture,
+    answer_from,
+    candidate,
+    general_examples,
+    memory_examples,
+    second_person,
+)
+from recall_core.training.lora import TrainConfig, agreement, train_recall
+from recall_core.training.prompts import general_prompts
+from safetensors.torch import load_file
+from tiny import tiny_model
+
+SMALL = Mixture(recall=6, unknown=3, general=4, auto_recall=3, auto_unknown=2, auto_general=2)
+
+
+def small_config(**changes) -> TrainConfig:
+    options = dict(steps=3, batch_size=4, mixture=SMALL, users=2, distill_tokens=6, agreement_prompts=2,
+                   learning_rate=0.05)  # fmt: skip
+    options.update(changes)
+    return TrainConfig(**options)
+
+
+@pytest.fixture(scope="module")
+def users():
+    return conv.generate(conv.SEEDS["train"], users=2)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    model, tokenizer = tiny_model()
+    out = tmp_path_factory.mktemp("adapter")
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    result = train_recall(model, tokenizer, out, small_config(), base_model="tiny", progress=False)
+    return model, tokenizer, result, before
+
+
+# --------------------------------------------------------------------------- examples
+def test_second_person_and_answers_name_the_value():
+    assert second_person("I live in Porto") == "You live in Porto"
+    assert second_person("I'm a nurse and my dog is Tofu") == "You're a nurse and your dog is Tofu"
+    assert answer_from("Big news: we moved to Ghent.", "Ghent") == "You moved to Ghent."
+    assert answer_from("I've read Dune five times, it's my favourite book.", "Dune") == "You've read Dune five times."
+    for user in conv.generate(3, users=3):
+        for question in user.questions:
+            evidence = next(t for t in user.turns if (t.session, t.index) == question.evidence)
+            assert conv.contains(answer_from(evidence.content, question.answer), question.answer)
+
+
+def test_a_recall_example_is_what_the_loop_would_inject(users):
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    example = memory_examples(builder, users, "recall", 1, random.Random(0))[0]
+    recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    at = example.input_ids.index(recall_id)
+    assert example.labels[at] == recall_id and all(label == IGNORE for label in example.labels[:at])
+    # The block after <recall> is not learned, and is exactly memory_token_ids of notes of this user.
+    block_end = next(i for i in range(at + 1, len(example.labels)) if example.labels[i] != IGNORE)
+    block = example.input_ids[at + 1 : block_end]
+    user = next(u for u in users if u.user_id == example.meta["user_id"])
+    texts = tokenizer.decode(block)
+    notes = [t for t in user.turns if t.content in texts]
+    assert notes and block == memory_token_ids(tokenizer, _in_order([candidate(t, user.user_id) for t in notes], texts),
+                                               RecallConfig())
+    reply = tokenizer.decode(example.labels[block_end:])
+    assert conv.contains(reply, example.meta["answer"])
+
+
+def _in_order(candidates, text):
+    return sorted(candidates, key=lambda c: text.index(c.text))
+
+
+def test_unknown_examples_never_hold_the_answer(users):
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    for example in memory_examples(builder, users, "unknown", 20, random.Random(1)):
+        learned = tokenizer.decode([t for t in example.labels if t != IGNORE], skip_special_tokens=True)
+        assert learned.strip() == UNKNOWN_REPLY
+        assert not conv.contains(tokenizer.decode(example.input_ids), example.meta["answer"])
+
+
+def test_auto_examples_put_the_block_where_the_system_marker_is(users):
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    example = memory_examples(builder, users, "auto-recall", 1, random.Random(2))[0]
+    messages = [{"role": "system", "content": builder.system_prompt}, {"role": "user", "content": example.meta["question"]}]
+    marked = chat_prompt_ids(tokenizer, messages, "auto", "system", builder.system_prompt)
+    at = marked.index(builder.recall_id) + 1
+    assert example.input_ids[:at] == marked[:at]
+    first_learned = next(i for i, label in enumerate(example.labels) if label != IGNORE)
+    assert example.input_ids[first_learned - len(marked) + at :first_learned] == marked[at:]
+    assert builder.recall_id not in [t for t in example.labels if t != IGNORE]
+
+
+def test_general_examples_learn_the_base_reply_without_recall(users):
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    reply = tokenizer("Lightning is a spark.", add_special_tokens=False).input_ids
+    for kind in ("general", "auto-general"):
+        example = general_examples(builder, [("What is lightning?", reply, False)], kind, 1, random.Random(0), users)[0]
+        learned = [t for t in example.labels if t != IGNORE]
+        assert learned[: len(reply)] == reply and learned[len(reply) :] == builder.end_ids
+        assert builder.recall_id not in learned
+
+
+def test_general_prompt_splits_share_nothing():
+    train, heldout = general_prompts("train"), general_prompts("heldout")
+    assert len(train) >= 200 and len(heldout) >= 50 and not set(train) & set(heldout)
+    assert general_prompts("train", n=5, seed=1) == general_prompts("train", n=5, seed=1)
+    with pytest.raises(ValueError, match="split"):
+        general_prompts("test")
+
+
+# --------------------------------------------------------------------------- training
+def test_training_end_to_end_saves_a_small_adapter_and_leaves_the_model_alone(trained):
+    model, tokenizer, result, before = trained
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert len(result.losses) == 3 and all(loss == loss for loss in result.losses)
+    assert result.counts == SMALL.counts()
+    weights = load_file(str(result.adapter / WEIGHTS_FILE))
+    assert weights and all(t.dtype == torch.float16 for t in weights.values())
+    meta = read_meta(result.adapter)
+    assert meta["base_fingerprint"] == base_fingerprint(model) and meta["recipe"]["seed"] == 0
+    assert set(result.checks) >= {"recall_first_on_memory_questions", "recall_first_on_general_prompts", "agreement"}
+    log = json.loads((result.adapter / "training_log.json").read_text())
+    assert len(log["losses"]) == 3
+
+
+def test_training_is_deterministic_for_a_seed(trained, tmp_path):
+    _, _, result, _ = trained
+    model, tokenizer = tiny_model()
+    again = train_recall(model, tokenizer, tmp_path, small_config(), progress=False)
+    assert again.losses == pytest.approx(result.losses, rel=1e-5)
+
+
+def test_the_merged_adapter_changes_the_model_and_matches_peft(trained):
+    from peft import PeftModel
+
+    model, tokenizer, result, _ = trained
+    ids = torch.tensor([[1, 5, tokenizer.convert_tokens_to_ids(RECALL_TOKEN), 7, 9]])
+    with torch.no_grad():
+        plain = model(input_ids=ids).logits
+        peft_model = PeftModel.from_pretrained(tiny_model()[0], str(result.adapter)).eval()
+        with_peft = peft_model(input_ids=ids).logits
+        merged = apply_adapter(tiny_model()[0], tokenizer, result.adapter)(input_ids=ids).logits
+    assert (with_peft - merged).abs().max() < 1e-4
+    assert (plain - merged).abs().max() > 1e-4
+
+
+def test_load_model_merges_an_adapter_for_that_folder(trained, tmp_path):
+    model, tokenizer, result, _ = trained
+    model.save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    loaded, loaded_tokenizer = load_model(tmp_path / "tiny", device="cpu", adapter=result.adapter)
+    reference = apply_adapter(tiny_model()[0], tokenizer, result.adapter)
+    ids = torch.tensor([[1, 2, 3]])
+    with torch.no_grad():
+        assert torch.allclose(loaded(input_ids=ids).logits, reference(input_ids=ids).logits, atol=1e-5)
+
+
+def test_an_adapter_for_another_base_model_is_refused(trained):
+    _, tokenizer, result, _ = trained
+    other, other_tokenizer = tiny_model(seed=1)
+    with pytest.raises(ValueError, match="another base model"):
+        apply_adapter(other, other_tokenizer, result.adapter)
+    qwen, qwen_tokenizer = tiny_model("qwen2")
+    with pytest.raises(ValueError, match="another base model"):
+        check_adapter(qwen, qwen_tokenizer, result.adapter)
+
+
+def test_the_fingerprint_ignores_the_dtype_but_not_the_weights():
+    model, _ = tiny_model()
+    fingerprint = base_fingerprint(model)
+    assert base_fingerprint(tiny_model()[0].to(torch.bfloat16)) == fingerprint
+    with torch.no_grad():
+        model.model.embed_tokens.weight[0] += 1.0
+    assert base_fingerprint(model) != fingerprint
+
+
+def test_a_damaged_or_missing_adapter_is_a_clear_error(trained, tmp_path):
+    _, tokenizer, result, _ = trained
+    model, _ = tiny_model()
+    with pytest.raises(ValueError, match="not a recall adapter"):
+        apply_adapter(model, tokenizer, tmp_path)
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / WEIGHTS_FILE).write_bytes((result.adapter / WEIGHTS_FILE).read_bytes())
+    (damaged / META_FILE).write_text("{ not json")
+    with pytest.raises(ValueError, match="damaged"):
+        apply_adapter(model, tokenizer, damaged)
+
+
+def test_a_model_without_a_chat_template_is_refused(tmp_path):
+    model, tokenizer = tiny_model()
+    tokenizer.chat_template = None
+    with pytest.raises(ValueError, match="no chat template"):
+        train_recall(model, tokenizer, tmp_path, small_config(), progress=False)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("steps", 0), ("batch_size", 0), ("learning_rate", 0.0), ("learning_rate", 2.0), ("rank", 0),
+     ("decision_weight", 0), ("max_length", 4), ("targets", ())],
+)
+def test_bad_training_settings_name_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        TrainConfig(**{field: value})
+    with pytest.raises(ValueError, match="recall"):
+        Mixture(recall=-1)
+
+
+def test_agreement_counts_identical_replies_and_shared_prefixes():
+    before = [("a", [1, 2, 3, 4], False), ("b", [5, 6], False)]
+    after = [("a", [1, 2, 9, 9], False), ("b", [5, 6], False)]
+    report = agreement(before, after)
+    assert report["identical"] == 0.5 and report["same_first_token"] == 1.0
+    assert report["shared_prefix"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_recall_train_command_on_a_tiny_model(tmp_path, monkeypatch, capsys):
+    from recall_core.cli import main
+
+    model, tokenizer = tiny_model()
+    model.save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    code = main(["train", "--model", str(tmp_path / "tiny"), "--examples", "0.004", "--steps", "2", "--users", "1",
+                 "--agreement-prompts", "2", "--device", "cpu", "--no-progress"])  # fmt: skip
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["adapter"] == str(tmp_path / "home" / "adapters" / "tiny")
+    assert read_meta(summary["adapter"])["base_model"] == "tiny"
+    tokenizer.chat_template = None
+    tokenizer.save_pretrained(tmp_path / "plain")
+    model.save_pretrained(tmp_path / "plain")
+    assert main(["train", "--model", str(tmp_path / "plain"), "--examples", "0.004", "--steps", "1",
+                 "--no-progress"]) == 2  # fmt: skip
+    assert "no chat template" in capsys.readouterr().err
+
+
+def test_a_run_killed_while_saving_leaves_the_old_adapter_whole(trained, tmp_path, monkeypatch):
+    """The adapter is written beside its folder and moved in at the end: a failure while saving
+    (a full disk, a kill) leaves the previous adapter as it was and no half-written one."""
+    import shutil
+
+    import recall_core.training.adapter as adapter_module
+
+    _, tokenizer, result, _ = trained
+    target = tmp_path / "adapter"
+    shutil.copytree(result.adapter, target)
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+
+    def fail(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(adapter_module, "save_file", fail, raising=False)
+    monkeypatch.setattr("safetensors.torch.save_file", fail)
+    model, _ = tiny_model()
+    with pytest.raises(OSError, match="No space"):
+        train_recall(model, tokenizer, target, small_config(), progress=False)
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapter"]  # no staging folder left behind
+    check_adapter(tiny_model()[0], tokenizer, target)
