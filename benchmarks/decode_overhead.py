@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 from recall_core import RECALL_TOKEN, RecallConfig, load_model, recall_generate
 from recall_core.injection import memory_embeddings
+from recall_core.transformers_compat import cache_kwarg, cache_of
 
 OUT = Path(__file__).resolve().parent / "out"
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper and a storm."}]
@@ -102,8 +103,8 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
         prefix = model(ids[:, :-1], use_cache=True)
 
         def inject():
-            cache = _copy_cache(prefix.past_key_values)
-            model(inputs_embeds=embeds, past_key_values=cache, use_cache=True)
+            cache = _copy_cache(cache_of(prefix))
+            model(inputs_embeds=embeds, use_cache=True, **cache_kwarg(cache))
 
         inject_ms = [1000 * _timed(inject) for _ in range(repeats)]
         kwargs = {"max_new_tokens": 16, "min_new_tokens": 16, "do_sample": False}

@@ -58,6 +58,7 @@ from locomo_data import (  # noqa: E402
 )
 from locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
+from recall_core.transformers_compat import cache_kwarg  # noqa: E402
 from retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
 from retrieval_methods import ingest as write_formatted  # noqa: E402
 
@@ -332,7 +333,7 @@ class Bench:
             started = time.perf_counter()
             cache = _new_cache(model)
             with torch.no_grad():
-                model(input_ids=ids[:, :-1], past_key_values=cache, use_cache=True, logits_to_keep=1)
+                model(input_ids=ids[:, :-1], use_cache=True, logits_to_keep=1, **cache_kwarg(cache))
             self.prefill_s[sample_id] = time.perf_counter() - started
             cached = (ids[0, :-1], cache)
         prefix_ids, cache = cached
@@ -344,7 +345,7 @@ class Bench:
         started = time.perf_counter()
         with torch.no_grad():
             output = model.generate(
-                input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=cache, do_sample=False,
+                input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, **cache_kwarg(cache),
                 max_new_tokens=self.args.max_new_tokens, streamer=timer,
                 stopping_criteria=[FirstLineStop(self.generator.tokenizer)],
             )  # fmt: skip

@@ -27,6 +27,7 @@ from .settings import generation_options, stop_strings
 from .streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
 from .text import finish_text
 from .tools import special_ids
+from .transformers_compat import CACHE_KEY
 from .types import Memory, Recall, RecallResult, Usage
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
@@ -242,7 +243,7 @@ class RecallGenerator:
         criteria.extend(stopping_criteria or [])
         cached = cache_length(past_key_values)
         if past_key_values is not None:
-            kwargs["past_key_values"] = past_key_values
+            kwargs[CACHE_KEY] = past_key_values
         if position_ids is not None:
             kwargs["position_ids"] = position_ids
         output = self.model.generate(

@@ -31,6 +31,7 @@ from transformers import DynamicCache
 
 from .config import RecallConfig
 from .injection import block_ids, note_lines, plain_ids
+from .transformers_compat import cache_kwarg
 from .types import MemoryCandidate
 
 _SENTINEL = "\x00recall-notes\x00"
@@ -226,8 +227,8 @@ def compute_blocks(model: Any, prefix: Sequence[int], pieces: Sequence[Sequence[
     device = model.device
     prefix_cache = DynamicCache(config=model.config)
     if prefix:
-        model(input_ids=torch.tensor([list(prefix)], device=device), past_key_values=prefix_cache, use_cache=True,
-              **_one_logit(model))  # fmt: skip
+        model(input_ids=torch.tensor([list(prefix)], device=device), use_cache=True,
+              **cache_kwarg(prefix_cache), **_one_logit(model))  # fmt: skip
     m = len(prefix)
     out: list[BlockKV | None] = [None] * len(pieces)
     order = sorted(range(len(pieces)), key=lambda i: len(pieces[i]))  # similar lengths together: less padding
@@ -242,8 +243,8 @@ def compute_blocks(model: Any, prefix: Sequence[int], pieces: Sequence[Sequence[
             mask[row, m : m + len(pieces[i])] = 1
         cache = _repeated(model, prefix_cache, len(batch)) if prefix else DynamicCache(config=model.config)
         positions = torch.arange(m, m + longest, device=device).expand(len(batch), -1)
-        model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache, use_cache=True,
-              **_one_logit(model))  # fmt: skip
+        model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
+              **cache_kwarg(cache), **_one_logit(model))  # fmt: skip
         for row, i in enumerate(batch):
             n = len(pieces[i])
             keys = tuple(layer.keys[row, :, m : m + n].clone() for layer in cache.layers)

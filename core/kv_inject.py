@@ -40,13 +40,13 @@ from .config import RecallConfig
 from .kv_blocks import BlockKV, BlockPlan, recompute_offsets
 from .kv_cache import NoRotaryEmbeddingError, Rotary, cache_layers, cache_length
 from .kv_memories import KVMemories, fetch_blocks
-from .transformers_compat import attention_implementation
+from .transformers_compat import CACHE_KEY, attention_implementation, cache_kwarg, cache_of
 
 #: Attention implementations that take a custom 4D additive mask as it is.
 _MASKABLE = frozenset({"eager", "sdpa"})
 #: Inputs the recompute pass sets itself.
 _OWN_INPUTS = frozenset(
-    {"input_ids", "inputs_embeds", "position_ids", "attention_mask", "past_key_values", "use_cache", "return_dict"}
+    {"input_ids", "inputs_embeds", "position_ids", "attention_mask", CACHE_KEY, "use_cache", "return_dict"}
 )
 _ROTARIES: weakref.WeakKeyDictionary[Any, Rotary | str] = weakref.WeakKeyDictionary()
 
@@ -91,7 +91,7 @@ def inject_kv(
     inputs: dict[str, Any],
     kv_memories: KVMemories,
 ) -> KVInjection:
-    """Append the block ``plan`` stands for to ``inputs["past_key_values"]`` from stored blocks.
+    """Append the block ``plan`` stands for to ``inputs[CACHE_KEY]`` from stored blocks.
 
     Args:
         plan: the block (:func:`~recall_core.kv_blocks.plan_block` of the chosen memories).
@@ -105,7 +105,7 @@ def inject_kv(
     if isinstance(rotary, str):
         raise NoRotaryEmbeddingError(rotary)
     length = len(plan.ids)
-    cache = inputs["past_key_values"]
+    cache = inputs[CACHE_KEY]
     context = cache_length(cache)
     device = model.device
     given = inputs.get("position_ids")
@@ -183,10 +183,10 @@ def _run_in_order(model: Any, cache: Any, ids: torch.Tensor, keys: list[torch.Te
         if start > done:
             _append(cache, keys, values, done, start)
         outputs = model(
-            input_ids=ids[:, start:end], position_ids=positions[None, start:end], past_key_values=cache, use_cache=True,
+            input_ids=ids[:, start:end], position_ids=positions[None, start:end], use_cache=True, **cache_kwarg(cache),
             attention_mask=None if mask is None else mask[:, : context + end], return_dict=True, **extra,
         )  # fmt: skip
-        cache = outputs.past_key_values
+        cache = cache_of(outputs)
         done = end
     return outputs
 
@@ -210,11 +210,11 @@ def _run_at_once(model: Any, cache: Any, ids: torch.Tensor, keys: list[torch.Ten
     bias = torch.zeros(allowed.shape, dtype=model.dtype, device=device)
     bias = bias.masked_fill(~allowed, torch.finfo(model.dtype).min)[None, None]
     outputs = model(
-        input_ids=ids[:, chosen], position_ids=positions[chosen][None], attention_mask=bias, past_key_values=cache,
-        use_cache=True, return_dict=True, **extra,
+        input_ids=ids[:, chosen], position_ids=positions[chosen][None], attention_mask=bias, use_cache=True,
+        **cache_kwarg(cache), return_dict=True, **extra,
     )  # fmt: skip
     at = context + chosen
-    for layer in cache_layers(outputs.past_key_values):
+    for layer in cache_layers(cache_of(outputs)):
         layer.keys[..., at, :] = layer.keys[..., context + length :, :]
         layer.values[..., at, :] = layer.values[..., context + length :, :]
         layer.keys = layer.keys[..., : context + length, :]

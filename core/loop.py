@@ -50,7 +50,16 @@ from .kv_memories import KVMemories, default_kv_memories
 from .loop_tokens import recall_token_ids, tokenizer_info
 from .query_head import RecallQueryHead
 from .selection import NO_MEMORY, choose_candidates
-from .transformers_compat import croppable, decode_context, decode_forward, prefill, update_model_kwargs
+from .transformers_compat import (
+    CACHE_KEY,
+    cache_kwarg,
+    cache_of,
+    croppable,
+    decode_context,
+    decode_forward,
+    prefill,
+    update_model_kwargs,
+)
 from .types import Memory, Recall, RecallQuery
 from .uncertainty import UncertaintyTrigger
 
@@ -271,14 +280,14 @@ class _RecallLoop:
             trace.extend(self.recalls)
         if not collect:
             return input_ids
-        cache = model_kwargs.get("past_key_values")
+        cache = model_kwargs.get(CACHE_KEY)
         return RecallGenerateOutput(
             sequences=input_ids,
             scores=scores,
             logits=raw_logits,
             attentions=attentions,
             hidden_states=hidden_states,
-            past_key_values=cache,
+            **cache_kwarg(cache),
             recalls=list(self.recalls),
             generated_start=generated_start,
         )
@@ -296,7 +305,7 @@ class _RecallLoop:
         prompt = input_ids
         # A cache given to generate() (a session's) already holds the first ``past`` ids: only
         # the ids after it are run, and only their markers are recalled at.
-        past = cache_length(model_kwargs.get("past_key_values"))
+        past = cache_length(model_kwargs.get(CACHE_KEY))
         if past >= prompt.shape[1]:
             raise ValueError(f"the cache holds {past} positions: the prompt ({prompt.shape[1]} ids) must add at least one")
         cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist() if i >= past}
@@ -351,7 +360,7 @@ class _RecallLoop:
         if self.uncertainty is None or self.attempts >= self.config.max_recalls:
             return None
         entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
-        return entropy if entropy is not None and croppable(model_kwargs.get("past_key_values")) else None
+        return entropy if entropy is not None and croppable(model_kwargs.get(CACHE_KEY)) else None
 
     def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor) -> torch.LongTensor:
         """Write ``<recall>`` instead of sampling: the loop's marker, not a generated token (it does
@@ -402,7 +411,7 @@ class _RecallLoop:
             chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
         if not chosen:
-            cache = model_kwargs.get("past_key_values")
+            cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
                 sequence = sequence[:, :-1]
@@ -418,7 +427,7 @@ class _RecallLoop:
 
         lines = note_lines(self.tokenizer, chosen, self.config)
         notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
-        mode, fallback = self._inject_mode(model_kwargs.get("past_key_values"))
+        mode, fallback = self._inject_mode(model_kwargs.get(CACHE_KEY))
         # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
         splice = mode == "kv" and self.config.kv_recompute != "all"
         if splice:
@@ -544,7 +553,7 @@ class _RecallLoop:
 
 
 def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
-    model_kwargs["past_key_values"] = outputs.past_key_values
+    model_kwargs[CACHE_KEY] = cache_of(outputs)
     return model_kwargs
 
 

@@ -41,6 +41,7 @@ from .config import DEFAULT_SYSTEM_PROMPT
 from .kv_blocks import _one_logit, _repeated  # one batched-prefix helper for both
 from .models import RECALL_TOKEN
 from .training.adapter import base_fingerprint as model_fingerprint  # dtype-independent: fp32 and bf16 alike
+from .transformers_compat import cache_kwarg
 
 HEAD_FILE = "query_head.safetensors"
 META_FILE = "query_head.json"
@@ -108,8 +109,8 @@ def recall_features(
     m = _common_prefix(encoded)
     prefix_cache = DynamicCache(config=model.config)
     if m:
-        model(input_ids=torch.tensor([encoded[0][:m]], device=device), past_key_values=prefix_cache, use_cache=True,
-              **_one_logit(model))  # fmt: skip
+        model(input_ids=torch.tensor([encoded[0][:m]], device=device), use_cache=True,
+              **cache_kwarg(prefix_cache), **_one_logit(model))  # fmt: skip
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
     starts = range(0, len(order), max(1, batch_size))
     if progress:
@@ -127,8 +128,8 @@ def recall_features(
             attention[j, : len(encoded[i])] = 1
         cache = _repeated(model, prefix_cache, len(rows)) if m else DynamicCache(config=model.config)
         positions = torch.arange(m, m + width, device=device).expand(len(rows), -1)
-        result = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache,
-                       use_cache=True, output_hidden_states=True, return_dict=True, **_one_logit(model))  # fmt: skip
+        result = model(input_ids=input_ids, attention_mask=attention, position_ids=positions,
+                       use_cache=True, **cache_kwarg(cache), output_hidden_states=True, return_dict=True, **_one_logit(model))  # fmt: skip
         last = torch.tensor([len(encoded[i]) - 1 - m for i in rows], device=device)
         picked = torch.stack([result.hidden_states[layer][torch.arange(len(rows), device=device), last] for layer in layers], 1)
         out[rows] = picked.float().cpu()

@@ -39,6 +39,7 @@ from .session_plan import Input, Plan, SessionPlanner
 from .session_text import EXTRA, REPLY, Message, Part, Unit
 from .settings import generation_options
 from .streaming import AsyncRecallStream, RecallStream
+from .transformers_compat import cache_kwarg
 from .types import Memory, RecallResult, SessionReport
 
 __all__ = ["AppendResult", "RecallSession"]
@@ -407,7 +408,7 @@ class RecallSession(SessionPlanner):
         model = self.generator.model
         positions = self._position_ids(len(prefix), len(ids))
         with torch.no_grad():
-            out = model(input_ids=torch.tensor([ids], device=model.device), past_key_values=self._cache,
+            out = model(input_ids=torch.tensor([ids], device=model.device), **cache_kwarg(self._cache),
                         position_ids=None if positions is None else positions[:, -len(ids) :], use_cache=True)  # fmt: skip
         return out.logits
 

@@ -5,20 +5,50 @@ underscore methods ``_sample`` does. They are not public API and may change in a
 release: this module is the one place to adapt when they do. Nothing else in
 ``recall_core`` calls an underscore method or attribute of transformers.
 
-Checked against transformers 5.17.0 and 5.23.0: tests/test_engine_loop.py and
-tests/test_engine_generator.py (parity with ``model.generate()`` included) pass on both.
+Checked against transformers 5.17.0, 5.23.0 and 5.24.0: tests/test_engine_loop.py and
+tests/test_engine_generator.py (parity with ``model.generate()`` included) pass on each.
 Hence ``transformers>=5.17`` in ``pyproject.toml``. The underscore methods below exist
 since 5.0, but older releases fall short elsewhere: before 5.17 a cache does not say
 whether it can be cropped (``is_croppable``), so a prompt's ``<recall>`` where nothing is
 injected stayed in the sequence instead of being dropped (those tests fail on 5.3.0 and
 5.12.1); before 5.3 ``prepare_inputs_for_generation`` has no ``next_sequence_length``.
+
+5.24 renamed the cache from ``past_key_values`` to ``cache`` everywhere (forward arguments,
+outputs, ``generate()``'s model kwargs, ``prepare_inputs_for_generation``'s result), keeping
+the old name as a deprecated alias in some places but not in the model kwargs: a loop
+that kept ``model_kwargs["past_key_values"]`` fed a stale cache to every step. recall
+reads and writes the cache under :data:`CACHE_KEY` only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from typing import Any
+
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+
+def _cache_key() -> str:
+    fields = {field.name for field in dataclasses.fields(CausalLMOutputWithPast)}
+    return "cache" if "cache" in fields else "past_key_values"
+
+
+#: The name transformers gives the KV cache: in forward arguments and outputs, in
+#: ``generate()``'s model kwargs and in what ``prepare_inputs_for_generation`` returns.
+#: ``"cache"`` since 5.24, ``"past_key_values"`` before.
+CACHE_KEY = _cache_key()
+
+
+def cache_kwarg(cache: Any) -> dict[str, Any]:
+    """``cache`` as the keyword argument a model's forward takes it by: ``model(..., **cache_kwarg(c))``."""
+    return {CACHE_KEY: cache}
+
+
+def cache_of(outputs: Any) -> Any:
+    """The KV cache a forward pass returned (``outputs.cache``, ``outputs.past_key_values`` before 5.24)."""
+    return getattr(outputs, CACHE_KEY)
 
 
 def prefill(model: Any, input_ids: Any, generation_config: Any, model_kwargs: dict[str, Any]) -> Any:

@@ -7,6 +7,7 @@ import torch
 from memories import FixedMemory, ListMemory
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.injection import memory_token_ids
+from recall_core.transformers_compat import cache_of
 from transformers import LogitsProcessor, LogitsProcessorList
 
 PROMPT = "My dog is called"
@@ -180,7 +181,7 @@ def test_cache_positions_and_mask_grow_with_injection(tiny):
     # Every position fed exactly once, in order, never restarting: 0, 1, 2, ...
     assert seen_positions == list(range(len(seen_positions)))
     # The cache holds everything but the last sampled token, pads included.
-    assert out.past_key_values.get_seq_length() == out.sequences.shape[1] - 1
+    assert cache_of(out).get_seq_length() == out.sequences.shape[1] - 1
     assert len([r for r in out.recalls if r.injected]) == 2
 
 

@@ -16,6 +16,7 @@ from recall_core.kv_cache import (
     rerotate_span,
     rotary_of,
 )
+from recall_core.transformers_compat import cache_kwarg
 from tiny import tiny_model
 from transformers import DynamicCache
 
@@ -25,7 +26,7 @@ TEXT = "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon."
 def _prefill(model, ids, positions=None):
     cache = DynamicCache(config=model.config)
     with torch.no_grad():
-        model(input_ids=ids, past_key_values=cache, position_ids=positions, use_cache=True)
+        model(input_ids=ids, **cache_kwarg(cache), position_ids=positions, use_cache=True)
     return cache
 
 

@@ -11,6 +11,7 @@ from recall_core.kv_blocks import plan_block, recompute_offsets
 from recall_core.kv_cache import Rotary, cache_length
 from recall_core.kv_inject import _placed, _run_at_once, _run_in_order, _runs
 from recall_core.kv_memories import KVMemories, fetch_blocks
+from recall_core.transformers_compat import cache_kwarg, cache_of
 from tiny import tiny_model
 from transformers import DynamicCache
 
@@ -58,13 +59,13 @@ def _context_and_truth(model, tokenizer, config):
     ids = torch.tensor([plan.ids])
     truth = DynamicCache(config=model.config)
     with torch.no_grad():
-        model(input_ids=context, past_key_values=truth, use_cache=True)
-        logits = model(input_ids=ids, past_key_values=truth, use_cache=True).logits[:, -1]
+        model(input_ids=context, **cache_kwarg(truth), use_cache=True)
+        logits = model(input_ids=ids, **cache_kwarg(truth), use_cache=True).logits[:, -1]
 
     def fresh():
         cache = DynamicCache(config=model.config)
         with torch.no_grad():
-            model(input_ids=context, past_key_values=cache, use_cache=True)
+            model(input_ids=context, **cache_kwarg(cache), use_cache=True)
         return cache
 
     return context.shape[1], plan, ids, truth, logits, fresh
@@ -91,8 +92,8 @@ def test_the_recompute_pass_is_exact_given_in_context_blocks(rope_model, attenti
                 else:
                     out = _run_in_order(model, cache, ids, keys, values, positions, None, c, _runs(recompute), {})
             torch.testing.assert_close(out.logits[:, -1], logits, atol=2e-5, rtol=1e-4)
-            assert cache_length(out.past_key_values) == c + n
-            for got, expected in zip(out.past_key_values.layers, truth.layers, strict=True):
+            assert cache_length(cache_of(out)) == c + n
+            for got, expected in zip(cache_of(out).layers, truth.layers, strict=True):
                 torch.testing.assert_close(got.keys, expected.keys, atol=2e-5, rtol=1e-4)
                 torch.testing.assert_close(got.values, expected.values, atol=2e-5, rtol=1e-4)
 
@@ -126,7 +127,7 @@ def test_kv_mode_keeps_every_loop_invariant(rope_model, prefix, recompute, shift
     result = generator.generate_ids(ids, position_ids=positions, max_new_tokens=6, min_new_tokens=6,
                                     return_dict_in_generate=True, recall_kv_memories=store)  # fmt: skip
     (recall,) = result.recalls
-    sequences, cache = result.sequences, result.output.past_key_values
+    sequences, cache = result.sequences, cache_of(result.output)
     assert recall.inject_mode == "kv" and recall.kv_fallback is None and recall.reason is None
     assert recall.length == len(block_ids(tokenizer, recall.text, config))
     assert sequences.shape[1] == ids.shape[1] + recall.length + 6

@@ -16,6 +16,7 @@ from recall_core.kv_blocks import (
 )
 from recall_core.kv_cache import Rotary
 from recall_core.kv_memories import BlockKey, KVMemories, KVPrecompute, block_keys, fetch_blocks
+from recall_core.transformers_compat import cache_kwarg
 from recall_core.types import MemoryCandidate
 from tiny import tiny_model
 from transformers import DynamicCache
@@ -37,7 +38,7 @@ def rope_model(request):
 def _prefill(model, ids, positions=None):
     cache = DynamicCache(config=model.config)
     with torch.no_grad():
-        model(input_ids=torch.tensor([list(ids)]), past_key_values=cache, use_cache=True,
+        model(input_ids=torch.tensor([list(ids)]), use_cache=True, **cache_kwarg(cache),
               position_ids=None if positions is None else positions[None])  # fmt: skip
     return cache
 

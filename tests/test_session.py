@@ -14,6 +14,7 @@ from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionCon
 from recall_core.chat import decorate
 from recall_core.injection import memory_token_ids
 from recall_core.kv_cache import NoRotaryEmbeddingError
+from recall_core.transformers_compat import cache_kwarg
 from tiny import tiny_model
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
 
@@ -152,7 +153,7 @@ def test_a_memory_injected_in_an_earlier_turn_stays_in_the_cache(tiny, position)
     prompt[recall.position : recall.position + recall.length] = pads
     cache = DynamicCache(config=model.config)  # turn 1's marker is a plain token here, as in the session
     with torch.no_grad():
-        model(input_ids=torch.tensor([prompt[:-2]]), past_key_values=cache, use_cache=True)
+        model(input_ids=torch.tensor([prompt[:-2]]), use_cache=True, **cache_kwarg(cache))
     expected = gen.generate_ids(torch.tensor([prompt]), past_key_values=cache)
     assert expected.recalls[0].injected and expected.text == second.text
 
@@ -240,7 +241,7 @@ def test_positions_after_eviction(positions):
         assert positions_held[-1] >= n  # past the cache's length: the original positions
     fresh = DynamicCache(config=gen.model.config)
     with torch.no_grad():
-        gen.model(input_ids=ids, past_key_values=fresh, position_ids=positions_held[None], use_cache=True)
+        gen.model(input_ids=ids, **cache_kwarg(fresh), position_ids=positions_held[None], use_cache=True)
     torch.testing.assert_close(session._cache.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
 
 
@@ -508,7 +509,7 @@ def test_any_sequence_of_calls_keeps_the_cache_consistent(session_generator, ope
         ids = torch.tensor([session._cache_ids()])
         fresh = DynamicCache(config=gen.model.config)
         with torch.no_grad():
-            gen.model(input_ids=ids, past_key_values=fresh, use_cache=True)
+            gen.model(input_ids=ids, **cache_kwarg(fresh), use_cache=True)
         torch.testing.assert_close(session._cache.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
 
 
