@@ -125,8 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
-    head.add_argument("--vocabulary-texts", type=int, default=4000,
-                      help="add N sentences filled with common words (recall_core.training.head_texts; default 4000: measured better on LoCoMo, BENCHMARKS.md)")  # fmt: skip
+    head.add_argument("--vocabulary-texts", type=int, default=16000,
+                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000: LoCoMo hit@5 0.80 of the text query's vs 0.75 with 4000, BENCHMARKS.md)")  # fmt: skip
     return parser
 
 
@@ -208,6 +208,9 @@ def format_recalls(recalls: Sequence[Any]) -> str:
             lines.append(f"  [recall @{recall.position}, {recall.length} tokens, {len(recall.memories) or 1} memories "
                          f"(scores {scores})]  (query: {recall.query!r})")
             lines.extend(f"    {line}" for line in recall.text.splitlines())
+        elif recall.length:
+            lines.append(f"  [recall @{recall.position}: {recall.reason}, the empty notes injected "
+                         f"({recall.length} tokens: {recall.text!r})]  (query: {recall.query!r})")
         else:
             lines.append(f"  [recall @{recall.position}: nothing injected, {recall.reason}]  (query: {recall.query!r})")
     return "\n".join(lines) if lines else "  [no <recall> in this turn]"

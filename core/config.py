@@ -118,6 +118,15 @@ class RecallConfig:
             token: exactly ``"tokens"`` mode, with no saving. Default 0: on the dev
             conversations recomputing 2 or 8 tokens per piece answered no more facts than 0
             (21, 22 and 23 of 68; BENCHMARKS.md, "KV memories").
+        empty_notes: what the notes say when a ``<recall>`` the model generated itself finds
+            nothing (no memory, nothing above ``min_score``, a memory error): the template is
+            injected around it (in ``"tokens"`` mode, whatever ``inject_mode`` says) so the model
+            reads that it has no note and can say it does not know. The recall-tuned default
+            does ("I don't know."); left at its bare ``<recall>`` it went on with text that
+            made no sense ("am!am!am!") for a new user's personal question (BENCHMARKS.md,
+            "A recall that finds nothing"). ``None`` injects nothing there. Prompt markers and
+            the uncertainty trigger's markers are taken back instead, as before, and a
+            generation without a memory stays plain ``generate()``.
     """
 
     query_mode: QueryMode = "text"
@@ -140,6 +149,7 @@ class RecallConfig:
     kv_prefix: KVPrefix = "shared"
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
+    empty_notes: str | None = "(none)"
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
@@ -158,6 +168,8 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text",))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
+        if self.empty_notes is not None and not isinstance(self.empty_notes, str):
+            raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
         if not isinstance(self.system_prompt, str):
             raise ValueError(f"system_prompt must be a string, got {self.system_prompt!r}")
         int_at_least("top_k", self.top_k, 1)

@@ -410,7 +410,12 @@ class _RecallLoop:
             query = self._query(sequence, outputs, in_prompt)
             chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
-        if not chosen:
+        # The model asked and the memory has nothing: it reads so (the template around
+        # ``empty_notes``) instead of going on from a bare <recall> it was never trained past.
+        # Without a memory the loop stays plain generate(), bare <recall> and all.
+        empty = (not chosen and trigger == "model" and self.memory is not None and reason != MAX_RECALLS_REACHED
+                 and self.config.empty_notes is not None)  # fmt: skip
+        if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
@@ -425,9 +430,9 @@ class _RecallLoop:
                                 in_prompt=in_prompt, trigger=trigger, entropy=entropy))
             return sequence, outputs, model_kwargs
 
-        lines = note_lines(self.tokenizer, chosen, self.config)
+        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
         notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
-        mode, fallback = self._inject_mode(model_kwargs.get(CACHE_KEY))
+        mode, fallback = self._inject_mode(model_kwargs.get(CACHE_KEY)) if chosen else ("tokens", None)
         # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
         splice = mode == "kv" and self.config.kv_recompute != "all"
         if splice:
@@ -450,8 +455,10 @@ class _RecallLoop:
             outputs = self.model(**inputs, return_dict=True)
         model_kwargs = _take_cache(outputs, model_kwargs)
         self._extend_length_budget(length)
-        self._record(Recall(position, float(chosen[0].score), chosen[0].id, notes, query.text, length=length,
-                            candidates=considered, in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen),
+        score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
+        self._record(Recall(position, score, memory_id, notes, query.text, length=length,
+                            reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
+                            memories=tuple((c.id, float(c.score)) for c in chosen),
                             inject_mode=mode, kv_fallback=fallback,
                             kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
                             kv_reused=kv.reused if kv else 0, trigger=trigger, entropy=entropy))  # fmt: skip

@@ -72,11 +72,13 @@ class Recall:
             (the token right after ``<recall>``).
         score: similarity of the first injected memory, ``None`` when nothing was injected.
         memory_id: id of the first injected memory, ``None`` when nothing was injected.
-        text: the injected notes, one memory per line ("" when nothing was injected).
+        text: the injected notes, one memory per line ("" when nothing was injected;
+            ``RecallConfig.empty_notes`` when the model's own ``<recall>`` found nothing).
         query: the query text used for the search.
         length: number of embeddings injected (``<|memory_pad|>`` ids in ``sequences``).
         reason: why nothing was injected ("no memory", "below min_score",
-            "max_recalls reached", "memory error: ..."), ``None`` when something was.
+            "max_recalls reached", "memory error: ..."), ``None`` when something was. Set
+            too when the block said only ``RecallConfig.empty_notes`` (``length`` > 0 then).
         candidates: ``(memory_id, score)`` of every candidate that was considered.
         in_prompt: the ``<recall>`` was in the prompt (not generated). When nothing was
             injected there, the marker was dropped: ``position`` is where it stood and the

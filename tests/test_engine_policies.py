@@ -8,6 +8,7 @@ from memories import FixedMemory, ListMemory
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallSession
 from recall_core.chat import chat_prompt_ids, decorate
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from recall_core.injection import memory_token_ids
 from recall_core.uncertainty import content_ids
 from transformers import LogitsProcessor, LogitsProcessorList
 
@@ -127,6 +128,48 @@ def test_the_models_recalls_stop_at_max_recalls(gen):
     result = gen.generate(CHAT, config=MODEL.replace(max_recalls=1), logits_processor=_ask_at(gen, 0, 3, 6))
     assert len(result.recalls) == 1
     assert result.sequences[0].tolist().count(gen.model.config.recall_token_id) == 1
+
+
+@pytest.mark.parametrize(
+    ("memory", "reason"),
+    [(ListMemory({}), "no memory"), (ListMemory({"m": "zebra quantum"}), "below min_score"),
+     (ListMemory({}, fail=ConnectionError("chroma is down")), "memory error: ConnectionError: chroma is down")],
+    ids=["empty", "below-min-score", "memory-error"],
+)  # fmt: skip
+@pytest.mark.filterwarnings("ignore:recall skipped:RuntimeWarning")
+def test_a_models_recall_that_finds_nothing_reads_the_empty_notes(gen, memory, reason):
+    """The model asked and nothing is found: the template around ``empty_notes`` goes in after its
+    ``<recall>`` (tokens mode, even when kv is asked for), exactly as a note saying so would."""
+    config = MODEL.replace(inject_mode="kv")
+    result = gen.generate(CHAT, memory=memory, config=config, logits_processor=_ask_at(gen, 0))
+    (recall,) = result.recalls
+    assert recall.trigger == "model" and recall.reason == reason and not recall.injected
+    assert recall.text == "(none)" and recall.inject_mode == "tokens" and recall.memory_id is None
+    block = memory_token_ids(gen.tokenizer, "(none)", config)
+    assert recall.length == len(block) and result.usage.injected_tokens == len(block)
+    sequence = result.sequences[0].tolist()
+    pad_id = gen.model.config.memory_pad_token_id
+    assert sequence[recall.position - 1] == gen.model.config.recall_token_id
+    assert sequence[recall.position : recall.position + len(block)] == [pad_id] * len(block)
+    # The same reply as a memory whose one note is the text "(none)", injected in tokens mode.
+    saying_so = gen.generate(CHAT, memory=FixedMemory("(none)"), logits_processor=_ask_at(gen, 0),
+                             config=MODEL.replace(note_template="{text}"))  # fmt: skip
+    assert torch.equal(result.sequences, saying_so.sequences) and saying_so.recalls[0].injected
+
+
+@pytest.mark.parametrize(("memory", "config"), [(ListMemory({}), MODEL.replace(empty_notes=None)), (None, MODEL)],
+                         ids=["empty_notes=None", "no-memory"])  # fmt: skip
+def test_the_models_recall_stays_bare_with_empty_notes_none_or_without_a_memory(gen, memory, config):
+    result = gen.generate(CHAT, memory=memory, config=config, logits_processor=_ask_at(gen, 0))
+    assert all(r.length == 0 and r.text == "" for r in result.recalls)
+    assert result.usage.injected_tokens == 0 and gen.model.config.memory_pad_token_id not in result.sequences[0]
+    assert gen.model.config.recall_token_id in result.sequences[0]
+
+
+@pytest.mark.parametrize("bad", [3, b"(none)", ["(none)"]])
+def test_a_bad_empty_notes_names_the_field(bad):
+    with pytest.raises(ValueError, match=r"empty_notes must be a string or None"):
+        RecallConfig(empty_notes=bad)
 
 
 # ---------------------------------------------------------------------- policy "uncertainty"

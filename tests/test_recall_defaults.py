@@ -99,3 +99,21 @@ def test_the_shipped_query_head_comes_with_the_tuned_default_only() -> None:
     tuned = RecallGenerator.from_pretrained(device="cpu")
     plain = RecallGenerator.from_pretrained(device="cpu", tuned=False)
     assert tuned.query_head is not None and plain.query_head is None
+
+
+def test_a_new_users_personal_question_gets_i_dont_know(smollm, tmp_path: Path) -> None:
+    """A user with no memories yet asks about themselves: the tuned default asks its memory,
+    reads that there is no note (``RecallConfig.empty_notes``) and says it does not know, with
+    the default policy and when it decides itself. Left at its bare ``<recall>`` it wrote text
+    that made no sense ("am!am!am!")."""
+    from recall_core import RecallConfig
+
+    model, tokenizer = smollm
+    with MemoryStore.local(tmp_path) as store:
+        for config in (RecallConfig(), RecallConfig(recall_policy="model")):
+            generator = RecallGenerator(model, tokenizer, memory=store.for_user("newcomer"), config=config)
+            for question in QUESTIONS:
+                result = generator.generate([{"role": "user", "content": question}], max_new_tokens=20)
+                asked = [r for r in result.recalls if r.trigger == "model"]
+                assert asked and asked[0].reason == "no memory" and asked[0].length > 0, result.recalls
+                assert "don't know" in result.text.lower(), (config.recall_policy, question, result.text)

@@ -10,10 +10,12 @@ the templated questions of the conversations generator:
 * ``composed``: sentences composed from word lists kept here: questions and statements about
   people (first, second and third person, past and present, when/where/what/why/how). They
   are generic dialogue, written for variety; none comes from an evaluation set;
-* ``vocabulary`` (off by default, ``vocabulary_n``): conversational templates filled with the
-  commonest whole words of the default encoder's WordPiece vocabulary (all-MiniLM-L6-v2's
-  ``vocab.txt``, roughly in order of frequency), so that the head meets many more words than
-  the lists above hold. Not yet measured (see BENCHMARKS.md), hence not in the default recipe.
+* ``vocabulary`` (``vocabulary_n``; 0 here, 16,000 in ``recall train-head``'s recipe):
+  conversational templates filled with the commonest whole words of the default encoder's
+  WordPiece vocabulary (all-MiniLM-L6-v2's ``vocab.txt``, roughly in order of frequency), so
+  that the head meets many more words than the lists above hold. Measured in BENCHMARKS.md
+  ("The hidden query"): LoCoMo hit@5 0.51 of the text query's without, 0.75 with 4,000,
+  0.80 with 16,000.
 
 ``head_texts(seed)`` is deterministic for its seed.
 """
