@@ -1,0 +1,143 @@
+"""A new user's personal questions: what does the model say when the memory has nothing yet?
+
+Every question of ``recall_core.training.conversations`` (the eval seed unless ``--seed``) is
+asked in a fresh chat by a user with no memories in a real ``MemoryStore`` (MiniLM, embedded
+Chroma), so every recall finds nothing. The right answer is that the model does not know. Each
+config is a ``--variant NAME:field=value,...`` of ``RecallConfig`` on the chosen model:
+
+* ``default``: the defaults (``recall_policy="auto"``, ``empty_notes="(none)"``);
+* ``bare``: ``empty_notes=None``, the loop before empty notes existed: a ``<recall>`` the
+  model wrote itself that finds nothing is left bare and the model goes on from it;
+* ``model``: ``recall_policy="model"``.
+
+Reported per config: the share of replies that say they do not know (``DONT_KNOW``), the share
+of replies where the model's own ``<recall>`` fired, and a few replies to read. Run it on the
+tuned default (``--model`` unset) and on the plain release (``--plain``).
+
+Usage:
+    python benchmarks/new_user.py [--plain] [--users 4] [--variant NAME:field=value,...]
+Writes benchmarks/out/new_user/new_user{,_plain}.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recall_core import RecallConfig, RecallGenerator, load_model
+from recall_core.memory import MemoryStore
+from recall_core.training.conversations import SEEDS, generate
+
+OUT = Path(__file__).resolve().parent / "out" / "new_user"
+#: How a reply says it does not know (the tuned model's "I don't know.", the plain model's
+#: "I'm unable to provide information about ...").
+DONT_KNOW = re.compile(
+    r"\b(?:don't|do not|doesn't|does not) (?:know|have (?:any |that |this )?(?:information|access|details|record))"
+    r"|\b(?:unable|not able|can't|cannot) (?:to )?(?:provide|access|know|tell|recall|remember)"
+    r"|\bno (?:information|record|notes?)\b",
+    re.IGNORECASE,
+)
+DEFAULT_VARIANTS = ("default:", "bare:empty_notes=None", "model:recall_policy=model")
+
+
+def _variant(text: str) -> tuple[str, dict[str, Any]]:
+    name, _, fields = text.partition(":")
+    if not name:
+        raise argparse.ArgumentTypeError(f"--variant must be NAME:field=value,..., got {text!r}")
+    options: dict[str, Any] = {}
+    for item in filter(None, fields.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"--variant field must be field=value, got {item!r}")
+        options[key] = None if value == "None" else value
+    try:
+        RecallConfig(**options)  # a bad field or value is named now, not after the model loads
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"--variant {text!r}: {error}") from None
+    return name, options
+
+
+def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) -> dict[str, Any]:
+    if generator is None:
+        generator = RecallGenerator(*load_model(tuned=not args.plain))
+    seed = SEEDS.get(args.seed, None) if not str(args.seed).lstrip("-").isdigit() else int(args.seed)
+    if seed is None:
+        raise ValueError(f"--seed must be a name in {sorted(SEEDS)} or an integer, got {args.seed!r}")
+    questions = [q.text for user in generate(seed, users=args.users) for q in user.questions][: args.limit]
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
+        memory = store.for_user("newcomer")
+        for name, options in args.variant:
+            config = RecallConfig(**options)
+            replies = []
+            iterator = questions
+            if not args.no_progress:
+                from tqdm.auto import tqdm
+
+                iterator = tqdm(questions, desc=name, unit="question")
+            for question in iterator:
+                result = generator.generate([{"role": "user", "content": question}], memory=memory, config=config,
+                                            max_new_tokens=args.max_new_tokens)  # fmt: skip
+                asked = any(r.trigger == "model" for r in result.recalls)
+                replies.append({"question": question, "reply": result.text, "asked": asked,
+                                "dont_know": bool(DONT_KNOW.search(result.text)),
+                                "injected_tokens": result.usage.injected_tokens})  # fmt: skip
+            n = len(replies)
+            results[name] = {
+                "options": options,
+                "questions": n,
+                "dont_know": sum(r["dont_know"] for r in replies) / n,
+                "asked": sum(r["asked"] for r in replies) / n,
+                "replies": replies,
+            }
+    return {"model": "plain" if args.plain else "tuned", "seed": args.seed, "users": args.users, "results": results}
+
+
+def markdown(report: dict[str, Any], examples: int = 3) -> str:
+    lines = [f"New user, {report['model']} model ({report['seed']} seed, {report['users']} users)", "",
+             "| config | questions | says it does not know | its own <recall> fired |", "| --- | --- | --- | --- |"]  # fmt: skip
+    for name, r in report["results"].items():
+        lines.append(f"| {name} | {r['questions']} | {r['dont_know']:.0%} | {r['asked']:.0%} |")
+    for name, r in report["results"].items():
+        lines += ["", f"{name}:"] + [f"- {x['question']} -> {x['reply'][:100]!r}" for x in r["replies"][:examples]]
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--plain", action="store_true", help="the plain release instead of the recall-tuned default")
+    p.add_argument("--variant", type=_variant, action="append", default=None,
+                   help=f"NAME:field=value,... of RecallConfig (default: {' '.join(DEFAULT_VARIANTS)})")  # fmt: skip
+    p.add_argument("--seed", default="eval", help=f"a name in {sorted(SEEDS)} or an integer (default: eval)")
+    p.add_argument("--users", type=int, default=4)
+    p.add_argument("--limit", type=int, default=None, help="ask only the first N questions")
+    p.add_argument("--max-new-tokens", type=int, default=32)
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    args.variant = args.variant or [_variant(v) for v in DEFAULT_VARIANTS]
+    if args.users < 1:
+        p.error(f"--users must be >= 1, got {args.users}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
+    args = parse_args(argv)
+    report = run(args, generator=generator, encoder=encoder)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / ("new_user_plain" if args.plain else "new_user")
+    stem.with_suffix(".json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    text = markdown(report)
+    stem.with_suffix(".md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

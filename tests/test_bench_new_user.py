@@ -1,0 +1,72 @@
+"""The new-user benchmark: a tiny run of the whole pipeline, and what counts as "does not know"."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tiny import tiny_model
+from transformers import LogitsProcessor, LogitsProcessorList
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import new_user  # noqa: E402
+
+
+class _AskFirst(LogitsProcessor):
+    """The reply's first token is ``<recall>``: a tiny stand-in for the tuned model's habit."""
+
+    def __init__(self, recall_id: int) -> None:
+        self.recall_id, self.start = recall_id, None
+
+    def __call__(self, input_ids, scores):
+        self.start = input_ids.shape[1] if self.start is None else self.start
+        if input_ids.shape[1] == self.start:
+            scores = scores.clone()
+            scores[:, self.recall_id] += 1e4
+        return scores
+
+
+def test_a_tiny_run_asks_every_question_of_a_user_with_no_memories(tmp_path):
+    from recall_core import RecallGenerator
+    from recall_core.memory import HashEncoder
+
+    model, tokenizer = tiny_model("llama")
+
+    class Asking(RecallGenerator):
+        def generate(self, messages, **kwargs):
+            processors = LogitsProcessorList([_AskFirst(self.model.config.recall_token_id)])
+            return super().generate(messages, logits_processor=processors, **kwargs)
+
+    argv = ["--users", "1", "--limit", "3", "--max-new-tokens", "4", "--out", str(tmp_path), "--no-progress"]
+    assert new_user.main(argv, generator=Asking(model, tokenizer), encoder=HashEncoder(64)) == 0
+    report = json.loads((tmp_path / "new_user.json").read_text())
+    results = report["results"]
+    assert list(results) == ["default", "bare", "model"] and report["model"] == "tuned"
+    assert all(r["questions"] == 3 and r["asked"] == 1.0 for r in results.values())
+    # The model's own <recall> found nothing: the empty notes went in, except where they are off.
+    assert all(x["injected_tokens"] > 0 for x in results["default"]["replies"] + results["model"]["replies"])
+    assert all(x["injected_tokens"] == 0 for x in results["bare"]["replies"])
+    assert results["bare"]["options"] == {"empty_notes": None}
+    assert "| default | 3 |" in (tmp_path / "new_user.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [("I don't know.", True), ("I'm unable to provide information about your sister's birthday.", True),
+     ("I do not have any information about that.", True), ("You play the bassoon.", False),
+     ("am!am!am!", False), ("I know a lot about dogs.", False)],
+)  # fmt: skip
+def test_what_counts_as_saying_it_does_not_know(reply, says):
+    assert bool(new_user.DONT_KNOW.search(reply)) is says
+
+
+@pytest.mark.parametrize(("variant", "named"), [("x:recall_policy=sometimes", "recall_policy must be one of"),
+                                               ("x:recall_policy", "field=value"), ("x:no_such=1", "no_such")])  # fmt: skip
+def test_a_bad_variant_is_named_before_the_model_loads(variant, named, capsys):
+    with pytest.raises(SystemExit):
+        new_user.parse_args(["--variant", variant])
+    assert named in capsys.readouterr().err
