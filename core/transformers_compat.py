@@ -7,7 +7,8 @@ release: this module is the one place to adapt when they do. Nothing else in
 
 Checked against transformers 5.17.0, 5.23.0 and 5.24.0: tests/test_engine_loop.py and
 tests/test_engine_generator.py (parity with ``model.generate()`` included) pass on each.
-Hence ``transformers>=5.17`` in ``pyproject.toml``. The underscore methods below exist
+Hence ``transformers>=5.17,<5.25`` in ``pyproject.toml``: raise the cap once those tests (and
+the whole suite) pass on the next minor release. The underscore methods below exist
 since 5.0, but older releases fall short elsewhere: before 5.17 a cache does not say
 whether it can be cropped (``is_croppable``), so a prompt's ``<recall>`` where nothing is
 injected stayed in the sequence instead of being dropped (those tests fail on 5.3.0 and
