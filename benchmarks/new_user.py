@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conversations import parse_variant, seed_of
 from recall_core import RecallConfig, RecallGenerator, load_model
 from recall_core.memory import MemoryStore
 from recall_core.training.conversations import SEEDS, generate
@@ -47,28 +48,28 @@ DEFAULT_VARIANTS = ("default:", "bare:empty_notes=None", "model:recall_policy=mo
 
 
 def _variant(text: str) -> tuple[str, dict[str, Any]]:
-    name, _, fields = text.partition(":")
-    if not name:
-        raise argparse.ArgumentTypeError(f"--variant must be NAME:field=value,..., got {text!r}")
-    options: dict[str, Any] = {}
-    for item in filter(None, fields.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep:
+    """``conversations.parse_variant`` for ``argparse``: a malformed item or a bad field or value
+    is named now, not after the model loads."""
+    for item in filter(None, text.partition(":")[2].split(",")):
+        if "=" not in item:
             raise argparse.ArgumentTypeError(f"--variant field must be field=value, got {item!r}")
-        options[key] = None if value == "None" else value
+    name, options = parse_variant(text)
+    if name == "recall:":
+        raise argparse.ArgumentTypeError(f"--variant must be NAME:field=value,..., got {text!r}")
     try:
-        RecallConfig(**options)  # a bad field or value is named now, not after the model loads
+        RecallConfig(**options)
     except (TypeError, ValueError) as error:
         raise argparse.ArgumentTypeError(f"--variant {text!r}: {error}") from None
-    return name, options
+    return name.removeprefix("recall:"), options
 
 
 def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) -> dict[str, Any]:
     if generator is None:
         generator = RecallGenerator(*load_model(tuned=not args.plain))
-    seed = SEEDS.get(args.seed, None) if not str(args.seed).lstrip("-").isdigit() else int(args.seed)
-    if seed is None:
-        raise ValueError(f"--seed must be a name in {sorted(SEEDS)} or an integer, got {args.seed!r}")
+    try:
+        seed = seed_of(str(args.seed))
+    except ValueError:
+        raise ValueError(f"--seed must be a name in {sorted(SEEDS)} or an integer, got {args.seed!r}") from None
     questions = [q.text for user in generate(seed, users=args.users) for q in user.questions][: args.limit]
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
