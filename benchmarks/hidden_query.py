@@ -74,19 +74,29 @@ def _rates(hits: dict[str, dict[int, list[bool]]], n: int) -> dict[str, Any]:
     }
 
 
-def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """Evidence among the top k, LoCoMo categories 1-4."""
+def _queries(model: Any, tokenizer: Any, head: Any, texts: list[str], args: argparse.Namespace) -> tuple[Any, dict[str, Any], dict[str, dict[int, list[bool]]]]:
+    """What the training texts share with ``texts``, each query method, and its empty hit lists."""
+    queries = Queries(model, tokenizer, head, texts, args.lm_keys, args.progress)
+    methods = queries.methods()
+    return seen_in_training(queries.texts, head.meta.recipe), methods, {m: {k: [] for k in KS} for m in methods}
+
+
+def _store(folder: str, model: Any, tokenizer: Any, encoder: Any, args: argparse.Namespace) -> Any:
+    """A store in ``folder`` whose writer also keeps LM-space keys with ``--lm-keys``."""
     from recall_core.memory import MemoryStore, MemoryWriter
 
+    store = MemoryStore.local(folder, encoder=encoder)
+    lm = {"lm": (model, tokenizer), "lm_keys": True} if args.lm_keys else {}
+    store.writer = MemoryWriter(store, **lm)
+    return store
+
+
+def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Evidence among the top k, LoCoMo categories 1-4."""
     conversations = load_locomo(data, args.conversations)
     asked = [(c.sample_id, q) for c in conversations for q in c.questions if q.category in ANSWERABLE and q.evidence]
-    queries = Queries(model, tokenizer, head, [q.question for _, q in asked], args.lm_keys, args.progress)
-    seen = seen_in_training(queries.texts, head.meta.recipe)
-    methods = queries.methods()
-    hits: dict[str, dict[int, list[bool]]] = {m: {k: [] for k in KS} for m in methods}
-    with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
-        lm = {"lm": (model, tokenizer), "lm_keys": True} if args.lm_keys else {}
-        store.writer = MemoryWriter(store, **lm)
+    seen, methods, hits = _queries(model, tokenizer, head, [q.question for _, q in asked], args)
+    with tempfile.TemporaryDirectory() as folder, _store(folder, model, tokenizer, encoder, args) as store:
         if args.conversations is None:
             store.writer.ingest(data, progress=args.progress)
         else:
@@ -107,17 +117,10 @@ def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args
 
 def conversations(model: Any, tokenizer: Any, head: Any, encoder: Any, args: argparse.Namespace) -> dict[str, Any]:
     """The fact turn among the top k, generated conversations (eval seed)."""
-    from recall_core.memory import MemoryStore, MemoryWriter
-
     people = generate(args.seed, users=args.users)
     asked = [(u, q) for u in people for q in u.questions]
-    queries = Queries(model, tokenizer, head, [q.text for _, q in asked], args.lm_keys, args.progress)
-    seen = seen_in_training(queries.texts, head.meta.recipe)
-    methods = queries.methods()
-    hits: dict[str, dict[int, list[bool]]] = {m: {k: [] for k in KS} for m in methods}
-    with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
-        lm = {"lm": (model, tokenizer), "lm_keys": True} if args.lm_keys else {}
-        store.writer = MemoryWriter(store, **lm)
+    seen, methods, hits = _queries(model, tokenizer, head, [q.text for _, q in asked], args)
+    with tempfile.TemporaryDirectory() as folder, _store(folder, model, tokenizer, encoder, args) as store:
         store.writer.add_turns(memory_turns(people))
         for i, (user, question) in enumerate(_progress(asked, args.progress, "conversation questions")):
             memory = store.for_user(user.user_id)

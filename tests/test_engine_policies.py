@@ -116,10 +116,12 @@ def test_the_models_recall_at_the_start_and_mid_answer(gen):
 
 
 @pytest.mark.parametrize("sampling", SAMPLING, ids=["greedy", "sampling"])
-def test_a_model_that_never_asks_generates_as_plain_generate(gen, sampling):
-    torch.manual_seed(3)
-    got = gen.generate(CHAT, config=MODEL, **sampling)
-    torch.manual_seed(3)
+@pytest.mark.parametrize(("config", "seed"), [(MODEL, 3), (NEVER, 5)], ids=["model-never-asks", "uncertainty-never-reached"])
+def test_a_recall_that_never_fires_generates_as_plain_generate(gen, sampling, config, seed):
+    """``"model"`` on a model that never writes ``<recall>``, ``"uncertainty"`` with a threshold never reached."""
+    torch.manual_seed(seed)
+    got = gen.generate(CHAT, config=config, **sampling)
+    torch.manual_seed(seed)
     expected = _plain(gen, CHAT, max_new_tokens=12, **sampling)
     assert got.recalls == [] and torch.equal(got.sequences, expected)
 
@@ -173,15 +175,6 @@ def test_a_bad_empty_notes_names_the_field(bad):
 
 
 # ---------------------------------------------------------------------- policy "uncertainty"
-@pytest.mark.parametrize("sampling", SAMPLING, ids=["greedy", "sampling"])
-def test_a_threshold_never_reached_generates_as_plain_generate(gen, sampling):
-    torch.manual_seed(5)
-    got = gen.generate(CHAT, config=NEVER, **sampling)
-    torch.manual_seed(5)
-    expected = _plain(gen, CHAT, max_new_tokens=12, **sampling)
-    assert got.recalls == [] and torch.equal(got.sequences, expected)
-
-
 def test_a_tiny_threshold_recalls_before_an_uncertain_content_token(gen):
     memory = FixedMemory(FACT)
     result = gen.generate(CHAT, memory=memory, config=ALWAYS.replace(max_recalls=1))
