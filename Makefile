@@ -48,7 +48,7 @@ bench: models
 
 # Trains the recall adapter shipped for the default model (fixed seed; ~30 min on 2 CPU cores).
 adapter: models
-	$(BIN)/recall train --out core/weights/smollm2-135m-recall --seed 0
+	$(BIN)/recall train --out recall_core/models/weights/smollm2-135m-recall --seed 0
 
 clean:
 	rm -rf $(VENV) .recall_home benchmarks/out

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from recall_core import RecallGenerator
-from recall_core.constrained import JSON_OPTIONS, Constraint, json_schema_grammar, strict_schema
 from tqdm import tqdm
+
+from recall_core import RecallGenerator
+from recall_core.structured.constrained import JSON_OPTIONS, Constraint, json_schema_grammar, strict_schema
 
 PROMPT = [{"role": "user", "content": "List the animals you know, as JSON."}]
 #: An object whose array must hold more items than the budget can write: the grammar never ends early.

@@ -559,8 +559,9 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         generator = RecallGenerator.from_pretrained(args.model, device="cpu")
 
     def peer_model() -> tuple[Any, Any]:
-        from recall_core.models import default_model_dir
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from recall_core.models.loading import default_model_dir
 
         source = args.model or str(default_model_dir())
         return AutoModelForCausalLM.from_pretrained(source).eval(), AutoTokenizer.from_pretrained(source)

@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import OUT, RecallMethod, run_method, summarize  # noqa: E402
+
 from recall_core.training.conversations import SEEDS, generate  # noqa: E402
 
 RAG_SYSTEM = (

@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 import torch
+
 from recall_core import RECALL_TOKEN, RecallConfig, load_model, recall_generate
-from recall_core.injection import memory_embeddings
-from recall_core.transformers_compat import cache_kwarg, cache_of
+from recall_core.decoding.hf_compat import cache_kwarg, cache_of
+from recall_core.decoding.notes import memory_embeddings
 
 OUT = Path(__file__).resolve().parent / "out"
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper and a storm."}]

@@ -3,7 +3,7 @@
 Each question is asked where the model would recall when it decides to (the chat template of
 the system prompt and the question, the generation prompt, ``<recall>``). Its ``text`` query is
 the question embedded by the store's encoder; its ``hidden`` query is the ``<recall>`` hidden
-state mapped into the encoder's space by the model's query head (:mod:`recall_core.query_head`).
+state mapped into the encoder's space by the model's query head (:mod:`recall_core.models.query_head`).
 Both search the same store, by ``vector`` (cosine alone) and by ``hybrid`` (cosine + BM25 over
 the question's words, the store's default); ``--lm-keys`` adds the old hidden path (the
 last-layer state against LM-space keys of every memory; slow: one LM forward per memory).
@@ -32,6 +32,7 @@ from typing import Any
 from conversations import memory_turns
 from locomo_data import ANSWERABLE, load_locomo, resolve_data
 from locomo_metrics import hit_at_k
+
 from recall_core.training.conversations import SEEDS, generate
 
 OUT = Path(__file__).resolve().parent / "out" / "hidden_query"
@@ -43,7 +44,7 @@ class Queries:
     """The text, head and (optionally) LM-key queries of a list of questions."""
 
     def __init__(self, model: Any, tokenizer: Any, head: Any, texts: Sequence[str], lm_keys: bool, progress: bool):
-        from recall_core.query_head import recall_features
+        from recall_core.training.head import recall_features
 
         layers = list(head.meta.layers) + ([model.config.num_hidden_layers] if lm_keys else [])
         features = recall_features(model, tokenizer, texts, layers, system_prompt=head.meta.system_prompt,
@@ -206,7 +207,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 def main(argv: Sequence[str] | None = None, model: Any = None, tokenizer: Any = None) -> int:
     from recall_core import load_model
     from recall_core.memory.encoders import load_encoder
-    from recall_core.query_head import RecallQueryHead, model_folder
+    from recall_core.models.query_head import RecallQueryHead, model_folder
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default=None, help="model folder (default: the embedded default)")

@@ -88,9 +88,10 @@ def _median(values: Sequence[float]) -> float:
 def cost(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
     """TTFT of every arm for each count of memories (see the module docstring)."""
     import torch
+
     from recall_core import RecallConfig
-    from recall_core.injection import notes_text
-    from recall_core.kv_memories import KVMemories, KVPrecompute, kv_bytes_per_token
+    from recall_core.decoding.notes import notes_text
+    from recall_core.kv.memories import KVMemories, KVPrecompute, kv_bytes_per_token
 
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTION}]
     base = RecallConfig(min_score=0.0, max_recalls=1)
@@ -145,7 +146,7 @@ def _arms(generator: Any, messages: list[dict[str, str]], stuffed: list[dict[str
           kv: Any, warm: Any) -> dict[str, Callable[[], Any]]:  # fmt: skip
     """One call per arm, each answering with one token."""
     from recall_core import RecallConfig
-    from recall_core.kv_memories import KVMemories
+    from recall_core.kv.memories import KVMemories
 
     one = {"max_new_tokens": 1, "min_new_tokens": 1, "do_sample": False}
     plain = RecallConfig(recall_policy="explicit")
@@ -164,7 +165,7 @@ def _arms(generator: Any, messages: list[dict[str, str]], stuffed: list[dict[str
 
 def _chosen(memory: Notes, config: Any) -> list[Any]:
     """The memories the loop injects, in its order (the ``rag`` arm stuffs the same block)."""
-    from recall_core.selection import choose_candidates
+    from recall_core.decoding.select import choose_candidates
 
     return choose_candidates(memory.search(None, config.top_k), config)[0]
 

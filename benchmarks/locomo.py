@@ -57,10 +57,11 @@ from locomo_data import (  # noqa: E402
     subset_file,
 )
 from locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
-from recall_core.memory.composition import day_label  # noqa: E402
-from recall_core.transformers_compat import cache_kwarg  # noqa: E402
 from retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
 from retrieval_methods import ingest as write_formatted  # noqa: E402
+
+from recall_core.decoding.hf_compat import cache_kwarg  # noqa: E402
+from recall_core.memory.composition import day_label  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 METHODS = {
@@ -324,6 +325,7 @@ class Bench:
         since the model reads them all; the times are per question, without the shared prefill.
         """
         import torch
+
         from recall_core import RecallConfig
 
         model = self.generator.model
@@ -721,6 +723,7 @@ def ingest(
 def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     """The whole benchmark; returns what goes into ``locomo.json``."""
     import torch
+
     from recall_core import RecallGenerator
     from recall_core.memory import MemoryStore
 

@@ -104,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     bench_args = locomo.parse_args([*rest, "--query-modes", "text"])
     import torch
+
     from recall_core import RecallGenerator
     from recall_core.memory import MemoryStore
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from conversations import parse_variant, seed_of
+
 from recall_core import RecallConfig, RecallGenerator, load_model
 from recall_core.memory import MemoryStore
 from recall_core.training.conversations import SEEDS, generate

@@ -48,6 +48,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import memory_turns, seed_of  # noqa: E402
+
 from recall_core.training.conversations import SEEDS, generate, score  # noqa: E402
 from recall_core.training.prompts import general_prompts  # noqa: E402
 
@@ -177,8 +178,9 @@ def entropy_profile(generator: Any, texts: dict[str, list[str]], thresholds: Seq
                     progress: bool) -> dict[str, Any]:  # fmt: skip
     """Per kind of prompt and threshold: how often the uncertainty trigger would fire on the plain greedy replies."""
     import torch
+
     from recall_core import RecallConfig
-    from recall_core.uncertainty import content_ids
+    from recall_core.decoding.triggers import content_ids
 
     plain = RecallConfig(recall_policy="model")  # the same prompt as both policies, and no memory: plain generate()
     content = content_ids(generator.tokenizer)

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
 from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
+
 from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
 from recall_core.memory.search import FUSION_DEPTH  # noqa: E402
@@ -279,8 +280,9 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def lm_token_counter() -> Callable[[str], int] | None:
     """Token counts in the embedded LM's tokenizer (what injection costs), if the model is converted."""
     try:
-        from recall_core.models import default_model_dir
         from transformers import AutoTokenizer
+
+        from recall_core.models.loading import default_model_dir
 
         tokenizer = AutoTokenizer.from_pretrained(str(default_model_dir()))
     except Exception:  # no converted model here: the table leaves the column out

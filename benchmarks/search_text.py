@@ -29,6 +29,7 @@ from typing import Any
 from conversations import memory_turns
 from locomo_data import ANSWERABLE, load_locomo, resolve_data
 from locomo_metrics import hit_at_k
+
 from recall_core.training.conversations import SEEDS, generate
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -38,8 +39,8 @@ MODES = ("always", "questions", "never")
 def conversations_hits(encoder: Any, seed: int, users: int, window: str) -> dict[str, float]:
     """Where the fact turn ranks for each generated question, with the writer's ``window``."""
     from recall_core import RecallConfig
+    from recall_core.decoding.select import choose_candidates
     from recall_core.memory import MemoryStore, MemoryWriter
-    from recall_core.selection import choose_candidates
 
     people = generate(seed, users=users)
     config = RecallConfig()

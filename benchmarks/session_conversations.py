@@ -33,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize  # noqa: E402
+
 from recall_core.training.conversations import Question, User, generate  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out" / "session_conversations"

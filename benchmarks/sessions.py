@@ -265,6 +265,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     import torch
+
     from recall_core import RecallGenerator
 
     if args.threads:

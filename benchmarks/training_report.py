@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--adapter", type=Path, default=ROOT / "core" / "weights" / "smollm2-135m-recall")
+    p.add_argument("--adapter", type=Path, default=ROOT / "recall_core" / "models" / "weights" / "smollm2-135m-recall")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "figures" / "recall_tuning_loss.png")
     p.add_argument("--every", type=int, default=25, help="steps per row of the table")
     args = p.parse_args(argv)

@@ -11,8 +11,9 @@ from langchain_core.language_models.base import LangSmithParams
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 from pydantic import ConfigDict, Field, model_validator
+
 from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
-from recall_core.adapters import (
+from recall_core.integration import (
     CALL_ARGUMENTS,
     FIELD_OPTIONS,
     PROVIDER,
@@ -40,7 +41,7 @@ class RecallSettings(RecallAdapterBase):
 
     The shared fields (model, memory, sampling, ``stop``, ``timeout``...), the engine,
     ``from_model``, the checks and how one call is prepared come from
-    :class:`recall_core.adapters.RecallAdapterBase`; this adds LangChain's own fields, its
+    :class:`recall_core.integration.RecallAdapterBase`; this adds LangChain's own fields, its
     reporting (identifying params, LangSmith params) and its version record.
     """
 

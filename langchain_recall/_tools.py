@@ -1,7 +1,7 @@
 """LangChain's side of tool calling and structured output: translation only.
 
 Tools and schemas become the OpenAI-style dicts the engine reads
-(:mod:`recall_core.outputs`); the engine's :class:`~recall_core.tools.ToolCall` objects
+(:mod:`recall_core.structured.outputs`); the engine's :class:`~recall_core.structured.tools.ToolCall` objects
 become LangChain ``tool_calls`` / ``tool_call_chunks``. Constrained decoding, the chat
 template and parsing the reply are the engine's.
 """
@@ -21,9 +21,10 @@ from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser,
 from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
+
 from recall_core import RecallResult
-from recall_core.outputs import check_tool_schemas
-from recall_core.tools import check_tools, chosen_tools
+from recall_core.structured.outputs import check_tool_schemas
+from recall_core.structured.tools import check_tools, chosen_tools
 
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
 

@@ -24,9 +24,10 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
+
 from recall_core import RecallResult
-from recall_core.adapters import PreparedCall, write_turns
-from recall_core.tools import ContentStream, ToolCallSplitter, tool_format
+from recall_core.integration import PreparedCall, write_turns
+from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
     MODEL_CONFIG,

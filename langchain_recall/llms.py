@@ -10,8 +10,9 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseLLM
 from langchain_core.language_models.base import LangSmithParams
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
+
 from recall_core import RecallResult
-from recall_core.adapters import PreparedCall, mark_for_recall
+from recall_core.integration import PreparedCall, mark_for_recall
 
 from ._common import (
     MODEL_CONFIG,

@@ -27,6 +27,7 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
+
 from recall_core.memory import MemoryRecord, MemoryStore
 
 #: Metadata the store keeps on each item's memory (values are flat strings, as Chroma wants).

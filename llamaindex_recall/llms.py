@@ -26,8 +26,10 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
+
 from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
-from recall_core.adapters import (
+from recall_core.config import UNMARKED_POLICIES
+from recall_core.integration import (
     CALL_ARGUMENTS,
     PreparedCall,
     RecallAdapterBase,
@@ -36,9 +38,14 @@ from recall_core.adapters import (
     recall_dicts,
     usage_dict,
 )
-from recall_core.config import UNMARKED_POLICIES
-from recall_core.outputs import check_tool_schemas
-from recall_core.tools import ContentStream, ToolCallSplitter, check_tools, chosen_tools, tool_format
+from recall_core.structured.outputs import check_tool_schemas
+from recall_core.structured.tools import (
+    ContentStream,
+    ToolCallSplitter,
+    check_tools,
+    chosen_tools,
+    tool_format,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.tools.types import BaseTool

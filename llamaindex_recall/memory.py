@@ -10,8 +10,9 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
+
 from recall_core import RECALL_TOKEN
-from recall_core.adapters import check_memory_arguments, write_turns
+from recall_core.integration import check_memory_arguments, write_turns
 
 from .llms import THREAD_ID_KEY, USER_ID_KEY, role_name
 

@@ -16,10 +16,11 @@ from typing import Any, TypeVar
 
 import pytest
 from memories import FixedMemory
+from tiny import tiny_model
+
 from recall_core import RecallGenerator
 from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
-from tiny import tiny_model
 
 T = TypeVar("T")
 

@@ -8,9 +8,9 @@ import time
 
 from adapter_helpers import SlowMemory
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from recall_core import RecallConfig, SessionConfig
 
 from langchain_recall import ChatRecall
+from recall_core import RecallConfig, SessionConfig
 
 pytest_plugins = ["adapter_helpers"]  # the generator and store fixtures
 
@@ -184,6 +184,7 @@ def test_a_session_writes_evicted_turns_with_their_date_and_session(generator, s
     """Messages may carry timestamp / session_id / turn_index: the store keeps them with the evicted turn,
     and a later <recall> in the same session brings the turn back."""
     from memories import RAW_TEXT
+
     from recall_core import RecallSession
     from recall_core.memory import MemoryWriter
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from memories import FixedMemory
-from recall_core import RecallConfig, RecallGenerator
-from recall_core.adapters import RecallAdapterBase
 
 from langchain_recall import ChatRecall
 from langchain_recall import RecallLLM as LangChainLLM
 from llamaindex_recall import RecallLLM as LlamaIndexLLM
+from recall_core import RecallConfig, RecallGenerator
+from recall_core.integration import RecallAdapterBase
 
 pytest_plugins = ["adapter_helpers"]  # the generator fixture
 

@@ -17,13 +17,13 @@ from langchain_core.tools import tool
 from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
 from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel, Field
-from recall_core import RecallGenerator
-from recall_core.memory import MemoryStore
-from recall_core.templates import SMOLLM2_TOOLS_TEMPLATE
 from tiny import tiny_model
 
 from langchain_recall import ChatRecall
 from llamaindex_recall import RecallLLM
+from recall_core import RecallGenerator
+from recall_core.memory import MemoryStore
+from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 
 pytest_plugins = ["adapter_helpers"]
 
@@ -215,6 +215,7 @@ def test_create_agent_calls_a_tool_with_a_recalled_fact(past_session):
 )
 def test_function_agent_and_workflow_call_a_tool_with_a_recalled_fact(past_session, tuned):
     from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
+
     from recall_core import RecallGenerator
 
     generator = RecallGenerator.from_pretrained(device="cpu", tuned=tuned)

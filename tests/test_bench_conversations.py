@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import conversations  # noqa: E402
+
 import recall_core.training.conversations as data  # noqa: E402
 
 
@@ -140,6 +141,7 @@ def test_recall_bench_runs_the_script(capfd):
 def test_search_text_scores_each_window_mode_on_a_tiny_run(tmp_path):
     """benchmarks/search_text.py on one generated user with the hash encoder: every mode scored, JSON written."""
     import search_text
+
     from recall_core.memory import HashEncoder
 
     encoder = HashEncoder(64)

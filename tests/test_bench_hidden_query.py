@@ -6,11 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-from recall_core.memory import HashEncoder
-from recall_core.query_head import HeadRecipe, train_query_head
-from recall_core.training.head_texts import composed, head_texts
 from test_bench_locomo import synthetic_locomo
 from tiny import tiny_model
+
+from recall_core.memory import HashEncoder
+from recall_core.training.head import HeadRecipe, train_query_head
+from recall_core.training.head_texts import composed, head_texts
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from recall_core import RecallConfig, RecallGenerator
 from tiny import tiny_model
+
+from recall_core import RecallConfig, RecallGenerator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -275,6 +275,7 @@ def test_cli_help_names_the_benchmark(capfd):
 def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
     """(b) prefills a conversation's history once and crops the cache back after each question."""
     import torch
+
     from recall_core import RecallConfig, RecallGenerator
 
     model, tokenizer = tiny_model("llama")

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from recall_core import RecallGenerator
 from test_bench_locomo import synthetic_locomo
 from tiny import tiny_model
+
+from recall_core import RecallGenerator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

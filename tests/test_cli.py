@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from recall_core.cli import main
 
 
@@ -62,6 +63,7 @@ def test_cli_encoder_option_repairs_a_store_written_with_another_encoder(tmp_pat
     """Item 10: without --encoder, the CLI opened every store with the default encoder, so a store
     written with another one could not be repaired from the command line."""
     from memories import RAW_TEXT
+
     from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 
     path = tmp_path / "m"

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 import torch
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
-from recall_core.loop_tokens import tokenizer_info as _tokenizer_info
 from test_engine_loop import ForceAt
 from tiny import tiny_tokenizer
 from transformers import LogitsProcessorList
 
-CORE = Path(__file__).resolve().parents[1] / "core"
+from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
+from recall_core.tokens import tokenizer_info as _tokenizer_info
+
+CORE = Path(__file__).resolve().parents[1] / "recall_core"
 FACT = "The user's dog is called Biscuit."
 
 
@@ -91,13 +92,13 @@ _PRIVATE_HF = re.compile(r"\b(model|generation_config|gen|cache|past_key_values|
 def test_private_transformers_apis_are_used_in_the_compat_module_only():
     offenders = []
     for path in CORE.rglob("*.py"):
-        if path.name == "transformers_compat.py":
+        if path.name == "hf_compat.py":
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if _PRIVATE_HF.search(line) or re.search(r"from transformers[\w.]* import _", line):
                 offenders.append(f"{path.relative_to(CORE)}:{number}: {line.strip()}")
     assert offenders == []
-    compat = (CORE / "transformers_compat.py").read_text()
+    compat = (CORE / "decoding" / "hf_compat.py").read_text()
     for name in ("_prefill", "_update_model_kwargs_for_generation", "_valid_auto_compile_criteria",
                  "_optimize_model_for_decode", "get_compiled_call"):
         assert name in compat

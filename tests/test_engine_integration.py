@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 from memories import FixedMemory
+
 from recall_core import RecallGenerator, recall_generate
-from recall_core.models import ModelLoadError, default_model_dir, load_model
+from recall_core.models.loading import ModelLoadError, default_model_dir, load_model
 
 pytestmark = pytest.mark.integration
 

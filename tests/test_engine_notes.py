@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
-from recall_core.chat import chat_prompt_ids, last_user_text, mark_recall
-from recall_core.injection import memory_token_ids, note, notes_text
-from recall_core.selection import choose_candidates
+from recall_core.decoding.notes import memory_token_ids, note, notes_text
+from recall_core.decoding.select import choose_candidates
+from recall_core.prompt import chat_prompt_ids, last_user_text, mark_recall
 from recall_core.types import MemoryCandidate, RecallQuery
 
 

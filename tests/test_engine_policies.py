@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 import torch
 from memories import FixedMemory, ListMemory
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallSession
-from recall_core.chat import chat_prompt_ids, decorate
-from recall_core.config import DEFAULT_SYSTEM_PROMPT
-from recall_core.injection import memory_token_ids
-from recall_core.uncertainty import content_ids
 from transformers import LogitsProcessor, LogitsProcessorList
+
+from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallSession
+from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from recall_core.decoding.notes import memory_token_ids
+from recall_core.decoding.triggers import content_ids
+from recall_core.prompt import chat_prompt_ids, decorate
 
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"

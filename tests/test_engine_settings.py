@@ -8,6 +8,7 @@ import threading
 import pytest
 import torch
 from memories import FixedMemory
+
 from recall_core import RecallGenerator
 from recall_core.settings import check_option_names, generation_options, option_value, stop_strings
 

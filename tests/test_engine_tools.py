@@ -13,11 +13,18 @@ import json
 import pytest
 import torch
 from memories import FixedMemory
+from tiny import tiny_model
+
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
-from recall_core.constrained import Constraint, GrammarError, json_schema_grammar, lark_grammar, strict_schema
-from recall_core.models import MEMORY_PAD_TOKEN
-from recall_core.templates import SMOLLM2_TOOLS_TEMPLATE
-from recall_core.tools import (
+from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+from recall_core.structured.constrained import (
+    Constraint,
+    GrammarError,
+    json_schema_grammar,
+    lark_grammar,
+    strict_schema,
+)
+from recall_core.structured.tools import (
     FORMATS,
     ContentStream,
     ToolCallSplitter,
@@ -25,7 +32,7 @@ from recall_core.tools import (
     tool_format,
     tools_system_text,
 )
-from tiny import tiny_model
+from recall_core.tokens import MEMORY_PAD_TOKEN
 
 WEATHER = {
     "type": "function",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
-from recall_core.kv_cache import (
+from tiny import tiny_model
+from transformers import DynamicCache
+
+from recall_core.decoding.hf_compat import cache_kwarg
+from recall_core.kv.cache import (
     NoRotaryEmbeddingError,
     Rotary,
     cache_layers,
@@ -16,9 +20,6 @@ from recall_core.kv_cache import (
     rerotate_span,
     rotary_of,
 )
-from recall_core.transformers_compat import cache_kwarg
-from tiny import tiny_model
-from transformers import DynamicCache
 
 TEXT = "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon."
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 import torch
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, recall_generate
-from recall_core.injection import block_ids, memory_token_ids
-from recall_core.kv_blocks import plan_block, recompute_offsets
-from recall_core.kv_cache import Rotary, cache_length
-from recall_core.kv_inject import _placed, _run_at_once, _run_in_order, _runs
-from recall_core.kv_memories import KVMemories, fetch_blocks
-from recall_core.transformers_compat import cache_kwarg, cache_of
 from tiny import tiny_model
 from transformers import DynamicCache
+
+from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, recall_generate
+from recall_core.decoding.hf_compat import cache_kwarg, cache_of
+from recall_core.decoding.notes import block_ids, memory_token_ids
+from recall_core.kv.blocks import plan_block, recompute_offsets
+from recall_core.kv.cache import Rotary, cache_length
+from recall_core.kv.inject import _placed, _run_at_once, _run_in_order, _runs
+from recall_core.kv.memories import KVMemories, fetch_blocks
 
 PROMPT = "My dog is called"
 FACTS = ("The user's dog is called Biscuit.", "I live in Lisbon and I work as a nurse.")

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
+from tiny import tiny_model
+from transformers import DynamicCache
+
 from recall_core import RecallConfig
-from recall_core.injection import memory_token_ids
-from recall_core.kv_blocks import (
+from recall_core.decoding.hf_compat import cache_kwarg
+from recall_core.decoding.notes import memory_token_ids
+from recall_core.kv.blocks import (
     compute_blocks,
     model_fingerprint,
     plan_block,
@@ -14,12 +18,9 @@ from recall_core.kv_blocks import (
     recompute_offsets,
     system_header_ids,
 )
-from recall_core.kv_cache import Rotary
-from recall_core.kv_memories import BlockKey, KVMemories, KVPrecompute, block_keys, fetch_blocks
-from recall_core.transformers_compat import cache_kwarg
+from recall_core.kv.cache import Rotary
+from recall_core.kv.memories import BlockKey, KVMemories, KVPrecompute, block_keys, fetch_blocks
 from recall_core.types import MemoryCandidate
-from tiny import tiny_model
-from transformers import DynamicCache
 
 DAY = "2024-05-01T10:00:00+00:00"
 MEMORIES = [

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from recall_core import RecallConfig, RecallGenerator
-from recall_core.kv_memories import KVMemories, KVPrecompute
-from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from tiny import tiny_model
+
+from recall_core import RecallConfig, RecallGenerator
+from recall_core.kv.memories import KVMemories, KVPrecompute
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 
 QUESTION = [{"role": "user", "content": "What is my dog called?"}]
 

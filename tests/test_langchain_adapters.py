@@ -13,9 +13,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ChatMessage, Huma
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN, RecallConfig
 
 from langchain_recall import ChatRecall, RecallLLM
+from recall_core import RECALL_TOKEN, RecallConfig
 
 pytest_plugins = ["adapter_helpers"]  # the generator fixture
 

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 from adapter_helpers import HalfDownStore
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN
 
 from langchain_recall import ChatRecall, RecallLLM
+from recall_core import RECALL_TOKEN
 
 pytest_plugins = ["adapter_helpers"]  # the generator and store fixtures
 

@@ -15,12 +15,12 @@ import uuid
 import pytest
 from langgraph.store.base import InvalidNamespaceError
 from langgraph.store.memory import InMemoryStore
-from recall_core import RecallGenerator
-from recall_core.memory import HashEncoder, MemoryStore
-from recall_core.memory.chroma_server import ChromaServer
 from tiny import tiny_model
 
 from langchain_recall import RecallStore
+from recall_core import RecallGenerator
+from recall_core.memory import HashEncoder, MemoryStore
+from recall_core.memory.chroma_server import ChromaServer
 
 BACKENDS = ["local", pytest.param("server", marks=pytest.mark.server)]
 

@@ -15,9 +15,9 @@ from llama_index.core.instrumentation.events.llm import (
 )
 from llama_index.core.prompts import PromptTemplate
 from memories import FixedMemory
-from recall_core import RECALL_TOKEN
 
 from llamaindex_recall import RecallLLM
+from recall_core import RECALL_TOKEN
 
 pytest_plugins = ["adapter_helpers"]  # the generator and events fixtures
 

@@ -11,11 +11,11 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
 from llama_index.core.memory import Memory
-from recall_core import RECALL_TOKEN
-from recall_core.config import DEFAULT_SYSTEM_PROMPT
 
 from langchain_recall import ChatRecall
 from llamaindex_recall import RecallLLM, RecallMemoryBlock
+from recall_core import RECALL_TOKEN
+from recall_core.config import DEFAULT_SYSTEM_PROMPT
 
 pytest_plugins = ["adapter_helpers"]  # the generator, store and events fixtures
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.memory import (
     DEFAULT_ENCODER_NAME,
     HashEncoder,

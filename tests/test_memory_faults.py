@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.cli import main
 from recall_core.memory import (
     HashEncoder,
@@ -40,7 +41,7 @@ from recall_core.memory import (
     repair,
 )
 from recall_core.memory.chroma_server import ChromaServer
-from recall_core.memory.probe import probe_collections
+from recall_core.memory.upkeep.probe import probe_collections
 
 DIM = 32
 

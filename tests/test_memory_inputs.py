@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.memory import (
     EncoderMismatchError,
     HashEncoder,

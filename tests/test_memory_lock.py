@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from recall_core.memory import HashEncoder, MemoryLockedError, MemoryStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.memory import (
     HashEncoder,
     MemoryStore,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import RecallQuery

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.memory.composition import WINDOW_WORDS, day_label
 from recall_core.memory.journal import Journal

@@ -24,6 +24,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from memories import RAW_TEXT
+
 from recall_core.memory import (
     HashEncoder,
     MemoryIndexWarning,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from memories import RAW_TEXT
+
 from recall_core.memory import HashEncoder, JournalRow, MemoryStore, MemoryWriter, collection_name, doctor
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -6,20 +6,19 @@ import numpy as np
 import pytest
 import torch
 from memories import RAW_TEXT, FixedMemory
+from tiny import tiny_model
+
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, load_model, recall_generate
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
-from recall_core.query_head import (
-    HEAD_FILE,
-    META_FILE,
+from recall_core.models.query_head import HEAD_FILE, META_FILE, RecallQueryHead
+from recall_core.training.head import (
     HeadRecipe,
-    RecallQueryHead,
     fit_head,
     recall_features,
     recall_prompt_ids,
     train_query_head,
 )
 from recall_core.types import RecallQuery
-from tiny import tiny_model
 
 TEXTS = [
     "My dog is called Biscuit.", "I live in Lisbon.", "What is my name?", "Where do I live?",

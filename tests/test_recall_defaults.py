@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage
-from recall_core import RecallGenerator
-from recall_core.memory import MemoryStore
 
 from langchain_recall import ChatRecall
+from recall_core import RecallGenerator
+from recall_core.memory import MemoryStore
 
 pytestmark = pytest.mark.integration
 
@@ -82,7 +82,7 @@ def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
 
 
 def test_the_default_model_is_recall_tuned_and_tuned_false_is_the_release(smollm, smollm_plain) -> None:
-    from recall_core.models import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
+    from recall_core.models.loading import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
 
     tuned, plain = smollm[0], smollm_plain[0]
     assert (DEFAULT_ADAPTER / "adapter_model.safetensors").stat().st_size < 8 << 20  # a few MB

@@ -10,13 +10,14 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memories import FixedMemory, ListMemory
-from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
-from recall_core.chat import decorate
-from recall_core.injection import memory_token_ids
-from recall_core.kv_cache import NoRotaryEmbeddingError
-from recall_core.transformers_compat import cache_kwarg
 from tiny import tiny_model
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
+
+from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
+from recall_core.decoding.hf_compat import cache_kwarg
+from recall_core.decoding.notes import memory_token_ids
+from recall_core.kv.cache import NoRotaryEmbeddingError
+from recall_core.prompt import decorate
 
 SYSTEM = {"role": "system", "content": "You are kind."}
 USER_TURNS = [

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from recall_core.session_evict import choose_eviction, sink_count
-from recall_core.session_text import Message, Part, Unit
+
+from recall_core.session.evict import choose_eviction, sink_count
+from recall_core.session.units import Message, Part, Unit
 
 
 def unit(index: int, role: str | None, length: int, pending: bool = False) -> Unit:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 
 import torch
-from recall_core.models import add_recall_tokens
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import (
     GPT2Config,
@@ -16,6 +15,8 @@ from transformers import (
     Qwen2Config,
     Qwen2ForCausalLM,
 )
+
+from recall_core.tokens import add_recall_tokens
 
 CHAT_TEMPLATE = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"

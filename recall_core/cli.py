@@ -1,0 +1,393 @@
+"""The ``recall`` command line: ask, chat, remember, ingest, forget, doctor, demo, train-head.
+
+Run ``recall --help`` or ``recall COMMAND --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+#: The scripts of benchmarks/ that `recall bench NAME` runs.
+BENCHMARKS = ("conversations", "locomo", "retrieval_methods", "memory", "decode_overhead", "recall_placement")
+DEMO_USER = "ada"
+DEMO_OTHER_USER = "bob"
+DEMO_CONVERSATION = [
+    ("user", "Hi! I just adopted a beagle puppy. I named him Zorblax."),
+    ("assistant", "Zorblax is a great name for a beagle! Congratulations."),
+    ("user", "I work as a lighthouse keeper on the island of Berlenga."),
+    ("assistant", "That sounds peaceful. Do you live at the lighthouse?"),
+    ("user", "My sister Ana's birthday is on the 14th of March."),
+    ("assistant", "I'll remember that Ana's birthday is on 14 March."),
+]
+DEMO_QUESTIONS = [
+    "What is the name of my dog?",
+    "Where do I work?",
+    "When is my sister's birthday?",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # A crash in native code (a damaged index file the checks missed) prints where it happened
+    # instead of ending the process without a word.
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "home", None):
+        os.environ["RECALL_HOME"] = str(Path(args.home).expanduser())
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError, RuntimeError) as error:
+        print(f"recall: error: {error}", file=sys.stderr)
+        return 2
+
+
+# ---------------------------------------------------------------------- arguments
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="recall", description="A local LM with a long-term memory it recalls mid-generation.")
+    parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME or the user cache)")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(run=run)
+        return sub
+
+    ask = command("ask", _ask, "answer one question, recalling the user's memories")
+    ask.add_argument("question")
+    _model_arguments(ask)
+    _store_arguments(ask)
+
+    chat = command("chat", _chat, "interactive chat; shows where memories are injected and remembers every exchange")
+    _model_arguments(chat)
+    _store_arguments(chat)
+    chat.add_argument("--no-write", action="store_true", help="do not write the exchanges into memory")
+    chat.add_argument("--session", default=None, help="session id for the written turns")
+
+    remember = command("remember", _remember, "write one turn into a user's memory")
+    remember.add_argument("text")
+    remember.add_argument("--role", default="user", choices=["user", "assistant", "system"])
+    remember.add_argument("--session", default=None)
+    _store_arguments(remember)
+
+    ingest = command("ingest", _ingest, "write a JSONL or LoCoMo-style JSON file into memory")
+    ingest.add_argument("file")
+    _store_arguments(ingest, user_required=False)
+
+    forget = command("forget", _forget, "delete every memory of a user")
+    _store_arguments(forget)
+
+    doctor = command("doctor", _doctor, "check the index against the journal (the source of truth)")
+    doctor.add_argument("--repair", action="store_true",
+                        help="index what is missing, finish interrupted deletes, rebuild damaged users")
+    doctor.add_argument("--no-probe", action="store_true",
+                        help="local store: do not read each collection in a child process (the file check still runs)")
+    doctor.add_argument("--prune-extra", action="store_true", default=None,
+                        help="with --repair, also delete what the index has and the journal lacks "
+                             "(the default on a local store; on a server other clients may have written it)")
+    _store_arguments(doctor, user_required=False, with_user=False)
+
+    rebuild = command("rebuild-index", _rebuild, "rebuild the Chroma index from the journal")
+    rebuild.add_argument("--reencode", action="store_true", help="embed again instead of reusing journaled vectors")
+    rebuild.add_argument("--fresh", action="store_true",
+                         help="start from an empty index folder (a local index too damaged to open)")
+    _store_arguments(rebuild, user_required=False, with_user=False)
+
+    fetch = command("fetch-models", _fetch_models, "fetch and convert the embedded default models (offline afterwards)")
+    fetch.set_defaults(run=_fetch_models)
+
+    demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
+    _model_arguments(demo)
+
+    train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
+    from recall_core.training.command import add_arguments as train_arguments
+
+    train_arguments(train)
+
+    bench = command("bench", _bench, "run a benchmark of a source checkout (conversations, locomo, ...)")
+    bench.add_argument("name", choices=BENCHMARKS)
+    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark (see its --help)")
+
+    head = command("train-head", _train_head,
+                   "train a model's hidden query head (<recall> hidden state -> the memory encoder's space)")  # fmt: skip
+    head.add_argument("--model", default=None, help="model folder or HF id (default: the embedded SmolLM2-135M-Instruct)")
+    head.add_argument("--out", default=None, help="folder to save the head in (default: the model's folder, where "
+                      "loading the model finds it)")  # fmt: skip
+    head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
+    head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
+    head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
+    head.add_argument("--vocabulary-texts", type=int, default=16000,
+                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000: LoCoMo hit@5 0.80 of the text query's vs 0.75 with 4000, BENCHMARKS.md)")  # fmt: skip
+    return parser
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None, help="HF model id or folder (default: embedded SmolLM2-135M-Instruct)")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1... (default: cuda if available)")
+    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--temperature", type=float, default=0.0, help="0 for greedy decoding")
+    parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
+    parser.add_argument("--inject-mode", choices=["tokens", "kv", "vector"], default="tokens")
+    parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
+
+
+def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True, with_user: bool = True) -> None:
+    if with_user:
+        parser.add_argument("--user", required=user_required, default=None if not user_required else None,
+                            help="whose memory to use")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--store", default=None, help="embedded store folder (default: $RECALL_HOME/memory)")
+    where.add_argument("--server", default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                        help="HTTP header for the server, e.g. a proxy token (repeatable)")
+    parser.add_argument("--encoder", default=None, metavar="NAME_OR_PATH",
+                        help="sentence encoder of the memories: a sentence-transformers name or folder, or hash-N "
+                             "(default: the packaged all-MiniLM-L6-v2); must be the one they were written with")
+    parser.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
+                        help="with --server: seconds before a request to the server is given up (default 30)")
+
+
+# ---------------------------------------------------------------------- helpers
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from recall_core.memory import MemoryStore
+
+    if args.server:
+        host, _, port = args.server.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--server must look like HOST:PORT, got {args.server!r}")
+        headers = dict(_split_header(h) for h in args.header)
+        return MemoryStore.server(host=host, port=int(port), headers=headers or None, encoder=args.encoder,
+                                  timeout=args.timeout)  # fmt: skip
+    return MemoryStore.local(args.store, encoder=args.encoder)
+
+
+def _split_header(header: str) -> tuple[str, str]:
+    name, sep, value = header.partition(":")
+    if not sep or not name.strip():
+        raise ValueError(f"--header must look like NAME:VALUE, got {header!r}")
+    return name.strip(), value.strip()
+
+
+def _generator(args: argparse.Namespace, memory: Any) -> Any:
+    from recall_core.config import RecallConfig
+    from recall_core.generator import RecallGenerator
+
+    config = RecallConfig(query_mode=args.query_mode, inject_mode=args.inject_mode)
+    gen = RecallGenerator.from_pretrained(args.model, memory=memory, config=config, device=args.device)
+    gen.generation_defaults.update(max_new_tokens=args.max_new_tokens, do_sample=args.temperature > 0)
+    if args.temperature > 0:
+        gen.generation_defaults["temperature"] = args.temperature
+    return gen
+
+
+def format_recalls(recalls: Sequence[Any]) -> str:
+    """One line per ``<recall>``: what was injected where, or why nothing was."""
+    lines = []
+    for recall in recalls:
+        if recall.injected:
+            scores = ", ".join(f"{score:.2f}" for _, score in recall.memories) or f"{recall.score:.2f}"
+            lines.append(f"  [recall @{recall.position}, {recall.length} tokens, {len(recall.memories) or 1} memories "
+                         f"(scores {scores})]  (query: {recall.query!r})")
+            lines.extend(f"    {line}" for line in recall.text.splitlines())
+        elif recall.length:
+            lines.append(f"  [recall @{recall.position}: {recall.reason}, the empty notes injected "
+                         f"({recall.length} tokens: {recall.text!r})]  (query: {recall.query!r})")
+        else:
+            lines.append(f"  [recall @{recall.position}: nothing injected, {recall.reason}]  (query: {recall.query!r})")
+    return "\n".join(lines) if lines else "  [no <recall> in this turn]"
+
+
+# ---------------------------------------------------------------------- commands
+def _train(args: argparse.Namespace) -> int:
+    from recall_core.training.command import run
+
+    return run(args)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        memory = None if args.no_memory else store.for_user(args.user)
+        result = _generator(args, memory).generate([{"role": "user", "content": args.question}])
+    print(result.text)
+    print(format_recalls(result.recalls), file=sys.stderr)
+    return 0
+
+
+def _chat(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        memory = store.for_user(args.user)
+        gen = _generator(args, None if args.no_memory else memory)
+        writer = store.writer
+        history: list[dict[str, str]] = []
+        print(f"Chatting as {args.user!r} with memory in {store.location}. Empty line or Ctrl-D to quit.")
+        while True:
+            try:
+                line = input("you> ").strip()
+            except EOFError:
+                break
+            if not line:
+                break
+            history.append({"role": "user", "content": line})
+            print("bot> ", end="", flush=True)
+            stream = gen.stream(history)
+            for piece in stream:
+                print(piece, end="", flush=True)
+            print()
+            result = stream.result
+            print(format_recalls(result.recalls))
+            history.append({"role": "assistant", "content": result.text})
+            if not args.no_write:
+                writer.add_turns([
+                    {"user_id": args.user, "role": "user", "content": line, "session_id": args.session},
+                    {"user_id": args.user, "role": "assistant", "content": result.text or "(no answer)",
+                     "session_id": args.session},
+                ])
+    return 0
+
+
+def _remember(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        ids = store.writer.add_turn(args.user, args.role, args.text, session_id=args.session)
+    print(f"remembered {len(ids)} memor{'y' if len(ids) == 1 else 'ies'} for {args.user!r}: {', '.join(ids)}")
+    return 0
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        report = store.writer.ingest(args.file, user_id=args.user)
+    print(report)
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        count = store.for_user(args.user).forget()
+    print(f"forgot {count} memories of {args.user!r}")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from recall_core.memory import doctor, repair
+
+    with _open_store(args) as store:
+        report = doctor(store, probe=not args.no_probe)
+        print(report.summary())
+        if args.repair and not report.ok:
+            print(repair(store, report, prune_extra=args.prune_extra, progress=True))
+            report = doctor(store)
+            print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    from recall_core.memory import rebuild_index
+
+    with _open_store(args) as store:
+        print(rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True))
+    return 0
+
+
+def _fetch_models(args: argparse.Namespace) -> int:
+    from recall_core.memory import default_encoder
+    from recall_core.models.loading import default_model_dir, tuned_model_dir
+
+    print(f"language model: {default_model_dir()}")
+    print(f"recall-tuned: {tuned_model_dir() or 'no adapter ships with this install'}")  # merged once, here
+    encoder = default_encoder()
+    print(f"sentence encoder: {encoder.name} ({encoder.dimension} dimensions)")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from recall_core.memory import MemoryStore
+
+    folder = Path(tempfile.mkdtemp(prefix="recall-demo-"))
+    # The first session happened a week ago, as it would for a chatbot's returning user: each
+    # note carries its day, and a note dated today would read as the answer to "When ...?".
+    last_week = (datetime.now(timezone.utc) - timedelta(days=7)).replace(microsecond=0).isoformat()
+    print(f"== Session 1, a week ago: {DEMO_USER} talks; every turn goes into the memory at {folder}")
+    with MemoryStore.local(folder) as store:
+        store.writer.add_turns(
+            [{"user_id": DEMO_USER, "role": role, "content": text, "session_id": "s1", "turn_index": i,
+              "timestamp": last_week}
+             for i, (role, text) in enumerate(DEMO_CONVERSATION)]
+        )
+        for role, text in DEMO_CONVERSATION:
+            print(f"  {role:>9}: {text}")
+    print("\n== Session 2: a fresh process state, the store reopened from disk; questions answered through recall")
+    with MemoryStore.local(folder) as store:
+        gen = _generator(args, store.for_user(DEMO_USER))
+        for question in DEMO_QUESTIONS:
+            result = gen.generate([{"role": "user", "content": question}])
+            print(f"\n{DEMO_USER}> {question}\nbot> {result.text}")
+            print(format_recalls(result.recalls))
+            print(f"  usage: {result.usage.prompt_tokens} prompt + {result.usage.injected_tokens} injected "
+                  f"+ {result.usage.generated_tokens} generated tokens")
+        print(f"\n== {DEMO_OTHER_USER} asks the same first question: {DEMO_USER}'s memories are not reachable")
+        other = gen.generate([{"role": "user", "content": DEMO_QUESTIONS[0]}], memory=store.for_user(DEMO_OTHER_USER))
+        print(f"{DEMO_OTHER_USER}> {DEMO_QUESTIONS[0]}\nbot> {other.text}")
+        print(format_recalls(other.recalls))
+    return 0
+
+
+def _train_head(args: argparse.Namespace) -> int:
+    from recall_core.memory.encoders import load_encoder
+    from recall_core.models.loading import load_model
+    from recall_core.models.query_head import model_folder
+    from recall_core.training.head import train_query_head
+    from recall_core.training.head_texts import head_texts
+
+    if not args.out and args.model is not None and model_folder(args.model) is None:
+        raise ValueError(f"--out is needed: {args.model!r} is not a local folder to save the head beside")
+    model, tokenizer = load_model(args.model, device=args.device)
+    out = Path(args.out).expanduser() if args.out else model_folder(args.model, model)
+    encoder = load_encoder(args.encoder)
+    if args.vocabulary_texts < 0:
+        raise ValueError(f"--vocabulary-texts must be >= 0, got {args.vocabulary_texts}")
+    texts, counts = head_texts(args.seed, vocabulary_n=args.vocabulary_texts)
+    print(f"training texts: {len(texts)} ({', '.join(f'{k} {v}' for k, v in counts.items())})", flush=True)
+    head = train_query_head(model, tokenizer, encoder, texts, seed=args.seed, progress=True,
+                            data={"source": "recall_core.training.head_texts.head_texts", "seed": args.seed,
+                                  "vocabulary_n": args.vocabulary_texts, **counts})  # fmt: skip
+    head.save(out)
+    recipe = head.meta.recipe
+    print(f"saved the query head in {out} (layers {head.meta.layers}, loss {recipe['loss_first']} -> {recipe['loss_last']})")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    """Run ``benchmarks/NAME.py`` of a source checkout in a process of its own (its exit code is ours).
+
+    The benchmarks are scripts beside the package, not part of it: the engine never imports them.
+    """
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{args.name}.py"
+    if not script.is_file():
+        raise OSError(f"{script} is not there: `recall bench` runs from a source checkout (the benchmarks/ folder)")
+    return subprocess.call([sys.executable, str(script), *args.rest])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

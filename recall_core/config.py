@@ -1,0 +1,249 @@
+"""`RecallConfig`: every knob of the recall loop, checked when it is made."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal, get_args
+
+from recall_core.settings import RANGES, Range, in_range, int_at_least, one_of
+from recall_core.types import QueryMode
+
+InjectMode = Literal["tokens", "vector", "kv"]
+KVPrefix = Literal["shared", "none"]
+OnMemoryError = Literal["warn", "raise"]
+RecallPolicy = Literal["auto", "explicit", "model", "uncertainty"]
+#: Policies under which no marker is placed: the loop recalls when the model asks (its own
+#: ``<recall>``) or when it is unsure.
+UNMARKED_POLICIES = frozenset({"model", "uncertainty"})
+RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
+NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
+
+#: The block injected at a ``<recall>`` in ``tokens`` mode: ``{text}`` is the notes, one per line.
+#: It carries its own instruction (LangChain's RAG wording), so it reads the same in a system
+#: message of the caller's or in recall's own. Chosen on the dev conversations
+#: (benchmarks/conversations_tune.py): with the instruction the 135M model answered 27-35 of 68
+#: facts, without it 11; notes written as the start of its own reply, 8.
+DEFAULT_TEMPLATE = (
+    "Use the following notes from past conversations with the user to answer the question. If you don't know "
+    "the answer, say that you don't know. Keep the answer concise.\n\nNotes, newest first:\n{text}\n"
+)
+#: One note: a memory's text with the day it was said (``{date}``) and who said it (``{speaker}``:
+#: the speaker's name when the memory has one, else its role); a memory without them is ``{text}``
+#: alone. Also ``{role}`` (the raw role).
+DEFAULT_NOTE_TEMPLATE = "[{date}] {speaker}: {text}"
+#: The system message put around the notes with ``recall_position="system"`` when the
+#: conversation has none of its own.
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+NOTE_FIELDS = ("text", "date", "speaker", "role")
+_COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
+_POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """How the loop searches, chooses and injects memories at ``<recall>``.
+
+    Args:
+        query_mode: ``"text"`` encodes the text before ``<recall>`` with the memory's
+            sentence encoder (default, works untrained); ``"hidden"`` compares the
+            ``<recall>`` hidden state with LM-space keys written by the memory writer.
+        query_window: ``None`` uses the current turn (for a chat prompt, the last user
+            message; else the text after the last special token before ``<recall>``); an int
+            uses the last N tokens instead.
+        inject_mode: ``"tokens"`` injects the notes' token embeddings wrapped in
+            ``template`` (default); ``"kv"`` injects the same block from precomputed keys and
+            values (each note's KV computed once, re-rotated to where it lands, only a few
+            tokens computed at the recall: see :mod:`recall_core.kv.inject`; models without
+            rotary positions fall back to ``"tokens"`` and the trace says so); ``"vector"``
+            injects one embedding per memory (experimental: useful only with a trained projector).
+        template: format string with ``{text}`` (the notes, one per line), used by ``"tokens"`` mode.
+        note_template: format string of one note, with ``{text}`` and optionally ``{date}``
+            (the day the memory was said), ``{speaker}`` (who said it) and ``{role}``.
+        memories: most memories injected at one ``<recall>``, as one block. Duplicates (the
+            same text, or memories whose text covers the same turns) are injected once. Two
+            answered more facts than four for the 135M default, at fewer tokens (BENCHMARKS.md).
+        order: ``"newest_first"`` lists the chosen notes newest first, so the current version
+            of a fact that changed is read first; ``"oldest_first"`` in the order they were
+            said; ``"relevance"`` best first.
+        top_k: how many candidates to fetch and choose among.
+        temperature: temperature of the choice among candidates' scores; 0 picks the best.
+        top_p: nucleus cut over the candidates' softmax, in (0, 1].
+        min_score: candidates whose cosine score is below this are never injected.
+        max_recalls: most recalls in one generation call; further ``<recall>`` tokens are
+            left as they are and the model is kept from emitting more.
+        max_memory_tokens: a memory longer than this (in tokens) is cut.
+        on_memory_error: ``"warn"`` goes on without recall (the trace says why);
+            ``"raise"`` raises.
+        recall_policy: who decides when to recall. ``"auto"`` (chat prompts): ``<recall>`` goes
+            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers.
+            ``"model"``: no marker is placed; the model's own ``<recall>`` triggers a recall, at
+            the start of its reply or mid-answer (a recall-tuned model emits it). ``"uncertainty"``
+            (an untrained baseline for any model, FLARE/DRAGIN-style): no marker is placed; before
+            a token is sampled, when the next-token distribution's entropy exceeds
+            ``uncertainty_threshold`` and its most likely token is a content token (a word or
+            number, not punctuation or a special token), the loop writes ``<recall>`` there
+            instead, recalls, and samples the token from the logits after the memory. It fires
+            only while there is a memory and recalls are left, and never under a constraint
+            (forced tool calls, ``response_format``); a recall that injects nothing is taken
+            back, as if it never fired. With ``"model"`` and ``"uncertainty"`` a chat prompt
+            gets a system message of ``system_prompt`` when it has none (the prompt the recall
+            tuning trains on), and a generated ``<recall>`` searches with the last user message
+            followed by what the reply has said so far.
+        recall_position: with ``recall_policy="auto"``: ``"system"`` (at the end of the
+            system message, one made of ``system_prompt`` if there is none), ``"user_start"``
+            (before the last user message's words), ``"user_end"`` (after them), or
+            ``"assistant_start"`` (right after the assistant header). In every position the
+            query is the last user message.
+        system_prompt: the system message made for ``recall_position="system"`` (and for the
+            ``"model"`` and ``"uncertainty"`` policies) when the conversation has none.
+        uncertainty_threshold: ``recall_policy="uncertainty"``: entropy (nats) of the next-token
+            distribution, after the logits processors, above which the loop recalls. Default
+            3.0: on the 135M default's greedy replies (48 tokens) to 24 memory questions and 24
+            held-out general prompts, the highest threshold (in steps of 0.25) at which every
+            memory question recalls within its first 8 tokens, before the answer states the fact (88%
+            at the first token). The untrained model's entropy does not tell the two kinds apart:
+            above 3.0 are 18% of the content tokens of memory answers and 25% of general ones,
+            and 92% of general prompts fire within 8 tokens too (``benchmarks/recall_trigger.py
+            --profile``; BENCHMARKS.md). Teaching the model to ask is ``"model"``.
+        kv_prefix: ``inject_mode="kv"`` only: what each piece of the block is computed after.
+            ``"shared"``: a fixed prefix whose keys and values are then dropped: the chat
+            template's system-message header (else the BOS token), and for a note also the
+            template's text before ``{text}`` (its instruction), so a note's first token is not
+            an attention sink of its own and has read what the notes are (APE's shared prefix);
+            ``"none"``: each piece alone, from position 0 (Block-attention).
+        kv_recompute: ``inject_mode="kv"`` only: how many tokens at the start of each piece
+            of the block (the template's text, each note, the line breaks between notes) are
+            computed again at the recall, attending to the whole context (EPIC); the block's
+            last token always is (its logits give the next token). ``"all"`` computes every
+            token: exactly ``"tokens"`` mode, with no saving. Default 0: on the dev
+            conversations recomputing 2 or 8 tokens per piece answered no more facts than 0
+            (21, 22 and 23 of 68; BENCHMARKS.md, "KV memories").
+        empty_notes: what the notes say when a ``<recall>`` the model generated itself finds
+            nothing (no memory, nothing above ``min_score``, a memory error): the template is
+            injected around it (in ``"tokens"`` mode, whatever ``inject_mode`` says) so the model
+            reads that it has no note and can say it does not know. The recall-tuned default
+            does ("I don't know."); left at its bare ``<recall>`` it went on with text that
+            made no sense ("am!am!am!") for a new user's personal question (BENCHMARKS.md,
+            "A recall that finds nothing"). ``None`` injects nothing there. Prompt markers and
+            the uncertainty trigger's markers are taken back instead, as before, and a
+            generation without a memory stays plain ``generate()``.
+    """
+
+    query_mode: QueryMode = "text"
+    query_window: int | None = None
+    inject_mode: InjectMode = "tokens"
+    template: str = DEFAULT_TEMPLATE
+    note_template: str = DEFAULT_NOTE_TEMPLATE
+    memories: int = 2
+    order: NoteOrder = "newest_first"
+    top_k: int = 8
+    temperature: float = 0.0
+    top_p: float = 1.0
+    min_score: float = 0.2
+    max_recalls: int = 4
+    max_memory_tokens: int = 256
+    on_memory_error: OnMemoryError = "warn"
+    recall_policy: RecallPolicy = "auto"
+    recall_position: RecallPosition = "system"
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    kv_prefix: KVPrefix = "shared"
+    kv_recompute: int | Literal["all"] = 0
+    uncertainty_threshold: float = 3.0
+    empty_notes: str | None = "(none)"
+
+    def __post_init__(self) -> None:
+        one_of("query_mode", self.query_mode, get_args(QueryMode))
+        one_of("inject_mode", self.inject_mode, get_args(InjectMode))
+        one_of("on_memory_error", self.on_memory_error, get_args(OnMemoryError))
+        one_of("recall_policy", self.recall_policy, get_args(RecallPolicy))
+        one_of("recall_position", self.recall_position, get_args(RecallPosition))
+        one_of("order", self.order, get_args(NoteOrder))
+        one_of("kv_prefix", self.kv_prefix, get_args(KVPrefix))
+        if self.kv_recompute != "all":
+            try:
+                int_at_least("kv_recompute", self.kv_recompute, 0)
+            except ValueError:
+                raise ValueError(f"kv_recompute must be an int >= 0 or 'all', got {self.kv_recompute!r}") from None
+        if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
+            raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
+        _check_template("template", self.template, ("text",))
+        _check_template("note_template", self.note_template, NOTE_FIELDS)
+        if self.empty_notes is not None and not isinstance(self.empty_notes, str):
+            raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
+        if not isinstance(self.system_prompt, str):
+            raise ValueError(f"system_prompt must be a string, got {self.system_prompt!r}")
+        int_at_least("top_k", self.top_k, 1)
+        int_at_least("memories", self.memories, 1)
+        int_at_least("max_recalls", self.max_recalls, 0)
+        int_at_least("max_memory_tokens", self.max_memory_tokens, 1)
+        in_range("temperature", self.temperature, RANGES["temperature"])  # same ranges as sampling
+        in_range("top_p", self.top_p, RANGES["top_p"])
+        in_range("min_score", self.min_score, _COSINE)
+        in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
+
+    def replace(self, **changes: Any) -> RecallConfig:
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _check_template(name: str, template: object, fields: tuple[str, ...]) -> None:
+    """``template`` is a format string with ``{text}`` and no field outside ``fields``."""
+    if not isinstance(template, str) or "{text}" not in template:
+        raise ValueError(f"{name} must be a string containing '{{text}}', got {template!r}")
+    try:
+        template.format(**{f: "" for f in fields})
+    except (KeyError, IndexError, ValueError) as error:
+        allowed = ", ".join("{" + f + "}" for f in fields)
+        raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
+
+SessionPositions = Literal["shift", "keep"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How a :class:`~recall_core.RecallSession` keeps its KV cache, and how many sessions an adapter keeps.
+
+    Args:
+        max_cache_tokens: most positions one session's cache holds between turns (``None``:
+            no bound, up to the model's context window). Before a turn, whole old exchanges are
+            evicted (oldest first, a user turn with its replies together) until the cache, the
+            new messages and ``max_new_tokens`` fit; memories injected during the reply may
+            take it past the bound until the reply ends, when old exchanges are evicted again.
+            Needs a model with rotary embeddings (RoPE).
+        sink_tokens: the first positions that are never evicted (StreamingLLM's attention
+            sinks), rounded up to whole messages and to the next user turn, so the system
+            message and the start of the conversation always stay.
+        positions: after an eviction, ``"shift"`` re-assigns positions inside the cache (the
+            kept keys are re-rotated to close the gap, as StreamingLLM does), ``"keep"`` lets
+            every token keep the position it was computed at, so positions grow past the
+            trained window (seed 003's reading). Measured in BENCHMARKS.md.
+        max_sessions: adapters keep at most this many sessions (least recently used go first).
+        max_bytes: adapters keep sessions whose caches hold at most this many bytes in all
+            (``None``: no bound).
+    """
+
+    max_cache_tokens: int | None = None
+    sink_tokens: int = 4
+    positions: SessionPositions = "shift"
+    max_sessions: int = 16
+    max_bytes: int | None = 1 << 30
+
+    def __post_init__(self) -> None:
+        int_at_least("sink_tokens", self.sink_tokens, 0)
+        if self.max_cache_tokens is not None:
+            int_at_least("max_cache_tokens", self.max_cache_tokens, 2)
+            if self.max_cache_tokens <= self.sink_tokens:
+                raise ValueError(
+                    f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
+                )
+        one_of("positions", self.positions, get_args(SessionPositions))
+        int_at_least("max_sessions", self.max_sessions, 0)
+        if self.max_bytes is not None:
+            int_at_least("max_bytes", self.max_bytes, 1)
+
+    def replace(self, **changes: Any) -> SessionConfig:
+        """A copy with ``changes`` applied (and checked)."""
+        return replace(self, **changes)

@@ -1,0 +1,594 @@
+"""The recall decode loop: a ``custom_generate`` callable for ``model.generate()``.
+
+``model.generate(input_ids, custom_generate=recall_generate, memory=..., recall_config=...,
+recall_tokenizer=tokenizer)`` lets transformers prepare everything it does well (generation
+config, logits processors and warpers, stopping criteria, the cache) and hands the decoding to
+this loop, which follows ``GenerationMixin._sample`` step for step and adds only recall:
+
+* when the last input of a forward pass is ``<recall>`` (in the prompt, generated, written
+  by the model as the literal text ``<recall>``, or written by the loop itself before an
+  uncertain token under ``recall_policy="uncertainty"``), the loop builds a query, searches the memory,
+  chooses a candidate and runs one more forward pass with the memory as ``inputs_embeds`` on
+  the same KV cache (with ``inject_mode="kv"`` the memory's precomputed keys and values are
+  spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv.inject`);
+* ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
+  equals the cache length, and positions / attention mask grow by the same amount;
+* the next token is sampled from the logits of the memory forward pass (seed 001, step 5).
+
+With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
+and so returns the same tokens (greedy, or sampling under the same seed).
+
+transformers 5.23 does not pass ``streamer=`` or ``tokenizer=`` on to a callable
+``custom_generate``, so this loop takes them as ``recall_streamer`` and ``recall_tokenizer``;
+stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    MinLengthLogitsProcessor,
+    MinNewTokensLengthLogitsProcessor,
+)
+from transformers.generation.stopping_criteria import MaxLengthCriteria, StoppingCriteriaList
+from transformers.generation.utils import GenerateDecoderOnlyOutput
+
+from recall_core.config import RecallConfig
+from recall_core.decoding.hf_compat import (
+    CACHE_KEY,
+    cache_kwarg,
+    cache_of,
+    croppable,
+    decode_context,
+    decode_forward,
+    prefill,
+    update_model_kwargs,
+)
+from recall_core.decoding.notes import memory_embeddings, note_lines
+from recall_core.decoding.select import NO_MEMORY, choose_candidates
+from recall_core.decoding.triggers import UncertaintyTrigger
+from recall_core.kv.blocks import plan_block
+from recall_core.kv.cache import cache_length
+from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
+from recall_core.kv.memories import KVMemories, default_kv_memories
+from recall_core.models.query_head import RecallQueryHead
+from recall_core.structured.constrained import ConstrainedLogitsProcessor
+from recall_core.tokens import recall_token_ids, tokenizer_info
+from recall_core.types import Memory, Recall, RecallQuery
+
+logger = logging.getLogger(__name__)
+MAX_RECALLS_REACHED = "max_recalls reached"
+LITERAL_TRIGGER = "<recall>"
+_ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
+_KV_FALLBACK_WARNED: set[str] = set()
+
+
+@dataclass
+class RecallGenerateOutput(GenerateDecoderOnlyOutput):
+    """``GenerateDecoderOnlyOutput`` plus the recall trace.
+
+    Attributes:
+        recalls: every ``<recall>`` event, in order.
+        generated_start: index in ``sequences`` of the first generated token: the prompt,
+            plus what was injected inside it, minus prompt markers that were dropped.
+    """
+
+    recalls: list[Recall] | None = None
+    generated_start: int | None = None
+
+
+def recall_generate(
+    model: Any,
+    input_ids: torch.LongTensor,
+    logits_processor: LogitsProcessorList,
+    stopping_criteria: StoppingCriteriaList,
+    generation_config: Any,
+    synced_gpus: bool = False,
+    streamer: Any = None,
+    memory: Memory | None = None,
+    recall_config: RecallConfig | None = None,
+    recall_tokenizer: Any = None,
+    recall_streamer: Any = None,
+    recall_trace: list[Recall] | None = None,
+    recall_callback: Callable[[Recall], None] | None = None,
+    recall_query: str | None = None,
+    recall_kv_memories: KVMemories | None = None,
+    recall_query_head: RecallQueryHead | None = None,
+    **model_kwargs: Any,
+) -> torch.LongTensor | RecallGenerateOutput:
+    """Decode with recall. Pass to ``model.generate(custom_generate=recall_generate, ...)``.
+
+    The arguments before ``memory`` are filled in by ``generate()``. Our own:
+
+    Args:
+        memory: anything with ``search(RecallQuery, k) -> list[MemoryCandidate]``; ``None``
+            decodes without recall (every ``<recall>`` is traced as "no memory").
+        recall_config: a :class:`RecallConfig`; default ``RecallConfig()``.
+        recall_tokenizer: the model's tokenizer, needed to build text queries and to
+            tokenize memories (``generate()`` does not forward ``tokenizer=`` to callables).
+        recall_streamer: a transformers streamer (``TextStreamer``, ``TextIteratorStreamer``).
+        recall_trace: a list the loop appends each :class:`Recall` to (the tensor return
+            value has nowhere else to put it).
+        recall_callback: called with each :class:`Recall` as it happens.
+        recall_query: the last user message of a chat prompt. The prompt's ``<recall>``
+            markers search with it, whatever their place; a ``<recall>`` generated in the reply
+            (by the model, or by the loop under ``recall_policy="uncertainty"``) searches with it
+            followed by the reply's text so far, so a recall mid-answer asks about the turn and
+            what the answer has reached. ``None`` (a plain text prompt), or a ``query_window``:
+            every ``<recall>`` searches with the text before it.
+        recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
+            (:class:`~recall_core.kv.memories.KVMemories`); default: the process-wide one.
+        recall_query_head: a trained :class:`~recall_core.models.query_head.RecallQueryHead` for this
+            model: ``query_mode="hidden"`` then searches the memory's regular index with the
+            ``<recall>`` hidden state mapped into the encoder's space; ``None``: with the
+            last-layer hidden state against LM-space keys.
+
+    Returns:
+        Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
+        (with ``recalls``) when ``return_dict_in_generate=True``.
+    """
+    loop = _RecallLoop(
+        model,
+        logits_processor,
+        stopping_criteria,
+        generation_config,
+        memory=memory,
+        config=recall_config or RecallConfig(),
+        tokenizer=recall_tokenizer,
+        streamer=streamer if streamer is not None else recall_streamer,
+        put_prompt=streamer is None and recall_streamer is not None,
+        on_recall=recall_callback,
+        prompt_query=recall_query,
+        kv_memories=recall_kv_memories,
+        query_head=recall_query_head,
+    )
+    return loop.run(input_ids, model_kwargs, recall_trace)
+
+
+class _RecallLoop:
+    """One call's worth of state. Kept in an object so each step reads as plain code."""
+
+    def __init__(
+        self,
+        model: Any,
+        logits_processor: LogitsProcessorList,
+        stopping_criteria: StoppingCriteriaList,
+        generation_config: Any,
+        *,
+        memory: Memory | None,
+        config: RecallConfig,
+        tokenizer: Any,
+        streamer: Any,
+        put_prompt: bool,
+        on_recall: Callable[[Recall], None] | None,
+        prompt_query: str | None = None,
+        kv_memories: KVMemories | None = None,
+        query_head: RecallQueryHead | None = None,
+    ) -> None:
+        if model.config.is_encoder_decoder:
+            raise ValueError("recall_generate supports decoder-only (causal) language models only")
+        if generation_config.num_beams != 1:
+            raise ValueError(f"recall_generate samples one path: num_beams must be 1, got {generation_config.num_beams}")
+        if memory is not None and tokenizer is None:
+            raise ValueError("recall_generate needs recall_tokenizer=<the model's tokenizer> when a memory is given")
+        self.model = model
+        self.logits_processor = logits_processor
+        self.stopping_criteria = stopping_criteria
+        self.generation_config = generation_config
+        self.memory = memory
+        self.config = config
+        self.tokenizer = tokenizer
+        self.streamer = streamer
+        self.put_prompt = put_prompt
+        self.on_recall = on_recall
+        self.prompt_query = prompt_query
+        self.kv_memories = kv_memories
+        if query_head is not None and config.query_mode == "hidden":
+            query_head.check(model)  # a head trained for another model is refused, never applied
+        self.query_head = query_head
+        self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
+        self.recalls: list[Recall] = []
+        self.attempts = 0
+        self.prompt_length = 0
+        self.generated_start = 0
+        # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
+        # calls, response_format); ``inserted``: the marker the loop has just written, its entropy
+        # and the logits it replaced (to go on with if nothing is injected).
+        self.uncertainty: UncertaintyTrigger | None = None
+        if config.recall_policy == "uncertainty" and memory is not None:
+            if not any(isinstance(p, ConstrainedLogitsProcessor) for p in logits_processor):
+                self.uncertainty = UncertaintyTrigger(tokenizer, config.uncertainty_threshold)
+        self.inserted: tuple[float, torch.Tensor] | None = None
+        if tokenizer is not None:
+            info = tokenizer_info(tokenizer, self.recall_id, self.pad_id)
+            self.boundary_ids, self.closing_ids = info.boundary_ids, info.closing_ids
+        else:
+            self.boundary_ids, self.closing_ids = frozenset(), frozenset()
+
+    # ------------------------------------------------------------------ driver
+    def run(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any], trace: list[Recall] | None):
+        if input_ids.shape[0] != 1:
+            raise ValueError(
+                f"recall_generate decodes one sequence at a time, got a batch of {input_ids.shape[0]}: "
+                "call it once per row (RecallGenerator.generate_batch does)"
+            )
+        if input_ids.shape[1] == 0:
+            raise ValueError("the prompt is empty: recall_generate needs at least one input token")
+        model, gen = self.model, self.generation_config
+        self.prompt_length = input_ids.shape[1]
+        if self.streamer is not None and self.put_prompt:
+            self.streamer.put(input_ids.cpu())
+
+        collect = gen.return_dict_in_generate
+        scores = () if collect and gen.output_scores else None
+        raw_logits = () if collect and gen.output_logits else None
+        attentions = () if collect and gen.output_attentions else None
+        hidden_states = () if collect and gen.output_hidden_states else None
+
+        model_forward = decode_forward(model, model_kwargs, gen)
+        with decode_context(model):
+            input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
+            generated_start = self.generated_start = input_ids.shape[1]
+            pending = False  # the prompt's own <recall> tokens were handled by _prefill
+            while True:
+                if pending:
+                    input_ids, outputs, model_kwargs = self._recall(input_ids, outputs, model_kwargs)
+                model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
+                next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
+                next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
+                entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
+                if entropy is not None:  # <recall> goes here; the token is sampled after the memory
+                    next_tokens = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
+                else:
+                    if collect:
+                        if scores is not None:
+                            scores += (next_token_scores,)
+                        if raw_logits is not None:
+                            raw_logits += (next_token_logits,)
+                        if attentions is not None:
+                            attentions += (outputs.attentions,)
+                        if hidden_states is not None:
+                            hidden_states += (outputs.hidden_states,)
+                    if gen.do_sample:
+                        probs = torch.nn.functional.softmax(next_token_scores, dim=-1)
+                        next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)
+                    else:
+                        next_tokens = torch.argmax(next_token_scores, dim=-1)
+                input_ids = torch.cat([input_ids, next_tokens[:, None]], dim=-1)
+                finished = bool(self.stopping_criteria(input_ids, scores).all())
+                if self.streamer is not None:
+                    self.streamer.put(next_tokens.cpu())
+                del outputs
+                if finished:
+                    break
+                pending = self._is_trigger(input_ids, int(next_tokens[0]))
+                model_inputs = model.prepare_inputs_for_generation(input_ids, next_sequence_length=1, **model_kwargs)
+                if pending and self.config.query_mode == "hidden":
+                    model_inputs["output_hidden_states"] = True
+                outputs = model_forward(**model_inputs, return_dict=True)
+
+        if self.streamer is not None:
+            self.streamer.end()
+        if trace is not None:
+            trace.extend(self.recalls)
+        if not collect:
+            return input_ids
+        cache = model_kwargs.get(CACHE_KEY)
+        return RecallGenerateOutput(
+            sequences=input_ids,
+            scores=scores,
+            logits=raw_logits,
+            attentions=attentions,
+            hidden_states=hidden_states,
+            **cache_kwarg(cache),
+            recalls=list(self.recalls),
+            generated_start=generated_start,
+        )
+
+    # ------------------------------------------------------------------ prompt
+    def _prefill(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any]):
+        """Run the prompt, cut after each ``<recall>`` so memories land where the marker is.
+
+        With no ``<recall>`` in the prompt this is exactly ``generate()``'s own prefill. When
+        nothing is injected at a prompt's ``<recall>`` the marker is dropped (cropped from the
+        cache), so the prompt runs as if it were not there. Returns the sequence so far (with
+        pads), the last forward's outputs and the model kwargs, which cover exactly the
+        sequence so far.
+        """
+        prompt = input_ids
+        # A cache given to generate() (a session's) already holds the first ``past`` ids: only
+        # the ids after it are run, and only their markers are recalled at.
+        past = cache_length(model_kwargs.get(CACHE_KEY))
+        if past >= prompt.shape[1]:
+            raise ValueError(f"the cache holds {past} positions: the prompt ({prompt.shape[1]} ids) must add at least one")
+        cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist() if i >= past}
+        positions = model_kwargs.get("position_ids")
+        mask = model_kwargs.get("attention_mask")
+        hidden = self.config.query_mode == "hidden" and self.memory is not None
+        model_kwargs = dict(model_kwargs)
+        sequence, outputs, start = prompt[:, :past], None, past
+        for end in sorted(cuts | {prompt.shape[1]}):
+            marker = end in cuts
+            previous = outputs
+            # Before a marker keep the logits of the position before it too: they are the
+            # logits to go on with if nothing is injected and the marker is dropped.
+            keep = 2 if marker and end - start >= 2 else 1
+            shift = sequence.shape[1] - start
+            first = start == past
+            sequence = torch.cat([sequence, prompt[:, start:end]], dim=-1)
+            if positions is not None:
+                tail = positions[..., start:end] + shift
+                model_kwargs["position_ids"] = (
+                    positions[..., :end] if first else torch.cat([model_kwargs["position_ids"], tail], -1)
+                )
+            if mask is not None:
+                tail = mask[:, start:end]
+                model_kwargs["attention_mask"] = mask[:, :end] if first else torch.cat([model_kwargs["attention_mask"], tail], -1)
+            extra = {"output_hidden_states": True} if hidden and marker else {}
+            if "logits_to_keep" in model_kwargs:
+                extra["logits_to_keep"] = keep
+            if first and past == 0:
+                outputs = prefill(self.model, sequence, self.generation_config, {**model_kwargs, **extra})
+            else:  # a later piece of the prompt, or the first one after a given cache: only the new ids run
+                inputs = self.model.prepare_inputs_for_generation(
+                    sequence, next_sequence_length=end - start, is_first_iteration=first, **model_kwargs
+                )
+                outputs = self.model(**{**inputs, **extra}, return_dict=True)
+            model_kwargs = _take_cache(outputs, model_kwargs)
+            start = end
+            if marker:
+                if keep == 2:
+                    before = outputs.logits[:, -2:-1]
+                else:
+                    before = previous.logits[:, -1:] if previous is not None else None
+                sequence, outputs, model_kwargs = self._recall(sequence, outputs, model_kwargs, logits_before=before)
+            elif outputs.logits.shape[1] > 1:
+                outputs.logits = outputs.logits[:, -1:]
+        return sequence, outputs, model_kwargs
+
+    # ------------------------------------------------------------------ uncertainty
+    def _uncertain(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, model_kwargs: dict[str, Any]):
+        """The entropy that puts a ``<recall>`` before this token (policy ``"uncertainty"``), else ``None``:
+        only while recalls are left, and on a cache that can take the marker back."""
+        if self.uncertainty is None or self.attempts >= self.config.max_recalls:
+            return None
+        entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
+        return entropy if entropy is not None and croppable(model_kwargs.get(CACHE_KEY)) else None
+
+    def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor) -> torch.LongTensor:
+        """Write ``<recall>`` instead of sampling: the loop's marker, not a generated token (it does
+        not count against ``max_new_tokens``); ``logits`` are what to go on with if nothing is injected."""
+        self.inserted = (entropy, logits)
+        self._extend_length_budget(1)
+        return torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
+
+    # ------------------------------------------------------------------ recall
+    def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
+        """Does the token just sampled make the next forward's last input a ``<recall>``?"""
+        if token == self.recall_id:
+            return True
+        if token not in self.closing_ids:
+            return False
+        generated = input_ids[0, self.prompt_length :].tolist()
+        tail = self.tokenizer.decode(generated[-8:], skip_special_tokens=False)
+        return tail.endswith(LITERAL_TRIGGER)
+
+    def _recall(
+        self,
+        sequence: torch.LongTensor,
+        outputs: Any,
+        model_kwargs: dict[str, Any],
+        logits_before: torch.Tensor | None = None,
+    ):
+        """Search, choose, inject. Returns, like ``_prefill``, ``(sequence, outputs, model_kwargs)``:
+        the outputs are those whose logits give the next token.
+
+        ``logits_before`` (prompt markers only) are the logits of the position before the
+        marker: given, a marker where nothing is injected is dropped from cache and sequence.
+        A marker the loop wrote (``recall_policy="uncertainty"``) is dropped the same way.
+        """
+        position = sequence.shape[1]
+        in_prompt = logits_before is not None
+        entropy: float | None = None
+        if self.inserted is not None:
+            (entropy, logits_before), self.inserted = self.inserted, None
+        trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
+        model_kwargs = _take_cache(outputs, model_kwargs)
+        query = RecallQuery(text="")
+        candidates: list[Any] = []
+        reason: str | None = MAX_RECALLS_REACHED
+        chosen: list[Any] = []
+        if self.attempts < self.config.max_recalls:
+            self.attempts += 1
+            query = self._query(sequence, outputs, in_prompt)
+            chosen, reason, candidates = self._search(query)
+        considered = tuple((c.id, float(c.score)) for c in candidates)
+        # The model asked and the memory has nothing: it reads so (the template around
+        # ``empty_notes``) instead of going on from a bare <recall> it was never trained past.
+        # Without a memory the loop stays plain generate(), bare <recall> and all.
+        empty = (not chosen and trigger == "model" and self.memory is not None and reason != MAX_RECALLS_REACHED
+                 and self.config.empty_notes is not None)  # fmt: skip
+        if not chosen and not empty:
+            cache = model_kwargs.get(CACHE_KEY)
+            if logits_before is not None and croppable(cache):
+                cache.crop(-1)  # transformers 5: a negative count of tokens to remove
+                sequence = sequence[:, :-1]
+                model_kwargs = _shrink(model_kwargs, 1)
+                outputs.logits = logits_before
+                position -= 1
+                if self.uncertainty is not None and trigger == "uncertainty":
+                    self.uncertainty.retracted_at = position  # not again at once, on the same logits
+                self._extend_length_budget(-1)  # the prompt HF measured, or the loop's marker, is gone
+            self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
+                                in_prompt=in_prompt, trigger=trigger, entropy=entropy))
+            return sequence, outputs, model_kwargs
+
+        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
+        notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
+        mode, fallback = self._inject_mode(model_kwargs.get(CACHE_KEY)) if chosen else ("tokens", None)
+        # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
+        splice = mode == "kv" and self.config.kv_recompute != "all"
+        if splice:
+            plan, embeds = plan_block(self.tokenizer, chosen, self.config, lines), None
+            length = len(plan.ids)
+        else:
+            embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
+            length = embeds.shape[1]
+        model_kwargs = _grow(model_kwargs, length)
+        pads = torch.full((1, length), self.pad_id, dtype=sequence.dtype, device=sequence.device)
+        sequence = torch.cat([sequence, pads], dim=-1)
+        inputs = self.model.prepare_inputs_for_generation(sequence, next_sequence_length=length, **model_kwargs)
+        kv: KVInjection | None = None
+        if splice:
+            kv = inject_kv(self.model, self.tokenizer, plan, self.config, inputs, self.kv_memories or default_kv_memories())
+            outputs = kv.outputs
+        else:
+            inputs["input_ids"] = None
+            inputs["inputs_embeds"] = embeds
+            outputs = self.model(**inputs, return_dict=True)
+        model_kwargs = _take_cache(outputs, model_kwargs)
+        self._extend_length_budget(length)
+        score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
+        self._record(Recall(position, score, memory_id, notes, query.text, length=length,
+                            reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
+                            memories=tuple((c.id, float(c.score)) for c in chosen),
+                            inject_mode=mode, kv_fallback=fallback,
+                            kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
+                            kv_reused=kv.reused if kv else 0, trigger=trigger, entropy=entropy))  # fmt: skip
+        return sequence, outputs, model_kwargs
+
+    def _inject_mode(self, cache: Any) -> tuple[str, str | None]:
+        """The injection mode this recall uses, and why ``kv`` fell back to ``tokens`` (else ``None``)."""
+        mode = self.config.inject_mode
+        if mode != "kv":
+            return mode, None
+        reason = kv_unavailable(self.model, cache)
+        if reason is None:
+            return "kv", None
+        if reason not in _KV_FALLBACK_WARNED:  # once per process and reason: the trace has it every time
+            _KV_FALLBACK_WARNED.add(reason)
+            logger.warning("inject_mode='kv' falls back to 'tokens': %s", reason)
+        return "tokens", reason
+
+    def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
+        """``(chosen candidates, why none, candidates)``; memory errors per the config."""
+        if self.memory is None:
+            return [], NO_MEMORY, []
+        try:
+            candidates = self.memory.search(query, self.config.top_k)
+        except Exception as error:  # any backend failure: the config says whether to go on
+            if self.config.on_memory_error == "raise":
+                raise
+            reason = f"memory error: {type(error).__name__}: {error}"
+            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
+            return [], reason, []
+        chosen, reason = choose_candidates(candidates, self.config)
+        return chosen, reason, list(candidates)
+
+    def _query(self, sequence: torch.LongTensor, outputs: Any, in_prompt: bool) -> RecallQuery:
+        if self.prompt_query is not None and self.config.query_window is None:
+            # In the reply: the turn, then what the answer has said so far.
+            reply = "" if in_prompt else self._reply_text(sequence[0, self.generated_start : -1].tolist())
+            text = f"{self.prompt_query} {reply}" if reply else self.prompt_query
+        else:
+            ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
+            text = self._query_text(ids) if self.tokenizer is not None else ""
+        if self.config.query_mode == "hidden":
+            hidden = getattr(outputs, "hidden_states", None)
+            if hidden is None:
+                raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
+            last = hidden[-1][0, -1].float().cpu().tolist()
+            if self.query_head is not None:
+                return RecallQuery(text=text, hidden=last, mode="hidden", vector=self.query_head.vector(hidden),
+                                   vector_space=self.query_head.encoder_name)  # fmt: skip
+            return RecallQuery(text=text, hidden=last, mode="hidden")
+        return RecallQuery(text=text, mode="text")
+
+    def _reply_text(self, ids: list[int]) -> str:
+        """The reply's words: pads, markers (special or literal) and special tokens removed."""
+        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
+        return self.tokenizer.decode(ids, skip_special_tokens=True).replace(LITERAL_TRIGGER, "").strip()
+
+    def _query_text(self, ids: list[int]) -> str:
+        """The current turn (text after the last boundary token), or the last N tokens."""
+        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
+        if self.config.query_window is not None:
+            return self.tokenizer.decode(ids[-self.config.query_window :], skip_special_tokens=True).strip()
+        end = len(ids)
+        # Walk back one turn at a time: a <recall> right after "<|im_start|>assistant\n" means
+        # the turn to ask about is the user's, one boundary further back.
+        for start in range(len(ids) - 1, -1, -1):
+            if ids[start] in self.boundary_ids:
+                text = _strip_role(self.tokenizer.decode(ids[start + 1 : end], skip_special_tokens=True))
+                if text:
+                    return text
+                end = start
+        return _strip_role(self.tokenizer.decode(ids[:end], skip_special_tokens=True))
+
+    def _record(self, recall: Recall) -> None:
+        self.recalls.append(recall)
+        if self.on_recall is not None:
+            self.on_recall(recall)
+
+    # ------------------------------------------------------------------ budget
+    def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+        scores[:, self.pad_id] = -float("inf")
+        if self.attempts >= self.config.max_recalls:
+            scores[:, self.recall_id] = -float("inf")
+        return scores
+
+    def _extend_length_budget(self, length: int) -> None:
+        """Injected pads are not generated tokens: length limits must not count them.
+
+        ``length`` is negative when a prompt marker was dropped from the sequence.
+        """
+        for criterion in self.stopping_criteria:
+            if isinstance(criterion, MaxLengthCriteria):
+                criterion.max_length += length
+        for processor in self.logits_processor:
+            if isinstance(processor, MinLengthLogitsProcessor):
+                processor.min_length += length
+            elif isinstance(processor, MinNewTokensLengthLogitsProcessor):
+                processor.min_new_tokens += length
+
+
+def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    model_kwargs[CACHE_KEY] = cache_of(outputs)
+    return model_kwargs
+
+
+def _grow(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Positions continue and the attention mask opens for ``length`` new positions."""
+    positions = model_kwargs.get("position_ids")
+    if positions is not None:
+        step = torch.arange(1, length + 1, dtype=positions.dtype, device=positions.device)
+        model_kwargs["position_ids"] = torch.cat([positions, positions[..., -1:] + step], dim=-1)
+    mask = model_kwargs.get("attention_mask")
+    if mask is not None:
+        model_kwargs["attention_mask"] = torch.cat([mask, mask.new_ones((mask.shape[0], length))], dim=-1)
+    return model_kwargs
+
+
+def _shrink(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Undo ``_grow``: forget the last ``length`` positions."""
+    if model_kwargs.get("position_ids") is not None:
+        model_kwargs["position_ids"] = model_kwargs["position_ids"][..., :-length]
+    if model_kwargs.get("attention_mask") is not None:
+        model_kwargs["attention_mask"] = model_kwargs["attention_mask"][:, :-length]
+    return model_kwargs
+
+
+def _strip_role(text: str) -> str:
+    """Drop a chat template's role header ("user\\n...") from the start of a turn's text."""
+    text = text.strip()
+    first_line, _, rest = text.partition("\n")
+    if first_line.strip().rstrip(":").lower() in _ROLE_NAMES:
+        text = rest
+    return text.strip()

@@ -1,0 +1,131 @@
+"""What gets injected for the chosen memories: one block of notes (token ids or embeddings), never control tokens."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from recall_core.config import RecallConfig
+from recall_core.dates import day_label
+from recall_core.types import MemoryCandidate
+
+logger = logging.getLogger(__name__)
+_warned_vector = False
+
+
+def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
+    """One memory as a note: ``config.note_template`` with its text, day, speaker and role.
+
+    ``{speaker}`` is ``metadata["speaker"]`` when the memory has one, else its role
+    capitalised (``"User"``), as the writer labels what it searches; a text that already
+    begins with its speaker ("Caroline: ...", an exchange's "User: ...") is not labelled twice.
+    A memory without a timestamp, speaker or role (a plain string) is its text alone: an
+    empty ``[]`` or a bare ``:`` would only be noise.
+    """
+    if isinstance(candidate, str):
+        text, meta = candidate, {}
+    else:
+        text, meta = candidate.text, candidate.metadata or {}
+    text = text.strip()
+    timestamp = meta.get("timestamp")
+    date = day_label(timestamp) if isinstance(timestamp, str) and timestamp.strip() else ""
+    role = str(meta.get("role") or "")
+    speaker = str(meta.get("speaker") or role.capitalize())
+    template = config.note_template
+    if (not date and "{date}" in template) or (not speaker and "{speaker}" in template):
+        return text
+    if "{speaker}" in template and text.startswith(f"{speaker}:"):
+        text = text[len(speaker) + 1 :].strip()
+    return template.format(text=text, date=date, role=role, speaker=speaker)
+
+
+def notes_text(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> str:
+    """The notes of ``memories``, one per line, each memory cut to ``config.max_memory_tokens`` first."""
+    return "\n".join(note_lines(tokenizer, memories, config))
+
+
+def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> list[str]:
+    """One :func:`note` per memory, each memory cut to ``config.max_memory_tokens`` first.
+
+    A note may hold line breaks of its own (an exchange): :func:`notes_text` joins these.
+    """
+    lines = []
+    for memory in memories:
+        text = memory if isinstance(memory, str) else memory.text
+        ids = _plain_ids(tokenizer, text)
+        if len(ids) > config.max_memory_tokens:
+            text = tokenizer.decode(ids[: config.max_memory_tokens])
+        lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
+    return lines
+
+
+def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] | str, config: RecallConfig) -> list[int]:
+    """The ids injected in ``tokens`` mode: ``config.template`` around the notes of ``memories``.
+
+    Special tokens in a memory (``<recall>``, ``<|im_end|>``...) are split into plain text
+    pieces, so a memory can never trigger a nested recall or end a turn.
+    """
+    if isinstance(memories, str):
+        memories = [memories]
+    return block_ids(tokenizer, notes_text(tokenizer, memories, config), config)
+
+
+def block_ids(tokenizer: Any, notes: str, config: RecallConfig) -> list[int]:
+    """The ids of ``config.template`` around already written ``notes``."""
+    return _plain_ids(tokenizer, config.template.format(text=notes))
+
+
+def plain_ids(tokenizer: Any, text: str) -> list[int]:
+    """``text``'s ids as injected: no special tokens added, special tokens in it split into plain pieces."""
+    return _plain_ids(tokenizer, text)
+
+
+def _plain_ids(tokenizer: Any, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids)
+
+
+def _with_text(candidate: MemoryCandidate, text: str) -> MemoryCandidate:
+    if text == candidate.text:
+        return candidate
+    return MemoryCandidate(candidate.id, candidate.score, text, candidate.embedding, candidate.metadata)
+
+
+@torch.no_grad()
+def memory_embeddings(
+    model: Any,
+    tokenizer: Any,
+    memories: Sequence[MemoryCandidate | str] | str,
+    config: RecallConfig,
+    notes: str | None = None,
+) -> torch.Tensor:
+    """The ``inputs_embeds`` to feed for the chosen memories, shape ``[1, N, hidden]``.
+
+    ``tokens`` (and ``kv``, whose block is the same ids): the embeddings of
+    :func:`memory_token_ids` (N = their count); ``notes``, when given, are the memories'
+    :func:`notes_text` already written.
+    ``vector`` (experimental): one embedding per memory, the mean of its token embeddings
+    rescaled to the mean embedding norm. No projector is trained yet, so the model sees
+    a blurred bag of each memory's words rather than its meaning.
+    """
+    if isinstance(memories, str):
+        memories = [memories]
+    embed = model.get_input_embeddings()
+    device = embed.weight.device
+    if config.inject_mode in ("tokens", "kv"):
+        written = notes if notes is not None else notes_text(tokenizer, memories, config)
+        return embed(torch.tensor([block_ids(tokenizer, written, config)], device=device))
+    global _warned_vector
+    if not _warned_vector:
+        logger.warning("inject_mode='vector' is experimental: without a trained projector it carries little meaning")
+        _warned_vector = True
+    vectors = []
+    for memory in memories:
+        text = memory if isinstance(memory, str) else memory.text
+        token_vectors = embed(torch.tensor([_plain_ids(tokenizer, text)[: config.max_memory_tokens]], device=device))[0]
+        mean = token_vectors.mean(dim=0)
+        target_norm = token_vectors.norm(dim=-1).mean()
+        vectors.append(mean / mean.norm().clamp_min(1e-8) * target_norm)
+    return torch.stack(vectors)[None]

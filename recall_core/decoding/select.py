@@ -1,0 +1,105 @@
+"""Choosing the memories to inject among the search candidates (seed 001).
+
+The first ``top_k`` candidates in the memory's own order (best first: a hybrid memory
+ranks by cosine plus word score, so its order need not follow ``score``), less those below
+``min_score`` (a cosine). Temperature 0 takes them in that order; above 0 they are drawn
+without replacement from a temperature + top-p softmax over their scores. Either way a
+candidate that repeats one already chosen (the same text, or a text covering the same turns:
+``metadata["covers"]``, the ids whose words it holds) is passed over, until ``memories`` are
+chosen. The chosen ones are then put in the order they were said (oldest or newest first),
+or kept best first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+import torch
+
+from recall_core.config import RecallConfig
+from recall_core.dates import parse_moment
+from recall_core.types import MemoryCandidate
+
+NO_MEMORY = "no memory"
+BELOW_MIN_SCORE = "below min_score"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def choose_candidates(
+    candidates: Sequence[MemoryCandidate],
+    config: RecallConfig,
+    generator: torch.Generator | None = None,
+) -> tuple[list[MemoryCandidate], str | None]:
+    """Return ``(chosen, None)`` (at least one, at most ``config.memories``) or ``([], reason)``.
+
+    The draw uses torch's global RNG (or ``generator``), so ``torch.manual_seed`` /
+    ``transformers.set_seed`` make a sampled recall reproducible together with the text.
+    """
+    if not candidates:
+        return [], NO_MEMORY
+    eligible = [c for c in candidates[: config.top_k] if c.score >= config.min_score]
+    if not eligible:
+        return [], BELOW_MIN_SCORE
+    chosen: list[MemoryCandidate] = []
+    covered: set[str] = set()
+    texts: set[str] = set()
+    for candidate in _draw_order(eligible, config, generator):
+        covers = _covers(candidate)
+        text = " ".join(candidate.text.split()).lower()
+        if covers & covered or text in texts:
+            continue
+        chosen.append(candidate)
+        covered |= covers
+        texts.add(text)
+        if len(chosen) == config.memories:
+            break
+    if config.order != "relevance":  # stable: equal moments keep their rank order
+        chosen.sort(key=_moment, reverse=config.order == "newest_first")
+    return chosen, None
+
+
+def choose_candidate(
+    candidates: Sequence[MemoryCandidate],
+    config: RecallConfig,
+    generator: torch.Generator | None = None,
+) -> tuple[MemoryCandidate | None, str | None]:
+    """One memory: ``(chosen, None)`` or ``(None, reason)`` (:func:`choose_candidates` with one memory)."""
+    chosen, reason = choose_candidates(candidates, config.replace(memories=1), generator)
+    return (chosen[0] if chosen else None), reason
+
+
+def _draw_order(
+    eligible: list[MemoryCandidate], config: RecallConfig, generator: torch.Generator | None
+) -> list[MemoryCandidate]:
+    """The eligible candidates in the order they are tried: as ranked, or drawn without replacement."""
+    if config.temperature == 0 or len(eligible) == 1:
+        return eligible
+    scores = torch.tensor([c.score for c in eligible], dtype=torch.float64)
+    probs = torch.softmax(scores / config.temperature, dim=0)
+    if config.top_p < 1.0:
+        # Keep the smallest best-first prefix whose mass reaches top_p (always at least one).
+        keep = (probs.cumsum(0) - probs) < config.top_p
+        probs = torch.where(keep, probs, torch.zeros_like(probs))
+        probs = probs / probs.sum()
+    draws = int((probs > 0).sum())
+    order = torch.multinomial(probs, draws, replacement=False, generator=generator).tolist()
+    return [eligible[i] for i in order]
+
+
+def _covers(candidate: MemoryCandidate) -> set[str]:
+    covers = candidate.metadata.get("covers") if candidate.metadata else None
+    ids = {candidate.id}
+    if isinstance(covers, str) and covers:
+        ids.update(covers.split(","))
+    return ids
+
+
+def _moment(candidate: MemoryCandidate) -> tuple[datetime, int, int]:
+    """When a memory was said: its timestamp, else when it was written; then its place in its session."""
+    meta = candidate.metadata or {}
+    moment = parse_moment(meta.get("timestamp"))
+    if moment is None:
+        written = meta.get("written_at")
+        moment = datetime.fromtimestamp(float(written), tz=timezone.utc) if isinstance(written, (int, float)) else _EPOCH
+    return moment, int(meta.get("turn_index", 0) or 0), int(meta.get("chunk_index", 0) or 0)

@@ -1,0 +1,63 @@
+"""The uncertainty trigger of ``recall_policy="uncertainty"``: when the loop writes ``<recall>`` itself.
+
+An untrained baseline for any model, after FLARE (Jiang et al., 2023: retrieve when a token
+of the upcoming sentence is unlikely) and DRAGIN (Su et al., 2024: retrieve when a content
+token is uncertain). Before a token is sampled, the loop measures the entropy of the
+next-token distribution (after the logits processors, so what is actually sampled from); when
+it exceeds ``RecallConfig.uncertainty_threshold`` and the most likely token is a content token,
+``<recall>`` goes there instead and the token is sampled from the logits after the memory.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+
+from recall_core.structured.constrained import token_texts
+
+#: Per tokenizer: its size when computed, and which ids are content tokens. Weak keys.
+_CONTENT_IDS: weakref.WeakKeyDictionary[Any, tuple[int, torch.Tensor]] = weakref.WeakKeyDictionary()
+
+
+class UncertaintyTrigger:
+    """Decides, step by step, whether a recall goes before the next token.
+
+    Args:
+        tokenizer: the model's tokenizer (its content tokens are found once).
+        threshold: entropy in nats above which it fires.
+    """
+
+    def __init__(self, tokenizer: Any, threshold: float) -> None:
+        self.content = content_ids(tokenizer)
+        self.threshold = threshold
+        self.retracted_at = -1  # a length where a recall was taken back: not again on the same logits
+
+    def entropy(self, scores: torch.FloatTensor, length: int) -> float | None:
+        """The entropy of ``scores`` (``[1, vocab]``) when it fires before position ``length``, else ``None``.
+
+        Only before a content token: recalling before punctuation or the end of the reply
+        helps nothing, and a flat distribution over spellings of one word is not uncertainty
+        about a fact.
+        """
+        if length == self.retracted_at:
+            return None
+        top = int(scores[0].argmax())
+        if top >= len(self.content) or not self.content[top]:
+            return None
+        entropy = float(torch.special.entr(torch.softmax(scores[0], dim=-1)).sum())
+        return entropy if entropy > self.threshold else None
+
+
+def content_ids(tokenizer: Any) -> torch.Tensor:
+    """A bool per token id: its text has a letter or a digit and it is not a special token (once per tokenizer)."""
+    cached = _CONTENT_IDS.get(tokenizer)
+    if cached is not None and cached[0] == len(tokenizer):
+        return cached[1]
+    special = set(tokenizer.all_special_ids)
+    special |= {i for i, token in getattr(tokenizer, "added_tokens_decoder", {}).items() if token.special}
+    texts = token_texts(tokenizer)
+    content = torch.tensor([i not in special and any(c.isalnum() for c in text) for i, text in enumerate(texts)])
+    _CONTENT_IDS[tokenizer] = (len(tokenizer), content)
+    return content

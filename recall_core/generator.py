@@ -1,0 +1,363 @@
+"""`RecallGenerator`: the friendly face of the recall loop.
+
+It turns a string or chat messages into ids, checks the arguments, runs
+``model.generate(custom_generate=recall_generate, ...)`` and returns a
+:class:`RecallResult` (new text, full sequences, recall trace, token usage).
+``stream()`` and ``astream()`` yield the same text in pieces (see :mod:`recall_core.streaming`).
+Generation options are read by :mod:`recall_core.settings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import torch
+from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
+
+from recall_core.config import RecallConfig
+from recall_core.decoding.hf_compat import CACHE_KEY
+from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
+from recall_core.kv.cache import cache_length
+from recall_core.models.loading import load_model
+from recall_core.models.query_head import RecallQueryHead, find_query_head, model_folder
+from recall_core.prompt import chat_prompt_ids, last_user_text
+from recall_core.reply import finish_text
+from recall_core.settings import generation_options, stop_strings
+from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
+from recall_core.structured.outputs import OutputPlan, plan_output
+from recall_core.structured.tools import special_ids
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from recall_core.types import Memory, Recall, RecallResult, Usage
+
+__all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
+
+Prompt = str | Sequence[Mapping[str, Any]]
+_UNSET: Any = object()
+
+
+class RecallGenerator:
+    """Generate with recall from a model, its tokenizer and (optionally) a memory.
+
+    Example::
+
+        gen = RecallGenerator.from_pretrained(memory=store.for_user("ada"))
+        result = gen.generate([{"role": "user", "content": "What is my dog called?"}])
+        print(result.text, result.recalls)
+
+    Args:
+        model: a causal LM with the recall tokens (see :func:`recall_core.load_model`).
+        tokenizer: its tokenizer.
+        memory: default memory searched at ``<recall>``; each call may pass another.
+        config: default :class:`RecallConfig`; each call may pass another.
+        generation_defaults: generate() keyword arguments used unless a call overrides them
+            (default: greedy, 256 new tokens), read like a call's (:mod:`recall_core.settings`).
+        query_head: a :class:`~recall_core.models.query_head.RecallQueryHead` trained for this model:
+            ``query_mode="hidden"`` searches with it (:meth:`from_pretrained` finds one saved in
+            the model's folder). A head trained for another model is refused (``ValueError``).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        memory: Memory | None = None,
+        config: RecallConfig | None = None,
+        generation_defaults: Mapping[str, Any] | None = None,
+        query_head: RecallQueryHead | None = None,
+    ) -> None:
+        if MEMORY_PAD_TOKEN not in tokenizer.get_vocab():
+            from recall_core.tokens import add_recall_tokens
+
+            add_recall_tokens(model, tokenizer)
+        self.model = model
+        self.tokenizer = tokenizer
+        self.memory = memory
+        if query_head is not None:
+            query_head.check(model)
+        self.query_head = query_head
+        self.config = config or RecallConfig()
+        self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
+        generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        name_or_path: str | None = None,
+        *,
+        memory: Memory | None = None,
+        config: RecallConfig | None = None,
+        device: str | None = None,
+        dtype: str | torch.dtype | None = None,
+        **model_kwargs: Any,
+    ) -> RecallGenerator:
+        """Load a model with :func:`recall_core.load_model` (``None``: the embedded default), with
+        the query head saved in its folder if there is one (:func:`~recall_core.models.query_head.find_query_head`)."""
+        model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
+        head = find_query_head(model_folder(name_or_path, model), model)
+        return cls(model, tokenizer, memory=memory, config=config, query_head=head)
+
+    # ------------------------------------------------------------------ prompts
+    @property
+    def context_window(self) -> int:
+        """How many positions the model was trained on."""
+        config = self.model.config
+        for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return int(getattr(self.tokenizer, "model_max_length", 2048))
+
+    @property
+    def vocab_size(self) -> int:
+        """Width of the model's logits (what a constraint masks)."""
+        output = self.model.get_output_embeddings()
+        return int(output.weight.shape[0]) if output is not None else len(self.tokenizer)
+
+    def encode(
+        self, prompt: Prompt, *, config: RecallConfig | None = None, tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> torch.LongTensor:
+        """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template with ``tools``, recall policy)."""
+        config = config or self.config
+        if isinstance(prompt, str):
+            if not prompt.strip():
+                raise ValueError("prompt is empty: give some text or chat messages")
+            ids = list(self.tokenizer(prompt).input_ids)
+        elif isinstance(prompt, Sequence):
+            ids = chat_prompt_ids(
+                self.tokenizer, prompt, config.recall_policy, config.recall_position, config.system_prompt, tools=tools
+            )
+        else:
+            raise ValueError(f"prompt must be a string or a list of chat messages, got {type(prompt).__name__}")
+        if not ids:
+            raise ValueError("prompt is empty after tokenization")
+        if len(ids) >= self.context_window:
+            raise ValueError(
+                f"prompt is {len(ids)} tokens, longer than the model's context window of {self.context_window} "
+                "(it must leave room for at least one new token): shorten it"
+            )
+        return torch.tensor([ids], dtype=torch.long, device=self.model.device)
+
+    # ------------------------------------------------------------------ generate
+    def generate(
+        self,
+        prompt: Prompt,
+        *,
+        memory: Memory | None = _UNSET,
+        config: RecallConfig | None = None,
+        stop: str | Sequence[str] | None = None,
+        on_recall: Callable[[Recall], None] | None = None,
+        streamer: Any = None,
+        stopping_criteria: Sequence[StoppingCriteria] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: Any = None,
+        response_format: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool = False,
+        **generation_kwargs: Any,
+    ) -> RecallResult:
+        """Generate a reply with recall.
+
+        Args:
+            prompt: a string (used as is) or chat messages (``[{"role", "content"}]``,
+                rendered with the tokenizer's chat template and the recall policy).
+            memory: overrides the generator's memory for this call (``None``: no memory).
+            config: overrides the generator's :class:`RecallConfig` for this call.
+            stop: stop strings (with any ``stop_strings=``); generation stops at the first one
+                and it is cut from ``text``.
+            on_recall: called with each :class:`Recall` as it happens.
+            streamer: a transformers streamer that receives the new tokens.
+            stopping_criteria: extra transformers stopping criteria.
+            tools: OpenAI-style tool dicts, rendered by the chat template; the reply's calls
+                are parsed into ``tool_calls`` (see :mod:`recall_core.structured.outputs`).
+            tool_choice: ``"auto"`` (default), ``"none"``, ``"any"`` / ``"required"`` or a tool's
+                name; a forced choice is enforced by constrained decoding.
+            response_format: ``{"type": "json_object"}`` or ``{"type": "json_schema",
+                "json_schema": {"name", "schema"}}``: the reply is constrained to it.
+            parallel_tool_calls: a forced choice may make several calls (default one).
+            **generation_kwargs: any ``generate()`` argument (``max_new_tokens``,
+                ``do_sample``, ``temperature``, ``top_p``, ``top_k``, ``min_p``,
+                ``repetition_penalty``, ``stop_strings``...), plus the aliases ``max_tokens``
+                and ``timeout`` (``max_time``). ``temperature`` 0 decodes greedily; above 0 it
+                samples unless ``do_sample=False`` is given. Unknown names raise.
+
+        Returns:
+            A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
+            the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
+        """
+        config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
+                         parallel_tool_calls=parallel_tool_calls)  # fmt: skip
+        return self.generate_ids(
+            self.encode(plan.prompt, config=config, tools=plan.template_tools), plan=plan, memory=memory,
+            config=config, stop=stop, on_recall=on_recall, streamer=streamer, stopping_criteria=stopping_criteria,
+            recall_query=None if isinstance(prompt, str) else last_user_text(prompt), **generation_kwargs,
+        )  # fmt: skip
+
+    def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
+        """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``
+        renders its prompt, constrains its decoding and reads its reply (:mod:`recall_core.structured.outputs`)."""
+        return plan_output(self.tokenizer, self.vocab_size, prompt, **outputs)
+
+    def generate_ids(
+        self,
+        input_ids: torch.LongTensor,
+        *,
+        past_key_values: Any = None,
+        position_ids: torch.LongTensor | None = None,
+        plan: OutputPlan | None = None,
+        recall_query: str | None = None,
+        memory: Memory | None = _UNSET,
+        config: RecallConfig | None = None,
+        stop: str | Sequence[str] | None = None,
+        on_recall: Callable[[Recall], None] | None = None,
+        streamer: Any = None,
+        stopping_criteria: Sequence[StoppingCriteria] | None = None,
+        **generation_kwargs: Any,
+    ) -> RecallResult:
+        """:meth:`generate` from ids already made, optionally continuing a cache.
+
+        Args:
+            input_ids: ``[1, L]`` prompt ids (``<recall>`` ids mark where to recall).
+            past_key_values: a ``DynamicCache`` that holds the keys and values of the first
+                ids (a :class:`~recall_core.RecallSession` 's). Only the ids after it are run,
+                and only their ``<recall>`` markers are recalled at; the cache grows in place.
+            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
+                session that keeps evicted turns' original positions).
+            plan: the call's :meth:`plan` (tools, structured output), if it has one.
+            recall_query: what the prompt's markers search with (a chat's last user message).
+            The other arguments are :meth:`generate` 's.
+
+        Returns:
+            A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
+        """
+        config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = plan or OutputPlan(None)
+        kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
+        if plan.constraint is not None:
+            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"))
+            kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
+        keep_output = self._wants_output(kwargs)
+        criteria = self._stopping_criteria(stop_strings)
+        criteria.extend(stopping_criteria or [])
+        cached = cache_length(past_key_values)
+        if past_key_values is not None:
+            kwargs[CACHE_KEY] = past_key_values
+        if position_ids is not None:
+            kwargs["position_ids"] = position_ids
+        output = self.model.generate(
+            input_ids,
+            custom_generate=recall_generate,
+            memory=memory,
+            recall_config=config,
+            recall_tokenizer=self.tokenizer,
+            recall_streamer=streamer,
+            recall_callback=on_recall,
+            recall_query=recall_query,
+            recall_query_head=self.query_head,
+            stopping_criteria=criteria,
+            # The output object reports the trace and where the generated tokens start.
+            **{**kwargs, "return_dict_in_generate": True},
+        )
+        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached)
+        return replace(result, output=output) if keep_output else result
+
+    def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
+        """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
+        return [self.generate(prompt, **kwargs) for prompt in prompts]
+
+    def stream(self, prompt: Prompt, **kwargs: Any) -> RecallStream:
+        """Like :meth:`generate`, but returns a :class:`RecallStream` of text pieces.
+
+        Joining the pieces gives exactly ``generate(...).text``; the stream's ``result``
+        holds the full :class:`RecallResult` once it is exhausted.
+        """
+        return RecallStream(self, prompt, kwargs)
+
+    def astream(self, prompt: Prompt, **kwargs: Any) -> AsyncRecallStream:
+        """:meth:`stream` for ``async for``: awaiting a piece never blocks the event loop."""
+        return AsyncRecallStream(self, prompt, kwargs)
+
+    # ------------------------------------------------------------------ helpers
+    def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None) -> Any:
+        """The plan's logits processor for one call: ``<recall>`` and injected pads are not text;
+        ``<recall>`` stays allowed while there is a memory to search; the end of the budget closes the JSON."""
+        vocab = self.tokenizer.get_vocab()
+        recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+        assert plan.constraint is not None
+        return plan.constraint.logits_processor(
+            allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id], pad_ids=[pad_id],
+            max_new_tokens=max_new_tokens, tail=plan.tail,
+        )  # fmt: skip
+
+    def _decode(self, ids: list[int], keep: Sequence[str]) -> str:
+        """Text of ``ids`` without special tokens, except the ``keep`` ones (tool-call markers)."""
+        if not keep:
+            return self.tokenizer.decode(ids, skip_special_tokens=True)
+        vocab = self.tokenizer.get_vocab()
+        dropped = special_ids(self.tokenizer) - {vocab[token] for token in keep if token in vocab}
+        return self.tokenizer.decode([i for i in ids if i not in dropped], skip_special_tokens=False)
+
+    def _generation_kwargs(
+        self, given: Mapping[str, Any], stop: str | Sequence[str] | None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The call's options over the defaults (each read on its own), and the stop strings."""
+        kwargs = {**generation_options(self.generation_defaults), **generation_options(given)}
+        return kwargs, stop_strings(stop, kwargs.pop("stop_strings", None))
+
+    def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
+        """Did the caller ask for the full output (``return_dict_in_generate``), as generate() reads it?"""
+        asked = kwargs.get("return_dict_in_generate")
+        if asked is None:
+            asked = (kwargs.get("generation_config") or self.model.generation_config).return_dict_in_generate
+        return bool(asked)
+
+    def _stopping_criteria(self, stop_strings: list[str]) -> StoppingCriteriaList:
+        if not stop_strings:
+            return StoppingCriteriaList()
+        return StoppingCriteriaList([StopStringCriteria(self.tokenizer, stop_strings)])
+
+    def _result(
+        self,
+        input_ids: torch.LongTensor,
+        output: RecallGenerateOutput,
+        stop_strings: list[str],
+        kwargs: Mapping[str, Any],
+        plan: OutputPlan,
+        cached: int = 0,
+    ) -> RecallResult:
+        prompt_length = input_ids.shape[1]
+        sequences, trace = output.sequences, list(output.recalls or [])
+        pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
+        new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
+        injected = sum(r.length for r in trace)
+        # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
+        written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
+        generated = sequences.shape[1] - output.generated_start - written
+        raw = self._decode(new_ids, plan.keep_tokens())
+        text, hit_stop = finish_text(raw, stop_strings)
+        calls: dict[str, Any] = {}
+        if plan.tool_format is not None:
+            parsed = plan.tool_format.parse(text)
+            text = parsed.content
+            calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
+        max_new = kwargs.get("max_new_tokens")
+        ended_on_eos = bool(new_ids) and new_ids[-1] in eos_ids
+        finish_reason = "length" if (max_new and generated >= max_new and not (hit_stop or ended_on_eos)) else "stop"
+        if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
+            finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
+        return RecallResult(
+            text=text,
+            sequences=sequences,
+            recalls=trace,
+            usage=Usage(
+                prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
+            ),
+            finish_reason=finish_reason,
+            **calls,
+        )
+

@@ -1,0 +1,290 @@
+"""KV-cache arithmetic: moving cached keys to other positions, and cutting spans out of a cache.
+
+Two jobs, both exact, both on transformers 5's ``DynamicCache`` (whose ``SinkCache`` was
+removed, so cache surgery is ours):
+
+* **Re-rotation.** RoPE models cache each key *after* rotating it by its position. A key
+  computed at position ``p`` is moved to ``q`` by undoing the rotation by ``p`` and applying
+  the rotation by ``q``, with the model's own rotary frequencies (and its rope scaling: a
+  scaled rotation keeps its scale). :meth:`Rotary.rerotate` does it in float64 from the very
+  float32 angles the model computes, so a re-rotated key equals the key a fresh forward pass
+  at ``q`` would cache, to float32 precision. Sessions use it when evicted turns leave a gap
+  (StreamingLLM re-assigns positions inside the cache); precomputed memory blocks use it to
+  move a block computed at ``0..n-1`` to the positions it lands on.
+* **Editing the cache.** :func:`drop_span` removes positions from every layer,
+  :func:`crop_cache` keeps a prefix, :func:`rerotate_span` re-rotates the keys of a span in
+  every layer, :func:`evict_span` does both (drop a span and close the gap), and
+  :func:`cache_nbytes` measures the cache.
+
+Only full-attention ``DynamicLayer`` layers can be edited: a sliding-window, quantized or
+static layer stores positions in its own way, and editing it raises ``ValueError`` rather
+than corrupting it. A model without rotary embeddings (GPT-2's learned absolute positions)
+cannot move a key at all: :meth:`Rotary.of` raises :class:`NoRotaryEmbeddingError`.
+
+Example (a block of keys computed at positions ``0..n-1`` moved to ``p..p+n-1``)::
+
+    rotary = Rotary.of(model)
+    n = keys.shape[-2]
+    keys = rotary.rerotate(keys, torch.arange(n), torch.arange(p, p + n))
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
+
+#: Rope types whose frequencies change with the sequence length: a key rotated at one length
+#: cannot be moved exactly once the frequencies have changed.
+_LENGTH_DEPENDENT_ROPE = frozenset({"dynamic", "longrope"})
+
+Positions = torch.Tensor | Sequence[int] | int
+
+
+class NoRotaryEmbeddingError(ValueError):
+    """The model has no rotary position embedding that recall can re-rotate keys with."""
+
+
+@dataclass(frozen=True, eq=False)
+class Rotary:
+    """A model's rotary position embedding, as needed to move cached keys between positions.
+
+    Attributes:
+        inv_freq: the inverse frequencies (``rotary_dim / 2`` of them, float32), read from the
+            model's own rotary module, so rope scaling that changes the frequencies (linear,
+            llama3, yarn) is included.
+        rope_type: the model's ``rope_type`` ("default", "linear", "llama3", "yarn"...).
+    """
+
+    inv_freq: torch.Tensor
+    rope_type: str = "default"
+
+    @property
+    def rotary_dim(self) -> int:
+        """How many leading channels of each key head are rotated (the rest pass through)."""
+        return 2 * self.inv_freq.shape[-1]
+
+    @classmethod
+    def of(cls, model: Any) -> Rotary:
+        """The rotary embedding of ``model``, checked against the model's own RoPE code.
+
+        Raises :class:`NoRotaryEmbeddingError` (a ``ValueError``) when the model has none
+        (GPT-2), has several different ones (per-layer-type RoPE), uses frequencies that
+        depend on the sequence length ("dynamic", "longrope"), or lays out its rotation in a
+        way this module does not reproduce (checked numerically on a probe key).
+        """
+        name = type(model).__name__
+        modules = [m for m in model.modules() if isinstance(getattr(m, "inv_freq", None), torch.Tensor)]
+        if not modules:
+            raise NoRotaryEmbeddingError(
+                f"{name} has no rotary position embedding (RoPE): its cached keys cannot be moved to other "
+                "positions, so turns cannot be evicted from its cache. Use a RoPE model (Llama, Qwen, Mistral, "
+                "SmolLM...) or leave max_cache_tokens unset."
+            )
+        first = modules[0]
+        if any(m.inv_freq.shape != first.inv_freq.shape or not torch.equal(m.inv_freq, first.inv_freq) for m in modules):
+            raise NoRotaryEmbeddingError(
+                f"{name} uses {len(modules)} different rotary embeddings (one per layer type): "
+                "re-rotating its cache is not supported"
+            )
+        rope_type = str(getattr(first, "rope_type", "default"))
+        if rope_type in _LENGTH_DEPENDENT_ROPE:
+            raise NoRotaryEmbeddingError(
+                f"{name} uses rope_type={rope_type!r}, whose frequencies change with the sequence length: "
+                "its cached keys cannot be moved exactly"
+            )
+        rotary = cls(first.inv_freq.detach().to(device="cpu", dtype=torch.float32).clone(), rope_type)
+        rotary._check_against(model, first)
+        return rotary
+
+    def angles(self, positions: Positions, device: torch.device | str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(cos, sin)`` of shape ``[len(positions), rotary_dim]``, computed as the model does (float32, unscaled)."""
+        positions = _positions(positions, device)
+        inv_freq = self.inv_freq.to(positions.device)
+        freqs = positions[:, None].float() * inv_freq[None, :]
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos(), emb.sin()
+
+    def rerotate(self, keys: torch.Tensor, old_positions: Positions, new_positions: Positions) -> torch.Tensor:
+        """Keys cached at ``old_positions`` as they would be cached at ``new_positions``.
+
+        Args:
+            keys: ``[..., L, head_dim]`` (a cache layer's ``[batch, heads, L, head_dim]``).
+            old_positions: the ``L`` positions the keys were rotated by (or one int for all).
+            new_positions: the ``L`` positions to rotate them to (or one int for all).
+
+        Returns:
+            A new tensor of the same shape and dtype. Channels past ``rotary_dim`` are copied.
+        """
+        length = keys.shape[-2]
+        old = _broadcast(_positions(old_positions, keys.device), length, "old_positions")
+        new = _broadcast(_positions(new_positions, keys.device), length, "new_positions")
+        if keys.shape[-1] < self.rotary_dim:
+            raise ValueError(f"keys have {keys.shape[-1]} channels per head, fewer than rotary_dim={self.rotary_dim}")
+        if torch.equal(old, new):
+            return keys.clone()
+        cos_old, sin_old = (t.double() for t in self.angles(old))
+        cos_new, sin_new = (t.double() for t in self.angles(new))
+        rotated, rest = keys[..., : self.rotary_dim].double(), keys[..., self.rotary_dim :]
+        plain = rotated * cos_old - _rotate_half(rotated) * sin_old  # undo the rotation by the old angle
+        moved = plain * cos_new + _rotate_half(plain) * sin_new
+        return torch.cat([moved.to(keys.dtype), rest], dim=-1) if rest.shape[-1] else moved.to(keys.dtype)
+
+    def _check_against(self, model: Any, rotary_module: Any) -> None:
+        """Re-rotate a probe key and compare it with the model's own RoPE at the new positions."""
+        apply = getattr(inspect.getmodule(type(model)), "apply_rotary_pos_emb", None)
+        config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
+        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        generator = torch.Generator().manual_seed(0)
+        dtype = self.inv_freq.dtype
+        probe = torch.randn(1, 1, 3, head_dim, generator=generator, dtype=dtype)
+        old, new = torch.tensor([[0, 7, 31]]), torch.tensor([[5, 2, 1000]])
+        try:
+            device = self.inv_freq.device
+            cos_old, sin_old = rotary_module(probe.to(device), old.to(device))
+            cos_new, sin_new = rotary_module(probe.to(device), new.to(device))
+            at_old = apply(probe, probe, cos_old.cpu().to(dtype), sin_old.cpu().to(dtype))[1]
+            at_new = apply(probe, probe, cos_new.cpu().to(dtype), sin_new.cpu().to(dtype))[1]
+        except Exception as error:  # no such function, another signature: not a layout we know
+            raise NoRotaryEmbeddingError(
+                f"{type(model).__name__}'s rotary embedding could not be checked ({type(error).__name__}: {error}): "
+                "re-rotating its cache is not supported"
+            ) from error
+        moved = self.rerotate(at_old, old[0], new[0])
+        if not torch.allclose(moved, at_new, atol=1e-4, rtol=1e-4):
+            raise NoRotaryEmbeddingError(
+                f"{type(model).__name__} lays out its rotary embedding differently (e.g. interleaved pairs): "
+                "re-rotating its cache is not supported"
+            )
+
+
+def rotary_of(model: Any) -> Rotary | None:
+    """:meth:`Rotary.of`, or ``None`` when the model's keys cannot be re-rotated."""
+    try:
+        return Rotary.of(model)
+    except NoRotaryEmbeddingError:
+        return None
+
+
+# --------------------------------------------------------------------------- cache edits
+def cache_layers(cache: Any) -> list[DynamicLayer]:
+    """The cache's layers, checked to be full-attention ``DynamicLayer`` s (the ones that can be edited)."""
+    layers = getattr(cache, "layers", None)
+    if layers is None:
+        raise ValueError(f"expected a transformers DynamicCache, got {type(cache).__name__}")
+    for index, layer in enumerate(layers):
+        if type(layer) is not DynamicLayer:
+            raise ValueError(
+                f"layer {index} of the cache is a {type(layer).__name__}: only full-attention DynamicLayer "
+                "layers can be edited (sliding-window, quantized and static layers cannot)"
+            )
+    return list(layers)
+
+
+def cache_length(cache: Any) -> int:
+    """Positions held by the cache (0 for ``None`` or an empty cache)."""
+    return 0 if cache is None else int(cache.get_seq_length())
+
+
+def cache_nbytes(cache: Any) -> int:
+    """Bytes held by the keys and values of every layer."""
+    if cache is None:
+        return 0
+    total = 0
+    for layer in getattr(cache, "layers", []):
+        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if isinstance(tensor, torch.Tensor):
+                total += tensor.nelement() * tensor.element_size()
+    return total
+
+
+def crop_cache(cache: Any, length: int) -> None:
+    """Keep the first ``length`` positions of every layer (in place)."""
+    current = cache_length(cache)
+    if not 0 <= length <= current:
+        raise ValueError(f"length must be in [0, {current}] (the cache's length), got {length}")
+    for layer in cache_layers(cache):
+        if layer.is_initialized and layer.keys.numel():
+            layer.keys = layer.keys[..., :length, :]
+            layer.values = layer.values[..., :length, :]
+
+
+def drop_span(cache: Any, start: int, end: int) -> None:
+    """Remove positions ``[start, end)`` from every layer (in place). Later keys keep their rotation."""
+    _check_span(cache, start, end)
+    if start == end:
+        return
+    for layer in cache_layers(cache):
+        if layer.is_initialized and layer.keys.numel():
+            layer.keys = torch.cat([layer.keys[..., :start, :], layer.keys[..., end:, :]], dim=-2)
+            layer.values = torch.cat([layer.values[..., :start, :], layer.values[..., end:, :]], dim=-2)
+
+
+def rerotate_span(cache: Any, rotary: Rotary, start: int, old_positions: Positions, new_positions: Positions) -> None:
+    """Re-rotate the keys at cache indices ``[start, start + L)`` from ``old_positions`` to ``new_positions`` (in place)."""
+    old = _positions(old_positions, None)
+    if old.dim() != 1:
+        raise ValueError("old_positions must list one position per key of the span")
+    end = start + old.shape[0]
+    _check_span(cache, start, end)
+    for layer in cache_layers(cache):
+        if layer.is_initialized and layer.keys.numel():
+            moved = rotary.rerotate(layer.keys[..., start:end, :], old_positions, new_positions)
+            layer.keys = torch.cat([layer.keys[..., :start, :], moved, layer.keys[..., end:, :]], dim=-2)
+
+
+def evict_span(cache: Any, start: int, end: int, rotary: Rotary | None = None, position_offset: int = 0) -> None:
+    """Drop positions ``[start, end)``; with ``rotary``, move every later key back by ``end - start``.
+
+    With ``rotary`` the cache stays contiguous (StreamingLLM's re-assigned positions): the key
+    at cache index ``i >= end`` was rotated by position ``i + position_offset`` and is
+    re-rotated to ``i - (end - start) + position_offset``. Without it, later keys keep their
+    positions and the caller must pass matching ``position_ids`` from then on.
+    """
+    _check_span(cache, start, end)
+    length = cache_length(cache)
+    if rotary is not None and end < length and end > start:
+        old = torch.arange(end, length) + position_offset
+        rerotate_span(cache, rotary, end, old, old - (end - start))
+    drop_span(cache, start, end)
+
+
+def _check_span(cache: Any, start: int, end: int) -> None:
+    length = cache_length(cache)
+    if not 0 <= start <= end <= length:
+        raise ValueError(f"span [{start}, {end}) must lie within the cache's {length} positions")
+
+
+def _positions(positions: Positions, device: torch.device | str | None) -> torch.Tensor:
+    if isinstance(positions, torch.Tensor):
+        tensor = positions.reshape(-1) if positions.dim() else positions
+        return tensor.to(device=device or tensor.device, dtype=torch.long)
+    if isinstance(positions, int):
+        return torch.tensor(positions, dtype=torch.long, device=device)
+    return torch.tensor(list(positions), dtype=torch.long, device=device)
+
+
+def _broadcast(positions: torch.Tensor, length: int, name: str) -> torch.Tensor:
+    if positions.dim() == 0:
+        return positions.expand(length)
+    if positions.shape[0] != length:
+        raise ValueError(f"{name} has {positions.shape[0]} positions for {length} keys")
+    return positions
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def repeated_rows(model: Any, cache: DynamicCache, rows: int) -> DynamicCache:
+    """A new cache holding ``rows`` copies of ``cache`` 's one row."""
+    copy = DynamicCache(config=model.config)
+    for index, layer in enumerate(cache.layers):
+        copy.update(layer.keys.expand(rows, -1, -1, -1).contiguous(), layer.values.expand(rows, -1, -1, -1).contiguous(), index)
+    return copy

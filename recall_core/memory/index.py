@@ -1,0 +1,569 @@
+"""`ChromaIndex`: the Chroma side of the memory (client, per-user collections, writes, nearest neighbours).
+
+The index is rebuildable: the journal is the source of truth (journal.py). Each user has
+collections of their own, named from a hash of the user id (``recall-m-<hash>`` for
+memories, ``recall-k-<hash>`` for LM-space keys), and every collection records its owner,
+encoder and dimension in its metadata. Chroma's failures are mapped here: "cannot reach the
+index" becomes :class:`MemoryUnavailableError`, a collection deleted by another client is
+looked up again once.
+
+A collection whose files were found damaged (see health.py) is never handed to Chroma again
+in this process, because Chroma crashes the process on some damaged HNSW files: every use
+raises :class:`MemoryUnavailableError` saying how to rebuild it, and it can only be dropped.
+A rebuild writes a user's rows into staging collections and swaps them in only when they are
+complete (:meth:`ChromaIndex.swap_in`), so a failed rebuild leaves the old collections as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from recall_core.memory.backends import Backend
+from recall_core.memory.errors import (
+    EncoderMismatchError,
+    MemoryIsolationError,
+    MemoryStoreError,
+    MemoryUnavailableError,
+)
+from recall_core.memory.journal import DELETING, JournalRow
+from recall_core.memory.records import index_metadata
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+MEMORIES = "m"
+LM_KEYS = "k"
+KINDS = (MEMORIES, LM_KEYS)
+#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`). HNSW is
+#: approximate: with Chroma's defaults a memory at cosine 0.42 was missed among 1,000
+#: near-duplicate notes (all at 0.16), and the top hit was wrong for 10 of 100 random queries
+#: at 2,000 items.
+EXACT_SEARCH_MAX = 2000
+#: HNSW settings of new collections: cosine space, Chroma's defaults otherwise. A denser graph
+#: and a wider beam (32 / 200 / 200) made the index part of a query at 100k memories 7x slower
+#: (21 ms p50 against 3 ms), and the collections where recall matters most, the small ones,
+#: are searched exactly anyway.
+HNSW_CONFIG = {"space": "cosine"}
+#: Seconds a server store trusts a collection's size (other clients write too). Chroma's
+#: count() takes 9 ms at 100k items, more than the search itself; a local store is this
+#: process's alone, so there the size is known from its own writes.
+SIZE_TTL_S = 10.0
+#: Everything a search reads back about a memory.
+FETCHED = ["documents", "metadatas", "embeddings"]
+
+
+#: Suffix of the collections a rebuild fills before swapping them in.
+STAGING_SUFFIX = "-next"
+#: What to run when a local index is damaged.
+REBUILD_HINT = "run `recall rebuild-index --fresh` (rebuild_index(store, fresh=True)): the journal holds every memory"
+
+
+def collection_name(user_id: str, kind: str = MEMORIES) -> str:
+    """The Chroma collection of ``user_id`` (``kind`` is ``"m"`` memories or ``"k"`` LM keys).
+
+    A hash, so that any user id (emails, unicode, slashes) makes a valid name and the name
+    reveals nothing; 160 bits, so two users never share one.
+    """
+    digest = hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:40]
+    return f"recall-{kind}-{digest}"
+
+
+def staging_name(user_id: str, kind: str = MEMORIES) -> str:
+    """The collection a rebuild of ``user_id`` fills before it replaces :func:`collection_name`'s."""
+    return collection_name(user_id, kind) + STAGING_SUFFIX
+
+
+class ChromaIndex:
+    """The Chroma client of one store and what it knows about each user's collections.
+
+    Caches (all per collection name, a user's dropped together by :meth:`forget_cached`, all by
+    :meth:`reset`): the collection handles, the dimension already checked against each
+    collection, and each collection's size. Damaged collections (:meth:`mark_damaged`) are
+    remembered for the life of the object, until dropped or swapped out.
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._collections: dict[str, Any] = {}
+        self._checked: dict[str, int] = {}
+        self._sizes: dict[str, tuple[int, float]] = {}
+        self._damaged: dict[str, str] = {}
+        self._max_batch: int | None = None
+        self._closed = False
+
+    @property
+    def kind(self) -> str:
+        """``"local"`` or ``"server"``."""
+        return self.backend.kind
+
+    @property
+    def location(self) -> str:
+        return self.backend.location
+
+    # -- client ---------------------------------------------------------------------------------
+
+    def client(self) -> Any:
+        """The Chroma client, opened on first use."""
+        if self._closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = self.call(self.backend.open_client)
+        return self._client
+
+    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a Chroma call, turning "cannot reach the index" failures into MemoryUnavailableError."""
+        try:
+            return fn(*args, **kwargs)
+        except MemoryStoreError:
+            raise
+        except Exception as exc:
+            if is_unavailable(exc, self.kind):
+                hint = "is the server running?" if self.kind == "server" else f"`recall doctor` checks the index; {REBUILD_HINT}"
+                raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
+            raise
+
+    def reset(self) -> None:
+        """Close the client and forget every cache (the next call opens the index again)."""
+        client, self._client = self._client, None
+        self._collections.clear()
+        self._checked.clear()
+        self._sizes.clear()
+        if client is not None:
+            try:
+                client.close()
+            except Exception as exc:  # closing must not hide the caller's own error
+                logger.debug("closing the Chroma client failed: %s", exc)
+
+    def close(self) -> None:
+        self.reset()
+        self._closed = True
+
+    def max_batch_size(self) -> int:
+        if self._max_batch is None:
+            client = self.client()
+            try:
+                limit = int(self.call(client.get_max_batch_size))
+            except MemoryUnavailableError:
+                raise
+            except Exception:
+                limit = 1000
+            # Over HTTP, keep each request short: a 5,000-item upsert can outlast the timeout
+            # on a busy server, and a failed request is retried whole by `repair`.
+            self._max_batch = min(limit, 1000) if self.kind == "server" else limit
+        return self._max_batch
+
+    # -- collections -----------------------------------------------------------------------------
+
+    def collection(
+        self,
+        user_id: str,
+        kind: str,
+        create: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+        staging: bool = False,
+    ) -> Any | None:
+        """The collection of ``user_id`` (``None`` if it does not exist and ``create`` is false);
+        ``staging``: the one a rebuild fills (:func:`staging_name`).
+
+        Raises:
+            MemoryUnavailableError: the collection is damaged (:meth:`mark_damaged`).
+        """
+        name = staging_name(user_id, kind) if staging else collection_name(user_id, kind)
+        self._refuse_damaged(user_id, name)
+        cached = self._collections.get(name)
+        if cached is not None:
+            return cached
+        client = self.client()
+        if create:
+            meta = {"recall": 1, "kind": "memories" if kind == MEMORIES else "lm_keys", "user_id": user_id}
+            meta.update(metadata or {})
+            # Cosine space: chromadb 1.5 takes it in `configuration` (the old `hnsw:space` metadata
+            # is the legacy spelling). embedding_function=None: never let Chroma embed (it downloads).
+            collection = self.call(
+                client.get_or_create_collection,
+                name=name, configuration={"hnsw": dict(HNSW_CONFIG)}, metadata=meta, embedding_function=None,
+            )  # fmt: skip
+        else:
+            collection = self._lookup(name)
+            if collection is None:
+                return None
+        owner = (collection.metadata or {}).get("user_id")
+        if owner is not None and owner != user_id:
+            raise MemoryIsolationError(f"collection {name} belongs to another user; refusing to use it")
+        self._collections[name] = collection
+        return collection
+
+    def _lookup(self, name: str) -> Any | None:
+        """The collection ``name`` from the index, or ``None`` if it has none."""
+        client = self.client()
+        try:
+            return self.call(client.get_collection, name=name, embedding_function=None)
+        except MemoryStoreError:
+            raise
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
+
+    def with_collection(
+        self,
+        user_id: str,
+        kind: str,
+        fn: Callable[[Any], T],
+        create: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+        staging: bool = False,
+    ) -> T | None:
+        """Call ``fn(collection)`` (``None`` if there is no collection and ``create`` is false).
+
+        If another client deleted the collection meanwhile, it is looked up again once.
+        """
+        for attempt in (0, 1):
+            collection = self.collection(user_id, kind, create=create, metadata=metadata, staging=staging)
+            if collection is None:
+                return None
+            try:
+                return self.call(fn, collection)
+            except MemoryStoreError:
+                raise
+            except Exception as exc:
+                if attempt == 0 and is_not_found(exc):
+                    self.forget_cached(user_id)
+                    continue
+                raise
+        return None  # pragma: no cover - the loop always returns or raises
+
+    def forget_cached(self, user_id: str) -> None:
+        for kind in KINDS:
+            for name in (collection_name(user_id, kind), staging_name(user_id, kind)):
+                self._collections.pop(name, None)
+                self._checked.pop(name, None)
+                self._sizes.pop(name, None)
+
+    # -- damage ----------------------------------------------------------------------------------
+
+    def mark_damaged(self, damaged: Mapping[str, str]) -> None:
+        """Never hand these collections (name -> what is wrong) to Chroma again: it could crash."""
+        self._damaged.update(damaged)
+        for name in damaged:
+            self._collections.pop(name, None)
+
+    def damaged(self) -> dict[str, str]:
+        """The collections known to be damaged: name -> what is wrong."""
+        return dict(self._damaged)
+
+    def clear_damaged(self) -> None:
+        """Forget every damage mark (the whole index was replaced)."""
+        self._damaged.clear()
+
+    def damage(self, user_id: str) -> str | None:
+        """What is wrong with ``user_id``'s collections, or ``None`` if nothing is known to be."""
+        found = [self._damaged[n] for n in (collection_name(user_id, k) for k in KINDS) if n in self._damaged]
+        return "; ".join(found) if found else None
+
+    def _refuse_damaged(self, user_id: str, name: str) -> None:
+        reason = self._damaged.get(name)
+        if reason is not None:
+            raise MemoryUnavailableError(
+                f"the index of user {user_id!r} at {self.location} is damaged ({reason}); {REBUILD_HINT}"
+            )
+
+    def size(self, user_id: str, kind: str, collection: Any) -> int:
+        """How many items the collection holds (cached; see ``SIZE_TTL_S``)."""
+        key = collection.name
+        cached = self._sizes.get(key)
+        now = time.monotonic()
+        if cached is not None and (self.kind == "local" or now - cached[1] < SIZE_TTL_S):
+            return cached[0]
+        size = int(collection.count())
+        self._sizes[key] = (size, now)
+        return size
+
+    def check_dimension(
+        self, user_id: str, kind: str, collection: Any, dimension: int, what: str, encoder_name: str | None = None
+    ) -> None:
+        """Raise EncoderMismatchError if ``dimension`` is not the collection's (checked once per collection).
+
+        ``encoder_name``: the encoder that will search this collection; a different name with the
+        same dimension only warns (the scores may be meaningless).
+        """
+        key = collection.name
+        if self._checked.get(key) == dimension:
+            return
+        meta = collection.metadata or {}
+        stored = meta.get("dim")
+        name = meta.get("encoder") if kind == MEMORIES else meta.get("lm")
+        if stored is not None and int(stored) != int(dimension):
+            fix = (
+                "use the encoder the memories were written with, or re-encode them with "
+                "`rebuild_index(store, reencode=True)` (`recall rebuild-index --reencode`)"
+                if kind == MEMORIES else "use the model the LM keys were written with, or write them again"
+            )  # fmt: skip
+            raise EncoderMismatchError(
+                f"dimension mismatch for user {user_id!r}: the stored {'memories' if kind == MEMORIES else 'LM keys'} "
+                f"were written by {name!r} with {int(stored)} dimensions, but {what} has {int(dimension)} dimensions; {fix}"
+            )
+        if kind == MEMORIES and name is not None and encoder_name is not None and name != encoder_name:
+            warnings.warn(
+                f"the memories of user {user_id!r} were written by encoder {name!r}; this store searches them "
+                f"with {encoder_name!r} (same dimension, but scores may be meaningless)",
+                stacklevel=4,
+            )
+        self._checked[key] = dimension
+
+    def collections(self) -> list[Any]:
+        """Every recall collection in the index (for maintenance)."""
+        client = self.client()
+        result, offset, page = [], 0, 1000
+        while True:
+            # chromadb 1.x lists Collection objects (with metadata): one request per page.
+            items = self.call(client.list_collections, limit=page, offset=offset)
+            for item in items:
+                if isinstance(item, str):  # older clients list names only
+                    item = self.call(client.get_collection, name=item, embedding_function=None)
+                if item.name.startswith("recall-"):
+                    result.append(item)
+            if len(items) < page:
+                return result
+            offset += page
+
+    def delete_collection(self, name: str) -> None:
+        """Delete a collection by name (one that names no user, found by ``doctor``)."""
+        client = self.client()
+        self.call(client.delete_collection, name=name)
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def write(self, rows: Sequence[JournalRow], encoder_name: str | None = None, staging: bool = False) -> list[JournalRow]:
+        """Upsert journal rows (with vectors) into their users' collections (``staging``: the ones a
+        rebuild fills); return the rows written.
+
+        Tombstoned rows are skipped. A row's LM key goes to the user's LM-key collection; a row
+        without one has any stale key removed (its text was updated).
+        """
+        by_user: dict[str, list[JournalRow]] = {}
+        for row in rows:
+            if row.state == DELETING:
+                continue
+            if row.embedding is None:
+                raise MemoryStoreError(f"memory {row.id} has no embedding to index")
+            by_user.setdefault(row.user_id, []).append(row)
+        for user_id, user_rows in by_user.items():
+            self._write_user(user_id, user_rows, encoder_name, staging)
+        return [row for user_rows in by_user.values() for row in user_rows]
+
+    def _write_user(self, user_id: str, rows: Sequence[JournalRow], encoder_name: str | None, staging: bool) -> None:
+        for kind in KINDS:
+            self._sizes.pop(staging_name(user_id, kind) if staging else collection_name(user_id, kind), None)
+        dim = int(rows[0].embedding.shape[0])  # type: ignore[union-attr]
+        written_by = rows[0].encoder or encoder_name
+        meta = {"encoder": written_by, "dim": dim}
+        batch = self.max_batch_size()
+
+        def upsert(collection: Any, part: Sequence[JournalRow], vectors: list[np.ndarray]) -> None:
+            collection.upsert(
+                ids=[r.id for r in part], embeddings=np.stack(vectors), documents=[r.text for r in part],
+                metadatas=[index_metadata(r) for r in part],
+            )  # fmt: skip
+
+        for start in range(0, len(rows), batch):
+            part = rows[start : start + batch]
+            collection = self.collection(user_id, MEMORIES, create=True, metadata=meta, staging=staging)
+            self.check_dimension(user_id, MEMORIES, collection, dim, f"the encoder {written_by!r}", encoder_name)
+            vectors = [r.embedding for r in part]
+            self.with_collection(
+                user_id, MEMORIES, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=meta,
+                staging=staging,
+            )  # fmt: skip
+
+        keyed = [r for r in rows if r.lm_key is not None]
+        unkeyed = [r.id for r in rows if r.lm_key is None]
+        if keyed:
+            key_meta = {"lm": keyed[0].lm_name or "unknown", "dim": int(keyed[0].lm_key.shape[0])}  # type: ignore[union-attr]
+            for start in range(0, len(keyed), batch):
+                part = keyed[start : start + batch]
+                collection = self.collection(user_id, LM_KEYS, create=True, metadata=key_meta, staging=staging)
+                self.check_dimension(user_id, LM_KEYS, collection, key_meta["dim"], f"the LM {key_meta['lm']!r}")
+                vectors = [r.lm_key for r in part]
+                self.with_collection(
+                    user_id, LM_KEYS, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=key_meta,
+                    staging=staging,
+                )  # fmt: skip
+        if unkeyed and not staging:
+            # A memory re-indexed without an LM key (its text was updated) must not keep a stale key.
+            self.with_collection(user_id, LM_KEYS, lambda c: c.delete(ids=unkeyed))
+
+    def drop_staging(self, user_id: str) -> None:
+        """Delete what an earlier, unfinished rebuild of ``user_id`` left in staging."""
+        for kind in KINDS:
+            self._delete_named(staging_name(user_id, kind))
+        self.forget_cached(user_id)
+
+    def swap_in(self, user_id: str) -> None:
+        """Replace ``user_id``'s collections by the staging ones a rebuild filled (a kind with no
+        staging collection is dropped: the rebuilt user has none of it).
+
+        Chroma cannot rename over an existing name, so the old collection is deleted first;
+        a crash between the two steps leaves the user with no collection and the rows in the
+        journal, which ``repair`` indexes again.
+        """
+        for kind in KINDS:
+            live, staged = collection_name(user_id, kind), staging_name(user_id, kind)
+            collection = self._collections.get(staged) or self._lookup(staged)
+            self._delete_named(live)
+            self._damaged.pop(live, None)
+            if collection is not None:
+                self.call(collection.modify, name=live)
+        self.forget_cached(user_id)
+
+    def _delete_named(self, name: str) -> None:
+        """Delete a collection by name if it exists (deleting never loads its files)."""
+        client = self.client()
+        try:
+            self.call(client.delete_collection, name=name)
+        except MemoryStoreError:
+            raise
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> None:
+        """Delete ids from the user's collections (both kinds)."""
+        if not ids:
+            return
+        for kind in KINDS:
+            self._sizes.pop(collection_name(user_id, kind), None)
+            self.with_collection(user_id, kind, lambda c: c.delete(ids=list(ids)))
+
+    def drop_user(self, user_id: str) -> None:
+        """Delete the user's collections from the index (damaged ones too: deleting is safe)."""
+        for kind in KINDS:
+            name = collection_name(user_id, kind)
+            self._delete_named(name)
+            self._damaged.pop(name, None)
+        self.forget_cached(user_id)
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def get(self, user_id: str, ids: Sequence[str], kind: str = MEMORIES, include: Sequence[str] = ()) -> Any:
+        """Chroma's ``get`` of ``ids`` in the user's collection (``None`` if it has none)."""
+        return self.with_collection(user_id, kind, lambda c: c.get(ids=list(ids), include=list(include)))
+
+    def count(self, user_id: str, kind: str = MEMORIES) -> int:
+        """How many items the user's collection holds, counted now."""
+        return int(self.with_collection(user_id, kind, lambda c: c.count()) or 0)
+
+    def page(self, user_id: str, include: Sequence[str], limit: int, offset: int, where: Mapping[str, Any] | None = None) -> Any:
+        """One page of the user's memories in the index's own order (``None`` if there is no collection)."""
+        return self.with_collection(
+            user_id, MEMORIES,
+            lambda c: c.get(include=list(include), limit=limit, offset=offset, where=dict(where) if where else None),
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        collection: Any,
+        embedding: np.ndarray,
+        size: int,
+        k: int,
+        where: Mapping[str, Any] | None,
+        ids: Collection[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest ``(id, cosine distance)`` of a collection of ``size`` items, best first:
+        exact up to ``EXACT_SEARCH_MAX`` items (:func:`exact_nearest`), HNSW beyond. ``ids``: only
+        among these (exactly, whatever the size)."""
+        where = dict(where) if where else None
+        if size > EXACT_SEARCH_MAX and ids is None:
+            found = collection.query(
+                query_embeddings=[embedding], n_results=min(k, size), where=where, include=["distances"]
+            )  # fmt: skip
+            return list(zip(found["ids"][0], found["distances"][0], strict=True))
+        return exact_nearest(collection, embedding, size, k, where, ids)
+
+
+def exact_nearest(
+    collection: Any,
+    embedding: np.ndarray,
+    size: int,
+    k: int,
+    where: dict[str, Any] | None,
+    ids: Collection[str] | None = None,
+) -> list[tuple[str, float]]:
+    """The ``k`` nearest ``(id, cosine distance)`` of a small collection, exactly.
+
+    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph: 2-6 ms
+    for up to 2,000 items. That is exact only if every node is reachable, and HNSW's neighbour
+    pruning can leave nodes without incoming links (among 1,000 near-duplicate notes, up to
+    half were). So when fewer than ``size`` come back, or a ``where`` filter hides how many
+    should, the distances are computed here from the stored vectors (10-50 ms at this size).
+    ``ids`` limits the search to those ids (computed here too).
+    """
+    if size == 0 or (ids is not None and not ids):
+        return []
+    if where is None and ids is None:
+        wide = collection.query(query_embeddings=[embedding], n_results=size, include=["distances"])
+        if len(wide["ids"][0]) >= size:
+            return list(zip(wide["ids"][0][:k], wide["distances"][0][:k], strict=True))
+        logger.debug("HNSW reached %d of %d items; computing the distances exactly", len(wide["ids"][0]), size)
+    stored = collection.get(ids=None if ids is None else list(ids), where=where, include=["embeddings"])
+    if not stored["ids"]:
+        return []
+    matrix = np.asarray(stored["embeddings"], dtype=np.float32)
+    norms = np.maximum(np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(embedding)), 1e-12)
+    distances = 1.0 - matrix @ embedding / norms
+    order = np.argsort(distances, kind="stable")[:k]
+    return [(stored["ids"][i], float(distances[i])) for i in order]
+
+
+def fetch(collection: Any, nearest: Sequence[tuple[str, float]]) -> dict[str, list[Any]] | None:
+    """Texts, metadata and vectors of ``nearest`` ``(id, distance)``, in that order (``None`` if empty)."""
+    if not nearest:
+        return None
+    got = collection.get(ids=[memory_id for memory_id, _ in nearest], include=FETCHED)
+    at = {memory_id: i for i, memory_id in enumerate(got["ids"])}
+    kept = [(memory_id, d, at[memory_id]) for memory_id, d in nearest if memory_id in at]  # a concurrent delete
+    vectors = got.get("embeddings")
+    return {
+        "ids": [memory_id for memory_id, _, _ in kept],
+        "distances": [d for _, d, _ in kept],
+        "documents": [got["documents"][i] for _, _, i in kept],
+        "metadatas": [got["metadatas"][i] for _, _, i in kept],
+        "embeddings": [None if vectors is None else vectors[i] for _, _, i in kept],
+    }
+
+
+def is_not_found(exc: BaseException) -> bool:
+    from chromadb.errors import NotFoundError
+
+    if isinstance(exc, NotFoundError):
+        return True
+    text = str(exc).lower()
+    return "does not exist" in text or "not found" in text
+
+
+def is_unavailable(exc: BaseException, kind: str) -> bool:
+    """Whether ``exc`` means the index cannot be reached (rather than a bad request)."""
+    import httpx
+    from chromadb.errors import AuthorizationError, ChromaAuthError, InternalError, RateLimitError
+
+    if isinstance(exc, (httpx.TransportError, httpx.HTTPStatusError, ConnectionError, TimeoutError, socket.error)):
+        return True
+    if isinstance(exc, (AuthorizationError, ChromaAuthError, RateLimitError, InternalError)):
+        return True
+    # The HTTP client raises a bare Exception(response text) for a non-Chroma error status
+    # (a proxy's 502, a 500 page).
+    return kind == "server" and type(exc) is Exception

@@ -1,0 +1,331 @@
+"""Where a memory is searched: by text (hybrid, vector or lexical) and by the LM's hidden state.
+
+Every search of a user's memory goes through :func:`search`:
+
+* ``text`` queries are embedded with the store's encoder, then ranked by ``retrieval``:
+
+  - ``"hybrid"`` (the default): the cosine of every memory of a small collection (else the
+    ``FUSION_DEPTH`` nearest), plus BM25 over the journal's word index
+    (:mod:`~recall_core.memory.lexical`), fused by :func:`~recall_core.memory.lexical.linear_fusion`;
+  - ``"vector"``: the index's cosine ranking alone (exact up to ``EXACT_SEARCH_MAX`` memories);
+  - ``"lexical"``: BM25 alone (for measuring the word half by itself);
+
+* ``hidden`` queries with a ``vector`` (the ``<recall>`` hidden state mapped into the encoder's
+  space by a trained query head, :mod:`recall_core.models.query_head`) are ranked like ``text``
+  queries, with that vector in place of the encoder's embedding of the text (the word half
+  of ``hybrid`` and ``lexical`` still reads ``query.text``);
+* ``hidden`` queries without one compare the ``<recall>`` hidden state with the LM-space keys
+  the writer stored (``MemoryWriter(lm_keys=True)``).
+
+Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
+similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
+belong to the user before it is returned, and to be visible by the journal: a memory deleted
+or forgotten is never returned, even while the index still holds it (``journal.Visibility``).
+A user with no collection whose journal says the index had some of their memories gets
+:class:`MemoryUnavailableError` (the index was lost), not an empty answer.
+
+What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
+(``"turn"``), the turn with the one before it (``"window"``), or the exchange it belongs to,
+a turn and the reply to it (``"exchange"``). A fact a user states and an assistant merely
+acknowledges ("Noted!") is found by either turn, and held by the exchange whichever was
+found; ``metadata["covers"]`` lists the ids of the turns a text holds, so the engine injects
+an exchange once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from recall_core.memory.composition import speaker_of
+from recall_core.memory.encoders import Encoder
+from recall_core.memory.errors import MemoryStoreError, MemoryUnavailableError
+from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, LM_KEYS, MEMORIES, ChromaIndex, fetch
+from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
+from recall_core.memory.lexical import linear_fusion
+from recall_core.memory.records import check_owner
+from recall_core.types import MemoryCandidate, RecallQuery
+
+#: How ``text`` queries rank memories (see the module docstring).
+RETRIEVALS = ("hybrid", "vector", "lexical")
+#: How deep each ranking is read before fusing.
+FUSION_DEPTH = 50
+#: What a found memory's text holds (see :func:`expand`).
+UNITS = ("turn", "window", "exchange")
+
+
+def check_unit(unit: object) -> str:
+    """``unit`` if it is one of :data:`UNITS`, else ``ValueError`` naming them."""
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {', '.join(map(repr, UNITS))}, got {unit!r}")
+    return str(unit)
+
+
+def check_retrieval(retrieval: object) -> str:
+    """``retrieval`` if it is one of :data:`RETRIEVALS`, else ``ValueError`` naming them."""
+    if retrieval not in RETRIEVALS:
+        raise ValueError(f"retrieval must be one of {', '.join(map(repr, RETRIEVALS))}, got {retrieval!r}")
+    return str(retrieval)
+
+
+def search(
+    index: ChromaIndex,
+    journal: Journal,
+    encoder: Encoder,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    retrieval: str,
+    where: Mapping[str, Any] | None = None,
+    unit: str = "turn",
+) -> list[MemoryCandidate]:
+    """Up to ``k`` of ``user_id``'s memories for ``query``, best first, each holding its ``unit``
+    (see the module docstring)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    check_retrieval(retrieval)
+    check_unit(unit)
+    return expand(journal, _ranked(index, journal, encoder, user_id, query, k, retrieval, where), unit)
+
+
+def _ranked(
+    index: ChromaIndex,
+    journal: Journal,
+    encoder: Encoder,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    retrieval: str,
+    where: Mapping[str, Any] | None,
+) -> list[MemoryCandidate]:
+    where = dict(where) if where else None
+    visible = journal.visibility(user_id)
+    if query.mode not in ("text", "hidden"):
+        raise ValueError(f"query mode must be 'text' or 'hidden', got {query.mode!r}")
+    headed = query.mode == "hidden" and query.vector is not None
+    if query.mode == "hidden" and not headed:
+        return _search_hidden(index, journal, user_id, query, k, where, visible)
+    if not headed and (not query.text or not query.text.strip()):
+        return []  # nothing to search by
+    vector = _head_vector(query, encoder) if headed else None
+    collection = index.collection(user_id, MEMORIES)
+    if collection is None:
+        check_not_lost(journal, user_id, index.location)
+        return []
+    index.check_dimension(
+        user_id, MEMORIES, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name
+    )
+    if vector is None:
+        vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
+    if retrieval == "vector":
+        return search_vector(index, user_id, MEMORIES, vector, k, where, visible)
+    words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH)) if query.text.strip() else []
+    if retrieval == "lexical":
+        return _lexical(index, user_id, vector, words[:k], where)
+    return _hybrid(index, user_id, vector, words, k, where, visible)
+
+
+def _head_vector(query: RecallQuery, encoder: Encoder) -> np.ndarray:
+    """A query head's vector, checked: in this store's encoder's space, of its size, finite."""
+    if query.vector_space != encoder.name:
+        raise ValueError(
+            f"query.vector is in the space of the encoder {query.vector_space!r}, but this memory is indexed "
+            f"with {encoder.name!r}: use a query head trained for {encoder.name!r}"
+        )
+    vector = np.asarray(query.vector, dtype=np.float32).reshape(-1)
+    if vector.size != encoder.dimension or not np.isfinite(vector).all():
+        raise ValueError(f"query.vector must hold {encoder.dimension} finite numbers, got {vector.size}")
+    return vector
+
+
+def check_not_lost(journal: Journal, user_id: str, location: str) -> None:
+    """Raise :class:`MemoryUnavailableError` if the index has no collection for ``user_id`` although
+    the journal holds memories of theirs as indexed: the index was lost, and "no memory" would be
+    a wrong answer."""
+    lost = journal.count(user_id, INDEXED)
+    if lost:
+        raise MemoryUnavailableError(
+            f"the memory index at {location} has none of the {lost} memories of user {user_id!r} that the "
+            "journal holds as indexed: the index was lost or damaged. Run `recall doctor --repair` "
+            "(repair(store)) to index them again from the journal"
+        )
+
+
+def search_vector(
+    index: ChromaIndex,
+    user_id: str,
+    kind: str,
+    vector: np.ndarray,
+    k: int,
+    where: dict[str, Any] | None = None,
+    visible: Visibility = EVERYTHING,
+) -> list[MemoryCandidate]:
+    """The ``k`` memories (``kind`` MEMORIES) or LM keys (LM_KEYS) nearest to an already computed
+    ``vector``, among those ``visible``."""
+
+    def run(collection: Any) -> dict[str, list[Any]] | None:
+        size = index.size(user_id, kind, collection)
+        # Deep enough that k remain once the deleted ones are left out.
+        depth = k if visible.everything else min(max(size, 1), k + len(visible.deleted))
+        if size > EXACT_SEARCH_MAX and visible.only is None:  # approximate, in one request
+            found = collection.query(
+                query_embeddings=[vector], n_results=depth, where=where, include=[*FETCHED, "distances"]
+            )  # fmt: skip
+            return _visible_part({key: found[key][0] for key in ("ids", *FETCHED, "distances")}, visible, k)
+        nearest = index.nearest(collection, vector, size, depth, where, ids=visible.only)
+        return fetch(collection, [(m, d) for m, d in nearest if visible.allows(m)][:k])
+
+    return _candidates(user_id, index.with_collection(user_id, kind, run))
+
+
+def _visible_part(result: dict[str, list[Any]], visible: Visibility, k: int) -> dict[str, list[Any]]:
+    """The first ``k`` visible items of a query result (lists keyed by field)."""
+    keep = [i for i, memory_id in enumerate(result["ids"]) if visible.allows(memory_id)][:k]
+    return {key: [values[i] for i in keep] for key, values in result.items()}
+
+
+def _hybrid(
+    index: ChromaIndex,
+    user_id: str,
+    vector: np.ndarray,
+    words: list[tuple[str, float]],
+    k: int,
+    where: dict[str, Any] | None,
+    visible: Visibility = EVERYTHING,
+) -> list[MemoryCandidate]:
+    """The vector and BM25 rankings fused: BM25 ``FUSION_DEPTH`` deep, the cosine of every memory
+    of a small collection (else ``FUSION_DEPTH`` deep). The word half searches the journal's
+    indexed rows, which are all visible; the vector half leaves out what ``visible`` hides."""
+    depth = max(k, FUSION_DEPTH) + len(visible.deleted)
+
+    def run(collection: Any) -> Any:
+        size = index.size(user_id, MEMORIES, collection)
+        # A small collection's exact search has every distance anyway: keep them all, so no
+        # word hit needs its vector fetched.
+        wanted = size if size <= EXACT_SEARCH_MAX else depth
+        cosine = {
+            memory_id: 1.0 - d
+            for memory_id, d in index.nearest(collection, vector, size, wanted, where, ids=visible.only)
+            if visible.allows(memory_id)
+        }
+        cosine.update(_cosines(collection, [m for m, _ in words if m not in cosine], vector, where))
+        fused = linear_fusion(cosine, dict(words))[:k]
+        return fetch(collection, [(memory_id, 1.0 - cosine[memory_id]) for memory_id, _ in fused])
+
+    return _candidates(user_id, index.with_collection(user_id, MEMORIES, run), keep_order=True)
+
+
+def _lexical(
+    index: ChromaIndex, user_id: str, vector: np.ndarray, words: list[tuple[str, float]], where: dict[str, Any] | None
+) -> list[MemoryCandidate]:
+    """BM25's order, each memory scored by its cosine."""
+
+    def run(collection: Any) -> Any:
+        cosine = _cosines(collection, [m for m, _ in words], vector, where)
+        return fetch(collection, [(m, 1.0 - cosine[m]) for m, _ in words if m in cosine])
+
+    return _candidates(user_id, index.with_collection(user_id, MEMORIES, run), keep_order=True)
+
+
+def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[str, Any] | None) -> dict[str, float]:
+    """The cosine of each of ``ids`` from the index's vectors; ``where`` drops the ones it excludes."""
+    if not ids:
+        return {}
+    got = collection.get(ids=ids, where=where, include=["embeddings"])
+    return {
+        memory_id: _cosine(np.asarray(stored, dtype=np.float32), vector)
+        for memory_id, stored in zip(got["ids"], got["embeddings"], strict=True)
+    }
+
+
+def _search_hidden(
+    index: ChromaIndex,
+    journal: Journal,
+    user_id: str,
+    query: RecallQuery,
+    k: int,
+    where: dict[str, Any] | None,
+    visible: Visibility,
+) -> list[MemoryCandidate]:
+    if query.hidden is None:
+        raise ValueError("a 'hidden' query needs query.hidden (the <recall> hidden state)")
+    hidden: Any = query.hidden
+    if hasattr(hidden, "detach"):  # a torch tensor, possibly on an accelerator
+        hidden = hidden.detach().float().cpu().numpy()
+    vector = np.asarray(hidden, dtype=np.float32).reshape(-1)
+    if vector.size == 0 or not np.isfinite(vector).all():
+        raise ValueError("query.hidden must be a non-empty vector of finite numbers")
+    collection = index.collection(user_id, LM_KEYS)
+    if collection is None:
+        if index.count(user_id, MEMORIES) > 0:
+            raise MemoryStoreError(
+                f"user {user_id!r} has memories but no LM keys, which the 'hidden' query mode needs: "
+                "write them with MemoryWriter(store, lm=(model, tokenizer), lm_keys=True), or use query_mode='text'"
+            )
+        if index.collection(user_id, MEMORIES) is None:
+            check_not_lost(journal, user_id, index.location)
+        return []
+    index.check_dimension(user_id, LM_KEYS, collection, vector.size, "the query hidden state")
+    return search_vector(index, user_id, LM_KEYS, vector, k, where, visible)
+
+
+def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:
+    """Each candidate's text as its ``unit``: ``"turn"`` as it is; ``"window"`` the turn before
+    it (same session) and the turn; ``"exchange"`` a turn and the reply to it (a user turn and
+    the next turn, or a reply and the turn before it). Each turn of a longer text is labelled
+    by its speaker, and ``metadata["covers"]`` lists the ids of the turns it holds. Keyed
+    memories (``put``) are notes, not dialogue: they stay as they are."""
+    if unit == "turn" or not candidates:
+        return candidates
+    rows = {row.id: row for row in journal.get_many([c.id for c in candidates])}
+    out = []
+    for candidate in candidates:
+        row = rows.get(candidate.id)
+        if row is None or "key" in row.extra:
+            out.append(candidate)
+            continue
+        turns = _unit_rows(journal, row, unit)
+        text = "\n".join(_labelled(r) for r in turns) if len(turns) > 1 else candidate.text
+        metadata = {**candidate.metadata, "covers": ",".join(r.id for r in turns)}
+        out.append(MemoryCandidate(candidate.id, candidate.score, text, candidate.embedding, metadata))
+    return out
+
+
+def _unit_rows(journal: Journal, row: JournalRow, unit: str) -> list[JournalRow]:
+    previous = journal.previous_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == 0 else None
+    if unit == "window":
+        return [previous, row] if previous is not None else [row]
+    if row.role == "user":  # a turn and the reply to it
+        following = journal.next_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == row.n_chunks - 1 else None
+        return [row, following] if following is not None and following.role != "user" else [row]
+    return [previous, row] if previous is not None and previous.role == "user" else [row]
+
+
+def _labelled(row: JournalRow) -> str:
+    speaker = speaker_of(row.role, row.extra)
+    return row.text if row.text.startswith(f"{speaker}:") else f"{speaker}: {row.text}"
+
+
+def _candidates(user_id: str, result: Mapping[str, Any] | None, keep_order: bool = False) -> list[MemoryCandidate]:
+    """Candidates from a fetched result, owner-checked; best cosine first unless ``keep_order``."""
+    if result is None:
+        return []
+    candidates = []
+    for memory_id, text, meta, distance, embedding in zip(
+        result["ids"], result["documents"], result["metadatas"], result["distances"], result["embeddings"], strict=True
+    ):  # fmt: skip
+        check_owner(user_id, memory_id, meta)
+        # Chroma's cosine distance is 1 - cosine; clip the float noise outside [-1, 1].
+        score = float(min(1.0, max(-1.0, 1.0 - float(distance))))
+        vector_out = None if embedding is None else np.asarray(embedding, dtype=np.float32).tolist()
+        candidates.append(MemoryCandidate(memory_id, score, text, vector_out, dict(meta)))
+    if not keep_order:
+        # Equal scores by id, so that the order does not depend on the index's insertion order.
+        candidates.sort(key=lambda c: (-c.score, c.id))
+    return candidates
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12))

@@ -1,0 +1,292 @@
+"""`MemoryStore`: the journal, the index and the encoder of one long-term memory, together.
+
+Layout of a local store (``MemoryStore.local(path)``)::
+
+    path/chroma/           Chroma's PersistentClient folder (the index: rebuildable)
+    path/journal.sqlite3   the journal (the source of truth, see journal.py)
+    path/recall.lock       held while a process has the store open
+
+Where each part lives: opening a store, backends.py; the index, index.py; searching,
+search.py; writing, writer.py; one user's handle, user.py.
+
+Isolation: every user has collections of their own, named from a hash of the user id. The
+only way to read or write is a :class:`~recall_core.memory.user.UserMemory` handle bound to
+one user, so no call can forget a ``where`` filter and leak another user's memories; every
+result's metadata is checked for the user id as well.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from recall_core.memory.backends import CHROMA_DIR, Backend, LocalLock, open_local, open_server
+from recall_core.memory.encoders import Encoder, load_encoder
+from recall_core.memory.errors import MemoryIndexWarning, MemoryStoreError
+from recall_core.memory.index import ChromaIndex
+from recall_core.memory.journal import Journal
+from recall_core.memory.search import check_retrieval, check_unit
+from recall_core.memory.upkeep.health import OpenCheck, check_local_index, distrust, trust
+from recall_core.memory.upkeep.maintenance import finish_renames
+from recall_core.memory.user import UserMemory
+from recall_core.memory.validation import check_user_id
+from recall_core.memory.writer import MemoryWriter
+
+logger = logging.getLogger(__name__)
+
+#: What a found memory's text holds unless the store is told otherwise. The turn alone answered
+#: more facts than its exchange or window on the dev conversations (35 / 27 of 68 with two notes;
+#: BENCHMARKS.md, "Conversational memory"): the 135M model reads short notes best.
+DEFAULT_UNIT = "turn"
+
+
+class MemoryStore:
+    """A Chroma-backed long-term memory with a journal; open it with :meth:`local` or :meth:`server`.
+
+    The store holds the sentence encoder (loaded lazily) because a ``text`` query must be
+    embedded with the encoder that wrote the memories. Read and write through
+    :meth:`for_user`. Close it (or use it as a context manager) to release the lock.
+
+    Attributes:
+        journal: the :class:`~recall_core.memory.journal.Journal` (the source of truth).
+        index: the :class:`~recall_core.memory.index.ChromaIndex` (rebuildable from the journal).
+        retrieval: how text queries rank memories by default (see :mod:`recall_core.memory.search`).
+        unit: what a found memory's text holds by default: ``"turn"``, ``"window"`` or ``"exchange"``.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        journal: Journal,
+        encoder: Encoder | str | Path | None = None,
+        lock: LocalLock | None = None,
+        root: Path | None = None,
+        retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
+    ) -> None:
+        self.retrieval = check_retrieval(retrieval)
+        self.unit = check_unit(unit)
+        self.journal = journal
+        self.index = ChromaIndex(backend)
+        self.root = root
+        self._encoder_spec = encoder
+        self._encoder: Encoder | None = encoder if encoder is not None and not isinstance(encoder, (str, Path)) else None
+        self._lock = lock
+        self._writer: MemoryWriter | None = None
+        self._closed = False
+        #: What opening found wrong with a local index (nothing for a server: its files are not ours).
+        self.open_check = OpenCheck()
+        self._checked_at_open = False  # a local index is trusted at close only if opening checked it
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    def local(
+        cls,
+        path: str | Path | None = None,
+        encoder: Encoder | str | Path | None = None,
+        retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
+    ) -> MemoryStore:
+        """Open (or create) an embedded store in ``path`` (default: ``$RECALL_HOME/memory``).
+
+        Only one process may have a local store open: Chroma's persistent folder gives a
+        second process stale results or hangs. A second opener, even in the same process,
+        gets :class:`MemoryLockedError`; share a memory between processes with a server
+        (``chroma run --path PATH/chroma``) and :meth:`server`.
+
+        Unless the index folder is as a store that closed cleanly left it, opening checks it
+        first (health.py): damaged HNSW files are fenced off (searching them raises
+        :class:`MemoryUnavailableError` instead of crashing the process), and users with fewer
+        memories in the index than in the journal are found. Either gives a
+        :class:`MemoryIndexWarning` naming the command that fixes it; ``store.open_check``
+        holds the details.
+
+        Args:
+            path: folder of the store.
+            encoder: an :class:`~recall_core.memory.encoders.Encoder`, a sentence-transformers
+                name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
+            retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
+                the default), ``"vector"`` or ``"lexical"``.
+            unit: what a found memory's text holds: ``"turn"`` (the default: its own words),
+                ``"exchange"`` (a turn and the reply to it, so a fact stated and merely acknowledged
+                is held whichever turn was found) or ``"window"`` (a turn and the one before it).
+        """
+        check_retrieval(retrieval)
+        check_unit(unit)
+        backend, journal, lock = open_local(path)
+        store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit)
+        try:
+            store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
+            store._checked_at_open = True
+            for message in store.open_check.warnings(store.location):
+                warnings.warn(message, MemoryIndexWarning, stacklevel=2)
+            store._finish_renames()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def server(
+        cls,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        headers: Mapping[str, str] | None = None,
+        encoder: Encoder | str | Path | None = None,
+        journal_path: str | Path | None = None,
+        ssl: bool = False,
+        timeout: float = 30.0,
+        tenant: str | None = None,
+        database: str | None = None,
+        retrieval: str = "hybrid",
+        unit: str = DEFAULT_UNIT,
+    ) -> MemoryStore:
+        """Connect to a Chroma server (``chroma run --path DIR --host 127.0.0.1 --port 8000``).
+
+        The connection is made on first use, so turns can be journaled while the server is
+        down (they are indexed later by ``repair``).
+
+        The Chroma 1.x server has **no authentication** of its own: keep it on 127.0.0.1, or
+        put an authenticating proxy in front and pass its token in ``headers`` (for example
+        ``{"Authorization": "Bearer ..."}``). Tenants and databases are namespaces, not security.
+
+        Args:
+            host, port, ssl: where the server (or the proxy) listens.
+            headers: HTTP headers sent with every request.
+            encoder: as in :meth:`local`.
+            journal_path: the journal of this client (default:
+                ``$RECALL_HOME/memory/server-journals/HOST_PORT.sqlite3``). Processes on one
+                machine may share it; each machine writing to the server keeps its own.
+            timeout: seconds before a request to the server is given up.
+            tenant, database: Chroma namespaces (defaults: Chroma's).
+            retrieval: as in :meth:`local`. The word (BM25) half of ``"hybrid"`` searches this
+                client's journal, so it covers the memories written through it (every process
+                sharing ``journal_path``); memories another machine wrote are found by vector only.
+            unit: as in :meth:`local` (the turns around a memory come from this client's journal).
+        """
+        check_retrieval(retrieval)
+        check_unit(unit)
+        backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
+        store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit)
+        store._finish_renames()
+        return store
+
+    def _finish_renames(self) -> None:
+        """Index the rows of users whose ids the journal upgrade normalised (schema 3), under
+        their new collections; if the index cannot be reached, ``repair`` does it later."""
+        if not self.journal.renamed_users():
+            return
+        try:
+            moved = finish_renames(self)
+        except MemoryStoreError as exc:
+            logger.warning("user ids normalised to NFC in %s; their memories wait for `recall doctor --repair`: %s",
+                           self.journal.path, exc)  # fmt: skip
+            return
+        logger.info("user ids normalised to NFC: %d memories moved to their new collections", moved)
+
+    # -- properties ----------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        """``"local"`` or ``"server"``."""
+        return self.index.kind
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    @property
+    def location(self) -> str:
+        """The folder of a local store, the URL of a server."""
+        return self.index.location
+
+    @property
+    def encoder(self) -> Encoder:
+        """The sentence encoder (the packaged all-MiniLM-L6-v2 unless one was given), loaded lazily."""
+        if self._encoder is None:
+            self._encoder = load_encoder(self._encoder_spec)
+        return self._encoder
+
+    def use_encoder(self, encoder: Encoder | str | Path) -> Encoder:
+        """Set the store's encoder if it has not been given or used yet; return the encoder in use.
+
+        Raises ``ValueError`` if the store already uses a different encoder: the memories and
+        the queries must share one.
+        """
+        resolved = load_encoder(encoder)
+        if self._encoder is None and self._encoder_spec is None:
+            self._encoder = resolved
+            return resolved
+        current = self.encoder
+        if current is resolved or current.name == resolved.name:
+            return current
+        raise ValueError(
+            f"this store already uses the encoder {current.name!r}; a writer cannot use {resolved.name!r}. "
+            "Give the encoder to the store (MemoryStore.local(encoder=...)) and create the writer without one."
+        )
+
+    @property
+    def writer(self) -> MemoryWriter:
+        """The :class:`~recall_core.memory.writer.MemoryWriter` that :class:`UserMemory` writes with.
+
+        A writer with the defaults unless one was set: ``store.writer = MemoryWriter(store, dated=False)``
+        makes every ``add``, ``put`` and ``update`` of this store compose what is searched that way.
+        """
+        if self._writer is None:
+            self._writer = MemoryWriter(self)
+        return self._writer
+
+    @writer.setter
+    def writer(self, writer: MemoryWriter) -> None:
+        if not isinstance(writer, MemoryWriter) or writer.store is not self:
+            raise ValueError("store.writer must be a MemoryWriter made on this store: MemoryWriter(store, ...)")
+        self._writer = writer
+
+    # -- users ---------------------------------------------------------------------------------
+
+    def for_user(self, user_id: str) -> UserMemory:
+        """The memory of one user: the only way to read or write."""
+        return UserMemory(self, check_user_id(user_id))
+
+    def users(self) -> list[str]:
+        """User ids with memories in this store's journal (administration, not search)."""
+        return self.journal.users()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the index client and the journal, and release the lock. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.index.close()
+        if self.root is not None:
+            # Trust the index folder as it is now only if nothing was found wrong with it:
+            # otherwise the next open checks it again.
+            if self._checked_at_open and self.open_check.ok and not self.index.damaged():
+                trust(self.root, self.root / CHROMA_DIR)
+            else:
+                distrust(self.root)
+        self.journal.close()
+        if self._lock is not None:
+            self._lock.release()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a forgotten close() must not keep the lock for the process's life
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"MemoryStore.{self.kind}({self.location!r})"

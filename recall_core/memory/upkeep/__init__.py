@@ -1,0 +1,1 @@
+"""Keeping a store healthy: checks on open, ``doctor``, ``repair`` and ``rebuild_index``."""

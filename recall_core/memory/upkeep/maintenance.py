@@ -1,0 +1,535 @@
+"""Checking and mending the index against the journal: ``doctor``, ``repair``, ``rebuild_index``.
+
+The journal is the source of truth (see journal.py). These are what ``recall doctor``,
+``recall doctor --repair`` and ``recall rebuild-index`` call. None of them leaves a user
+worse off than before: a rebuild fills new collections (or, ``fresh``, a new folder) and
+swaps them in only once they are complete, and one user's failure is reported, not allowed
+to stop the others.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend
+from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.index import KINDS, LM_KEYS, MEMORIES, REBUILD_HINT, ChromaIndex, collection_name
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
+from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
+from recall_core.memory.upkeep.segments import check_index_files, vector_segments
+from recall_core.memory.writer import MemoryWriter
+
+if TYPE_CHECKING:  # annotations only: the store calls finish_renames when it opens
+    from recall_core.memory.store import MemoryStore
+
+#: Where ``rebuild_index(fresh=True)`` builds the new index, and where the old one waits to be removed.
+STAGING_DIR = "chroma.rebuild"
+RETIRED_DIR = "chroma.old"
+#: Journal rows embedded and indexed per step.
+STEP = 2048
+
+
+@dataclass
+class UserReport:
+    """How one user's index compares with the journal (lists of memory ids)."""
+
+    user_id: str
+    journal: int = 0
+    index: int = 0
+    pending: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    mismatched: list[str] = field(default_factory=list)
+    deleting: list[str] = field(default_factory=list)
+    lm_missing: list[str] = field(default_factory=list)
+    #: what is wrong with the user's collections' files (then nothing else was read), or ``None``
+    damaged: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not (
+            self.pending or self.missing or self.extra or self.mismatched or self.deleting or self.lm_missing
+            or self.damaged
+        )  # fmt: skip
+
+
+@dataclass
+class DoctorReport:
+    """What :func:`doctor` found. ``ok`` is true when the index matches the journal exactly."""
+
+    location: str
+    kind: str
+    users: list[UserReport] = field(default_factory=list)
+    #: recall collections in the index that name no user (not made by recall): pruned by a local repair.
+    unknown_collections: list[str] = field(default_factory=list)
+    #: on a server, users with collections that this client's journal never saw (written by
+    #: other machines): listed for information, not a fault.
+    other_users: list[str] = field(default_factory=list)
+    #: local index: collections (or ``chroma.sqlite3``, the whole index) whose files are damaged -> what is wrong
+    damaged: dict[str, str] = field(default_factory=dict)
+    #: whether each collection was also read and searched in a child process (``probe=True``)
+    probed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return all(u.ok for u in self.users) and not self.unknown_collections and not self.damaged
+
+    def totals(self) -> dict[str, int]:
+        keys = ("journal", "index")
+        totals = {k: sum(getattr(u, k) for u in self.users) for k in keys}
+        for k in ("pending", "missing", "extra", "mismatched", "deleting", "lm_missing"):
+            totals[k] = sum(len(getattr(u, k)) for u in self.users)
+        totals["users"] = len(self.users)
+        totals["unknown_collections"] = len(self.unknown_collections)
+        totals["other_users"] = len(self.other_users)
+        totals["damaged"] = len(self.damaged)
+        return totals
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        t = self.totals()
+        head = f"memory at {self.location} ({self.kind}): {t['users']} users, {t['journal']} memories in the journal, {t['index']} in the index"
+        if self.ok:
+            return head + "\nOK: the index matches the journal."
+        lines = [head]
+        labels = {
+            "pending": "journaled, not indexed yet", "missing": "missing from the index",
+            "mismatched": "different in the index", "extra": "in the index but not in the journal",
+            "deleting": "deleted, still to remove from the index", "lm_missing": "without their LM key in the index",
+        }  # fmt: skip
+        for name, reason in sorted(self.damaged.items()):
+            owners = [u.user_id for u in self.users if u.damaged is not None and name in _names(u.user_id)]
+            whose = f"user {owners[0]!r}" if owners else name
+            lines.append(f"  DAMAGED: {whose}: {reason}")
+        for key, label in labels.items():
+            if t[key]:
+                lines.append(f"  {t[key]} {label}")
+        if self.unknown_collections:
+            lines.append(f"  {len(self.unknown_collections)} recall collections that name no user (or left by a rebuild)")
+        if self.damaged:
+            lines.append(f"The index is damaged: {REBUILD_HINT}. `recall doctor --repair` rebuilds only the damaged users.")
+        else:
+            lines.append("Run `recall doctor --repair` (repair(store)) to fix, or `recall rebuild-index` to rebuild.")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ok"] = self.ok
+        data["totals"] = self.totals()
+        return data
+
+
+@dataclass
+class RepairReport:
+    """What :func:`repair` or :func:`rebuild_index` changed (numbers of memories), and the users it
+    could not mend (user id -> why; their memories stay safe in the journal)."""
+
+    indexed: int = 0
+    removed: int = 0
+    pruned: int = 0
+    reencoded: int = 0
+    users: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _names(user_id: str) -> tuple[str, ...]:
+    return tuple(collection_name(user_id, kind) for kind in KINDS)
+
+
+def doctor(
+    store: MemoryStore, users: Iterable[str] | None = None, check_vectors: bool = False, probe: bool = False
+) -> DoctorReport:
+    """Compare the index with the journal, user by user; change nothing.
+
+    On a local store the HNSW files of every collection are checked first, without loading
+    them (segments.py): Chroma crashes the process on some damaged files, so a damaged
+    collection is reported and never read.
+
+    Args:
+        users: only these users (default: every user of the journal, and of the index).
+        check_vectors: also compare the stored vectors with the journal's (slower).
+        probe: local store: also read and search every collection in a child process first
+            (probe.py), which finds damage the file check cannot see without risking this
+            process; about 2 s. ``recall doctor`` does.
+
+    Raises:
+        MemoryUnavailableError: a server cannot be reached.
+    """
+    report = DoctorReport(location=store.location, kind=store.kind)
+    journal_users = set(store.journal.users())
+    if store.kind == "local" and store.root is not None:
+        report.damaged = _check_local_files(store, probe)
+        report.probed = probe
+        if WHOLE_INDEX in report.damaged:  # Chroma cannot open the folder: nothing more to read
+            for user_id in sorted(journal_users) if users is None else list(users):
+                live = sum(1 for _ in store.journal.rows(user_id))
+                report.users.append(UserReport(user_id, journal=live, damaged=report.damaged[WHOLE_INDEX]))
+            return report
+    index_users: dict[str, str] = {}
+    for collection in store.index.collections():
+        owner = (collection.metadata or {}).get("user_id")
+        if owner is None or collection.name not in _names(owner):  # not recall's, or a rebuild's leftover
+            report.unknown_collections.append(collection.name)
+        elif owner not in journal_users:
+            index_users[owner] = collection.name
+    if users is None:
+        # On a local store the journal knows every user: an index-only user is damage. On a
+        # server, other machines' clients write users this journal never saw.
+        wanted = sorted(journal_users | (set(index_users) if store.kind == "local" else set()))
+        if store.kind == "server":
+            report.other_users = sorted(index_users)
+    else:
+        wanted = list(users)
+    for user_id in wanted:
+        damage = store.index.damage(user_id)
+        if damage is not None:
+            live = sum(1 for _ in store.journal.rows(user_id))
+            report.users.append(UserReport(user_id, journal=live, damaged=damage))
+            continue
+        report.users.append(_check_user(store, user_id, check_vectors))
+    return report
+
+
+def _check_local_files(store: MemoryStore, probe: bool) -> dict[str, str]:
+    """Damaged collections of a local store (by their files; and by a child's reads with ``probe``),
+    fenced off in ``store.index`` so that nothing here reads them."""
+    chroma_dir = Path(store.root or ".") / CHROMA_DIR
+    # Close this process's client first: its files are whole only once Chroma has flushed them,
+    # and the child probe must be the folder's only reader. The next use opens it again.
+    store.index.reset()
+    damaged, unknown = check_index_files(chroma_dir)
+    damaged.update(store.index.damaged())
+    if WHOLE_INDEX not in damaged and (probe or unknown):
+        names = sorted(set(vector_segments(chroma_dir).values()) if probe else set(unknown))
+        found = probe_collections(chroma_dir, [name for name in names if name not in damaged])
+        damaged.update({name: reason for name, reason in found.items() if name not in damaged})
+    store.index.mark_damaged(damaged)
+    return damaged
+
+
+def _check_user(store: MemoryStore, user_id: str, check_vectors: bool) -> UserReport:
+    live = {row.id: row for row in store.journal.rows(user_id, (PENDING, INDEXED))}
+    tombstones = [row.id for row in store.journal.rows(user_id, (DELETING,))]
+    in_index = _index_records(store, user_id, check_vectors)
+    report = UserReport(user_id=user_id, journal=len(live), index=len(in_index))
+    report.pending = [i for i, row in live.items() if row.state == PENDING]
+    report.missing = [i for i in live if i not in in_index]
+    report.extra = [i for i in in_index if i not in live and i not in set(tombstones)]
+    report.deleting = list(tombstones)
+    for memory_id, (record, vector) in in_index.items():
+        row = live.get(memory_id)
+        if row is None:
+            continue
+        expected = index_metadata(row)
+        got = dict(record.metadata)
+        got.update(
+            user_id=record.user_id, role=record.role, session_id=record.session_id, timestamp=record.timestamp,
+            turn_index=record.turn_index, chunk_index=record.chunk_index, n_chunks=record.n_chunks,
+        )  # fmt: skip
+        expected.pop("written_at", None)
+        same = record.text == row.text and got == expected
+        if same and check_vectors and row.embedding is not None and vector is not None:
+            same = bool(np.allclose(np.asarray(vector, dtype=np.float32), row.embedding, atol=1e-4))
+        if not same:
+            report.mismatched.append(memory_id)
+    keyed = [i for i, row in live.items() if row.lm_key is not None and i in in_index]
+    if keyed:
+        found = store.index.get(user_id, keyed, kind=LM_KEYS)
+        have = set(found["ids"]) if found is not None else set()
+        report.lm_missing = [i for i in keyed if i not in have]
+    return report
+
+
+def repair(
+    store: MemoryStore, report: DoctorReport | None = None, prune_extra: bool | None = None, progress: bool = False
+) -> RepairReport:
+    """Make the index match the journal: index what is pending, missing or different, finish
+    interrupted deletes and forgets, and rebuild the collections of users whose files are damaged.
+
+    Args:
+        report: a :func:`doctor` report to act on (default: run doctor now).
+        prune_extra: also delete memories the index has and the journal does not. Default:
+            yes for a local store; no for a server, where other machines' clients write
+            memories this journal never saw.
+
+    A user whose repair fails for another reason than an unreachable index is listed in the
+    result's ``failed`` and the others are repaired.
+
+    Raises:
+        MemoryUnavailableError: the index cannot be reached, or Chroma cannot open a local
+            index at all (then ``rebuild_index(store, fresh=True)`` is the way).
+    """
+    finish_renames(store)
+    if report is None:
+        report = doctor(store)
+    if WHOLE_INDEX in report.damaged:
+        raise MemoryUnavailableError(f"{report.damaged[WHOLE_INDEX]}: {REBUILD_HINT}")
+    if prune_extra is None:
+        prune_extra = store.kind == "local"
+    result = RepairReport()
+    writer = MemoryWriter(store)
+    for user in report.users:
+        if user.ok:
+            continue
+        result.users += 1
+        try:
+            if user.damaged is not None:
+                indexed, reencoded = _rebuild_user(store, writer, user.user_id, reencode=False, progress=progress)
+                result.indexed += indexed
+                result.reencoded += reencoded
+                continue
+            _repair_user(store, writer, user, prune_extra, result, progress)
+        except MemoryUnavailableError:
+            raise
+        except Exception as exc:  # one user's trouble must not stop the others' repair
+            result.failed[user.user_id] = f"{type(exc).__name__}: {exc}"
+    if prune_extra:
+        for name in report.unknown_collections:
+            store.index.delete_collection(name)
+            result.pruned += 1
+    return result
+
+
+def _repair_user(
+    store: MemoryStore, writer: MemoryWriter, user: UserReport, prune_extra: bool, result: RepairReport, progress: bool
+) -> None:
+    forgetting = store.journal.forgetting(user.user_id)
+    if user.deleting or forgetting:
+        if not store.journal.count(user.user_id) - len(user.deleting):
+            store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
+            store.journal.purge_user(user.user_id)
+        elif forgetting:  # a forget, then new turns: everything but those goes
+            live = {row.id for row in store.journal.rows(user.user_id)}
+            store.index.delete(user.user_id, [i for i in _index_ids(store, user.user_id) if i not in live])
+            store.journal.purge_user(user.user_id)
+        else:
+            store.index.delete(user.user_id, user.deleting)
+            store.journal.purge(user.deleting)
+        result.removed += len(user.deleting)
+    todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched + user.lm_missing))
+    if todo:
+        rows = [r for r in store.journal.get_many(todo) if r.state != DELETING]
+        reencode = sum(1 for r in rows if r.embedding is None or r.encoder != store.encoder.name)
+        _index_rows(store, writer, rows, progress)
+        result.indexed += len(rows)
+        result.reencoded += reencode
+    if prune_extra and user.extra:
+        if user.journal == 0 and not user.deleting:
+            store.index.drop_user(user.user_id)  # a user only the index knows
+        else:
+            store.index.delete(user.user_id, user.extra)
+        result.pruned += len(user.extra)
+
+
+def _index_records(store: MemoryStore, user_id: str, with_vectors: bool) -> dict[str, tuple[MemoryRecord, Any]]:
+    """Everything the index holds for a user, as it is (reads hide what the journal deleted; doctor must see it)."""
+    include = ["documents", "metadatas"] + (["embeddings"] if with_vectors else [])
+    found: dict[str, tuple[MemoryRecord, Any]] = {}
+    page = 1000
+    while True:
+        result = store.index.page(user_id, include, page, len(found))
+        if result is None or not result["ids"]:
+            return found
+        vectors = result["embeddings"] if with_vectors else [None] * len(result["ids"])
+        for memory_id, text, meta, vector in zip(result["ids"], result["documents"], result["metadatas"], vectors, strict=True):
+            check_owner(user_id, memory_id, meta)
+            found[memory_id] = (MemoryRecord.from_index(memory_id, text, meta), vector)
+        if len(result["ids"]) < page:
+            return found
+
+
+def _index_ids(store: MemoryStore, user_id: str) -> list[str]:
+    found = store.index.with_collection(user_id, MEMORIES, lambda c: c.get(include=[])["ids"])
+    return list(found or [])
+
+
+def rebuild_index(
+    store: MemoryStore, reencode: bool = False, fresh: bool = False, progress: bool = True
+) -> RepairReport:
+    """Rebuild the index from the journal: every user of the journal gets new collections.
+
+    The journal keeps each memory's vector, so a rebuild gives identical search results
+    without re-encoding; ``reencode=True`` embeds everything again with the store's encoder
+    (to move to another encoder). Rows whose vector came from another encoder are always
+    re-encoded. LM keys kept in the journal are restored too. Deletes and forgets that had
+    not reached the index are finished.
+
+    Each user's rows are written into staging collections, which replace the user's
+    collections only once complete; a user that fails is listed in ``failed`` and keeps the
+    collections they had. With ``fresh`` (local store), the whole index is built in a new
+    folder beside the old one, which it replaces only at the end: the way out when the old
+    index is too damaged to open, never opened by the rebuild.
+
+    Raises:
+        MemoryUnavailableError: the index cannot be reached (nothing was replaced).
+    """
+    if fresh:
+        if store.kind != "local" or store.root is None:
+            raise ValueError("fresh=True deletes a local Chroma folder; a server's data is the server's to manage")
+        return _rebuild_fresh(store, Path(store.root), reencode, progress)
+    result = RepairReport()
+    writer = MemoryWriter(store)
+    _drop_renamed(store, store.index)
+    for user_id in store.journal.users():
+        try:
+            indexed, reencoded = _rebuild_user(store, writer, user_id, reencode, progress)
+        except MemoryUnavailableError:
+            raise
+        except Exception as exc:  # the user keeps their old collections; the others go on
+            result.failed[user_id] = f"{type(exc).__name__}: {exc}"
+            continue
+        result.indexed += indexed
+        result.reencoded += reencoded
+        result.users += 1
+    return result
+
+
+def _rebuild_user(
+    store: MemoryStore, writer: MemoryWriter, user_id: str, reencode: bool, progress: bool
+) -> tuple[int, int]:
+    """New collections for one user from the journal, swapped in once complete: ``(indexed, re-encoded)``."""
+    index, journal = store.index, store.journal
+    rows = _live_rows(store, user_id, reencode)
+    reencoded = sum(1 for r in rows if r.embedding is None or r.encoder != store.encoder.name)
+    index.drop_staging(user_id)
+    try:
+        written = _write_rows(store, writer, index, rows, progress and len(rows) > 1000, f"rebuild {user_id}", staging=True)
+    except BaseException:
+        try:
+            index.drop_staging(user_id)
+        except Exception:  # the first error is the one to report
+            pass
+        raise
+    index.swap_in(user_id)
+    journal.mark(written, INDEXED)
+    journal.purge_user(user_id)  # tombstones and the forget mark: the old collections are gone
+    return len(written), reencoded
+
+
+def _rebuild_fresh(store: MemoryStore, root: Path, reencode: bool, progress: bool) -> RepairReport:
+    """Build a whole new index folder from the journal, then put it in place of the old one."""
+    live_dir, staging_dir, retired_dir = root / CHROMA_DIR, root / STAGING_DIR, root / RETIRED_DIR
+    shutil.rmtree(staging_dir, ignore_errors=True)  # an earlier rebuild that did not finish
+    forget_chroma_system(staging_dir)
+    staging = ChromaIndex(local_backend(staging_dir, str(root)))
+    writer = MemoryWriter(store)
+    result = RepairReport()
+    written: list[str] = []
+    users = store.journal.users()
+    try:
+        for user_id in users:
+            rows = _live_rows(store, user_id, reencode)
+            try:
+                ids = _write_rows(store, writer, staging, rows, progress and len(rows) > 1000, f"rebuild {user_id}")
+            except MemoryUnavailableError:
+                raise
+            except Exception as exc:  # this user's rows wait in the journal; the others go on
+                result.failed[user_id] = f"{type(exc).__name__}: {exc}"
+                continue
+            written += ids
+            result.indexed += len(ids)
+            result.reencoded += sum(1 for r in rows if r.embedding is None or r.encoder != store.encoder.name)
+            result.users += 1
+    except BaseException:
+        staging.close()
+        forget_chroma_system(staging_dir)
+        shutil.rmtree(staging_dir, ignore_errors=True)
+        raise
+    staging.close()
+    forget_chroma_system(staging_dir)
+    # The swap: the old folder is only renamed until the new one is in place.
+    store.index.reset()
+    store.index.clear_damaged()
+    forget_chroma_system(live_dir)
+    shutil.rmtree(retired_dir, ignore_errors=True)
+    if live_dir.exists():
+        os.replace(live_dir, retired_dir)
+    os.replace(staging_dir, live_dir)
+    shutil.rmtree(retired_dir, ignore_errors=True)
+    journal = store.journal
+    journal.mark(written, INDEXED)
+    done = set(written)
+    for user_id in users:
+        # What the new index lacks (a failed user's rows) is pending again, for repair.
+        journal.mark([row.id for row in journal.rows(user_id) if row.id not in done], PENDING)
+        journal.purge_user(user_id)
+    for old, _ in journal.renamed_users():
+        journal.clear_renamed(old)  # the old collections went with the old folder
+    return result
+
+
+def _live_rows(store: MemoryStore, user_id: str, reencode: bool) -> list[JournalRow]:
+    rows = list(store.journal.rows(user_id, (PENDING, INDEXED)))
+    return [r.with_(embedding=None, encoder=None) for r in rows] if reencode else rows
+
+
+def finish_renames(store: MemoryStore) -> int:
+    """Move the memories of users whose ids the journal upgrade normalised to NFC into their new
+    collections, and drop the collections of the old spelling; return how many were moved."""
+    moved = 0
+    for old, new in store.journal.renamed_users():
+        store.index.drop_user(old)
+        rows = list(store.journal.rows(new, (PENDING,)))
+        ready = [r for r in rows if r.embedding is not None]  # as they were: no re-encoding here
+        store.journal.mark([r.id for r in store.index.write(ready)], INDEXED)
+        if len(ready) < len(rows):
+            _index_rows(store, MemoryWriter(store), [r for r in rows if r.embedding is None], progress=False)
+        store.journal.clear_renamed(old)
+        moved += len(rows)
+    return moved
+
+
+def _drop_renamed(store: MemoryStore, index: ChromaIndex) -> None:
+    for old, _ in store.journal.renamed_users():
+        index.drop_user(old)
+        store.journal.clear_renamed(old)
+
+
+def _write_rows(
+    store: MemoryStore,
+    writer: MemoryWriter,
+    index: ChromaIndex,
+    rows: Sequence[JournalRow],
+    progress: bool,
+    desc: str,
+    staging: bool = False,
+) -> list[str]:
+    """Embed (where needed) and write journal rows into ``index`` (its staging collections with
+    ``staging``), in steps; return the ids written. The journal's states are the caller's to set."""
+    bar = _bar(len(rows), desc) if progress else None
+    written: list[str] = []
+    try:
+        for start in range(0, len(rows), STEP):
+            part = writer.embed(list(rows[start : start + STEP]))
+            written += [r.id for r in index.write(part, store.encoder.name, staging=staging)]
+            if bar is not None:
+                bar.update(len(part))
+    finally:
+        if bar is not None:
+            bar.close()
+    return written
+
+
+def _index_rows(
+    store: MemoryStore, writer: MemoryWriter, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
+) -> None:
+    """Embed (where needed) and index journal rows into the live collections, in steps, marking them indexed."""
+    written = _write_rows(store, writer, store.index, rows, progress, desc)
+    store.journal.mark(written, INDEXED)
+
+
+def _bar(total: int, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="memory")
+
+
+__all__ = ["DoctorReport", "RepairReport", "UserReport", "doctor", "finish_renames", "rebuild_index", "repair"]

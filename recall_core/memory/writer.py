@@ -1,0 +1,602 @@
+"""`MemoryWriter`: the one write path of the memory (journal first, index second).
+
+A turn is checked (role, non-empty UTF-8 text, metadata), split into chunks that fit the
+encoder's window, given deterministic ids, appended to the journal, embedded in batches
+(this is where the throughput comes from), optionally given LM-space keys, and indexed.
+Updates, keyed writes (``put``), deletes and ``forget`` go through here too, so every
+memory is searched by what :class:`~recall_core.memory.composition.SearchText` composes,
+however it was written.
+
+Ids are a hash of (user, session, turn index, chunk) when the caller gives the turn's
+index (files), else of (user, session, content, chunk): writing the same turn twice never
+duplicates it. A keyed memory's id is a hash of (user, key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recall_core.memory.chunking import chunk_text
+from recall_core.memory.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
+from recall_core.memory.encoders import Encoder
+from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.formats import jsonl_turns, locomo_turns, sniff
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
+from recall_core.memory.validation import (
+    DEFAULT_SESSION,
+    check_content,
+    check_key,
+    check_metadata,
+    check_role,
+    check_session,
+    check_turn_index,
+    check_user_id,
+    format_timestamp,
+)
+from recall_core.types import MemoryCandidate
+
+if TYPE_CHECKING:  # annotations only: the store makes its writer, the writer never makes a store
+    from recall_core.memory.store import MemoryStore
+
+#: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
+#: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
+DEFAULT_CHUNK_TOKENS = 128
+
+
+def _turn_key(content: str, turn_index: int | None) -> str:
+    if turn_index is not None:
+        return f"turn:{turn_index}"
+    return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _Prepared:
+    user_id: str
+    role: str
+    session_id: str
+    timestamp: str
+    extra: dict[str, Any]
+    turn_index: int | None
+    chunks: list[str]
+    ids: list[str]
+
+
+@dataclass
+class IngestReport:
+    """What :meth:`MemoryWriter.ingest` did."""
+
+    path: str
+    format: str
+    turns: int = 0
+    memories: int = 0
+    users: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+class MemoryWriter:
+    """Writes conversation turns into a :class:`~recall_core.memory.store.MemoryStore`.
+
+    Args:
+        store: where the memories go.
+        encoder: optional; if given it becomes the store's encoder (it must not differ from
+            one the store already uses). ``None`` uses the store's.
+        chunk_tokens: most encoder tokens per memory; longer turns are split (never dropped).
+            Capped by the encoder's window.
+        lm: the language model for LM-space keys: a ``(model, tokenizer)`` pair, an object
+            with ``.model`` and ``.tokenizer``, or a function ``texts -> array [n, hidden]``.
+        lm_keys: also store LM-space keys (for the ``hidden`` query mode); needs ``lm``.
+        batch_size: turns embedded per encoder batch.
+        dated: search each memory with the day of its turn in front, ``"[8 May 2023] "``, so
+            that "when" questions find it.
+        window: when to search it with the end of the turn before (same session) on the line
+            above: ``"questions"`` (the default: when that turn asks something, so that an answer,
+            "Yes, last Tuesday", is found by the question it answers), ``"always"`` (``True``) or
+            ``"never"`` (``False``).
+        speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
+            turn has one, else its role (``"User: ..."``).
+        precompute_kv: compute each written memory's keys and values for ``inject_mode="kv"``
+            now, not at its first recall: a ``RecallGenerator``, a ``(model, tokenizer)`` pair or a
+            :class:`~recall_core.kv.memories.KVPrecompute`. An updated memory gets new blocks, a
+            deleted or forgotten one loses them (a failure to compute warns; the write stands).
+
+    These three shape only what is *searched* (embedded and word-indexed, the journal's
+    ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
+    returns and recall injects, stays the turn's own words. The defaults are what won on the
+    LoCoMo dev file with hybrid search (BENCHMARKS.md).
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        encoder: Encoder | str | Path | None = None,
+        chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+        lm: Any = None,
+        lm_keys: bool = False,
+        batch_size: int = 64,
+        dated: bool = True,
+        window: bool | str = "questions",
+        speakers: bool = True,
+        precompute_kv: Any = None,
+    ) -> None:
+        if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 8:
+            raise ValueError(f"chunk_tokens must be an int >= 8, got {chunk_tokens!r}")
+        if lm_keys and lm is None:
+            raise ValueError("lm_keys=True needs the language model: MemoryWriter(store, lm=(model, tokenizer), lm_keys=True)")
+        self.store = store
+        if encoder is not None:
+            store.use_encoder(encoder)
+        self.chunk_tokens = chunk_tokens
+        self.lm = lm
+        self.lm_keys = bool(lm_keys)
+        self.batch_size = max(1, int(batch_size))
+        self.search_text = SearchText(dated=bool(dated), window=check_window(window), speakers=bool(speakers))
+        self.kv = None
+        if precompute_kv is not None:
+            from recall_core.kv.memories import (
+                KVPrecompute,  # imported here: torch is only needed with KV blocks
+            )
+
+            self.kv = KVPrecompute.of(precompute_kv)
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.store.encoder
+
+    @property
+    def dated(self) -> bool:
+        return self.search_text.dated
+
+    @property
+    def window(self) -> str:
+        return self.search_text.window
+
+    @property
+    def speakers(self) -> bool:
+        return self.search_text.speakers
+
+    # -- writing turns -----------------------------------------------------------------------
+
+    def add_turn(
+        self,
+        user_id: str,
+        role: str,
+        content: str | bytes,
+        session_id: str | None = None,
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        turn_index: int | None = None,
+    ) -> list[str]:
+        """Remember one turn; return the ids of its memories (one per chunk).
+
+        Args:
+            user_id: whose memory this is.
+            role: ``"user"``, ``"assistant"`` or ``"system"``.
+            content: the text (str, or UTF-8 bytes).
+            session_id: the conversation it belongs to (default ``"default"``).
+            timestamp: datetime, epoch seconds or a string; default now (UTC).
+            metadata: extra flat metadata kept with each chunk.
+            turn_index: the turn's position in its session; default: next in the journal.
+                Given, it makes the id positional (re-ingesting a file never duplicates).
+
+        Raises:
+            ValueError: bad role, empty or non-UTF-8 content, bad metadata (nothing is written).
+            MemoryUnavailableError: the index is unreachable; the turn is in the journal and
+                ``repair`` indexes it later.
+        """
+        turn = Turn(user_id, role, content, session_id, timestamp, metadata, turn_index)
+        return self.add_turns([turn])[0]
+
+    def add_turns(self, turns: Iterable[Turn | Mapping[str, Any]], progress: bool | Any = False) -> list[list[str]]:
+        """Remember many turns, embedding them in batches; return the ids of each turn, in order.
+
+        Every turn is checked before anything is written: one bad turn raises ``ValueError``
+        and none is written. ``progress`` shows a tqdm bar (or pass a tqdm instance to update).
+        """
+        return self._write_all(self._prepare_all(turns), progress)
+
+    def put(
+        self,
+        user_id: str,
+        key: str,
+        text: str | bytes,
+        *,
+        role: str = "user",
+        session_id: str | None = None,
+        timestamp: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Write, or replace, the memory ``user_id`` keeps under ``key``; return its id.
+
+        A keyed memory is one memory (not chunked: only the first encoder window of a long
+        text is searched, the whole text is returned). Putting a key again with other text
+        or metadata replaces them (the memory keeps its id, role, session and position);
+        putting it again unchanged writes nothing. It is searched like a turn, without the
+        turn before (a keyed memory is a note, not part of a dialogue).
+        """
+        user_id = check_user_id(user_id)
+        key = check_key(key)
+        text = check_content(text)
+        extra = {**check_metadata(metadata), "key": key}
+        memory_id_ = key_memory_id(user_id, key)
+        row = self.store.journal.get(memory_id_)
+        if row is not None and row.user_id == user_id and row.state != DELETING:
+            if row.text != text or row.extra != extra:
+                self.update(user_id, memory_id_, text, metadata=extra)
+            return memory_id_
+        prepared = _Prepared(
+            user_id=user_id, role=check_role(role), session_id=check_session(session_id),
+            timestamp=format_timestamp(timestamp), extra=extra, turn_index=None, chunks=[text], ids=[memory_id_],
+        )  # fmt: skip
+        self._write([prepared])
+        return memory_id_
+
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        text: str | bytes,
+        metadata: Mapping[str, Any] | None = None,
+        lm_key: Sequence[float] | np.ndarray | None = None,
+    ) -> None:
+        """Replace one memory's text (re-embedded) and, if given, its extra metadata.
+
+        The memory keeps its id, role, session and turn index, and is searched exactly as a new
+        turn with that text would be (date, speaker, the turn before). The turn after it in
+        its session, which is searched with the end of this one, is searched by the new words
+        too. The LM key is computed again when this writer writes LM keys (or given as
+        ``lm_key``); else a stale one is dropped. The text is not chunked.
+
+        Raises:
+            KeyError: this user has no memory ``memory_id``.
+        """
+        user_id = check_user_id(user_id)
+        text = check_content(text)
+        extra = check_metadata({k: v for k, v in metadata.items() if k != "key"}) if metadata is not None else None
+        journal = self.store.journal
+        row = journal.get(memory_id)
+        if row is None or row.user_id != user_id or row.state == DELETING:
+            row = self._adopt(user_id, memory_id)
+        if extra is not None and "key" in row.extra:
+            extra["key"] = row.extra["key"]  # a keyed memory keeps its key
+        updated = row.with_(text=text, extra=row.extra if extra is None else extra)
+        journal.update_text(memory_id, text, extra, context=self._context(updated))
+        if lm_key is None and self.lm_keys:
+            lm_key = self._lm_keys([text])[0]
+        if lm_key is not None:
+            key = np.asarray(lm_key, dtype=np.float32).reshape(1, -1)
+            journal.set_vectors([memory_id], None, None, key, self._lm_name() if self.lm is not None else row.lm_name)
+        ids = [memory_id]
+        following = self._following(updated)
+        if following is not None:
+            journal.set_context(following.id, self._context(following))
+            ids.append(following.id)
+        self._index_pending(ids)
+        if self.kv is not None:
+            self.kv.drop(memory_id)
+            self._precompute_kv([memory_id])
+
+    def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
+        """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
+        user_id = check_user_id(user_id)
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        if not ids:
+            return 0
+        journal, index = self.store.journal, self.store.index
+        journaled = journal.mark_deleting(user_id, ids)
+        in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
+        # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
+        index.delete(user_id, ids)
+        journal.purge(journaled)
+        if self.kv is not None:
+            self.kv.drop(ids)
+        return len(set(journaled) | in_index)
+
+    def forget(self, user_id: str) -> int:
+        """Delete every memory of ``user_id``, index and journal; return how many there were."""
+        user_id = check_user_id(user_id)
+        journal, index = self.store.journal, self.store.index
+        if self.kv is not None:
+            self.kv.drop([row.id for row in journal.rows(user_id)])
+        # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
+        # instead of re-indexing what the user asked to forget.
+        # From here on every read of the user hides what was forgotten (journal.Visibility).
+        journaled = journal.mark_user_deleting(user_id)
+        # A damaged collection cannot be counted (Chroma would load it), only dropped.
+        indexed = 0 if index.damage(user_id) else index.count(user_id)
+        index.drop_user(user_id)
+        for old, new in journal.renamed_users():  # collections under an older spelling of the id
+            if new == user_id:
+                index.drop_user(old)
+                journal.clear_renamed(old)
+        journal.purge_user(user_id)
+        return max(journaled, indexed)
+
+    def ingest(
+        self, path: str | Path, user_id: str | None = None, progress: bool = True, skip_invalid: bool = False
+    ) -> IngestReport:
+        """Remember the turns of a file: JSONL (one turn per line) or LoCoMo-style JSON.
+
+        JSONL lines are objects with ``role``, ``content`` (or ``text``) and optionally
+        ``user_id``, ``session_id``, ``timestamp``, ``metadata``, ``turn_index``; ``user_id``
+        fills lines without one (a line naming another user is an error).
+
+        LoCoMo JSON (a list of samples, or one sample, with ``conversation.session_N`` lists
+        and ``session_N_date_time``) is one user per conversation: ``user_id`` if given (one
+        conversation only), else the sample's ``sample_id``. ``speaker_a`` turns get role
+        ``user``, ``speaker_b`` ``assistant``; the text is ``"Speaker: text"`` (plus the image
+        caption if any); speaker, dia_id and session date are kept in metadata.
+
+        Every turn is checked first; a bad one raises ``ValueError`` naming its line or
+        dia_id and nothing is written, unless ``skip_invalid`` (then it is reported in
+        ``skipped``). Ids are positional, so ingesting a file twice does not duplicate.
+        """
+        path = Path(path)
+        if user_id is not None:
+            user_id = check_user_id(user_id)
+        raw = path.read_bytes()
+        fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else sniff(raw)
+        report = IngestReport(path=str(path), format=fmt)
+        if fmt == "jsonl":
+            items = list(jsonl_turns(raw, user_id, report.skipped if skip_invalid else None))
+        else:
+            items = list(locomo_turns(raw, user_id, path))
+        prepared: list[_Prepared] = []
+        for where, turn in items:
+            try:
+                prepared.append(self._prepare(turn))
+            except ValueError as exc:
+                if not skip_invalid:
+                    raise ValueError(f"{path}: {where}: {exc} (nothing was written)") from None
+                report.skipped.append(f"{where}: {exc}")
+        bar = _tqdm_bar(len(prepared), f"ingest {path.name}") if progress else False
+        ids = self._write_all(prepared, bar)
+        report.turns = len(prepared)
+        report.memories = len({i for turn_ids in ids for i in turn_ids})
+        report.users = sorted({p.user_id for p in prepared})
+        return report
+
+    # -- embedding and indexing (also used by repair and rebuild) -----------------------------
+
+    def embed(self, rows: list[JournalRow]) -> list[JournalRow]:
+        """Give rows their vectors (and LM keys), stored in the journal too; return the updated rows."""
+        encoder = self.encoder
+        need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
+        if need:
+            vectors = encoder.encode([rows[i].search_text for i in need], batch_size=self.batch_size)
+            self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
+            for j, i in enumerate(need):
+                rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
+        if self.lm_keys:
+            need = [i for i, r in enumerate(rows) if r.lm_key is None]
+            if need:
+                keys = self._lm_keys([rows[i].text for i in need])
+                name = self._lm_name()
+                self.store.journal.set_vectors([rows[i].id for i in need], None, None, keys, name)
+                for j, i in enumerate(need):
+                    rows[i] = rows[i].with_(lm_key=keys[j], lm_name=name)
+        return rows
+
+    def index(self, rows: Sequence[JournalRow]) -> None:
+        """Put embedded journal rows into the index, then mark them indexed in the journal."""
+        written = self.store.index.write(rows, self.encoder.name)
+        self.store.journal.mark([r.id for r in written], INDEXED)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _max_tokens(self) -> int | None:
+        window = self.encoder.max_tokens
+        if not window:
+            return self.chunk_tokens
+        if self.search_text.adds_context:  # the context must fit the encoder's window too
+            window = max(16, window - CONTEXT_RESERVE)
+        return min(self.chunk_tokens, window)
+
+    def _prepare(self, turn: Turn | Mapping[str, Any]) -> _Prepared:
+        if not isinstance(turn, Turn):
+            turn = Turn.from_mapping(turn)
+        user_id = check_user_id(turn.user_id)
+        role = check_role(turn.role)
+        content = check_content(turn.content)
+        session_id = check_session(turn.session_id)
+        extra = check_metadata(turn.metadata)
+        turn_index = check_turn_index(turn.turn_index)
+        timestamp = format_timestamp(turn.timestamp)
+        chunks = chunk_text(content, self._max_tokens(), self.encoder.count_tokens)
+        key = _turn_key(content, turn_index)
+        ids = [memory_id(user_id, session_id, key, i) for i in range(len(chunks))]
+        return _Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids)
+
+    def _prepare_all(self, turns: Iterable[Turn | Mapping[str, Any]]) -> list[_Prepared]:
+        prepared = []
+        for position, turn in enumerate(turns):
+            try:
+                prepared.append(self._prepare(turn))
+            except ValueError as exc:
+                raise ValueError(f"turn {position}: {exc} (nothing was written)") from None
+        return prepared
+
+    def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
+        bar, own_bar = _progress(progress, len(prepared))
+        try:
+            # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
+            step = max(self.batch_size * 16, 1024)
+            for start in range(0, len(prepared), step):
+                part = prepared[start : start + step]
+                self._write(part)
+                if bar is not None:
+                    bar.update(len(part))
+        finally:
+            if own_bar:
+                bar.close()
+        return [p.ids for p in prepared]
+
+    def _write(self, prepared: Sequence[_Prepared]) -> None:
+        journal = self.store.journal
+        all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
+        # One write transaction from reading the next turn positions to journaling the rows:
+        # processes sharing the journal (a server store) never give two turns one position.
+        with journal.transaction():
+            self._journal_turns(prepared, all_ids)
+        self._index_pending(all_ids)
+        self._precompute_kv(all_ids)
+
+    def _precompute_kv(self, ids: Sequence[str]) -> None:
+        """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""
+        if self.kv is not None:
+            rows = self.store.journal.get_many(list(ids))
+            self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
+
+    def _journal_turns(self, prepared: Sequence[_Prepared], all_ids: list[str]) -> None:
+        """Give turns without an index the next positions of their sessions, compose what each chunk
+        is searched by, and journal the new rows (inside the caller's transaction)."""
+        journal = self.store.journal
+        # Tombstoned rows do not count: writing a deleted turn again brings it back.
+        existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
+        next_index: dict[tuple[str, str], int] = {}
+        rows: list[JournalRow] = []
+        seen: set[str] = set()
+        # (user, session) -> (turn index, speaker, last chunk) of the latest turn of this batch
+        latest: dict[tuple[str, str], tuple[int, str, str]] = {}
+        for p in prepared:
+            if all(i in existing for i in p.ids) or all(i in seen for i in p.ids):
+                continue  # the same turn again: nothing new (pending rows are picked up below)
+            turn_index = p.turn_index
+            if turn_index is None:
+                key = (p.user_id, p.session_id)
+                if key not in next_index:
+                    next_index[key] = journal.next_turn_index(*key)
+                turn_index = next_index[key]
+                next_index[key] += 1
+            keyed = "key" in p.extra
+            before = None if keyed else self._turn_before(p.user_id, p.session_id, turn_index, latest)
+            contexts = self.search_text.compose(p.chunks, p.timestamp, p.role, p.extra, before)
+            if not keyed:
+                latest[(p.user_id, p.session_id)] = (turn_index, speaker_of(p.role, p.extra), p.chunks[-1])
+            for chunk_index, (memory_id_, text, context) in enumerate(zip(p.ids, p.chunks, contexts, strict=True)):
+                if memory_id_ in existing or memory_id_ in seen:
+                    continue
+                seen.add(memory_id_)
+                rows.append(
+                    JournalRow(
+                        id=memory_id_, user_id=p.user_id, session_id=p.session_id, role=p.role, text=text,
+                        timestamp=p.timestamp, turn_index=turn_index, chunk_index=chunk_index,
+                        n_chunks=len(p.chunks), extra=p.extra, context=None if context == text else context,
+                    )  # fmt: skip
+                )
+        # Journal first: from here on the turns survive a crash or an unreachable index.
+        journal.insert(rows)
+
+    def _index_pending(self, ids: Sequence[str]) -> None:
+        """Embed and index those of ``ids`` the journal holds as pending."""
+        journal = self.store.journal
+        pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
+        if not pending:
+            return
+        pending = self.embed(pending)
+        try:
+            self.index(pending)
+        except MemoryUnavailableError as exc:
+            raise MemoryUnavailableError(
+                f"{exc}. {len(pending)} memories are safe in the journal ({journal.path}) and will be indexed "
+                "by `repair` (`recall doctor --repair`)"
+            ) from exc
+
+    def _turn_before(
+        self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
+    ) -> tuple[str, str] | None:
+        """``(speaker, words)`` of the turn before this one in its session: from this batch, else the journal."""
+        if self.search_text.window == "never":
+            return None
+        in_batch = latest.get((user_id, session_id))
+        if in_batch is not None and in_batch[0] < turn_index:
+            return in_batch[1], in_batch[2]
+        row = self.store.journal.previous_turn(user_id, session_id, turn_index)
+        if row is None:
+            return None
+        return speaker_of(row.role, row.extra), row.text
+
+    def _context(self, row: JournalRow) -> str | None:
+        """What ``row`` is searched by (``None`` when that is its text), composed as for a new turn."""
+        first = row.chunk_index == 0 and "key" not in row.extra
+        before = self._turn_before(row.user_id, row.session_id, row.turn_index, {}) if first else None
+        context = self.search_text.compose([row.text], row.timestamp, row.role, row.extra, before)[0]
+        return None if context == row.text else context
+
+    def _following(self, row: JournalRow) -> JournalRow | None:
+        """The first chunk of the turn after ``row``'s in its session, when it is searched with
+        ``row``'s words (``row`` is the last chunk of its turn and the window is on)."""
+        if self.search_text.window == "never" or "key" in row.extra or row.chunk_index != row.n_chunks - 1:
+            return None
+        following = self.store.journal.next_turn(row.user_id, row.session_id, row.turn_index)
+        if following is None or "key" in following.extra:
+            return None
+        return following
+
+    def _adopt(self, user_id: str, memory_id: str) -> JournalRow:
+        """A memory found in the index but not in this journal (written by another client): journal it."""
+        record = self.store.for_user(user_id).get(memory_id)
+        if record is None:
+            raise KeyError(f"user {user_id!r} has no memory {memory_id!r}")
+        extra = dict(record.metadata)
+        if record.key is not None:
+            extra["key"] = record.key
+        row = JournalRow(
+            id=record.id, user_id=user_id, session_id=record.session_id or DEFAULT_SESSION, role=record.role,
+            text=record.text, timestamp=record.timestamp, turn_index=record.turn_index,
+            chunk_index=record.chunk_index, n_chunks=record.n_chunks, extra=extra,
+        )  # fmt: skip
+        self.store.journal.insert([row])
+        return self.store.journal.get(memory_id) or row
+
+    def _lm_parts(self) -> tuple[Any, Any] | None:
+        lm = self.lm
+        if isinstance(lm, tuple) and len(lm) == 2:
+            return lm
+        if hasattr(lm, "model") and hasattr(lm, "tokenizer"):
+            return lm.model, lm.tokenizer
+        return None
+
+    def _lm_keys(self, texts: list[str]) -> np.ndarray:
+        parts = self._lm_parts()
+        if parts is None:
+            if not callable(self.lm):
+                raise TypeError("lm must be (model, tokenizer), an object with .model/.tokenizer, or texts -> array")
+            keys = np.asarray(self.lm(texts), dtype=np.float32)
+        else:
+            from recall_core.hidden import lm_keys  # imported here: torch is only needed with LM keys
+
+            keys = np.asarray(lm_keys(parts[0], parts[1], texts), dtype=np.float32)
+        if keys.ndim != 2 or keys.shape[0] != len(texts):
+            raise ValueError(f"LM keys must have shape [{len(texts)}, hidden], got {keys.shape}")
+        return keys
+
+    def _lm_name(self) -> str:
+        parts = self._lm_parts()
+        target = parts[0] if parts is not None else self.lm
+        for attr in ("name_or_path", "name"):
+            value = getattr(target, attr, None)
+            if isinstance(value, str) and value:
+                return value
+        config = getattr(target, "config", None)
+        return str(getattr(config, "_name_or_path", "") or type(target).__name__)
+
+
+def _tqdm_bar(total: int, description: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="turn")
+
+
+def _progress(progress: bool | Any, total: int) -> tuple[Any, bool]:
+    if progress is False or progress is None:
+        return None, False
+    if progress is True:
+        return _tqdm_bar(total, "remember"), True
+    return progress, True

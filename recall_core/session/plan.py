@@ -1,0 +1,285 @@
+"""Reading and planning a session's call: which messages are new, which cached ids stay, what is prefilled.
+
+Before :class:`~recall_core.RecallSession` touches its cache, a call is read (the whole
+conversation, or only what is new), rendered with the chat template as the generator would
+(tools, this turn's ``<recall>``), compared with the text the cache stands for
+(:mod:`recall_core.session.units`), and turned into a :class:`Plan`: the cached units that
+stay and the new ids, in units, to prefill. Planning changes nothing; the session then cuts,
+evicts (:mod:`recall_core.session.evict`), prefills and commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from recall_core.config import RecallConfig
+from recall_core.prompt import (
+    check_messages,
+    decorate,
+    has_marker,
+    last_user_text,
+    mark_recall,
+    render_chat_text,
+)
+from recall_core.session.evict import Eviction
+from recall_core.session.units import (
+    EXTRA,
+    TEXT,
+    Message,
+    Part,
+    Tokens,
+    Unit,
+    common_prefix,
+    digest,
+    drop_last_text_part,
+    last_text_part,
+    marker_offset,
+    matching_units,
+    message_ends,
+    tile,
+)
+from recall_core.session.units import tokenize as tokenize_text
+from recall_core.structured.outputs import OutputPlan
+from recall_core.tokens import RECALL_TOKEN
+
+__all__ = ["Conversation", "Input", "Plan", "SessionPlanner", "View"]
+
+Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+Conversation = list[tuple[int, dict[str, Any]]]  # (index in the conversation, message)
+_RETRIES = 4  # how many parts a boundary check may step back before starting afresh
+
+
+@dataclass
+class Plan:
+    """One call, worked out before the cache is touched."""
+
+    units: list[Unit]  # the cached units that stay (the last may be the pending reply, cut short)
+    keep: int  # cache positions that stay (before eviction)
+    new_units: list[Unit]  # what is prefilled (the first may continue units[-1])
+    digests: list[bytes]
+    fresh: bool = False
+    reason: str | None = None
+    evicted_before: int = 0  # a fresh start: messages that stay evicted
+    eviction: Eviction = field(default_factory=Eviction)
+    output: OutputPlan | None = None  # tools / structured output, for the generator
+    query: str | None = None  # what this turn's recall searches with: the last user message
+
+    @property
+    def ids(self) -> list[int]:
+        return [i for u in self.new_units for i in u.ids]
+
+
+@dataclass
+class View:
+    """A call's conversation as rendered: the messages shown, their text, and where this turn's
+    ``<recall>`` may go (in order of preference)."""
+
+    messages: list[dict[str, Any]]
+    text: str
+    tools: list[dict[str, Any]] | None
+    output: OutputPlan | None
+    markers: list[int]
+    query: str | None
+
+    def marker_after(self, keep_text: int) -> int | None:
+        """The first place for the marker after the cached text (``None``: none is). Not right at
+        its end: the first id prefilled cannot be a marker (the loop needs the logits before it)."""
+        return next((at for at in self.markers if at > keep_text), None)
+
+
+class SessionPlanner:
+    """What :class:`~recall_core.RecallSession` does before it touches its cache (it derives from
+    this): read a call and work out its :class:`Plan` from the session's state, which it only reads."""
+
+    # The session's state the plan is worked out from (set by RecallSession).
+    generator: Any
+    tokenizer: Any
+    recall_id: int
+    pad_id: int
+    _units: list[Unit]
+    _digests: list[bytes]
+    _sinks: int | None
+    _evicted: int
+    _last_text: str
+    _turn: int
+
+    # ------------------------------------------------------------------ reading a call
+    def _read(self, messages: Input, config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:
+        """``(digests of the call's whole conversation, its messages from index start, start)``.
+
+        A list is the whole conversation; one message or a string is what follows the
+        session's own conversation (its last reply confirmed as it was returned). The
+        conversation is taken as the recall policy renders it (:func:`decorate`).
+        """
+        if isinstance(messages, str):
+            messages = {"role": "user", "content": messages}
+        if isinstance(messages, Mapping):
+            tail = [dict(messages)]
+            check_messages(tail)
+            if self._units and self._units[-1].pending:
+                tail.insert(0, {"role": "assistant", "content": self._last_text})
+            if not self._digests:
+                tail = decorate(tail, config)
+            return self._digests + [digest(m) for m in tail], tail, len(self._digests)
+        if not isinstance(messages, Sequence):
+            raise ValueError(f"messages must be a list of messages, one message or a string, got {type(messages).__name__}")
+        full = [dict(m) if isinstance(m, Mapping) else m for m in messages]
+        check_messages(full)
+        full = decorate(full, config)
+        return [digest(m) for m in full], full, 0
+
+    # ------------------------------------------------------------------ planning
+    def _plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
+              config: RecallConfig, outputs: Mapping[str, Any] | None = None) -> Plan:  # fmt: skip
+        """Work out what to keep and what to prefill; changes nothing."""
+        known = common_prefix(digests, self._digests)
+        reason = None
+        if known < len(self._digests):
+            reason = f"the messages differ from the session's conversation from message {known} on"
+            if known < self._frozen_messages():
+                return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
+        units = [u for u in self._units if (u.index + len(u.messages) <= known and not u.pending)
+                 or (u.pending and known == len(self._digests))]  # fmt: skip
+        cached: Conversation = [(u.index + i, m.message) for u in units for i, m in enumerate(u.messages)]
+        first_new = cached[-1][0] + 1 if cached else (units[0].index if units else 0)
+        if first_new < start:  # a call of new messages only, on a cache that lost older ones: start afresh
+            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
+        conversation = cached + [(i, tail[i - start]) for i in range(first_new, len(digests))]
+        view = self._render(conversation, generate, config, outputs)
+        kept, keep_text = matching_units(units, view.text)
+        found = self._suffix_tokens(kept, keep_text, view)
+        if found is None or not self._keeps_sinks(found[0]):
+            reason = reason or "the chat template renders the cached conversation differently"
+            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
+        kept, tokens, keep_text = found
+        if reason is None and keep_text < len("".join(u.text for u in units if not u.pending)):
+            reason = "the chat template renders the earlier messages differently: they are prefilled again"
+        held = sum(len(u.messages) for u in kept)
+        new_units = self._split(conversation, view, held, tokens, keep_text, generate)
+        keep = sum(u.length for u in kept)
+        return Plan(kept, keep, new_units, digests, keep == 0 and self._turn > 0, reason,
+                     output=view.output, query=view.query)  # fmt: skip
+
+    def _fresh_plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
+                    config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None) -> Plan:  # fmt: skip
+        """Start the cache afresh from the messages at hand (a whole conversation, or what the session holds)."""
+        if start == 0:
+            conversation: Conversation = list(enumerate(tail))
+        else:  # new messages only: the ones still cached, then the new ones
+            held = [(u.index + i, m.message) for u in self._units for i, m in enumerate(u.messages)]
+            conversation = held + [(start + i, m) for i, m in enumerate(tail)]
+        view = self._render(conversation, generate, config, outputs)
+        tokens = self._tokens(view.text, 0, view.marker_after(-1))
+        new_units = self._split(conversation, view, 0, tokens, 0, generate)
+        evicted = 0 if start == 0 else self._evicted
+        return Plan([], 0, new_units, digests, True, reason or "started afresh", evicted,
+                     output=view.output, query=view.query)  # fmt: skip
+
+    def _render(self, conversation: Conversation, generate: bool, config: RecallConfig,
+                outputs: Mapping[str, Any] | None) -> View:  # fmt: skip
+        """The conversation as this call renders it: tools (:meth:`RecallGenerator.plan`), the
+        chat template, and where the recall policy puts this turn's ``<recall>``."""
+        messages = [m for _, m in conversation]
+        output = self.generator.plan(messages, **(outputs or {})) if generate else None
+        shown = list(output.prompt) if output is not None else messages
+        tools = output.template_tools if output is not None else None
+        text = render_chat_text(self.tokenizer, shown, add_generation_prompt=generate, tools=tools)
+        markers: list[int] = []
+        if generate and config.recall_policy == "auto" and not has_marker(shown):
+            # Where the config puts it; when that is cached already (the system message after
+            # the first turn), at the start of the new user message instead.
+            for position in dict.fromkeys([config.recall_position, "user_start"]):
+                if position == "assistant_start":
+                    markers.append(len(text))
+                    continue
+                marked = mark_recall(shown, "auto", position, config.system_prompt)
+                rendered = render_chat_text(self.tokenizer, marked, add_generation_prompt=True, tools=tools)
+                at = marker_offset(text, rendered, RECALL_TOKEN)
+                if at is not None:
+                    markers.append(at)
+        return View(shown, text, tools, output, markers, last_user_text(messages))
+
+    def _suffix_tokens(self, units: list[Unit], keep_text: int, view: View) -> tuple[list[Unit], Tokens, int] | None:
+        """The ids of the text after ``keep_text``, checked to join the kept ones as one tokenization would.
+
+        The last kept text part is tokenized again together with the new text; when the ids
+        come out different (a reply the model tokenized its own way, a boundary inside a
+        word), that part is dropped too and the check steps one part further back.
+        """
+        text = view.text
+        units = [replace(u, parts=list(u.parts)) for u in units]
+        for _ in range(_RETRIES):
+            mark = view.marker_after(keep_text)
+            alone = self._tokens(text, keep_text, mark)
+            overlap = last_text_part(units)
+            if overlap is None:
+                return (units, alone, keep_text) if alone.ids else None
+            if alone.ids:
+                joint = self._tokens(text, keep_text - len(overlap.text), mark)
+                if self._plain(joint.ids) == self._plain(overlap.ids) + self._plain(alone.ids):
+                    return units, alone, keep_text
+            units, keep_text = drop_last_text_part(units)
+        return None
+
+    def _tokens(self, text: str, start: int, marker: int | None) -> Tokens:
+        """Ids of ``text[start:]``, with this turn's ``<recall>`` inserted at ``marker`` (an offset in ``text``)."""
+        if marker is None:
+            return tokenize_text(self.tokenizer, text[start:], start)
+        before = tokenize_text(self.tokenizer, text[start:marker], start)
+        return before + Tokens([self.recall_id], [marker]) + tokenize_text(self.tokenizer, text[marker:], marker)
+
+    def _split(self, conversation: Conversation, view: View, held: int, tokens: Tokens, keep_text: int,
+               generate: bool) -> list[Unit]:  # fmt: skip
+        """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header."""
+        text = view.text
+        spans: list[tuple[int, int, int]] = []  # (first and last conversation position, end of their text)
+        first = held
+        ends = message_ends(self.tokenizer, view.messages, held, text, generate, view.tools)
+        if len(view.messages) != len(conversation):  # the tools' plan rewrote the messages: one unit for the new ones
+            ends = [(len(conversation) - 1, ends[-1][1])] if ends else []
+        for last, end in ends:
+            spans.append((first, last, end))
+            first = last + 1
+        if generate:
+            spans.append((len(conversation), len(conversation), len(text) + 1))  # the reply's header, the marker
+        elif spans:
+            spans[-1] = (*spans[-1][:2], len(text) + 1)
+        texts = tile(tokens, keep_text, len(text), text)
+        units, cursor = [], 0
+        for first, last, end in spans:
+            if first < len(conversation):
+                unit = Unit(conversation[first][0], [Message(m) for _, m in conversation[first : last + 1]])
+            else:
+                unit = Unit(conversation[-1][0] + 1 if conversation else 0, pending=True)
+            while cursor < len(tokens.ids) and tokens.starts[cursor] < end:
+                token, piece = tokens.ids[cursor], texts[cursor]
+                kind = EXTRA if token == self.recall_id else TEXT
+                if kind == TEXT and unit.parts and unit.parts[-1].kind == TEXT:
+                    unit.parts[-1].ids.append(token)
+                    unit.parts[-1].text += piece
+                else:
+                    unit.parts.append(Part(kind, [token], piece))
+                cursor += 1
+            if unit.parts or unit.pending:
+                units.append(unit)
+        return units
+
+    def _plain(self, ids: Sequence[int]) -> list[int]:
+        return [i for i in ids if i != self.recall_id and i != self.pad_id]
+
+    # ------------------------------------------------------------------ the sinks a plan must keep
+    def _frozen_messages(self) -> int:
+        """Messages a call can no longer cut back to: the sinks and the evicted ones (once something was evicted)."""
+        if self._sinks is None:
+            return 0
+        return sum(len(u.messages) for u in self._units[: self._sinks]) + self._evicted
+
+    def _keeps_sinks(self, units: list[Unit]) -> bool:
+        if self._sinks is None:
+            return True
+        return len(units) >= self._sinks and all(
+            a.parts == b.parts for a, b in zip(units[: self._sinks], self._units[: self._sinks], strict=True)
+        )
+

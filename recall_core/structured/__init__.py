@@ -1,0 +1,1 @@
+"""Structured replies: constrained decoding, tool-call formats, and the plan a reply must follow."""

@@ -1,0 +1,147 @@
+"""What a reply must look like: tools, ``tool_choice`` and ``response_format`` made into a plan.
+
+:func:`plan_output` turns one call's options into an :class:`OutputPlan`: the messages and
+``tools`` to render through the chat template, the :class:`~recall_core.structured.constrained.Constraint`
+the decoder must follow (a forced tool call, a JSON schema, JSON mode), and the tool format
+to parse the reply with. :class:`~recall_core.RecallGenerator` follows the plan; the adapters
+only translate their frameworks' tools and schemas into the OpenAI-style dicts read here.
+
+The rules (issue 12):
+
+* tools go through the chat template (``apply_chat_template(..., tools=...)``);
+* a template without tool support gets tools only when ``tool_choice`` forces a call: they
+  are then described in the system message and the call is constrained; asked for tools
+  otherwise, it is a ``ValueError`` that says so;
+* a forced ``tool_choice`` (``"any"``, ``"required"``, a name) is enforced by the grammar, so
+  even a small model writes a valid call; ``"auto"`` leaves the choice to the model and
+  parses what it wrote (malformed calls are reported, not dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from recall_core.structured.constrained import (
+    Constraint,
+    GrammarError,
+    check_grammar,
+    json_object_grammar,
+    json_schema_grammar,
+    lark_grammar,
+)
+from recall_core.structured.tools import (
+    ToolFormat,
+    check_tools,
+    chosen_tools,
+    describe_tools,
+    inline_tool_history,
+    supports_tools,
+    tool_format,
+)
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """How one call renders its prompt, constrains its decoding and reads its reply."""
+
+    prompt: Any
+    template_tools: list[dict[str, Any]] | None = None
+    constraint: Constraint | None = None
+    tool_format: ToolFormat | None = None
+
+    @property
+    def tail(self) -> str:
+        """What the constrained reply writes after its JSON (a forced call's closing tag)."""
+        return self.tool_format.tail if self.tool_format is not None and self.constraint is not None else ""
+
+    def keep_tokens(self) -> tuple[str, ...]:
+        """Special tokens that carry a tool call and must stay in the decoded text."""
+        return self.tool_format.marker_tokens() if self.tool_format is not None else ()
+
+
+def plan_output(
+    tokenizer: Any,
+    vocab_size: int,
+    prompt: Any,
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: Any = None,
+    response_format: Mapping[str, Any] | None = None,
+    parallel_tool_calls: bool = False,
+) -> OutputPlan:
+    """The plan for one call; ``ValueError`` (naming the tool or field) when the options cannot work."""
+    if tools and response_format is not None:
+        raise ValueError("give tools or response_format, not both")
+    if response_format is not None:
+        grammar = response_format_grammar(response_format)
+        return OutputPlan(prompt, constraint=Constraint(tokenizer, grammar, vocab_size=vocab_size, name="response_format"))
+    if not tools:
+        if tool_choice is not None and tool_choice not in ("auto", "none"):
+            raise ValueError(f"tool_choice={tool_choice!r} needs tools: bind some first")
+        return OutputPlan(prompt)
+    if isinstance(prompt, str):
+        raise ValueError("tools need chat messages (the chat template renders them), not a string prompt")
+    tools = check_tools(tools)
+    check_tool_schemas(tools)
+    forced = chosen_tools(tools, tool_choice)
+    fmt = tool_format(tokenizer)
+    if supports_tools(tokenizer):
+        messages, template_tools = list(prompt), tools
+    elif forced is None:
+        raise ValueError(
+            "this model's chat template has no tool support, so it cannot choose to call tools "
+            "(tool_choice='auto'): force a call with tool_choice='any' or a tool's name (the tools are then "
+            "described in the system message and the call is constrained), or use a model whose chat "
+            "template supports tools (Qwen2.5, Llama 3.1+, SmolLM3, Hermes, Mistral)"
+        )
+    else:
+        messages, template_tools = describe_tools(inline_tool_history(prompt, fmt), tools), None
+    constraint = None
+    if forced is not None:
+        grammar = lark_grammar(fmt.forced_grammar(tokenizer, forced, parallel_tool_calls))
+        constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced))
+    return OutputPlan(messages, template_tools, constraint, fmt)
+
+
+def check_tool_schemas(tools: Sequence[Mapping[str, Any]]) -> None:
+    """Each tool's parameters compile as a JSON schema, else ``ValueError`` naming the tool."""
+    for tool in tools:
+        name = tool["function"]["name"]
+        try:
+            check_grammar(json_schema_grammar(tool["function"]["parameters"]), f"tool {name!r}")
+        except GrammarError:
+            raise
+        except ValueError as error:  # llguidance refuses the schema before compiling it
+            raise GrammarError(f"tool {name!r}: the grammar engine cannot compile its parameters ({error})") from error
+
+
+def response_format_grammar(response_format: Mapping[str, Any]) -> str:
+    """The grammar of an OpenAI-style ``response_format``.
+
+    ``{"type": "json_object"}`` (JSON mode: any object) or ``{"type": "json_schema",
+    "json_schema": {"name": ..., "schema": {...}}}``.
+    """
+    kind = response_format.get("type") if isinstance(response_format, Mapping) else None
+    if kind == "json_object":
+        return json_object_grammar()
+    if kind == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        schema = spec.get("schema") if isinstance(spec, Mapping) else None
+        if not isinstance(schema, Mapping):
+            raise ValueError("response_format: a json_schema needs {'json_schema': {'name': ..., 'schema': {...}}}")
+        try:
+            grammar = json_schema_grammar(schema)
+        except ValueError as error:
+            raise GrammarError(f"response_format: the grammar engine cannot compile the schema ({error})") from error
+        return check_grammar(grammar, f"response_format {spec.get('name', 'schema')!r}")
+    raise ValueError(
+        f"response_format must be {{'type': 'json_object'}} or {{'type': 'json_schema', 'json_schema': {{...}}}}, "
+        f"got {response_format!r}"
+    )
+
+
+def _tools_label(tools: Sequence[Mapping[str, Any]]) -> str:
+    names = ", ".join(repr(tool["function"]["name"]) for tool in tools)
+    return f"tool {names}" if len(tools) == 1 else f"tools {names}"

@@ -1,0 +1,442 @@
+"""Tool calls: how each chat-template family writes them, how they are parsed and forced.
+
+Tools are OpenAI-style dicts (``{"type": "function", "function": {"name", "description",
+"parameters"}}``), the form LangChain's ``convert_to_openai_tool`` and LlamaIndex's
+``to_openai_tool`` produce and chat templates read. Three families write calls differently:
+
+* ``hermes``: ``<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>`` (Qwen2.5,
+  Hermes, SmolLM3, and the embedded default model);
+* ``llama3``: the reply is ``{"name": ..., "parameters": {...}}`` (Llama 3.1 / 3.2 / 3.3);
+* ``mistral``: ``[TOOL_CALLS][{"name": ..., "arguments": {...}}]`` (and ``[TOOL_CALLS]name[ARGS]{...}``).
+
+:func:`tool_format` reads the family off the chat template; :meth:`ToolFormat.parse` splits a
+reply into content, calls and malformed calls; :meth:`ToolFormat.forced_grammar` is the Lark
+grammar that makes the model emit a valid call to one of the allowed tools.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recall_core.structured.constrained import lark_json, lark_literal
+
+#: ``tool_choice`` values that force some tool call (``"any"`` is LangChain's, ``"required"`` OpenAI's).
+FORCED_CHOICES = frozenset({"any", "required"})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A well-formed call: ``arguments`` is a dict."""
+
+    name: str
+    arguments: dict[str, Any]
+    id: str = field(default_factory=lambda: new_call_id())
+
+
+@dataclass(frozen=True)
+class InvalidToolCall:
+    """A call the model started but did not write correctly: ``arguments`` is the raw text."""
+
+    name: str | None
+    arguments: str
+    error: str
+    id: str = field(default_factory=lambda: new_call_id())
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """A reply split into its text and its tool calls."""
+
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    invalid_tool_calls: tuple[InvalidToolCall, ...] = ()
+
+
+def new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+# --------------------------------------------------------------------------- tools
+def check_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-style tool dicts, checked: a ``function`` with a name and an object ``parameters``."""
+    checked = []
+    for index, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str) or not function["name"]:
+            raise ValueError(f"tool {index} must be {{'type': 'function', 'function': {{'name': ..., 'parameters': ...}}}}")
+        name = function["name"]
+        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        if not isinstance(parameters, Mapping) or parameters.get("type", "object") != "object":
+            raise ValueError(f"tool {name!r}: parameters must be a JSON schema of type 'object'")
+        checked.append({"type": "function", "function": {**function, "parameters": dict(parameters)}})
+    return checked
+
+
+def tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [tool["function"]["name"] for tool in tools]
+
+
+def chosen_tools(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> list[dict[str, Any]] | None:
+    """The tools a call is forced to pick from, or ``None`` when the model may answer in text.
+
+    ``tool_choice``: ``None`` / ``"auto"`` (the model decides), ``"none"`` (no call),
+    ``"any"`` / ``"required"`` / ``True`` (a call to any tool), a tool's name, or
+    ``{"type": "function", "function": {"name": ...}}``. A name that is not bound raises.
+    """
+    if tool_choice is None or tool_choice is False or tool_choice in ("auto", "none"):
+        return None
+    if tool_choice is True or (isinstance(tool_choice, str) and tool_choice in FORCED_CHOICES):
+        return list(tools)
+    name = tool_choice
+    if isinstance(tool_choice, Mapping):
+        name = (tool_choice.get("function") or {}).get("name") or tool_choice.get("name")
+    if not isinstance(name, str):
+        raise ValueError(f"tool_choice must be 'auto', 'none', 'any', 'required' or a tool's name, got {tool_choice!r}")
+    matching = [tool for tool in tools if tool["function"]["name"] == name]
+    if not matching:
+        raise ValueError(f"tool_choice names {name!r}, which is not a bound tool (bound: {', '.join(tool_names(tools))})")
+    return matching
+
+
+# --------------------------------------------------------------------------- formats
+class ToolFormat:
+    """How one template family writes tool calls."""
+
+    name = "base"
+    #: Text that opens a call in a reply (streaming holds text back from here).
+    opener = ""
+    #: Key of the arguments in a call's JSON.
+    arguments_key = "arguments"
+    #: What a forced call writes after its JSON.
+    tail = ""
+
+    def call_schema(self, tool: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON schema of one call to ``tool`` (name fixed, arguments per the tool)."""
+        function = tool["function"]
+        return {
+            "type": "object",
+            "properties": {"name": {"const": function["name"]}, self.arguments_key: function["parameters"]},
+            "required": ["name", self.arguments_key],
+        }
+
+    def calls_schema(self, tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        schemas = [self.call_schema(tool) for tool in tools]
+        return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+
+    def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
+        """Lark text for a reply that is one call (several with ``parallel``) to one of ``tools``."""
+        raise NotImplementedError
+
+    def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """A call as the model writes it (for templates that cannot render ``tool_calls``)."""
+        raise NotImplementedError
+
+    def parse(self, text: str) -> ParsedReply:
+        raise NotImplementedError
+
+    def marker_tokens(self) -> tuple[str, ...]:
+        """Special tokens of the format that must survive decoding (they carry the call)."""
+        return ()
+
+
+class HermesFormat(ToolFormat):
+    name = "hermes"
+    opener = "<tool_call>"
+    closer = "</tool_call>"
+    tail = "\n</tool_call>"
+
+    def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
+        opener, closer = lark_literal(tokenizer, self.opener), lark_literal(tokenizer, self.closer)
+        repeat = ' ("\\n" call)*' if parallel else ""
+        return f'start: call{repeat}\ncall: {opener} "\\n" body "\\n" {closer}\nbody: {lark_json(self.calls_schema(tools))}\n'
+
+    def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        body = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
+        return f"{self.opener}\n{body}\n{self.closer}"
+
+    def parse(self, text: str) -> ParsedReply:
+        pattern = re.compile(re.escape(self.opener) + r"(.*?)(?:" + re.escape(self.closer) + r"|$)", re.DOTALL)
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] = []
+        for match in pattern.finditer(text):
+            _read_calls(match.group(1), calls, invalid, closed=match.group(0).endswith(self.closer))
+        content = pattern.sub("", text).strip() if (calls or invalid) else text
+        return ParsedReply(content, tuple(calls), tuple(invalid))
+
+    def marker_tokens(self) -> tuple[str, ...]:
+        return (self.opener, self.closer)
+
+
+class Llama3Format(ToolFormat):
+    name = "llama3"
+    opener = "{"
+    arguments_key = "parameters"
+    python_tag = "<|python_tag|>"
+
+    def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
+        repeat = ' ("; " call)*' if parallel else ""
+        return f"start: call{repeat}\ncall: {lark_json(self.calls_schema(tools))}\n"
+
+    def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return json.dumps({"name": name, "parameters": dict(arguments)}, ensure_ascii=False)
+
+    def parse(self, text: str) -> ParsedReply:
+        body = text.strip()
+        if body.startswith(self.python_tag):
+            body = body[len(self.python_tag) :].strip()
+        if not body.startswith("{") or '"name"' not in body:
+            return ParsedReply(text)
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] = []
+        pieces = [body] if _loads(body) is not None else [p for p in body.split(";") if p.strip()]
+        for piece in pieces:
+            _read_calls(piece, calls, invalid, closed=True)
+        return ParsedReply("", tuple(calls), tuple(invalid))
+
+    def marker_tokens(self) -> tuple[str, ...]:
+        return (self.python_tag,)
+
+
+class MistralFormat(ToolFormat):
+    name = "mistral"
+    opener = "[TOOL_CALLS]"
+    tail = "]"
+
+    def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
+        repeat = ' (", " call)*' if parallel else ""
+        opener = lark_literal(tokenizer, self.opener)
+        return f'start: {opener} "[" call{repeat} "]"\ncall: {lark_json(self.calls_schema(tools))}\n'
+
+    def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return self.opener + json.dumps([{"name": name, "arguments": dict(arguments)}], ensure_ascii=False)
+
+    def parse(self, text: str) -> ParsedReply:
+        if self.opener not in text:
+            return ParsedReply(text)
+        content, *blocks = text.split(self.opener)
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] = []
+        for block in blocks:
+            block = block.strip()
+            if "[ARGS]" in block:  # the newer form: name[ARGS]{...}
+                name, _, arguments = block.partition("[ARGS]")
+                decoded = _loads(arguments)
+                if isinstance(decoded, dict) and name.strip():
+                    calls.append(ToolCall(name.strip(), decoded))
+                else:
+                    invalid.append(InvalidToolCall(name.strip() or None, arguments, "the call is not valid JSON"))
+            else:
+                _read_calls(block, calls, invalid, closed=True)
+        return ParsedReply(content.strip(), tuple(calls), tuple(invalid))
+
+    def marker_tokens(self) -> tuple[str, ...]:
+        return (self.opener, "[ARGS]")
+
+
+FORMATS: Mapping[str, ToolFormat] = {f.name: f for f in (HermesFormat(), Llama3Format(), MistralFormat())}
+
+
+def template_text(tokenizer: Any) -> str:
+    template = getattr(tokenizer, "chat_template", None)
+    if isinstance(template, Mapping):  # named templates: the tool one when there is one
+        template = template.get("tool_use") or template.get("default") or ""
+    return template or ""
+
+
+def supports_tools(tokenizer: Any) -> bool:
+    """Does the chat template render a ``tools`` list (it reads the variable)?"""
+    return re.search(r"\btools\b", template_text(tokenizer)) is not None
+
+
+def tool_format(tokenizer: Any) -> ToolFormat:
+    """The family of the tokenizer's chat template; Hermes when the template does not say."""
+    template = template_text(tokenizer)
+    if "[TOOL_CALLS]" in template:
+        return FORMATS["mistral"]
+    if "<tool_call>" in template:
+        return FORMATS["hermes"]
+    if "<|python_tag|>" in template or ("ipython" in template and "parameters" in template):
+        return FORMATS["llama3"]
+    return FORMATS["hermes"]
+
+
+def special_ids(tokenizer: Any) -> frozenset[int]:
+    """Every special token id (what ``decode(skip_special_tokens=True)`` drops)."""
+    added = getattr(tokenizer, "added_tokens_decoder", {})
+    return frozenset(tokenizer.all_special_ids) | {i for i, token in added.items() if getattr(token, "special", False)}
+
+
+# --------------------------------------------------------------------------- describing tools
+def tools_system_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    """Tools described for a template without tool support (the Hermes / Qwen2.5 wording)."""
+    listed = "\n".join(json.dumps(tool, ensure_ascii=False) for tool in tools)
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n"
+        f"<tools>\n{listed}\n</tools>\n\n"
+        "For each function call, return a json object with function name and arguments within "
+        "<tool_call></tool_call> XML tags:\n<tool_call>\n"
+        '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+    )
+
+
+def describe_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with the tools described in the system message (added first if there is none)."""
+    text = tools_system_text(tools)
+    out = [dict(message) for message in messages]
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{out[0].get('content', '')}\n\n{text}".strip()
+    else:
+        out.insert(0, {"role": "system", "content": text})
+    return out
+
+
+def inline_tool_history(messages: Sequence[Mapping[str, Any]], fmt: ToolFormat) -> list[dict[str, Any]]:
+    """Tool calls and results as plain text turns, for a template that cannot render them.
+
+    An assistant turn's ``tool_calls`` are written the way the model writes them; a
+    ``tool`` turn becomes a user turn holding ``<tool_response>...</tool_response>`` (how
+    Qwen2.5's template renders results).
+    """
+    out = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            written = [fmt.write_call(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
+            content = "\n".join(part for part in [str(message.get("content") or ""), *written] if part)
+            out.append({"role": "assistant", "content": content})
+        elif role == "tool":
+            out.append({"role": "user", "content": f"<tool_response>\n{message.get('content', '')}\n</tool_response>"})
+        else:
+            out.append({key: value for key, value in message.items() if key in ("role", "content")})
+    return out
+
+
+# --------------------------------------------------------------------------- parsing
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError):
+        return None
+
+
+def _read_calls(
+    body: str, calls: list[ToolCall], invalid: list[InvalidToolCall], *, closed: bool, name: str | None = None
+) -> None:
+    """Append the call(s) written in ``body`` (a JSON object or a list of them) to ``calls`` or ``invalid``."""
+    body = body.strip()
+    decoded = _loads(body)
+    if decoded is None:
+        guess = re.search(r'"name"\s*:\s*"([^"]*)"', body)
+        why = "the call is cut short (no closing tag)" if not closed else "the call is not valid JSON"
+        invalid.append(InvalidToolCall(name or (guess.group(1) if guess else None), body, why))
+        return
+    for item in decoded if isinstance(decoded, list) else [decoded]:
+        call_name = item.get("name") if isinstance(item, dict) else None
+        arguments = None
+        if isinstance(item, dict):
+            arguments = next((item[k] for k in ("arguments", "parameters") if k in item), {})
+            if isinstance(arguments, str):  # some models write the arguments as a JSON string
+                arguments = _loads(arguments)
+        if not isinstance(call_name, str) or not call_name or not isinstance(arguments, dict):
+            text = json.dumps(item, ensure_ascii=False)
+            invalid.append(InvalidToolCall(call_name if isinstance(call_name, str) else None, text,
+                                           "a call needs a 'name' string and an 'arguments' object"))  # fmt: skip
+        else:
+            calls.append(ToolCall(call_name, arguments))
+
+
+class ToolCallSplitter:
+    """Streams a reply's text while holding back what may be a tool call.
+
+    ``feed(piece)`` returns the text that is surely content; text from the format's opener
+    on (or a tail that could grow into it) is held until the end, when :meth:`finish`
+    returns the :class:`ParsedReply` of the whole reply. Joining the streamed content gives
+    the parsed ``content`` when the reply has no calls.
+    """
+
+    def __init__(self, fmt: ToolFormat) -> None:
+        self.fmt = fmt
+        self.text = ""
+        self.shown = 0
+        self.holding = False
+
+    def feed(self, piece: str) -> str:
+        self.text += piece
+        if self.holding:
+            return ""
+        opener = self.fmt.opener
+        if isinstance(self.fmt, Llama3Format):  # a llama call is the whole reply: decide on its first character
+            stripped = self.text.lstrip()
+            if not stripped:
+                return ""
+            if stripped.startswith(("{", "<|python_tag|>")):
+                self.holding = True
+                return ""
+            opener = "\0"  # never found: the rest is content
+        index = self.text.find(opener, self.shown)
+        if index != -1:
+            self.holding = True
+            out, self.shown = self.text[self.shown : index], index
+            return out
+        keep = _partial_suffix(self.text, opener)
+        cut = len(self.text) - keep
+        out, self.shown = self.text[self.shown : cut], max(self.shown, cut)
+        return out
+
+    def finish(self) -> tuple[str, ParsedReply]:
+        """``(content not yet shown, the parsed reply)``."""
+        parsed = self.fmt.parse(self.text)
+        if parsed.tool_calls or parsed.invalid_tool_calls:
+            return "", parsed
+        rest, self.shown = self.text[self.shown :], len(self.text)
+        return rest, parsed
+
+
+class ContentStream:
+    """A stream's text pieces with tool-call markup held back (the calls come with the result).
+
+    Iterates like the engine's stream (``for`` or ``async for``) and has its ``result``.
+    """
+
+    def __init__(self, stream: Any, splitter: ToolCallSplitter | None) -> None:
+        self.stream, self.splitter = stream, splitter
+
+    @property
+    def result(self) -> Any:
+        return self.stream.result
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._split(self.stream)  # type: ignore[arg-type]
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for piece in self.stream:  # type: ignore[union-attr]
+            shown = self.splitter.feed(piece) if self.splitter else piece
+            if shown:
+                yield shown
+        if self.splitter:
+            rest, _ = self.splitter.finish()
+            if rest:
+                yield rest
+
+    def _split(self, pieces: Iterable[str]) -> Iterator[str]:
+        for piece in pieces:
+            shown = self.splitter.feed(piece) if self.splitter else piece
+            if shown:
+                yield shown
+        if self.splitter:
+            rest, _ = self.splitter.finish()
+            if rest:
+                yield rest
+
+
+def _partial_suffix(text: str, pattern: str) -> int:
+    for size in range(min(len(pattern) - 1, len(text)), 0, -1):
+        if text.endswith(pattern[:size]):
+            return size
+    return 0

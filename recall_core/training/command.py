@@ -1,0 +1,55 @@
+"""``recall train``: recall-tune a chat model and save the adapter (the command line's side)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from recall_core.training.examples import Mixture
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None,
+                        help="HF model id or folder of a chat model (default: the embedded SmolLM2-135M-Instruct, untuned)")
+    parser.add_argument("--out", default=None,
+                        help="adapter folder (default: $RECALL_HOME/adapters/<model name>)")
+    parser.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps (default: one pass over the examples)")
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--examples", type=float, default=1.0,
+                        help="scale of the default mixture of examples (0.01 for a smoke run)")
+    parser.add_argument("--users", type=int, default=48, help="generated users of the train seed")
+    parser.add_argument("--agreement-prompts", type=int, default=64, help="held-out generic prompts compared with the base")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from recall_core.models.loading import load_model, models_dir_name
+    from recall_core.paths import recall_home
+    from recall_core.training.lora import TrainConfig, train_recall
+
+    if not args.examples > 0:
+        raise ValueError(f"--examples must be > 0, got {args.examples}")
+    base = Mixture()
+    mixture = Mixture(**{k: max(1, round(v * args.examples)) for k, v in vars(base).items()})
+    config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
+                         rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
+                         agreement_prompts=args.agreement_prompts, seed=args.seed)  # fmt: skip
+    model, tokenizer = load_model(args.model, device=args.device, tuned=False)
+    name = models_dir_name(args.model)
+    out = Path(args.out) if args.out else recall_home() / "adapters" / name
+    started = time.perf_counter()
+    result = train_recall(model, tokenizer, out, config, base_model=name, progress=not args.no_progress)
+    summary: dict[str, Any] = {
+        "adapter": str(result.adapter), "wall_seconds": round(time.perf_counter() - started, 1),
+        "counts": result.counts, "final_loss": round(sum(result.losses[-20:]) / max(1, len(result.losses[-20:])), 4),
+        "checks": result.checks,
+    }  # fmt: skip
+    print(json.dumps(summary, indent=1))
+    return 0

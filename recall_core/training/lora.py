@@ -1,0 +1,348 @@
+"""``recall train``: LoRA fine-tuning that teaches a chat model to ask for and use its memory.
+
+What is trained: low-rank adapters on every linear layer of the transformer (peft) and the
+rows of the two recall tokens in the embedding (and the tied LM head), nothing else. The
+data are built by :mod:`recall_core.training.examples` from the generated conversations
+(their ``train`` seed only) and from the base model's own greedy replies to generic prompts
+(self-distillation, so what the model did well before it still does). See BENCHMARKS.md,
+"Recall tuning", for the recipe and the log of the shipped adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from recall_core.config import DEFAULT_SYSTEM_PROMPT, RecallConfig
+from recall_core.models.lora import base_fingerprint
+from recall_core.prompt import apply_chat_template
+from recall_core.settings import int_at_least
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from recall_core.training import conversations as conv
+from recall_core.training.adapter import save_adapter
+from recall_core.training.examples import (
+    IGNORE,
+    Example,
+    ExampleBuilder,
+    Mixture,
+    general_examples,
+    memory_examples,
+)
+from recall_core.training.prompts import general_prompts
+
+#: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
+DEFAULT_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """The whole recipe of a recall-tuning run: the same config and seed give the same adapter.
+
+    Args:
+        steps: optimizer steps (``None``: one pass over the examples).
+        batch_size: examples per step.
+        learning_rate: peak AdamW learning rate (linear warm-up, cosine decay).
+        warmup: warm-up steps.
+        rank, alpha: LoRA rank and scale.
+        targets: module names the adapters go on, or ``("all-linear",)``.
+        mixture: how many examples of each kind (:class:`~recall_core.training.examples.Mixture`).
+        users: generated users (``SEEDS["train"]``) the memory examples are drawn from.
+        distill_tokens: length limit of the base model's replies to the generic prompts.
+        decision_weight: loss weight of a reply's first token, where the model decides
+            whether to write ``<recall>``.
+        max_length: examples longer than this (in tokens) are left out.
+        agreement_prompts: held-out generic prompts on which the tuned model's greedy replies
+            are compared with the base model's (reported, never trained on).
+        seed: seeds the data, the order and the adapter's initialisation.
+    """
+
+    steps: int | None = None
+    batch_size: int = 8
+    learning_rate: float = 1e-3
+    warmup: int = 10
+    rank: int = 8
+    alpha: int = 16
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    mixture: Mixture = field(default_factory=Mixture)
+    users: int = 48
+    distill_tokens: int = 48
+    decision_weight: float = 3.0
+    max_length: int = 384
+    agreement_prompts: int = 64
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.steps is not None:
+            int_at_least("steps", self.steps, 1)
+        int_at_least("batch_size", self.batch_size, 1)
+        int_at_least("warmup", self.warmup, 0)
+        int_at_least("rank", self.rank, 1)
+        int_at_least("alpha", self.alpha, 1)
+        int_at_least("users", self.users, 1)
+        int_at_least("distill_tokens", self.distill_tokens, 1)
+        int_at_least("max_length", self.max_length, 16)
+        int_at_least("agreement_prompts", self.agreement_prompts, 0)
+        if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate <= 1):
+            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
+        if not (isinstance(self.decision_weight, (int, float)) and self.decision_weight > 0):
+            raise ValueError(f"decision_weight must be > 0, got {self.decision_weight!r}")
+        if not self.targets:
+            raise ValueError("targets must name at least one module (or 'all-linear')")
+
+
+@dataclass
+class TrainResult:
+    """What a run did: where the adapter is, the data it saw, the loss per step, the time it took."""
+
+    adapter: Path
+    counts: dict[str, int]
+    losses: list[float]
+    seconds: dict[str, float]
+    checks: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "adapter": str(self.adapter)}
+
+
+# --------------------------------------------------------------------------- data
+@torch.no_grad()
+def base_replies(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_new_tokens: int = 48,
+                 system_prompt: str = DEFAULT_SYSTEM_PROMPT, batch_size: int = 16, progress: bool = True,
+                 allow_recall: bool = False) -> list[tuple[str, list[int], bool]]:
+    """The model's greedy reply to each prompt, as ``(prompt, reply ids, cut at the limit)``.
+
+    Prompts are rendered as recall renders them (a system message, then the prompt) and run
+    in left-padded batches; the reply stops at the template's end of turn. ``<recall>`` is
+    never generated unless ``allow_recall`` (a tuned model's reply is compared as it comes).
+    """
+    device = next(model.parameters()).device
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    eos = model.generation_config.eos_token_id
+    stops = set(eos if isinstance(eos, list) else [eos]) | {tokenizer.eos_token_id}
+    tokens = (MEMORY_PAD_TOKEN,) if allow_recall else (RECALL_TOKEN, MEMORY_PAD_TOKEN)
+    banned = [[tokenizer.convert_tokens_to_ids(t)] for t in tokens]
+    out: list[tuple[str, list[int], bool]] = []
+    bar = tqdm(total=len(prompts), desc="base replies", disable=not progress)
+    for start in range(0, len(prompts), batch_size):
+        chunk = list(prompts[start : start + batch_size])
+        rows = [apply_chat_template(tokenizer, [{"role": "system", "content": system_prompt},
+                                                {"role": "user", "content": p}]) for p in chunk]  # fmt: skip
+        width = max(len(r) for r in rows)
+        ids = torch.tensor([[pad_id] * (width - len(r)) + r for r in rows], device=device)
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
+        generated = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens, do_sample=False,
+                                   pad_token_id=pad_id, bad_words_ids=banned, temperature=None, top_p=None,
+                                   top_k=None)  # fmt: skip
+        for prompt, row in zip(chunk, generated[:, width:].tolist(), strict=True):
+            end = next((i for i, token in enumerate(row) if token in stops), None)
+            out.append((prompt, row[:end] if end is not None else row, end is None))
+        bar.update(len(chunk))
+    bar.close()
+    return out
+
+
+def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_config: RecallConfig | None = None,
+                   progress: bool = True) -> list[Example]:
+    """Every example of ``config.mixture``, deterministic for ``config.seed``."""
+    rng = random.Random(config.seed)
+    builder = ExampleBuilder(tokenizer, recall_config)
+    users = conv.generate(conv.SEEDS["train"] + config.seed, users=config.users)
+    counts = config.mixture.counts()
+    # One base reply per prompt, each used about once (there are 300 train prompts).
+    needed = counts["general"] + counts["auto-general"]
+    prompts = general_prompts("train", n=needed, seed=config.seed)
+    replies = base_replies(model, tokenizer, prompts, max_new_tokens=config.distill_tokens, progress=progress) if needed else []
+    examples: list[Example] = []
+    for kind, count in counts.items():
+        if count == 0:
+            continue
+        if kind.endswith("general"):
+            examples += general_examples(builder, replies, kind, count, rng, users)
+        else:
+            examples += memory_examples(builder, users, kind, count, rng)
+    return [e for e in examples if len(e.input_ids) <= config.max_length]
+
+
+def batches(examples: Sequence[Example], batch_size: int, rng: random.Random) -> list[list[Example]]:
+    """Shuffled batches of examples of similar length (less padding), in a shuffled order."""
+    order = list(examples)
+    rng.shuffle(order)
+    out: list[list[Example]] = []
+    window = batch_size * 16
+    for start in range(0, len(order), window):
+        group = sorted(order[start : start + window], key=lambda e: len(e.input_ids))
+        out += [group[i : i + batch_size] for i in range(0, len(group), batch_size)]
+    rng.shuffle(out)
+    return out
+
+
+def collate(batch: Sequence[Example], pad_id: int, decision_weight: float) -> dict[str, torch.Tensor]:
+    """Right-padded ``input_ids``, ``attention_mask``, shifted ``targets`` and per-token ``weights``."""
+    width = max(len(e.input_ids) for e in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    targets = torch.full((len(batch), width), IGNORE, dtype=torch.long)
+    weights = torch.zeros((len(batch), width))
+    for row, example in enumerate(batch):
+        n = len(example.input_ids)
+        ids[row, :n] = torch.tensor(example.input_ids)
+        mask[row, :n] = 1
+        labels = torch.tensor(example.labels[1:] + [IGNORE])  # position i predicts token i + 1
+        targets[row, :n] = labels
+        learned = (labels != IGNORE).nonzero().flatten()
+        weights[row, learned] = 1.0
+        if len(learned):
+            weights[row, learned[0]] = decision_weight  # the first reply token: <recall> or not
+    return {"input_ids": ids, "attention_mask": mask, "targets": targets, "weights": weights}
+
+
+def _loss(model: Any, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits.float()
+    targets = batch["targets"]
+    per_token = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1).clamp_min(0), reduction="none"
+    ).reshape(targets.shape)
+    weights = batch["weights"]
+    return (per_token * weights).sum() / weights.sum().clamp_min(1.0)
+
+
+# --------------------------------------------------------------------------- training
+def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfig | None = None, *,
+                 recall_config: RecallConfig | None = None, base_model: str = "", progress: bool = True,
+                 on_step: Callable[[int, float], None] | None = None) -> TrainResult:
+    """Recall-tune ``model`` (with the recall tokens added) and save the adapter in ``out``.
+
+    ``model`` itself is left untouched (the adapters are removed afterwards). The adapter is
+    saved with the base model's fingerprint, the recipe, the counts of each example kind and
+    the loss per step (``training_log.json``).
+
+    Raises:
+        ValueError: the tokenizer has no chat template, or lacks the recall tokens.
+    """
+    from peft import LoraConfig, get_peft_model
+
+    config = config or TrainConfig()
+    started = time.perf_counter()
+    torch.manual_seed(config.seed)
+    builder_check = ExampleBuilder(tokenizer, recall_config)  # fails early on a model without a chat template
+    recall_id = builder_check.recall_id
+    pad_token_id = tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
+    fingerprint = base_fingerprint(model)
+    was_training = model.training
+    model.eval()
+    examples = build_examples(model, tokenizer, config, recall_config, progress)
+    heldout = general_prompts("heldout", n=config.agreement_prompts, seed=config.seed)
+    before = base_replies(model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
+                          allow_recall=True)
+    data_seconds = time.perf_counter() - started
+    counts: dict[str, int] = {}
+    for example in examples:
+        counts[example.kind] = counts.get(example.kind, 0) + 1
+
+    targets: Any = "all-linear" if tuple(config.targets) == ("all-linear",) else list(config.targets)
+    lora = LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=targets,
+                      trainable_token_indices=[recall_id, pad_token_id], task_type="CAUSAL_LM")  # fmt: skip
+    peft_model = get_peft_model(model, lora)
+    peft_model.train()
+    params = [p for p in peft_model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
+    rng = random.Random(config.seed)
+    plan = batches(examples, config.batch_size, rng)
+    total = config.steps or len(plan)
+    while len(plan) < total:  # more steps than one pass: further shuffled passes
+        plan += batches(examples, config.batch_size, rng)
+    plan = plan[:total]
+
+    def rate(step: int) -> float:
+        if step < config.warmup:
+            return (step + 1) / (config.warmup + 1)
+        progress_ = (step - config.warmup) / max(1, total - config.warmup)
+        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress_))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
+    device = next(peft_model.parameters()).device
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    losses: list[float] = []
+    bar = tqdm(plan, desc="recall tuning", disable=not progress)
+    for step, chunk in enumerate(bar):
+        batch = {k: v.to(device) for k, v in collate(chunk, pad_id, config.decision_weight).items()}
+        loss = _loss(peft_model, batch)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss.item())
+        bar.set_postfix(loss=f"{sum(losses[-10:]) / len(losses[-10:]):.3f}")
+        if on_step is not None:
+            on_step(step, losses[-1])
+    train_seconds = time.perf_counter() - started - data_seconds
+    peft_model.eval()
+    checks = decision_checks(peft_model, tokenizer, recall_config, seed=config.seed)
+    after = base_replies(peft_model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
+                         allow_recall=True)
+    checks["agreement"] = agreement(before, after)
+
+    recipe = {k: v for k, v in asdict(config).items()}
+    meta = {
+        "format": 1, "base_model": base_model or str(getattr(model.config, "_name_or_path", "")),
+        "base_fingerprint": fingerprint, "recall_token_id": recall_id, "memory_pad_token_id": pad_token_id,
+        "recipe": recipe, "counts": counts, "steps": total, "final_loss": sum(losses[-20:]) / max(1, len(losses[-20:])),
+        "seconds": {"data": round(data_seconds, 1), "train": round(train_seconds, 1)}, "checks": checks,
+        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "torch_threads": torch.get_num_threads(), "device": str(device),
+    }  # fmt: skip
+    log = json.dumps({"losses": losses, **meta}, indent=1) + "\n"
+    folder = save_adapter(peft_model, out, meta, extra={"training_log.json": log})
+    peft_model.unload()  # the caller's model without adapters again (tokens' rows restored too)
+    model.train(was_training)
+    seconds = {"data": data_seconds, "train": train_seconds, "total": time.perf_counter() - started}
+    return TrainResult(folder, counts, losses, seconds, checks)
+
+
+def agreement(before: Sequence[tuple[str, list[int], bool]], after: Sequence[tuple[str, list[int], bool]]) -> dict[str, float]:
+    """How alike two models' greedy replies to the same prompts are: identical replies, the same
+    first token, and the mean share of the base reply that the tuned one repeats before they part."""
+    if not before:
+        return {"prompts": 0}
+    same = first = 0
+    shared = 0.0
+    for (_, a, _), (_, b, _) in zip(before, after, strict=True):
+        same += int(a == b)
+        first += int(a[:1] == b[:1])
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        shared += common / max(1, len(a))
+    n = len(before)
+    return {"prompts": n, "identical": same / n, "same_first_token": first / n, "shared_prefix": shared / n}
+
+
+@torch.no_grad()
+def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | None = None, *, seed: int = 0,
+                    questions: int = 40) -> dict[str, Any]:
+    """Teacher-forced check of the decision: how often ``<recall>`` is the most likely first reply
+    token, on questions of the ``dev`` seed (never trained on) and on held-out generic prompts."""
+    builder = ExampleBuilder(tokenizer, recall_config)
+    users = conv.generate(conv.SEEDS["dev"], users=3)
+    memory = [q.text for u in users for q in u.questions][:questions]
+    general = general_prompts("heldout", n=questions, seed=seed)
+    device = next(model.parameters()).device
+
+    def rate(prompts: list[str]) -> float:
+        hits = 0
+        for prompt in prompts:
+            ids = apply_chat_template(tokenizer, builder._messages(prompt))
+            logits = model(input_ids=torch.tensor([ids], device=device)).logits[0, -1]
+            hits += int(int(logits.argmax()) == builder.recall_id)
+        return hits / max(1, len(prompts))
+
+    return {"recall_first_on_memory_questions": rate(memory), "recall_first_on_general_prompts": rate(general),
+            "memory_questions": len(memory), "general_prompts": len(general)}  # fmt: skip
