@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,8 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # The converted default model lives here across runs (the Makefile fetches it once).
 os.environ.setdefault("RECALL_HOME", str(ROOT / ".recall_home"))
-sys.path.insert(0, str(Path(__file__).parent))
 
-from tiny import tiny_model  # noqa: E402
+from tests.helpers.tiny import tiny_model  # noqa: E402 - after the environment above
 
 
 @pytest.fixture(params=["llama", "gpt2", "qwen2"])

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-from adapter_helpers import SlowMemory
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_recall import ChatRecall
 from recall_core import RecallConfig, SessionConfig
+from tests.helpers.adapters import SlowMemory
 
-pytest_plugins = ["adapter_helpers"]  # the generator and store fixtures
+pytest_plugins = ["tests.helpers.adapters"]  # the generator and store fixtures
 
 FACT = "My dog is called Biscuit."
 HISTORY = [SystemMessage("You are kind."), HumanMessage(FACT)]
@@ -183,10 +183,9 @@ def test_llamaindex_chat_with_a_thread_id_reuses_the_cache(generator):
 def test_a_session_writes_evicted_turns_with_their_date_and_session(generator, store):
     """Messages may carry timestamp / session_id / turn_index: the store keeps them with the evicted turn,
     and a later <recall> in the same session brings the turn back."""
-    from memories import RAW_TEXT
-
     from recall_core import RecallSession
     from recall_core.memory import MemoryWriter
+    from tests.helpers.memories import RAW_TEXT
 
     session = RecallSession(generator, max_cache_tokens=150, store=store, user_id="ada",
                             writer=MemoryWriter(store, **RAW_TEXT))  # fmt: skip

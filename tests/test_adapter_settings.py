@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from memories import FixedMemory
 
 from langchain_recall import ChatRecall
 from langchain_recall import RecallLLM as LangChainLLM
 from llamaindex_recall import RecallLLM as LlamaIndexLLM
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.integration import RecallAdapterBase
+from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["adapter_helpers"]  # the generator fixture
+pytest_plugins = ["tests.helpers.adapters"]  # the generator fixture
 
 ADAPTERS = [ChatRecall, LangChainLLM, LlamaIndexLLM]
 FACT = "The user's dog is called Biscuit."

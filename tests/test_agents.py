@@ -17,15 +17,15 @@ from langchain_core.tools import tool
 from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
 from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel, Field
-from tiny import tiny_model
 
 from langchain_recall import ChatRecall
 from llamaindex_recall import RecallLLM
 from recall_core import RecallGenerator
 from recall_core.memory import MemoryStore
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+from tests.helpers.tiny import tiny_model
 
-pytest_plugins = ["adapter_helpers"]
+pytest_plugins = ["tests.helpers.adapters"]
 
 
 class Person(BaseModel):

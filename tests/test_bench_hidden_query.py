@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from test_bench_locomo import synthetic_locomo
-from tiny import tiny_model
 
 from recall_core.memory import HashEncoder
 from recall_core.training.head import HeadRecipe, train_query_head
 from recall_core.training.head_texts import composed, head_texts
+from tests.helpers.tiny import tiny_model
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tiny import tiny_model
 
 from recall_core import RecallConfig, RecallGenerator
+from tests.helpers.tiny import tiny_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tiny import tiny_model
 from transformers import LogitsProcessor, LogitsProcessorList
+
+from tests.helpers.tiny import tiny_model
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

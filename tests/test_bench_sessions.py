@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from test_bench_locomo import synthetic_locomo
-from tiny import tiny_model
 
 from recall_core import RecallGenerator
+from tests.helpers.tiny import tiny_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

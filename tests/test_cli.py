@@ -62,9 +62,8 @@ def test_bad_arguments_fail_with_a_message(tmp_path, capsys):
 def test_cli_encoder_option_repairs_a_store_written_with_another_encoder(tmp_path, capsys):
     """Item 10: without --encoder, the CLI opened every store with the default encoder, so a store
     written with another one could not be repaired from the command line."""
-    from memories import RAW_TEXT
-
     from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+    from tests.helpers.memories import RAW_TEXT
 
     path = tmp_path / "m"
     with MemoryStore.local(path, encoder=HashEncoder(32)) as store:
@@ -83,7 +82,7 @@ def test_cli_timeout_bounds_a_hung_server(tmp_path, capsys):
     import socket
     import time
 
-    from tiny import tiny_model
+    from tests.helpers.tiny import tiny_model
 
     model, tokenizer = tiny_model("llama")
     model.save_pretrained(tmp_path / "model")

@@ -6,13 +6,13 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from memories import FixedMemory
 
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
 from recall_core.decoding.select import choose_candidate
 from recall_core.generator import TokenTextStreamer
 from recall_core.reply import TextFinisher, finish_text
 from recall_core.types import MemoryCandidate
+from tests.helpers.memories import FixedMemory
 
 FACT = "The user's dog is called Biscuit."
 CHAT = [{"role": "user", "content": "What is my dog called?"}]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from memories import FixedMemory
 
 from recall_core import RecallGenerator, recall_generate
 from recall_core.models.loading import ModelLoadError, default_model_dir, load_model
+from tests.helpers.memories import FixedMemory
 
 pytestmark = pytest.mark.integration
 

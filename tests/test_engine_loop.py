@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from memories import FixedMemory, ListMemory
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.decoding.hf_compat import cache_of
 from recall_core.decoding.notes import memory_token_ids
+from tests.helpers.memories import FixedMemory, ListMemory
 
 PROMPT = "My dog is called"
 FACT = "The user's dog is called Biscuit."

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from memories import FixedMemory, ListMemory
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallSession
@@ -12,6 +11,7 @@ from recall_core.config import DEFAULT_SYSTEM_PROMPT
 from recall_core.decoding.notes import memory_token_ids
 from recall_core.decoding.triggers import content_ids
 from recall_core.prompt import chat_prompt_ids, decorate
+from tests.helpers.memories import FixedMemory, ListMemory
 
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"

@@ -7,10 +7,10 @@ import threading
 
 import pytest
 import torch
-from memories import FixedMemory
 
 from recall_core import RecallGenerator
 from recall_core.settings import check_option_names, generation_options, option_value, stop_strings
+from tests.helpers.memories import FixedMemory
 
 FACT = "The user's dog is called Biscuit."
 

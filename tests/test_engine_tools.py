@@ -12,8 +12,6 @@ import json
 
 import pytest
 import torch
-from memories import FixedMemory
-from tiny import tiny_model
 
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
@@ -33,6 +31,8 @@ from recall_core.structured.tools import (
     tools_system_text,
 )
 from recall_core.tokens import MEMORY_PAD_TOKEN
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
 
 WEATHER = {
     "type": "function",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tiny import tiny_model
 from transformers import DynamicCache
 
 from recall_core.decoding.hf_compat import cache_kwarg
@@ -20,6 +19,7 @@ from recall_core.kv.cache import (
     rerotate_span,
     rotary_of,
 )
+from tests.helpers.tiny import tiny_model
 
 TEXT = "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon."
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from memories import FixedMemory
-from tiny import tiny_model
 from transformers import DynamicCache
 
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, recall_generate
@@ -15,6 +13,8 @@ from recall_core.kv.blocks import plan_block, recompute_offsets
 from recall_core.kv.cache import Rotary, cache_length
 from recall_core.kv.inject import _placed, _run_at_once, _run_in_order, _runs
 from recall_core.kv.memories import KVMemories, fetch_blocks
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
 
 PROMPT = "My dog is called"
 FACTS = ("The user's dog is called Biscuit.", "I live in Lisbon and I work as a nurse.")

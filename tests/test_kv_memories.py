@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tiny import tiny_model
 from transformers import DynamicCache
 
 from recall_core import RecallConfig
@@ -21,6 +20,7 @@ from recall_core.kv.blocks import (
 from recall_core.kv.cache import Rotary
 from recall_core.kv.memories import BlockKey, KVMemories, KVPrecompute, block_keys, fetch_blocks
 from recall_core.types import MemoryCandidate
+from tests.helpers.tiny import tiny_model
 
 DAY = "2024-05-01T10:00:00+00:00"
 MEMORIES = [

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tiny import tiny_model
 
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.kv.memories import KVMemories, KVPrecompute
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from tests.helpers.tiny import tiny_model
 
 QUESTION = [{"role": "user", "content": "What is my dog called?"}]
 

@@ -7,17 +7,17 @@ import time
 from typing import Any
 
 import pytest
-from adapter_helpers import SlowMemory, pick_stop, strict_roles_generator, ticker_during
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk, ChatMessage, HumanMessage, SystemMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
-from memories import FixedMemory
 
 from langchain_recall import ChatRecall, RecallLLM
 from recall_core import RECALL_TOKEN, RecallConfig
+from tests.helpers.adapters import SlowMemory, pick_stop, strict_roles_generator, ticker_during
+from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["adapter_helpers"]  # the generator fixture
+pytest_plugins = ["tests.helpers.adapters"]  # the generator fixture
 
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
@@ -300,7 +300,7 @@ def test_no_memory_gives_an_answer_and_says_so(generator):
 
 
 def test_from_a_loaded_model_and_tokenizer():
-    from tiny import tiny_model
+    from tests.helpers.tiny import tiny_model
 
     model, tokenizer = tiny_model("qwen2")
     chat = ChatRecall.from_model(model, tokenizer, memory=FixedMemory(FACT), max_tokens=4)

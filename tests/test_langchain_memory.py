@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from adapter_helpers import HalfDownStore
-from memories import FixedMemory
 
 from langchain_recall import ChatRecall, RecallLLM
 from recall_core import RECALL_TOKEN
+from tests.helpers.adapters import HalfDownStore
+from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["adapter_helpers"]  # the generator and store fixtures
+pytest_plugins = ["tests.helpers.adapters"]  # the generator and store fixtures
 
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"

@@ -20,10 +20,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_tests.integration_tests import ChatModelIntegrationTests
 from langchain_tests.unit_tests import ChatModelUnitTests
-from tiny import tiny_model
 
 from langchain_recall import ChatRecall
 from recall_core import RecallGenerator
+from tests.helpers.tiny import tiny_model
 
 # The suites' async tests are plain ``async def`` methods: they need pytest-asyncio to run
 # them (langchain-tests documents ``asyncio_mode = "auto"``; until the project's pytest

@@ -15,12 +15,12 @@ import uuid
 import pytest
 from langgraph.store.base import InvalidNamespaceError
 from langgraph.store.memory import InMemoryStore
-from tiny import tiny_model
 
 from langchain_recall import RecallStore
 from recall_core import RecallGenerator
 from recall_core.memory import HashEncoder, MemoryStore
 from recall_core.memory.chroma_server import ChromaServer
+from tests.helpers.tiny import tiny_model
 
 BACKENDS = ["local", pytest.param("server", marks=pytest.mark.server)]
 

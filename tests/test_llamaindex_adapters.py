@@ -6,7 +6,6 @@ import asyncio
 import time
 
 import pytest
-from adapter_helpers import SlowMemory, Ticker, pick_stop, strict_roles_generator
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 from llama_index.core.instrumentation.events.llm import (
     LLMChatInProgressEvent,
@@ -14,12 +13,13 @@ from llama_index.core.instrumentation.events.llm import (
     LLMCompletionInProgressEvent,
 )
 from llama_index.core.prompts import PromptTemplate
-from memories import FixedMemory
 
 from llamaindex_recall import RecallLLM
 from recall_core import RECALL_TOKEN
+from tests.helpers.adapters import SlowMemory, Ticker, pick_stop, strict_roles_generator
+from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["adapter_helpers"]  # the generator and events fixtures
+pytest_plugins = ["tests.helpers.adapters"]  # the generator and events fixtures
 
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
@@ -175,7 +175,7 @@ def test_no_memory_says_so(generator):
 
 
 def test_from_a_loaded_model_and_tokenizer():
-    from tiny import tiny_model
+    from tests.helpers.tiny import tiny_model
 
     model, tokenizer = tiny_model("gpt2")
     tokenizer.chat_template = None  # a base model: prompts go in as raw text

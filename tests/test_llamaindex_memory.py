@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from adapter_helpers import HalfDownStore
 from langchain_core.messages import HumanMessage
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.chat_engine import SimpleChatEngine
@@ -16,8 +15,9 @@ from langchain_recall import ChatRecall
 from llamaindex_recall import RecallLLM, RecallMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from tests.helpers.adapters import HalfDownStore
 
-pytest_plugins = ["adapter_helpers"]  # the generator, store and events fixtures
+pytest_plugins = ["tests.helpers.adapters"]  # the generator, store and events fixtures
 
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import (
     DEFAULT_ENCODER_NAME,
@@ -20,6 +19,7 @@ from recall_core.memory import (
 )
 from recall_core.memory.index import MEMORIES
 from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -25,7 +25,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.cli import main
 from recall_core.memory import (
@@ -42,6 +41,7 @@ from recall_core.memory import (
 )
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.memory.upkeep.probe import probe_collections
+from tests.helpers.memories import RAW_TEXT
 
 DIM = 32
 

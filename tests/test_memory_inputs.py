@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import (
     EncoderMismatchError,
@@ -18,6 +17,7 @@ from recall_core.memory import (
     chunk_text,
 )
 from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

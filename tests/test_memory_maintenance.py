@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import (
     HashEncoder,
@@ -20,6 +19,7 @@ from recall_core.memory import (
 from recall_core.memory.chroma_server import ChromaServer, free_port
 from recall_core.memory.index import MEMORIES
 from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

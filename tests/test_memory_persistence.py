@@ -10,11 +10,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -23,7 +23,6 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from memories import RAW_TEXT
 
 from recall_core.memory import (
     HashEncoder,
@@ -36,6 +35,7 @@ from recall_core.memory import (
 )
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

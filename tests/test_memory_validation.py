@@ -14,9 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import HashEncoder, JournalRow, MemoryStore, MemoryWriter, collection_name, doctor
+from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memories import RAW_TEXT
 
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 from recall_core.memory.records import key_memory_id
+from tests.helpers.memories import RAW_TEXT
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from memories import RAW_TEXT, FixedMemory
-from tiny import tiny_model
 
 from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, load_model, recall_generate
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
@@ -19,6 +17,8 @@ from recall_core.training.head import (
     train_query_head,
 )
 from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT, FixedMemory
+from tests.helpers.tiny import tiny_model
 
 TEXTS = [
     "My dog is called Biscuit.", "I live in Lisbon.", "What is my name?", "Where do I live?",

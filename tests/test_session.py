@@ -9,8 +9,6 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memories import FixedMemory, ListMemory
-from tiny import tiny_model
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
@@ -18,6 +16,8 @@ from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.decoding.notes import memory_token_ids
 from recall_core.kv.cache import NoRotaryEmbeddingError
 from recall_core.prompt import decorate
+from tests.helpers.memories import FixedMemory, ListMemory
+from tests.helpers.tiny import tiny_model
 
 SYSTEM = {"role": "system", "content": "You are kind."}
 USER_TURNS = [

@@ -9,15 +9,21 @@ import random
 import pytest
 import torch
 from safetensors.torch import load_file
-from tiny import tiny_model
 
 from recall_core import RecallConfig
 from recall_core.decoding.notes import memory_token_ids
 from recall_core.models.loading import load_model
+from recall_core.models.lora import (
+    META_FILE,
+    WEIGHTS_FILE,
+    apply_adapter,
+    base_fingerprint,
+    check_adapter,
+    read_meta,
+)
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
 from recall_core.training import conversations as conv
-from recall_core.models.lora import META_FILE, WEIGHTS_FILE, apply_adapter, base_fingerprint, check_adapter, read_meta
 from recall_core.training.examples import (
     IGNORE,
     UNKNOWN_REPLY,
@@ -31,6 +37,7 @@ from recall_core.training.examples import (
 )
 from recall_core.training.lora import TrainConfig, agreement, train_recall
 from recall_core.training.prompts import general_prompts
+from tests.helpers.tiny import tiny_model
 
 SMALL = Mixture(recall=6, unknown=3, general=4, auto_recall=3, auto_unknown=2, auto_general=2)
 

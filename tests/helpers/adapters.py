@@ -1,6 +1,6 @@
 """What the LangChain and LlamaIndex adapter tests share: fixtures, test memories and stores, helpers.
 
-Test modules load the fixtures with ``pytest_plugins = ["adapter_helpers"]`` and import the rest.
+Test modules load the fixtures with ``pytest_plugins = ["tests.helpers.adapters"]`` and import the rest.
 Nothing here imports LangChain; LlamaIndex only inside the ``events`` fixture.
 
 PYTEST_DONT_REWRITE: the test modules import this before pytest loads it as a plugin (too late
@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from memories import FixedMemory
-from tiny import tiny_model
 
 from recall_core import RecallGenerator
 from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
 
 T = TypeVar("T")
 

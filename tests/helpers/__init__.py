@@ -1,0 +1,1 @@
+"""Test helpers: tiny random models, fixed memories, adapter fakes."""
