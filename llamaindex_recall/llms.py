@@ -24,6 +24,7 @@ from llama_index.core.base.llms.types import (
 )
 from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
 
@@ -155,7 +156,7 @@ async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -
     yield chunk(text, "", stream.result)
 
 
-class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
+class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     ``complete`` and ``stream_complete`` format the prompt the same way: unless
@@ -171,7 +172,7 @@ class RecallLLM(RecallAdapterBase, FunctionCallingLLM):
     (``recall=``, at init or per call, is short for ``recall_config``'s ``recall_policy`` and
     is folded into it.)
 
-    It is a ``FunctionCallingLLM``: ``chat_with_tools`` renders the tools through the chat
+    It is a ``CustomLLM`` and a ``FunctionCallingLLM``: ``chat_with_tools`` renders the tools through the chat
     template, ``tool_required=True`` / ``tool_choice=<name>`` force a call by constrained
     decoding, and ``get_tool_calls_from_response`` reads the reply's ``ToolCallBlock`` s, so
     ``FunctionAgent``, ``AgentWorkflow`` and ``structured_predict`` run on it.
