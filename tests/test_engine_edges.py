@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_engine_loop import ForceAt
+from tests.test_engine_loop import ForceAt
 from transformers import LogitsProcessorList
 
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate

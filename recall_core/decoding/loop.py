@@ -32,15 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from transformers.generation.logits_process import (
-    LogitsProcessorList,
-    MinLengthLogitsProcessor,
-    MinNewTokensLengthLogitsProcessor,
-)
-from transformers.generation.stopping_criteria import MaxLengthCriteria, StoppingCriteriaList
+from transformers.generation.logits_process import LogitsProcessorList
+from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.budget import AddedPositions, count_generated_only
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
     cache_kwarg,
@@ -52,6 +49,7 @@ from recall_core.decoding.hf_compat import (
     update_model_kwargs,
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
+from recall_core.decoding.query import QueryContext, build_query
 from recall_core.decoding.select import NO_MEMORY, choose_candidates
 from recall_core.decoding.triggers import UncertaintyTrigger
 from recall_core.kv.blocks import plan_block
@@ -60,13 +58,12 @@ from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
 from recall_core.models.query_head import RecallQueryHead
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
-from recall_core.tokens import recall_token_ids, tokenizer_info
+from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
 from recall_core.types import Memory, Recall, RecallQuery
 
 logger = logging.getLogger(__name__)
 MAX_RECALLS_REACHED = "max_recalls reached"
-LITERAL_TRIGGER = "<recall>"
-_ROLE_NAMES = frozenset({"system", "user", "assistant", "tool"})
+LITERAL_TRIGGER = RECALL_TOKEN
 _KV_FALLBACK_WARNED: set[str] = set()
 
 
@@ -82,6 +79,15 @@ class RecallGenerateOutput(GenerateDecoderOnlyOutput):
 
     recalls: list[Recall] | None = None
     generated_start: int | None = None
+
+
+@dataclass(frozen=True)
+class Inserted:
+    """A ``<recall>`` the loop wrote before an uncertain token: its entropy, and the logits it
+    replaced (to go on with if nothing is injected and the marker is taken back)."""
+
+    entropy: float
+    logits: torch.Tensor
 
 
 def recall_generate(
@@ -179,8 +185,9 @@ class _RecallLoop:
         if memory is not None and tokenizer is None:
             raise ValueError("recall_generate needs recall_tokenizer=<the model's tokenizer> when a memory is given")
         self.model = model
-        self.logits_processor = logits_processor
-        self.stopping_criteria = stopping_criteria
+        # Length limits count generated tokens only: wrapped, never edited in place.
+        self.added = AddedPositions()
+        self.stopping_criteria, self.logits_processor = count_generated_only(stopping_criteria, logits_processor, self.added)
         self.generation_config = generation_config
         self.memory = memory
         self.config = config
@@ -188,29 +195,23 @@ class _RecallLoop:
         self.streamer = streamer
         self.put_prompt = put_prompt
         self.on_recall = on_recall
-        self.prompt_query = prompt_query
         self.kv_memories = kv_memories
         if query_head is not None and config.query_mode == "hidden":
             query_head.check(model)  # a head trained for another model is refused, never applied
-        self.query_head = query_head
         self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
         self.attempts = 0
         self.prompt_length = 0
-        self.generated_start = 0
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
-        # calls, response_format); ``inserted``: the marker the loop has just written, its entropy
-        # and the logits it replaced (to go on with if nothing is injected).
+        # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
         if config.recall_policy == "uncertainty" and memory is not None:
             if not any(isinstance(p, ConstrainedLogitsProcessor) for p in logits_processor):
                 self.uncertainty = UncertaintyTrigger(tokenizer, config.uncertainty_threshold)
-        self.inserted: tuple[float, torch.Tensor] | None = None
-        if tokenizer is not None:
-            info = tokenizer_info(tokenizer, self.recall_id, self.pad_id)
-            self.boundary_ids, self.closing_ids = info.boundary_ids, info.closing_ids
-        else:
-            self.boundary_ids, self.closing_ids = frozenset(), frozenset()
+        info = tokenizer_info(tokenizer, self.recall_id, self.pad_id) if tokenizer is not None else None
+        self.closing_ids = info.closing_ids if info else frozenset()
+        self.query_context = QueryContext(tokenizer, config, self.recall_id, self.pad_id,
+                                          info.boundary_ids if info else frozenset(), prompt_query, query_head)
 
     # ------------------------------------------------------------------ driver
     def run(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any], trace: list[Recall] | None):
@@ -235,17 +236,21 @@ class _RecallLoop:
         model_forward = decode_forward(model, model_kwargs, gen)
         with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
-            generated_start = self.generated_start = input_ids.shape[1]
+            generated_start = input_ids.shape[1]
             pending = False  # the prompt's own <recall> tokens were handled by _prefill
+            inserted: Inserted | None = None  # a <recall> the loop wrote before an uncertain token
             while True:
                 if pending:
-                    input_ids, outputs, model_kwargs = self._recall(input_ids, outputs, model_kwargs)
+                    input_ids, outputs, model_kwargs = self._recall(
+                        input_ids, outputs, model_kwargs, reply_start=generated_start, inserted=inserted
+                    )
+                    inserted = None
                 model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
                 entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
                 if entropy is not None:  # <recall> goes here; the token is sampled after the memory
-                    next_tokens = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
+                    next_tokens, inserted = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
                 else:
                     if collect:
                         if scores is not None:
@@ -362,12 +367,12 @@ class _RecallLoop:
         entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
         return entropy if entropy is not None and croppable(model_kwargs.get(CACHE_KEY)) else None
 
-    def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor) -> torch.LongTensor:
+    def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor):
         """Write ``<recall>`` instead of sampling: the loop's marker, not a generated token (it does
-        not count against ``max_new_tokens``); ``logits`` are what to go on with if nothing is injected."""
-        self.inserted = (entropy, logits)
-        self._extend_length_budget(1)
-        return torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
+        not count against ``max_new_tokens``). Returns the marker and its :class:`Inserted` record."""
+        self.added.count += 1
+        marker = torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
+        return marker, Inserted(entropy, logits)
 
     # ------------------------------------------------------------------ recall
     def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
@@ -386,19 +391,22 @@ class _RecallLoop:
         outputs: Any,
         model_kwargs: dict[str, Any],
         logits_before: torch.Tensor | None = None,
+        reply_start: int | None = None,
+        inserted: Inserted | None = None,
     ):
         """Search, choose, inject. Returns, like ``_prefill``, ``(sequence, outputs, model_kwargs)``:
         the outputs are those whose logits give the next token.
 
         ``logits_before`` (prompt markers only) are the logits of the position before the
         marker: given, a marker where nothing is injected is dropped from cache and sequence.
-        A marker the loop wrote (``recall_policy="uncertainty"``) is dropped the same way.
+        A marker the loop wrote (``inserted``, under ``recall_policy="uncertainty"``) is dropped
+        the same way. ``reply_start``: where the reply begins in ``sequence`` (markers in the reply).
         """
         position = sequence.shape[1]
         in_prompt = logits_before is not None
         entropy: float | None = None
-        if self.inserted is not None:
-            (entropy, logits_before), self.inserted = self.inserted, None
+        if inserted is not None:
+            entropy, logits_before = inserted.entropy, inserted.logits
         trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
         model_kwargs = _take_cache(outputs, model_kwargs)
         query = RecallQuery(text="")
@@ -407,7 +415,9 @@ class _RecallLoop:
         chosen: list[Any] = []
         if self.attempts < self.config.max_recalls:
             self.attempts += 1
-            query = self._query(sequence, outputs, in_prompt)
+            ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
+            query = build_query(self.query_context, ids, None if in_prompt else reply_start,
+                                getattr(outputs, "hidden_states", None))
             chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
         # The model asked and the memory has nothing: it reads so (the template around
@@ -425,7 +435,7 @@ class _RecallLoop:
                 position -= 1
                 if self.uncertainty is not None and trigger == "uncertainty":
                     self.uncertainty.retracted_at = position  # not again at once, on the same logits
-                self._extend_length_budget(-1)  # the prompt HF measured, or the loop's marker, is gone
+                self.added.count -= 1  # the prompt HF measured, or the loop's marker, is gone
             self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
                                 in_prompt=in_prompt, trigger=trigger, entropy=entropy))
             return sequence, outputs, model_kwargs
@@ -454,7 +464,7 @@ class _RecallLoop:
             inputs["inputs_embeds"] = embeds
             outputs = self.model(**inputs, return_dict=True)
         model_kwargs = _take_cache(outputs, model_kwargs)
-        self._extend_length_budget(length)
+        self.added.count += length
         score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
         self._record(Recall(position, score, memory_id, notes, query.text, length=length,
                             reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
@@ -492,46 +502,6 @@ class _RecallLoop:
         chosen, reason = choose_candidates(candidates, self.config)
         return chosen, reason, list(candidates)
 
-    def _query(self, sequence: torch.LongTensor, outputs: Any, in_prompt: bool) -> RecallQuery:
-        if self.prompt_query is not None and self.config.query_window is None:
-            # In the reply: the turn, then what the answer has said so far.
-            reply = "" if in_prompt else self._reply_text(sequence[0, self.generated_start : -1].tolist())
-            text = f"{self.prompt_query} {reply}" if reply else self.prompt_query
-        else:
-            ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
-            text = self._query_text(ids) if self.tokenizer is not None else ""
-        if self.config.query_mode == "hidden":
-            hidden = getattr(outputs, "hidden_states", None)
-            if hidden is None:
-                raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
-            last = hidden[-1][0, -1].float().cpu().tolist()
-            if self.query_head is not None:
-                return RecallQuery(text=text, hidden=last, mode="hidden", vector=self.query_head.vector(hidden),
-                                   vector_space=self.query_head.encoder_name)  # fmt: skip
-            return RecallQuery(text=text, hidden=last, mode="hidden")
-        return RecallQuery(text=text, mode="text")
-
-    def _reply_text(self, ids: list[int]) -> str:
-        """The reply's words: pads, markers (special or literal) and special tokens removed."""
-        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
-        return self.tokenizer.decode(ids, skip_special_tokens=True).replace(LITERAL_TRIGGER, "").strip()
-
-    def _query_text(self, ids: list[int]) -> str:
-        """The current turn (text after the last boundary token), or the last N tokens."""
-        ids = [i for i in ids if i != self.pad_id and i != self.recall_id]
-        if self.config.query_window is not None:
-            return self.tokenizer.decode(ids[-self.config.query_window :], skip_special_tokens=True).strip()
-        end = len(ids)
-        # Walk back one turn at a time: a <recall> right after "<|im_start|>assistant\n" means
-        # the turn to ask about is the user's, one boundary further back.
-        for start in range(len(ids) - 1, -1, -1):
-            if ids[start] in self.boundary_ids:
-                text = _strip_role(self.tokenizer.decode(ids[start + 1 : end], skip_special_tokens=True))
-                if text:
-                    return text
-                end = start
-        return _strip_role(self.tokenizer.decode(ids[:end], skip_special_tokens=True))
-
     def _record(self, recall: Recall) -> None:
         self.recalls.append(recall)
         if self.on_recall is not None:
@@ -543,20 +513,6 @@ class _RecallLoop:
         if self.attempts >= self.config.max_recalls:
             scores[:, self.recall_id] = -float("inf")
         return scores
-
-    def _extend_length_budget(self, length: int) -> None:
-        """Injected pads are not generated tokens: length limits must not count them.
-
-        ``length`` is negative when a prompt marker was dropped from the sequence.
-        """
-        for criterion in self.stopping_criteria:
-            if isinstance(criterion, MaxLengthCriteria):
-                criterion.max_length += length
-        for processor in self.logits_processor:
-            if isinstance(processor, MinLengthLogitsProcessor):
-                processor.min_length += length
-            elif isinstance(processor, MinNewTokensLengthLogitsProcessor):
-                processor.min_new_tokens += length
 
 
 def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -583,12 +539,3 @@ def _shrink(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
     if model_kwargs.get("attention_mask") is not None:
         model_kwargs["attention_mask"] = model_kwargs["attention_mask"][:, :-length]
     return model_kwargs
-
-
-def _strip_role(text: str) -> str:
-    """Drop a chat template's role header ("user\\n...") from the start of a turn's text."""
-    text = text.strip()
-    first_line, _, rest = text.partition("\n")
-    if first_line.strip().rstrip(":").lower() in _ROLE_NAMES:
-        text = rest
-    return text.strip()
