@@ -274,11 +274,11 @@ class RecallGenerator:
         Joining the pieces gives exactly ``generate(...).text``; the stream's ``result``
         holds the full :class:`RecallResult` once it is exhausted.
         """
-        return RecallStream(self, prompt, kwargs)
+        return RecallStream(self.generate, self.tokenizer, prompt, kwargs)
 
     def astream(self, prompt: Prompt, **kwargs: Any) -> AsyncRecallStream:
         """:meth:`stream` for ``async for``: awaiting a piece never blocks the event loop."""
-        return AsyncRecallStream(self, prompt, kwargs)
+        return AsyncRecallStream(self.generate, self.tokenizer, prompt, kwargs)
 
     # ------------------------------------------------------------------ helpers
     def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None) -> Any:

@@ -409,15 +409,16 @@ class RecallAdapterBase(BaseModel):
         return pool.run(call.session_key, lambda session: session.reply(messages, **call.kwargs))  # type: ignore[return-value]
 
     def _chat_stream(self, call: PreparedCall, messages: Prompt) -> RecallStream:
-        return RecallStream(self.engine, messages, call.kwargs, run=self._session_runner(call))
+        return RecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs)
 
     def _chat_astream(self, call: PreparedCall, messages: Prompt) -> AsyncRecallStream:
-        return AsyncRecallStream(self.engine, messages, call.kwargs, run=self._session_runner(call))
+        return AsyncRecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs)
 
     def _session_runner(self, call: PreparedCall) -> Any:
+        """What a stream of this call runs: the engine, or the call's session in its pool."""
         pool = self._pool_for(call)
         if pool is None:
-            return None
+            return self.engine.generate
         return lambda prompt, **kwargs: pool.run(call.session_key, lambda session: session.reply(prompt, **kwargs))
 
     def _mark_written(self, call: PreparedCall, roles: Sequence[str]) -> None:

@@ -14,7 +14,7 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from transformers import StoppingCriteria, TextIteratorStreamer
@@ -23,8 +23,9 @@ from recall_core.reply import TextFinisher
 from recall_core.settings import stop_strings
 from recall_core.types import RecallResult
 
-if TYPE_CHECKING:
-    from recall_core.generator import Prompt, RecallGenerator
+#: What a stream runs: ``run(prompt, streamer=..., **kwargs) -> RecallResult`` (``RecallGenerator.generate``,
+#: ``RecallSession.reply``, or an adapter's own runner).
+Runner = Callable[..., RecallResult]
 
 
 class TokenTextStreamer(TextIteratorStreamer):
@@ -68,24 +69,16 @@ class TokenTextStreamer(TextIteratorStreamer):
 class _Stream:
     """What both streams share: the worker thread, the finishing of the text, cancelling."""
 
-    def __init__(
-        self,
-        generator: RecallGenerator,
-        prompt: Prompt,
-        kwargs: dict[str, Any],
-        *,
-        run: Callable[..., RecallResult] | None = None,
-    ) -> None:
-        """Stream ``run(prompt, streamer=..., **kwargs)`` (default: ``generator.generate``)."""
+    def __init__(self, run: Runner, tokenizer: Any, prompt: Any, kwargs: dict[str, Any]) -> None:
+        """Stream ``run(prompt, streamer=..., **kwargs)``; ``tokenizer`` decodes the pieces."""
         if "streamer" in kwargs:
             raise TypeError("a stream makes its own streamer; use generate(streamer=...) to pass one")
         self.result: RecallResult | None = None
         self._error: BaseException | None = None
         self._finisher = TextFinisher(stop_strings(kwargs.get("stop"), kwargs.get("stop_strings")))
         self._cancel = threading.Event()
-        self._generator, self._prompt = generator, prompt
-        self._run = run or generator.generate
-        self._keep_ids = _marker_ids(generator, kwargs)
+        self._tokenizer, self._prompt, self._run = tokenizer, prompt, run
+        self._keep_ids = _marker_ids(tokenizer, kwargs)
         self._kwargs = {**kwargs, "stopping_criteria": [*kwargs.get("stopping_criteria", []), _Cancelled(self._cancel)]}
         self._thread: threading.Thread | None = None
 
@@ -128,7 +121,7 @@ class RecallStream(_Stream):
 
     def __iter__(self) -> Iterator[str]:
         streamer = TokenTextStreamer(
-            self._generator.tokenizer, skip_prompt=True, keep_ids=self._keep_ids, skip_special_tokens=True
+            self._tokenizer, skip_prompt=True, keep_ids=self._keep_ids, skip_special_tokens=True
         )
         self._start(streamer)
         try:
@@ -178,7 +171,7 @@ class AsyncRecallStream(_Stream):
             except RuntimeError:  # the loop was closed while generating: nobody is listening
                 pass
 
-        self._start(_HandOverStreamer(hand_over, self._generator.tokenizer, skip_prompt=True,
+        self._start(_HandOverStreamer(hand_over, self._tokenizer, skip_prompt=True,
                                       keep_ids=self._keep_ids, skip_special_tokens=True))  # fmt: skip
         try:
             while (piece := await queue.get()) is not self._DONE:
@@ -207,14 +200,14 @@ class _HandOverStreamer(TokenTextStreamer):
             self.hand_over(text)
 
 
-def _marker_ids(generator: RecallGenerator, kwargs: dict[str, Any]) -> frozenset[int]:
+def _marker_ids(tokenizer: Any, kwargs: dict[str, Any]) -> frozenset[int]:
     """With tools, the ids of the tool-call markers of the template's family (kept in the text)."""
     if not kwargs.get("tools"):
         return frozenset()
     from recall_core.structured.tools import tool_format
 
-    vocab = generator.tokenizer.get_vocab()
-    return frozenset(vocab[token] for token in tool_format(generator.tokenizer).marker_tokens() if token in vocab)
+    vocab = tokenizer.get_vocab()
+    return frozenset(vocab[token] for token in tool_format(tokenizer).marker_tokens() if token in vocab)
 
 
 class _Cancelled(StoppingCriteria):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 import torch
-from tests.test_engine_loop import ForceAt
 from transformers import LogitsProcessorList
 
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.tokens import tokenizer_info as _tokenizer_info
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_tokenizer
+from tests.test_engine_loop import ForceAt
 
 CORE = Path(__file__).resolve().parents[1] / "recall_core"
 FACT = "The user's dog is called Biscuit."

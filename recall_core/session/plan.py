@@ -44,7 +44,7 @@ from recall_core.session.units import tokenize as tokenize_text
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import RECALL_TOKEN
 
-__all__ = ["Conversation", "Input", "Plan", "SessionPlanner", "View"]
+__all__ = ["CacheState", "Conversation", "Input", "Plan", "SessionPlanner", "View"]
 
 Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 Conversation = list[tuple[int, dict[str, Any]]]  # (index in the conversation, message)
@@ -89,24 +89,30 @@ class View:
         return next((at for at in self.markers if at > keep_text), None)
 
 
-class SessionPlanner:
-    """What :class:`~recall_core.RecallSession` does before it touches its cache (it derives from
-    this): read a call and work out its :class:`Plan` from the session's state, which it only reads."""
+@dataclass(frozen=True)
+class CacheState:
+    """What a session's cache stands for, as the planner reads it (the session owns and changes it)."""
 
-    # The session's state the plan is worked out from (set by RecallSession).
-    generator: Any
-    tokenizer: Any
-    recall_id: int
-    pad_id: int
-    _units: list[Unit]
-    _digests: list[bytes]
-    _sinks: int | None
-    _evicted: int
-    _last_text: str
-    _turn: int
+    units: Sequence[Unit]
+    digests: Sequence[bytes]
+    sinks: int | None  # units never evicted (``None``: no eviction yet)
+    evicted: int  # messages evicted (they follow the sinks)
+    last_text: str  # the last reply's text as it was returned
+    turn: int
+
+
+class SessionPlanner:
+    """What :class:`~recall_core.RecallSession` does before it touches its cache: read a call and
+    work out its :class:`Plan` from a :class:`CacheState`. Planning changes nothing."""
+
+    def __init__(self, generator: Any, recall_id: int, pad_id: int) -> None:
+        self.generator = generator
+        self.tokenizer = generator.tokenizer
+        self.recall_id = recall_id
+        self.pad_id = pad_id
 
     # ------------------------------------------------------------------ reading a call
-    def _read(self, messages: Input, config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:
+    def read(self, state: CacheState, messages: Input, config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:
         """``(digests of the call's whole conversation, its messages from index start, start)``.
 
         A list is the whole conversation; one message or a string is what follows the
@@ -118,11 +124,11 @@ class SessionPlanner:
         if isinstance(messages, Mapping):
             tail = [dict(messages)]
             check_messages(tail)
-            if self._units and self._units[-1].pending:
-                tail.insert(0, {"role": "assistant", "content": self._last_text})
-            if not self._digests:
+            if state.units and state.units[-1].pending:
+                tail.insert(0, {"role": "assistant", "content": state.last_text})
+            if not state.digests:
                 tail = decorate(tail, config)
-            return self._digests + [digest(m) for m in tail], tail, len(self._digests)
+            return [*state.digests, *(digest(m) for m in tail)], tail, len(state.digests)
         if not isinstance(messages, Sequence):
             raise ValueError(f"messages must be a list of messages, one message or a string, got {type(messages).__name__}")
         full = [dict(m) if isinstance(m, Mapping) else m for m in messages]
@@ -131,49 +137,49 @@ class SessionPlanner:
         return [digest(m) for m in full], full, 0
 
     # ------------------------------------------------------------------ planning
-    def _plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
-              config: RecallConfig, outputs: Mapping[str, Any] | None = None) -> Plan:  # fmt: skip
+    def plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
+             config: RecallConfig, outputs: Mapping[str, Any] | None = None) -> Plan:  # fmt: skip
         """Work out what to keep and what to prefill; changes nothing."""
-        known = common_prefix(digests, self._digests)
+        known = common_prefix(digests, state.digests)
         reason = None
-        if known < len(self._digests):
+        if known < len(state.digests):
             reason = f"the messages differ from the session's conversation from message {known} on"
-            if known < self._frozen_messages():
-                return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
-        units = [u for u in self._units if (u.index + len(u.messages) <= known and not u.pending)
-                 or (u.pending and known == len(self._digests))]  # fmt: skip
+            if known < _frozen_messages(state):
+                return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
+        units = [u for u in state.units if (u.index + len(u.messages) <= known and not u.pending)
+                 or (u.pending and known == len(state.digests))]  # fmt: skip
         cached: Conversation = [(u.index + i, m.message) for u in units for i, m in enumerate(u.messages)]
         first_new = cached[-1][0] + 1 if cached else (units[0].index if units else 0)
         if first_new < start:  # a call of new messages only, on a cache that lost older ones: start afresh
-            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
+            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
         conversation = cached + [(i, tail[i - start]) for i in range(first_new, len(digests))]
         view = self._render(conversation, generate, config, outputs)
         kept, keep_text = matching_units(units, view.text)
         found = self._suffix_tokens(kept, keep_text, view)
-        if found is None or not self._keeps_sinks(found[0]):
+        if found is None or not _keeps_sinks(state, found[0]):
             reason = reason or "the chat template renders the cached conversation differently"
-            return self._fresh_plan(digests, tail, start, generate, config, outputs, reason)
+            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
         kept, tokens, keep_text = found
         if reason is None and keep_text < len("".join(u.text for u in units if not u.pending)):
             reason = "the chat template renders the earlier messages differently: they are prefilled again"
         held = sum(len(u.messages) for u in kept)
         new_units = self._split(conversation, view, held, tokens, keep_text, generate)
         keep = sum(u.length for u in kept)
-        return Plan(kept, keep, new_units, digests, keep == 0 and self._turn > 0, reason,
+        return Plan(kept, keep, new_units, digests, keep == 0 and state.turn > 0, reason,
                      output=view.output, query=view.query)  # fmt: skip
 
-    def _fresh_plan(self, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
+    def _fresh_plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
                     config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None) -> Plan:  # fmt: skip
         """Start the cache afresh from the messages at hand (a whole conversation, or what the session holds)."""
         if start == 0:
             conversation: Conversation = list(enumerate(tail))
         else:  # new messages only: the ones still cached, then the new ones
-            held = [(u.index + i, m.message) for u in self._units for i, m in enumerate(u.messages)]
+            held = [(u.index + i, m.message) for u in state.units for i, m in enumerate(u.messages)]
             conversation = held + [(start + i, m) for i, m in enumerate(tail)]
         view = self._render(conversation, generate, config, outputs)
         tokens = self._tokens(view.text, 0, view.marker_after(-1))
         new_units = self._split(conversation, view, 0, tokens, 0, generate)
-        evicted = 0 if start == 0 else self._evicted
+        evicted = 0 if start == 0 else state.evicted
         return Plan([], 0, new_units, digests, True, reason or "started afresh", evicted,
                      output=view.output, query=view.query)  # fmt: skip
 
@@ -218,7 +224,7 @@ class SessionPlanner:
                 return (units, alone, keep_text) if alone.ids else None
             if alone.ids:
                 joint = self._tokens(text, keep_text - len(overlap.text), mark)
-                if self._plain(joint.ids) == self._plain(overlap.ids) + self._plain(alone.ids):
+                if self.plain(joint.ids) == self.plain(overlap.ids) + self.plain(alone.ids):
                     return units, alone, keep_text
             units, keep_text = drop_last_text_part(units)
         return None
@@ -266,20 +272,24 @@ class SessionPlanner:
                 units.append(unit)
         return units
 
-    def _plain(self, ids: Sequence[int]) -> list[int]:
+    def plain(self, ids: Sequence[int]) -> list[int]:
         return [i for i in ids if i != self.recall_id and i != self.pad_id]
 
-    # ------------------------------------------------------------------ the sinks a plan must keep
-    def _frozen_messages(self) -> int:
-        """Messages a call can no longer cut back to: the sinks and the evicted ones (once something was evicted)."""
-        if self._sinks is None:
-            return 0
-        return sum(len(u.messages) for u in self._units[: self._sinks]) + self._evicted
 
-    def _keeps_sinks(self, units: list[Unit]) -> bool:
-        if self._sinks is None:
-            return True
-        return len(units) >= self._sinks and all(
-            a.parts == b.parts for a, b in zip(units[: self._sinks], self._units[: self._sinks], strict=True)
-        )
+# -- the sinks a plan must keep --------------------------------------------------------------
 
+
+def _frozen_messages(state: CacheState) -> int:
+    """Messages a call can no longer cut back to: the sinks and the evicted ones (once something was evicted)."""
+    if state.sinks is None:
+        return 0
+    return sum(len(u.messages) for u in state.units[: state.sinks]) + state.evicted
+
+
+def _keeps_sinks(state: CacheState, units: list[Unit]) -> bool:
+    """Whether ``units`` begin with the session's sinks, unchanged (evicted sessions must keep them)."""
+    if state.sinks is None:
+        return True
+    return len(units) >= state.sinks and all(
+        a.parts == b.parts for a, b in zip(units[: state.sinks], state.units[: state.sinks], strict=True)
+    )

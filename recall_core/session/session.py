@@ -35,7 +35,7 @@ from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
 from recall_core.session.evict import Choice, Eviction, choose_eviction
-from recall_core.session.plan import Input, Plan, SessionPlanner
+from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
 from recall_core.settings import generation_options
 from recall_core.streaming import AsyncRecallStream, RecallStream
@@ -69,7 +69,7 @@ class AppendResult:
     logprobs: torch.Tensor | None = None
 
 
-class RecallSession(SessionPlanner):
+class RecallSession:
     """One conversation with a KV cache kept between turns.
 
     Example::
@@ -138,6 +138,7 @@ class RecallSession(SessionPlanner):
         self.rotary = Rotary.of(generator.model) if limit is not None else None
         vocab = self.tokenizer.get_vocab()
         self.recall_id, self.pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+        self.planner = SessionPlanner(generator, self.recall_id, self.pad_id)
         self._lock = threading.RLock()
         self._pending_writes: list[dict[str, Any]] = []
         self._forget()
@@ -234,11 +235,11 @@ class RecallSession(SessionPlanner):
 
     def stream(self, messages: Input, **kwargs: Any) -> RecallStream:
         """Like :meth:`reply`, as a :class:`RecallStream` of text pieces (``result`` after the last)."""
-        return RecallStream(self.generator, messages, kwargs, run=self.reply)
+        return RecallStream(self.reply, self.generator.tokenizer, messages, kwargs)
 
     def astream(self, messages: Input, **kwargs: Any) -> AsyncRecallStream:
         """:meth:`stream` for ``async for``."""
-        return AsyncRecallStream(self.generator, messages, kwargs, run=self.reply)
+        return AsyncRecallStream(self.reply, self.generator.tokenizer, messages, kwargs)
 
     def append(self, messages: Input, *, return_logprobs: bool = False) -> AppendResult:
         """Add messages to the conversation without replying: their ids are prefilled (no recall).
@@ -247,7 +248,7 @@ class RecallSession(SessionPlanner):
         (``return_logprobs=True``). Evicts like :meth:`reply`.
         """
         with self._lock:
-            plan = self._plan(*self._read(messages, self.recall_config), generate=False, config=self.recall_config)
+            plan = self._plan_for(messages, generate=False, config=self.recall_config)
             prefix = self._prepare(plan, reserve=0, generate=False)
             ids = plan.ids
             try:
@@ -262,12 +263,17 @@ class RecallSession(SessionPlanner):
                 logprobs = torch.log_softmax(logits[0, :-1].float(), dim=-1).gather(-1, targets)[:, 0].cpu()
             return AppendResult(self._report(plan, len(prefix)), ids, logprobs)
 
+    def _plan_for(self, messages: Input, **kwargs: Any) -> Plan:
+        """Read a call and plan it against what the cache stands for now (nothing changes yet)."""
+        state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
+        return self.planner.plan(state, *self.planner.read(state, messages, kwargs["config"]), **kwargs)
+
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         config = kwargs.get("config") or self.recall_config
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
-        plan = self._plan(*self._read(messages, config), generate=True, config=config, outputs=outputs)
+        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=self._reserve(kwargs))
         ids = plan.ids
         if self._cache is None:
@@ -454,7 +460,7 @@ class RecallSession(SessionPlanner):
             units.append(replace(unit, parts=parts))
         if at < len(sequence):  # the reply: generated ids, with any recall the model asked for
             generated = sequence[at:]
-            shown = self.tokenizer.decode(self._plain(generated), skip_special_tokens=False,
+            shown = self.tokenizer.decode(self.planner.plain(generated), skip_special_tokens=False,
                                           clean_up_tokenization_spaces=False)  # fmt: skip
             units[-1].parts.append(Part(REPLY, generated, shown))
         if self.config.positions == "keep":
