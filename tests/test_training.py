@@ -23,35 +23,37 @@ from recall_core.models.lora import (
 )
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
-from recall_core.training import conversations as conv
+from recall_core.training import family_data
 from recall_core.training.examples import (
     IGNORE,
-    UNKNOWN_REPLY,
     ExampleBuilder,
     Mixture,
-    answer_from,
-    candidate,
     general_examples,
     memory_examples,
-    second_person,
 )
+from recall_core.training.families import base
 from recall_core.training.lora import TrainConfig, agreement, train_recall
 from recall_core.training.prompts import general_prompts
 from tests.helpers.tiny import tiny_model
 
-SMALL = Mixture(recall=6, unknown=3, general=4, auto_recall=3, auto_unknown=2, auto_general=2)
+SMALL = Mixture(repeats=1, general=4, auto_general=2)
+#: Two small families and a hashing encoder: the data path runs for real, in seconds.
+FAMILIES = ("templated", "people")
 
 
 def small_config(**changes) -> TrainConfig:
-    options = dict(steps=3, batch_size=4, mixture=SMALL, users=2, distill_tokens=6, agreement_prompts=2,
-                   learning_rate=0.05)  # fmt: skip
+    options = dict(steps=3, batch_size=4, mixture=SMALL, users=1, distill_tokens=6, agreement_prompts=2,
+                   learning_rate=0.05, families=FAMILIES, encoder="hash")  # fmt: skip
     options.update(changes)
     return TrainConfig(**options)
 
 
 @pytest.fixture(scope="module")
-def users():
-    return conv.generate(conv.SEEDS["train"], users=2)
+def asked():
+    """Every question of one user per family, with the notes a real (hash-encoded) store returned."""
+    users = family_data.family_users(FAMILIES, 1)
+    notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
+    return family_data.asked(users, notes, random.Random(0))
 
 
 @pytest.fixture(scope="module")
@@ -64,54 +66,61 @@ def trained(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- examples
-def test_second_person_and_answers_name_the_value():
-    assert second_person("I live in Porto") == "You live in Porto"
-    assert second_person("I'm a nurse and my dog is Tofu") == "You're a nurse and your dog is Tofu"
-    assert answer_from("Big news: we moved to Ghent.", "Ghent") == "You moved to Ghent."
-    assert answer_from("I've read Dune five times, it's my favourite book.", "Dune") == "You've read Dune five times."
-    for user in conv.generate(3, users=3):
-        for question in user.questions:
-            evidence = next(t for t in user.turns if (t.session, t.index) == question.evidence)
-            assert conv.contains(answer_from(evidence.content, question.answer), question.answer)
+def test_answers_name_the_value_in_a_short_reply():
+    rng = random.Random(0)
+    for question, value in (("What's my cat called?", "Brisket"), ("Where do I live these days?", "Porto"),
+                            ("When is the dentist?", "14 March"), ("What instrument do I play?", "oboe")):
+        reply = family_data.answer_for(question, value, rng)
+        assert base.names(reply, value) and len(reply.split()) <= 8, reply
 
 
-def test_a_recall_example_is_what_the_loop_would_inject(users):
+def test_notes_come_from_a_real_search_and_replies_follow_them(asked):
+    assert {item.family for item in asked} == set(FAMILIES)
+    for item in asked:
+        holds = family_data.named_value(item.notes, item.question) is not None
+        assert item.holds == holds
+        if item.question.kind == "unanswerable" or not holds:
+            assert item.reply == family_data.UNKNOWN_REPLY
+        else:
+            assert any(base.names(item.reply, a) for a in item.question.answers), item
+
+
+def test_a_recall_example_is_what_the_loop_would_inject(asked):
     _, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
-    example = memory_examples(builder, users, "recall", 1, random.Random(0))[0]
+    item = next(i for i in asked if i.holds and i.notes)
+    example = memory_examples(builder, [item], Mixture(repeats=1, auto_share=0.0, mid_share=0.0), random.Random(0),
+                              [None])[0]  # fmt: skip
     recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
     at = example.input_ids.index(recall_id)
     assert example.labels[at] == recall_id and all(label == IGNORE for label in example.labels[:at])
-    # The block after <recall> is not learned, and is exactly memory_token_ids of notes of this user.
-    block_end = next(i for i in range(at + 1, len(example.labels)) if example.labels[i] != IGNORE)
-    block = example.input_ids[at + 1 : block_end]
-    user = next(u for u in users if u.user_id == example.meta["user_id"])
-    texts = tokenizer.decode(block)
-    notes = [t for t in user.turns if t.content in texts]
-    assert notes and block == memory_token_ids(tokenizer, _in_order([candidate(t, user.user_id) for t in notes], texts),
-                                               RecallConfig())
-    reply = tokenizer.decode(example.labels[block_end:])
-    assert conv.contains(reply, example.meta["answer"])
+    # The block after <recall> is not learned, and is exactly what the loop injects for these notes.
+    block = memory_token_ids(tokenizer, list(item.notes), RecallConfig())
+    assert example.input_ids[at + 1 : at + 1 + len(block)] == block
+    assert all(label == IGNORE for label in example.labels[at + 1 : at + 1 + len(block)])
+    assert tokenizer.decode(example.labels[at + 1 + len(block) :]).startswith(item.reply)
+    assert example.meta["family"] == item.family
 
 
-def _in_order(candidates, text):
-    return sorted(candidates, key=lambda c: text.index(c.text))
-
-
-def test_unknown_examples_never_hold_the_answer(users):
+def test_a_mid_answer_recall_learns_the_words_before_the_marker(asked):
     _, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
-    for example in memory_examples(builder, users, "unknown", 20, random.Random(1)):
-        learned = tokenizer.decode([t for t in example.labels if t != IGNORE], skip_special_tokens=True)
-        assert learned.strip() == UNKNOWN_REPLY
-        assert not conv.contains(tokenizer.decode(example.input_ids), example.meta["answer"])
+    item = next(i for i in asked if i.notes)
+    example = memory_examples(builder, [item], Mixture(repeats=1, auto_share=0.0, mid_share=1.0), random.Random(0),
+                              ["Be brief."])[0]  # fmt: skip
+    at = example.input_ids.index(builder.recall_id)
+    first = next(i for i, label in enumerate(example.labels) if label != IGNORE)
+    assert first < at and tokenizer.decode(example.input_ids[first:at]).strip() in family_data.LEAD_INS
+    assert "Be brief." in tokenizer.decode(example.input_ids[:first])
 
 
-def test_auto_examples_put_the_block_where_the_system_marker_is(users):
+def test_auto_examples_put_the_block_where_the_system_marker_is(asked):
     _, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
-    example = memory_examples(builder, users, "auto-recall", 1, random.Random(2))[0]
-    messages = [{"role": "system", "content": builder.system_prompt}, {"role": "user", "content": example.meta["question"]}]
+    item = next(i for i in asked if i.notes)
+    system = "You are Max, a personal assistant."
+    example = memory_examples(builder, [item], Mixture(repeats=1, auto_share=1.0), random.Random(2), [system])[0]
+    messages = family_data.messages_for(item, system, item.earlier)
     marked = chat_prompt_ids(tokenizer, messages, "auto", "system", builder.system_prompt)
     at = marked.index(builder.recall_id) + 1
     assert example.input_ids[:at] == marked[:at]
@@ -120,12 +129,14 @@ def test_auto_examples_put_the_block_where_the_system_marker_is(users):
     assert builder.recall_id not in [t for t in example.labels if t != IGNORE]
 
 
-def test_general_examples_learn_the_base_reply_without_recall(users):
+def test_general_examples_learn_the_base_reply_without_recall(asked):
     _, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
     reply = tokenizer("Lightning is a spark.", add_special_tokens=False).input_ids
+    notes = [i.notes for i in asked if i.notes]
     for kind in ("general", "auto-general"):
-        example = general_examples(builder, [("What is lightning?", reply, False)], kind, 1, random.Random(0), users)[0]
+        example = general_examples(builder, [("What is lightning?", "Be brief.", reply, False)], kind, 1,
+                                   random.Random(0), notes)[0]  # fmt: skip
         learned = [t for t in example.labels if t != IGNORE]
         assert learned[: len(reply)] == reply and learned[len(reply) :] == builder.end_ids
         assert builder.recall_id not in learned
@@ -144,7 +155,8 @@ def test_training_end_to_end_saves_a_small_adapter_and_leaves_the_model_alone(tr
     model, tokenizer, result, before = trained
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
     assert len(result.losses) == 3 and all(loss == loss for loss in result.losses)
-    assert result.counts == SMALL.counts()
+    assert result.counts["general"] == SMALL.general and result.counts["auto-general"] == SMALL.auto_general
+    assert result.counts.get("recall", 0) + result.counts.get("auto", 0) > 0  # one per question (repeats=1)
     weights = load_file(str(result.adapter / WEIGHTS_FILE))
     assert weights and all(t.dtype == torch.float16 for t in weights.values())
     meta = read_meta(result.adapter)
@@ -234,13 +246,19 @@ def test_a_model_without_a_chat_template_is_refused(tmp_path):
 def test_bad_training_settings_name_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         TrainConfig(**{field: value})
-    with pytest.raises(ValueError, match="recall"):
-        Mixture(recall=-1)
+    with pytest.raises(ValueError, match="repeats"):
+        Mixture(repeats=-1)
+    with pytest.raises(ValueError, match="auto_share"):
+        Mixture(auto_share=1.5)
+    with pytest.raises(ValueError, match="exclude leaves no family"):
+        TrainConfig(families=("people",), exclude=("people",))
+    with pytest.raises(ValueError, match="families"):
+        TrainConfig(families=("nope",))
 
 
 def test_agreement_counts_identical_replies_and_shared_prefixes():
-    before = [("a", [1, 2, 3, 4], False), ("b", [5, 6], False)]
-    after = [("a", [1, 2, 9, 9], False), ("b", [5, 6], False)]
+    before = [("a", None, [1, 2, 3, 4], False), ("b", None, [5, 6], False)]
+    after = [("a", None, [1, 2, 9, 9], False), ("b", None, [5, 6], False)]
     report = agreement(before, after)
     assert report["identical"] == 0.5 and report["same_first_token"] == 1.0
     assert report["shared_prefix"] == pytest.approx((0.5 + 1.0) / 2)
@@ -253,7 +271,8 @@ def test_recall_train_command_on_a_tiny_model(tmp_path, monkeypatch, capsys):
     model.save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
-    code = main(["train", "--model", str(tmp_path / "tiny"), "--examples", "0.004", "--steps", "2", "--users", "1",
+    small = ["--examples", "0.004", "--users", "1", "--families", "templated", "--encoder", "hash", "--repeats", "1"]
+    code = main(["train", "--model", str(tmp_path / "tiny"), *small, "--steps", "2",
                  "--agreement-prompts", "2", "--device", "cpu", "--no-progress"])  # fmt: skip
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
@@ -262,8 +281,7 @@ def test_recall_train_command_on_a_tiny_model(tmp_path, monkeypatch, capsys):
     tokenizer.chat_template = None
     tokenizer.save_pretrained(tmp_path / "plain")
     model.save_pretrained(tmp_path / "plain")
-    assert main(["train", "--model", str(tmp_path / "plain"), "--examples", "0.004", "--steps", "1",
-                 "--no-progress"]) == 2  # fmt: skip
+    assert main(["train", "--model", str(tmp_path / "plain"), *small, "--steps", "1", "--no-progress"]) == 2
     assert "no chat template" in capsys.readouterr().err
 
 
@@ -290,3 +308,15 @@ def test_a_run_killed_while_saving_leaves_the_old_adapter_whole(trained, tmp_pat
     assert {p.name: p.read_bytes() for p in target.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adapter"]  # no staging folder left behind
     check_adapter(tiny_model()[0], tokenizer, target)
+
+
+def test_examples_round_trip_a_file_and_exclude_drops_a_family(asked, tmp_path):
+    from recall_core.training.lora import load_examples, save_examples
+
+    _, tokenizer = tiny_model()
+    examples = memory_examples(ExampleBuilder(tokenizer), asked, Mixture(repeats=1), random.Random(0), [None])
+    path = save_examples(tmp_path / "examples.jsonl.gz", examples)
+    assert load_examples(path) == examples
+    kept = load_examples(path, exclude=("people",))
+    assert kept and all(e.meta["family"] != "people" for e in kept)
+    assert len(kept) == sum(e.meta["family"] != "people" for e in examples)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_core.training.examples import Mixture
+from recall_core.training.families import FAMILIES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,30 +23,62 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--examples", type=float, default=1.0,
-                        help="scale of the default mixture of examples (0.01 for a smoke run)")
-    parser.add_argument("--users", type=int, default=48, help="generated users of the train seed")
+                        help="scale of the number of general examples (0.01 for a smoke run)")
+    parser.add_argument("--repeats", type=int, default=Mixture().repeats, help="examples per memory question")
+    parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
+    parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
+    parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
+    parser.add_argument("--encoder", default=None, help="encoder of the store the notes are searched in (default: MiniLM)")
+    parser.add_argument("--save-examples", default=None, metavar="FILE",
+                        help="build the examples, write them to FILE (.jsonl.gz) and stop (to train elsewhere)")
+    parser.add_argument("--examples-file", default=None, metavar="FILE",
+                        help="train on examples written by --save-examples (those of --exclude left out)")
     parser.add_argument("--agreement-prompts", type=int, default=64, help="held-out generic prompts compared with the base")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true")
 
 
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in text.split(",") if n.strip())
+
+
 def run(args: argparse.Namespace) -> int:
     from recall_core.models.loading import load_model, models_dir_name
     from recall_core.paths import recall_home
-    from recall_core.training.lora import TrainConfig, train_recall
+    from recall_core.training.lora import (
+        TrainConfig,
+        build_examples,
+        load_examples,
+        save_examples,
+        train_recall,
+    )
 
     if not args.examples > 0:
         raise ValueError(f"--examples must be > 0, got {args.examples}")
     base = Mixture()
-    mixture = Mixture(**{k: max(1, round(v * args.examples)) for k, v in vars(base).items()})
+    mixture = Mixture(repeats=args.repeats, auto_share=base.auto_share, mid_share=base.mid_share,
+                      general=max(1, round(base.general * args.examples)),
+                      auto_general=max(1, round(base.auto_general * args.examples)))  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
+                         families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,
                          agreement_prompts=args.agreement_prompts, seed=args.seed)  # fmt: skip
     model, tokenizer = load_model(args.model, device=args.device, tuned=False)
+    if args.save_examples:
+        examples = build_examples(model, tokenizer, config, progress=not args.no_progress)
+        save_examples(args.save_examples, examples)
+        counts: dict[str, int] = {}
+        for e in examples:
+            key = f"{e.meta.get('family')}/{e.kind}"
+            counts[key] = counts.get(key, 0) + 1
+        print(json.dumps({"examples": str(args.save_examples), "count": len(examples), "counts": counts}, indent=1))
+        return 0
+    examples = load_examples(args.examples_file) if args.examples_file else None
     name = models_dir_name(args.model)
     out = Path(args.out) if args.out else recall_home() / "adapters" / name
     started = time.perf_counter()
-    result = train_recall(model, tokenizer, out, config, base_model=name, progress=not args.no_progress)
+    result = train_recall(model, tokenizer, out, config, base_model=name, progress=not args.no_progress,
+                          examples=examples)  # fmt: skip
     summary: dict[str, Any] = {
         "adapter": str(result.adapter), "wall_seconds": round(time.perf_counter() - started, 1),
         "counts": result.counts, "final_loss": round(sum(result.losses[-20:]) / max(1, len(result.losses[-20:])), 4),

@@ -2,14 +2,17 @@
 
 What is trained: low-rank adapters on every linear layer of the transformer (peft) and the
 rows of the two recall tokens in the embedding (and the tied LM head), nothing else. The
-data are built by :mod:`recall_core.training.examples` from the generated conversations
-(their ``train`` seed only) and from the base model's own greedy replies to generic prompts
-(self-distillation, so what the model did well before it still does). See BENCHMARKS.md,
-"Recall tuning", for the recipe and the log of the shipped adapter.
+data are built by :mod:`recall_core.training.examples` from the conversation families
+(:mod:`recall_core.training.families`, training seeds only; ``exclude`` leaves families out,
+so that a run can be measured on a family it never saw) and from the base model's own
+greedy replies to generic prompts (self-distillation, so what the model did well before it
+still does). See BENCHMARKS.md for the recipe, the held-out figures and the log of the
+shipped adapter.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
@@ -24,10 +27,10 @@ from tqdm.auto import tqdm
 
 from recall_core.config import DEFAULT_SYSTEM_PROMPT, RecallConfig
 from recall_core.models.lora import base_fingerprint
-from recall_core.prompt import apply_chat_template
+from recall_core.prompt import apply_chat_template, chat_prompt_ids
 from recall_core.settings import int_at_least
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
-from recall_core.training import conversations as conv
+from recall_core.training import family_data
 from recall_core.training.adapter import save_adapter
 from recall_core.training.examples import (
     IGNORE,
@@ -37,6 +40,7 @@ from recall_core.training.examples import (
     general_examples,
     memory_examples,
 )
+from recall_core.training.families import FAMILIES
 from recall_core.training.prompts import general_prompts
 
 #: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
@@ -54,8 +58,11 @@ class TrainConfig:
         warmup: warm-up steps.
         rank, alpha: LoRA rank and scale.
         targets: module names the adapters go on, or ``("all-linear",)``.
-        mixture: how many examples of each kind (:class:`~recall_core.training.examples.Mixture`).
-        users: generated users (``SEEDS["train"]``) the memory examples are drawn from.
+        mixture: how the examples are made (:class:`~recall_core.training.examples.Mixture`).
+        families: the conversation families the memory examples come from.
+        exclude: families left out (a leave-one-family-out run names the held-out one here).
+        users: users of each family (training seeds only).
+        encoder: the sentence encoder of the store the notes are searched in (``None``: the default).
         distill_tokens: length limit of the base model's replies to the generic prompts.
         decision_weight: loss weight of a reply's first token, where the model decides
             whether to write ``<recall>``.
@@ -73,7 +80,10 @@ class TrainConfig:
     alpha: int = 16
     targets: tuple[str, ...] = DEFAULT_TARGETS
     mixture: Mixture = field(default_factory=Mixture)
-    users: int = 48
+    families: tuple[str, ...] = tuple(FAMILIES)
+    exclude: tuple[str, ...] = ()
+    users: int = 8
+    encoder: str | None = None
     distill_tokens: int = 48
     decision_weight: float = 3.0
     max_length: int = 384
@@ -97,6 +107,15 @@ class TrainConfig:
             raise ValueError(f"decision_weight must be > 0, got {self.decision_weight!r}")
         if not self.targets:
             raise ValueError("targets must name at least one module (or 'all-linear')")
+        for name in (*self.families, *self.exclude):
+            if name not in FAMILIES:
+                raise ValueError(f"families and exclude must name families of {', '.join(FAMILIES)}, got {name!r}")
+        if not self.trained_families:
+            raise ValueError("exclude leaves no family to train on")
+
+    @property
+    def trained_families(self) -> tuple[str, ...]:
+        return tuple(f for f in self.families if f not in self.exclude)
 
 
 @dataclass
@@ -116,13 +135,15 @@ class TrainResult:
 # --------------------------------------------------------------------------- data
 @torch.no_grad()
 def base_replies(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_new_tokens: int = 48,
-                 system_prompt: str = DEFAULT_SYSTEM_PROMPT, batch_size: int = 16, progress: bool = True,
-                 allow_recall: bool = False) -> list[tuple[str, list[int], bool]]:
-    """The model's greedy reply to each prompt, as ``(prompt, reply ids, cut at the limit)``.
+                 system_prompt: str = DEFAULT_SYSTEM_PROMPT, systems: Sequence[str | None] | None = None,
+                 batch_size: int = 16, progress: bool = True,
+                 allow_recall: bool = False) -> list[tuple[str, str | None, list[int], bool]]:
+    """The model's greedy reply to each prompt, as ``(prompt, system message, reply ids, cut at the limit)``.
 
-    Prompts are rendered as recall renders them (a system message, then the prompt) and run
-    in left-padded batches; the reply stops at the template's end of turn. ``<recall>`` is
-    never generated unless ``allow_recall`` (a tuned model's reply is compared as it comes).
+    Prompts are rendered as recall renders them (the prompt's system message from ``systems``,
+    ``system_prompt`` where that is ``None`` or not given, then the prompt) and run in
+    left-padded batches; the reply stops at the template's end of turn. ``<recall>`` is never
+    generated unless ``allow_recall`` (a tuned model's reply is compared as it comes).
     """
     device = next(model.parameters()).device
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -130,46 +151,72 @@ def base_replies(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_new_
     stops = set(eos if isinstance(eos, list) else [eos]) | {tokenizer.eos_token_id}
     tokens = (MEMORY_PAD_TOKEN,) if allow_recall else (RECALL_TOKEN, MEMORY_PAD_TOKEN)
     banned = [[tokenizer.convert_tokens_to_ids(t)] for t in tokens]
-    out: list[tuple[str, list[int], bool]] = []
+    shown = [s or system_prompt for s in (systems if systems is not None else [None] * len(prompts))]
+    if len(shown) != len(prompts):
+        raise ValueError(f"systems must give one system message per prompt ({len(prompts)}), got {len(shown)}")
+    out: list[tuple[str, str | None, list[int], bool]] = []
     bar = tqdm(total=len(prompts), desc="base replies", disable=not progress)
     for start in range(0, len(prompts), batch_size):
         chunk = list(prompts[start : start + batch_size])
-        rows = [apply_chat_template(tokenizer, [{"role": "system", "content": system_prompt},
-                                                {"role": "user", "content": p}]) for p in chunk]  # fmt: skip
+        heads = shown[start : start + batch_size]
+        rows = [apply_chat_template(tokenizer, [{"role": "system", "content": head},
+                                                {"role": "user", "content": p}]) for p, head in zip(chunk, heads, strict=True)]  # fmt: skip
         width = max(len(r) for r in rows)
         ids = torch.tensor([[pad_id] * (width - len(r)) + r for r in rows], device=device)
         mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
         generated = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens, do_sample=False,
                                    pad_token_id=pad_id, bad_words_ids=banned, temperature=None, top_p=None,
                                    top_k=None)  # fmt: skip
-        for prompt, row in zip(chunk, generated[:, width:].tolist(), strict=True):
+        for prompt, head, row in zip(chunk, heads, generated[:, width:].tolist(), strict=True):
             end = next((i for i, token in enumerate(row) if token in stops), None)
-            out.append((prompt, row[:end] if end is not None else row, end is None))
+            out.append((prompt, head, row[:end] if end is not None else row, end is None))
         bar.update(len(chunk))
     bar.close()
     return out
 
 
 def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_config: RecallConfig | None = None,
-                   progress: bool = True) -> list[Example]:
-    """Every example of ``config.mixture``, deterministic for ``config.seed``."""
+                   progress: bool = True, writer_options: dict[str, Any] | None = None,
+                   store_options: dict[str, Any] | None = None) -> list[Example]:
+    """Every example of ``config``, deterministic for ``config.seed`` (``meta["family"]`` says where each comes from)."""
     rng = random.Random(config.seed)
     builder = ExampleBuilder(tokenizer, recall_config)
-    users = conv.generate(conv.SEEDS["train"] + config.seed, users=config.users)
-    counts = config.mixture.counts()
-    # One base reply per prompt, each used about once (there are 300 train prompts).
-    needed = counts["general"] + counts["auto-general"]
+    users = family_data.family_users(config.trained_families, config.users, family_data.TRAIN_SEED + config.seed)
+    notes = family_data.retrieved(users, builder.config, encoder=config.encoder, writer_options=writer_options,
+                                  store_options=store_options, progress=progress)  # fmt: skip
+    items = family_data.asked(users, notes, rng)
+    systems = family_data.TRAIN_SYSTEM_PROMPTS
+    examples = memory_examples(builder, items, config.mixture, rng, systems)
+    # One base reply per prompt and system message, each used about once (there are 300 train prompts).
+    needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)
-    replies = base_replies(model, tokenizer, prompts, max_new_tokens=config.distill_tokens, progress=progress) if needed else []
-    examples: list[Example] = []
-    for kind, count in counts.items():
-        if count == 0:
-            continue
-        if kind.endswith("general"):
-            examples += general_examples(builder, replies, kind, count, rng, users)
-        else:
-            examples += memory_examples(builder, users, kind, count, rng)
+    prompts = [prompts[i % len(prompts)] for i in range(needed)]
+    heads = [rng.choice(systems) for _ in prompts]
+    replies = (base_replies(model, tokenizer, prompts, systems=heads, max_new_tokens=config.distill_tokens,
+                            progress=progress) if needed else [])  # fmt: skip
+    if config.mixture.general:
+        examples += general_examples(builder, replies[: config.mixture.general], "general", config.mixture.general, rng)
+    if config.mixture.auto_general:
+        examples += general_examples(builder, replies[config.mixture.general :], "auto-general",
+                                     config.mixture.auto_general, rng, [i.notes for i in items])  # fmt: skip
     return [e for e in examples if len(e.input_ids) <= config.max_length]
+
+
+def save_examples(path: str | Path, examples: Sequence[Example]) -> Path:
+    """Write examples as gzipped JSON lines (to train elsewhere, e.g. on a GPU machine)."""
+    path = Path(path)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        for e in examples:
+            out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
+    return path
+
+
+def load_examples(path: str | Path, exclude: Sequence[str] = ()) -> list[Example]:
+    """Examples written by :func:`save_examples`, without those of the families in ``exclude``."""
+    with gzip.open(Path(path), "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    return [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows
+            if r["meta"].get("family") not in set(exclude)]  # fmt: skip
 
 
 def batches(examples: Sequence[Example], batch_size: int, rng: random.Random) -> list[list[Example]]:
@@ -218,12 +265,15 @@ def _loss(model: Any, batch: dict[str, torch.Tensor]) -> torch.Tensor:
 # --------------------------------------------------------------------------- training
 def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfig | None = None, *,
                  recall_config: RecallConfig | None = None, base_model: str = "", progress: bool = True,
-                 on_step: Callable[[int, float], None] | None = None) -> TrainResult:
+                 on_step: Callable[[int, float], None] | None = None,
+                 examples: Sequence[Example] | None = None) -> TrainResult:
     """Recall-tune ``model`` (with the recall tokens added) and save the adapter in ``out``.
 
     ``model`` itself is left untouched (the adapters are removed afterwards). The adapter is
     saved with the base model's fingerprint, the recipe, the counts of each example kind and
-    the loss per step (``training_log.json``).
+    the loss per step (``training_log.json``). ``examples``: ones built before (``recall train
+    --save-examples``, then ``--examples-file``), so the data need not be built where it trains;
+    those of ``config.exclude`` 's families are left out.
 
     Raises:
         ValueError: the tokenizer has no chat template, or lacks the recall tokens.
@@ -239,7 +289,10 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
     fingerprint = base_fingerprint(model)
     was_training = model.training
     model.eval()
-    examples = build_examples(model, tokenizer, config, recall_config, progress)
+    if examples is None:
+        examples = build_examples(model, tokenizer, config, recall_config, progress)
+    else:
+        examples = [e for e in examples if e.meta.get("family") not in config.exclude]
     heldout = general_prompts("heldout", n=config.agreement_prompts, seed=config.seed)
     before = base_replies(model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
                           allow_recall=True)
@@ -287,7 +340,8 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
             on_step(step, losses[-1])
     train_seconds = time.perf_counter() - started - data_seconds
     peft_model.eval()
-    checks = decision_checks(peft_model, tokenizer, recall_config, seed=config.seed)
+    checks = decision_checks(peft_model, tokenizer, recall_config, seed=config.seed, heldout=config.exclude,
+                             trained=config.trained_families)
     after = base_replies(peft_model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
                          allow_recall=True)
     checks["agreement"] = agreement(before, after)
@@ -309,14 +363,16 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
     return TrainResult(folder, counts, losses, seconds, checks)
 
 
-def agreement(before: Sequence[tuple[str, list[int], bool]], after: Sequence[tuple[str, list[int], bool]]) -> dict[str, float]:
+def agreement(before: Sequence[tuple[Any, ...]], after: Sequence[tuple[Any, ...]]) -> dict[str, float]:
     """How alike two models' greedy replies to the same prompts are: identical replies, the same
-    first token, and the mean share of the base reply that the tuned one repeats before they part."""
+    first token, and the mean share of the base reply that the tuned one repeats before they part.
+    Each item is a :func:`base_replies` row, whose second-last field is the reply's ids."""
     if not before:
         return {"prompts": 0}
     same = first = 0
     shared = 0.0
-    for (_, a, _), (_, b, _) in zip(before, after, strict=True):
+    for row_a, row_b in zip(before, after, strict=True):
+        a, b = row_a[-2], row_b[-2]
         same += int(a == b)
         first += int(a[:1] == b[:1])
         common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
@@ -327,22 +383,32 @@ def agreement(before: Sequence[tuple[str, list[int], bool]], after: Sequence[tup
 
 @torch.no_grad()
 def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | None = None, *, seed: int = 0,
-                    questions: int = 40) -> dict[str, Any]:
+                    questions: int = 40, trained: Sequence[str] = tuple(FAMILIES),
+                    heldout: Sequence[str] = ()) -> dict[str, Any]:
     """Teacher-forced check of the decision: how often ``<recall>`` is the most likely first reply
-    token, on questions of the ``dev`` seed (never trained on) and on held-out generic prompts."""
+    token, on questions of the trained families (a seed never trained on), of the held-out
+    families (if any), and on held-out generic prompts."""
     builder = ExampleBuilder(tokenizer, recall_config)
-    users = conv.generate(conv.SEEDS["dev"], users=3)
-    memory = [q.text for u in users for q in u.questions][:questions]
-    general = general_prompts("heldout", n=questions, seed=seed)
     device = next(model.parameters()).device
+
+    def questions_of(families: Sequence[str]) -> list[str]:
+        users = family_data.family_users(families, 2, seed=family_data.TRAIN_SEED - 1 - seed)
+        texts = [q.text for group in users.values() for u in group for q in u.questions if q.kind == "memory"]
+        return random.Random(seed).sample(texts, min(questions, len(texts)))
 
     def rate(prompts: list[str]) -> float:
         hits = 0
         for prompt in prompts:
-            ids = apply_chat_template(tokenizer, builder._messages(prompt))
+            ids = chat_prompt_ids(tokenizer, [{"role": "user", "content": prompt}], "model", "system", builder.system_prompt)
             logits = model(input_ids=torch.tensor([ids], device=device)).logits[0, -1]
             hits += int(int(logits.argmax()) == builder.recall_id)
         return hits / max(1, len(prompts))
 
-    return {"recall_first_on_memory_questions": rate(memory), "recall_first_on_general_prompts": rate(general),
-            "memory_questions": len(memory), "general_prompts": len(general)}  # fmt: skip
+    memory = questions_of(trained)
+    general = general_prompts("heldout", n=questions, seed=seed)
+    checks: dict[str, Any] = {"recall_first_on_memory_questions": rate(memory), "memory_questions": len(memory),
+                              "recall_first_on_general_prompts": rate(general), "general_prompts": len(general)}  # fmt: skip
+    if heldout:
+        held = questions_of(heldout)
+        checks |= {"recall_first_on_heldout_family_questions": rate(held), "heldout_family_questions": len(held)}
+    return checks
