@@ -1,0 +1,119 @@
+"""What every conversation family produces, and how an answer to one of its questions is scored.
+
+A *family* is an independent generator of multi-session conversations between one user and an
+assistant, followed by questions asked later in a fresh session. Families are written apart
+from each other so that no sentence template is shared: a model tuned on some families is
+measured on the others (leave-one-family-out).
+
+A family module exposes:
+
+* ``NAME``: a short identifier (``"passing"``, ``"people"``, ...);
+* ``DESCRIPTION``: one line saying what the family tests;
+* ``generate(seed: int, users: int = 5) -> list[User]``: deterministic for ``seed``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: Roles a turn may have.
+ROLES = ("user", "assistant")
+#: Question kinds: the answer was said in the conversation, or it never was.
+KINDS = ("memory", "unanswerable")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a conversation.
+
+    ``facts`` names the fact ids this turn states (any version, current or old); ``values`` lists
+    every value string inserted into ``content`` by the generator (names, places, dates, numbers...),
+    so that a test can mask them and compare sentence shapes across families.
+    """
+
+    role: str
+    content: str
+    session: int  # 1-based
+    date: str  # ISO 8601, minutes: "2024-03-05T09:12"
+    index: int  # 0-based position inside its session
+    facts: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question asked after the conversation, in a fresh session.
+
+    ``answers`` are the acceptable ways to name the current value (any one counts; aliases such
+    as "14 March" / "March 14" go here). ``stale`` are the ways to name earlier values of the same
+    fact, when it changed. ``evidence`` are the (session, index) of the turns that state the
+    current value. An ``"unanswerable"`` question has no ``answers`` and no ``evidence``: the
+    right reply says it does not know. ``values`` lists the value strings inserted into ``text``.
+    """
+
+    key: str
+    user_id: str
+    fact: str
+    text: str
+    kind: str = "memory"
+    answers: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    evidence: tuple[tuple[int, int], ...] = ()
+    values: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if self.kind == "memory" and not (self.answers and self.evidence):
+            raise ValueError(f"a memory question needs answers and evidence: {self.key}")
+        if self.kind == "unanswerable" and (self.answers or self.evidence):
+            raise ValueError(f"an unanswerable question has no answers or evidence: {self.key}")
+
+
+@dataclass
+class User:
+    """One user's conversation and the questions about it."""
+
+    user_id: str
+    turns: list[Turn] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+_UNKNOWN = re.compile(
+    r"\b(i (do not|don't|dont) know|i'm not sure|i am not sure|not sure|no information|"
+    r"(didn't|did not|haven't|have not|never) (mention|mentioned|tell|told|say|said|share|shared)|"
+    r"(don't|do not) have (that|this|any|enough) information|no (note|notes|record|mention)|"
+    r"can't (find|tell|recall)|cannot (find|tell|recall)|unknown)\b",
+    re.I,
+)
+
+
+def normal(text: str) -> str:
+    """Lower case, punctuation to spaces, one space between words, padded with spaces."""
+    return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+
+
+def names(answer: str, value: str) -> bool:
+    """Whether ``answer`` names ``value`` as whole words (case and punctuation ignored)."""
+    return normal(value) in normal(answer)
+
+
+def abstains(answer: str) -> bool:
+    """Whether ``answer`` says it does not know."""
+    return bool(_UNKNOWN.search(answer))
+
+
+def score(question: Question, answer: str) -> dict[str, bool]:
+    """``correct``, ``stale`` (an earlier value and not the current one) and ``abstained``.
+
+    An unanswerable question is answered correctly by saying it does not know, and by nothing else.
+    """
+    abstained = abstains(answer)
+    if question.kind == "unanswerable":
+        return {"correct": abstained, "stale": False, "abstained": abstained}
+    correct = any(names(answer, a) for a in question.answers)
+    stale = not correct and any(names(answer, s) for s in question.stale)
+    return {"correct": correct, "stale": stale, "abstained": abstained and not correct}
