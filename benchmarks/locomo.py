@@ -9,12 +9,13 @@ Every conversation is written through the real ``MemoryWriter`` into a real (tem
   search of ``retrieval_methods.py``) and ``hidden`` (the ``<recall>`` hidden state of the
   question's prompt against LM-space keys, as the decode loop does it).
 * **Answers, a fixed seeded category-stratified sample** (``--sample``, or ``--all``), on one
-  model, by six methods: (a) no memory; (b) the most recent turns that fit
+  model, by five methods: (a) no memory; (b) the most recent turns that fit
   ``--history-tokens`` stuffed into the prompt; (c) RAG: the top ``--rag-k`` memories stuffed
-  as text; (d) recall, ``tokens`` injection at ``<recall>``; (e) recall, ``vector`` injection
-  (experimental: no trained projector); (f) recall, ``kv`` injection (the same block from
-  precomputed keys and values, ``RecallConfig`` 's ``kv_*`` defaults). Scored with LoCoMo's token F1 (categories 1-4) and,
-  for category 5, the share of answers that say the conversation holds no such information.
+  as text; (d) recall, ``tokens`` injection at ``<recall>``; (f) recall, ``kv`` injection (the
+  same block from precomputed keys and values, ``RecallConfig`` 's ``kv_*`` defaults). The
+  letters are those of the tables in BENCHMARKS.md, where (e), the retired ``vector``
+  injection, stays. Scored with LoCoMo's token F1 (categories 1-4) and, for category 5, the
+  share of answers that say the conversation holds no such information.
   Cost per question and method: prompt tokens, injected tokens, time to first token, total.
 
 Outputs (``--out``, default ``benchmarks/out``): ``locomo.json`` (every number and every
@@ -69,7 +70,6 @@ METHODS = {
     "full": "(b) full history stuffed",
     "rag": "(c) RAG top-k stuffed",
     "recall": "(d) recall, tokens",
-    "recall-vector": "(e) recall, vector (experimental)",
     "recall-kv": "(f) recall, kv blocks (inject_mode='kv')",
 }
 SYSTEM = (
@@ -276,7 +276,7 @@ class Bench:
         return DatedMemory(memory) if self.args.memory_dates and not dated else memory
 
     def recall_memory(self, sample_id: str) -> Any:
-        """What (d) and (e) search: the memory as recall sees it, each memory holding ``--unit``
+        """What (d) and (f) search: the memory as recall sees it, each memory holding ``--unit``
         (the engine puts the date in front of each note)."""
         return self.memory(sample_id, unit=self.args.unit)
 
@@ -400,8 +400,8 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         extra_s = time.perf_counter() - started
         retrieved = [list(covered(c)) for c in found[: bench.fitted]]
         out = bench.generate(messages, None, plain)
-    elif method in ("recall", "recall-vector", "recall-kv"):
-        config = bench.recall_config({"recall": "tokens", "recall-vector": "vector", "recall-kv": "kv"}[method])
+    elif method in ("recall", "recall-kv"):
+        config = bench.recall_config({"recall": "tokens", "recall-kv": "kv"}[method])
         out = bench.generate(messages_for(prompt), bench.recall_memory(question.sample_id), config)
     else:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
@@ -666,15 +666,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--history-tokens", type=int, default=None,
                    help="(b): budget of the stuffed history (default: what fits the context window)")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
-    p.add_argument("--memories", type=int, default=10, help="(d)/(e): RecallConfig.memories, injected at one <recall>")
+    p.add_argument("--memories", type=int, default=10, help="(d)/(f): RecallConfig.memories, injected at one <recall>")
     p.add_argument("--unit", choices=["turn", "window", "exchange"], default="exchange",
-                   help="(d)/(e): what a recalled memory holds (the store's unit; recall's default: turn)")
-    p.add_argument("--top-k", type=int, default=16, help="(d)/(e): RecallConfig.top_k, candidates to choose among")
-    p.add_argument("--min-score", type=float, default=0.2, help="(d)/(e): RecallConfig.min_score")
+                   help="(d)/(f): what a recalled memory holds (the store's unit; recall's default: turn)")
+    p.add_argument("--top-k", type=int, default=16, help="(d)/(f): RecallConfig.top_k, candidates to choose among")
+    p.add_argument("--min-score", type=float, default=0.2, help="(d)/(f): RecallConfig.min_score")
     p.add_argument("--template", default=CONTEXT_TEMPLATE,
                    help="(d): RecallConfig.template; the default writes the notes where (c) writes its excerpts")
     p.add_argument("--recall-position", choices=["system", "user_start", "user_end", "assistant_start"],
-                   default="user_start", help="(d)/(e): RecallConfig.recall_position")
+                   default="user_start", help="(d)/(f): RecallConfig.recall_position")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")

@@ -136,7 +136,7 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--temperature", type=float, default=0.0, help="0 for greedy decoding")
     parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
-    parser.add_argument("--inject-mode", choices=["tokens", "kv", "vector"], default="tokens")
+    parser.add_argument("--inject-mode", choices=["tokens", "kv"], default="tokens")
     parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
 
 

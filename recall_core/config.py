@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 from recall_core.settings import RANGES, Range, in_range, int_at_least, one_of
 from recall_core.types import QueryMode
 
-InjectMode = Literal["tokens", "vector", "kv"]
+InjectMode = Literal["tokens", "kv"]
 KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
 RecallPolicy = Literal["auto", "explicit", "model", "uncertainty"]
@@ -54,8 +54,7 @@ class RecallConfig:
             ``template`` (default); ``"kv"`` injects the same block from precomputed keys and
             values (each note's KV computed once, re-rotated to where it lands, only a few
             tokens computed at the recall: see :mod:`recall_core.kv.inject`; models without
-            rotary positions fall back to ``"tokens"`` and the trace says so); ``"vector"``
-            injects one embedding per memory (experimental: useful only with a trained projector).
+            rotary positions fall back to ``"tokens"`` and the trace says so).
         template: format string with ``{text}`` (the notes, one per line), used by ``"tokens"`` mode.
         note_template: format string of one note, with ``{text}`` and optionally ``{date}``
             (the day the memory was said), ``{speaker}`` (who said it) and ``{role}``.

@@ -84,7 +84,7 @@ class Recall:
             injected there, the marker was dropped: ``position`` is where it stood and the
             prompt ran as if it were absent.
         memories: ``(memory_id, score)`` of every injected memory, in the order of the notes.
-        inject_mode: how the block was injected (``"tokens"``, ``"kv"``, ``"vector"``), ``None``
+        inject_mode: how the block was injected (``"tokens"`` or ``"kv"``), ``None``
             when nothing was. ``"tokens"`` where ``"kv"`` was asked for means it fell back.
         kv_fallback: why ``inject_mode="kv"`` fell back to ``"tokens"`` (a model without rotary
             positions, a cache whose layers cannot be edited), else ``None``.

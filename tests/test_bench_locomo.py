@@ -218,7 +218,6 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
     for row in result["answers"]["rows"]:
         assert row["methods"]["recall"]["prompt_tokens"] <= 2 * row["methods"]["none"]["prompt_tokens"]
     assert methods["recall"]["injected_tokens"]["mean"] > 0
-    assert 0 <= methods["recall-vector"]["injected_tokens"]["p50"] <= 10  # one embedding per memory, 10 at most
 
     table = (out / "locomo.md").read_text()
     assert "| text/vector |" in table and "(d) recall, tokens" in table

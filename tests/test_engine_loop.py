@@ -273,13 +273,10 @@ def test_hidden_query_mode_sends_the_recall_hidden_state(tiny):
     assert query.mode == "hidden" and len(query.hidden) == model.config.hidden_size
 
 
-def test_vector_mode_injects_one_embedding(tiny):
-    model, tokenizer = tiny
-    trace = []
-    out = _recall(model, tokenizer, _ids(tokenizer, "Hi" + RECALL_TOKEN), FixedMemory(FACT),
-                  RecallConfig(inject_mode="vector"), trace, max_new_tokens=4, do_sample=False)
-    assert trace[0].length == 1
-    assert out[0].tolist().count(model.config.memory_pad_token_id) == 1
+def test_the_retired_vector_mode_is_refused_by_name():
+    # One embedding per memory answered no question in its benchmark; it is no longer offered.
+    with pytest.raises(ValueError, match="inject_mode must be one of 'tokens', 'kv', got 'vector'"):
+        RecallConfig(inject_mode="vector")
 
 
 def test_min_score_blocks_weak_memories(tiny):

@@ -212,7 +212,7 @@ def test_chat_prompts_and_sampling_work_in_kv_mode(rope_model):
         ("kv_recompute", "some", "kv_recompute must be an int >= 0 or 'all'"),
         ("kv_recompute", True, "kv_recompute must be an int >= 0 or 'all'"),
         ("kv_recompute", 1.5, "kv_recompute must be an int >= 0 or 'all'"),
-        ("inject_mode", "kvv", "inject_mode must be one of 'tokens', 'vector', 'kv'"),
+        ("inject_mode", "kvv", "inject_mode must be one of 'tokens', 'kv'"),
     ],
 )
 def test_bad_kv_settings_name_the_field(field, value, match):
