@@ -198,8 +198,6 @@ def _check_template(name: str, template: object, fields: tuple[str, ...]) -> Non
         allowed = ", ".join("{" + f + "}" for f in fields)
         raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
 
-SessionPositions = Literal["shift", "keep"]
-
 
 @dataclass(frozen=True)
 class SessionConfig:
@@ -211,14 +209,11 @@ class SessionConfig:
             evicted (oldest first, a user turn with its replies together) until the cache, the
             new messages and ``max_new_tokens`` fit; memories injected during the reply may
             take it past the bound until the reply ends, when old exchanges are evicted again.
-            Needs a model with rotary embeddings (RoPE).
+            The kept keys are re-rotated to close the gap (as StreamingLLM does), so positions
+            stay inside the trained window: a model with rotary embeddings (RoPE) is needed.
         sink_tokens: the first positions that are never evicted (StreamingLLM's attention
             sinks), rounded up to whole messages and to the next user turn, so the system
             message and the start of the conversation always stay.
-        positions: after an eviction, ``"shift"`` re-assigns positions inside the cache (the
-            kept keys are re-rotated to close the gap, as StreamingLLM does), ``"keep"`` lets
-            every token keep the position it was computed at, so positions grow past the
-            trained window (seed 003's reading). Measured in BENCHMARKS.md.
         max_sessions: adapters keep at most this many sessions (least recently used go first).
         max_bytes: adapters keep sessions whose caches hold at most this many bytes in all
             (``None``: no bound).
@@ -226,7 +221,6 @@ class SessionConfig:
 
     max_cache_tokens: int | None = None
     sink_tokens: int = 4
-    positions: SessionPositions = "shift"
     max_sessions: int = 16
     max_bytes: int | None = 1 << 30
 
@@ -238,7 +232,6 @@ class SessionConfig:
                 raise ValueError(
                     f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
                 )
-        one_of("positions", self.positions, get_args(SessionPositions))
         int_at_least("max_sessions", self.max_sessions, 0)
         if self.max_bytes is not None:
             int_at_least("max_bytes", self.max_bytes, 1)

@@ -223,8 +223,7 @@ class RecallGenerator:
             past_key_values: a ``DynamicCache`` that holds the keys and values of the first
                 ids (a :class:`~recall_core.RecallSession` 's). Only the ids after it are run,
                 and only their ``<recall>`` markers are recalled at; the cache grows in place.
-            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
-                session that keeps evicted turns' original positions).
+            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1``.
             plan: the call's :meth:`plan` (tools, structured output), if it has one.
             recall_query: what the prompt's markers search with (a chat's last user message).
             The other arguments are :meth:`generate` 's.
