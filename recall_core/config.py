@@ -45,8 +45,9 @@ class RecallConfig:
 
     Args:
         query_mode: ``"text"`` encodes the text before ``<recall>`` with the memory's
-            sentence encoder (default, works untrained); ``"hidden"`` compares the
-            ``<recall>`` hidden state with LM-space keys written by the memory writer.
+            sentence encoder (default, works untrained); ``"hidden"`` maps the ``<recall>``
+            hidden states into the encoder's space with the model's trained query head
+            (``recall train-head``; the recall-tuned default ships one).
         query_window: ``None`` uses the current turn (for a chat prompt, the last user
             message; else the text after the last special token before ``<recall>``); an int
             uses the last N tokens instead.

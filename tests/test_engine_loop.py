@@ -264,13 +264,16 @@ def test_query_is_the_current_turn(tiny):
     assert len(tokenizer(memory.queries[0].text, add_special_tokens=False).input_ids) <= 5
 
 
-def test_hidden_query_mode_sends_the_recall_hidden_state(tiny):
+def test_hidden_query_mode_without_a_query_head_says_how_to_get_one(tiny):
     model, tokenizer = tiny
     memory = FixedMemory(FACT)
-    _recall(model, tokenizer, _ids(tokenizer, "Hi" + RECALL_TOKEN), memory, RecallConfig(query_mode="hidden"),
+    with pytest.raises(ValueError, match="query_mode='hidden' needs a query head.*recall train-head"):
+        _recall(model, tokenizer, _ids(tokenizer, "Hi" + RECALL_TOKEN), memory, RecallConfig(query_mode="hidden"),
+                max_new_tokens=3, do_sample=False)
+    assert memory.queries == []  # refused before anything was searched
+    # Without a memory there is nothing to search: the mode is not in the way of plain decoding.
+    _recall(model, tokenizer, _ids(tokenizer, "Hi" + RECALL_TOKEN), None, RecallConfig(query_mode="hidden"),
             max_new_tokens=3, do_sample=False)
-    query = memory.queries[0]
-    assert query.mode == "hidden" and len(query.hidden) == model.config.hidden_size
 
 
 def test_the_retired_vector_mode_is_refused_by_name():

@@ -58,7 +58,7 @@ from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
-from recall_core.models.query_head import RecallQueryHead
+from recall_core.models.query_head import NO_QUERY_HEAD, RecallQueryHead
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
 from recall_core.tokens import recall_token_ids, tokenizer_info
 from recall_core.types import Memory, Recall, RecallQuery
@@ -126,9 +126,8 @@ def recall_generate(
         recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
             (:class:`~recall_core.kv.memories.KVMemories`); default: the process-wide one.
         recall_query_head: a trained :class:`~recall_core.models.query_head.RecallQueryHead` for this
-            model: ``query_mode="hidden"`` then searches the memory's regular index with the
-            ``<recall>`` hidden state mapped into the encoder's space; ``None``: with the
-            last-layer hidden state against LM-space keys.
+            model, which ``query_mode="hidden"`` needs: it maps the ``<recall>`` hidden states into
+            the memory encoder's space, where the memory's regular index is searched.
 
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
@@ -190,7 +189,9 @@ class _RecallLoop:
         self.on_recall = on_recall
         self.prompt_query = prompt_query
         self.kv_memories = kv_memories
-        if query_head is not None and config.query_mode == "hidden":
+        if config.query_mode == "hidden" and memory is not None:
+            if query_head is None:
+                raise ValueError(NO_QUERY_HEAD)
             query_head.check(model)  # a head trained for another model is refused, never applied
         self.query_head = query_head
         self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
@@ -500,15 +501,12 @@ class _RecallLoop:
         else:
             ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
             text = self._query_text(ids) if self.tokenizer is not None else ""
-        if self.config.query_mode == "hidden":
+        if self.config.query_mode == "hidden" and self.query_head is not None:
             hidden = getattr(outputs, "hidden_states", None)
             if hidden is None:
                 raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
-            last = hidden[-1][0, -1].float().cpu().tolist()
-            if self.query_head is not None:
-                return RecallQuery(text=text, hidden=last, mode="hidden", vector=self.query_head.vector(hidden),
-                                   vector_space=self.query_head.encoder_name)  # fmt: skip
-            return RecallQuery(text=text, hidden=last, mode="hidden")
+            return RecallQuery(text=text, mode="hidden", vector=self.query_head.vector(hidden),
+                               vector_space=self.query_head.encoder_name)  # fmt: skip
         return RecallQuery(text=text, mode="text")
 
     def _reply_text(self, ids: list[int]) -> str:
