@@ -20,6 +20,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
+from recall_core.kv.memories import KVPrecompute
 from recall_core.models.loading import load_model
 from recall_core.models.query_head import RecallQueryHead, find_query_head, model_folder
 from recall_core.prompt import chat_prompt_ids, last_user_text
@@ -97,6 +98,11 @@ class RecallGenerator:
         model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
         head = find_query_head(model_folder(name_or_path, model), model)
         return cls(model, tokenizer, memory=memory, config=config, query_head=head)
+
+    def kv_precompute(self) -> KVPrecompute:
+        """What computes this generator's ``inject_mode="kv"`` blocks at write time (its model,
+        tokenizer and config): ``MemoryWriter(store, precompute_kv=generator)`` calls this."""
+        return KVPrecompute.of(self)
 
     # ------------------------------------------------------------------ prompts
     @property

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall_core.memory.chunking import chunk_text
 from recall_core.memory.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
+from recall_core.memory.derived import derived_cache
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.formats import jsonl_turns, locomo_turns, sniff
@@ -97,9 +98,11 @@ class MemoryWriter:
         speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
             turn has one, else its role (``"User: ..."``).
         precompute_kv: compute each written memory's keys and values for ``inject_mode="kv"``
-            now, not at its first recall: a ``RecallGenerator``, a ``(model, tokenizer)`` pair or a
-            :class:`~recall_core.kv.memories.KVPrecompute`. An updated memory gets new blocks, a
-            deleted or forgotten one loses them (a failure to compute warns; the write stands).
+            now, not at its first recall: a ``RecallGenerator``, a
+            :class:`~recall_core.kv.memories.KVPrecompute` (``KVPrecompute.of((model, tokenizer))``)
+            or any :class:`~recall_core.memory.derived.DerivedCache`. An updated memory gets new
+            blocks, a deleted or forgotten one loses them (a failure to compute warns; the write
+            stands).
 
     These three shape only what is *searched* (embedded and word-indexed, the journal's
     ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
@@ -126,13 +129,7 @@ class MemoryWriter:
         self.chunk_tokens = chunk_tokens
         self.batch_size = max(1, int(batch_size))
         self.search_text = SearchText(dated=bool(dated), window=check_window(window), speakers=bool(speakers))
-        self.kv = None
-        if precompute_kv is not None:
-            from recall_core.kv.memories import (
-                KVPrecompute,  # imported here: torch is only needed with KV blocks
-            )
-
-            self.kv = KVPrecompute.of(precompute_kv)
+        self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
 
     @property
     def encoder(self) -> Encoder:
