@@ -126,7 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
     head.add_argument("--vocabulary-texts", type=int, default=16000,
-                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000: LoCoMo hit@5 0.80 of the text query's vs 0.75 with 4000, BENCHMARKS.md)")  # fmt: skip
+                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000): "
+                      "more words seen, a head closer to the text query (BENCHMARKS.md, \"The hidden query\")")  # fmt: skip
     return parser
 
 

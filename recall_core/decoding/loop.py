@@ -13,7 +13,7 @@ this loop, which follows ``GenerationMixin._sample`` step for step and adds only
   spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv.inject`);
 * ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
   equals the cache length, and positions / attention mask grow by the same amount;
-* the next token is sampled from the logits of the memory forward pass (seed 001, step 5).
+* the next token is sampled from the logits of the memory forward pass, so it has read the memory.
 
 With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
 and so returns the same tokens (greedy, or sampling under the same seed).

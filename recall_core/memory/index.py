@@ -47,19 +47,17 @@ MEMORIES = "m"
 OBSOLETE_LM_KEYS = "k"
 #: Every kind of collection a user may have.
 KINDS = (MEMORIES, OBSOLETE_LM_KEYS)
-#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`). HNSW is
-#: approximate: with Chroma's defaults a memory at cosine 0.42 was missed among 1,000
-#: near-duplicate notes (all at 0.16), and the top hit was wrong for 10 of 100 random queries
-#: at 2,000 items.
+#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`): HNSW is
+#: approximate, and with Chroma's defaults it missed a clear match among near-duplicate notes
+#: (BENCHMARKS.md, "Memory").
 EXACT_SEARCH_MAX = 2000
 #: HNSW settings of new collections: cosine space, Chroma's defaults otherwise. A denser graph
-#: and a wider beam (32 / 200 / 200) made the index part of a query at 100k memories 7x slower
-#: (21 ms p50 against 3 ms), and the collections where recall matters most, the small ones,
-#: are searched exactly anyway.
+#: and a wider beam made large collections much slower to query, and the small collections,
+#: where recall matters most, are searched exactly anyway.
 HNSW_CONFIG = {"space": "cosine"}
-#: Seconds a server store trusts a collection's size (other clients write too). Chroma's
-#: count() takes 9 ms at 100k items, more than the search itself; a local store is this
-#: process's alone, so there the size is known from its own writes.
+#: Seconds a server store trusts a collection's size (other clients write too): Chroma's
+#: count() can cost more than the search itself. A local store is this process's alone, so
+#: there the size is known from its own writes.
 SIZE_TTL_S = 10.0
 #: Everything a search reads back about a memory.
 FETCHED = ["documents", "metadatas", "embeddings"]
@@ -486,12 +484,11 @@ def exact_nearest(
 ) -> list[tuple[str, float]]:
     """The ``k`` nearest ``(id, cosine distance)`` of a small collection, exactly.
 
-    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph: 2-6 ms
-    for up to 2,000 items. That is exact only if every node is reachable, and HNSW's neighbour
-    pruning can leave nodes without incoming links (among 1,000 near-duplicate notes, up to
-    half were). So when fewer than ``size`` come back, or a ``where`` filter hides how many
-    should, the distances are computed here from the stored vectors (10-50 ms at this size).
-    ``ids`` limits the search to those ids (computed here too).
+    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph, which is
+    cheap at this size and exact only if every node is reachable; HNSW's neighbour pruning can
+    leave nodes without incoming links (near-duplicate notes especially). So when fewer than
+    ``size`` come back, or a ``where`` filter hides how many should, the distances are computed
+    here from the stored vectors. ``ids`` limits the search to those ids (computed here too).
     """
     if size == 0 or (ids is not None and not ids):
         return []
