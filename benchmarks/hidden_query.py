@@ -5,8 +5,8 @@ the system prompt and the question, the generation prompt, ``<recall>``). Its ``
 the question embedded by the store's encoder; its ``hidden`` query is the ``<recall>`` hidden
 state mapped into the encoder's space by the model's query head (:mod:`recall_core.models.query_head`).
 Both search the same store, by ``vector`` (cosine alone) and by ``hybrid`` (cosine + BM25 over
-the question's words, the store's default); ``--lm-keys`` adds the old hidden path (the
-last-layer state against LM-space keys of every memory; slow: one LM forward per memory).
+the question's words, the store's default). BENCHMARKS.md also keeps the figures of the retired
+hidden path without a head (the last-layer state against LM-space keys of every memory).
 
 * LoCoMo dev (categories 1-4, questions with evidence): an evidence turn among the top 1 / 5;
 * the conversations generator on its **eval** seed: the turn that states the fact among the top 1 / 5.
@@ -41,17 +41,15 @@ RETRIEVALS = ("vector", "hybrid")
 
 
 class Queries:
-    """The text, head and (optionally) LM-key queries of a list of questions."""
+    """The text and head queries of a list of questions."""
 
-    def __init__(self, model: Any, tokenizer: Any, head: Any, texts: Sequence[str], lm_keys: bool, progress: bool):
+    def __init__(self, model: Any, tokenizer: Any, head: Any, texts: Sequence[str], progress: bool):
         from recall_core.training.head import recall_features
 
-        layers = list(head.meta.layers) + ([model.config.num_hidden_layers] if lm_keys else [])
-        features = recall_features(model, tokenizer, texts, layers, system_prompt=head.meta.system_prompt,
-                                   progress=progress)  # fmt: skip
+        features = recall_features(model, tokenizer, texts, list(head.meta.layers),
+                                   system_prompt=head.meta.system_prompt, progress=progress)  # fmt: skip
         self.texts = list(texts)
-        self.vectors = head.vectors(features[:, : len(head.meta.layers)])
-        self.last = features[:, -1].numpy() if lm_keys else None
+        self.vectors = head.vectors(features)
         self.space = head.encoder_name
 
     def methods(self) -> dict[str, Callable[[int], Any]]:
@@ -64,8 +62,6 @@ class Queries:
             out[f"head/{retrieval}"] = lambda i, r=retrieval: (
                 RecallQuery(self.texts[i], mode="hidden", vector=self.vectors[i].tolist(), vector_space=self.space), r
             )
-        if self.last is not None:
-            out["lm-keys"] = lambda i: (RecallQuery(self.texts[i], hidden=self.last[i].tolist(), mode="hidden"), "vector")
         return out
 
 
@@ -77,19 +73,16 @@ def _rates(hits: dict[str, dict[int, list[bool]]], n: int) -> dict[str, Any]:
 
 def _queries(model: Any, tokenizer: Any, head: Any, texts: list[str], args: argparse.Namespace) -> tuple[Any, dict[str, Any], dict[str, dict[int, list[bool]]]]:
     """What the training texts share with ``texts``, each query method, and its empty hit lists."""
-    queries = Queries(model, tokenizer, head, texts, args.lm_keys, args.progress)
+    queries = Queries(model, tokenizer, head, texts, args.progress)
     methods = queries.methods()
     return seen_in_training(queries.texts, head.meta.recipe), methods, {m: {k: [] for k in KS} for m in methods}
 
 
-def _store(folder: str, model: Any, tokenizer: Any, encoder: Any, args: argparse.Namespace) -> Any:
-    """A store in ``folder`` whose writer also keeps LM-space keys with ``--lm-keys``."""
-    from recall_core.memory import MemoryStore, MemoryWriter
+def _store(folder: str, encoder: Any) -> Any:
+    """A store in ``folder`` with the writer's defaults."""
+    from recall_core.memory import MemoryStore
 
-    store = MemoryStore.local(folder, encoder=encoder)
-    lm = {"lm": (model, tokenizer), "lm_keys": True} if args.lm_keys else {}
-    store.writer = MemoryWriter(store, **lm)
-    return store
+    return MemoryStore.local(folder, encoder=encoder)
 
 
 def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -97,7 +90,7 @@ def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args
     conversations = load_locomo(data, args.conversations)
     asked = [(c.sample_id, q) for c in conversations for q in c.questions if q.category in ANSWERABLE and q.evidence]
     seen, methods, hits = _queries(model, tokenizer, head, [q.question for _, q in asked], args)
-    with tempfile.TemporaryDirectory() as folder, _store(folder, model, tokenizer, encoder, args) as store:
+    with tempfile.TemporaryDirectory() as folder, _store(folder, encoder) as store:
         if args.conversations is None:
             store.writer.ingest(data, progress=args.progress)
         else:
@@ -121,7 +114,7 @@ def conversations(model: Any, tokenizer: Any, head: Any, encoder: Any, args: arg
     people = generate(args.seed, users=args.users)
     asked = [(u, q) for u in people for q in u.questions]
     seen, methods, hits = _queries(model, tokenizer, head, [q.text for _, q in asked], args)
-    with tempfile.TemporaryDirectory() as folder, _store(folder, model, tokenizer, encoder, args) as store:
+    with tempfile.TemporaryDirectory() as folder, _store(folder, encoder) as store:
         store.writer.add_turns(memory_turns(people))
         for i, (user, question) in enumerate(_progress(asked, args.progress, "conversation questions")):
             memory = store.for_user(user.user_id)
@@ -191,7 +184,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     for ax, bench in zip(axes[0], benches, strict=True):
         part = result[bench]
         names = [n for n, row in part.items() if isinstance(row, dict) and "hit@5" in row]
-        colours = ["tab:blue" if n.startswith("text") else "tab:green" if n.startswith("head") else "tab:gray" for n in names]
+        colours = ["tab:blue" if n.startswith("text") else "tab:green" for n in names]
         ax.barh(names, [part[n]["hit@5"] for n in names], color=colours)
         for n in names:
             if n.startswith("text"):
@@ -218,7 +211,6 @@ def main(argv: Sequence[str] | None = None, model: Any = None, tokenizer: Any = 
     p.add_argument("--seed", default="eval", help="conversations seed: a name in SEEDS or an integer (default eval)")
     p.add_argument("--users", type=int, default=6)
     p.add_argument("--skip-locomo", action="store_true")
-    p.add_argument("--lm-keys", action="store_true", help="also the old hidden path (LM-space keys; slow)")
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)

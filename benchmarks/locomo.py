@@ -4,17 +4,18 @@ Every conversation is written through the real ``MemoryWriter`` into a real (tem
 ``MemoryStore``, one user per conversation, session dates in the metadata. Then:
 
 * **Retrieval, every question with evidence:** is an evidence turn among the top 1/5/10
-  memories? Per category and over categories 1-4, for the query modes ``text`` (the
-  question through the store's sentence encoder, and through the hybrid lexical+vector
-  search of ``retrieval_methods.py``) and ``hidden`` (the ``<recall>`` hidden state of the
-  question's prompt against LM-space keys, as the decode loop does it).
+  memories? Per category and over categories 1-4, for the question through the store's
+  sentence encoder (``text/vector``) and through the hybrid lexical+vector search of
+  ``retrieval_methods.py`` (``text/hybrid``). The hidden query, through the model's query
+  head, is measured by ``hidden_query.py``.
 * **Answers, a fixed seeded category-stratified sample** (``--sample``, or ``--all``), on one
-  model, by six methods: (a) no memory; (b) the most recent turns that fit
+  model, by five methods: (a) no memory; (b) the most recent turns that fit
   ``--history-tokens`` stuffed into the prompt; (c) RAG: the top ``--rag-k`` memories stuffed
-  as text; (d) recall, ``tokens`` injection at ``<recall>``; (e) recall, ``vector`` injection
-  (experimental: no trained projector); (f) recall, ``kv`` injection (the same block from
-  precomputed keys and values, ``RecallConfig`` 's ``kv_*`` defaults). Scored with LoCoMo's token F1 (categories 1-4) and,
-  for category 5, the share of answers that say the conversation holds no such information.
+  as text; (d) recall, ``tokens`` injection at ``<recall>``; (f) recall, ``kv`` injection (the
+  same block from precomputed keys and values, ``RecallConfig`` 's ``kv_*`` defaults). The
+  letters are those of the tables in BENCHMARKS.md, where (e), the retired ``vector``
+  injection, stays. Scored with LoCoMo's token F1 (categories 1-4) and, for category 5, the
+  share of answers that say the conversation holds no such information.
   Cost per question and method: prompt tokens, injected tokens, time to first token, total.
 
 Outputs (``--out``, default ``benchmarks/out``): ``locomo.json`` (every number and every
@@ -69,7 +70,6 @@ METHODS = {
     "full": "(b) full history stuffed",
     "rag": "(c) RAG top-k stuffed",
     "recall": "(d) recall, tokens",
-    "recall-vector": "(e) recall, vector (experimental)",
     "recall-kv": "(f) recall, kv blocks (inject_mode='kv')",
 }
 SYSTEM = (
@@ -276,7 +276,7 @@ class Bench:
         return DatedMemory(memory) if self.args.memory_dates and not dated else memory
 
     def recall_memory(self, sample_id: str) -> Any:
-        """What (d) and (e) search: the memory as recall sees it, each memory holding ``--unit``
+        """What (d) and (f) search: the memory as recall sees it, each memory holding ``--unit``
         (the engine puts the date in front of each note)."""
         return self.memory(sample_id, unit=self.args.unit)
 
@@ -400,8 +400,8 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         extra_s = time.perf_counter() - started
         retrieved = [list(covered(c)) for c in found[: bench.fitted]]
         out = bench.generate(messages, None, plain)
-    elif method in ("recall", "recall-vector", "recall-kv"):
-        config = bench.recall_config({"recall": "tokens", "recall-vector": "vector", "recall-kv": "kv"}[method])
+    elif method in ("recall", "recall-kv"):
+        config = bench.recall_config({"recall": "tokens", "recall-kv": "kv"}[method])
         out = bench.generate(messages_for(prompt), bench.recall_memory(question.sample_id), config)
     else:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
@@ -441,41 +441,16 @@ def fit_excerpts(bench: Bench, prompt: Prompt, found: Sequence[Any]) -> list[dic
 # -- retrieval metrics ------------------------------------------------------------------------
 
 
-def question_hidden(bench: Bench, question: Question) -> list[float]:
-    """The hidden state at ``<recall>`` for the question's (d) prompt, taken from the loop itself:
-    one greedy token with a memory that records the query it is asked and finds nothing."""
-    from recall_core import RecallConfig
-
-    conversation = bench.conversations[question.sample_id]
-    prompt = build_prompt(question, conversation, bench.args.seed)
-    recorder = QueryRecorder()
-    config = RecallConfig(recall_position="assistant_start", query_mode="hidden")
-    bench.generator.generate(messages_for(prompt), memory=recorder, config=config, max_new_tokens=1)
-    return list(recorder.queries[0].hidden)
-
-
-class QueryRecorder:
-    """A memory that remembers every query it is asked and holds nothing."""
-
-    def __init__(self) -> None:
-        self.queries: list[Any] = []
-
-    def search(self, query: Any, k: int = 4) -> list[Any]:
-        self.queries.append(query)
-        return []
-
-
-def retrieval_rows(bench: Bench, questions: Sequence[Question], mode: str, retrieval: str, k: int,
+def retrieval_rows(bench: Bench, questions: Sequence[Question], retrieval: str, k: int,
                    progress: bool) -> list[dict[str, Any]]:
     """Rank the memories for every question with evidence; one row per question."""
     from recall_core.types import RecallQuery
 
     rows = []
-    for q in _bar([q for q in questions if q.evidence], f"retrieval {mode}/{retrieval}", progress):
+    for q in _bar([q for q in questions if q.evidence], f"retrieval text/{retrieval}", progress):
         memory = bench.memory(q.sample_id, retrieval)
-        hidden = question_hidden(bench, q) if mode == "hidden" else None
         started = time.perf_counter()
-        found = memory.search(RecallQuery(q.question, hidden=hidden, mode=mode), k)
+        found = memory.search(RecallQuery(q.question), k)
         seconds = time.perf_counter() - started
         ranked = [covered(c) for c in found]
         row = {"key": q.key, "category": q.category, "seconds": seconds, "top": [list(r) for r in ranked]}
@@ -655,7 +630,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
     p.add_argument("--retrieval-only", action="store_true", help="retrieval metrics only: no answers")
-    p.add_argument("--query-modes", default="text,hidden", help="query modes for the retrieval metrics")
     p.add_argument("--k", default="1,5,10", help="hit@k cut-offs")
     p.add_argument("--retrieval", choices=["vector", "hybrid"], default="hybrid",
                    help="memory search used by (c) and (d): the store's vector search, or hybrid BM25+vector")
@@ -666,15 +640,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--history-tokens", type=int, default=None,
                    help="(b): budget of the stuffed history (default: what fits the context window)")
     p.add_argument("--rag-k", type=int, default=10, help="(c): memories stuffed")
-    p.add_argument("--memories", type=int, default=10, help="(d)/(e): RecallConfig.memories, injected at one <recall>")
+    p.add_argument("--memories", type=int, default=10, help="(d)/(f): RecallConfig.memories, injected at one <recall>")
     p.add_argument("--unit", choices=["turn", "window", "exchange"], default="exchange",
-                   help="(d)/(e): what a recalled memory holds (the store's unit; recall's default: turn)")
-    p.add_argument("--top-k", type=int, default=16, help="(d)/(e): RecallConfig.top_k, candidates to choose among")
-    p.add_argument("--min-score", type=float, default=0.2, help="(d)/(e): RecallConfig.min_score")
+                   help="(d)/(f): what a recalled memory holds (the store's unit; recall's default: turn)")
+    p.add_argument("--top-k", type=int, default=16, help="(d)/(f): RecallConfig.top_k, candidates to choose among")
+    p.add_argument("--min-score", type=float, default=0.2, help="(d)/(f): RecallConfig.min_score")
     p.add_argument("--template", default=CONTEXT_TEMPLATE,
                    help="(d): RecallConfig.template; the default writes the notes where (c) writes its excerpts")
     p.add_argument("--recall-position", choices=["system", "user_start", "user_end", "assistant_start"],
-                   default="user_start", help="(d)/(e): RecallConfig.recall_position")
+                   default="user_start", help="(d)/(f): RecallConfig.recall_position")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")
@@ -682,18 +656,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.k = [int(x) for x in str(args.k).split(",") if x]
     args.methods = [m for m in str(args.methods).split(",") if m]
-    args.query_modes = [m for m in str(args.query_modes).split(",") if m]
     unknown = [m for m in args.methods if m not in METHODS]
     if unknown:
         p.error(f"unknown methods {unknown}: choose from {', '.join(METHODS)}")
-    if any(m not in ("text", "hidden") for m in args.query_modes):
-        p.error("--query-modes takes text and/or hidden")
     return args
 
 
 def ingest(
-    store: Any, generator: Any, data_path: Path, conversations: Sequence[Conversation], args: argparse.Namespace,
-    folder: Path, progress: bool,
+    store: Any, data_path: Path, conversations: Sequence[Conversation], args: argparse.Namespace, folder: Path,
+    progress: bool,
 ) -> dict[str, Any]:
     """Write the conversations through the real ``MemoryWriter``.
 
@@ -703,9 +674,8 @@ def ingest(
     """  # fmt: skip
     from recall_core.memory import MemoryWriter
 
-    lm_keys = "hidden" in args.query_modes
     own = {} if args.memory_format == "writer" else {"dated": False, "window": False, "speakers": False}
-    writer = MemoryWriter(store, lm=(generator.model, generator.tokenizer) if lm_keys else None, lm_keys=lm_keys, **own)
+    writer = MemoryWriter(store, **own)
     started = time.perf_counter()
     if args.memory_format == "writer":
         whole = args.conversations is None
@@ -716,7 +686,7 @@ def ingest(
         write_formatted(store, conversations, args.memory_format, writer=writer, progress=progress)
     users = [c.sample_id for c in conversations]
     return {"seconds": time.perf_counter() - started, "turns": sum(len(c.turns) for c in conversations),
-            "memories": sum(store.for_user(u).count() for u in users), "users": users, "lm_keys": lm_keys,
+            "memories": sum(store.for_user(u).count() for u in users), "users": users,
             "format": args.memory_format}  # fmt: skip
 
 
@@ -747,15 +717,13 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="recall-locomo-") as folder:
         with MemoryStore.local(Path(folder) / "store", encoder=args.encoder) as store:
-            result["ingest"] = ingest(store, generator, data_path, conversations, args, Path(folder), progress)
+            result["ingest"] = ingest(store, data_path, conversations, args, Path(folder), progress)
             bench = Bench(args, generator, store, {c.sample_id: c for c in conversations})
             result["retrieval"], result["retrieval_rows"] = {}, {}
-            for mode in args.query_modes:
-                for retrieval in (["vector", "hybrid"] if mode == "text" else ["vector"]):
-                    name = f"{mode}/{retrieval}"
-                    rows = retrieval_rows(bench, questions, mode, retrieval, max(args.k), progress)
-                    result["retrieval"][name] = retrieval_summary(rows, args.k)
-                    result["retrieval_rows"][name] = rows
+            for retrieval in ("vector", "hybrid"):
+                rows = retrieval_rows(bench, questions, retrieval, max(args.k), progress)
+                result["retrieval"][f"text/{retrieval}"] = retrieval_summary(rows, args.k)
+                result["retrieval_rows"][f"text/{retrieval}"] = rows
             if not args.retrieval_only:
                 budget = history_budget(args, generator)
                 for c in conversations:

@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grid", choices=sorted(GRID), default="full")
     parser.add_argument("--report-sample", type=int, default=200, help="the reported sample to keep apart")
     args, rest = parser.parse_known_args(argv)
-    bench_args = locomo.parse_args([*rest, "--query-modes", "text"])
+    bench_args = locomo.parse_args(rest)
     import torch
 
     from recall_core import RecallGenerator
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="recall-tune-") as folder, \
             MemoryStore.local(Path(folder) / "store", encoder=bench_args.encoder) as store:
         bench_args.conversations = None
-        locomo.ingest(store, generator, data_path, conversations, bench_args, Path(folder), False)
+        locomo.ingest(store, data_path, conversations, bench_args, Path(folder), False)
         bench = locomo.Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
         budget = locomo.history_budget(bench_args, generator)
         for c in conversations:

@@ -2,8 +2,7 @@
 
 Made-up personal facts the model cannot know; for each, the question is asked with the
 fact's memory injected under each configuration, and we count answers that contain the
-fact's keyword. Also: no memory at all (the floor), and ``inject_mode="vector"``
-(experimental, no projector).
+fact's keyword. Also: no memory at all (the floor).
 
 Usage: python benchmarks/recall_placement.py [--model NAME] [--max-new-tokens 40]
 Writes benchmarks/out/recall_placement.json and .png.
@@ -47,7 +46,6 @@ CONFIGS = {
     "assistant_start: '{text}\\n\\n'": RecallConfig(template="{text}\n\n"),
     "assistant_start: 'Memory: {text}\\n\\n' (default)": RecallConfig(),
     "assistant_start: 'You told me: \"{text}\"\\n\\n'": RecallConfig(template='You told me: "{text}"\n\n'),
-    "assistant_start, inject_mode='vector' (experimental)": RecallConfig(inject_mode="vector"),
 }
 
 

@@ -1,21 +1,22 @@
-"""Positions after eviction: keep them (seed 003) or re-assign them in the cache (StreamingLLM)?
+"""What eviction costs: a bounded session streamed far past the model's window, against the unbounded cache.
 
 Streams LoCoMo conversations as ONE chat, far longer than the model's context window, into a
-bounded :class:`recall_core.RecallSession` (sinks + the newest exchanges), once per
-``positions`` mode, and measures on the same stream:
+bounded :class:`recall_core.RecallSession` (sinks + the newest exchanges; evicting re-assigns
+the kept positions, StreamingLLM's way: mode ``shift``) and into an unbounded one for as long
+as the chat fits the window (mode ``full``), and measures on the same stream:
 
 * **perplexity** of every message's words given the cache (``RecallSession.append`` with
   ``return_logprobs``), overall and split at the model's context window (tokens streamed
-  before / after it: in ``keep`` mode, the positions then grow past anything the model was
-  trained on);
+  before / after it);
 * **answer quality** on LoCoMo questions (categories 1-4) asked while all their evidence is
   still in the cache (``--delay`` messages after the last evidence turn), scored with the
   official token F1. With ``--recompute`` the same questions are also answered by a fresh
   prefill of exactly the cached messages (StreamingLLM's "sliding window with
   re-computation", the quality a bounded window can reach).
 
-No recall here (no memory): this isolates what the cache and its positions do. Each mode
-sees the same messages and evicts on the same schedule. Timing is not reported (a shared
+No recall here (no memory): this isolates what the cache does. BENCHMARKS.md also keeps the
+figures of a retired third mode, ``keep`` (evicted tokens' positions left as they were),
+whose perplexity rose a hundredfold past the window. Timing is not reported (a shared
 machine's timings mean little); the lead measures speed with ``benchmarks/sessions.py``.
 
     flock /tmp/recall-heavy.lock python benchmarks/session_positions.py \\
@@ -101,8 +102,7 @@ def run_mode(generator: Any, items: list[tuple[dict[str, str], str]], due: dict[
 
     tokenizer, window = generator.tokenizer, generator.context_window
     bounded = mode != "full"
-    session = RecallSession(generator, max_cache_tokens=args.cache if bounded else None,
-                            positions="keep" if mode == "full" else mode, memory=None)  # fmt: skip
+    session = RecallSession(generator, max_cache_tokens=args.cache if bounded else None, memory=None)
     conversation = [{"role": "system", "content": SYSTEM}]
     session.append(conversation)
     streamed, nll_before, nll_after, words = 0, [], [], []
@@ -228,7 +228,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model", default=None, help="model id or folder (default: the embedded SmolLM2-135M)")
     p.add_argument("--tokens", type=int, default=24000, help="stop after streaming this many tokens")
     p.add_argument("--cache", type=int, default=2048, help="max_cache_tokens of the bounded session")
-    p.add_argument("--modes", default="shift,keep,full", help="shift, keep, full (unbounded, up to the window)")
+    p.add_argument("--modes", default="shift,full", help="shift (bounded), full (unbounded, up to the window)")
     p.add_argument("--questions", type=int, default=60, help="most questions asked per mode")
     p.add_argument("--delay", type=int, default=4, help="messages between the last evidence turn and the question")
     p.add_argument("--recompute", action="store_true", help="also answer from a fresh prefill of the cached window")
@@ -261,14 +261,8 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     started = time.perf_counter()
     runs = []
     for mode in [m for m in args.modes.split(",") if m]:
-        keep = args.recompute
-        args.recompute = keep and mode == "shift"  # the re-computed window is the same for every mode
+        # Questions go to the bounded session only: the unbounded one stops at the window.
         runs.append(run_mode(generator, items, {} if mode == "full" else due, mode, args, not args.no_progress))
-        args.recompute = keep
-    recomputed = next((r["recompute_f1"] for r in runs if r["recompute_f1"] is not None), None)
-    for other in runs:  # the same questions over the same cached window in every bounded mode
-        if other["answers"]:
-            other["recompute_f1"] = recomputed
     return {"model": args.model or "SmolLM2-135M-Instruct (embedded)", "context_window": generator.context_window,
             "cache": args.cache, "tokens": args.tokens, "delay": args.delay, "seconds": time.perf_counter() - started,
             "runs": runs}  # fmt: skip

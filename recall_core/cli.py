@@ -126,7 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
     head.add_argument("--vocabulary-texts", type=int, default=16000,
-                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000: LoCoMo hit@5 0.80 of the text query's vs 0.75 with 4000, BENCHMARKS.md)")  # fmt: skip
+                      help="add N sentences filled with common words (recall_core.training.head_texts; default 16000): "
+                      "more words seen, a head closer to the text query (BENCHMARKS.md, \"The hidden query\")")  # fmt: skip
     return parser
 
 
@@ -136,7 +137,7 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--temperature", type=float, default=0.0, help="0 for greedy decoding")
     parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
-    parser.add_argument("--inject-mode", choices=["tokens", "kv", "vector"], default="tokens")
+    parser.add_argument("--inject-mode", choices=["tokens", "kv"], default="tokens")
     parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 from recall_core.settings import RANGES, Range, in_range, int_at_least, one_of
 from recall_core.types import QueryMode
 
-InjectMode = Literal["tokens", "vector", "kv"]
+InjectMode = Literal["tokens", "kv"]
 KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
 RecallPolicy = Literal["auto", "explicit", "model", "uncertainty"]
@@ -18,11 +18,9 @@ UNMARKED_POLICIES = frozenset({"model", "uncertainty"})
 RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
 NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
 
-#: The block injected at a ``<recall>`` in ``tokens`` mode: ``{text}`` is the notes, one per line.
-#: It carries its own instruction (LangChain's RAG wording), so it reads the same in a system
-#: message of the caller's or in recall's own. Chosen on the dev conversations
-#: (benchmarks/conversations_tune.py): with the instruction the 135M model answered 27-35 of 68
-#: facts, without it 11; notes written as the start of its own reply, 8.
+#: The block injected at a ``<recall>``: ``{text}`` is the notes, one per line. It carries its own
+#: instruction (LangChain's RAG wording), so it reads the same in the caller's system message or
+#: in recall's own; the 135M default answered far fewer facts without one (BENCHMARKS.md).
 DEFAULT_TEMPLATE = (
     "Use the following notes from past conversations with the user to answer the question. If you don't know "
     "the answer, say that you don't know. Keep the answer concise.\n\nNotes, newest first:\n{text}\n"
@@ -43,90 +41,63 @@ _POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
 class RecallConfig:
     """How the loop searches, chooses and injects memories at ``<recall>``.
 
+    The defaults were chosen on the dev conversations and LoCoMo; what each option was measured
+    to do is in BENCHMARKS.md.
+
     Args:
-        query_mode: ``"text"`` encodes the text before ``<recall>`` with the memory's
-            sentence encoder (default, works untrained); ``"hidden"`` compares the
-            ``<recall>`` hidden state with LM-space keys written by the memory writer.
-        query_window: ``None`` uses the current turn (for a chat prompt, the last user
-            message; else the text after the last special token before ``<recall>``); an int
-            uses the last N tokens instead.
-        inject_mode: ``"tokens"`` injects the notes' token embeddings wrapped in
-            ``template`` (default); ``"kv"`` injects the same block from precomputed keys and
-            values (each note's KV computed once, re-rotated to where it lands, only a few
-            tokens computed at the recall: see :mod:`recall_core.kv.inject`; models without
-            rotary positions fall back to ``"tokens"`` and the trace says so); ``"vector"``
-            injects one embedding per memory (experimental: useful only with a trained projector).
-        template: format string with ``{text}`` (the notes, one per line), used by ``"tokens"`` mode.
-        note_template: format string of one note, with ``{text}`` and optionally ``{date}``
-            (the day the memory was said), ``{speaker}`` (who said it) and ``{role}``.
-        memories: most memories injected at one ``<recall>``, as one block. Duplicates (the
-            same text, or memories whose text covers the same turns) are injected once. Two
-            answered more facts than four for the 135M default, at fewer tokens (BENCHMARKS.md).
-        order: ``"newest_first"`` lists the chosen notes newest first, so the current version
-            of a fact that changed is read first; ``"oldest_first"`` in the order they were
-            said; ``"relevance"`` best first.
-        top_k: how many candidates to fetch and choose among.
-        temperature: temperature of the choice among candidates' scores; 0 picks the best.
+        query_mode: ``"text"`` (default) embeds the query text with the memory's encoder;
+            ``"hidden"`` maps the ``<recall>`` hidden states into the encoder's space with the
+            model's trained query head (``recall train-head``; the recall-tuned default ships one).
+        query_window: what a ``<recall>`` searches with: ``None`` the current turn (for a chat
+            prompt, the last user message), an int the last N tokens.
+        inject_mode: ``"tokens"`` (default) injects the notes' token embeddings wrapped in
+            ``template``; ``"kv"`` injects the same block from precomputed keys and values,
+            re-rotated to where it lands (:mod:`recall_core.kv.inject`). A model without rotary
+            positions falls back to ``"tokens"``, and the trace says so.
+        template: the injected block: a format string whose ``{text}`` is the notes, one per line.
+        note_template: one note: ``{text}`` and optionally ``{date}`` (the day it was said),
+            ``{speaker}`` (who said it) and ``{role}``.
+        memories: most memories injected at one ``<recall>``, as one block; duplicates (the same
+            text, or texts that cover the same turns) count once.
+        order: the notes' order: ``"newest_first"`` (the current version of a fact that changed
+            is read first), ``"oldest_first"`` or ``"relevance"``.
+        top_k: how many candidates are fetched to choose among.
+        temperature: of the choice among the candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].
-        min_score: candidates whose cosine score is below this are never injected.
-        max_recalls: most recalls in one generation call; further ``<recall>`` tokens are
-            left as they are and the model is kept from emitting more.
+        min_score: a candidate whose cosine score is below this is never injected.
+        max_recalls: most recalls in one call; later ``<recall>`` tokens stay as they are and the
+            model is kept from emitting more.
         max_memory_tokens: a memory longer than this (in tokens) is cut.
-        on_memory_error: ``"warn"`` goes on without recall (the trace says why);
-            ``"raise"`` raises.
+        on_memory_error: ``"warn"`` goes on without recall (the trace says why); ``"raise"`` raises.
         recall_policy: who decides when to recall. ``"auto"`` (chat prompts): ``<recall>`` goes
-            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers.
-            ``"model"``: no marker is placed; the model's own ``<recall>`` triggers a recall, at
-            the start of its reply or mid-answer (a recall-tuned model emits it). ``"uncertainty"``
-            (an untrained baseline for any model, FLARE/DRAGIN-style): no marker is placed; before
-            a token is sampled, when the next-token distribution's entropy exceeds
-            ``uncertainty_threshold`` and its most likely token is a content token (a word or
-            number, not punctuation or a special token), the loop writes ``<recall>`` there
-            instead, recalls, and samples the token from the logits after the memory. It fires
-            only while there is a memory and recalls are left, and never under a constraint
-            (forced tool calls, ``response_format``); a recall that injects nothing is taken
-            back, as if it never fired. With ``"model"`` and ``"uncertainty"`` a chat prompt
-            gets a system message of ``system_prompt`` when it has none (the prompt the recall
-            tuning trains on), and a generated ``<recall>`` searches with the last user message
-            followed by what the reply has said so far.
-        recall_position: with ``recall_policy="auto"``: ``"system"`` (at the end of the
-            system message, one made of ``system_prompt`` if there is none), ``"user_start"``
-            (before the last user message's words), ``"user_end"`` (after them), or
-            ``"assistant_start"`` (right after the assistant header). In every position the
-            query is the last user message.
-        system_prompt: the system message made for ``recall_position="system"`` (and for the
-            ``"model"`` and ``"uncertainty"`` policies) when the conversation has none.
-        uncertainty_threshold: ``recall_policy="uncertainty"``: entropy (nats) of the next-token
-            distribution, after the logits processors, above which the loop recalls. Default
-            3.0: on the 135M default's greedy replies (48 tokens) to 24 memory questions and 24
-            held-out general prompts, the highest threshold (in steps of 0.25) at which every
-            memory question recalls within its first 8 tokens, before the answer states the fact (88%
-            at the first token). The untrained model's entropy does not tell the two kinds apart:
-            above 3.0 are 18% of the content tokens of memory answers and 25% of general ones,
-            and 92% of general prompts fire within 8 tokens too (``benchmarks/recall_trigger.py
-            --profile``; BENCHMARKS.md). Teaching the model to ask is ``"model"``.
-        kv_prefix: ``inject_mode="kv"`` only: what each piece of the block is computed after.
-            ``"shared"``: a fixed prefix whose keys and values are then dropped: the chat
-            template's system-message header (else the BOS token), and for a note also the
-            template's text before ``{text}`` (its instruction), so a note's first token is not
-            an attention sink of its own and has read what the notes are (APE's shared prefix);
-            ``"none"``: each piece alone, from position 0 (Block-attention).
-        kv_recompute: ``inject_mode="kv"`` only: how many tokens at the start of each piece
-            of the block (the template's text, each note, the line breaks between notes) are
-            computed again at the recall, attending to the whole context (EPIC); the block's
-            last token always is (its logits give the next token). ``"all"`` computes every
-            token: exactly ``"tokens"`` mode, with no saving. Default 0: on the dev
-            conversations recomputing 2 or 8 tokens per piece answered no more facts than 0
-            (21, 22 and 23 of 68; BENCHMARKS.md, "KV memories").
-        empty_notes: what the notes say when a ``<recall>`` the model generated itself finds
-            nothing (no memory, nothing above ``min_score``, a memory error): the template is
-            injected around it (in ``"tokens"`` mode, whatever ``inject_mode`` says) so the model
-            reads that it has no note and can say it does not know. The recall-tuned default
-            does ("I don't know."); left at its bare ``<recall>`` it went on with text that
-            made no sense ("am!am!am!") for a new user's personal question (BENCHMARKS.md,
-            "A recall that finds nothing"). ``None`` injects nothing there. Prompt markers and
-            the uncertainty trigger's markers are taken back instead, as before, and a
-            generation without a memory stays plain ``generate()``.
+            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers;
+            ``"model"``: the model's own ``<recall>``, at the start of its reply or mid-answer (a
+            recall-tuned model writes one); ``"uncertainty"``: a baseline for untrained models
+            (FLARE/DRAGIN-style) that writes ``<recall>`` before a content token whose next-token
+            entropy exceeds ``uncertainty_threshold``, never under a constraint, and takes back a
+            recall that injects nothing. Under the last two a chat prompt without a system message
+            gets ``system_prompt``, and a ``<recall>`` in the reply searches with the last user
+            message followed by what the reply has said so far.
+        recall_position: with ``"auto"``: ``"system"`` (the end of the system message),
+            ``"user_start"`` or ``"user_end"`` (before or after the last user message's words), or
+            ``"assistant_start"`` (right after the assistant header). The query is the last user
+            message wherever the marker is.
+        system_prompt: the system message made when the conversation has none and one is needed
+            (``recall_position="system"``, the ``"model"`` and ``"uncertainty"`` policies).
+        kv_prefix: ``inject_mode="kv"``: what each piece of the block is computed after.
+            ``"shared"``: a fixed prefix whose keys and values are then dropped (the chat
+            template's system header, and for a note the template's instruction), so that a note's
+            first token is not an attention sink of its own (APE); ``"none"``: each piece alone,
+            from position 0 (Block-attention).
+        kv_recompute: ``inject_mode="kv"``: how many tokens at the start of each piece are computed
+            again at the recall, attending to the whole context (EPIC); the block's last token
+            always is. ``"all"`` computes every token: ``"tokens"`` mode, with no saving.
+        uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
+            distribution, after the logits processors, above which the loop recalls.
+        empty_notes: what the notes say when a ``<recall>`` the model wrote itself finds nothing,
+            so that it reads it has no note and can say it does not know (past a bare ``<recall>``
+            it was never trained on, it writes nonsense); ``None`` injects nothing there. Prompt
+            markers and the uncertainty trigger's are taken back instead.
     """
 
     query_mode: QueryMode = "text"
@@ -199,8 +170,6 @@ def _check_template(name: str, template: object, fields: tuple[str, ...]) -> Non
         allowed = ", ".join("{" + f + "}" for f in fields)
         raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
 
-SessionPositions = Literal["shift", "keep"]
-
 
 @dataclass(frozen=True)
 class SessionConfig:
@@ -212,14 +181,11 @@ class SessionConfig:
             evicted (oldest first, a user turn with its replies together) until the cache, the
             new messages and ``max_new_tokens`` fit; memories injected during the reply may
             take it past the bound until the reply ends, when old exchanges are evicted again.
-            Needs a model with rotary embeddings (RoPE).
+            The kept keys are re-rotated to close the gap (as StreamingLLM does), so positions
+            stay inside the trained window: a model with rotary embeddings (RoPE) is needed.
         sink_tokens: the first positions that are never evicted (StreamingLLM's attention
             sinks), rounded up to whole messages and to the next user turn, so the system
             message and the start of the conversation always stay.
-        positions: after an eviction, ``"shift"`` re-assigns positions inside the cache (the
-            kept keys are re-rotated to close the gap, as StreamingLLM does), ``"keep"`` lets
-            every token keep the position it was computed at, so positions grow past the
-            trained window (seed 003's reading). Measured in BENCHMARKS.md.
         max_sessions: adapters keep at most this many sessions (least recently used go first).
         max_bytes: adapters keep sessions whose caches hold at most this many bytes in all
             (``None``: no bound).
@@ -227,7 +193,6 @@ class SessionConfig:
 
     max_cache_tokens: int | None = None
     sink_tokens: int = 4
-    positions: SessionPositions = "shift"
     max_sessions: int = 16
     max_bytes: int | None = 1 << 30
 
@@ -239,7 +204,6 @@ class SessionConfig:
                 raise ValueError(
                     f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
                 )
-        one_of("positions", self.positions, get_args(SessionPositions))
         int_at_least("max_sessions", self.max_sessions, 0)
         if self.max_bytes is not None:
             int_at_least("max_bytes", self.max_bytes, 1)

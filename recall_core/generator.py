@@ -20,6 +20,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
+from recall_core.kv.memories import KVPrecompute
 from recall_core.models.loading import load_model
 from recall_core.models.query_head import RecallQueryHead, find_query_head, model_folder
 from recall_core.prompt import chat_prompt_ids, last_user_text
@@ -97,6 +98,11 @@ class RecallGenerator:
         model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
         head = find_query_head(model_folder(name_or_path, model), model)
         return cls(model, tokenizer, memory=memory, config=config, query_head=head)
+
+    def kv_precompute(self) -> KVPrecompute:
+        """What computes this generator's ``inject_mode="kv"`` blocks at write time (its model,
+        tokenizer and config): ``MemoryWriter(store, precompute_kv=generator)`` calls this."""
+        return KVPrecompute.of(self)
 
     # ------------------------------------------------------------------ prompts
     @property
@@ -223,8 +229,7 @@ class RecallGenerator:
             past_key_values: a ``DynamicCache`` that holds the keys and values of the first
                 ids (a :class:`~recall_core.RecallSession` 's). Only the ids after it are run,
                 and only their ``<recall>`` markers are recalled at; the cache grows in place.
-            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1`` (a
-                session that keeps evicted turns' original positions).
+            position_ids: ``[1, L]`` positions of the ids, when they are not ``0..L-1``.
             plan: the call's :meth:`plan` (tools, structured output), if it has one.
             recall_query: what the prompt's markers search with (a chat's last user message).
             The other arguments are :meth:`generate` 's.

@@ -296,7 +296,7 @@ class RecallAdapterBase(BaseModel):
     sessions: SessionConfig | None = Field(
         default_factory=SessionConfig, exclude=True,
         description="Chat calls keep a KV-cache session per (user, thread) (recall_core.SessionConfig: "
-        "max_cache_tokens, sink_tokens, positions, max_sessions, max_bytes); None prefills every call afresh.",
+        "max_cache_tokens, sink_tokens, max_sessions, max_bytes); None prefills every call afresh.",
     )  # fmt: skip
 
     _engine: RecallGenerator | None = PrivateAttr(default=None)

@@ -19,17 +19,13 @@ class RecallQuery:
 
     Attributes:
         text: the text before ``<recall>`` (the current turn, or the last N tokens).
-        hidden: the last-layer hidden state of the ``<recall>`` position as a list of
-            floats, present when the query mode is ``"hidden"``.
-        mode: which of the two the memory should search with.
-        vector: a ``"hidden"`` query turned into the memory encoder's space by a trained
-            query head (:mod:`recall_core.models.query_head`); the memory then searches its regular
-            index with it instead of comparing ``hidden`` with LM-space keys.
+        mode: ``"text"`` (the memory embeds ``text``) or ``"hidden"`` (it searches with ``vector``).
+        vector: a ``"hidden"`` query: the ``<recall>`` hidden states mapped into the memory
+            encoder's space by a trained query head (:mod:`recall_core.models.query_head`).
         vector_space: the name of the encoder ``vector`` is in (a memory refuses another).
     """
 
     text: str
-    hidden: Sequence[float] | None = None
     mode: QueryMode = "text"
     vector: Sequence[float] | None = None
     vector_space: str | None = None
@@ -84,7 +80,7 @@ class Recall:
             injected there, the marker was dropped: ``position`` is where it stood and the
             prompt ran as if it were absent.
         memories: ``(memory_id, score)`` of every injected memory, in the order of the notes.
-        inject_mode: how the block was injected (``"tokens"``, ``"kv"``, ``"vector"``), ``None``
+        inject_mode: how the block was injected (``"tokens"`` or ``"kv"``), ``None``
             when nothing was. ``"tokens"`` where ``"kv"`` was asked for means it fell back.
         kv_fallback: why ``inject_mode="kv"`` fell back to ``"tokens"`` (a model without rotary
             positions, a cache whose layers cannot be edited), else ``None``.

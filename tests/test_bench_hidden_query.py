@@ -28,14 +28,14 @@ def test_the_benchmark_runs_and_reports_the_ratios(tmp_path):
     data.write_text(json.dumps(synthetic_locomo()))
     out = tmp_path / "out"
     argv = ["--head", str(tmp_path / "head"), "--encoder", "hash-16", "--data", str(data), "--users", "1",
-            "--lm-keys", "--no-progress", "--out", str(out)]  # fmt: skip
+            "--no-progress", "--out", str(out)]  # fmt: skip
     assert hidden_query.main(argv, model=model, tokenizer=tokenizer) == 0
     result = json.loads((out / "hidden_query.json").read_text())
     for bench in ("locomo", "conversations"):
         part = result[bench]
         assert part["questions"] > 0
-        assert set(part) >= {"text/vector", "text/hybrid", "head/vector", "head/hybrid", "lm-keys", "ratios"}
-        for name in ("text/vector", "head/hybrid", "lm-keys"):
+        assert set(part) >= {"text/vector", "text/hybrid", "head/vector", "head/hybrid", "ratios"}
+        for name in ("text/vector", "head/hybrid"):
             assert 0 <= part[name]["hit@1"] <= part[name]["hit@5"] <= 1
         assert set(part["ratios"]) == {"vector/hit@1", "vector/hit@5", "hybrid/hit@1", "hybrid/hit@5"}
     assert (out / "hidden_query.png").stat().st_size > 0

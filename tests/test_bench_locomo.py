@@ -187,8 +187,8 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
 
     result = json.loads((out / "locomo.json").read_text())
     assert result["benchmark"] == "locomo" and result["schema_version"] == 1
-    assert result["ingest"]["turns"] > 0 and result["ingest"]["lm_keys"] is True
-    assert set(result["retrieval"]) == {"text/vector", "text/hybrid", "hidden/vector"}
+    assert result["ingest"]["turns"] > 0
+    assert set(result["retrieval"]) == {"text/vector", "text/hybrid"}
     for summary in result["retrieval"].values():
         for k in (1, 5, 10):
             hits = summary[f"hit@{k}"]
@@ -218,7 +218,6 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
     for row in result["answers"]["rows"]:
         assert row["methods"]["recall"]["prompt_tokens"] <= 2 * row["methods"]["none"]["prompt_tokens"]
     assert methods["recall"]["injected_tokens"]["mean"] > 0
-    assert 0 <= methods["recall-vector"]["injected_tokens"]["p50"] <= 10  # one embedding per memory, 10 at most
 
     table = (out / "locomo.md").read_text()
     assert "| text/vector |" in table and "(d) recall, tokens" in table
@@ -231,14 +230,13 @@ def test_retrieval_only_skips_answers(tmp_path, data_file):
     from recall_core import RecallGenerator
 
     out = tmp_path / "out"
-    argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only", "--query-modes", "text",
-            "--k", "1,3", "--out", str(out), "--no-progress"]  # fmt: skip
+    argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only", "--k", "1,3", "--out", str(out),
+            "--no-progress"]  # fmt: skip
     assert locomo.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
     result = json.loads((out / "locomo.json").read_text())
     assert "answers" not in result
     assert set(result["retrieval"]) == {"text/vector", "text/hybrid"}
     assert set(result["retrieval"]["text/vector"]) >= {"hit@1", "hit@3", "latency_ms", "questions"}
-    assert result["ingest"]["lm_keys"] is False
 
 
 def test_retrieval_methods_on_the_slice(tmp_path, data_file):

@@ -58,18 +58,19 @@ def test_memory_stays_within_the_bound(data, generator, tmp_path):
     assert sessions.plot("memory", result, tmp_path).stat().st_size > 1000
 
 
-def test_positions_modes_see_the_same_stream(data, generator, tmp_path):
+def test_the_bounded_session_and_the_full_cache_see_the_same_stream(data, generator, tmp_path):
     args = session_positions.parse_args(["--data", str(data), "--tokens", "5000", "--cache", "300", "--questions", "3",
                                          "--delay", "1", "--recompute", "--max-new-tokens", "4", "--no-progress",
                                          "--out", str(tmp_path)])  # fmt: skip
     result = session_positions.run(args, generator)
-    shift, keep, full = result["runs"]
-    assert [r["mode"] for r in result["runs"]] == ["shift", "keep", "full"]
-    assert shift["streamed_tokens"] == keep["streamed_tokens"] and shift["evicted_messages"] == keep["evicted_messages"] > 0
+    shift, full = result["runs"]
+    assert [r["mode"] for r in result["runs"]] == ["shift", "full"]
+    # The synthetic stream fits the tiny model's window but not the bound: only the bounded session evicts.
+    assert shift["streamed_tokens"] == full["streamed_tokens"] > 300 and shift["evicted_messages"] > 0
     assert shift["peak_cache_tokens"] <= 300 and full["evicted_messages"] == 0
-    assert math.isfinite(shift["perplexity"]) and math.isfinite(keep["perplexity"])
-    assert [a["key"] for a in shift["answers"]] == [a["key"] for a in keep["answers"]] and shift["answers"]
-    assert all("recompute_score" in a for a in shift["answers"]) and keep["recompute_f1"] == shift["recompute_f1"]
+    assert math.isfinite(shift["perplexity"]) and math.isfinite(full["perplexity"])
+    assert shift["answers"] and not full["answers"]
+    assert all("recompute_score" in a for a in shift["answers"]) and shift["recompute_f1"] is not None
     assert "| shift |" in session_positions.markdown(result)
     assert session_positions.plot(result, tmp_path).stat().st_size > 1000
 

@@ -154,7 +154,7 @@ def test_unknown_generation_kwarg_is_refused(gen):
 
 
 def test_bad_recall_config_values():
-    with pytest.raises(ValueError, match="inject_mode must be one of 'tokens', 'vector'"):
+    with pytest.raises(ValueError, match="inject_mode must be one of 'tokens', 'kv'"):
         RecallConfig(inject_mode="telepathy")
     with pytest.raises(ValueError, match=r"top_p must be in \(0, 1\]"):
         RecallConfig(top_p=0)

@@ -267,7 +267,7 @@ def test_precompute_takes_a_generator_or_a_pair():
     made = KVPrecompute.of(RecallGenerator(model, tokenizer, config=config))
     assert made.model is model and made.config is config
     assert KVPrecompute.of((model, tokenizer)).config == RecallConfig()
-    with pytest.raises(ValueError, match="precompute_kv must be"):
+    with pytest.raises(ValueError, match="KVPrecompute.of takes"):
         KVPrecompute.of("model")
     cache = KVMemories()
     assert KVPrecompute(model, tokenizer, config, cache).memories(MEMORIES) == 2 + 3  # header, footer, 3 notes

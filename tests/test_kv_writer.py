@@ -76,3 +76,38 @@ def test_a_failed_precompute_warns_and_the_write_stands(tmp_path):
     with MemoryStore.local(tmp_path / "other", encoder=HashEncoder(64)) as store:
         with pytest.raises(ValueError, match="precompute_kv must be"):
             MemoryWriter(store, precompute_kv=object())
+        # The memory package builds nothing of the engine's: a bare pair is refused with the way to wrap it.
+        with pytest.raises(ValueError, match=r"KVPrecompute\.of\(\(model, tokenizer\)\)"):
+            MemoryWriter(store, precompute_kv=(model, tokenizer))
+
+
+def test_a_generator_or_any_derived_cache_is_told_of_writes(tmp_path):
+    from recall_core.memory.derived import DerivedCache
+
+    model, tokenizer = tiny_model("llama")
+    generator = RecallGenerator(model, tokenizer, config=RecallConfig(kv_prefix="none"))
+    made = generator.kv_precompute()
+    assert isinstance(made, KVPrecompute) and isinstance(made, DerivedCache) and made.config is generator.config
+
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def written(self, memories):
+            self.calls.append(("written", [m.id for m in memories]))
+
+        def drop(self, memory_ids):
+            self.calls.append(("drop", [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)))
+
+    recorder = Recorder()
+    with MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64)) as store:
+        writer = MemoryWriter(store, precompute_kv=generator)
+        assert isinstance(writer.kv, KVPrecompute) and writer.kv.model is model
+        writer = MemoryWriter(store, precompute_kv=recorder)
+        (first,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
+        writer.update("ada", first, "My dog is called Rex.")
+        writer.delete("ada", [first])
+        (second,) = writer.add_turn("ada", "user", "I live in Lisbon.")
+        writer.forget("ada")
+    assert recorder.calls == [("written", [first]), ("drop", [first]), ("written", [first]), ("drop", [first]),
+                              ("written", [second]), ("drop", [second])]  # fmt: skip

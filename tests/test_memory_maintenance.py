@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,26 @@ def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> No
     assert doctor(store, check_vectors=True).ok
     assert store.for_user("u").get(ids[1]).text == "fact number 1 about b"
     store.close()
+
+
+def test_a_journal_with_lm_keys_is_upgraded_and_its_keys_emptied(tmp_path: Path) -> None:
+    """A schema-3 journal kept each memory's LM-space key in two columns; opening it upgrades it
+    to schema 4, which empties them (nothing reads them now) and leaves every memory as it was."""
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        memory_id = MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "remember the milk")[0]
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    db.executescript(
+        "ALTER TABLE memories ADD COLUMN lm_key BLOB; ALTER TABLE memories ADD COLUMN lm_name TEXT;"
+        "UPDATE memories SET lm_key=x'0000803f', lm_name='an-old-model'; PRAGMA user_version=3;"
+    )
+    db.close()
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        assert store.for_user("u").search(RecallQuery("milk"), 1)[0].id == memory_id
+        assert doctor(store).ok
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert db.execute("SELECT lm_key, lm_name FROM memories").fetchall() == [(None, None)]
+    db.close()
 
 
 def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:

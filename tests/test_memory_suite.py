@@ -32,8 +32,10 @@ from recall_core.memory import (
     MemoryWriter,
     doctor,
     rebuild_index,
+    repair,
 )
 from recall_core.memory.chroma_server import ChromaServer
+from recall_core.memory.index import collection_name
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 from tests.helpers.memories import RAW_TEXT
 
@@ -285,44 +287,44 @@ def test_search_finds_an_outlier_among_near_duplicates(make_store) -> None:
 
 
 @pytest.mark.parametrize("make_store", BACKENDS, indirect=True)
-def test_hidden_mode_with_hand_made_lm_keys(make_store) -> None:
-    rng = np.random.default_rng(0)
-    table: dict[str, np.ndarray] = {}
-
-    def fake_lm(batch: list[str]) -> np.ndarray:
-        # Stands in for recall_core.hidden.lm_keys: one fixed random vector per text.
-        return np.stack([table.setdefault(t, rng.normal(size=24).astype(np.float32)) for t in batch])
-
+def test_lm_key_collections_of_an_earlier_release_are_reported_and_deleted(make_store) -> None:
+    """Releases before the query head kept LM-space keys in ``recall-k-*`` collections. Nothing
+    reads them now: a delete or a forget takes a user's keys with their memories, doctor reports
+    what is left as obsolete and repair deletes it."""
     store = make_store()
-    user = f"hid-{uuid.uuid4().hex[:6]}"
-    writer = MemoryWriter(store, **RAW_TEXT, lm=fake_lm, lm_keys=True)
-    facts = ["alpha fact", "beta fact", "gamma fact", "delta fact"]
-    ids = [writer.add_turn(user, "user", fact)[0] for fact in facts]
-    memory = store.for_user(user)
-    for fact, memory_id in zip(facts, ids, strict=True):
-        query = RecallQuery(text="", hidden=(table[fact] + 0.01).tolist(), mode="hidden")
-        best = memory.search(query, k=2)
-        assert best[0].id == memory_id and best[0].text == fact
-        assert best[0].score == pytest.approx(1.0, abs=1e-3)
-        assert len(best[0].embedding) == 24
-    with pytest.raises(ValueError, match="24 dimensions.*7 dimensions|7 dimensions"):
-        memory.search(RecallQuery(text="", hidden=[0.1] * 7, mode="hidden"), k=1)
-    # A user without keys, who has memories, gets told why the hidden mode finds nothing.
-    plain = f"plain-{uuid.uuid4().hex[:6]}"
-    MemoryWriter(store, **RAW_TEXT).add_turn(plain, "user", "no keys here")
-    with pytest.raises(RuntimeError, match="no LM keys"):
-        store.for_user(plain).search(RecallQuery(text="", hidden=[0.1] * 24, mode="hidden"), k=1)
-    # An update without a new key drops the stale key rather than keeping a wrong one.
-    memory.update(ids[0], "alpha fact, revised")
-    hits = memory.search(RecallQuery(text="", hidden=table["alpha fact"].tolist(), mode="hidden"), k=4)
-    assert ids[0] not in {c.id for c in hits}
-    assert doctor(store, users=[user]).ok
+    writer = MemoryWriter(store, **RAW_TEXT)
+    kept, forgotten = f"keys-{uuid.uuid4().hex[:6]}", f"gone-{uuid.uuid4().hex[:6]}"
+    ids = {u: [i for (i,) in writer.add_turns([{"user_id": u, "role": "user", "content": t} for t in ("alpha", "beta")])]
+           for u in (kept, forgotten)}  # fmt: skip
+    client = store.index.client()
+    for user in (kept, forgotten):  # what an earlier release wrote beside the memories
+        old = client.create_collection(
+            name=collection_name(user, "k"), embedding_function=None,
+            metadata={"recall": 1, "kind": "lm_keys", "user_id": user, "lm": "an-old-model", "dim": 4},
+        )  # fmt: skip
+        old.add(ids=ids[user], embeddings=[[0.1, 0.2, 0.3, 0.4]] * 2)
+    store.index.reset()  # no handle cached from before: as a store opened on that index
+    client = store.index.client()
+
+    assert store.for_user(kept).delete(ids[kept][0]) == 1
+    assert client.get_collection(collection_name(kept, "k")).get()["ids"] == [ids[kept][1]]
+    store.for_user(forgotten).forget()
+    names = {c.name for c in store.index.collections()}
+    assert collection_name(forgotten, "k") not in names and collection_name(kept, "k") in names
+
+    report = doctor(store, users=[kept])
+    assert report.obsolete_collections == [collection_name(kept, "k")] and not report.ok
+    assert report.users[0].ok and "1 obsolete LM-key collection(s)" in report.summary()
+    assert repair(store, report).obsolete == 1
+    assert collection_name(kept, "k") not in {c.name for c in store.index.collections()}
+    assert doctor(store, users=[kept]).ok
+    assert [c.id for c in store.for_user(kept).search("beta", 2)] == [ids[kept][1]]
 
 
 def test_journal_recovery_local(tmp_path) -> None:
     """Delete the Chroma folder, rebuild from the journal: identical search results."""
     store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM))
-    writer = MemoryWriter(store, **RAW_TEXT, lm=lambda b: HashEncoder(16).encode(b), lm_keys=True)
+    writer = MemoryWriter(store, **RAW_TEXT)
     rng = np.random.default_rng(1)
     users = ["u1", "u2"]
     for i in range(60):
@@ -336,8 +338,6 @@ def test_journal_recovery_local(tmp_path) -> None:
             out.append([r for r in memory.all()])
             for q in queries:
                 out.append(top(memory.search(RecallQuery(q), 5)))
-                hidden = RecallQuery("", hidden=HashEncoder(16).encode([q])[0].tolist(), mode="hidden")
-                out.append(top(memory.search(hidden, 5)))
         return out
 
     before = snapshot(store)
@@ -394,39 +394,3 @@ def test_journal_recovery_server(tmp_path) -> None:
         assert top(store.for_user("srv").search("apple moon", 5)) == expected
         assert doctor(store).ok
         store.close()
-
-
-def test_hidden_mode_with_the_engine_lm_keys(tiny, tmp_path) -> None:
-    """LM keys from recall_core.hidden.lm_keys on a tiny random Llama; the query is the same
-    text's <recall> hidden state, so it must find its own memory first."""
-    from recall_core.hidden import lm_keys
-
-    model, tokenizer = tiny
-    facts = ["My dog is called Biscuit.", "I live in Lisbon.", "My favourite colour is green."]
-    with MemoryStore.local(tmp_path, encoder=HashEncoder(DIM)) as store:
-        writer = MemoryWriter(store, **RAW_TEXT, lm=(model, tokenizer), lm_keys=True)
-        ids = [writer.add_turn("u", "user", fact)[0] for fact in facts]
-        meta = store.index.collection("u", "k").metadata
-        assert meta["dim"] == model.config.hidden_size
-        memory = store.for_user("u")
-        for fact, memory_id in zip(facts, ids, strict=True):
-            hidden = lm_keys(model, tokenizer, [fact])[0]
-            best = memory.search(RecallQuery(text="", hidden=hidden.tolist(), mode="hidden"), k=3)[0]
-            assert best.id == memory_id and best.score == pytest.approx(1.0, abs=1e-4)
-        # update through the writer recomputes the key, so the new text is found by its key
-        writer.update("u", ids[0], "My dog is called Rex.")
-        hidden = lm_keys(model, tokenizer, ["My dog is called Rex."])[0]
-        assert memory.search(RecallQuery(text="", hidden=hidden, mode="hidden"), k=1)[0].id == ids[0]
-        assert doctor(store).ok
-
-
-def test_lm_keys_in_batches_equal_one_at_a_time(tiny) -> None:
-    """Right-padded batches give each text the key it gets alone (causal attention)."""
-    from recall_core.hidden import lm_keys
-
-    model, tokenizer = tiny
-    texts = ["short", "a somewhat longer memory text here", "mid length text", "x " * 40, "another one"]
-    batched = lm_keys(model, tokenizer, texts, batch_size=3)
-    alone = np.stack([lm_keys(model, tokenizer, [t], batch_size=1)[0] for t in texts])
-    np.testing.assert_allclose(batched, alone, rtol=1e-4, atol=1e-5)
-    assert lm_keys(model, tokenizer, []).shape == (0, model.config.hidden_size)

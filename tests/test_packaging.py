@@ -29,10 +29,12 @@ def test_importing_the_engine_imports_no_framework():
             importlib.import_module(module.name)  # every engine module, the adapters' glue included
         loaded = sorted(m for m in sys.modules if m.split(".")[0].startswith(("langchain", "llama_index")))
         print("loaded:", loaded)
+        print("plotting:", sorted(m for m in sys.modules if m.split(".")[0] == "matplotlib"))
         """
     )
     assert done.returncode == 0, done.stderr
     assert "loaded: []" in done.stdout
+    assert "plotting: []" in done.stdout  # matplotlib is the bench extra's: only benchmarks and the cookbook plot
 
 
 @pytest.mark.parametrize(
@@ -67,6 +69,8 @@ def test_the_frameworks_are_extras_and_make_installs_them():
     assert [d.split(">")[0] for d in extras["langchain"]] == ["langchain-core", "langgraph"]
     assert [d.split(">")[0] for d in extras["llamaindex"]] == ["llama-index-core"]
     assert extras["all"] == ["recall-llm[langchain,llamaindex]"]
+    assert not [d for d in project["dependencies"] if d.startswith("matplotlib")]
+    assert [d for d in extras["bench"] if d.startswith("matplotlib")]
     assert '-e ".[all,dev,bench]"' in (ROOT / "Makefile").read_text()  # bench: the peers the benchmarks measure
     installed = importlib.metadata.requires("recall-llm") or []  # the metadata pip installed
     framework = [r for r in installed if r.startswith(("langchain-core", "llama-index-core"))]

@@ -124,7 +124,7 @@ def _generate(model, tokenizer, memory, config, head=None):
                           recall_tokenizer=tokenizer, recall_query_head=head, max_new_tokens=2, do_sample=False)  # fmt: skip
 
 
-def test_the_loop_uses_the_head_in_hidden_mode_and_the_old_path_without(tiny, trained):
+def test_the_loop_uses_the_head_in_hidden_mode_and_refuses_the_mode_without_one(tiny, trained):
     model, tokenizer = tiny
     memory = FixedMemory("You live in Lisbon.")
     _generate(model, tokenizer, memory, RecallConfig(query_mode="hidden"), trained)
@@ -132,8 +132,8 @@ def test_the_loop_uses_the_head_in_hidden_mode_and_the_old_path_without(tiny, tr
     features = recall_features(model, tokenizer, ["Where do I live?"], trained.meta.layers)
     assert query.mode == "hidden" and query.vector_space == "hash-16"
     np.testing.assert_allclose(query.vector, trained.vectors(features)[0], atol=1e-4)
-    _generate(model, tokenizer, memory, RecallConfig(query_mode="hidden"))
-    assert memory.queries[-1].vector is None and len(memory.queries[-1].hidden) == model.config.hidden_size
+    with pytest.raises(ValueError, match="needs a query head"):
+        _generate(model, tokenizer, memory, RecallConfig(query_mode="hidden"))
     _generate(model, tokenizer, memory, RecallConfig(query_mode="text"), trained)
     assert memory.queries[-1].mode == "text" and memory.queries[-1].vector is None
     other, _ = tiny_model("llama", seed=1)

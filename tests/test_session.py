@@ -210,12 +210,10 @@ def test_a_template_that_rewrites_earlier_turns_is_reported(tiny):
 
 
 # ---------------------------------------------------------------------- a bounded cache
-@pytest.mark.parametrize("positions", ["shift", "keep"])
-def test_the_cache_stays_bounded_and_evicted_turns_are_written(positions):
+def test_the_cache_stays_bounded_and_evicted_turns_are_written():
     gen = _gen("llama")
     written: list[dict] = []
-    session = RecallSession(gen, max_cache_tokens=150, positions=positions,
-                            writer=lambda turns: written.extend(turns) or [f"m{len(written)}"])  # fmt: skip
+    session = RecallSession(gen, max_cache_tokens=150, writer=lambda turns: written.extend(turns) or [f"m{len(written)}"])
     evicted = 0
     for _, result in _chat(session, 10):
         report = result.session
@@ -228,21 +226,17 @@ def test_the_cache_stays_bounded_and_evicted_turns_are_written(positions):
     assert session.messages[0] == decorate([SYSTEM], gen.config)[0]  # the sink
 
 
-@pytest.mark.parametrize("positions", ["shift", "keep"])
-def test_positions_after_eviction(positions):
-    """Layer-0 keys depend on a token and its position only: they show which positions the cache holds."""
+def test_positions_after_eviction_close_the_gap():
+    """Layer-0 keys depend on a token and its position only: after evictions the cache holds the
+    kept ids at positions 0..n-1, as if they had been prefilled alone."""
     gen = _gen("llama")
-    session = RecallSession(gen, max_cache_tokens=150, positions=positions)
+    session = RecallSession(gen, max_cache_tokens=150)
     list(_chat(session, 8))
     assert session.evicted_messages > 0
     ids = torch.tensor([session._cache_ids()])
-    n = ids.shape[1]
-    positions_held = torch.arange(n) if positions == "shift" else torch.tensor(session._positions)
-    if positions == "keep":
-        assert positions_held[-1] >= n  # past the cache's length: the original positions
     fresh = DynamicCache(config=gen.model.config)
     with torch.no_grad():
-        gen.model(input_ids=ids, **cache_kwarg(fresh), position_ids=positions_held[None], use_cache=True)
+        gen.model(input_ids=ids, **cache_kwarg(fresh), position_ids=torch.arange(ids.shape[1])[None], use_cache=True)
     torch.testing.assert_close(session._cache.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
 
 
@@ -280,8 +274,8 @@ def test_too_small_a_cache_names_both_numbers():
         SessionConfig(max_cache_tokens=4, sink_tokens=4)
     with pytest.raises(ValueError, match=r"max_cache_tokens \(9000\) must be at most the model's context window \(512\)"):
         RecallSession(gen, max_cache_tokens=9000)
-    with pytest.raises(ValueError, match="positions must be one of 'shift', 'keep'"):
-        RecallSession(gen, positions="sliding")
+    with pytest.raises(TypeError, match="unexpected keyword argument.*positions"):
+        RecallSession(gen, positions="keep")  # retired: positions past the trained window broke the model
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         RecallSession(gen, max_tokens=3)
 

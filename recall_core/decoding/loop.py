@@ -13,7 +13,7 @@ this loop, which follows ``GenerationMixin._sample`` step for step and adds only
   spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv.inject`);
 * ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
   equals the cache length, and positions / attention mask grow by the same amount;
-* the next token is sampled from the logits of the memory forward pass (seed 001, step 5).
+* the next token is sampled from the logits of the memory forward pass, so it has read the memory.
 
 With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
 and so returns the same tokens (greedy, or sampling under the same seed).
@@ -56,7 +56,7 @@ from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
-from recall_core.models.query_head import RecallQueryHead
+from recall_core.models.query_head import NO_QUERY_HEAD, RecallQueryHead
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
 from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
 from recall_core.types import Memory, Recall, RecallQuery
@@ -132,9 +132,8 @@ def recall_generate(
         recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
             (:class:`~recall_core.kv.memories.KVMemories`); default: the process-wide one.
         recall_query_head: a trained :class:`~recall_core.models.query_head.RecallQueryHead` for this
-            model: ``query_mode="hidden"`` then searches the memory's regular index with the
-            ``<recall>`` hidden state mapped into the encoder's space; ``None``: with the
-            last-layer hidden state against LM-space keys.
+            model, which ``query_mode="hidden"`` needs: it maps the ``<recall>`` hidden states into
+            the memory encoder's space, where the memory's regular index is searched.
 
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
@@ -196,7 +195,9 @@ class _RecallLoop:
         self.put_prompt = put_prompt
         self.on_recall = on_recall
         self.kv_memories = kv_memories
-        if query_head is not None and config.query_mode == "hidden":
+        if config.query_mode == "hidden" and memory is not None:
+            if query_head is None:
+                raise ValueError(NO_QUERY_HEAD)
             query_head.check(model)  # a head trained for another model is refused, never applied
         self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []

@@ -1,8 +1,7 @@
-"""What gets injected for the chosen memories: one block of notes (token ids or embeddings), never control tokens."""
+"""What gets injected for the chosen memories: one block of notes (token ids or their embeddings), never control tokens."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,9 +10,6 @@ import torch
 from recall_core.config import RecallConfig
 from recall_core.dates import day_label
 from recall_core.types import MemoryCandidate
-
-logger = logging.getLogger(__name__)
-_warned_vector = False
 
 
 def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
@@ -101,31 +97,11 @@ def memory_embeddings(
     config: RecallConfig,
     notes: str | None = None,
 ) -> torch.Tensor:
-    """The ``inputs_embeds`` to feed for the chosen memories, shape ``[1, N, hidden]``.
-
-    ``tokens`` (and ``kv``, whose block is the same ids): the embeddings of
-    :func:`memory_token_ids` (N = their count); ``notes``, when given, are the memories'
-    :func:`notes_text` already written.
-    ``vector`` (experimental): one embedding per memory, the mean of its token embeddings
-    rescaled to the mean embedding norm. No projector is trained yet, so the model sees
-    a blurred bag of each memory's words rather than its meaning.
-    """
+    """The ``inputs_embeds`` to feed for the chosen memories, shape ``[1, N, hidden]``: the
+    embeddings of :func:`memory_token_ids` (the block ``tokens`` and ``kv`` modes inject).
+    ``notes``, when given, are the memories' :func:`notes_text` already written."""
     if isinstance(memories, str):
         memories = [memories]
     embed = model.get_input_embeddings()
-    device = embed.weight.device
-    if config.inject_mode in ("tokens", "kv"):
-        written = notes if notes is not None else notes_text(tokenizer, memories, config)
-        return embed(torch.tensor([block_ids(tokenizer, written, config)], device=device))
-    global _warned_vector
-    if not _warned_vector:
-        logger.warning("inject_mode='vector' is experimental: without a trained projector it carries little meaning")
-        _warned_vector = True
-    vectors = []
-    for memory in memories:
-        text = memory if isinstance(memory, str) else memory.text
-        token_vectors = embed(torch.tensor([_plain_ids(tokenizer, text)[: config.max_memory_tokens]], device=device))[0]
-        mean = token_vectors.mean(dim=0)
-        target_norm = token_vectors.norm(dim=-1).mean()
-        vectors.append(mean / mean.norm().clamp_min(1e-8) * target_norm)
-    return torch.stack(vectors)[None]
+    written = notes if notes is not None else notes_text(tokenizer, memories, config)
+    return embed(torch.tensor([block_ids(tokenizer, written, config)], device=embed.weight.device))

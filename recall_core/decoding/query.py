@@ -28,7 +28,7 @@ class QueryContext:
     boundary_ids: frozenset[int]
     #: The last user message of a chat prompt (``None``: a plain text prompt).
     prompt_query: str | None = None
-    #: A trained query head for ``query_mode="hidden"`` (``None``: none was given).
+    #: The trained query head ``query_mode="hidden"`` searches with (the loop refuses that mode without one).
     query_head: Any = None
 
 
@@ -46,15 +46,12 @@ def build_query(context: QueryContext, ids: Sequence[int], reply_start: int | No
         text = f"{context.prompt_query} {reply}" if reply else context.prompt_query
     else:
         text = turn_text(context, ids) if context.tokenizer is not None else ""
-    if config.query_mode != "hidden":
+    if config.query_mode != "hidden" or context.query_head is None:
         return RecallQuery(text=text, mode="text")
     if hidden_states is None:
         raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")
-    last = hidden_states[-1][0, -1].float().cpu().tolist()
-    if context.query_head is not None:
-        return RecallQuery(text=text, hidden=last, mode="hidden", vector=context.query_head.vector(hidden_states),
-                           vector_space=context.query_head.encoder_name)  # fmt: skip
-    return RecallQuery(text=text, hidden=last, mode="hidden")
+    return RecallQuery(text=text, mode="hidden", vector=context.query_head.vector(hidden_states),
+                       vector_space=context.query_head.encoder_name)
 
 
 def reply_text(context: QueryContext, ids: Sequence[int]) -> str:

@@ -1,4 +1,4 @@
-"""Choosing the memories to inject among the search candidates (seed 001).
+"""Choosing the memories to inject among the search candidates.
 
 The first ``top_k`` candidates in the memory's own order (best first: a hybrid memory
 ranks by cosine plus word score, so its order need not follow ``score``), less those below

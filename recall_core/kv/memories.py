@@ -397,7 +397,8 @@ def precompute(model: Any, tokenizer: Any, memories: Sequence[MemoryCandidate], 
 
 
 class KVPrecompute:
-    """What ``MemoryWriter(precompute_kv=...)`` computes memory blocks with, and where it keeps them.
+    """What ``MemoryWriter(precompute_kv=...)`` computes memory blocks with, and where it keeps them
+    (the memory package's :class:`~recall_core.memory.derived.DerivedCache`).
 
     Args:
         model: the causal LM recalls will run (blocks are keyed by its fingerprint).
@@ -433,8 +434,7 @@ class KVPrecompute:
             config = getattr(source, "config", None)
             return cls(source.model, source.tokenizer, config if isinstance(config, RecallConfig) else None)
         raise ValueError(
-            "precompute_kv must be (model, tokenizer), a RecallGenerator or a KVPrecompute, "
-            f"got {type(source).__name__}"
+            f"KVPrecompute.of takes (model, tokenizer), a RecallGenerator or a KVPrecompute, got {type(source).__name__}"
         )
 
     def memories(self, memories: Sequence[MemoryCandidate]) -> int:

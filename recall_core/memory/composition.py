@@ -3,8 +3,8 @@
 A memory's ``text`` (what a search returns and recall injects) is the turn's own words. What
 is embedded and word-indexed (the journal's ``context``) can say more: the day of the turn,
 its speaker, and the end of the turn before it in the same session, so that a "when" question
-finds it and an answer ("Yes, last Tuesday") is found by the question it answers. On the
-LoCoMo dev file this lifted hybrid hit@5 from 0.646 to 0.680 (BENCHMARKS.md).
+finds it and an answer ("Yes, last Tuesday") is found by the question it answers (measured on
+LoCoMo in BENCHMARKS.md).
 
 :class:`SearchText` is the one place that composes it: the writer uses it for new turns and
 for updated ones alike.
@@ -54,11 +54,10 @@ class SearchText:
         window: when to put the end of the turn before (same session) on the line above:
             ``"questions"`` only when that turn asks something (it ends with ``?``), so that an
             answer ("Yes, a beagle called Biscuit.") is found by the question it answers;
-            ``"always"``; or ``"never"``. Not always: with the turn before on every memory, an
-            assistant's "Noted!" was found by the user's fact it followed and outranked the
-            fact itself, whose own search text was diluted by the unrelated turn before *it*
-            (the fact turn first for 0.16 of the dev conversations' questions, against 0.76
-            with ``"questions"``; BENCHMARKS.md).
+            ``"always"``; or ``"never"``. Not always by default: with the turn before on every
+            memory, an assistant's "Noted!" was found by the user's fact it followed and
+            outranked the fact itself, whose own search text was diluted by the unrelated turn
+            before *it* (BENCHMARKS.md).
         speakers: begin each line with its speaker.
     """
 

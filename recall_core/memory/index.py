@@ -1,11 +1,10 @@
 """`ChromaIndex`: the Chroma side of the memory (client, per-user collections, writes, nearest neighbours).
 
-The index is rebuildable: the journal is the source of truth (journal.py). Each user has
-collections of their own, named from a hash of the user id (``recall-m-<hash>`` for
-memories, ``recall-k-<hash>`` for LM-space keys), and every collection records its owner,
-encoder and dimension in its metadata. Chroma's failures are mapped here: "cannot reach the
-index" becomes :class:`MemoryUnavailableError`, a collection deleted by another client is
-looked up again once.
+The index is rebuildable: the journal is the source of truth (journal.py). Each user has a
+collection of their own, named from a hash of the user id (``recall-m-<hash>``), which records
+its owner, encoder and dimension in its metadata. Chroma's failures are mapped here: "cannot
+reach the index" becomes :class:`MemoryUnavailableError`, a collection deleted by another
+client is looked up again once.
 
 A collection whose files were found damaged (see health.py) is never handed to Chroma again
 in this process, because Chroma crashes the process on some damaged HNSW files: every use
@@ -42,21 +41,23 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MEMORIES = "m"
-LM_KEYS = "k"
-KINDS = (MEMORIES, LM_KEYS)
-#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`). HNSW is
-#: approximate: with Chroma's defaults a memory at cosine 0.42 was missed among 1,000
-#: near-duplicate notes (all at 0.16), and the top hit was wrong for 10 of 100 random queries
-#: at 2,000 items.
+#: LM-space keys (``recall-k-<hash>``), which earlier releases wrote for a hidden query without a
+#: query head. Nothing writes or searches them now: they are deleted with their memories and
+#: their user, ``doctor`` reports what is left as obsolete and ``repair`` drops it.
+OBSOLETE_LM_KEYS = "k"
+#: Every kind of collection a user may have.
+KINDS = (MEMORIES, OBSOLETE_LM_KEYS)
+#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`): HNSW is
+#: approximate, and with Chroma's defaults it missed a clear match among near-duplicate notes
+#: (BENCHMARKS.md, "Memory").
 EXACT_SEARCH_MAX = 2000
 #: HNSW settings of new collections: cosine space, Chroma's defaults otherwise. A denser graph
-#: and a wider beam (32 / 200 / 200) made the index part of a query at 100k memories 7x slower
-#: (21 ms p50 against 3 ms), and the collections where recall matters most, the small ones,
-#: are searched exactly anyway.
+#: and a wider beam made large collections much slower to query, and the small collections,
+#: where recall matters most, are searched exactly anyway.
 HNSW_CONFIG = {"space": "cosine"}
-#: Seconds a server store trusts a collection's size (other clients write too). Chroma's
-#: count() takes 9 ms at 100k items, more than the search itself; a local store is this
-#: process's alone, so there the size is known from its own writes.
+#: Seconds a server store trusts a collection's size (other clients write too): Chroma's
+#: count() can cost more than the search itself. A local store is this process's alone, so
+#: there the size is known from its own writes.
 SIZE_TTL_S = 10.0
 #: Everything a search reads back about a memory.
 FETCHED = ["documents", "metadatas", "embeddings"]
@@ -69,7 +70,7 @@ REBUILD_HINT = "run `recall rebuild-index --fresh` (rebuild_index(store, fresh=T
 
 
 def collection_name(user_id: str, kind: str = MEMORIES) -> str:
-    """The Chroma collection of ``user_id`` (``kind`` is ``"m"`` memories or ``"k"`` LM keys).
+    """The Chroma collection of ``user_id`` (``kind``: one of :data:`KINDS`).
 
     A hash, so that any user id (emails, unicode, slashes) makes a valid name and the name
     reveals nothing; 160 bits, so two users never share one.
@@ -189,7 +190,7 @@ class ChromaIndex:
             return cached
         client = self.client()
         if create:
-            meta = {"recall": 1, "kind": "memories" if kind == MEMORIES else "lm_keys", "user_id": user_id}
+            meta = {"recall": 1, "kind": "memories", "user_id": user_id}
             meta.update(metadata or {})
             # Cosine space: chromadb 1.5 takes it in `configuration` (the old `hnsw:space` metadata
             # is the legacy spelling). embedding_function=None: never let Chroma embed (it downloads).
@@ -294,7 +295,7 @@ class ChromaIndex:
         return size
 
     def check_dimension(
-        self, user_id: str, kind: str, collection: Any, dimension: int, what: str, encoder_name: str | None = None
+        self, user_id: str, collection: Any, dimension: int, what: str, encoder_name: str | None = None
     ) -> None:
         """Raise EncoderMismatchError if ``dimension`` is not the collection's (checked once per collection).
 
@@ -306,18 +307,15 @@ class ChromaIndex:
             return
         meta = collection.metadata or {}
         stored = meta.get("dim")
-        name = meta.get("encoder") if kind == MEMORIES else meta.get("lm")
+        name = meta.get("encoder")
         if stored is not None and int(stored) != int(dimension):
-            fix = (
-                "use the encoder the memories were written with, or re-encode them with "
-                "`rebuild_index(store, reencode=True)` (`recall rebuild-index --reencode`)"
-                if kind == MEMORIES else "use the model the LM keys were written with, or write them again"
-            )  # fmt: skip
             raise EncoderMismatchError(
-                f"dimension mismatch for user {user_id!r}: the stored {'memories' if kind == MEMORIES else 'LM keys'} "
-                f"were written by {name!r} with {int(stored)} dimensions, but {what} has {int(dimension)} dimensions; {fix}"
+                f"dimension mismatch for user {user_id!r}: the stored memories were written by {name!r} with "
+                f"{int(stored)} dimensions, but {what} has {int(dimension)} dimensions; use the encoder the memories "
+                "were written with, or re-encode them with `rebuild_index(store, reencode=True)` "
+                "(`recall rebuild-index --reencode`)"
             )
-        if kind == MEMORIES and name is not None and encoder_name is not None and name != encoder_name:
+        if name is not None and encoder_name is not None and name != encoder_name:
             warnings.warn(
                 f"the memories of user {user_id!r} were written by encoder {name!r}; this store searches them "
                 f"with {encoder_name!r} (same dimension, but scores may be meaningless)",
@@ -352,8 +350,7 @@ class ChromaIndex:
         """Upsert journal rows (with vectors) into their users' collections (``staging``: the ones a
         rebuild fills); return the rows written.
 
-        Tombstoned rows are skipped. A row's LM key goes to the user's LM-key collection; a row
-        without one has any stale key removed (its text was updated).
+        Tombstoned rows are skipped.
         """
         by_user: dict[str, list[JournalRow]] = {}
         for row in rows:
@@ -367,8 +364,7 @@ class ChromaIndex:
         return [row for user_rows in by_user.values() for row in user_rows]
 
     def _write_user(self, user_id: str, rows: Sequence[JournalRow], encoder_name: str | None, staging: bool) -> None:
-        for kind in KINDS:
-            self._sizes.pop(staging_name(user_id, kind) if staging else collection_name(user_id, kind), None)
+        self._sizes.pop(staging_name(user_id) if staging else collection_name(user_id), None)
         dim = int(rows[0].embedding.shape[0])  # type: ignore[union-attr]
         written_by = rows[0].encoder or encoder_name
         meta = {"encoder": written_by, "dim": dim}
@@ -383,29 +379,12 @@ class ChromaIndex:
         for start in range(0, len(rows), batch):
             part = rows[start : start + batch]
             collection = self.collection(user_id, MEMORIES, create=True, metadata=meta, staging=staging)
-            self.check_dimension(user_id, MEMORIES, collection, dim, f"the encoder {written_by!r}", encoder_name)
+            self.check_dimension(user_id, collection, dim, f"the encoder {written_by!r}", encoder_name)
             vectors = [r.embedding for r in part]
             self.with_collection(
                 user_id, MEMORIES, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=meta,
                 staging=staging,
             )  # fmt: skip
-
-        keyed = [r for r in rows if r.lm_key is not None]
-        unkeyed = [r.id for r in rows if r.lm_key is None]
-        if keyed:
-            key_meta = {"lm": keyed[0].lm_name or "unknown", "dim": int(keyed[0].lm_key.shape[0])}  # type: ignore[union-attr]
-            for start in range(0, len(keyed), batch):
-                part = keyed[start : start + batch]
-                collection = self.collection(user_id, LM_KEYS, create=True, metadata=key_meta, staging=staging)
-                self.check_dimension(user_id, LM_KEYS, collection, key_meta["dim"], f"the LM {key_meta['lm']!r}")
-                vectors = [r.lm_key for r in part]
-                self.with_collection(
-                    user_id, LM_KEYS, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=key_meta,
-                    staging=staging,
-                )  # fmt: skip
-        if unkeyed and not staging:
-            # A memory re-indexed without an LM key (its text was updated) must not keep a stale key.
-            self.with_collection(user_id, LM_KEYS, lambda c: c.delete(ids=unkeyed))
 
     def drop_staging(self, user_id: str) -> None:
         """Delete what an earlier, unfinished rebuild of ``user_id`` left in staging."""
@@ -442,7 +421,7 @@ class ChromaIndex:
                 raise
 
     def delete(self, user_id: str, ids: Sequence[str]) -> None:
-        """Delete ids from the user's collections (both kinds)."""
+        """Delete ids from the user's collections (every kind: an obsolete LM key of theirs goes too)."""
         if not ids:
             return
         for kind in KINDS:
@@ -505,12 +484,11 @@ def exact_nearest(
 ) -> list[tuple[str, float]]:
     """The ``k`` nearest ``(id, cosine distance)`` of a small collection, exactly.
 
-    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph: 2-6 ms
-    for up to 2,000 items. That is exact only if every node is reachable, and HNSW's neighbour
-    pruning can leave nodes without incoming links (among 1,000 near-duplicate notes, up to
-    half were). So when fewer than ``size`` come back, or a ``where`` filter hides how many
-    should, the distances are computed here from the stored vectors (10-50 ms at this size).
-    ``ids`` limits the search to those ids (computed here too).
+    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph, which is
+    cheap at this size and exact only if every node is reachable; HNSW's neighbour pruning can
+    leave nodes without incoming links (near-duplicate notes especially). So when fewer than
+    ``size`` come back, or a ``where`` filter hides how many should, the distances are computed
+    here from the stored vectors. ``ids`` limits the search to those ids (computed here too).
     """
     if size == 0 or (ids is not None and not ids):
         return []

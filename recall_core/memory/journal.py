@@ -13,8 +13,8 @@ Tombstones also hide their memories from every read at once (:class:`Visibility`
 ``forget`` leaves a mark on its user until the index has dropped them, so "forget me" holds
 from the moment ``forget`` is called, whether or not the index could be reached.
 
-Rows keep their vectors (and LM keys), so the index can be rebuilt exactly, without
-re-encoding, as long as the encoder has not changed.
+Rows keep their vectors, so the index can be rebuilt exactly, without re-encoding, as long
+as the encoder has not changed.
 
 The file uses WAL mode: readers do not block the writer, and a crash loses at most the
 transaction in flight.
@@ -42,8 +42,10 @@ DELETING = "deleting"
 
 #: 2 added the FTS5 word index (lexical.py) and ``context`` (the text that is searched, when it
 #: is more than ``text``); 3 the marks of unfinished forgets and renamed users, and user ids in
-#: Unicode NFC (validation.py). An older journal is upgraded when opened.
-_SCHEMA_VERSION = 3
+#: Unicode NFC (validation.py); 4 dropped the LM-space keys of the retired hidden query without
+#: a query head (an upgraded journal keeps their two columns, emptied). An older journal is
+#: upgraded when opened.
+_SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -60,8 +62,6 @@ CREATE TABLE IF NOT EXISTS memories (
     extra       TEXT NOT NULL DEFAULT '{}',
     embedding   BLOB,
     encoder     TEXT,
-    lm_key      BLOB,
-    lm_name     TEXT,
     state       TEXT NOT NULL DEFAULT 'pending',
     created_at  REAL NOT NULL,
     updated_at  REAL NOT NULL,
@@ -77,7 +77,7 @@ CREATE TABLE IF NOT EXISTS renamed_users (old_id TEXT PRIMARY KEY, new_id TEXT N
 
 _COLUMNS = (
     "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
-    "embedding, encoder, lm_key, lm_name, state, created_at, updated_at, context"
+    "embedding, encoder, state, created_at, updated_at, context"
 )
 
 
@@ -97,8 +97,6 @@ class JournalRow:
     extra: dict[str, Any] = field(default_factory=dict)
     embedding: np.ndarray | None = None
     encoder: str | None = None
-    lm_key: np.ndarray | None = None
-    lm_name: str | None = None
     state: str = PENDING
     created_at: float = 0.0
     updated_at: float = 0.0
@@ -162,12 +160,11 @@ def _split_sql(script: str) -> list[str]:
 
 
 def _row(values: Sequence[Any]) -> JournalRow:
-    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, key, lm, state, c, u, context) = values
+    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, state, c, u, context) = values
     return JournalRow(
         id=id_, user_id=user, session_id=session, role=role, text=text, timestamp=ts,
         turn_index=turn, chunk_index=chunk, n_chunks=n_chunks, extra=json.loads(extra),
-        embedding=_vector(emb), encoder=enc, lm_key=_vector(key), lm_name=lm, state=state,
-        created_at=c, updated_at=u, context=context,
+        embedding=_vector(emb), encoder=enc, state=state, created_at=c, updated_at=u, context=context,
     )  # fmt: skip
 
 
@@ -210,6 +207,8 @@ class Journal:
                     self._db.execute(FTS_BACKFILL)
             if version < 3:
                 self._normalise_user_ids()
+            if version < 4:
+                self._drop_lm_keys()
             if version < _SCHEMA_VERSION:
                 self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
         for statement in _split_sql(SCRATCH_SCHEMA):
@@ -277,6 +276,12 @@ class Journal:
             db.execute("INSERT OR REPLACE INTO renamed_users (old_id, new_id) VALUES (?, ?)", (old, new))
             db.execute("UPDATE OR REPLACE forgotten_users SET user_id=? WHERE user_id=?", (new, old))
 
+    def _drop_lm_keys(self) -> None:
+        """Schema 4: empty the LM-key columns an older journal has (inside the upgrade's transaction)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(memories)")}
+        if "lm_key" in columns:
+            self._db.execute("UPDATE memories SET lm_key=NULL, lm_name=NULL WHERE lm_key IS NOT NULL OR lm_name IS NOT NULL")
+
     def close(self) -> None:
         """Close the database (checkpointing the WAL into the main file)."""
         with self._lock:
@@ -305,12 +310,11 @@ class Journal:
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
                 db.execute(
-                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                     (
                         row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
                         row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
-                        _blob(row.embedding), row.encoder, _blob(row.lm_key), row.lm_name, PENDING, now, now,
-                        row.context,
+                        _blob(row.embedding), row.encoder, PENDING, now, now, row.context,
                     ),
                 )  # fmt: skip
                 new.append(row.id)
@@ -320,7 +324,7 @@ class Journal:
         """Change a memory's text (and extra metadata, and what it is searched by: ``context``, ``None``
         for the text itself); it becomes ``pending`` with no vectors."""
         with self._transaction() as db:
-            sets = "text=?, context=?, embedding=NULL, encoder=NULL, lm_key=NULL, lm_name=NULL, state=?, updated_at=?"
+            sets = "text=?, context=?, embedding=NULL, encoder=NULL, state=?, updated_at=?"
             params: list[Any] = [text, context, PENDING, time.time()]
             if extra is not None:
                 sets += ", extra=?"
@@ -330,34 +334,20 @@ class Journal:
                 raise KeyError(memory_id)
 
     def set_context(self, memory_id: str, context: str | None) -> None:
-        """Change what a memory is searched by (its text unchanged): it becomes ``pending`` with no
-        embedding (its LM key, computed from the text, stays)."""
+        """Change what a memory is searched by (its text unchanged): it becomes ``pending`` with no embedding."""
         with self._transaction() as db:
             db.execute(
                 "UPDATE memories SET context=?, embedding=NULL, encoder=NULL, state=?, updated_at=? WHERE id=? AND state!=?",
                 (context, PENDING, time.time(), memory_id, DELETING),
             )
 
-    def set_vectors(
-        self,
-        ids: Sequence[str],
-        embeddings: np.ndarray | None,
-        encoder: str | None,
-        lm_keys: np.ndarray | None = None,
-        lm_name: str | None = None,
-    ) -> None:
-        """Store the vectors computed for ``ids`` (``None`` leaves that kind as it is)."""
+    def set_vectors(self, ids: Sequence[str], embeddings: np.ndarray, encoder: str) -> None:
+        """Store the vectors ``encoder`` computed for ``ids``."""
         with self._transaction() as db:
-            for i, memory_id in enumerate(ids):
-                if embeddings is not None:
-                    db.execute(
-                        "UPDATE memories SET embedding=?, encoder=? WHERE id=?",
-                        (_blob(embeddings[i]), encoder, memory_id),
-                    )
-                if lm_keys is not None:
-                    db.execute(
-                        "UPDATE memories SET lm_key=?, lm_name=? WHERE id=?", (_blob(lm_keys[i]), lm_name, memory_id)
-                    )
+            db.executemany(
+                "UPDATE memories SET embedding=?, encoder=? WHERE id=?",
+                [(_blob(embeddings[i]), encoder, memory_id) for i, memory_id in enumerate(ids)],
+            )
 
     def mark(self, ids: Sequence[str], state: str) -> None:
         """Set the state of rows (``pending`` -> ``indexed`` after a successful index write)."""

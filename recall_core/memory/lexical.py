@@ -2,9 +2,8 @@
 
 Why: a question names the people, places and things of the turn it asks about ("When did
 Caroline go to the LGBTQ support group?"), and a small sentence encoder weighs those names
-little. On the LoCoMo dev file BM25 alone put an evidence turn in the top 5 for 0.59 of the
-category 1-4 questions where all-MiniLM-L6-v2 did for 0.45; the two fused did better than
-either (``benchmarks/retrieval_methods.py``, BENCHMARKS.md).
+little. On LoCoMo, BM25 alone found the evidence more often than all-MiniLM-L6-v2 alone, and the
+two fused did better than either (``benchmarks/retrieval_methods.py``, BENCHMARKS.md).
 
 The index is an FTS5 table in the journal, kept in step with it by triggers, so every
 memory the journal holds is searchable by words as soon as it is written, and a rebuilt
@@ -39,11 +38,10 @@ FTS_BACKFILL = (
     "INSERT INTO memories_fts(rowid, owner, text) SELECT seq, 'u' || hex(user_id), coalesce(context, text) FROM memories"
 )
 
-#: The most (word, memory) postings one search scores. BM25 costs about 1 µs per posting
-#: (48 ms for a query whose words are in 44,000 of 100,000 memories), so words are taken
-#: rarest first while their document counts fit; the common ones left out weigh little in
-#: BM25 anyway, and the vector half still sees them. Typical queries on a conversation of a
-#: few thousand turns keep every word.
+#: The most (word, memory) postings one search scores: BM25 costs about 1 µs per posting, so
+#: words are taken rarest first while their document counts fit; the common ones left out weigh
+#: little in BM25 anyway, and the vector half still sees them. Typical queries on a conversation
+#: of a few thousand turns keep every word.
 POSTINGS_BUDGET = 1000
 #: Scratch tables (in the connection's temp schema, never in the journal file) that let
 #: SQLite itself tokenize and stem the query words, and read each stem's document count.
@@ -121,8 +119,8 @@ def linear_fusion(cosine: Mapping[str, float], bm25: Mapping[str, float]) -> lis
 
     An id missing from ``bm25`` scores 0 there. Scaling by the best BM25 score puts the
     lexical half in [0, 1] like a cosine; the two halves weigh the same (not tuned per
-    question). On LoCoMo this beat reciprocal-rank fusion (hit@5 0.646 against 0.603 on plain
-    turns) because it keeps how far apart the scores are, not only their order.
+    question). On LoCoMo this beat reciprocal-rank fusion (BENCHMARKS.md) because it keeps how
+    far apart the scores are, not only their order.
     """
     top = max(bm25.values(), default=0.0)
     fused = {memory_id: cos + (bm25.get(memory_id, 0.0) / top if top > 0 else 0.0) for memory_id, cos in cosine.items()}

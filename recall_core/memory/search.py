@@ -1,4 +1,4 @@
-"""Where a memory is searched: by text (hybrid, vector or lexical) and by the LM's hidden state.
+"""Where a memory is searched: by text (hybrid, vector or lexical), or by a query head's vector.
 
 Every search of a user's memory goes through :func:`search`:
 
@@ -10,12 +10,10 @@ Every search of a user's memory goes through :func:`search`:
   - ``"vector"``: the index's cosine ranking alone (exact up to ``EXACT_SEARCH_MAX`` memories);
   - ``"lexical"``: BM25 alone (for measuring the word half by itself);
 
-* ``hidden`` queries with a ``vector`` (the ``<recall>`` hidden state mapped into the encoder's
-  space by a trained query head, :mod:`recall_core.models.query_head`) are ranked like ``text``
-  queries, with that vector in place of the encoder's embedding of the text (the word half
-  of ``hybrid`` and ``lexical`` still reads ``query.text``);
-* ``hidden`` queries without one compare the ``<recall>`` hidden state with the LM-space keys
-  the writer stored (``MemoryWriter(lm_keys=True)``).
+* ``hidden`` queries carry a ``vector`` (the ``<recall>`` hidden state mapped into the encoder's
+  space by a trained query head, :mod:`recall_core.models.query_head`) and are ranked like
+  ``text`` queries, with that vector in place of the encoder's embedding of the text (the word
+  half of ``hybrid`` and ``lexical`` still reads ``query.text``).
 
 Candidates keep the ranking's order (the engine does too); ``score`` is always the cosine
 similarity, so ``min_score`` means the same whatever the ranking. Every row is checked to
@@ -41,8 +39,8 @@ import numpy as np
 
 from recall_core.memory.composition import speaker_of
 from recall_core.memory.encoders import Encoder
-from recall_core.memory.errors import MemoryStoreError, MemoryUnavailableError
-from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, LM_KEYS, MEMORIES, ChromaIndex, fetch
+from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, MEMORIES, ChromaIndex, fetch
 from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
 from recall_core.memory.lexical import linear_fusion
 from recall_core.memory.records import check_owner
@@ -104,9 +102,12 @@ def _ranked(
     visible = journal.visibility(user_id)
     if query.mode not in ("text", "hidden"):
         raise ValueError(f"query mode must be 'text' or 'hidden', got {query.mode!r}")
-    headed = query.mode == "hidden" and query.vector is not None
-    if query.mode == "hidden" and not headed:
-        return _search_hidden(index, journal, user_id, query, k, where, visible)
+    headed = query.mode == "hidden"
+    if headed and query.vector is None:
+        raise ValueError(
+            "a 'hidden' query needs query.vector: the <recall> hidden state mapped into this memory's encoder "
+            "space by a query head (recall_core.models.query_head; `recall train-head` trains one)"
+        )
     if not headed and (not query.text or not query.text.strip()):
         return []  # nothing to search by
     vector = _head_vector(query, encoder) if headed else None
@@ -114,9 +115,7 @@ def _ranked(
     if collection is None:
         check_not_lost(journal, user_id, index.location)
         return []
-    index.check_dimension(
-        user_id, MEMORIES, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name
-    )
+    index.check_dimension(user_id, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name)
     if vector is None:
         vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
     if retrieval == "vector":
@@ -162,8 +161,8 @@ def search_vector(
     where: dict[str, Any] | None = None,
     visible: Visibility = EVERYTHING,
 ) -> list[MemoryCandidate]:
-    """The ``k`` memories (``kind`` MEMORIES) or LM keys (LM_KEYS) nearest to an already computed
-    ``vector``, among those ``visible``."""
+    """The ``k`` memories of the ``kind`` collection (:data:`~recall_core.memory.index.MEMORIES`) nearest
+    to an already computed ``vector``, among those ``visible``."""
 
     def run(collection: Any) -> dict[str, list[Any]] | None:
         size = index.size(user_id, kind, collection)
@@ -238,37 +237,6 @@ def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[st
         memory_id: _cosine(np.asarray(stored, dtype=np.float32), vector)
         for memory_id, stored in zip(got["ids"], got["embeddings"], strict=True)
     }
-
-
-def _search_hidden(
-    index: ChromaIndex,
-    journal: Journal,
-    user_id: str,
-    query: RecallQuery,
-    k: int,
-    where: dict[str, Any] | None,
-    visible: Visibility,
-) -> list[MemoryCandidate]:
-    if query.hidden is None:
-        raise ValueError("a 'hidden' query needs query.hidden (the <recall> hidden state)")
-    hidden: Any = query.hidden
-    if hasattr(hidden, "detach"):  # a torch tensor, possibly on an accelerator
-        hidden = hidden.detach().float().cpu().numpy()
-    vector = np.asarray(hidden, dtype=np.float32).reshape(-1)
-    if vector.size == 0 or not np.isfinite(vector).all():
-        raise ValueError("query.hidden must be a non-empty vector of finite numbers")
-    collection = index.collection(user_id, LM_KEYS)
-    if collection is None:
-        if index.count(user_id, MEMORIES) > 0:
-            raise MemoryStoreError(
-                f"user {user_id!r} has memories but no LM keys, which the 'hidden' query mode needs: "
-                "write them with MemoryWriter(store, lm=(model, tokenizer), lm_keys=True), or use query_mode='text'"
-            )
-        if index.collection(user_id, MEMORIES) is None:
-            check_not_lost(journal, user_id, index.location)
-        return []
-    index.check_dimension(user_id, LM_KEYS, collection, vector.size, "the query hidden state")
-    return search_vector(index, user_id, LM_KEYS, vector, k, where, visible)
 
 
 def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:

@@ -37,9 +37,8 @@ from recall_core.memory.writer import MemoryWriter
 
 logger = logging.getLogger(__name__)
 
-#: What a found memory's text holds unless the store is told otherwise. The turn alone answered
-#: more facts than its exchange or window on the dev conversations (35 / 27 of 68 with two notes;
-#: BENCHMARKS.md, "Conversational memory"): the 135M model reads short notes best.
+#: What a found memory's text holds unless the store is told otherwise: the turn alone, since the
+#: 135M model reads short notes best (BENCHMARKS.md, "Conversational memory").
 DEFAULT_UNIT = "turn"
 
 

@@ -70,8 +70,8 @@ class UserMemory:
         ``query.mode == "text"`` embeds ``query.text`` with the store's encoder and ranks by
         ``retrieval`` (default: the store's, ``"hybrid"``): ``"hybrid"`` orders by cosine plus
         the query-normalised BM25 score of the words (so the order need not follow ``score``),
-        ``"vector"`` by cosine alone, ``"lexical"`` by BM25 alone. ``"hidden"`` compares
-        ``query.hidden`` with the LM-space keys written with ``MemoryWriter(lm_keys=True)``.
+        ``"vector"`` by cosine alone, ``"lexical"`` by BM25 alone. ``"hidden"`` ranks the same
+        way with ``query.vector``, a query head's vector, in place of the text's embedding.
         ``where`` filters on metadata inside this user's memories (for example
         ``{"session_id": "s1"}``). ``unit`` (default: the store's) is what each text holds:
         ``"turn"``, ``"window"`` (with the turn before) or ``"exchange"`` (a turn and the reply
@@ -127,14 +127,13 @@ class UserMemory:
         memory_id: str,
         text: str | bytes,
         metadata: Mapping[str, Any] | None = None,
-        lm_key: Sequence[float] | np.ndarray | None = None,
     ) -> None:
         """Replace one memory's text and, if given, its extra metadata (see :meth:`MemoryWriter.update`).
 
         Raises:
             KeyError: this user has no memory ``memory_id``.
         """
-        self._store.writer.update(self.user_id, memory_id, text, metadata=metadata, lm_key=lm_key)
+        self._store.writer.update(self.user_id, memory_id, text, metadata=metadata)
 
     def delete(self, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of this user by id; return how many existed. Ids of other users are ignored."""

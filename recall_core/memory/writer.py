@@ -2,7 +2,7 @@
 
 A turn is checked (role, non-empty UTF-8 text, metadata), split into chunks that fit the
 encoder's window, given deterministic ids, appended to the journal, embedded in batches
-(this is where the throughput comes from), optionally given LM-space keys, and indexed.
+(this is where the throughput comes from), and indexed.
 Updates, keyed writes (``put``), deletes and ``forget`` go through here too, so every
 memory is searched by what :class:`~recall_core.memory.composition.SearchText` composes,
 however it was written.
@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from recall_core.memory.chunking import chunk_text
 from recall_core.memory.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
+from recall_core.memory.derived import derived_cache
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.formats import jsonl_turns, locomo_turns, sniff
@@ -89,9 +88,6 @@ class MemoryWriter:
             one the store already uses). ``None`` uses the store's.
         chunk_tokens: most encoder tokens per memory; longer turns are split (never dropped).
             Capped by the encoder's window.
-        lm: the language model for LM-space keys: a ``(model, tokenizer)`` pair, an object
-            with ``.model`` and ``.tokenizer``, or a function ``texts -> array [n, hidden]``.
-        lm_keys: also store LM-space keys (for the ``hidden`` query mode); needs ``lm``.
         batch_size: turns embedded per encoder batch.
         dated: search each memory with the day of its turn in front, ``"[8 May 2023] "``, so
             that "when" questions find it.
@@ -102,9 +98,11 @@ class MemoryWriter:
         speakers: begin each searched line with its speaker: ``metadata["speaker"]`` if the
             turn has one, else its role (``"User: ..."``).
         precompute_kv: compute each written memory's keys and values for ``inject_mode="kv"``
-            now, not at its first recall: a ``RecallGenerator``, a ``(model, tokenizer)`` pair or a
-            :class:`~recall_core.kv.memories.KVPrecompute`. An updated memory gets new blocks, a
-            deleted or forgotten one loses them (a failure to compute warns; the write stands).
+            now, not at its first recall: a ``RecallGenerator``, a
+            :class:`~recall_core.kv.memories.KVPrecompute` (``KVPrecompute.of((model, tokenizer))``)
+            or any :class:`~recall_core.memory.derived.DerivedCache`. An updated memory gets new
+            blocks, a deleted or forgotten one loses them (a failure to compute warns; the write
+            stands).
 
     These three shape only what is *searched* (embedded and word-indexed, the journal's
     ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
@@ -117,8 +115,6 @@ class MemoryWriter:
         store: MemoryStore,
         encoder: Encoder | str | Path | None = None,
         chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
-        lm: Any = None,
-        lm_keys: bool = False,
         batch_size: int = 64,
         dated: bool = True,
         window: bool | str = "questions",
@@ -127,23 +123,13 @@ class MemoryWriter:
     ) -> None:
         if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 8:
             raise ValueError(f"chunk_tokens must be an int >= 8, got {chunk_tokens!r}")
-        if lm_keys and lm is None:
-            raise ValueError("lm_keys=True needs the language model: MemoryWriter(store, lm=(model, tokenizer), lm_keys=True)")
         self.store = store
         if encoder is not None:
             store.use_encoder(encoder)
         self.chunk_tokens = chunk_tokens
-        self.lm = lm
-        self.lm_keys = bool(lm_keys)
         self.batch_size = max(1, int(batch_size))
         self.search_text = SearchText(dated=bool(dated), window=check_window(window), speakers=bool(speakers))
-        self.kv = None
-        if precompute_kv is not None:
-            from recall_core.kv.memories import (
-                KVPrecompute,  # imported here: torch is only needed with KV blocks
-            )
-
-            self.kv = KVPrecompute.of(precompute_kv)
+        self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
 
     @property
     def encoder(self) -> Encoder:
@@ -243,15 +229,13 @@ class MemoryWriter:
         memory_id: str,
         text: str | bytes,
         metadata: Mapping[str, Any] | None = None,
-        lm_key: Sequence[float] | np.ndarray | None = None,
     ) -> None:
         """Replace one memory's text (re-embedded) and, if given, its extra metadata.
 
         The memory keeps its id, role, session and turn index, and is searched exactly as a new
         turn with that text would be (date, speaker, the turn before). The turn after it in
         its session, which is searched with the end of this one, is searched by the new words
-        too. The LM key is computed again when this writer writes LM keys (or given as
-        ``lm_key``); else a stale one is dropped. The text is not chunked.
+        too. The text is not chunked.
 
         Raises:
             KeyError: this user has no memory ``memory_id``.
@@ -267,11 +251,6 @@ class MemoryWriter:
             extra["key"] = row.extra["key"]  # a keyed memory keeps its key
         updated = row.with_(text=text, extra=row.extra if extra is None else extra)
         journal.update_text(memory_id, text, extra, context=self._context(updated))
-        if lm_key is None and self.lm_keys:
-            lm_key = self._lm_keys([text])[0]
-        if lm_key is not None:
-            key = np.asarray(lm_key, dtype=np.float32).reshape(1, -1)
-            journal.set_vectors([memory_id], None, None, key, self._lm_name() if self.lm is not None else row.lm_name)
         ids = [memory_id]
         following = self._following(updated)
         if following is not None:
@@ -365,7 +344,7 @@ class MemoryWriter:
     # -- embedding and indexing (also used by repair and rebuild) -----------------------------
 
     def embed(self, rows: list[JournalRow]) -> list[JournalRow]:
-        """Give rows their vectors (and LM keys), stored in the journal too; return the updated rows."""
+        """Give rows their vectors, stored in the journal too; return the updated rows."""
         encoder = self.encoder
         need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
         if need:
@@ -373,14 +352,6 @@ class MemoryWriter:
             self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
             for j, i in enumerate(need):
                 rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
-        if self.lm_keys:
-            need = [i for i, r in enumerate(rows) if r.lm_key is None]
-            if need:
-                keys = self._lm_keys([rows[i].text for i in need])
-                name = self._lm_name()
-                self.store.journal.set_vectors([rows[i].id for i in need], None, None, keys, name)
-                for j, i in enumerate(need):
-                    rows[i] = rows[i].with_(lm_key=keys[j], lm_name=name)
         return rows
 
     def index(self, rows: Sequence[JournalRow]) -> None:
@@ -554,38 +525,6 @@ class MemoryWriter:
         )  # fmt: skip
         self.store.journal.insert([row])
         return self.store.journal.get(memory_id) or row
-
-    def _lm_parts(self) -> tuple[Any, Any] | None:
-        lm = self.lm
-        if isinstance(lm, tuple) and len(lm) == 2:
-            return lm
-        if hasattr(lm, "model") and hasattr(lm, "tokenizer"):
-            return lm.model, lm.tokenizer
-        return None
-
-    def _lm_keys(self, texts: list[str]) -> np.ndarray:
-        parts = self._lm_parts()
-        if parts is None:
-            if not callable(self.lm):
-                raise TypeError("lm must be (model, tokenizer), an object with .model/.tokenizer, or texts -> array")
-            keys = np.asarray(self.lm(texts), dtype=np.float32)
-        else:
-            from recall_core.hidden import lm_keys  # imported here: torch is only needed with LM keys
-
-            keys = np.asarray(lm_keys(parts[0], parts[1], texts), dtype=np.float32)
-        if keys.ndim != 2 or keys.shape[0] != len(texts):
-            raise ValueError(f"LM keys must have shape [{len(texts)}, hidden], got {keys.shape}")
-        return keys
-
-    def _lm_name(self) -> str:
-        parts = self._lm_parts()
-        target = parts[0] if parts is not None else self.lm
-        for attr in ("name_or_path", "name"):
-            value = getattr(target, attr, None)
-            if isinstance(value, str) and value:
-                return value
-        config = getattr(target, "config", None)
-        return str(getattr(config, "_name_or_path", "") or type(target).__name__)
 
 
 def _tqdm_bar(total: int, description: str) -> Any:

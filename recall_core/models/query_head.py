@@ -34,6 +34,13 @@ META_FILE = "query_head.json"
 FORMAT = "recall-query-head/1"
 #: Relative depths of the default layers (0 = embeddings, 1 = the last layer's output).
 DEFAULT_DEPTHS = (0.5, 0.75, 1.0)
+#: What ``query_mode="hidden"`` without a head says (the raw hidden state found too little to be offered).
+NO_QUERY_HEAD = (
+    "query_mode='hidden' needs a query head trained for this model (it maps the <recall> hidden state into "
+    "the memory encoder's space): train one with `recall train-head --model <model folder>`, which saves it "
+    "where RecallGenerator.from_pretrained finds it (the recall-tuned default ships one), or pass "
+    "RecallGenerator(query_head=RecallQueryHead.load(folder)); else use query_mode='text'"
+)
 
 
 def default_layers(model: Any) -> tuple[int, ...]:

@@ -85,7 +85,7 @@ class RecallSession:
     Args:
         generator: the :class:`RecallGenerator` (model, tokenizer, defaults) to reply with.
         config: a :class:`~recall_core.SessionConfig`; keyword arguments ``max_cache_tokens``,
-            ``sink_tokens`` and ``positions`` override its fields.
+            ``sink_tokens`` override its fields.
         memory: searched at ``<recall>`` (default: ``store.for_user(user_id)``, else the generator's).
         recall_config: the :class:`RecallConfig` (default: the generator's).
         store, user_id: a ``MemoryStore`` and whose memory: evicted messages are written there.
@@ -111,7 +111,7 @@ class RecallSession:
         writer: Writer | Any = None,
         **overrides: Any,
     ) -> None:
-        unknown = set(overrides) - {"max_cache_tokens", "sink_tokens", "positions"}
+        unknown = set(overrides) - {"max_cache_tokens", "sink_tokens"}
         if unknown:
             raise TypeError(f"RecallSession got unexpected keyword argument(s) {', '.join(sorted(unknown))}")
         self.config = (config or SessionConfig()).replace(**overrides)
@@ -150,7 +150,6 @@ class RecallSession:
         self._digests: list[bytes] = []  # every confirmed message of the conversation, evicted ones too
         self._sinks: int | None = None  # how many leading units are sinks (fixed at the first eviction)
         self._evicted = 0  # messages evicted (they follow the sinks)
-        self._positions: list[int] = []  # positions="keep": the position of each cached id
         self._last_text = ""
         self._turn = 0
         self.last_report: SessionReport | None = None  # what the last call did with the cache
@@ -252,7 +251,7 @@ class RecallSession:
             prefix = self._prepare(plan, reserve=0, generate=False)
             ids = plan.ids
             try:
-                logits = self._forward(ids, prefix)
+                logits = self._forward(ids)
             except BaseException:
                 self._rollback(plan, prefix)
                 raise
@@ -283,8 +282,7 @@ class RecallSession:
         try:
             result = self.generator.generate_ids(
                 torch.tensor([prefix + ids], device=self.generator.model.device), past_key_values=self._cache,
-                position_ids=self._position_ids(len(prefix), len(ids)), plan=plan.output,
-                recall_query=plan.query, **kwargs,
+                plan=plan.output, recall_query=plan.query, **kwargs,
             )  # fmt: skip
         except BaseException:
             self._rollback(plan, prefix)
@@ -338,12 +336,11 @@ class RecallSession:
                 f"{self.generator.context_window} or longer: give the session max_cache_tokens= to evict old turns"
             )
         if plan.fresh or not plan.units:
-            self._cache, self._positions, self._sinks = None, [], None
+            self._cache, self._sinks = None, None
             if plan.fresh:
                 self._evicted = plan.evicted_before
         elif plan.keep < cache_length(self._cache):
             crop_cache(self._cache, plan.keep)
-            del self._positions[plan.keep :]
         self._units = plan.units
         if choice is not None:
             self._evict(plan, choice)
@@ -356,9 +353,7 @@ class RecallSession:
         start = sum(u.length for u in self._units[: choice.cached_from])
         end = start + sum(u.length for u in gone)
         if end > start:
-            shift = self.config.positions == "shift"
-            evict_span(self._cache, start, end, self.rotary if shift else None)
-            del self._positions[start:end]
+            evict_span(self._cache, start, end, self.rotary)
         continues = bool(self._units and self._units[-1].pending and plan.new_units
                          and plan.new_units[0].index == self._units[-1].index)  # fmt: skip
         if continues and plan.new_units[0].messages:  # the confirmed reply keeps its written flag
@@ -398,24 +393,14 @@ class RecallSession:
     def _cache_ids(self) -> list[int]:
         return [i for u in self._units for i in u.ids]
 
-    def _position_ids(self, cached: int, new: int) -> torch.Tensor | None:
-        """``positions="keep"``: the cached ids' own positions, then the next ones (else the default)."""
-        if self.config.positions != "keep" or not self._positions:
-            return None
-        first = self._positions[-1] + 1
-        positions = self._positions[:cached] + list(range(first, first + new))
-        return torch.tensor([positions], device=self.generator.model.device)
-
-    def _forward(self, ids: list[int], prefix: list[int]) -> torch.Tensor:
+    def _forward(self, ids: list[int]) -> torch.Tensor:
         from transformers import DynamicCache
 
         if self._cache is None:
             self._cache = DynamicCache(config=self.generator.model.config)
         model = self.generator.model
-        positions = self._position_ids(len(prefix), len(ids))
         with torch.no_grad():
-            out = model(input_ids=torch.tensor([ids], device=model.device), **cache_kwarg(self._cache),
-                        position_ids=None if positions is None else positions[:, -len(ids) :], use_cache=True)  # fmt: skip
+            out = model(input_ids=torch.tensor([ids], device=model.device), **cache_kwarg(self._cache), use_cache=True)
         return out.logits
 
     def _rollback(self, plan: Plan, prefix: list[int]) -> None:
@@ -423,7 +408,7 @@ class RecallSession:
         if self._cache is not None and cache_length(self._cache) > len(prefix):
             crop_cache(self._cache, len(prefix))
         if not prefix:
-            self._cache, self._positions = None, []
+            self._cache = None
         confirmed = [u.index + len(u.messages) for u in self._units if not u.pending]
         self._digests = list(plan.digests[: max(confirmed, default=0)])
 
@@ -463,9 +448,6 @@ class RecallSession:
             shown = self.tokenizer.decode(self.planner.plain(generated), skip_special_tokens=False,
                                           clean_up_tokenization_spaces=False)  # fmt: skip
             units[-1].parts.append(Part(REPLY, generated, shown))
-        if self.config.positions == "keep":
-            first = self._positions[-1] + 1 if self._positions else 0
-            self._positions += range(first, first + len(sequence) - len(self._positions))
         self._units = units
         self._digests = list(plan.digests)
         self._turn += 1

@@ -6,7 +6,7 @@ the decoder must follow (a forced tool call, a JSON schema, JSON mode), and the 
 to parse the reply with. :class:`~recall_core.RecallGenerator` follows the plan; the adapters
 only translate their frameworks' tools and schemas into the OpenAI-style dicts read here.
 
-The rules (issue 12):
+The rules:
 
 * tools go through the chat template (``apply_chat_template(..., tools=...)``);
 * a template without tool support gets tools only when ``tool_choice`` forces a call: they

@@ -20,7 +20,14 @@ import numpy as np
 
 from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend
 from recall_core.memory.errors import MemoryUnavailableError
-from recall_core.memory.index import KINDS, LM_KEYS, MEMORIES, REBUILD_HINT, ChromaIndex, collection_name
+from recall_core.memory.index import (
+    KINDS,
+    MEMORIES,
+    OBSOLETE_LM_KEYS,
+    REBUILD_HINT,
+    ChromaIndex,
+    collection_name,
+)
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
@@ -49,16 +56,12 @@ class UserReport:
     extra: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
     deleting: list[str] = field(default_factory=list)
-    lm_missing: list[str] = field(default_factory=list)
     #: what is wrong with the user's collections' files (then nothing else was read), or ``None``
     damaged: str | None = None
 
     @property
     def ok(self) -> bool:
-        return not (
-            self.pending or self.missing or self.extra or self.mismatched or self.deleting or self.lm_missing
-            or self.damaged
-        )  # fmt: skip
+        return not (self.pending or self.missing or self.extra or self.mismatched or self.deleting or self.damaged)
 
 
 @dataclass
@@ -70,6 +73,9 @@ class DoctorReport:
     users: list[UserReport] = field(default_factory=list)
     #: recall collections in the index that name no user (not made by recall): pruned by a local repair.
     unknown_collections: list[str] = field(default_factory=list)
+    #: LM-key collections (``recall-k-*``) that earlier releases wrote for the retired hidden query
+    #: without a query head; nothing reads them: ``repair`` deletes them.
+    obsolete_collections: list[str] = field(default_factory=list)
     #: on a server, users with collections that this client's journal never saw (written by
     #: other machines): listed for information, not a fault.
     other_users: list[str] = field(default_factory=list)
@@ -80,15 +86,19 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return all(u.ok for u in self.users) and not self.unknown_collections and not self.damaged
+        return (
+            all(u.ok for u in self.users) and not self.unknown_collections and not self.obsolete_collections
+            and not self.damaged
+        )  # fmt: skip
 
     def totals(self) -> dict[str, int]:
         keys = ("journal", "index")
         totals = {k: sum(getattr(u, k) for u in self.users) for k in keys}
-        for k in ("pending", "missing", "extra", "mismatched", "deleting", "lm_missing"):
+        for k in ("pending", "missing", "extra", "mismatched", "deleting"):
             totals[k] = sum(len(getattr(u, k)) for u in self.users)
         totals["users"] = len(self.users)
         totals["unknown_collections"] = len(self.unknown_collections)
+        totals["obsolete_collections"] = len(self.obsolete_collections)
         totals["other_users"] = len(self.other_users)
         totals["damaged"] = len(self.damaged)
         return totals
@@ -103,7 +113,7 @@ class DoctorReport:
         labels = {
             "pending": "journaled, not indexed yet", "missing": "missing from the index",
             "mismatched": "different in the index", "extra": "in the index but not in the journal",
-            "deleting": "deleted, still to remove from the index", "lm_missing": "without their LM key in the index",
+            "deleting": "deleted, still to remove from the index",
         }  # fmt: skip
         for name, reason in sorted(self.damaged.items()):
             owners = [u.user_id for u in self.users if u.damaged is not None and name in _names(u.user_id)]
@@ -114,6 +124,11 @@ class DoctorReport:
                 lines.append(f"  {t[key]} {label}")
         if self.unknown_collections:
             lines.append(f"  {len(self.unknown_collections)} recall collections that name no user (or left by a rebuild)")
+        if self.obsolete_collections:
+            lines.append(
+                f"  {len(self.obsolete_collections)} obsolete LM-key collection(s) (recall-k-*, the retired hidden query "
+                "without a query head): nothing reads them, repair deletes them"
+            )
         if self.damaged:
             lines.append(f"The index is damaged: {REBUILD_HINT}. `recall doctor --repair` rebuilds only the damaged users.")
         else:
@@ -136,6 +151,8 @@ class RepairReport:
     removed: int = 0
     pruned: int = 0
     reencoded: int = 0
+    #: obsolete LM-key collections deleted (see :attr:`DoctorReport.obsolete_collections`)
+    obsolete: int = 0
     users: int = 0
     failed: dict[str, str] = field(default_factory=dict)
 
@@ -178,6 +195,8 @@ def doctor(
         owner = (collection.metadata or {}).get("user_id")
         if owner is None or collection.name not in _names(owner):  # not recall's, or a rebuild's leftover
             report.unknown_collections.append(collection.name)
+        elif collection.name == collection_name(owner, OBSOLETE_LM_KEYS):
+            report.obsolete_collections.append(collection.name)
         elif owner not in journal_users:
             index_users[owner] = collection.name
     if users is None:
@@ -240,11 +259,6 @@ def _check_user(store: MemoryStore, user_id: str, check_vectors: bool) -> UserRe
             same = bool(np.allclose(np.asarray(vector, dtype=np.float32), row.embedding, atol=1e-4))
         if not same:
             report.mismatched.append(memory_id)
-    keyed = [i for i, row in live.items() if row.lm_key is not None and i in in_index]
-    if keyed:
-        found = store.index.get(user_id, keyed, kind=LM_KEYS)
-        have = set(found["ids"]) if found is not None else set()
-        report.lm_missing = [i for i in keyed if i not in have]
     return report
 
 
@@ -252,7 +266,8 @@ def repair(
     store: MemoryStore, report: DoctorReport | None = None, prune_extra: bool | None = None, progress: bool = False
 ) -> RepairReport:
     """Make the index match the journal: index what is pending, missing or different, finish
-    interrupted deletes and forgets, and rebuild the collections of users whose files are damaged.
+    interrupted deletes and forgets, rebuild the collections of users whose files are damaged,
+    and delete obsolete LM-key collections (the retired hidden query's, from earlier releases).
 
     Args:
         report: a :func:`doctor` report to act on (default: run doctor now).
@@ -295,6 +310,9 @@ def repair(
         for name in report.unknown_collections:
             store.index.delete_collection(name)
             result.pruned += 1
+    for name in report.obsolete_collections:  # on a server too: no release reads them any more
+        store.index.delete_collection(name)
+        result.obsolete += 1
     return result
 
 
@@ -314,7 +332,7 @@ def _repair_user(
             store.index.delete(user.user_id, user.deleting)
             store.journal.purge(user.deleting)
         result.removed += len(user.deleting)
-    todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched + user.lm_missing))
+    todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched))
     if todo:
         rows = [r for r in store.journal.get_many(todo) if r.state != DELETING]
         reencode = sum(1 for r in rows if r.embedding is None or r.encoder != store.encoder.name)
@@ -359,8 +377,8 @@ def rebuild_index(
     The journal keeps each memory's vector, so a rebuild gives identical search results
     without re-encoding; ``reencode=True`` embeds everything again with the store's encoder
     (to move to another encoder). Rows whose vector came from another encoder are always
-    re-encoded. LM keys kept in the journal are restored too. Deletes and forgets that had
-    not reached the index are finished.
+    re-encoded. Deletes and forgets that had not reached the index are finished, and obsolete
+    LM-key collections are dropped.
 
     Each user's rows are written into staging collections, which replace the user's
     collections only once complete; a user that fails is listed in ``failed`` and keeps the
