@@ -11,20 +11,18 @@ answer "nothing".
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from recall_core.memory.errors import MemoryStoreError
 from recall_core.memory.index import MEMORIES
 from recall_core.memory.journal import PENDING, Visibility
+from recall_core.memory.parts import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
 from recall_core.memory.search import check_not_lost, check_retrieval, check_unit, search
 from recall_core.memory.validation import check_key
 from recall_core.types import MemoryCandidate, RecallQuery
-
-if TYPE_CHECKING:  # annotations only: a store makes its users' handles
-    from recall_core.memory.store import MemoryStore
 
 #: Items per request when reading a whole collection.
 _PAGE = 1000
@@ -37,7 +35,7 @@ class UserMemory:
     from :meth:`MemoryStore.for_user`; it can only ever see its own user's memories.
     """
 
-    def __init__(self, store: MemoryStore, user_id: str) -> None:
+    def __init__(self, store: StoreParts, user_id: str) -> None:
         self._store = store
         self.user_id = user_id
 
@@ -45,7 +43,7 @@ class UserMemory:
         return f"UserMemory({self.user_id!r}, store={self._store!r})"
 
     @property
-    def store(self) -> MemoryStore:
+    def store(self) -> StoreParts:
         return self._store
 
     def _visibility(self) -> Visibility:

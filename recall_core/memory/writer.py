@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recall_core.memory.chunking import chunk_text
 from recall_core.memory.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
@@ -27,6 +27,7 @@ from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.formats import jsonl_turns, locomo_turns, sniff
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.parts import StoreParts
 from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
@@ -40,9 +41,6 @@ from recall_core.memory.validation import (
     format_timestamp,
 )
 from recall_core.types import MemoryCandidate
-
-if TYPE_CHECKING:  # annotations only: the store makes its writer, the writer never makes a store
-    from recall_core.memory.store import MemoryStore
 
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
@@ -112,7 +110,7 @@ class MemoryWriter:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: StoreParts,
         encoder: Encoder | str | Path | None = None,
         chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
         batch_size: int = 64,

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,13 +29,11 @@ from recall_core.memory.index import (
     collection_name,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.parts import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.segments import check_index_files, vector_segments
 from recall_core.memory.writer import MemoryWriter
-
-if TYPE_CHECKING:  # annotations only: the store calls finish_renames when it opens
-    from recall_core.memory.store import MemoryStore
 
 #: Where ``rebuild_index(fresh=True)`` builds the new index, and where the old one waits to be removed.
 STAGING_DIR = "chroma.rebuild"
@@ -162,7 +160,7 @@ def _names(user_id: str) -> tuple[str, ...]:
 
 
 def doctor(
-    store: MemoryStore, users: Iterable[str] | None = None, check_vectors: bool = False, probe: bool = False
+    store: StoreParts, users: Iterable[str] | None = None, check_vectors: bool = False, probe: bool = False
 ) -> DoctorReport:
     """Compare the index with the journal, user by user; change nothing.
 
@@ -217,7 +215,7 @@ def doctor(
     return report
 
 
-def _check_local_files(store: MemoryStore, probe: bool) -> dict[str, str]:
+def _check_local_files(store: StoreParts, probe: bool) -> dict[str, str]:
     """Damaged collections of a local store (by their files; and by a child's reads with ``probe``),
     fenced off in ``store.index`` so that nothing here reads them."""
     chroma_dir = Path(store.root or ".") / CHROMA_DIR
@@ -234,7 +232,7 @@ def _check_local_files(store: MemoryStore, probe: bool) -> dict[str, str]:
     return damaged
 
 
-def _check_user(store: MemoryStore, user_id: str, check_vectors: bool) -> UserReport:
+def _check_user(store: StoreParts, user_id: str, check_vectors: bool) -> UserReport:
     live = {row.id: row for row in store.journal.rows(user_id, (PENDING, INDEXED))}
     tombstones = [row.id for row in store.journal.rows(user_id, (DELETING,))]
     in_index = _index_records(store, user_id, check_vectors)
@@ -263,7 +261,7 @@ def _check_user(store: MemoryStore, user_id: str, check_vectors: bool) -> UserRe
 
 
 def repair(
-    store: MemoryStore, report: DoctorReport | None = None, prune_extra: bool | None = None, progress: bool = False
+    store: StoreParts, report: DoctorReport | None = None, prune_extra: bool | None = None, progress: bool = False
 ) -> RepairReport:
     """Make the index match the journal: index what is pending, missing or different, finish
     interrupted deletes and forgets, rebuild the collections of users whose files are damaged,
@@ -317,7 +315,7 @@ def repair(
 
 
 def _repair_user(
-    store: MemoryStore, writer: MemoryWriter, user: UserReport, prune_extra: bool, result: RepairReport, progress: bool
+    store: StoreParts, writer: MemoryWriter, user: UserReport, prune_extra: bool, result: RepairReport, progress: bool
 ) -> None:
     forgetting = store.journal.forgetting(user.user_id)
     if user.deleting or forgetting:
@@ -347,7 +345,7 @@ def _repair_user(
         result.pruned += len(user.extra)
 
 
-def _index_records(store: MemoryStore, user_id: str, with_vectors: bool) -> dict[str, tuple[MemoryRecord, Any]]:
+def _index_records(store: StoreParts, user_id: str, with_vectors: bool) -> dict[str, tuple[MemoryRecord, Any]]:
     """Everything the index holds for a user, as it is (reads hide what the journal deleted; doctor must see it)."""
     include = ["documents", "metadatas"] + (["embeddings"] if with_vectors else [])
     found: dict[str, tuple[MemoryRecord, Any]] = {}
@@ -364,13 +362,13 @@ def _index_records(store: MemoryStore, user_id: str, with_vectors: bool) -> dict
             return found
 
 
-def _index_ids(store: MemoryStore, user_id: str) -> list[str]:
+def _index_ids(store: StoreParts, user_id: str) -> list[str]:
     found = store.index.with_collection(user_id, MEMORIES, lambda c: c.get(include=[])["ids"])
     return list(found or [])
 
 
 def rebuild_index(
-    store: MemoryStore, reencode: bool = False, fresh: bool = False, progress: bool = True
+    store: StoreParts, reencode: bool = False, fresh: bool = False, progress: bool = True
 ) -> RepairReport:
     """Rebuild the index from the journal: every user of the journal gets new collections.
 
@@ -411,7 +409,7 @@ def rebuild_index(
 
 
 def _rebuild_user(
-    store: MemoryStore, writer: MemoryWriter, user_id: str, reencode: bool, progress: bool
+    store: StoreParts, writer: MemoryWriter, user_id: str, reencode: bool, progress: bool
 ) -> tuple[int, int]:
     """New collections for one user from the journal, swapped in once complete: ``(indexed, re-encoded)``."""
     index, journal = store.index, store.journal
@@ -432,7 +430,7 @@ def _rebuild_user(
     return len(written), reencoded
 
 
-def _rebuild_fresh(store: MemoryStore, root: Path, reencode: bool, progress: bool) -> RepairReport:
+def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool) -> RepairReport:
     """Build a whole new index folder from the journal, then put it in place of the old one."""
     live_dir, staging_dir, retired_dir = root / CHROMA_DIR, root / STAGING_DIR, root / RETIRED_DIR
     shutil.rmtree(staging_dir, ignore_errors=True)  # an earlier rebuild that did not finish
@@ -484,12 +482,12 @@ def _rebuild_fresh(store: MemoryStore, root: Path, reencode: bool, progress: boo
     return result
 
 
-def _live_rows(store: MemoryStore, user_id: str, reencode: bool) -> list[JournalRow]:
+def _live_rows(store: StoreParts, user_id: str, reencode: bool) -> list[JournalRow]:
     rows = list(store.journal.rows(user_id, (PENDING, INDEXED)))
     return [r.with_(embedding=None, encoder=None) for r in rows] if reencode else rows
 
 
-def finish_renames(store: MemoryStore) -> int:
+def finish_renames(store: StoreParts) -> int:
     """Move the memories of users whose ids the journal upgrade normalised to NFC into their new
     collections, and drop the collections of the old spelling; return how many were moved."""
     moved = 0
@@ -505,14 +503,14 @@ def finish_renames(store: MemoryStore) -> int:
     return moved
 
 
-def _drop_renamed(store: MemoryStore, index: ChromaIndex) -> None:
+def _drop_renamed(store: StoreParts, index: ChromaIndex) -> None:
     for old, _ in store.journal.renamed_users():
         index.drop_user(old)
         store.journal.clear_renamed(old)
 
 
 def _write_rows(
-    store: MemoryStore,
+    store: StoreParts,
     writer: MemoryWriter,
     index: ChromaIndex,
     rows: Sequence[JournalRow],
@@ -537,7 +535,7 @@ def _write_rows(
 
 
 def _index_rows(
-    store: MemoryStore, writer: MemoryWriter, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
+    store: StoreParts, writer: MemoryWriter, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
 ) -> None:
     """Embed (where needed) and index journal rows into the live collections, in steps, marking them indexed."""
     written = _write_rows(store, writer, store.index, rows, progress, desc)
