@@ -11,8 +11,8 @@ median over rounds. The goal (issue 12): at most 10% more time per token.
 through their own transformers logits processors in the same loop, when installed
 (xgrammar, outlines-core); recall uses llguidance.
 
-    python benchmarks/constrained_decoding.py                       # the figure for BENCHMARKS.md
-    python benchmarks/constrained_decoding.py --tokens 16 --rounds 1  # a quick check
+    python -m benchmarks.constrained_decoding                       # the figure for BENCHMARKS.md
+    python -m benchmarks.constrained_decoding --tokens 16 --rounds 1  # a quick check
 """
 
 from __future__ import annotations

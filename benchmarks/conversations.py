@@ -25,9 +25,9 @@ that states the fact is inside one of the first 1 / 4 texts the method's search 
 recall's memories as its store returns them, LangChain's documents, LlamaIndex's block).
 
 Usage:
-    python benchmarks/conversations.py                          # every method, the eval seed
-    python benchmarks/conversations.py --seed dev --users 4 --methods recall,langchain
-    python benchmarks/conversations.py --variant "user_end:recall_position=user_end"
+    python -m benchmarks.conversations                          # every method, the eval seed
+    python -m benchmarks.conversations --seed dev --users 4 --methods recall,langchain
+    python -m benchmarks.conversations --variant "user_end:recall_position=user_end"
 Writes benchmarks/out/conversations/conversations.json, .md and .png.
 """
 
@@ -49,7 +49,6 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_core.training.conversations import SEEDS, Question, User, as_dict, generate, score  # noqa: E402
 

@@ -7,8 +7,8 @@ processed tokens. The rows were written before any of them was run, from the pla
 wrappings a RAG user would try, not from answers.
 
 Usage:
-    python benchmarks/conversations_tune.py                     # the whole grid, dev seed, 3 users
-    python benchmarks/conversations_tune.py --rows rag-system,old-default --users 2
+    python -m benchmarks.conversations_tune                     # the whole grid, dev seed, 3 users
+    python -m benchmarks.conversations_tune --rows rag-system,old-default --users 2
 Writes benchmarks/out/conversations/tune.json and tune.md.
 """
 
@@ -21,11 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from conversations import OUT, RecallMethod, run_method, summarize  # noqa: E402
-
-from recall_core.training.conversations import SEEDS, generate  # noqa: E402
+from benchmarks.conversations import OUT, RecallMethod, run_method, summarize
+from recall_core.training.conversations import SEEDS, generate
 
 RAG_SYSTEM = (
     "You are an assistant for question-answering tasks. Use the following notes from past conversations with "

@@ -8,7 +8,7 @@
    forward pass of a ~30-token memory, and the end-to-end extra latency versus the same
    generation without the recall.
 
-Usage: python benchmarks/decode_overhead.py [--model NAME] [--rounds 10] [--new-tokens 64]
+Usage: python -m benchmarks.decode_overhead [--model NAME] [--rounds 10] [--new-tokens 64]
 Writes benchmarks/out/decode_overhead.json and .png.
 """
 

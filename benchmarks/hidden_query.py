@@ -14,8 +14,8 @@ last-layer state against LM-space keys of every memory; slow: one LM forward per
 The goal: hidden hit@5 at least 90% of the text query's on both.
 
 Usage:
-    python benchmarks/hidden_query.py                         # embedded default model, the head in its folder
-    python benchmarks/hidden_query.py --model DIR --head DIR2
+    python -m benchmarks.hidden_query                         # embedded default model, the head in its folder
+    python -m benchmarks.hidden_query --model DIR --head DIR2
 Writes benchmarks/out/hidden_query/hidden_query.{json,md,png}.
 """
 
@@ -29,10 +29,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import memory_turns
-from locomo_data import ANSWERABLE, load_locomo, resolve_data
-from locomo_metrics import hit_at_k
-
+from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data, subset_file
+from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.conversations import memory_turns
 from recall_core.training.conversations import SEEDS, generate
 
 OUT = Path(__file__).resolve().parent / "out" / "hidden_query"
@@ -101,8 +100,6 @@ def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args
         if args.conversations is None:
             store.writer.ingest(data, progress=args.progress)
         else:
-            from locomo_data import subset_file
-
             store.writer.ingest(subset_file(data, [c.sample_id for c in conversations], Path(folder) / "subset.json"),
                                 progress=args.progress)  # fmt: skip
         for i, (sample_id, question) in enumerate(_progress(asked, args.progress, "LoCoMo questions")):

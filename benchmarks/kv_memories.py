@@ -23,9 +23,9 @@ same for every recall arm. Ratios of the same run: the extra time of a recall
 mode with several block settings (``--kv-variants``), and prints each kv variant's facts
 answered as a share of ``tokens`` mode's (goal: >= 95%). Other arguments go to conversations.py.
 
-    python benchmarks/kv_memories.py cost --rounds 10
-    python benchmarks/kv_memories.py cost --device cuda --rounds 20
-    python benchmarks/kv_memories.py quality --seed eval
+    python -m benchmarks.kv_memories cost --rounds 10
+    python -m benchmarks.kv_memories cost --device cuda --rounds 20
+    python -m benchmarks.kv_memories quality --seed eval
 
 Writes ``--out`` (default ``benchmarks/out/kv_memories``): ``cost.json``, ``cost.md``, ``cost.png``
 (``quality.json`` for ``quality``, beside conversations.py's own files).
@@ -237,8 +237,7 @@ DEFAULT_KV_VARIANTS = (
 
 def quality(args: argparse.Namespace, rest: Sequence[str], generator: Any = None, encoder: Any = None) -> dict[str, Any]:
     """conversations.py's recall (``tokens``) against each kv variant; facts answered as a share of tokens mode's."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import conversations
+    from benchmarks import conversations
 
     variants = list(args.kv_variants or DEFAULT_KV_VARIANTS)
     out = args.out / "conversations"

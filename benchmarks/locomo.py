@@ -22,9 +22,9 @@ answer), ``locomo.md`` (tables), ``locomo_f1_tokens.png``, ``locomo_hits.png``.
 
 Usage:
     recall bench locomo                                   # the default sample, embedded model
-    python benchmarks/locomo.py --retrieval-only          # retrieval metrics only (no answers)
-    python benchmarks/locomo.py --conversations 1 --sample 20 --methods none,rag,recall
-    python benchmarks/locomo.py --model Qwen/Qwen2.5-0.5B-Instruct --device cuda --all
+    python -m benchmarks.locomo --retrieval-only          # retrieval metrics only (no answers)
+    python -m benchmarks.locomo --conversations 1 --sample 20 --methods none,rag,recall
+    python -m benchmarks.locomo --model Qwen/Qwen2.5-0.5B-Instruct --device cuda --all
 """
 
 from __future__ import annotations
@@ -44,9 +44,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import (  # noqa: E402
+from benchmarks.common.locomo_data import (  # noqa: E402
     CATEGORIES,
     Conversation,
     DialogTurn,
@@ -56,10 +54,9 @@ from locomo_data import (  # noqa: E402
     stratified_sample,
     subset_file,
 )
-from locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
-from retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
-from retrieval_methods import ingest as write_formatted  # noqa: E402
-
+from benchmarks.common.locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
+from benchmarks.retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
+from benchmarks.retrieval_methods import ingest as write_formatted  # noqa: E402
 from recall_core.decoding.hf_compat import cache_kwarg  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
 

@@ -8,8 +8,8 @@ exchange), how many are injected at one ``<recall>``, the search (vector, hybrid
 ``min_score``, where ``<recall>`` goes, and (c)'s top-k.
 
 Usage:
-    python benchmarks/locomo_tune.py                      # 60 tuning questions, the grid below
-    python benchmarks/locomo_tune.py --questions 30 --grid quick
+    python -m benchmarks.locomo_tune                      # 60 tuning questions, the grid below
+    python -m benchmarks.locomo_tune --questions 30 --grid quick
 Writes benchmarks/out/locomo_tune.json and .md.
 """
 
@@ -25,10 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import locomo  # noqa: E402
-from locomo_data import load_locomo, resolve_data, stratified_sample  # noqa: E402
+from benchmarks import locomo
+from benchmarks.common.locomo_data import load_locomo, resolve_data, stratified_sample
 
 #: (name, method, overrides of locomo.py's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {

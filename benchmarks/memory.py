@@ -15,8 +15,8 @@
    with ``where={"user_id": ...}``, at the same total number of memories.
 
 Usage:
-    python benchmarks/memory.py                       # defaults: about 6-9 minutes on 2 cores
-    python benchmarks/memory.py --sizes 1000,10000 --write-turns 500 --no-server   # quick
+    python -m benchmarks.memory                       # defaults: about 6-9 minutes on 2 cores
+    python -m benchmarks.memory --sizes 1000,10000 --write-turns 500 --no-server   # quick
 Writes benchmarks/out/memory.json and benchmarks/out/memory.png.
 """
 

@@ -15,7 +15,7 @@ of replies where the model's own ``<recall>`` fired, and a few replies to read. 
 tuned default (``--model`` unset) and on the plain release (``--plain``).
 
 Usage:
-    python benchmarks/new_user.py [--plain] [--users 4] [--variant NAME:field=value,...]
+    python -m benchmarks.new_user [--plain] [--users 4] [--variant NAME:field=value,...]
 Writes benchmarks/out/new_user/new_user{,_plain}.json and .md.
 """
 
@@ -30,8 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import parse_variant, seed_of
-
+from benchmarks.conversations import parse_variant, seed_of
 from recall_core import RecallConfig, RecallGenerator, load_model
 from recall_core.memory import MemoryStore
 from recall_core.training.conversations import SEEDS, generate

@@ -14,8 +14,8 @@ vectors, the MiniLM size, written through the store's own journal and index; no 
 * ``probe_ms``: :func:`probe_collections` over every collection (one child process).
 
 Usage:
-    python benchmarks/open_check.py                                   # 1x1000, 1x20000, 200x50; 5 repeats
-    python benchmarks/open_check.py --layouts 1x100000,2000x10 --repeats 3
+    python -m benchmarks.open_check                                   # 1x1000, 1x20000, 200x50; 5 repeats
+    python -m benchmarks.open_check --layouts 1x100000,2000x10 --repeats 3
 Writes benchmarks/out/open_check.json.
 """
 

@@ -5,7 +5,7 @@ fact's memory injected under each configuration, and we count answers that conta
 fact's keyword. Also: no memory at all (the floor), and ``inject_mode="vector"``
 (experimental, no projector).
 
-Usage: python benchmarks/recall_placement.py [--model NAME] [--max-new-tokens 40]
+Usage: python -m benchmarks.recall_placement [--model NAME] [--max-new-tokens 40]
 Writes benchmarks/out/recall_placement.json and .png.
 """
 

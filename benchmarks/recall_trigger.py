@@ -25,8 +25,8 @@ within the first 8 tokens, at the first): how ``RecallConfig.uncertainty_thresho
 was chosen.
 
 Usage:
-    python benchmarks/recall_trigger.py                                   # the embedded default model
-    python benchmarks/recall_trigger.py --model PATH --thresholds 2.5,3,3.5 --users 12 --general 64
+    python -m benchmarks.recall_trigger                                   # the embedded default model
+    python -m benchmarks.recall_trigger --model PATH --thresholds 2.5,3,3.5 --users 12 --general 64
 Writes benchmarks/out/recall_trigger/recall_trigger.json, .md and .png.
 """
 
@@ -45,10 +45,8 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conversations import memory_turns, seed_of  # noqa: E402
-
+from benchmarks.conversations import memory_turns, seed_of  # noqa: E402
 from recall_core.training.conversations import SEEDS, generate, score  # noqa: E402
 from recall_core.training.prompts import general_prompts  # noqa: E402
 

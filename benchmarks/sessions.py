@@ -13,8 +13,8 @@ file) through one bounded session (``--cache`` positions), appending every messa
 replying to every ``--reply-every``-th, and records the cache's bytes and the process's
 resident memory (RSS) as it goes: with a bounded cache both must stay flat.
 
-    python benchmarks/sessions.py ttft --turns 50 --data ../shared/data/locomo_dev.json
-    python benchmarks/sessions.py memory --tokens 100000 --cache 2048 --data ../shared/data/locomo_dev.json
+    python -m benchmarks.sessions ttft --turns 50 --data ../shared/data/locomo_dev.json
+    python -m benchmarks.sessions memory --tokens 100000 --cache 2048 --data ../shared/data/locomo_dev.json
 
 Speed figures need a quiet machine: run ``ttft`` where nothing else runs. Each command writes a
 JSON and a PNG to ``--out`` (default ``benchmarks/out/sessions``) and prints a table.
@@ -32,10 +32,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from transformers.generation.streamers import BaseStreamer
 
-from locomo_data import load_locomo, resolve_data  # noqa: E402
-from transformers.generation.streamers import BaseStreamer  # noqa: E402
+from benchmarks.common.locomo_data import load_locomo, resolve_data
 
 OUT = Path(__file__).resolve().parent / "out" / "sessions"
 SYSTEM = "You are a friendly assistant. Answer in one or two sentences."

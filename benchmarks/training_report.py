@@ -1,8 +1,8 @@
 """The training log of a recall adapter as a table and a plot (loss per step).
 
 Usage:
-    python benchmarks/training_report.py                       # the shipped adapter
-    python benchmarks/training_report.py --adapter DIR --out docs/figures/recall_tuning_loss.png
+    python -m benchmarks.training_report                       # the shipped adapter
+    python -m benchmarks.training_report --adapter DIR --out docs/figures/recall_tuning_loss.png
 """
 
 from __future__ import annotations

@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
+import recall_core.training.conversations as data
+from benchmarks import conversations
 from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import conversations  # noqa: E402
-
-import recall_core.training.conversations as data  # noqa: E402
 
 
 def test_the_generator_is_deterministic_for_a_seed():
@@ -141,8 +134,7 @@ def test_recall_bench_runs_the_script(capfd):
 
 def test_search_text_scores_each_window_mode_on_a_tiny_run(tmp_path):
     """benchmarks/search_text.py on one generated user with the hash encoder: every mode scored, JSON written."""
-    import search_text
-
+    from benchmarks import search_text
     from recall_core.memory import HashEncoder
 
     encoder = HashEncoder(64)
