@@ -25,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from tqdm import tqdm
 
+from benchmarks.common.progress import progress
 from recall_core import RecallGenerator
 from recall_core.structured.constrained import JSON_OPTIONS, Constraint, json_schema_grammar, strict_schema
 
@@ -103,7 +103,7 @@ def main() -> None:
         decode_seconds(generator, make(), 2)
 
     per_token: dict[str, list[float]] = {name: [] for name in runnable}
-    for _ in tqdm(range(args.rounds), desc="rounds"):
+    for _ in progress(range(args.rounds), "rounds", True):
         for name, make in runnable.items():
             one = decode_seconds(generator, make(), 1)
             many = decode_seconds(generator, make(), args.tokens)

@@ -34,10 +34,7 @@ Writes benchmarks/out/conversations/conversations.json, .md and .png.
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -50,9 +47,15 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.args import parse_variant, seed_of  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.timing import timed_stream  # noqa: E402
 from recall_core.training.conversations import SEEDS, Question, User, as_dict, generate, score  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out" / "conversations"
+OUT = OUT_ROOT / "conversations"
 METHODS = ("none", "history", "langchain", "llamaindex", "recall", "recall-untuned")
 PEERS = ("none", "history", "langchain", "llamaindex")
 #: Variant settings that belong to the store (what a search returns), not to RecallConfig.
@@ -85,18 +88,6 @@ class Answer:
     @property
     def processed_tokens(self) -> int:
         return self.prompt_tokens + self.injected_tokens
-
-
-def timed_stream(pieces: Iterator[str]) -> tuple[str, float | None, float]:
-    """Drain a stream of text pieces: ``(text, seconds to the first non-empty piece, seconds in all)``."""
-    started = time.perf_counter()
-    first: float | None = None
-    parts = []
-    for piece in pieces:
-        if piece and first is None:
-            first = time.perf_counter() - started
-        parts.append(piece)
-    return "".join(parts), first, time.perf_counter() - started
 
 
 def exchanges(user: User) -> list[tuple[str, str, Any]]:
@@ -366,13 +357,13 @@ def hits(answer: Answer, evidence: str, ks: Sequence[int] = (1, PEER_K)) -> dict
     return {f"hit@{k}": any(evidence in text for text in answer.retrieved[:k]) for k in ks}
 
 
-def run_method(method: Method, users: Sequence[User], questions: Sequence[Question], progress: bool) -> list[dict[str, Any]]:
+def run_method(method: Method, users: Sequence[User], questions: Sequence[Question], show: bool) -> list[dict[str, Any]]:
     by_id = {u.user_id: u for u in users}
     began = time.perf_counter()
     method.prepare(users)
     prepare_s = time.perf_counter() - began
     rows = []
-    for question in _bar(questions, method.name, progress):
+    for question in progress(questions, method.name, show, unit="question"):
         answer = method.answer(question)
         rows.append({
             "method": method.name, "key": question.key, "slot": question.slot, "question": question.text,
@@ -429,11 +420,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     summary = result["summary"]
     names = list(summary)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -458,31 +445,7 @@ def plot(result: dict[str, Any], path: Path) -> Path:
     right.set_title("Quality against cost")
     fig.suptitle(f"{result['model']} · {result['questions']} questions, {result['users']} users (seed {result['seed']})",
                  fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def _bar(items: Sequence[Any], name: str, progress: bool) -> Any:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=name, unit="question")
-
-
-def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
-    """``"NAME:field=value,field=value"`` -> ``("recall:NAME", {field: value})`` (values as Python literals)."""
-    name, _, spec = text.partition(":")
-    changes: dict[str, Any] = {}
-    for item in filter(None, (s.strip() for s in spec.split(","))):
-        key, _, raw = item.partition("=")
-        try:
-            changes[key.strip()] = ast.literal_eval(raw.strip())
-        except (ValueError, SyntaxError):
-            changes[key.strip()] = raw.strip()
-    return f"recall:{name}", changes
+    return save(fig, path)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -500,10 +463,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-progress", action="store_true")
     return p.parse_args(argv)
-
-
-def seed_of(text: str) -> int:
-    return SEEDS[text] if text in SEEDS else int(text)
 
 
 def build_methods(args: argparse.Namespace, generator: Any, encoder: Any, encoder_path: str | None,
@@ -579,13 +538,10 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         "questions": len(questions), "model": str(args.model or "SmolLM2-135M-Instruct"),
         "encoder": getattr(encoder, "name", str(encoder)), "max_new_tokens": args.max_new_tokens,
         "recall_config": generator.config.to_dict(),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()},
+        "machine": machine(),
         "summary": summary, "rows": rows, "data": as_dict(users),
     }  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "conversations.json").write_text(json.dumps(result, indent=1))
-    (args.out / "conversations.md").write_text(markdown(result))
-    plot(result, args.out / "conversations.png")
+    write_results(args.out, "conversations", result, markdown(result), plot)
     return result
 
 

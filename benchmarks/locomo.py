@@ -44,6 +44,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from benchmarks.common.args import OUT  # noqa: E402
 from benchmarks.common.locomo_data import (  # noqa: E402
     CATEGORIES,
     Conversation,
@@ -55,12 +56,15 @@ from benchmarks.common.locomo_data import (  # noqa: E402
     subset_file,
 )
 from benchmarks.common.locomo_metrics import STEMMER, by_category, hit_at_k, percentile, qa_score  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress as progress_bar  # noqa: E402
+from benchmarks.common.results import cell, load_average  # noqa: E402
+from benchmarks.common.timing import FirstToken  # noqa: E402
 from benchmarks.retrieval_methods import FORMATS, RankedMemory, covered  # noqa: E402
 from benchmarks.retrieval_methods import ingest as write_formatted  # noqa: E402
 from recall_core.decoding.hf_compat import cache_kwarg  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
 METHODS = {
     "none": "(a) no memory",
     "full": "(b) full history stuffed",
@@ -225,23 +229,6 @@ class FirstLineStop:
         return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
 
 
-class FirstTokenTimer:
-    """A streamer that notes when the first generated token arrives (the first ``put`` is the prompt)."""
-
-    def __init__(self) -> None:
-        self.prompt_seen = False
-        self.first: float | None = None
-
-    def put(self, value: Any) -> None:
-        if not self.prompt_seen:
-            self.prompt_seen = True
-        elif self.first is None:
-            self.first = time.perf_counter()
-
-    def end(self) -> None:
-        return None
-
-
 # -- the benchmark ----------------------------------------------------------------------------
 
 
@@ -289,7 +276,7 @@ class Bench:
 
     def generate(self, messages: list[dict[str, str]] | str, memory: Any, config: Any) -> dict[str, Any]:
         """One generation, timed; ``started`` may be moved earlier by the caller (retrieval before it)."""
-        timer = FirstTokenTimer()
+        timer = FirstToken()
         started = time.perf_counter()
         result = self.generator.generate(
             messages, memory=memory, config=config, streamer=timer, max_new_tokens=self.args.max_new_tokens,
@@ -340,7 +327,7 @@ class Bench:
         differ = (prefix_ids[:n] != ids[0, :n]).nonzero()
         common = n if differ.numel() == 0 else int(differ[0, 0])
         _crop_to(cache, common)
-        timer = FirstTokenTimer()
+        timer = FirstToken()
         started = time.perf_counter()
         with torch.no_grad():
             output = model.generate(
@@ -468,7 +455,7 @@ def retrieval_rows(bench: Bench, questions: Sequence[Question], mode: str, retri
     from recall_core.types import RecallQuery
 
     rows = []
-    for q in _bar([q for q in questions if q.evidence], f"retrieval {mode}/{retrieval}", progress):
+    for q in progress_bar([q for q in questions if q.evidence], f"retrieval {mode}/{retrieval}", progress, unit="q"):
         memory = bench.memory(q.sample_id, retrieval)
         hidden = question_hidden(bench, q) if mode == "hidden" else None
         started = time.perf_counter()
@@ -496,21 +483,19 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
                 partial: Path | None = None) -> list[dict[str, Any]]:
     """Every method on every sampled question; one row per question (also appended to ``partial``, JSON lines)."""
     rows = []
-    bar = _bar(None, "answers", progress, total=len(questions) * len(methods))
+    bar = progress_bar(None, "answers", progress, unit="q", total=len(questions) * len(methods))
     for q in questions:
         prompt = build_prompt(q, bench.conversations[q.sample_id], bench.args.seed)
         row: dict[str, Any] = {"key": q.key, "category": q.category, "question": q.question,
                                "answer": q.answer or NO_INFO, "evidence": list(q.evidence), "methods": {}}
         for method in methods:
             row["methods"][method] = run_method(bench, method, q, prompt)
-            if bar is not None:
-                bar.update(1)
+            bar.update(1)
         rows.append(row)
         if partial is not None:
             with partial.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row) + "\n")
-    if bar is not None:
-        bar.close()
+    bar.close()
     return rows
 
 
@@ -541,10 +526,6 @@ def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any
 # -- output -----------------------------------------------------------------------------------
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def markdown(result: dict[str, Any]) -> str:
     """The tables of BENCHMARKS.md: retrieval hit@k per category, and answers with their cost."""
     ks = result["config"]["k"]
@@ -554,8 +535,8 @@ def markdown(result: dict[str, Any]) -> str:
     for name, summary in result["retrieval"].items():
         for n in ks:
             hits = summary[f"hit@{n}"]
-            cells = [name, str(n), *(_fmt(hits[str(c)]) for c in (1, 2, 3, 4)), f"**{_fmt(hits['1-4'])}**",
-                     _fmt(hits["5"]), _fmt(summary["latency_ms"]["p50"], 1)]
+            cells = [name, str(n), *(cell(hits[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(hits['1-4'])}**",
+                     cell(hits["5"]), cell(summary["latency_ms"]["p50"], 1)]
             parts.append("| " + " | ".join(cells) + " |")
     answers = result.get("answers")
     if answers:
@@ -565,10 +546,10 @@ def markdown(result: dict[str, Any]) -> str:
                   "injected tok | processed tok | TTFT p50 s | total p50 s |", "|" + " --- |" * 12]
         for summary in answers["methods"].values():
             f1 = summary["f1"]
-            cells = [summary["label"], *(_fmt(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{_fmt(f1['1-4'])}**",
-                     _fmt(summary["adversarial_accuracy"]), _fmt(summary["prompt_tokens"]["mean"], 0),
-                     _fmt(summary["injected_tokens"]["mean"], 0), _fmt(summary["processed_tokens"]["mean"], 0),
-                     _fmt(summary["ttft_s"]["p50"], 2), _fmt(summary["total_s"]["p50"], 2)]
+            cells = [summary["label"], *(cell(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(f1['1-4'])}**",
+                     cell(summary["adversarial_accuracy"]), cell(summary["prompt_tokens"]["mean"], 0),
+                     cell(summary["injected_tokens"]["mean"], 0), cell(summary["processed_tokens"]["mean"], 0),
+                     cell(summary["ttft_s"]["p50"], 2), cell(summary["total_s"]["p50"], 2)]
             parts.append("| " + " | ".join(cells) + " |")
         parts += ["", "Token counts are means per question; processed = prompt + injected."]
     return "\n".join(parts) + "\n"
@@ -576,11 +557,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def plot(result: dict[str, Any], out: Path) -> list[str]:
     """F1 against processed tokens per method, and hit@k per category; returns the PNG paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     paths = []
     answers = result.get("answers")
     if answers:
@@ -596,11 +573,7 @@ def plot(result: dict[str, Any], out: Path) -> list[str]:
         ax.set_ylabel("F1, categories 1-4")
         ax.set_title(f"LoCoMo answers, {answers['sample_size']} questions, {result['config']['model']}", fontsize=9)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
-        path = out / "locomo_f1_tokens.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(str(path))
+        paths.append(str(save(fig, out / "locomo_f1_tokens.png", dpi=110)))
     retrieval = result["retrieval"]
     if retrieval:
         ks = result["config"]["k"]
@@ -619,23 +592,11 @@ def plot(result: dict[str, Any], out: Path) -> list[str]:
             ax.grid(axis="y", alpha=0.3)
         axes[0].set_ylabel("share of questions")
         axes[-1].legend(fontsize=7)
-        fig.tight_layout()
-        path = out / "locomo_hits.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(str(path))
+        paths.append(str(save(fig, out / "locomo_hits.png", dpi=110)))
     return paths
 
 
 # -- driver -----------------------------------------------------------------------------------
-
-
-def _bar(items: Any, desc: str, progress: bool, total: int | None = None) -> Any:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=desc, total=total, unit="q" if items is None or total else "q")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -727,7 +688,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     if args.threads:
         torch.set_num_threads(args.threads)
     progress = not args.no_progress
-    started, load_start = time.perf_counter(), _load()
+    started, load_start = time.perf_counter(), load_average()
     data_path = resolve_data(args.data)
     conversations = load_locomo(data_path, args.conversations)
     questions = [q for c in conversations for q in c.questions]
@@ -772,7 +733,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
                     "rows": rows,
                 }
     result["seconds"] = time.perf_counter() - started
-    result["load_average"] = {"start": load_start, "end": _load()}
+    result["load_average"] = {"start": load_start, "end": load_average()}
     return result
 
 
@@ -780,14 +741,6 @@ def history_budget(args: argparse.Namespace, generator: Any) -> int:
     """(b)'s history tokens: ``--history-tokens``, at most the context window less room for the question and answer."""
     room = generator.context_window - args.max_new_tokens - 200
     return room if args.history_tokens is None else min(args.history_tokens, room)
-
-
-def _load() -> list[float] | None:
-    """The machine's 1/5/15-minute load averages (other processes slow every timing down)."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 def main(argv: Sequence[str] | None = None, generator: Any = None) -> int:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ from typing import Any
 
 from benchmarks import locomo
 from benchmarks.common.locomo_data import load_locomo, resolve_data, stratified_sample
+from benchmarks.common.results import cell, write_results
 
 #: (name, method, overrides of locomo.py's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
@@ -87,9 +87,9 @@ def table(summaries: Sequence[dict[str, Any]]) -> str:
              "|" + " --- |" * 9]
     for s in summaries:
         f1 = s["f1"]
-        cells = [s["config"], *(locomo._fmt(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{locomo._fmt(f1['1-4'])}**",
-                 locomo._fmt(s["adversarial_accuracy"]), locomo._fmt(s["processed_tokens"]["mean"], 0),
-                 locomo._fmt(s["ttft_s"]["p50"], 2)]
+        cells = [s["config"], *(cell(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(f1['1-4'])}**",
+                 cell(s["adversarial_accuracy"]), cell(s["processed_tokens"]["mean"], 0),
+                 cell(s["ttft_s"]["p50"], 2)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -122,13 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for c in conversations:
             bench.history[c.sample_id] = locomo.history_block(c, generator.tokenizer, budget)
         summaries = run_grid(bench, questions, GRID[args.grid], not bench_args.no_progress)
-    out = Path(bench_args.out)
-    out.mkdir(parents=True, exist_ok=True)
     payload = {"questions": [q.key for q in questions], "memory_format": bench_args.memory_format,
                "configs": summaries}
-    (out / "locomo_tune.json").write_text(json.dumps(payload, indent=1))
     text = table(summaries)
-    (out / "locomo_tune.md").write_text(text)
+    write_results(Path(bench_args.out), "locomo_tune", payload, text)
     print(text)
     return 0
 

@@ -31,7 +31,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.common.args import OUT  # noqa: E402
 from benchmarks.common.locomo_data import (  # noqa: E402
     CATEGORIES,
     Conversation,
@@ -49,12 +50,14 @@ from benchmarks.common.locomo_data import (  # noqa: E402
     resolve_data,
 )
 from benchmarks.common.locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import cell, write_results  # noqa: E402
 from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
 from recall_core.memory.composition import day_label  # noqa: E402
 from recall_core.memory.search import FUSION_DEPTH  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
 KS = (1, 5, 10)
 #: Reciprocal-rank fusion constant (Cormack et al. 2009); not tuned here.
 RRF_K = 60
@@ -300,7 +303,7 @@ def evaluate_format(
     rankings: Sequence[str],
     conversations: Sequence[Conversation],
     data_path: Path | None,
-    progress: bool = True,
+    show: bool = True,
     count_tokens: Callable[[str], int] | None = None,
 ) -> list[dict[str, Any]]:
     """Ingest once in ``fmt`` into a fresh temporary store, then rank every question by each ranking."""
@@ -314,7 +317,7 @@ def evaluate_format(
         for ranking in rankings:
             method = Method(fmt, ranking)
             rows: list[dict[str, Any]] = []
-            for conversation in _bar(conversations, method.name, progress):
+            for conversation in progress(conversations, method.name, show, unit="conversation"):
                 memory = make_memory(method, store, conversation.sample_id)
                 rows.extend(rank_questions(memory, conversation.questions, max(KS)))
             summary = summarize(rows)
@@ -324,14 +327,6 @@ def evaluate_format(
     return results
 
 
-def _bar(items: Sequence[Any], name: str, progress: bool) -> Iterable[Any]:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=name, unit="conversation")
-
-
 def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     """One row per method: hit@1/5/10 over categories 1-4, hit@5 per category, p50 latency."""
     head = ("| method | hit@1 | hit@5 | hit@10 | hit@5 cat 1 | cat 2 | cat 3 | cat 4 | cat 5 | "
@@ -339,8 +334,8 @@ def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     lines = [head, "|" + " --- |" * 12]
     for s in summaries:
         tokens = s.get("memory_lm_tokens")
-        cells = [s["method"], *(_fmt(s[f"hit@{k}"]["1-4"]) for k in KS),
-                 *(_fmt(s["hit@5"][str(c)]) for c in CATEGORIES), _fmt(s["center_hit@5"]["1-4"]),
+        cells = [s["method"], *(cell(s[f"hit@{k}"]["1-4"]) for k in KS),
+                 *(cell(s["hit@5"][str(c)]) for c in CATEGORIES), cell(s["center_hit@5"]["1-4"]),
                  "-" if tokens is None else f"{tokens:.0f}", f"{s['latency_ms']['p50']:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -367,11 +362,7 @@ def interleaved_latency(
 
 def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     """Horizontal bars: hit@1/5/10 over categories 1-4 for each method, the 0.70 goal marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = [s["method"] for s in summaries]
     fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(names) + 1.2))
     height = 0.27
@@ -386,14 +377,7 @@ def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     ax.set_xlabel("share of category 1-4 questions with an evidence turn in the top k")
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return save(fig, path, dpi=110)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -410,8 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         conversations = load_locomo(resolve_data(args.data), args.conversations or 1)
         result = interleaved_latency("dated-window", ["vector", "bm25", "hybrid"], conversations, args.latency)
         print(json.dumps(result, indent=1))
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "retrieval_latency.json").write_text(json.dumps(result, indent=1))
+        write_results(Path(args.out), "retrieval_latency", result)
         return 0
 
     data_path = resolve_data(args.data)
@@ -429,16 +412,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       not args.no_progress, count_tokens):
             s = result["summary"]
             summaries.append(s)
-            print(f"{s['method']:22s} hit@1/5/10 (1-4) = {_fmt(s['hit@1']['1-4'])} / {_fmt(s['hit@5']['1-4'])} / "
-                  f"{_fmt(s['hit@10']['1-4'])}   p50 {s['latency_ms']['p50']:.1f} ms", flush=True)
+            print(f"{s['method']:22s} hit@1/5/10 (1-4) = {cell(s['hit@1']['1-4'])} / {cell(s['hit@5']['1-4'])} / "
+                  f"{cell(s['hit@10']['1-4'])}   p50 {s['latency_ms']['p50']:.1f} ms", flush=True)
     order = {m.name: i for i, m in enumerate(methods)}
     summaries.sort(key=lambda s: order[s["method"]])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     payload = {"data": str(data_path), "conversations": [c.sample_id for c in conversations], "methods": summaries}
-    (out / "retrieval_methods.json").write_text(json.dumps(payload, indent=2))
     table = markdown_table(summaries)
-    (out / "retrieval_methods.md").write_text(table + "\n")
+    out = write_results(Path(args.out), "retrieval_methods", payload, table + "\n", indent=2)
     plot_methods(summaries, out / "retrieval_methods.png")
     print(table)
     return 0

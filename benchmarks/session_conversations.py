@@ -22,17 +22,19 @@ Writes ``session_conversations.json`` and ``.md`` to ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.args import seed_of
+from benchmarks.common.results import write_results
+from benchmarks.conversations import Answer, Method, PlainMethod, RecallMethod, run_method, summarize
 from recall_core.training.conversations import Question, User, generate
 
-OUT = Path(__file__).resolve().parent / "out" / "session_conversations"
+OUT = OUT_ROOT / "session_conversations"
 SYSTEM = "You are a helpful assistant who remembers what the user tells you."
 
 
@@ -159,9 +161,7 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
               "questions": len(questions), "cache": args.cache, "evicted_questions": sorted(evicted),
               "recall_config": generator.config.to_dict(), "summary": summary, "evicted_summary": evicted_summary,
               "rows": rows}  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "session_conversations.json").write_text(json.dumps(result, indent=1, default=str))
-    (args.out / "session_conversations.md").write_text(markdown(result))
+    write_results(args.out, "session_conversations", result, markdown(result), default=str)
     return result
 
 
