@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.args import seed_of
+from benchmarks.common.methods import RecallMethod, run_method, summarize
 from benchmarks.common.results import write_results
-from benchmarks.conversations import OUT, RecallMethod, run_method, summarize
+from benchmarks.conversations import OUT
 from recall_core.training.conversations import SEEDS, generate
 
 RAG_SYSTEM = (

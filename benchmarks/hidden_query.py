@@ -32,10 +32,10 @@ from benchmarks.common.args import OUT as OUT_ROOT
 from benchmarks.common.args import seed_of
 from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data, subset_file
 from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.common.methods import memory_turns
 from benchmarks.common.plotting import pyplot, save
 from benchmarks.common.progress import progress
 from benchmarks.common.results import write_results
-from benchmarks.conversations import memory_turns
 from recall_core.training.conversations import generate
 
 OUT = OUT_ROOT / "hidden_query"

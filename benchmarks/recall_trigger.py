@@ -46,10 +46,10 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.args import seed_of  # noqa: E402
+from benchmarks.common.methods import memory_turns  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from benchmarks.conversations import memory_turns  # noqa: E402
 from recall_core.training.conversations import SEEDS, generate, score  # noqa: E402
 from recall_core.training.prompts import general_prompts  # noqa: E402
 

@@ -28,8 +28,8 @@ from typing import Any
 from benchmarks.common.args import OUT, seed_of
 from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data
 from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.common.methods import memory_turns
 from benchmarks.common.results import write_results
-from benchmarks.conversations import memory_turns
 from recall_core.training.conversations import generate
 
 MODES = ("always", "questions", "never")

@@ -30,8 +30,8 @@ from typing import Any
 
 from benchmarks.common.args import OUT as OUT_ROOT
 from benchmarks.common.args import seed_of
+from benchmarks.common.methods import Answer, Method, PlainMethod, RecallMethod, run_method, summarize
 from benchmarks.common.results import write_results
-from benchmarks.conversations import Answer, Method, PlainMethod, RecallMethod, run_method, summarize
 from recall_core.training.conversations import Question, User, generate
 
 OUT = OUT_ROOT / "session_conversations"

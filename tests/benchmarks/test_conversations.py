@@ -8,6 +8,8 @@ import pytest
 
 import recall_core.training.conversations as data
 from benchmarks import conversations
+from benchmarks.common.args import parse_variant
+from benchmarks.common.methods import Answer, hits
 from tests.helpers.tiny import tiny_model
 
 
@@ -76,8 +78,8 @@ def test_stale_answers_are_counted_apart():
 
 
 def test_hits_look_for_the_fact_turn_among_what_was_retrieved():
-    answer = conversations.Answer("x", 10, retrieved=["User: hello", "User: I live in Lyon.\nAssistant: Noted!"])
-    assert conversations.hits(answer, "I live in Lyon.") == {"hit@1": False, "hit@4": True}
+    answer = Answer("x", 10, retrieved=["User: hello", "User: I live in Lyon.\nAssistant: Noted!"])
+    assert hits(answer, "I live in Lyon.") == {"hit@1": False, "hit@4": True}
 
 
 def test_a_tiny_run_writes_the_result_schema(tmp_path):
@@ -107,7 +109,7 @@ def test_a_tiny_run_writes_the_result_schema(tmp_path):
 
 
 def test_variants_split_store_options_from_the_config():
-    name, changes = conversations.parse_variant("dated:unit='window',memories=2,template='N:\\n{text}'")
+    name, changes = parse_variant("dated:unit='window',memories=2,template='N:\\n{text}'")
     assert name == "recall:dated" and changes == {"unit": "window", "memories": 2, "template": "N:\n{text}"}
 
 
