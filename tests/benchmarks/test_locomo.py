@@ -15,6 +15,7 @@ import pytest
 
 from benchmarks import locomo, retrieval_methods
 from benchmarks.common.locomo_data import clean_evidence, load_locomo, stratified_sample
+from benchmarks.common.locomo_memory import ingest
 from benchmarks.common.locomo_metrics import (
     STEMMER,
     first_hit_rank,
@@ -195,7 +196,7 @@ def test_retrieval_methods_on_the_slice(tmp_path, data_file):
 
     conversations = load_locomo(data_file)
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
-        retrieval_methods.ingest(store, conversations, "window")
+        ingest(store, conversations, "window")
         memory = store.for_user(conversations[0].sample_id)
         assert {r.metadata["dia_id"] for r in memory.all()} == {t.dia_id for t in conversations[0].turns}
         second = next(r for r in memory.all() if r.metadata.get("dia_id") == "D1:2")
