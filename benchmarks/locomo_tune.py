@@ -1,6 +1,6 @@
 """Tune recall (d) and RAG (c) on LoCoMo dev questions kept apart from the reported sample.
 
-The reported answer sample of ``locomo.py`` is drawn with ``--seed`` (default 0); the tuning
+The reported answer sample of ``benchmarks.locomo`` is drawn with ``--seed`` (default 0); the tuning
 questions are a second stratified sample drawn from the *other* questions, so the numbers
 in the report were not tuned on. The store is written once; each configuration then answers
 the same tuning questions. Varied: what a recalled memory holds (its turn, the window, the
@@ -24,11 +24,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import locomo
 from benchmarks.common.locomo_data import load_locomo, resolve_data, stratified_sample
 from benchmarks.common.results import cell, write_results
+from benchmarks.locomo.answers import answer_rows, answer_summary
+from benchmarks.locomo.bench import Bench
+from benchmarks.locomo.cli import ingest, parse_args
+from benchmarks.locomo.prompts import history_block, history_budget
 
-#: (name, method, overrides of locomo.py's arguments)
+#: (name, method, overrides of benchmarks.locomo's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "full": [
         ("rag k=5", "rag", {"rag_k": 5}),
@@ -60,7 +63,7 @@ def tuning_questions(path: Path, n: int, report_sample: int, seed: int) -> list[
     return stratified_sample(rest, n, seed + 1)
 
 
-def run_grid(bench: locomo.Bench, questions: Sequence[Any], grid: Sequence[tuple[str, str, dict[str, Any]]],
+def run_grid(bench: Bench, questions: Sequence[Any], grid: Sequence[tuple[str, str, dict[str, Any]]],
              progress: bool) -> list[dict[str, Any]]:
     """Each configuration on every tuning question; summaries (F1, cat 5, tokens, times)."""
     base = bench.args
@@ -70,8 +73,8 @@ def run_grid(bench: locomo.Bench, questions: Sequence[Any], grid: Sequence[tuple
         for key, value in overrides.items():
             setattr(bench.args, key, value)
         started = time.perf_counter()
-        rows = locomo.answer_rows(bench, questions, [method], progress)
-        summary = locomo.answer_summary(rows, method)
+        rows = answer_rows(bench, questions, [method], progress)
+        summary = answer_summary(rows, method)
         summary.update({"config": name, "method": method, "overrides": overrides,
                         "seconds": time.perf_counter() - started})
         out.append(summary)
@@ -100,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grid", choices=sorted(GRID), default="full")
     parser.add_argument("--report-sample", type=int, default=200, help="the reported sample to keep apart")
     args, rest = parser.parse_known_args(argv)
-    bench_args = locomo.parse_args([*rest, "--query-modes", "text"])
+    bench_args = parse_args([*rest, "--query-modes", "text"])
     import torch
 
     from recall_core import RecallGenerator
@@ -116,11 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="recall-tune-") as folder, \
             MemoryStore.local(Path(folder) / "store", encoder=bench_args.encoder) as store:
         bench_args.conversations = None
-        locomo.ingest(store, generator, data_path, conversations, bench_args, Path(folder), False)
-        bench = locomo.Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
-        budget = locomo.history_budget(bench_args, generator)
+        ingest(store, generator, data_path, conversations, bench_args, Path(folder), False)
+        bench = Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
+        budget = history_budget(bench_args, generator)
         for c in conversations:
-            bench.history[c.sample_id] = locomo.history_block(c, generator.tokenizer, budget)
+            bench.history[c.sample_id] = history_block(c, generator.tokenizer, budget)
         summaries = run_grid(bench, questions, GRID[args.grid], not bench_args.no_progress)
     payload = {"questions": [q.key for q in questions], "memory_format": bench_args.memory_format,
                "configs": summaries}

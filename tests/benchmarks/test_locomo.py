@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import locomo, retrieval_methods
+from benchmarks import retrieval_methods
 from benchmarks.common.locomo_data import clean_evidence, load_locomo, stratified_sample
 from benchmarks.common.locomo_memory import ingest
 from benchmarks.common.locomo_metrics import (
@@ -25,6 +25,10 @@ from benchmarks.common.locomo_metrics import (
     qa_score,
     token_f1,
 )
+from benchmarks.locomo import cli
+from benchmarks.locomo.answers import METHODS
+from benchmarks.locomo.bench import Bench, FirstLineStop
+from benchmarks.locomo.prompts import final_answer
 from tests.benchmarks.locomo_files import dev_slice, synthetic_locomo
 from tests.helpers.tiny import tiny_model
 
@@ -84,10 +88,10 @@ def test_evidence_is_cleaned_the_same_way_for_every_question():
 
 def test_category_5_options_map_like_the_official_code():
     options = {"a": "No information available", "b": "a red car"}
-    assert locomo.final_answer("(a)\nmore text", options) == "No information available"
-    assert locomo.final_answer("I think (b) a red car", options) == "a red car"
-    assert locomo.final_answer("Not mentioned.", options) == "Not mentioned."
-    assert locomo.final_answer("\n  Paris  \nLondon", None) == "Paris"
+    assert final_answer("(a)\nmore text", options) == "No information available"
+    assert final_answer("I think (b) a red car", options) == "a red car"
+    assert final_answer("Not mentioned.", options) == "Not mentioned."
+    assert final_answer("\n  Paris  \nLondon", None) == "Paris"
 
 
 def test_rrf_fuses_rankings():
@@ -133,7 +137,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         "--data", str(data_file), "--encoder", "hash", "--sample", "6", "--seed", "1", "--out", str(out),
         "--history-tokens", "150", "--rag-k", "2", "--max-new-tokens", "4", "--no-progress",
     ]  # fmt: skip
-    assert locomo.main(argv, generator=generator) == 0
+    assert cli.main(argv, generator=generator) == 0
 
     result = json.loads((out / "locomo.json").read_text())
     assert result["benchmark"] == "locomo" and result["schema_version"] == 1
@@ -147,7 +151,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         assert summary["hit@1"]["1-4"] <= summary["hit@5"]["1-4"] <= summary["hit@10"]["1-4"]
     answers = result["answers"]
     assert answers["sample_size"] == 6 and len(answers["rows"]) == 6
-    assert set(answers["methods"]) == set(locomo.METHODS)
+    assert set(answers["methods"]) == set(METHODS)
     for name, summary in answers["methods"].items():
         assert summary["questions"] == 6, name
         for key in ("prompt_tokens", "injected_tokens", "processed_tokens", "ttft_s", "total_s"):
@@ -183,7 +187,7 @@ def test_retrieval_only_skips_answers(tmp_path, data_file):
     out = tmp_path / "out"
     argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only", "--query-modes", "text",
             "--k", "1,3", "--out", str(out), "--no-progress"]  # fmt: skip
-    assert locomo.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
+    assert cli.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
     result = json.loads((out / "locomo.json").read_text())
     assert "answers" not in result
     assert set(result["retrieval"]) == {"text/vector", "text/hybrid"}
@@ -231,8 +235,8 @@ def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
 
     model, tokenizer = tiny_model("llama")
     generator = RecallGenerator(model, tokenizer)
-    args = locomo.parse_args(["--max-new-tokens", "6"])
-    bench = locomo.Bench(args, generator, None, {})
+    args = cli.parse_args(["--max-new-tokens", "6"])
+    bench = Bench(args, generator, None, {})
     history = "Conversation:\n" + "\n".join(f"A: turn {i} apples" for i in range(12))
     for question in ["When did A eat?", "Who ate the apples?", "When did A eat?"]:
         messages = [{"role": "system", "content": "Answer."}, {"role": "user", "content": f"{history}\n\nQuestion: {question}"}]
@@ -240,7 +244,7 @@ def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
         ids = generator.encode(messages, config=RecallConfig(recall_policy="explicit"))
         with torch.no_grad():
             plain = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=6,
-                                   stopping_criteria=[locomo.FirstLineStop(tokenizer)])  # fmt: skip
+                                   stopping_criteria=[FirstLineStop(tokenizer)])  # fmt: skip
         assert got["text"] == tokenizer.decode(plain[0, ids.shape[1] :], skip_special_tokens=True)
         assert got["prompt_tokens"] == ids.shape[1] and got["cached_prefix_tokens"] > ids.shape[1] - 20
     assert list(bench.prefill_s) == ["conv"]
