@@ -48,7 +48,7 @@ from benchmarks.common.args import parse_variant, seed_of  # noqa: E402
 from benchmarks.common.methods import Method, PlainMethod, RecallMethod, run_method, summarize  # noqa: E402
 from benchmarks.common.peers import LangChainMethod, LlamaIndexMethod  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
-from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from recall_core.training.conversations import SEEDS, as_dict, generate  # noqa: E402
 
 OUT = OUT_ROOT / "conversations"
@@ -201,10 +201,7 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
 
 def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
     args = parse_args(argv)
-    result = run(args, generator=generator, encoder=encoder)
-    print(markdown(result))
-    print(f"written to {args.out}")
-    return 0
+    return report(markdown(run(args, generator=generator, encoder=encoder)), args.out)
 
 
 if __name__ == "__main__":

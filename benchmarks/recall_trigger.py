@@ -49,7 +49,7 @@ from benchmarks.common.args import seed_of  # noqa: E402
 from benchmarks.common.methods import memory_turns  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
-from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from recall_core.training.conversations import SEEDS, generate, score  # noqa: E402
 from recall_core.training.prompts import general_prompts  # noqa: E402
 
@@ -313,10 +313,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
     args = parse_args(argv)
-    result = run(args, generator=generator, encoder=encoder)
-    print(markdown(result))
-    print(f"written to {args.out}")
-    return 0
+    return report(markdown(run(args, generator=generator, encoder=encoder)), args.out)
 
 
 if __name__ == "__main__":

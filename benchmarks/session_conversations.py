@@ -31,7 +31,7 @@ from typing import Any
 from benchmarks.common.args import OUT as OUT_ROOT
 from benchmarks.common.args import seed_of
 from benchmarks.common.methods import Answer, Method, PlainMethod, RecallMethod, run_method, summarize
-from benchmarks.common.results import write_results
+from benchmarks.common.results import report, write_results
 from recall_core.training.conversations import Question, User, generate
 
 OUT = OUT_ROOT / "session_conversations"
@@ -165,12 +165,10 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
     return result
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    result = run(args)
-    print(markdown(result))
-    print(f"written to {args.out}")
+    return report(markdown(run(args)), args.out)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

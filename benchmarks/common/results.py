@@ -39,3 +39,10 @@ def write_results(folder: Path, stem: str, result: Any, markdown: str | None = N
 def cell(value: float | None, digits: int = 3, missing: str = "-") -> str:
     """``value`` as a table shows it: ``digits`` decimals, or ``missing`` for none (a category absent from a slice)."""
     return missing if value is None else f"{value:.{digits}f}"
+
+
+def report(table: str, out: Path) -> int:
+    """Print a benchmark's table and where its files went; returns 0, the exit code of a finished run."""
+    print(table)
+    print(f"written to {out}")
+    return 0
