@@ -5,7 +5,7 @@ loop) without a constraint and with one (a JSON schema whose array cannot close 
 the budget, so both runs decode exactly ``--tokens`` tokens). The time per token is
 ``(time for N tokens - time for 1 token) / (N - 1)``: the prefill cancels out. Rounds
 alternate plain and constrained so load on the machine hits both alike; the figure is the
-median over rounds. The goal (issue 12): at most 10% more time per token.
+median over rounds. The goal: at most 10% more time per token.
 
 ``--engines`` also times the grammar engines that were compared when one was picked,
 through their own transformers logits processors in the same loop, when installed

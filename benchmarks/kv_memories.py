@@ -16,7 +16,7 @@ in every round (machine noise hits all alike), median over ``--rounds``:
 The memory is an in-process list (no encoder, no store), so the figures are the injection's
 own cost; retrieval (about 10 ms to encode the query and search, decode_overhead.py) is the
 same for every recall arm. Ratios of the same run: the extra time of a recall
-(``mode - none``) of ``tokens`` over ``kv`` (goal, issue 11: >= 5x at 4 memories), and TTFT of
+(``mode - none``) of ``tokens`` over ``kv`` (goal: >= 5x at 4 memories), and TTFT of
 ``rag`` over ``kv`` (goal: >= 3x at 4 memories). Bytes per memory block are reported too.
 
 ``quality``: runs ``benchmarks/conversations.py`` with recall in ``tokens`` mode and in ``kv``

@@ -14,7 +14,7 @@ are asked:
 Reported per policy (and per threshold for ``uncertainty``): the share of memory questions on
 which a recall fired (and fired before the reply's first token), the share of general prompts
 on which one fired, facts answered on the memory questions (``conversations.score``), and the
-mean processed tokens (prompt + injected memory). The goal of the recall tuning (issue 14):
+mean processed tokens (prompt + injected memory). The goal of the recall tuning:
 with ``"model"``, at least 90% of memory questions and at most 10% of general prompts.
 ``--policies auto`` adds the placed marker as a reference (it always fires).
 

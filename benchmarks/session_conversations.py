@@ -1,6 +1,6 @@
 """Evicted facts are not lost: the conversations benchmark run as one long session per user.
 
-The users and questions of ``benchmarks/conversations.py`` (issue 9: facts stated over four
+The users and questions of ``benchmarks/conversations.py`` (facts stated over four
 dated sessions, small talk, near-miss distractors, updated facts). Here each user's whole
 history goes through ONE :class:`recall_core.RecallSession` whose cache is smaller than the
 conversation (``--cache``): old exchanges are evicted and written to the user's (initially
@@ -10,7 +10,7 @@ next question: the next call's conversation does not have them). Compared, on th
 questions, with the whole history in the prompt (``history``, as conversations.py runs it) and
 with ``recall`` as conversations.py runs it (every turn written beforehand, a fresh session).
 
-The goal (issue 10): facts stated in evicted turns are answered at least as often as with the
+The goal: facts stated in evicted turns are answered at least as often as with the
 full history in the prompt. The table reports every question and, apart, the questions whose
 evidence turn had been evicted when they were asked.
 

@@ -5,7 +5,7 @@ the replies are the model's own). Each turn is answered by a :class:`recall_core
 (only the new message is prefilled) and, on the very same messages, by a fresh
 :meth:`RecallGenerator.generate` (the whole conversation prefilled, what the adapters did
 before sessions). Time to first token is measured the same way for both: from the call to
-the first generated token reaching a streamer. Goal (issue 10): with sessions, turn 50 takes
+the first generated token reaching a streamer. Goal: with sessions, turn 50 takes
 at most 1.2x turn 2; without, it grows with the history. Both curves go in one plot.
 
 ``memory``: streams ``--tokens`` tokens of LoCoMo conversations (100k by default: the whole dev
