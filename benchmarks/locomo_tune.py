@@ -97,7 +97,7 @@ def table(summaries: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, generator: Any = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=60, help="tuning questions")
     parser.add_argument("--grid", choices=sorted(GRID), default="full")
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_path = resolve_data(bench_args.data)
     questions = tuning_questions(data_path, args.questions, args.report_sample, bench_args.seed)
     conversations = load_locomo(data_path)
-    generator = RecallGenerator.from_pretrained(bench_args.model, device=bench_args.device)
+    generator = generator or RecallGenerator.from_pretrained(bench_args.model, device=bench_args.device)
     with tempfile.TemporaryDirectory(prefix="recall-tune-") as folder, \
             MemoryStore.local(Path(folder) / "store", encoder=bench_args.encoder) as store:
         bench_args.conversations = None
