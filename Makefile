@@ -40,11 +40,11 @@ lint: install
 	$(BIN)/ruff check .
 
 bench: models
-	$(BIN)/python benchmarks/conversations.py
-	$(BIN)/python benchmarks/decode_overhead.py
-	$(BIN)/python benchmarks/memory.py
-	$(BIN)/python benchmarks/retrieval_methods.py
-	$(BIN)/python benchmarks/locomo.py --out benchmarks/out/locomo
+	$(BIN)/python -m benchmarks.conversations
+	$(BIN)/python -m benchmarks.decode_overhead
+	$(BIN)/python -m benchmarks.memory
+	$(BIN)/python -m benchmarks.retrieval_methods
+	$(BIN)/python -m benchmarks.locomo --out benchmarks/out/locomo
 
 # Trains the recall adapter shipped for the default model (fixed seed; ~30 min on 2 CPU cores).
 adapter: models

@@ -5,14 +5,14 @@ loop) without a constraint and with one (a JSON schema whose array cannot close 
 the budget, so both runs decode exactly ``--tokens`` tokens). The time per token is
 ``(time for N tokens - time for 1 token) / (N - 1)``: the prefill cancels out. Rounds
 alternate plain and constrained so load on the machine hits both alike; the figure is the
-median over rounds. The goal (issue 12): at most 10% more time per token.
+median over rounds. The goal: at most 10% more time per token.
 
 ``--engines`` also times the grammar engines that were compared when one was picked,
 through their own transformers logits processors in the same loop, when installed
 (xgrammar, outlines-core); recall uses llguidance.
 
-    python benchmarks/constrained_decoding.py                       # the figure for BENCHMARKS.md
-    python benchmarks/constrained_decoding.py --tokens 16 --rounds 1  # a quick check
+    python -m benchmarks.constrained_decoding                       # the figure for BENCHMARKS.md
+    python -m benchmarks.constrained_decoding --tokens 16 --rounds 1  # a quick check
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from tqdm import tqdm
 
+from benchmarks.common.progress import progress
 from recall_core import RecallGenerator
 from recall_core.structured.constrained import JSON_OPTIONS, Constraint, json_schema_grammar, strict_schema
 
@@ -103,7 +103,7 @@ def main() -> None:
         decode_seconds(generator, make(), 2)
 
     per_token: dict[str, list[float]] = {name: [] for name in runnable}
-    for _ in tqdm(range(args.rounds), desc="rounds"):
+    for _ in progress(range(args.rounds), "rounds", True):
         for name, make in runnable.items():
             one = decode_seconds(generator, make(), 1)
             many = decode_seconds(generator, make(), args.tokens)

@@ -7,25 +7,24 @@ processed tokens. The rows were written before any of them was run, from the pla
 wrappings a RAG user would try, not from answers.
 
 Usage:
-    python benchmarks/conversations_tune.py                     # the whole grid, dev seed, 3 users
-    python benchmarks/conversations_tune.py --rows rag-system,old-default --users 2
+    python -m benchmarks.conversations_tune                     # the whole grid, dev seed, 3 users
+    python -m benchmarks.conversations_tune --rows rag-system,old-default --users 2
 Writes benchmarks/out/conversations/tune.json and tune.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from conversations import OUT, RecallMethod, run_method, summarize  # noqa: E402
-
-from recall_core.training.conversations import SEEDS, generate  # noqa: E402
+from benchmarks.common.args import seed_of
+from benchmarks.common.methods import RecallMethod, run_method, summarize
+from benchmarks.common.results import write_results
+from benchmarks.conversations import OUT
+from recall_core.training.conversations import SEEDS, generate
 
 RAG_SYSTEM = (
     "You are an assistant for question-answering tasks. Use the following notes from past conversations with "
@@ -112,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from recall_core.memory.encoders import default_encoder
 
     args = parse_args(argv)
-    seed = SEEDS[args.seed] if args.seed in SEEDS else int(args.seed)
+    seed = seed_of(args.seed)
     if seed == SEEDS["eval"]:
         raise SystemExit("the eval seed is for reporting, not for choosing settings: use --seed dev")
     users = generate(seed, users=args.users)
@@ -132,12 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         s = summaries[name]
         print(f"{name:22s} facts {s['facts_answered']:3d}/{s['questions']}  stale {s['stale']}/{s['updated_questions']}"
               f"  tokens {s['processed_tokens']:.0f}  hit@4 {s['hit@4']:.2f}", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tune.json").write_text(json.dumps({"seed": seed, "users": args.users, "summary": summaries}, indent=1))
     lines = ["| row | facts answered | stale | processed tokens | hit@4 |", "| --- | --- | --- | --- | --- |"]
     lines += [f"| {n} | {s['facts_answered']} / {s['questions']} | {s['stale']} / {s['updated_questions']} | "
               f"{s['processed_tokens']:.0f} | {s['hit@4']:.2f} |" for n, s in summaries.items()]
-    (args.out / "tune.md").write_text("\n".join(lines) + "\n")
+    write_results(args.out, "tune", {"seed": seed, "users": args.users, "summary": summaries}, "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -8,45 +8,33 @@
    forward pass of a ~30-token memory, and the end-to-end extra latency versus the same
    generation without the recall.
 
-Usage: python benchmarks/decode_overhead.py [--model NAME] [--rounds 10] [--new-tokens 64]
+Usage: python -m benchmarks.decode_overhead [--model NAME] [--rounds 10] [--new-tokens 64]
 Writes benchmarks/out/decode_overhead.json and .png.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import torch
 
+from benchmarks.common.args import OUT
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.results import write_results
+from benchmarks.common.timing import timed
 from recall_core import RECALL_TOKEN, RecallConfig, load_model, recall_generate
 from recall_core.decoding.hf_compat import cache_kwarg, cache_of
 from recall_core.decoding.notes import memory_embeddings
 
-OUT = Path(__file__).resolve().parent / "out"
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper and a storm."}]
 MEMORY_30_TOKENS = (
     "On 12 May 2023 the user adopted a brown beagle called Zorblax from the Lisbon shelter, "
     "and walks him every morning at seven."
 )
-
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def _timed_both(fn) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process): CPU time is less hurt by other load."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    fn()
-    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def decode_ratio(model, tokenizer, rounds: int, new_tokens: int) -> dict:
@@ -62,9 +50,9 @@ def decode_ratio(model, tokenizer, rounds: int, new_tokens: int) -> dict:
         # alternate which goes first, so warm-up and drift do not favour one side
         order = [(plain, plain_tps, plain_cpu), (recall, recall_tps, recall_cpu)]
         for fn, wall_sink, cpu_sink in order if i % 2 == 0 else order[::-1]:
-            wall, cpu = _timed_both(fn)
-            wall_sink.append(new_tokens / wall)
-            cpu_sink.append(new_tokens / cpu)
+            clock = timed(fn)  # CPU time too: it is less hurt by other load
+            wall_sink.append(new_tokens / clock.wall)
+            cpu_sink.append(new_tokens / clock.cpu)
     return {
         "prompt_tokens": ids.shape[1],
         "new_tokens": new_tokens,
@@ -98,7 +86,7 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
 
         query = RecallQuery(text="What is my dog called?")
         memory.search(query, config.top_k)  # warm the encoder
-        search_ms = [1000 * _timed(lambda: memory.search(query, config.top_k)) for _ in range(repeats)]
+        search_ms = [1000 * timed(lambda: memory.search(query, config.top_k)).wall for _ in range(repeats)]
         hit = memory.search(query, 1)[0]
         embeds = memory_embeddings(model, tokenizer, hit.text, config)
         prefix = model(ids[:, :-1], use_cache=True)
@@ -107,7 +95,7 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
             cache = _copy_cache(cache_of(prefix))
             model(inputs_embeds=embeds, use_cache=True, **cache_kwarg(cache))
 
-        inject_ms = [1000 * _timed(inject) for _ in range(repeats)]
+        inject_ms = [1000 * timed(inject).wall for _ in range(repeats)]
         kwargs = {"max_new_tokens": 16, "min_new_tokens": 16, "do_sample": False}
         with_recall, without = [], []
         for _ in range(repeats):
@@ -117,10 +105,10 @@ def recall_cost(model, tokenizer, memories: int, repeats: int) -> dict:
                 model.generate(ids, custom_generate=recall_generate, memory=memory, recall_config=config,
                                recall_tokenizer=tokenizer, recall_trace=trace, **kwargs)
 
-            with_recall.append(1000 * _timed(recall_once))
+            with_recall.append(1000 * timed(recall_once).wall)
             assert trace and trace[0].injected, f"the recall injected nothing: {trace}"
-            without.append(1000 * _timed(lambda: model.generate(
-                ids, custom_generate=recall_generate, memory=None, recall_tokenizer=tokenizer, **kwargs)))
+            without.append(1000 * timed(lambda: model.generate(
+                ids, custom_generate=recall_generate, memory=None, recall_tokenizer=tokenizer, **kwargs)).wall)
         store.close()
     return {
         "memories": memories + 1,
@@ -141,11 +129,7 @@ def _copy_cache(cache):
 
 
 def plot(result: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     decode = result["decode"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.boxplot([decode["plain_tokens_per_s"], decode["recall_tokens_per_s"]])
@@ -159,8 +143,7 @@ def plot(result: dict, path: Path) -> None:
                   [cost[p] for p in parts], color=["tab:blue", "tab:orange", "tab:gray"])
         right.set_ylabel("ms")
         right.set_title(f"cost of one recall ({cost['memories']} memories)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,9 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"one recall, {c['memories']} memories: retrieval {c['retrieval_ms_median']:.1f} ms, "
               f"injection of {c['injected_tokens']} tokens {c['injection_forward_ms_median']:.1f} ms, "
               f"end-to-end extra {c['extra_ms_per_recall']:.1f} ms")
-    OUT.mkdir(exist_ok=True)
-    (OUT / "decode_overhead.json").write_text(json.dumps(result, indent=2))
-    plot(result, OUT / "decode_overhead.png")
+    write_results(OUT, "decode_overhead", result, plot=plot, indent=2)
     print(f"wrote {OUT / 'decode_overhead.json'} and .png")
     return 0
 

@@ -14,28 +14,31 @@ hidden path without a head (the last-layer state against LM-space keys of every 
 The goal: hidden hit@5 at least 90% of the text query's on both.
 
 Usage:
-    python benchmarks/hidden_query.py                         # embedded default model, the head in its folder
-    python benchmarks/hidden_query.py --model DIR --head DIR2
+    python -m benchmarks.hidden_query                         # embedded default model, the head in its folder
+    python -m benchmarks.hidden_query --model DIR --head DIR2
 Writes benchmarks/out/hidden_query/hidden_query.{json,md,png}.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import memory_turns
-from locomo_data import ANSWERABLE, load_locomo, resolve_data
-from locomo_metrics import hit_at_k
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.args import seed_of
+from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data, subset_file
+from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.common.methods import memory_turns
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.progress import progress
+from benchmarks.common.results import write_results
+from recall_core.training.conversations import generate
 
-from recall_core.training.conversations import SEEDS, generate
-
-OUT = Path(__file__).resolve().parent / "out" / "hidden_query"
+OUT = OUT_ROOT / "hidden_query"
 KS = (1, 5)
 RETRIEVALS = ("vector", "hybrid")
 
@@ -94,11 +97,9 @@ def locomo(model: Any, tokenizer: Any, head: Any, encoder: Any, data: Path, args
         if args.conversations is None:
             store.writer.ingest(data, progress=args.progress)
         else:
-            from locomo_data import subset_file
-
             store.writer.ingest(subset_file(data, [c.sample_id for c in conversations], Path(folder) / "subset.json"),
                                 progress=args.progress)  # fmt: skip
-        for i, (sample_id, question) in enumerate(_progress(asked, args.progress, "LoCoMo questions")):
+        for i, (sample_id, question) in enumerate(progress(asked, "LoCoMo questions", args.progress, unit="q")):
             memory = store.for_user(sample_id)
             for name, make in methods.items():
                 query, retrieval = make(i)
@@ -116,7 +117,7 @@ def conversations(model: Any, tokenizer: Any, head: Any, encoder: Any, args: arg
     seen, methods, hits = _queries(model, tokenizer, head, [q.text for _, q in asked], args)
     with tempfile.TemporaryDirectory() as folder, _store(folder, encoder) as store:
         store.writer.add_turns(memory_turns(people))
-        for i, (user, question) in enumerate(_progress(asked, args.progress, "conversation questions")):
+        for i, (user, question) in enumerate(progress(asked, "conversation questions", args.progress, unit="q")):
             memory = store.for_user(user.user_id)
             fact = {(t.session, t.index): t.content for t in user.turns}[question.evidence]
             for name, make in methods.items():
@@ -125,14 +126,6 @@ def conversations(model: Any, tokenizer: Any, head: Any, encoder: Any, args: arg
                 for k in KS:
                     hits[name][k].append(fact in texts[:k])
     return _rates(hits, len(asked)) | {"seen_in_training": seen}
-
-
-def _progress(items: Sequence[Any], on: bool, desc: str) -> Any:
-    if not on:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=desc, unit="q")
 
 
 def seen_in_training(texts: Sequence[str], recipe: dict[str, Any]) -> float | None:
@@ -174,11 +167,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     benches = [b for b in ("locomo", "conversations") if result.get(b)]
     fig, axes = plt.subplots(1, len(benches), figsize=(5.5 * len(benches), 3.8), squeeze=False)
     for ax, bench in zip(axes[0], benches, strict=True):
@@ -192,9 +181,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.set_xlim(0, 1)
         ax.set_xlabel("hit@5 (dotted: 90% of a text query's)")
         ax.set_title(f"{bench}: {part['questions']} questions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def main(argv: Sequence[str] | None = None, model: Any = None, tokenizer: Any = None) -> int:
@@ -214,7 +201,7 @@ def main(argv: Sequence[str] | None = None, model: Any = None, tokenizer: Any = 
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
-    args.seed = SEEDS[args.seed] if args.seed in SEEDS else int(args.seed)
+    args.seed = seed_of(args.seed)
     if model is None:
         model, tokenizer = load_model(args.model)
     encoder = load_encoder(args.encoder)
@@ -230,11 +217,8 @@ def main(argv: Sequence[str] | None = None, model: Any = None, tokenizer: Any = 
     result["conversations"] = conversations(model, tokenizer, head, encoder, args)
     result["conversations"]["ratios"] = ratios(result["conversations"])
     result["seconds"] = round(time.perf_counter() - start, 1)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "hidden_query.json").write_text(json.dumps(result, indent=1))
     table = markdown(result)
-    (args.out / "hidden_query.md").write_text(table)
-    plot(result, args.out / "hidden_query.png")
+    write_results(args.out, "hidden_query", result, table, plot)
     print(table)
     return 0
 

@@ -16,16 +16,16 @@ in every round (machine noise hits all alike), median over ``--rounds``:
 The memory is an in-process list (no encoder, no store), so the figures are the injection's
 own cost; retrieval (about 10 ms to encode the query and search, decode_overhead.py) is the
 same for every recall arm. Ratios of the same run: the extra time of a recall
-(``mode - none``) of ``tokens`` over ``kv`` (goal, issue 11: >= 5x at 4 memories), and TTFT of
+(``mode - none``) of ``tokens`` over ``kv`` (goal: >= 5x at 4 memories), and TTFT of
 ``rag`` over ``kv`` (goal: >= 3x at 4 memories). Bytes per memory block are reported too.
 
 ``quality``: runs ``benchmarks/conversations.py`` with recall in ``tokens`` mode and in ``kv``
 mode with several block settings (``--kv-variants``), and prints each kv variant's facts
 answered as a share of ``tokens`` mode's (goal: >= 95%). Other arguments go to conversations.py.
 
-    python benchmarks/kv_memories.py cost --rounds 10
-    python benchmarks/kv_memories.py cost --device cuda --rounds 20
-    python benchmarks/kv_memories.py quality --seed eval
+    python -m benchmarks.kv_memories cost --rounds 10
+    python -m benchmarks.kv_memories cost --device cuda --rounds 20
+    python -m benchmarks.kv_memories quality --seed eval
 
 Writes ``--out`` (default ``benchmarks/out/kv_memories``): ``cost.json``, ``cost.md``, ``cost.png``
 (``quality.json`` for ``quality``, beside conversations.py's own files).
@@ -34,9 +34,6 @@ Writes ``--out`` (default ``benchmarks/out/kv_memories``): ``cost.json``, ``cost
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -45,7 +42,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent / "out" / "kv_memories"
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.progress import progress
+from benchmarks.common.results import machine, write_results
+
+OUT = OUT_ROOT / "kv_memories"
 SYSTEM = "You are a helpful assistant."
 QUESTION = "What did I tell you about my dog and where do I live?"
 #: Ten personal facts of 30-40 tokens each, dated a week apart.
@@ -109,7 +111,7 @@ def cost(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
         recall = checks["kv"].recalls[0]
         assert recall.inject_mode == "kv" and recall.kv_reused > 0, f"kv did not reuse its blocks: {recall}"
         times: dict[str, list[float]] = {arm: [] for arm in ARMS}
-        for round_ in _progress(range(args.rounds), f"{count} memories", not args.no_progress):
+        for round_ in progress(range(args.rounds), f"{count} memories", not args.no_progress, unit="round"):
             order = ARMS if round_ % 2 == 0 else ARMS[::-1]
             for arm in order:
                 started = time.perf_counter()
@@ -137,7 +139,7 @@ def cost(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
         "device": str(generator.model.device), "dtype": str(generator.model.dtype), "threads": torch.get_num_threads(),
         "kv_prefix": args.kv_prefix, "kv_recompute": args.kv_recompute, "rounds": args.rounds,
         "kv_bytes_per_token": kv_bytes_per_token(generator.model),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load": os.getloadavg()},
+        "machine": machine(),
         "results": results,
     }  # fmt: skip
 
@@ -170,14 +172,6 @@ def _chosen(memory: Notes, config: Any) -> list[Any]:
     return choose_candidates(memory.search(None, config.top_k), config)[0]
 
 
-def _progress(items: Any, name: str, show: bool) -> Any:
-    if not show:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=name, unit="round")
-
-
 def cost_markdown(result: dict[str, Any]) -> str:
     lines = [
         "| memories | injected tokens | recomputed | TTFT none | rag | tokens | kv | kv cold | extra tokens / kv "
@@ -196,11 +190,7 @@ def cost_markdown(result: dict[str, Any]) -> str:
 
 
 def cost_plot(result: dict[str, Any], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rows = list(result["results"].values())
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     width = 0.35
@@ -219,10 +209,7 @@ def cost_plot(result: dict[str, Any], path: Path) -> Path:
     right.set_ylabel("time to first token (ms, median)")
     right.legend()
     fig.suptitle(f"KV memories, {result['model']} on {result['device']}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 # --------------------------------------------------------------------------- quality
@@ -237,8 +224,7 @@ DEFAULT_KV_VARIANTS = (
 
 def quality(args: argparse.Namespace, rest: Sequence[str], generator: Any = None, encoder: Any = None) -> dict[str, Any]:
     """conversations.py's recall (``tokens``) against each kv variant; facts answered as a share of tokens mode's."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import conversations
+    from benchmarks import conversations
 
     variants = list(args.kv_variants or DEFAULT_KV_VARIANTS)
     out = args.out / "conversations"
@@ -285,7 +271,7 @@ def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any 
     args.out.mkdir(parents=True, exist_ok=True)
     if args.what == "quality":
         result = quality(args, rest, generator=generator, encoder=encoder)
-        (args.out / "quality.json").write_text(json.dumps(result, indent=1))
+        write_results(args.out, "quality", result)
         for name, row in result["methods"].items():
             share = row["share_of_tokens"]
             print(f"{name:16s} facts answered {row['facts_answered']}  of tokens mode's: "
@@ -297,9 +283,7 @@ def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any 
 
         generator = RecallGenerator.from_pretrained(args.model, device=args.device)
     result = cost(generator, args)
-    (args.out / "cost.json").write_text(json.dumps(result, indent=1))
-    (args.out / "cost.md").write_text(cost_markdown(result))
-    cost_plot(result, args.out / "cost.png")
+    write_results(args.out, "cost", result, cost_markdown(result), cost_plot)
     print(cost_markdown(result))
     print(f"KV bytes per token: {result['kv_bytes_per_token']}; written to {args.out}")
     return 0

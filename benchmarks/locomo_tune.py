@@ -1,6 +1,6 @@
 """Tune recall (d) and RAG (c) on LoCoMo dev questions kept apart from the reported sample.
 
-The reported answer sample of ``locomo.py`` is drawn with ``--seed`` (default 0); the tuning
+The reported answer sample of ``benchmarks.locomo`` is drawn with ``--seed`` (default 0); the tuning
 questions are a second stratified sample drawn from the *other* questions, so the numbers
 in the report were not tuned on. The store is written once; each configuration then answers
 the same tuning questions. Varied: what a recalled memory holds (its turn, the window, the
@@ -8,8 +8,8 @@ exchange), how many are injected at one ``<recall>``, the search (vector, hybrid
 ``min_score``, where ``<recall>`` goes, and (c)'s top-k.
 
 Usage:
-    python benchmarks/locomo_tune.py                      # 60 tuning questions, the grid below
-    python benchmarks/locomo_tune.py --questions 30 --grid quick
+    python -m benchmarks.locomo_tune                      # 60 tuning questions, the grid below
+    python -m benchmarks.locomo_tune --questions 30 --grid quick
 Writes benchmarks/out/locomo_tune.json and .md.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import sys
 import tempfile
 import time
@@ -25,12 +24,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks.common.locomo_data import load_locomo, resolve_data, stratified_sample
+from benchmarks.common.results import cell, write_results
+from benchmarks.locomo.answers import answer_rows, answer_summary
+from benchmarks.locomo.bench import Bench
+from benchmarks.locomo.cli import ingest, parse_args
+from benchmarks.locomo.prompts import history_block, history_budget
 
-import locomo  # noqa: E402
-from locomo_data import load_locomo, resolve_data, stratified_sample  # noqa: E402
-
-#: (name, method, overrides of locomo.py's arguments)
+#: (name, method, overrides of benchmarks.locomo's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "full": [
         ("rag k=5", "rag", {"rag_k": 5}),
@@ -62,7 +63,7 @@ def tuning_questions(path: Path, n: int, report_sample: int, seed: int) -> list[
     return stratified_sample(rest, n, seed + 1)
 
 
-def run_grid(bench: locomo.Bench, questions: Sequence[Any], grid: Sequence[tuple[str, str, dict[str, Any]]],
+def run_grid(bench: Bench, questions: Sequence[Any], grid: Sequence[tuple[str, str, dict[str, Any]]],
              progress: bool) -> list[dict[str, Any]]:
     """Each configuration on every tuning question; summaries (F1, cat 5, tokens, times)."""
     base = bench.args
@@ -72,8 +73,8 @@ def run_grid(bench: locomo.Bench, questions: Sequence[Any], grid: Sequence[tuple
         for key, value in overrides.items():
             setattr(bench.args, key, value)
         started = time.perf_counter()
-        rows = locomo.answer_rows(bench, questions, [method], progress)
-        summary = locomo.answer_summary(rows, method)
+        rows = answer_rows(bench, questions, [method], progress)
+        summary = answer_summary(rows, method)
         summary.update({"config": name, "method": method, "overrides": overrides,
                         "seconds": time.perf_counter() - started})
         out.append(summary)
@@ -89,20 +90,20 @@ def table(summaries: Sequence[dict[str, Any]]) -> str:
              "|" + " --- |" * 9]
     for s in summaries:
         f1 = s["f1"]
-        cells = [s["config"], *(locomo._fmt(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{locomo._fmt(f1['1-4'])}**",
-                 locomo._fmt(s["adversarial_accuracy"]), locomo._fmt(s["processed_tokens"]["mean"], 0),
-                 locomo._fmt(s["ttft_s"]["p50"], 2)]
+        cells = [s["config"], *(cell(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(f1['1-4'])}**",
+                 cell(s["adversarial_accuracy"]), cell(s["processed_tokens"]["mean"], 0),
+                 cell(s["ttft_s"]["p50"], 2)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, generator: Any = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=60, help="tuning questions")
     parser.add_argument("--grid", choices=sorted(GRID), default="full")
     parser.add_argument("--report-sample", type=int, default=200, help="the reported sample to keep apart")
     args, rest = parser.parse_known_args(argv)
-    bench_args = locomo.parse_args(rest)
+    bench_args = parse_args([*rest])
     import torch
 
     from recall_core import RecallGenerator
@@ -114,23 +115,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_path = resolve_data(bench_args.data)
     questions = tuning_questions(data_path, args.questions, args.report_sample, bench_args.seed)
     conversations = load_locomo(data_path)
-    generator = RecallGenerator.from_pretrained(bench_args.model, device=bench_args.device)
+    generator = generator or RecallGenerator.from_pretrained(bench_args.model, device=bench_args.device)
     with tempfile.TemporaryDirectory(prefix="recall-tune-") as folder, \
             MemoryStore.local(Path(folder) / "store", encoder=bench_args.encoder) as store:
         bench_args.conversations = None
-        locomo.ingest(store, data_path, conversations, bench_args, Path(folder), False)
-        bench = locomo.Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
-        budget = locomo.history_budget(bench_args, generator)
+        ingest(store, data_path, conversations, bench_args, Path(folder), False)
+        bench = Bench(bench_args, generator, store, {c.sample_id: c for c in conversations})
+        budget = history_budget(bench_args, generator)
         for c in conversations:
-            bench.history[c.sample_id] = locomo.history_block(c, generator.tokenizer, budget)
+            bench.history[c.sample_id] = history_block(c, generator.tokenizer, budget)
         summaries = run_grid(bench, questions, GRID[args.grid], not bench_args.no_progress)
-    out = Path(bench_args.out)
-    out.mkdir(parents=True, exist_ok=True)
     payload = {"questions": [q.key for q in questions], "memory_format": bench_args.memory_format,
                "configs": summaries}
-    (out / "locomo_tune.json").write_text(json.dumps(payload, indent=1))
     text = table(summaries)
-    (out / "locomo_tune.md").write_text(text)
+    write_results(Path(bench_args.out), "locomo_tune", payload, text)
     print(text)
     return 0
 

@@ -15,8 +15,8 @@
    with ``where={"user_id": ...}``, at the same total number of memories.
 
 Usage:
-    python benchmarks/memory.py                       # defaults: about 6-9 minutes on 2 cores
-    python benchmarks/memory.py --sizes 1000,10000 --write-turns 500 --no-server   # quick
+    python -m benchmarks.memory                       # defaults: about 6-9 minutes on 2 cores
+    python -m benchmarks.memory --sizes 1000,10000 --write-turns 500 --no-server   # quick
 Writes benchmarks/out/memory.json and benchmarks/out/memory.png.
 """
 
@@ -37,15 +37,17 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.common.args import OUT  # noqa: E402
+from benchmarks.common.locomo_data import DEFAULT_DATA as DEFAULT_LOCOMO  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.results import write_results  # noqa: E402
+from benchmarks.common.timing import timed  # noqa: E402
 from recall_core.memory import MemoryStore, MemoryWriter, default_encoder  # noqa: E402
 from recall_core.memory.chroma_server import ChromaServer  # noqa: E402
 from recall_core.memory.index import MEMORIES  # noqa: E402
 from recall_core.memory.journal import JournalRow  # noqa: E402
 from recall_core.memory.search import search_vector  # noqa: E402
 from recall_core.types import RecallQuery  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "out"
-DEFAULT_LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo_dev.json"
 
 PEOPLE = ["my sister", "my boss", "our neighbour", "my friend Tom", "the doctor", "my daughter", "Grandpa"]
 PLACES = ["Porto", "the office", "the gym", "Lisbon", "the school", "the harbour", "the market", "Berlin"]
@@ -80,19 +82,6 @@ def stats_ms(values: list[float]) -> dict[str, float]:
     return {"p50_ms": round(pct(ms, 50), 3), "p95_ms": round(pct(ms, 95), 3), "mean_ms": round(float(np.mean(ms)), 3)}
 
 
-class Clock:
-    """Wall and CPU time of a block. On a shared machine the CPU time of this process is
-    the less disturbed of the two: waiting for a core another process holds is not counted."""
-
-    def __enter__(self) -> Clock:
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wall = time.perf_counter() - self.wall
-        self.cpu = time.process_time() - self.cpu
-
-
 # -- 1. write throughput ---------------------------------------------------------------------
 
 
@@ -107,8 +96,7 @@ def write_throughput(store: MemoryStore, texts: list[str], user: str, options: d
              for i, t in enumerate(texts)]  # fmt: skip
     writer.add_turns(turns[:32])  # warm-up: loads the encoder, creates the collection
     rest = turns[32:]
-    with Clock() as clock:
-        writer.add_turns(rest)
+    clock = timed(lambda: writer.add_turns(rest))
     return {"turns": len(rest), "seconds": round(clock.wall, 3), "turns_per_s": round(len(rest) / clock.wall, 1),
             "cpu_seconds": round(clock.cpu, 3), "turns_per_cpu_s": round(len(rest) / clock.cpu, 1)}  # fmt: skip
 
@@ -116,8 +104,7 @@ def write_throughput(store: MemoryStore, texts: list[str], user: str, options: d
 def encoder_throughput(texts: list[str]) -> dict[str, Any]:
     encoder = default_encoder()
     encoder.encode(texts[:32])
-    with Clock() as clock:
-        encoder.encode(texts, batch_size=64)
+    clock = timed(lambda: encoder.encode(texts, batch_size=64))
     return {"sentences": len(texts), "sentences_per_s": round(len(texts) / clock.wall, 1),
             "sentences_per_cpu_s": round(len(texts) / clock.cpu, 1)}  # fmt: skip
 
@@ -185,8 +172,7 @@ def query_latency(store: MemoryStore, user: str, queries: list[str], k: int) -> 
             ("encode_query", lambda q=q: encoder.encode([q])),
             ("index_only", lambda v=vector: search_vector(store.index, user, MEMORIES, v, k)),
         ):
-            with Clock() as clock:
-                fn()
+            clock = timed(fn)
             timings[name].append(clock.wall)
             cpu[name].append(clock.cpu)
     result: dict[str, Any] = {name: stats_ms(values) for name, values in timings.items()}
@@ -250,8 +236,7 @@ def shared_vs_per_user(total: int, users: int, pool: VectorPool, queries: list[s
                     query_embeddings=[v], n_results=k, where={"user_id": f"user-{u}"}, include=include)),
                 ("shared_unfiltered", lambda v=vector: shared.query(query_embeddings=[v], n_results=k, include=include)),
             ):  # fmt: skip
-                with Clock() as clock:
-                    fn()
+                clock = timed(fn)
                 timings[name].append(clock.wall)
                 cpu[name].append(clock.cpu)
         client.close()
@@ -270,11 +255,7 @@ def shared_vs_per_user(total: int, users: int, pool: VectorPool, queries: list[s
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ax = axes[0]
     for backend in sorted({r["backend"] for r in result["latency"]}):
@@ -296,8 +277,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.set_xticks(range(3), ["own collection", "shared + where", "shared, no filter"], fontsize=8)
         ax.set_ylabel("index query p50 (ms)")
         ax.set_title(f"{iso['users']} users x {iso['per_user']:,} memories")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path, dpi=110)
 
 
 def main() -> None:
@@ -383,8 +363,7 @@ def main() -> None:
         result["isolation"] = shared_vs_per_user(args.isolation_total, args.isolation_users, pool, queries, args.k)
     result["machine"]["load_avg_end"] = os.getloadavg()
     result["seconds"] = round(time.perf_counter() - began, 1)
-    (args.out / "memory.json").write_text(json.dumps(result, indent=2))
-    plot(result, args.out / "memory.png")
+    write_results(args.out, "memory", result, plot=plot, indent=2)
     print(f"done in {result['seconds']:.0f} s; wrote {args.out / 'memory.json'} and memory.png")
 
 

@@ -15,14 +15,13 @@ of replies where the model's own ``<recall>`` fired, and a few replies to read. 
 tuned default (``--model`` unset) and on the plain release (``--plain``).
 
 Usage:
-    python benchmarks/new_user.py [--plain] [--users 4] [--variant NAME:field=value,...]
+    python -m benchmarks.new_user [--plain] [--users 4] [--variant NAME:field=value,...]
 Writes benchmarks/out/new_user/new_user{,_plain}.json and .md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import tempfile
@@ -30,13 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import parse_variant, seed_of
-
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.args import parse_variant, seed_of
+from benchmarks.common.progress import progress
+from benchmarks.common.results import write_results
 from recall_core import RecallConfig, RecallGenerator, load_model
 from recall_core.memory import MemoryStore
 from recall_core.training.conversations import SEEDS, generate
 
-OUT = Path(__file__).resolve().parent / "out" / "new_user"
+OUT = OUT_ROOT / "new_user"
 #: How a reply says it does not know (the tuned model's "I don't know.", the plain model's
 #: "I'm unable to provide information about ...").
 DONT_KNOW = re.compile(
@@ -49,7 +50,7 @@ DEFAULT_VARIANTS = ("default:", "bare:empty_notes=None", "model:recall_policy=mo
 
 
 def _variant(text: str) -> tuple[str, dict[str, Any]]:
-    """``conversations.parse_variant`` for ``argparse``: a malformed item or a bad field or value
+    """``parse_variant`` for ``argparse``: a malformed item or a bad field or value
     is named now, not after the model loads."""
     for item in filter(None, text.partition(":")[2].split(",")):
         if "=" not in item:
@@ -78,12 +79,7 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         for name, options in args.variant:
             config = RecallConfig(**options)
             replies = []
-            iterator = questions
-            if not args.no_progress:
-                from tqdm.auto import tqdm
-
-                iterator = tqdm(questions, desc=name, unit="question")
-            for question in iterator:
+            for question in progress(questions, name, not args.no_progress, unit="question"):
                 result = generator.generate([{"role": "user", "content": question}], memory=memory, config=config,
                                             max_new_tokens=args.max_new_tokens)  # fmt: skip
                 asked = any(r.trigger == "model" for r in result.recalls)
@@ -132,11 +128,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
     args = parse_args(argv)
     report = run(args, generator=generator, encoder=encoder)
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / ("new_user_plain" if args.plain else "new_user")
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     text = markdown(report)
-    stem.with_suffix(".md").write_text(text, encoding="utf-8")
+    write_results(args.out, "new_user_plain" if args.plain else "new_user", report, text)
     print(text)
     return 0
 

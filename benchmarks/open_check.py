@@ -14,8 +14,8 @@ vectors, the MiniLM size, written through the store's own journal and index; no 
 * ``probe_ms``: :func:`probe_collections` over every collection (one child process).
 
 Usage:
-    python benchmarks/open_check.py                                   # 1x1000, 1x20000, 200x50; 5 repeats
-    python benchmarks/open_check.py --layouts 1x100000,2000x10 --repeats 3
+    python -m benchmarks.open_check                                   # 1x1000, 1x20000, 200x50; 5 repeats
+    python -m benchmarks.open_check --layouts 1x100000,2000x10 --repeats 3
 Writes benchmarks/out/open_check.json.
 """
 
@@ -25,24 +25,23 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from benchmarks.common.args import OUT  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.timing import median_ms  # noqa: E402
 from recall_core.memory import HashEncoder, JournalRow, MemoryStore  # noqa: E402
 from recall_core.memory.journal import INDEXED  # noqa: E402
 from recall_core.memory.upkeep.health import CHECKED_FILE, fingerprint  # noqa: E402
 from recall_core.memory.upkeep.probe import probe_collections  # noqa: E402
 from recall_core.memory.upkeep.segments import check_index_files  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
 DIM = 384
 
 
@@ -51,7 +50,7 @@ def fill(path: Path, users: int, memories: int, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     encoder = HashEncoder(DIM, name="bench-384")  # named only: the vectors are given
     with MemoryStore.local(path, encoder=encoder) as store:
-        for u in tqdm(range(users), desc=f"fill {users}x{memories}", unit="user", disable=users < 10):
+        for u in progress(range(users), f"fill {users}x{memories}", users >= 10, unit="user"):
             for start in range(0, memories, 5000):
                 n = min(5000, memories - start)
                 vectors = rng.standard_normal((n, DIM)).astype(np.float32)
@@ -69,16 +68,6 @@ def fill(path: Path, users: int, memories: int, seed: int = 0) -> None:
                 store.journal.mark([r.id for r in written], INDEXED)
 
 
-def timed(fn, repeats: int) -> float:
-    """Median milliseconds of ``fn()`` over ``repeats`` runs."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
-
 def measure(path: Path, repeats: int) -> dict[str, float]:
     chroma = path / "chroma"
     encoder = HashEncoder(DIM, name="bench-384")
@@ -94,11 +83,11 @@ def measure(path: Path, repeats: int) -> dict[str, float]:
 
     open_close()  # leaves the fingerprint
     return {
-        "open_trusted_ms": timed(open_close, repeats),
-        "open_checked_ms": timed(open_checked, repeats),
-        "file_check_ms": timed(lambda: check_index_files(chroma), repeats),
-        "fingerprint_ms": timed(lambda: fingerprint(chroma), repeats),
-        "probe_ms": timed(lambda: probe_collections(chroma), max(1, repeats // 2)),
+        "open_trusted_ms": median_ms(open_close, repeats),
+        "open_checked_ms": median_ms(open_checked, repeats),
+        "file_check_ms": median_ms(lambda: check_index_files(chroma), repeats),
+        "fingerprint_ms": median_ms(lambda: fingerprint(chroma), repeats),
+        "probe_ms": median_ms(lambda: probe_collections(chroma), max(1, repeats // 2)),
     }
 
 

@@ -4,22 +4,22 @@ Made-up personal facts the model cannot know; for each, the question is asked wi
 fact's memory injected under each configuration, and we count answers that contain the
 fact's keyword. Also: no memory at all (the floor).
 
-Usage: python benchmarks/recall_placement.py [--model NAME] [--max-new-tokens 40]
+Usage: python -m benchmarks.recall_placement [--model NAME] [--max-new-tokens 40]
 Writes benchmarks/out/recall_placement.json and .png.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
+from benchmarks.common.args import OUT
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.results import write_results
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.types import MemoryCandidate, RecallQuery
-
-OUT = Path(__file__).resolve().parent / "out"
 
 # (question, memory text, keyword that must appear in the answer)
 FACTS = [
@@ -77,11 +77,7 @@ def run(gen: RecallGenerator, max_new_tokens: int) -> dict:
 
 
 def plot(results: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = list(results)
     shares = [results[n]["hits"] / results[n]["total"] for n in names]
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(names) + 1.2))
@@ -89,8 +85,7 @@ def plot(results: dict, path: Path) -> None:
     ax.set_xlim(0, 1)
     ax.set_xlabel("answers containing the injected fact")
     ax.set_title("Where <recall> goes, and the injection template")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,9 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     gen = RecallGenerator.from_pretrained(args.model, device=args.device)
     results = run(gen, args.max_new_tokens)
-    OUT.mkdir(exist_ok=True)
-    (OUT / "recall_placement.json").write_text(json.dumps(results, indent=2))
-    plot(results, OUT / "recall_placement.png")
+    write_results(OUT, "recall_placement", results, plot=plot, indent=2)
     print(f"wrote {OUT / 'recall_placement.json'} and .png")
     return 0
 

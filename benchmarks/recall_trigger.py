@@ -14,7 +14,7 @@ are asked:
 Reported per policy (and per threshold for ``uncertainty``): the share of memory questions on
 which a recall fired (and fired before the reply's first token), the share of general prompts
 on which one fired, facts answered on the memory questions (``conversations.score``), and the
-mean processed tokens (prompt + injected memory). The goal of the recall tuning (issue 14):
+mean processed tokens (prompt + injected memory). The goal of the recall tuning:
 with ``"model"``, at least 90% of memory questions and at most 10% of general prompts.
 ``--policies auto`` adds the placed marker as a reference (it always fires).
 
@@ -25,17 +25,15 @@ within the first 8 tokens, at the first): how ``RecallConfig.uncertainty_thresho
 was chosen.
 
 Usage:
-    python benchmarks/recall_trigger.py                                   # the embedded default model
-    python benchmarks/recall_trigger.py --model PATH --thresholds 2.5,3,3.5 --users 12 --general 64
+    python -m benchmarks.recall_trigger                                   # the embedded default model
+    python -m benchmarks.recall_trigger --model PATH --thresholds 2.5,3,3.5 --users 12 --general 64
 Writes benchmarks/out/recall_trigger/recall_trigger.json, .md and .png.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -45,14 +43,17 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conversations import memory_turns, seed_of  # noqa: E402
-
+from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.args import seed_of  # noqa: E402
+from benchmarks.common.methods import memory_turns  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from recall_core.training.conversations import SEEDS, generate, score  # noqa: E402
 from recall_core.training.prompts import general_prompts  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out" / "recall_trigger"
+OUT = OUT_ROOT / "recall_trigger"
 POLICIES = ("model", "uncertainty", "auto")
 GOAL_MEMORY, GOAL_GENERAL = 0.90, 0.10
 
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
             work = [("memory", q.text, q.user_id, q) for q in questions]
             work += [("general", p, users[0].user_id, None) for p in prompts]
             for name, config in configs.items():
-                for kind, text, user_id, question in _bar(work, name, not args.no_progress):
+                for kind, text, user_id, question in progress(work, name, not args.no_progress, unit="prompt"):
                     row = ask(generator, text, store.for_user(user_id), config, args.max_new_tokens)
                     row.update(config=name, kind=kind, question=text, user_id=user_id,
                                correct=score(question, row["text"])["correct"] if question else None)  # fmt: skip
@@ -164,18 +165,15 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         "encoder": getattr(encoder, "name", str(encoder)), "max_new_tokens": args.max_new_tokens,
         "goal": {"fired_memory_at_least": GOAL_MEMORY, "fired_general_at_most": GOAL_GENERAL},
         "configs": {name: config.to_dict() for name, config in configs.items()},
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "machine": machine(load=False),
         "summary": summary, "rows": rows, "entropy_profile": profile,
     }  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "recall_trigger.json").write_text(json.dumps(result, indent=1))
-    (args.out / "recall_trigger.md").write_text(markdown(result))
-    plot(result, args.out / "recall_trigger.png")
+    write_results(args.out, "recall_trigger", result, markdown(result), plot)
     return result
 
 
 def entropy_profile(generator: Any, texts: dict[str, list[str]], thresholds: Sequence[float], max_new_tokens: int,
-                    progress: bool) -> dict[str, Any]:  # fmt: skip
+                    show: bool) -> dict[str, Any]:  # fmt: skip
     """Per kind of prompt and threshold: how often the uncertainty trigger would fire on the plain greedy replies."""
     import torch
 
@@ -187,7 +185,7 @@ def entropy_profile(generator: Any, texts: dict[str, list[str]], thresholds: Seq
     profile: dict[str, Any] = {}
     for kind, prompts in texts.items():
         steps: list[list[tuple[float, bool]]] = []  # per reply: (entropy, most likely token is content)
-        for text in _bar(prompts, f"profile {kind}", progress):
+        for text in progress(prompts, f"profile {kind}", show, unit="prompt"):
             result = generator.generate([{"role": "user", "content": text}], memory=None, config=plain,
                                         max_new_tokens=max_new_tokens, do_sample=False, output_scores=True,
                                         return_dict_in_generate=True)  # fmt: skip
@@ -248,11 +246,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     summary = result["summary"]
     names = list(summary)
     series = [
@@ -278,18 +272,7 @@ def plot(result: dict[str, Any], path: Path) -> Path:
     ax.legend(fontsize=8, loc="upper right")
     ax.set_title(f"Recall trigger · {result['model']} · dotted: goals (>= {GOAL_MEMORY:.0%} memory, "
                  f"<= {GOAL_GENERAL:.0%} general)", fontsize=9)  # fmt: skip
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def _bar(items: Sequence[Any], name: str, progress: bool) -> Any:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=name, unit="prompt")
+    return save(fig, path)
 
 
 def _floats(text: str) -> list[float]:
@@ -330,10 +313,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
     args = parse_args(argv)
-    result = run(args, generator=generator, encoder=encoder)
-    print(markdown(result))
-    print(f"written to {args.out}")
-    return 0
+    return report(markdown(run(args, generator=generator, encoder=encoder)), args.out)
 
 
 if __name__ == "__main__":

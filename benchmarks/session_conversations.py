@@ -1,6 +1,6 @@
 """Evicted facts are not lost: the conversations benchmark run as one long session per user.
 
-The users and questions of ``benchmarks/conversations.py`` (issue 9: facts stated over four
+The users and questions of ``benchmarks/conversations.py`` (facts stated over four
 dated sessions, small talk, near-miss distractors, updated facts). Here each user's whole
 history goes through ONE :class:`recall_core.RecallSession` whose cache is smaller than the
 conversation (``--cache``): old exchanges are evicted and written to the user's (initially
@@ -10,11 +10,11 @@ next question: the next call's conversation does not have them). Compared, on th
 questions, with the whole history in the prompt (``history``, as conversations.py runs it) and
 with ``recall`` as conversations.py runs it (every turn written beforehand, a fresh session).
 
-The goal (issue 10): facts stated in evicted turns are answered at least as often as with the
+The goal: facts stated in evicted turns are answered at least as often as with the
 full history in the prompt. The table reports every question and, apart, the questions whose
 evidence turn had been evicted when they were asked.
 
-    flock /tmp/recall-heavy.lock python benchmarks/session_conversations.py --cache 1024 --threads 1
+    flock /tmp/recall-heavy.lock python -m benchmarks.session_conversations --cache 1024 --threads 1
 
 Writes ``session_conversations.json`` and ``.md`` to ``--out``.
 """
@@ -22,21 +22,19 @@ Writes ``session_conversations.json`` and ``.md`` to ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.args import seed_of
+from benchmarks.common.methods import Answer, Method, PlainMethod, RecallMethod, run_method, summarize
+from benchmarks.common.results import report, write_results
+from recall_core.training.conversations import Question, User, generate
 
-from conversations import Answer, Method, PlainMethod, RecallMethod, run_method, seed_of, summarize  # noqa: E402
-
-from recall_core.training.conversations import Question, User, generate  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "out" / "session_conversations"
+OUT = OUT_ROOT / "session_conversations"
 SYSTEM = "You are a helpful assistant who remembers what the user tells you."
 
 
@@ -163,18 +161,14 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
               "questions": len(questions), "cache": args.cache, "evicted_questions": sorted(evicted),
               "recall_config": generator.config.to_dict(), "summary": summary, "evicted_summary": evicted_summary,
               "rows": rows}  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "session_conversations.json").write_text(json.dumps(result, indent=1, default=str))
-    (args.out / "session_conversations.md").write_text(markdown(result))
+    write_results(args.out, "session_conversations", result, markdown(result), default=str)
     return result
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    result = run(args)
-    print(markdown(result))
-    print(f"written to {args.out}")
+    return report(markdown(run(args)), args.out)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

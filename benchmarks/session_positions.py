@@ -19,7 +19,7 @@ figures of a retired third mode, ``keep`` (evicted tokens' positions left as the
 whose perplexity rose a hundredfold past the window. Timing is not reported (a shared
 machine's timings mean little); the lead measures speed with ``benchmarks/sessions.py``.
 
-    flock /tmp/recall-heavy.lock python benchmarks/session_positions.py \\
+    flock /tmp/recall-heavy.lock python -m benchmarks.session_positions \\
         --data ../shared/data/locomo_dev.json --tokens 24000 --cache 2048 --recompute
 
 Writes ``session_positions.json`` and ``session_positions.png`` to ``--out``.
@@ -28,20 +28,20 @@ Writes ``session_positions.json`` and ``session_positions.png`` to ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.locomo_data import Conversation, Question, load_locomo, resolve_data
+from benchmarks.common.locomo_metrics import mean, qa_score
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.progress import progress
+from benchmarks.common.results import cell, write_results
 
-from locomo_data import Conversation, Question, load_locomo, resolve_data  # noqa: E402
-from locomo_metrics import mean, qa_score  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "out" / "session_positions"
+OUT = OUT_ROOT / "session_positions"
 SYSTEM = "A long chat log between pairs of friends, session by session. Answer questions about it in a few words."
 TEMPORAL_HINT = " Use the dates of the conversation to answer with an approximate date."
 
@@ -96,7 +96,7 @@ def question_schedule(conversations: Sequence[Conversation], keys: Sequence[str]
 
 # --------------------------------------------------------------------------- one run
 def run_mode(generator: Any, items: list[tuple[dict[str, str], str]], due: dict[int, list[Question]],
-             mode: str, args: argparse.Namespace, progress: bool) -> dict[str, Any]:  # fmt: skip
+             mode: str, args: argparse.Namespace, show: bool) -> dict[str, Any]:  # fmt: skip
     """Stream every message into a session; score words and answer the due questions."""
     from recall_core import RecallSession
 
@@ -107,7 +107,7 @@ def run_mode(generator: Any, items: list[tuple[dict[str, str], str]], due: dict[
     session.append(conversation)
     streamed, nll_before, nll_after, words = 0, [], [], []
     answers, peak = [], 0
-    bar = _bar(len(items), f"{mode}", progress)
+    bar = progress(None, f"{mode}", show, total=len(items), mininterval=5)
     for index, (message, _key) in enumerate(items):
         conversation.append(message)
         try:
@@ -174,23 +174,15 @@ def markdown(result: dict[str, Any]) -> str:
             " F1 re-computed window |", "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for run in result["runs"]:
         rows.append(
-            f"| {run['mode']} | {run['streamed_tokens']:,} | {_fmt(run['perplexity'])} | "
-            f"{_fmt(run['perplexity_before_window'])} | {_fmt(run['perplexity_after_window'])} | "
-            f"{_fmt(run['f1'], 3)} ({len(run['answers'])}) | {_fmt(run['recompute_f1'], 3)} |"
+            f"| {run['mode']} | {run['streamed_tokens']:,} | {cell(run['perplexity'], 2)} | "
+            f"{cell(run['perplexity_before_window'], 2)} | {cell(run['perplexity_after_window'], 2)} | "
+            f"{cell(run['f1'], 3)} ({len(run['answers'])}) | {cell(run['recompute_f1'], 3)} |"
         )
     return "\n".join(rows)
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def plot(result: dict[str, Any], out: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     size, plotted = 40, False
     for run in result["runs"]:
@@ -209,17 +201,7 @@ def plot(result: dict[str, Any], out: Path) -> Path:
     ax.set_ylabel(f"perplexity (rolling, {size} messages)")
     ax.set_title(f"One {result['runs'][0]['streamed_tokens']:,}-token LoCoMo stream, cache {result['cache']} tokens")
     ax.legend()
-    fig.tight_layout()
-    path = out / "session_positions.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def _bar(total: int, desc: str, progress: bool) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, disable=not progress, mininterval=5)
+    return save(fig, out / "session_positions.png")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -271,9 +253,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     result = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "session_positions.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    out = write_results(Path(args.out), "session_positions", result)
     figure = plot(result, out)
     print(markdown(result))
     print(f"\nwrote {out / 'session_positions.json'} and {figure}")

@@ -5,7 +5,7 @@ the replies are the model's own). Each turn is answered by a :class:`recall_core
 (only the new message is prefilled) and, on the very same messages, by a fresh
 :meth:`RecallGenerator.generate` (the whole conversation prefilled, what the adapters did
 before sessions). Time to first token is measured the same way for both: from the call to
-the first generated token reaching a streamer. Goal (issue 10): with sessions, turn 50 takes
+the first generated token reaching a streamer. Goal: with sessions, turn 50 takes
 at most 1.2x turn 2; without, it grows with the history. Both curves go in one plot.
 
 ``memory``: streams ``--tokens`` tokens of LoCoMo conversations (100k by default: the whole dev
@@ -13,8 +13,8 @@ file) through one bounded session (``--cache`` positions), appending every messa
 replying to every ``--reply-every``-th, and records the cache's bytes and the process's
 resident memory (RSS) as it goes: with a bounded cache both must stay flat.
 
-    python benchmarks/sessions.py ttft --turns 50 --data ../shared/data/locomo_dev.json
-    python benchmarks/sessions.py memory --tokens 100000 --cache 2048 --data ../shared/data/locomo_dev.json
+    python -m benchmarks.sessions ttft --turns 50 --data ../shared/data/locomo_dev.json
+    python -m benchmarks.sessions memory --tokens 100000 --cache 2048 --data ../shared/data/locomo_dev.json
 
 Speed figures need a quiet machine: run ``ttft`` where nothing else runs. Each command writes a
 JSON and a PNG to ``--out`` (default ``benchmarks/out/sessions``) and prints a table.
@@ -23,7 +23,6 @@ JSON and a PNG to ``--out`` (default ``benchmarks/out/sessions``) and prints a t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -32,32 +31,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks.common.args import OUT as OUT_ROOT
+from benchmarks.common.locomo_data import load_locomo, resolve_data
+from benchmarks.common.plotting import pyplot, save
+from benchmarks.common.progress import progress
+from benchmarks.common.results import cell, write_results
+from benchmarks.common.timing import FirstToken
 
-from locomo_data import load_locomo, resolve_data  # noqa: E402
-from transformers.generation.streamers import BaseStreamer  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "out" / "sessions"
+OUT = OUT_ROOT / "sessions"
 SYSTEM = "You are a friendly assistant. Answer in one or two sentences."
-
-
-class FirstToken(BaseStreamer):
-    """Notes when the first generated token arrives (the recall loop hands the prompt over first):
-    the wall clock, and the process's CPU time (less sensitive to other jobs on the machine)."""
-
-    def __init__(self) -> None:
-        self.prompt_seen = False
-        self.first: float | None = None
-        self.first_cpu: float | None = None
-
-    def put(self, value: Any) -> None:
-        if not self.prompt_seen:
-            self.prompt_seen = True
-        elif self.first is None:
-            self.first, self.first_cpu = time.perf_counter(), time.process_time()
-
-    def end(self) -> None:
-        pass
 
 
 def user_lines(data: Path, count: int) -> list[str]:
@@ -84,7 +66,8 @@ def ttft(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
     bounded = RecallSession(generator, max_cache_tokens=args.cache, memory=None) if args.cache else None
     messages: list[dict[str, str]] = [{"role": "system", "content": SYSTEM}]
     rows = []
-    for turn, line in enumerate(_bar(user_lines(resolve_data(args.data), args.turns), "turns", args), start=1):
+    lines = user_lines(resolve_data(args.data), args.turns)
+    for turn, line in enumerate(progress(lines, "turns", not args.no_progress, mininterval=5), start=1):
         messages.append({"role": "user", "content": line})
         result, with_session, cpu_session = _timed(session.reply, messages, max_new_tokens=args.max_new_tokens)
         _, without, cpu_fresh = _timed(generator.generate, messages, memory=None, max_new_tokens=1)
@@ -136,7 +119,7 @@ def memory(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
     session.append([{"role": "system", "content": SYSTEM}])
     streamed, rows, index = 0, [], 0
     turns = [t for c in load_locomo(resolve_data(args.data)) for t in c.turns]
-    bar = _bar(None, "tokens", args, total=args.tokens)
+    bar = progress(None, "tokens", not args.no_progress, total=args.tokens, mininterval=5)
     while streamed < args.tokens:
         turn = turns[index % len(turns)]  # past the end of the data, round again
         index += 1
@@ -185,14 +168,14 @@ def markdown(kind: str, result: dict[str, Any]) -> str:
                 "TTFT bounded session (s) | prefilled | its cache |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in result["turns"]:
             if row["turn"] in (1, 2, 5, 10, 20, 30, 40, 50) or row is result["turns"][-1]:
-                rows.append(f"| {row['turn']} | {row['prompt_tokens']} | {_f(row['ttft_fresh'])} | "
-                            f"{_f(row['ttft_session'])} | {row['prefilled_session']} | {_f(row.get('ttft_bounded'))} | "
+                rows.append(f"| {row['turn']} | {row['prompt_tokens']} | {cell(row['ttft_fresh'])} | "
+                            f"{cell(row['ttft_session'])} | {row['prefilled_session']} | {cell(row.get('ttft_bounded'))} | "
                             f"{row.get('prefilled_bounded', '-')} | {row.get('cache_bounded', '-')} |")  # fmt: skip
-        rows.append(f"\nturn {b} / turn {a}: session {_f(result['ratio_session'], 2)}x, bounded session "
-                    f"{_f(result['ratio_bounded'], 2)}x (goal <= 1.2x), fresh prefill {_f(result['ratio_fresh'], 2)}x; "
-                    f"at turn {b} the session is {_f(result['speedup_last_turn'], 1)}x faster to the first token\n"
-                    f"in CPU time: session {_f(result['cpu_ratio_session'], 2)}x, bounded session "
-                    f"{_f(result['cpu_ratio_bounded'], 2)}x, fresh prefill {_f(result['cpu_ratio_fresh'], 2)}x")
+        rows.append(f"\nturn {b} / turn {a}: session {cell(result['ratio_session'], 2)}x, bounded session "
+                    f"{cell(result['ratio_bounded'], 2)}x (goal <= 1.2x), fresh prefill {cell(result['ratio_fresh'], 2)}x; "
+                    f"at turn {b} the session is {cell(result['speedup_last_turn'], 1)}x faster to the first token\n"
+                    f"in CPU time: session {cell(result['cpu_ratio_session'], 2)}x, bounded session "
+                    f"{cell(result['cpu_ratio_bounded'], 2)}x, fresh prefill {cell(result['cpu_ratio_fresh'], 2)}x")
         return "\n".join(rows)
     mib = 1 << 20
     return (f"streamed {result['streamed_tokens']:,} tokens; cache at most {result['max_cache_tokens']:,} tokens / "
@@ -200,16 +183,8 @@ def markdown(kind: str, result: dict[str, Any]) -> str:
             f"stream, {result['rss_at_end'] / mib:.0f} MiB at the end; peak RSS {result['peak_rss_bytes'] / mib:.0f} MiB")
 
 
-def _f(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def plot(kind: str, result: dict[str, Any], out: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     if kind == "ttft":
         turns = [r["turn"] for r in result["turns"]]
@@ -228,19 +203,7 @@ def plot(kind: str, result: dict[str, Any], out: Path) -> Path:
         ax.set_xlabel("tokens streamed")
         ax.set_ylabel("MiB")
     ax.legend()
-    fig.tight_layout()
-    path = out / f"sessions_{kind}.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def _bar(items: Any, desc: str, args: argparse.Namespace, total: int | None = None) -> Any:
-    from tqdm.auto import tqdm
-
-    if items is None:
-        return tqdm(total=total, desc=desc, disable=args.no_progress, mininterval=5)
-    return tqdm(items, desc=desc, disable=args.no_progress, mininterval=5)
+    return save(fig, out / f"sessions_{kind}.png")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -283,9 +246,7 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     result = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"sessions_{args.kind}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    out = write_results(Path(args.out), f"sessions_{args.kind}", result)
     figure = plot(args.kind, result, out)
     print(markdown(args.kind, result))
     print(f"\nwrote {out / f'sessions_{args.kind}.json'} and {figure}")

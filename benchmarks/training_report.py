@@ -1,8 +1,8 @@
 """The training log of a recall adapter as a table and a plot (loss per step).
 
 Usage:
-    python benchmarks/training_report.py                       # the shipped adapter
-    python benchmarks/training_report.py --adapter DIR --out docs/figures/recall_tuning_loss.png
+    python -m benchmarks.training_report                       # the shipped adapter
+    python -m benchmarks.training_report --adapter DIR --out docs/figures/recall_tuning_loss.png
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from benchmarks.common.plotting import pyplot, save
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,11 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {start + 1}-{start + len(chunk)} | {sum(chunk) / len(chunk):.3f} |")
     print("checks:", json.dumps(log.get("checks", {})))
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     window = 10
     smooth = [sum(losses[max(0, i - window + 1) : i + 1]) / len(losses[max(0, i - window + 1) : i + 1])
               for i in range(len(losses))]  # fmt: skip
@@ -48,9 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ax.set_ylabel("weighted cross-entropy")
     ax.set_title(f"recall tuning of {log.get('base_model', '?')} (seed {log['recipe']['seed']})")
     ax.legend()
-    fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=120)
+    save(fig, args.out)
     print(f"written to {args.out}")
     return 0
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-#: The scripts of benchmarks/ that `recall bench NAME` runs.
+#: The modules of benchmarks/ that `recall bench NAME` runs (``python -m benchmarks.NAME``).
 BENCHMARKS = ("conversations", "locomo", "retrieval_methods", "memory", "decode_overhead", "recall_placement")
 DEMO_USER = "ada"
 DEMO_OTHER_USER = "bob"
@@ -378,16 +378,19 @@ def _train_head(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    """Run ``benchmarks/NAME.py`` of a source checkout in a process of its own (its exit code is ours).
+    """Run ``python -m benchmarks.NAME`` of a source checkout in a process of its own (its exit code is ours).
 
-    The benchmarks are scripts beside the package, not part of it: the engine never imports them.
+    The benchmarks are a package beside the engine, not part of it: the engine never imports them.
+    The checkout goes first on the child's ``PYTHONPATH`` instead of becoming its working folder,
+    so relative paths in the arguments still start where the caller stands.
     """
     import subprocess
 
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{args.name}.py"
-    if not script.is_file():
-        raise OSError(f"{script} is not there: `recall bench` runs from a source checkout (the benchmarks/ folder)")
-    return subprocess.call([sys.executable, str(script), *args.rest])
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "benchmarks" / "__init__.py").is_file():
+        raise OSError(f"{root / 'benchmarks'} is not there: `recall bench` runs from a source checkout (the benchmarks/ package)")
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    return subprocess.call([sys.executable, "-m", f"benchmarks.{args.name}", *args.rest], env={**os.environ, "PYTHONPATH": path})
 
 
 if __name__ == "__main__":

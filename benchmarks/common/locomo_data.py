@@ -25,7 +25,7 @@ from recall_core.memory.formats import LocomoTurn, locomo_dialog
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ANSWERABLE = (1, 2, 3, 4)
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "locomo_dev.json"
 
 

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
+from benchmarks import recall_trigger
 from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import recall_trigger  # noqa: E402
 
 
 def test_a_tiny_run_writes_the_result_schema(tmp_path):

@@ -9,20 +9,14 @@ folder, never into the project), else from a synthetic file in the same schema.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import locomo  # noqa: E402
-import retrieval_methods  # noqa: E402
-from locomo_data import DEFAULT_DATA, clean_evidence, load_locomo, stratified_sample  # noqa: E402
-from locomo_metrics import (  # noqa: E402
+from benchmarks import retrieval_methods
+from benchmarks.common.locomo_data import clean_evidence, load_locomo, stratified_sample
+from benchmarks.common.locomo_memory import ingest
+from benchmarks.common.locomo_metrics import (
     STEMMER,
     first_hit_rank,
     hit_at_k,
@@ -31,6 +25,12 @@ from locomo_metrics import (  # noqa: E402
     qa_score,
     token_f1,
 )
+from benchmarks.locomo import cli
+from benchmarks.locomo.answers import METHODS
+from benchmarks.locomo.bench import Bench, FirstLineStop
+from benchmarks.locomo.prompts import final_answer
+from tests.benchmarks.locomo_files import dev_slice, synthetic_locomo
+from tests.helpers.tiny import tiny_model
 
 # -- metrics ------------------------------------------------------------------------------------
 
@@ -88,10 +88,10 @@ def test_evidence_is_cleaned_the_same_way_for_every_question():
 
 def test_category_5_options_map_like_the_official_code():
     options = {"a": "No information available", "b": "a red car"}
-    assert locomo.final_answer("(a)\nmore text", options) == "No information available"
-    assert locomo.final_answer("I think (b) a red car", options) == "a red car"
-    assert locomo.final_answer("Not mentioned.", options) == "Not mentioned."
-    assert locomo.final_answer("\n  Paris  \nLondon", None) == "Paris"
+    assert final_answer("(a)\nmore text", options) == "No information available"
+    assert final_answer("I think (b) a red car", options) == "a red car"
+    assert final_answer("Not mentioned.", options) == "Not mentioned."
+    assert final_answer("\n  Paris  \nLondon", None) == "Paris"
 
 
 def test_rrf_fuses_rankings():
@@ -101,52 +101,6 @@ def test_rrf_fuses_rankings():
 
 
 # -- data ---------------------------------------------------------------------------------------
-
-
-def synthetic_locomo() -> list[dict]:
-    """Two sessions between Ada and Ben, questions of every category with evidence ids."""
-    s1 = [
-        ("Ada", "I adopted a beagle puppy and named him Zorblax."),
-        ("Ben", "What a name! I started learning the bassoon last week."),
-        ("Ada", "I work as a lighthouse keeper on Berlenga island."),
-        ("Ben", "My sister Ana moved to Trondheim for a new job."),
-    ]
-    s2 = [
-        ("Ada", "Zorblax chewed my favourite red scarf yesterday."),
-        ("Ben", "I played the bassoon at the town concert on Saturday."),
-        ("Ada", "We went hiking in the Alps with Zorblax."),
-        ("Ben", "Ana says Trondheim is cold but beautiful."),
-    ]
-    conversation = {"speaker_a": "Ada", "speaker_b": "Ben", "session_1_date_time": "1:56 pm on 8 May, 2023",
-                    "session_2_date_time": "10:00 am on 20 May, 2023"}
-    for number, turns in ((1, s1), (2, s2)):
-        conversation[f"session_{number}"] = [
-            {"speaker": s, "dia_id": f"D{number}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
-        ]
-    qa = [
-        {"question": "What is the name of Ada's dog?", "answer": "Zorblax", "evidence": ["D1:1"], "category": 4},
-        {"question": "Which instrument does Ben play?", "answer": "bassoon", "evidence": ["D1:2"], "category": 4},
-        {"question": "When did Zorblax chew the scarf?", "answer": "19 May 2023", "evidence": ["D2:1"], "category": 2},
-        {"question": "Where does Ben's sister live and what is it like?", "answer": "Trondheim, cold",
-         "evidence": ["D1:4", "D2:4"], "category": 1},
-        {"question": "Would Ada enjoy a job at sea?", "answer": "yes; she keeps a lighthouse", "evidence": ["D1:3"],
-         "category": 3},
-        {"question": "What did Ada name her cat?", "adversarial_answer": "Zorblax", "evidence": ["D1:1"],
-         "category": 5},
-    ]
-    return [{"sample_id": "synthetic-1", "conversation": conversation, "qa": qa}]
-
-
-def dev_slice() -> list[dict] | None:
-    """The first two sessions of the dev file's first conversation and up to 10 questions about them."""
-    if not DEFAULT_DATA.is_file():
-        return None
-    sample = json.loads(DEFAULT_DATA.read_text(encoding="utf-8"))[0]
-    conv = sample["conversation"]
-    keep = {k: v for k, v in conv.items() if k in ("speaker_a", "speaker_b") or k.split("_")[1] in ("1", "2")}
-    ids = {t["dia_id"] for k in ("session_1", "session_2") for t in conv[k]}
-    qa = [q for q in sample["qa"] if q["evidence"] and set(q["evidence"]) <= ids][:10]
-    return [{"sample_id": sample["sample_id"], "conversation": keep, "qa": qa}]
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +137,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         "--data", str(data_file), "--encoder", "hash", "--sample", "6", "--seed", "1", "--out", str(out),
         "--history-tokens", "150", "--rag-k", "2", "--max-new-tokens", "4", "--no-progress",
     ]  # fmt: skip
-    assert locomo.main(argv, generator=generator) == 0
+    assert cli.main(argv, generator=generator) == 0
 
     result = json.loads((out / "locomo.json").read_text())
     assert result["benchmark"] == "locomo" and result["schema_version"] == 1
@@ -197,7 +151,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         assert summary["hit@1"]["1-4"] <= summary["hit@5"]["1-4"] <= summary["hit@10"]["1-4"]
     answers = result["answers"]
     assert answers["sample_size"] == 6 and len(answers["rows"]) == 6
-    assert set(answers["methods"]) == set(locomo.METHODS)
+    assert set(answers["methods"]) == set(METHODS)
     for name, summary in answers["methods"].items():
         assert summary["questions"] == 6, name
         for key in ("prompt_tokens", "injected_tokens", "processed_tokens", "ttft_s", "total_s"):
@@ -230,9 +184,9 @@ def test_retrieval_only_skips_answers(tmp_path, data_file):
     from recall_core import RecallGenerator
 
     out = tmp_path / "out"
-    argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only", "--k", "1,3", "--out", str(out),
-            "--no-progress"]  # fmt: skip
-    assert locomo.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
+    argv = ["--data", str(data_file), "--encoder", "hash", "--retrieval-only",
+            "--k", "1,3", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert cli.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
     result = json.loads((out / "locomo.json").read_text())
     assert "answers" not in result
     assert set(result["retrieval"]) == {"text/vector", "text/hybrid"}
@@ -244,7 +198,7 @@ def test_retrieval_methods_on_the_slice(tmp_path, data_file):
 
     conversations = load_locomo(data_file)
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
-        retrieval_methods.ingest(store, conversations, "window")
+        ingest(store, conversations, "window")
         memory = store.for_user(conversations[0].sample_id)
         assert {r.metadata["dia_id"] for r in memory.all()} == {t.dia_id for t in conversations[0].turns}
         second = next(r for r in memory.all() if r.metadata.get("dia_id") == "D1:2")
@@ -279,8 +233,8 @@ def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
 
     model, tokenizer = tiny_model("llama")
     generator = RecallGenerator(model, tokenizer)
-    args = locomo.parse_args(["--max-new-tokens", "6"])
-    bench = locomo.Bench(args, generator, None, {})
+    args = cli.parse_args(["--max-new-tokens", "6"])
+    bench = Bench(args, generator, None, {})
     history = "Conversation:\n" + "\n".join(f"A: turn {i} apples" for i in range(12))
     for question in ["When did A eat?", "Who ate the apples?", "When did A eat?"]:
         messages = [{"role": "system", "content": "Answer."}, {"role": "user", "content": f"{history}\n\nQuestion: {question}"}]
@@ -288,7 +242,7 @@ def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
         ids = generator.encode(messages, config=RecallConfig(recall_policy="explicit"))
         with torch.no_grad():
             plain = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=6,
-                                   stopping_criteria=[locomo.FirstLineStop(tokenizer)])  # fmt: skip
+                                   stopping_criteria=[FirstLineStop(tokenizer)])  # fmt: skip
         assert got["text"] == tokenizer.decode(plain[0, ids.shape[1] :], skip_special_tokens=True)
         assert got["prompt_tokens"] == ids.shape[1] and got["cached_prefix_tokens"] > ids.shape[1] - 20
     assert list(bench.prefill_s) == ["conv"]

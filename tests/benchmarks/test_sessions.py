@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
-from test_bench_locomo import synthetic_locomo
 
+from benchmarks import session_conversations, session_positions, sessions
 from recall_core import RecallGenerator
+from tests.benchmarks.locomo_files import synthetic_locomo
 from tests.helpers.tiny import tiny_model
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-import session_conversations  # noqa: E402
-import session_positions  # noqa: E402
-import sessions  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +70,7 @@ def test_the_bounded_session_and_the_full_cache_see_the_same_stream(data, genera
 
 
 def test_the_stream_alternates_speakers_and_dates_sessions(data):
-    from locomo_data import load_locomo
+    from benchmarks.common.locomo_data import load_locomo
 
     items = session_positions.stream_messages(load_locomo(data))
     first, second = items[0][0], items[1][0]

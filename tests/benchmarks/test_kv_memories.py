@@ -4,18 +4,12 @@ and the conversations benchmark runs recall with ``inject_mode=kv`` (a tiny mode
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
+from benchmarks import conversations, kv_memories
 from recall_core import RecallConfig, RecallGenerator
 from tests.helpers.tiny import tiny_model
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-import conversations  # noqa: E402
-import kv_memories  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from test_bench_locomo import synthetic_locomo
-
+from benchmarks import hidden_query
 from recall_core.memory import HashEncoder
 from recall_core.training.head import HeadRecipe, train_query_head
 from recall_core.training.head_texts import composed, head_texts
+from tests.benchmarks.locomo_files import synthetic_locomo
 from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import hidden_query  # noqa: E402
 
 
 def test_the_benchmark_runs_and_reports_the_ratios(tmp_path):

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from transformers import LogitsProcessor, LogitsProcessorList
 
+from benchmarks import new_user
 from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import new_user  # noqa: E402
 
 
 class _AskFirst(LogitsProcessor):

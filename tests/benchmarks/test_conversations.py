@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
+import recall_core.training.conversations as data
+from benchmarks import conversations
+from benchmarks.common.args import parse_variant
+from benchmarks.common.methods import Answer, hits
 from tests.helpers.tiny import tiny_model
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import conversations  # noqa: E402
-
-import recall_core.training.conversations as data  # noqa: E402
 
 
 def test_the_generator_is_deterministic_for_a_seed():
@@ -83,8 +78,8 @@ def test_stale_answers_are_counted_apart():
 
 
 def test_hits_look_for_the_fact_turn_among_what_was_retrieved():
-    answer = conversations.Answer("x", 10, retrieved=["User: hello", "User: I live in Lyon.\nAssistant: Noted!"])
-    assert conversations.hits(answer, "I live in Lyon.") == {"hit@1": False, "hit@4": True}
+    answer = Answer("x", 10, retrieved=["User: hello", "User: I live in Lyon.\nAssistant: Noted!"])
+    assert hits(answer, "I live in Lyon.") == {"hit@1": False, "hit@4": True}
 
 
 def test_a_tiny_run_writes_the_result_schema(tmp_path):
@@ -114,7 +109,7 @@ def test_a_tiny_run_writes_the_result_schema(tmp_path):
 
 
 def test_variants_split_store_options_from_the_config():
-    name, changes = conversations.parse_variant("dated:unit='window',memories=2,template='N:\\n{text}'")
+    name, changes = parse_variant("dated:unit='window',memories=2,template='N:\\n{text}'")
     assert name == "recall:dated" and changes == {"unit": "window", "memories": 2, "template": "N:\n{text}"}
 
 
@@ -141,8 +136,7 @@ def test_recall_bench_runs_the_script(capfd):
 
 def test_search_text_scores_each_window_mode_on_a_tiny_run(tmp_path):
     """benchmarks/search_text.py on one generated user with the hash encoder: every mode scored, JSON written."""
-    import search_text
-
+    from benchmarks import search_text
     from recall_core.memory import HashEncoder
 
     encoder = HashEncoder(64)

@@ -1,0 +1,157 @@
+"""The RAG recipes a framework user writes in ten lines, as the benchmarks' peers.
+
+LangChain: ``ChatHuggingFace(HuggingFacePipeline)`` with a ``langchain-chroma`` retriever
+over the exchanges, the notes in the system message (LangChain's RAG prompt). LlamaIndex:
+``HuggingFaceLLM`` with ``Memory`` and a ``VectorMemoryBlock``. Both answer with the same model
+and encoder as recall, greedily, and retrieve ``PEER_K`` texts. The frameworks are imported
+when a recipe is built (they are the ``bench`` extra).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from benchmarks.common.methods import PEER_K, Answer, Method
+from benchmarks.common.timing import timed_stream
+from recall_core.training.conversations import Question, User
+
+#: LangChain's RAG prompt (the RAG tutorial's), with the notes from past conversations.
+LANGCHAIN_SYSTEM = (
+    "You are an assistant for question-answering tasks. Use the following pieces of retrieved context "
+    "from past conversations with the user to answer the question. If you don't know the answer, say that "
+    "you don't know. Use three sentences maximum and keep the answer concise.\n\n{context}"
+)
+
+
+def exchanges(user: User) -> list[tuple[str, str, Any]]:
+    """``(user turn + reply as one text, the user turn, its session)`` for every exchange of a user."""
+    out = []
+    turns = user.turns
+    for i, turn in enumerate(turns):
+        if turn.role != "user":
+            continue
+        reply = turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
+        text = f"user: {turn.content}" + (f"\nassistant: {reply.content}" if reply else "")
+        out.append((text, turn.content, turn.session))
+    return out
+
+
+class LangChainMethod(Method):
+    """The LangChain recipe: ``ChatHuggingFace(HuggingFacePipeline)`` + a ``langchain-chroma`` retriever."""
+
+    name = "langchain"
+
+    def __init__(self, model: Any, tokenizer: Any, encoder_path: str, max_new_tokens: int) -> None:
+        import chromadb
+        from langchain_huggingface import ChatHuggingFace, HuggingFaceEmbeddings, HuggingFacePipeline
+        from transformers import pipeline
+
+        pipe = pipeline(
+            "text-generation", model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
+            do_sample=False, return_full_text=False,
+        )  # fmt: skip
+        self.chat = ChatHuggingFace(llm=HuggingFacePipeline(pipeline=pipe, model_id=str(model.name_or_path)), tokenizer=tokenizer)
+        self.tokenizer = tokenizer
+        self.embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
+        self.client = chromadb.EphemeralClient()
+        self.stores: dict[str, Any] = {}
+
+    def prepare(self, users: Sequence[User]) -> None:
+        from langchain_chroma import Chroma
+
+        for user in users:
+            store = Chroma(
+                collection_name=f"lc-{len(self.stores)}", embedding_function=self.embeddings, client=self.client,
+                collection_metadata={"hnsw:space": "cosine"},
+            )  # fmt: skip
+            texts = exchanges(user)
+            store.add_texts([text for text, _, _ in texts], metadatas=[{"session": s} for _, _, s in texts])
+            self.stores[user.user_id] = store
+
+    def answer(self, question: Question) -> Answer:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        started = time.perf_counter()
+        docs = self.stores[question.user_id].as_retriever(search_kwargs={"k": PEER_K}).invoke(question.text)
+        context = "\n\n".join(doc.page_content for doc in docs)
+        messages = [SystemMessage(LANGCHAIN_SYSTEM.format(context=context)), HumanMessage(question.text)]
+        text, ttft, total = timed_stream(str(chunk.content) for chunk in self.chat.stream(messages))
+        retrieval_s = time.perf_counter() - started - total
+        prompt = self.chat._to_chat_prompt(messages)
+        tokens = len(self.tokenizer(prompt).input_ids)
+        return Answer(text, tokens, 0, (ttft or 0.0) + retrieval_s, total + retrieval_s, [d.page_content for d in docs])
+
+
+class LlamaIndexMethod(Method):
+    """LlamaIndex: ``HuggingFaceLLM`` + ``Memory`` with a ``VectorMemoryBlock`` (Chroma, MiniLM)."""
+
+    name = "llamaindex"
+    #: Short-term queue of the ingesting memory: messages past this many tokens are flushed,
+    #: a few at a time, into the vector block (LlamaIndex's waterfall).
+    TOKEN_LIMIT = 400
+    FLUSH_SIZE = 60
+
+    def __init__(self, model: Any, tokenizer: Any, encoder_path: str, max_new_tokens: int) -> None:
+        import chromadb
+        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+        from llama_index.llms.huggingface import HuggingFaceLLM
+
+        self.llm = HuggingFaceLLM(
+            model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens, generate_kwargs={"do_sample": False},
+            is_chat_model=True, context_window=8192, device_map="cpu",
+        )  # fmt: skip
+        self.tokenizer = tokenizer
+        self.embed_model = HuggingFaceEmbedding(model_name=encoder_path, device="cpu")
+        self.client = chromadb.EphemeralClient()
+        self.blocks: dict[str, Any] = {}
+
+    def _block(self, user_id: str) -> Any:
+        from llama_index.core.memory import VectorMemoryBlock
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+
+        if user_id not in self.blocks:
+            collection = self.client.create_collection(f"li-{len(self.blocks)}", metadata={"hnsw:space": "cosine"})
+            self.blocks[user_id] = VectorMemoryBlock(
+                vector_store=ChromaVectorStore(chroma_collection=collection), embed_model=self.embed_model,
+                similarity_top_k=PEER_K,
+            )  # fmt: skip
+        return self.blocks[user_id]
+
+    def _memory(self, user_id: str, token_limit: int) -> Any:
+        from llama_index.core.memory import Memory
+
+        return Memory.from_defaults(
+            session_id=user_id, token_limit=token_limit, chat_history_token_ratio=0.5,
+            token_flush_size=self.FLUSH_SIZE, memory_blocks=[self._block(user_id)],
+        )  # fmt: skip
+
+    def prepare(self, users: Sequence[User]) -> None:
+        from llama_index.core.llms import ChatMessage
+
+        for user in users:
+            memory = self._memory(user.user_id, self.TOKEN_LIMIT)
+            for turn in user.turns:
+                memory.put(ChatMessage(role=turn.role, content=turn.content))
+            # The conversation is over: what is still in the short-term queue goes to the block too.
+            remaining = memory.get_all()
+            memory.reset()
+            if remaining:
+                import asyncio
+
+                asyncio.run(self._block(user.user_id).aput(remaining, from_short_term_memory=True, session_id=user.user_id))
+
+    def answer(self, question: Question) -> Answer:
+        from llama_index.core.llms import ChatMessage
+
+        started = time.perf_counter()
+        memory = self._memory(question.user_id, 8192)  # a fresh session: nothing in the short-term queue
+        memory.put(ChatMessage(role="user", content=question.text))
+        messages = memory.get()
+        retrieval_s = time.perf_counter() - started
+        text, ttft, total = timed_stream(r.delta or "" for r in self.llm.stream_chat(messages))
+        prompt = self.llm.messages_to_prompt(messages)
+        system = next((m.content or "" for m in messages if m.role == "system"), "")
+        return Answer(text, len(self.tokenizer(prompt).input_ids), 0, (ttft or 0.0) + retrieval_s,
+                      total + retrieval_s, [system] if system else [])

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/: each script at a tiny scale (tiny random models, the hash encoder)."""
