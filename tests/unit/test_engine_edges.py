@@ -17,7 +17,7 @@ from recall_core.tokens import tokenizer_info as _tokenizer_info
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_tokenizer
 
-CORE = Path(__file__).resolve().parents[1] / "recall_core"
+CORE = Path(__file__).resolve().parents[2] / "recall_core"
 FACT = "The user's dog is called Biscuit."
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-COOKBOOK = Path(__file__).resolve().parents[1] / "cookbook"
+COOKBOOK = Path(__file__).resolve().parents[2] / "cookbook"
 NOTEBOOKS = sorted(COOKBOOK.glob("[0-9][0-9]_*.ipynb"))
 FIGURES = {
     "04_seeing_recall.ipynb": [
