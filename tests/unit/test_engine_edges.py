@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_engine_loop import ForceAt
 from transformers import LogitsProcessorList
 
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.tokens import tokenizer_info as _tokenizer_info
+from tests.helpers.logits import ForceAt
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_tokenizer
 

@@ -9,6 +9,7 @@ from transformers import LogitsProcessor, LogitsProcessorList
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
 from recall_core.decoding.hf_compat import cache_of
 from recall_core.decoding.notes import memory_token_ids
+from tests.helpers.logits import ForceAt
 from tests.helpers.memories import FixedMemory, ListMemory
 
 PROMPT = "My dog is called"
@@ -36,24 +37,6 @@ def _recall(model, tokenizer, input_ids, memory=None, config=None, trace=None, *
         recall_trace=trace,
         **kwargs,
     )
-
-
-class ForceAt(LogitsProcessor):
-    """Forces ``token_ids`` (in order) at the steps where the sequence has ``length`` ids."""
-
-    def __init__(self, length: int, token_ids: list[int]) -> None:
-        self.length, self.token_ids = length, token_ids
-        self.base = None
-
-    def __call__(self, input_ids, scores):
-        if self.base is None:
-            self.base = input_ids.shape[1]
-        step = input_ids.shape[1] - self.base - self.length
-        if 0 <= step < len(self.token_ids):
-            forced = torch.full_like(scores, -float("inf"))
-            forced[:, self.token_ids[step]] = 0.0
-            return forced
-        return scores
 
 
 class Boost(LogitsProcessor):
