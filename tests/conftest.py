@@ -1,4 +1,13 @@
-"""Shared test set-up: offline, one cache folder for converted models, tiny and real models."""
+"""Shared test set-up: offline, one cache folder for converted models, tiny models, a Chroma server,
+and the ``integration`` marker given by where a test is filed.
+
+The tests are filed by kind: ``unit/`` (offline, tiny random models, seconds), ``property/``
+(hypothesis state machines and properties), ``integration/`` (the real embedded models, real
+processes end to end, the cookbook), ``frameworks/{langchain,llamaindex}/`` (the adapters; their
+real-model tests are the modules named ``*_integration.py``). ``pytest tests/unit`` is the quick
+run; ``pytest -m "not integration and not server"`` is every test that needs no real model and
+no ``chroma run`` server.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -15,6 +25,23 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RECALL_HOME", str(ROOT / ".recall_home"))
 
 from tests.helpers.tiny import tiny_model  # noqa: E402 - after the environment above
+
+
+def is_integration(path: Path) -> bool:
+    """Filed as an integration test: under ``tests/integration/``, or a module named
+    ``*_integration.py`` (a framework's real-model tests, next to its unit tests)."""
+    try:
+        folder = path.resolve().relative_to(TESTS).parts[0]
+    except ValueError:  # not under tests/
+        return False
+    return folder == "integration" or path.stem.endswith("_integration")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``integration`` marker comes from the file's place, so a new test cannot forget it."""
+    for item in items:
+        if is_integration(item.path):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(params=["llama", "gpt2", "qwen2"])
@@ -28,17 +55,10 @@ def tiny():
     return tiny_model("llama")
 
 
-@pytest.fixture(scope="session")
-def smollm():
-    """The embedded default model (SmolLM2-135M-Instruct, recall-tuned), loaded once per test session."""
-    from recall_core import load_model
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real ``chroma run`` server on a free loopback port, one per test module (stopped after it)."""
+    from recall_core.memory.chroma_server import ChromaServer
 
-    return load_model()
-
-
-@pytest.fixture(scope="session")
-def smollm_plain():
-    """The embedded default model as released, without the recall adapter (``tuned=False``)."""
-    from recall_core import load_model
-
-    return load_model(tuned=False)
+    with ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data") as server:
+        yield server

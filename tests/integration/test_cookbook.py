@@ -28,26 +28,6 @@ FIGURES = {
 SHORTER = {"07_endless_chat.ipynb": {"RECALL_COOKBOOK_TURNS": "24"}}
 
 
-def test_the_notebooks_are_up_to_date_with_their_generator():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("cookbook_build", COOKBOOK / "_build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    assert sorted(build.NOTEBOOKS) == [path.name for path in NOTEBOOKS]
-    for path in NOTEBOOKS:
-        stored = nbformat.read(path, as_version=4)
-        nbformat.validate(stored)
-        expected = [cell.source.strip() for cell in build.NOTEBOOKS[path.name]]
-        assert [cell.source for cell in stored.cells] == expected, (
-            f"{path.name}: run python cookbook/_build.py"
-        )
-        assert all(not cell.get("outputs") for cell in stored.cells if cell.cell_type == "code"), (
-            "stored with outputs"
-        )
-
-
-@pytest.mark.integration
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     for name, value in SHORTER.get(path.name, {}).items():

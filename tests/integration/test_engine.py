@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from recall_core import RecallGenerator, recall_generate
-from recall_core.models.loading import ModelLoadError, default_model_dir, load_model
+from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from recall_core.models.loading import default_model_dir
+from recall_core.prompt import chat_prompt_ids
 from tests.helpers.memories import FixedMemory
-
-pytestmark = pytest.mark.integration
 
 # A made-up fact: the model cannot know it unless the memory is injected.
 FACT = "The user's dog is called Zorblax."
@@ -53,7 +53,10 @@ def test_default_model_is_converted_once_into_a_plain_hf_folder(which, request):
     assert norms[pad].item() == pytest.approx(expected, rel=1e-3)
 
 
-def test_unknown_model_offline_fails_fast_with_advice(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(ModelLoadError, match="not a local folder.*hf download"):
-        load_model("someone/not-a-cached-model")
+def test_the_default_model_renders_the_training_prompt(smollm):
+    """``recall_policy="model"`` puts the system message the model was tuned with before the chat."""
+    _, tokenizer = smollm
+    chat = [{"role": "user", "content": "What is my dog called?"}]
+    trained = tokenizer.apply_chat_template([{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, *chat],
+                                            add_generation_prompt=True, tokenize=True, return_dict=False)  # fmt: skip
+    assert chat_prompt_ids(tokenizer, chat, "model", "system", DEFAULT_SYSTEM_PROMPT) == list(trained)

@@ -15,8 +15,6 @@ from langchain_recall import ChatRecall
 from recall_core import RecallGenerator
 from recall_core.memory import MemoryStore
 
-pytestmark = pytest.mark.integration
-
 CONVERSATION = [
     ("s1", "2026-10-02T18:00:00", "user", "Hi there! Long day at work today."),
     ("s1", "2026-10-02T18:00:05", "assistant", "Sorry to hear that. Want to talk about it?"),

@@ -86,14 +86,6 @@ def test_the_prompt_is_the_training_prompt_without_a_marker(tiny, policy):
     assert decorate(own, config) == own
 
 
-@pytest.mark.integration
-def test_the_default_model_renders_the_training_prompt(smollm):
-    _, tokenizer = smollm
-    trained = tokenizer.apply_chat_template([{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, *CHAT],
-                                            add_generation_prompt=True, tokenize=True, return_dict=False)  # fmt: skip
-    assert chat_prompt_ids(tokenizer, CHAT, "model", "system", DEFAULT_SYSTEM_PROMPT) == list(trained)
-
-
 # ---------------------------------------------------------------------- policy "model"
 def test_the_models_recall_at_the_start_and_mid_answer(gen):
     memory = ListMemory({"dog": FACT, "cat": "The user's cat is called Pepper."})
