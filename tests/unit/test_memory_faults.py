@@ -5,22 +5,17 @@ damaged or lost index is reported with the command that heals it, never as a cra
 "no memory"; "forget" holds from the moment it is called; a rebuild never leaves a user worse
 off; concurrent writers never share a turn position. Each test injects one fault: a SIGKILL
 of a writer, bytes over an HNSW file, a deleted index, a crash inside ``forget``, a row an
-older recall let in, four writer processes on one ``chroma run`` server. The module runs in
-about a minute (most of it starting Python processes).
+older recall let in. Four writer processes on one ``chroma run`` server are in
+tests/integration/test_memory_server.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import signal
 import sqlite3
-import subprocess
-import sys
-import textwrap
-import time
 import warnings
 from pathlib import Path
 
@@ -39,35 +34,15 @@ from recall_core.memory import (
     rebuild_index,
     repair,
 )
-from recall_core.memory.chroma_server import ChromaServer
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
+from tests.helpers.processes import child
 
 DIM = 32
 
 
 def open_store(path: Path) -> MemoryStore:
     return MemoryStore.local(path, encoder=HashEncoder(DIM))
-
-
-#: A child imports the memory package without ``recall_core/__init__`` (the engine: torch and
-#: transformers, which the memory does not use): 0.6 s to start instead of 3-8 s.
-CHILD_PRELUDE = """\
-import importlib.util, os, signal, sys, time, types
-_spec = importlib.util.find_spec("recall_core")
-_package = types.ModuleType("recall_core")
-_package.__path__ = list(_spec.submodule_search_locations)
-sys.modules["recall_core"] = _package
-from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
-"""
-
-
-def child(tmp_path: Path, code: str, *args: str) -> subprocess.Popen:
-    """A Python process running ``code`` (after the usual imports), its stdout piped."""
-    script = tmp_path / f"child-{time.monotonic_ns()}.py"
-    script.write_text(CHILD_PRELUDE + f"RAW_TEXT = {RAW_TEXT!r}\n" + textwrap.dedent(code))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def texts(memory) -> list[str]:
@@ -340,36 +315,3 @@ def test_a_rebuild_that_fails_for_one_user_leaves_that_user_as_before(tmp_path: 
     assert {user: texts(store.for_user(user)) for user in ("aaron", "bob", "zed")} == before
     assert doctor(store).ok  # no staging collection left behind
     store.close()
-
-
-# -- concurrent writers on one server (item 7) ----------------------------------------------
-
-
-@pytest.mark.server
-def test_concurrent_writers_on_a_server_never_share_a_turn_position(tmp_path: Path) -> None:
-    turns, writers = 40, 4
-    with ChromaServer(tmp_path / "server-data") as server:
-        go = tmp_path / "go"
-        spec = json.dumps({"port": server.port, "journal": str(tmp_path / "journal.sqlite3"), "go": str(go)})
-        children = [child(tmp_path, f"""
-            import json
-            spec = json.loads(sys.argv[1])
-            store = MemoryStore.server(port=spec["port"], encoder=HashEncoder(32), journal_path=spec["journal"])
-            writer = MemoryWriter(store, **RAW_TEXT)
-            print("ready", flush=True)
-            while not os.path.exists(spec["go"]):
-                time.sleep(0.01)
-            for i in range({turns}):
-                writer.add_turn("u", "user", f"writer {{sys.argv[2]}} turn {{i}}", session_id="s")
-            store.close()
-        """, spec, str(n)) for n in range(writers)]
-        for process in children:
-            assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
-        go.touch()
-        for process in children:
-            assert process.wait(timeout=300) == 0, process.stderr.read()[-2000:]
-        store = MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=tmp_path / "journal.sqlite3")
-        positions = sorted(row.turn_index for row in store.journal.rows("u"))
-        assert positions == list(range(turns * writers))
-        assert store.for_user("u").count() == turns * writers
-        store.close()

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from recall_core.memory import HashEncoder, MemoryLockedError, MemoryStore
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from tests.helpers.processes import run_child
 
 
 def test_second_store_object_in_the_same_process(tmp_path: Path) -> None:
@@ -28,18 +25,17 @@ def test_second_store_object_in_the_same_process(tmp_path: Path) -> None:
 def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(8))
     code = (
-        "import sys\n"
-        "from recall_core.memory import MemoryStore, MemoryLockedError, HashEncoder\n"
+        "from recall_core.memory import MemoryLockedError\n"
         "try:\n"
         f"    MemoryStore.local({str(tmp_path)!r}, encoder=HashEncoder(8))\n"
         "except MemoryLockedError as e:\n"
         "    print(e); sys.exit(3)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = run_child(tmp_path, code, timeout=60)
     assert done.returncode == 3, done.stderr
     assert "server" in done.stdout and str(os.getpid()) in done.stdout
     store.close()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = run_child(tmp_path, code, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -16,7 +16,7 @@ from recall_core.memory import (
     rebuild_index,
     repair,
 )
-from recall_core.memory.chroma_server import ChromaServer, free_port
+from recall_core.memory.chroma_server import free_port
 from recall_core.memory.index import MEMORIES
 from recall_core.types import RecallQuery
 from tests.helpers.memories import RAW_TEXT
@@ -86,53 +86,3 @@ def test_unreachable_server(tmp_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.server
-def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
-    data = tmp_path / "server-data"
-    server = ChromaServer(data).start()
-    port = server.port
-    try:
-        store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=5)
-        writer = MemoryWriter(store, **RAW_TEXT)
-        kept = writer.add_turn("u", "user", "indexed before the outage")
-        doomed = writer.add_turn("u", "user", "to be deleted during the outage")
-        writer.add_turn("v", "user", "user v says goodbye")
-        server.stop()
-
-        with pytest.raises(MemoryUnavailableError):
-            writer.add_turn("u", "user", "written during the outage")
-        with pytest.raises(MemoryUnavailableError):
-            store.for_user("u").search(RecallQuery("outage"), 3)
-        with pytest.raises(MemoryUnavailableError):
-            store.for_user("u").delete(doomed)
-        with pytest.raises(MemoryUnavailableError):
-            store.for_user("v").forget()
-
-        server = ChromaServer(data, port=port).start()
-        report = doctor(store)
-        totals = report.totals()
-        assert (totals["pending"], totals["deleting"]) == (1, 2)
-        repair(store, report)
-        assert doctor(store).ok
-        memory = store.for_user("u")
-        assert sorted(r.text for r in memory.all()) == ["indexed before the outage", "written during the outage"]
-        assert memory.get(kept[0]) is not None and memory.get(doomed[0]) is None
-        assert store.for_user("v").count() == 0  # the interrupted forget was finished, not undone
-        store.close()
-    finally:
-        server.stop()
-
-
-@pytest.mark.server
-def test_server_headers_are_sent(tmp_path: Path) -> None:
-    """Headers (a proxy's token) travel with every request; the 1.x server itself ignores them."""
-    with ChromaServer(tmp_path / "data") as server:
-        store = MemoryStore.server(
-            port=server.port, headers={"Authorization": "Bearer secret"}, encoder=HashEncoder(8),
-            journal_path=tmp_path / "j.sqlite3",
-        )  # fmt: skip
-        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "with a token")
-        client = store.index.client()
-        assert client._server._session.headers["Authorization"] == "Bearer secret"
-        assert store.for_user("u").count() == 1
-        store.close()
