@@ -12,8 +12,6 @@ from langchain_recall import ChatRecall
 from recall_core import RecallConfig, SessionConfig
 from tests.helpers.adapters import SlowMemory
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator and store fixtures
-
 FACT = "My dog is called Biscuit."
 HISTORY = [SystemMessage("You are kind."), HumanMessage(FACT)]
 

@@ -11,8 +11,6 @@ from recall_core import RecallConfig, RecallGenerator
 from recall_core.integration import RecallAdapterBase
 from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator fixture
-
 ADAPTERS = [ChatRecall, LangChainLLM, LlamaIndexLLM]
 FACT = "The user's dog is called Biscuit."
 

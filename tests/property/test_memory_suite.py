@@ -48,12 +48,6 @@ sessions = st.sampled_from(["s1", "s2", None])
 BACKENDS = ["local", pytest.param("server", marks=pytest.mark.server)]
 
 
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory):
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data") as server:
-        yield server
-
-
 @pytest.fixture(params=BACKENDS)
 def make_store(request: pytest.FixtureRequest, tmp_path):
     """A factory of fresh stores on the backend under test (closed at the end)."""

@@ -17,8 +17,6 @@ from recall_core import RECALL_TOKEN, RecallConfig
 from tests.helpers.adapters import SlowMemory, pick_stop, strict_roles_generator, ticker_during
 from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator fixture
-
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
 

@@ -11,8 +11,6 @@ from recall_core import RECALL_TOKEN
 from tests.helpers.adapters import HalfDownStore
 from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator and store fixtures
-
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"
 

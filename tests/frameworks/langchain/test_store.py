@@ -19,16 +19,9 @@ from langgraph.store.memory import InMemoryStore
 from langchain_recall import RecallStore
 from recall_core import RecallGenerator
 from recall_core.memory import HashEncoder, MemoryStore
-from recall_core.memory.chroma_server import ChromaServer
 from tests.helpers.tiny import tiny_model
 
 BACKENDS = ["local", pytest.param("server", marks=pytest.mark.server)]
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory):
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data") as server:
-        yield server
 
 
 @pytest.fixture(params=BACKENDS)

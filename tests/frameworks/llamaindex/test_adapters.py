@@ -19,8 +19,6 @@ from recall_core import RECALL_TOKEN
 from tests.helpers.adapters import SlowMemory, Ticker, pick_stop, strict_roles_generator
 from tests.helpers.memories import FixedMemory
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator and events fixtures
-
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
 
@@ -33,7 +31,7 @@ def llm(generator) -> RecallLLM:
 def test_metadata_comes_from_the_model(llm, generator):
     meta = llm.metadata
     assert meta.context_window == generator.context_window == 512
-    assert meta.num_output == 16 and meta.is_chat_model and meta.is_function_calling_model  # tools: test_agents.py
+    assert meta.num_output == 16 and meta.is_chat_model and meta.is_function_calling_model  # tools: test_agents.py (this folder)
     assert meta.model_name == "LlamaForCausalLM"
     assert RecallLLM(generator=generator, context_window=256).metadata.context_window == 256
     assert RecallLLM(generator=generator, model_name="my-tiny").metadata.model_name == "my-tiny"

@@ -17,8 +17,6 @@ from recall_core import RECALL_TOKEN
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
 from tests.helpers.adapters import HalfDownStore
 
-pytest_plugins = ["tests.helpers.adapters"]  # the generator, store and events fixtures
-
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"
 
