@@ -2,7 +2,8 @@
 
 A hypothesis state machine over add/update/delete/forget checked against a dict model
 (counts, texts, metadata, no duplicates, top-k against numpy brute force), user isolation
-as a property, and the journal's rebuild giving identical search results.
+as a property, and the journal's rebuild giving identical search results. The inputs come
+from strategies.py, the checks the machine calls from invariants.py.
 """
 
 from __future__ import annotations
@@ -36,15 +37,12 @@ from recall_core.memory import (
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 from tests.helpers.memories import RAW_TEXT
+from tests.property.invariants import assert_same_top_k, assert_store_matches_model, brute_force
+from tests.property.strategies import WORDS, roles, sessions, texts
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DIM = 32
-WORDS = "apple banana cherry dog eagle fox grape house island jazz kite lemon moon night ocean piano".split()
-texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
-roles = st.sampled_from(["user", "assistant", "system"])
-sessions = st.sampled_from(["s1", "s2", None])
-
 BACKENDS = ["local", pytest.param("server", marks=pytest.mark.server)]
 
 
@@ -70,31 +68,6 @@ def make_store(request: pytest.FixtureRequest, tmp_path):
     yield make
     for store in opened:
         store.close()
-
-
-def brute_force(encoder: HashEncoder, query: str, items: dict[str, str], k: int) -> list[tuple[str, float]]:
-    """Top-k by exact cosine with numpy: the reference for the index's answer."""
-    if not items:
-        return []
-    ids = sorted(items)
-    matrix = encoder.encode([items[i] for i in ids])
-    q = encoder.encode([query])[0]
-    scores = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
-    order = np.argsort(-scores, kind="stable")[:k]
-    return [(ids[i], float(scores[i])) for i in order]
-
-
-def assert_same_top_k(got: list[MemoryCandidate], expected: list[tuple[str, float]], items: dict[str, str]) -> None:
-    """Same scores in the same order; ids may differ only between equal scores."""
-    assert len(got) == len(expected)
-    assert [round(c.score, 4) for c in got] == pytest.approx([round(s, 4) for _, s in expected], abs=2e-4)
-    if expected:
-        cutoff = expected[-1][1] - 2e-4
-        for candidate in got:
-            assert candidate.id in items
-            assert candidate.text == items[candidate.id]
-        strictly_better = {i for i, s in expected if s > cutoff + 4e-4}
-        assert strictly_better <= {c.id for c in got}
 
 
 def top(candidates: list[MemoryCandidate]) -> tuple:
@@ -176,16 +149,7 @@ class MemoryMachine(RuleBasedStateMachine):
 
     @invariant()
     def matches_model(self) -> None:
-        for user in self.users:
-            memory = self.store.for_user(user)
-            records = memory.all()
-            ids = [r.id for r in records]
-            assert len(ids) == len(set(ids)), "duplicate memories"
-            assert memory.count() == len(self.model[user])
-            assert {r.id: (r.text, r.role, r.session_id, r.turn_index) for r in records} == self.model[user]
-            assert all(r.user_id == user for r in records)
-            # The journal agrees with the index.
-            assert self.store.journal.count(user) == len(self.model[user])
+        assert_store_matches_model(self.store, self.model)
 
     def teardown(self) -> None:
         report = doctor(self.store, users=self.users)

@@ -7,8 +7,6 @@ import time
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
@@ -16,18 +14,10 @@ from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.decoding.notes import memory_token_ids
 from recall_core.kv.cache import NoRotaryEmbeddingError
 from recall_core.prompt import decorate
+from tests.helpers.chats import SYSTEM, USER_TURNS
 from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model
 
-SYSTEM = {"role": "system", "content": "You are kind."}
-USER_TURNS = [
-    "My dog is called Biscuit.",
-    "I live in Lisbon and I work as a nurse.",
-    "My cat is called Pepper.",
-    "Remember that my favourite colour is green.",
-    "What is my name?",
-    "Where do I live?",
-]
 FACT = "The user's dog is called Biscuit."
 
 
@@ -458,62 +448,3 @@ def test_a_long_history_that_does_not_fit_is_read_from_its_end():
     kept = session.messages[:-1]  # the reply is the session's last message
     assert kept[0] == decorate([SYSTEM], gen.config)[0] and kept[-1] == history[-1] and len(kept) < 40
     assert result.text == gen.generate(kept).text
-
-
-# ---------------------------------------------------------------------- any sequence of calls
-OPERATIONS = st.lists(st.sampled_from(["user", "new", "regenerate", "edit", "append", "rewrite_reply"]),
-                      min_size=3, max_size=8)  # fmt: skip
-
-
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(operations=OPERATIONS, bounded=st.booleans())
-def test_any_sequence_of_calls_keeps_the_cache_consistent(session_generator, operations, bounded):
-    """Whatever the caller does (extend, regenerate, edit the history, append, send a reply
-    back changed), the cache holds exactly what the session thinks it holds; unbounded, every
-    reply is the one a fresh generate() gives on the conversation."""
-    gen = session_generator
-    session = RecallSession(gen, max_cache_tokens=160 if bounded else None)
-    conversation = [SYSTEM, {"role": "user", "content": USER_TURNS[0]}]
-    result = session.reply(conversation)
-    conversation.append({"role": "assistant", "content": result.text})
-    for step, operation in enumerate(operations):
-        text = USER_TURNS[step % len(USER_TURNS)]
-        if operation == "user":
-            conversation.append({"role": "user", "content": text})
-            result = session.reply(conversation)
-        elif operation == "new":
-            conversation.append({"role": "user", "content": text})
-            result = session.reply(text)
-        elif operation == "regenerate":
-            conversation.pop()
-            result = session.reply(conversation)
-        elif operation == "edit" and not bounded:
-            conversation[1] = {"role": "user", "content": text + " (edited)"}
-            conversation.pop()
-            result = session.reply(conversation)
-        elif operation == "append":
-            conversation.append({"role": "user", "content": text})
-            conversation.append({"role": "assistant", "content": "Noted."})
-            session.append(conversation)
-            continue
-        else:  # the reply comes back changed (stripped, or edited by the app)
-            conversation[-1] = {"role": "assistant", "content": conversation[-1]["content"].strip() + "!"}
-            conversation.append({"role": "user", "content": text})
-            result = session.reply(conversation)
-        conversation.append({"role": "assistant", "content": result.text})
-        assert session.cache_tokens == sum(u.length for u in session._units) == len(session._cache_ids())
-        if bounded:
-            assert session.cache_tokens <= 160
-        else:
-            assert result.text == gen.generate(conversation[:-1]).text
-    if bounded and session.evicted_messages:
-        ids = torch.tensor([session._cache_ids()])
-        fresh = DynamicCache(config=gen.model.config)
-        with torch.no_grad():
-            gen.model(input_ids=ids, **cache_kwarg(fresh), use_cache=True)
-        torch.testing.assert_close(session._cache.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
-
-
-@pytest.fixture(scope="module")
-def session_generator() -> RecallGenerator:
-    return _gen("llama", max_new_tokens=6)
