@@ -24,16 +24,16 @@ import pytest
 from recall_core.cli import main
 from recall_core.memory import (
     HashEncoder,
-    JournalRow,
     MemoryIndexWarning,
     MemoryStore,
     MemoryUnavailableError,
     MemoryWriter,
-    collection_name,
     doctor,
     rebuild_index,
     repair,
 )
+from recall_core.memory.index import collection_name
+from recall_core.memory.journal import JournalRow
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
 from tests.helpers.processes import child

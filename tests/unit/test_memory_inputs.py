@@ -9,13 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recall_core.memory import (
-    EncoderMismatchError,
-    HashEncoder,
-    MemoryStore,
-    MemoryWriter,
-    chunk_text,
-)
+from recall_core.memory import EncoderMismatchError, HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.chunking import chunk_text
 from recall_core.types import RecallQuery
 from tests.helpers.memories import RAW_TEXT
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from recall_core.memory import HashEncoder, JournalRow, MemoryStore, MemoryWriter, collection_name, doctor
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor
+from recall_core.memory.index import collection_name
+from recall_core.memory.journal import JournalRow
 from tests.helpers.memories import RAW_TEXT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
