@@ -40,7 +40,7 @@ def test_real_minilm_end_to_end(tmp_path: Path) -> None:
 
 
 def test_minilm_reads_words_longer_than_its_tokenizer_limit(tmp_path: Path) -> None:
-    """Item 8: WordPiece makes one [UNK] of a word over 100 characters, so a long unbroken string
+    """WordPiece makes one [UNK] of a word over 100 characters, so a long unbroken string
     was counted as one token and every piece of it embedded as the same meaningless vector."""
     from recall_core.memory import default_encoder
 

@@ -22,7 +22,7 @@ def test_bad_arguments_fail_with_a_message(tmp_path, capsys):
 
 
 def test_cli_encoder_option_repairs_a_store_written_with_another_encoder(tmp_path, capsys):
-    """Item 10: without --encoder, the CLI opened every store with the default encoder, so a store
+    """Without --encoder, the CLI opened every store with the default encoder, so a store
     written with another one could not be repaired from the command line."""
     from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
     from tests.helpers.memories import RAW_TEXT
@@ -40,7 +40,7 @@ def test_cli_encoder_option_repairs_a_store_written_with_another_encoder(tmp_pat
 
 
 def test_cli_timeout_bounds_a_hung_server(tmp_path, capsys):
-    """Item 10: `recall ask` waited the full 30 s on a server that accepts connections and never answers."""
+    """`recall ask` waited the full 30 s on a server that accepts connections and never answers."""
     import socket
     import time
 

@@ -86,7 +86,7 @@ def test_sigkill_of_a_writer_mid_batch_loses_no_acknowledged_turn(tmp_path: Path
     store.close()
 
 
-# -- a lost index (item 4) ------------------------------------------------------------------
+# -- a lost index ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("loss", ["folder deleted", "chroma.sqlite3 truncated"])
@@ -115,7 +115,7 @@ def test_a_lost_index_is_reported_not_answered_as_no_memory(tmp_path: Path, loss
         open_store(tmp_path / "mem").close()  # healed: no warning at the next open
 
 
-# -- a damaged HNSW file (item 2) -----------------------------------------------------------
+# -- a damaged HNSW file --------------------------------------------------------------------
 
 
 def _big_store(path: Path) -> tuple[list, list]:
@@ -205,7 +205,7 @@ def test_doctor_repair_rebuilds_only_the_damaged_user(tmp_path: Path) -> None:
     store.close()
 
 
-# -- an interrupted forget, a delete while the index is down (item 3) -----------------------
+# -- an interrupted forget, a delete while the index is down --------------------------------
 
 
 def test_forget_holds_at_once_after_a_crash_between_tombstones_and_index(tmp_path: Path) -> None:
@@ -261,7 +261,7 @@ def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> N
     store.close()
 
 
-# -- a row an older recall let in (item 1) --------------------------------------------------
+# -- a row an older recall let in -----------------------------------------------------------
 
 
 def test_a_poisoned_metadata_key_blocks_neither_writes_nor_recovery(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_chunking_of_one_enormous_word() -> None:
 
 
 def test_a_long_unbroken_string_is_chunked_by_characters(store: MemoryStore) -> None:
-    """Item 8: a tokenizer can count a long run without spaces as one token (WordPiece makes one
+    """A tokenizer can count a long run without spaces as one token (WordPiece makes one
     [UNK] of any word over 100 characters); it used to become a single memory of any size."""
     blob = "".join(f"{i:x}" for i in range(40_000))  # ~150k characters, no space, one "word"
     assert store.encoder.count_tokens(blob) == 1  # what the tokenizer says

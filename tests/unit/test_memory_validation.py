@@ -50,7 +50,7 @@ def nothing_written(store: MemoryStore) -> bool:
     ],
 )
 def test_metadata_values_the_index_cannot_keep_are_refused(store: MemoryStore, value, message) -> None:
-    """Item 5: NaN, inf and 2**70 used to be accepted and then vanish (or turn into floats) in the
+    """NaN, inf and 2**70 used to be accepted and then vanish (or turn into floats) in the
     index, leaving doctor reporting "mismatched" forever."""
     with pytest.raises(ValueError, match=message):
         MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello", metadata={"v": value})
@@ -83,7 +83,7 @@ def test_metadata_values_at_the_limits_are_kept_exactly(store: MemoryStore) -> N
     ],
 )
 def test_every_bad_field_is_a_value_error_naming_it(store: MemoryStore, kwargs, field) -> None:
-    """Item 6: these raised OverflowError, or a ValueError that did not say which field."""
+    """These raised OverflowError, or a ValueError that did not say which field."""
     with pytest.raises(ValueError, match=field) as error:
         MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello", **kwargs)
     assert type(error.value) is ValueError
@@ -111,14 +111,14 @@ def test_timestamps_within_the_calendar_are_accepted(store: MemoryStore) -> None
     ],
 )
 def test_text_fields_share_one_rule(store: MemoryStore, call, field) -> None:
-    """Item 9: NUL was refused in content only; content of zero-width characters was accepted."""
+    """NUL was refused in content only; content of zero-width characters was accepted."""
     with pytest.raises(ValueError, match=field):
         call(store)
     assert nothing_written(store)
 
 
 def test_user_ids_are_one_user_in_nfc_and_nfd(store: MemoryStore) -> None:
-    """Item 9: "José" typed as one code point or as "e" + a combining accent is one user."""
+    """A user id "José" typed as one code point or as "e" + a combining accent is one user."""
     assert NFC != NFD
     writer = MemoryWriter(store, **RAW_TEXT)
     writer.add_turn(NFD, "user", "my dog is called Biscuit")

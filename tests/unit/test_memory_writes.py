@@ -26,7 +26,7 @@ def _conversation(store: MemoryStore, user: str, first: str) -> list[str]:
 
 
 def test_an_updated_memory_is_searched_like_a_new_one(store: MemoryStore) -> None:
-    """The review's bug: update embedded the bare text, skipping date, speaker and the turn before."""
+    """Update used to embed the bare text, skipping date, speaker and the turn before."""
     old_ids = _conversation(store, "old", "Is Rex a good name for my dog?")
     new_ids = _conversation(store, "new", "Is Biscuit a good name for my dog?")
     store.for_user("old").update(old_ids[0], "Is Biscuit a good name for my dog?")
