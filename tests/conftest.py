@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -42,6 +43,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if is_integration(item.path):
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Tests other than integration tests run torch on one thread, their fixtures too (a module's
+    fixtures are made in its first test's setup). Their models are tiny: a second thread has
+    nothing to share but the waiting, and on two busy cores that waiting made
+    tests/unit/test_engine_loop.py take 93 s instead of 8 s. The real models keep torch's default."""
+    if item.get_closest_marker("integration") is not None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @pytest.fixture(params=["llama", "gpt2", "qwen2"])
