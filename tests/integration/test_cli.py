@@ -1,4 +1,6 @@
-"""The ``recall`` command line end to end, each command in its own process, on the real default models."""
+"""The ``recall`` command line end to end: asking and remembering in separate processes and the
+demo, on the real default models; training a query head on a tiny model (it generates and
+encodes some 3,000 training texts, minutes on two cores)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import os
 import subprocess
 import sys
 
+from recall_core import RecallGenerator
 from recall_core.cli import main
 
 
@@ -42,3 +45,15 @@ def test_demo_answers_through_recall_and_isolates_users():
     done = _recall("demo", "--max-new-tokens", "48")
     assert "Zorblax" in done.stdout.split("== Session 2")[1]
     assert "nothing injected, no memory" in done.stdout.split("== bob")[1]
+
+
+def test_cli_train_head_saves_a_head_that_loading_the_folder_finds(tiny, tmp_path, capsys):
+    model, tokenizer = tiny
+    folder = tmp_path / "model"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    assert main(["train-head", "--model", str(folder), "--encoder", "hash-16", "--device", "cpu", "--vocabulary-texts", "50"]) == 0
+    assert "saved the query head" in capsys.readouterr().out
+    head = RecallGenerator.from_pretrained(str(folder)).query_head
+    assert head is not None and head.meta.encoder_name == "hash-16"
+    assert head.meta.recipe["data"]["conversations"] > 0 and head.meta.recipe["loss_last"] < head.meta.recipe["loss_first"]

@@ -179,17 +179,10 @@ def test_a_head_saved_in_the_model_folder_is_picked_up(tiny, tmp_path):
         RecallGenerator(other, other_tokenizer, query_head=head)
 
 
-def test_cli_train_head_saves_a_head_that_loading_the_folder_finds(tiny, tmp_path, capsys):
+def test_cli_train_head_needs_out_for_a_model_that_is_not_a_folder(capsys):
+    """A head is saved beside its model by default: a hub id has no folder of ours to save it in.
+    (The command end to end: tests/integration/test_cli.py.)"""
     from recall_core.cli import main
 
-    model, tokenizer = tiny
-    folder = tmp_path / "model"
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    assert main(["train-head", "--model", str(folder), "--encoder", "hash-16", "--device", "cpu", "--vocabulary-texts", "50"]) == 0
-    assert "saved the query head" in capsys.readouterr().out
-    head = RecallGenerator.from_pretrained(str(folder)).query_head
-    assert head is not None and head.meta.encoder_name == "hash-16"
-    assert head.meta.recipe["data"]["conversations"] > 0 and head.meta.recipe["loss_last"] < head.meta.recipe["loss_first"]
     assert main(["train-head", "--model", "no-such/model-on-the-hub", "--encoder", "hash-16"]) == 2
     assert "--out" in capsys.readouterr().err
