@@ -13,22 +13,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import pytest
 from langchain_tests.unit_tests import ChatModelUnitTests
 
 from langchain_recall import ChatRecall
 from recall_core import RecallGenerator
 from tests.helpers.tiny import tiny_model
-
-# The suites' async tests are plain ``async def`` methods: they need pytest-asyncio to run
-# them (langchain-tests documents ``asyncio_mode = "auto"``; until the project's pytest
-# config says so, mark the module and silence the note on the suites' sync tests).
-pytestmark = [
-    pytest.mark.asyncio,
-    pytest.mark.filterwarnings(
-        "ignore:.*is marked with '@pytest.mark.asyncio' but it is not an async function"
-    ),
-]
 
 
 @functools.lru_cache(maxsize=1)

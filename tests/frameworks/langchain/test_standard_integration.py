@@ -19,16 +19,6 @@ from langchain_tests.integration_tests import ChatModelIntegrationTests
 
 from langchain_recall import ChatRecall
 
-# The suites' async tests are plain ``async def`` methods: they need pytest-asyncio to run
-# them (langchain-tests documents ``asyncio_mode = "auto"``; until the project's pytest
-# config says so, mark the module and silence the note on the suites' sync tests).
-pytestmark = [
-    pytest.mark.asyncio,
-    pytest.mark.filterwarnings(
-        "ignore:.*is marked with '@pytest.mark.asyncio' but it is not an async function"
-    ),
-]
-
 
 class TestChatRecallIntegration(ChatModelIntegrationTests):
     @property
