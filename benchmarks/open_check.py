@@ -36,8 +36,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from benchmarks.common.args import OUT  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.timing import median_ms  # noqa: E402
-from recall_core.memory import HashEncoder, JournalRow, MemoryStore  # noqa: E402
-from recall_core.memory.journal import INDEXED  # noqa: E402
+from recall_core.memory import HashEncoder, MemoryStore  # noqa: E402
+from recall_core.memory.journal import INDEXED, JournalRow  # noqa: E402
 from recall_core.memory.upkeep.health import CHECKED_FILE, fingerprint  # noqa: E402
 from recall_core.memory.upkeep.probe import probe_collections  # noqa: E402
 from recall_core.memory.upkeep.segments import check_index_files  # noqa: E402

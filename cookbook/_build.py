@@ -2,7 +2,7 @@
 
 Each notebook's cells live in a module of their own under ``cookbook/_notebooks/``
 (``nb01_quickstart.py`` makes ``01_quickstart.ipynb``): edit those, not the .ipynb files.
-The notebooks are stored without outputs; ``tests/test_cookbook.py`` executes each one top
+The notebooks are stored without outputs; ``tests/integration/test_cookbook.py`` executes each one top
 to bottom (offline, embedded default model and encoder) and fails on any error.
 """
 

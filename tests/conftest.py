@@ -1,4 +1,13 @@
-"""Shared test set-up: offline, one cache folder for converted models, tiny and real models."""
+"""Shared test set-up: offline, one cache folder for converted models, tiny models, a Chroma server,
+and the ``integration`` marker given by where a test is filed.
+
+The tests are filed by kind: ``unit/`` (offline, tiny random models, seconds), ``property/``
+(hypothesis state machines and properties), ``integration/`` (the real embedded models, real
+processes end to end, the cookbook), ``frameworks/{langchain,llamaindex}/`` (the adapters; their
+real-model tests are the modules named ``*_integration.py``). ``pytest tests/unit`` is the quick
+run; ``pytest -m "not integration and not server"`` is every test that needs no real model and
+no ``chroma run`` server.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +15,10 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
 
-ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -15,6 +26,40 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RECALL_HOME", str(ROOT / ".recall_home"))
 
 from tests.helpers.tiny import tiny_model  # noqa: E402 - after the environment above
+
+
+def is_integration(path: Path) -> bool:
+    """Filed as an integration test: under ``tests/integration/``, or a module named
+    ``*_integration.py`` (a framework's real-model tests, next to its unit tests)."""
+    try:
+        folder = path.resolve().relative_to(TESTS).parts[0]
+    except ValueError:  # not under tests/
+        return False
+    return folder == "integration" or path.stem.endswith("_integration")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``integration`` marker comes from the file's place, so a new test cannot forget it."""
+    for item in items:
+        if is_integration(item.path):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Tests other than integration tests run torch on one thread, their fixtures too (a module's
+    fixtures are made in its first test's setup). Their models are tiny: a second thread has
+    nothing to share but the waiting, and on two busy cores that waiting made
+    tests/unit/test_engine_loop.py take 93 s instead of 8 s. The real models keep torch's default."""
+    if item.get_closest_marker("integration") is not None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @pytest.fixture(params=["llama", "gpt2", "qwen2"])
@@ -28,17 +73,10 @@ def tiny():
     return tiny_model("llama")
 
 
-@pytest.fixture(scope="session")
-def smollm():
-    """The embedded default model (SmolLM2-135M-Instruct, recall-tuned), loaded once per test session."""
-    from recall_core import load_model
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real ``chroma run`` server on a free loopback port, one per test module (stopped after it)."""
+    from recall_core.memory.chroma_server import ChromaServer
 
-    return load_model()
-
-
-@pytest.fixture(scope="session")
-def smollm_plain():
-    """The embedded default model as released, without the recall adapter (``tuned=False``)."""
-    from recall_core import load_model
-
-    return load_model(tuned=False)
+    with ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data") as server:
+        yield server

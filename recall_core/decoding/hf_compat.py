@@ -5,8 +5,8 @@ underscore methods ``_sample`` does. They are not public API and may change in a
 release: this module is the one place to adapt when they do. Nothing else in
 ``recall_core`` calls an underscore method or attribute of transformers.
 
-Checked against transformers 5.17.0, 5.23.0 and 5.24.0: tests/test_engine_loop.py and
-tests/test_engine_generator.py (parity with ``model.generate()`` included) pass on each.
+Checked against transformers 5.17.0, 5.23.0 and 5.24.0: tests/unit/test_engine_loop.py and
+tests/unit/test_engine_generator.py (parity with ``model.generate()`` included) pass on each.
 Hence ``transformers>=5.17,<5.25`` in ``pyproject.toml``: raise the cap once those tests (and
 the whole suite) pass on the next minor release. The underscore methods below exist
 since 5.0, but older releases fall short elsewhere: before 5.17 a cache does not say

@@ -11,16 +11,15 @@ Typical use::
     memory.search(RecallQuery("where does my sister live?"), k=4)
 """
 
-from recall_core.memory.chunking import chunk_text
-from recall_core.memory.composition import SearchText
+# What a user of the memory needs: the store, its writer and a user's memory, the records they
+# return, the errors a caller catches, the upkeep commands and their reports, and the encoders to
+# pick from. The rest (index, journal, search, composition) is imported from its own module.
 from recall_core.memory.encoders import (
-    DEFAULT_ENCODER_NAME,
     Encoder,
     EncoderLoadError,
     HashEncoder,
     SentenceTransformerEncoder,
     default_encoder,
-    load_encoder,
 )
 from recall_core.memory.errors import (
     EncoderMismatchError,
@@ -30,10 +29,7 @@ from recall_core.memory.errors import (
     MemoryStoreError,
     MemoryUnavailableError,
 )
-from recall_core.memory.index import ChromaIndex, collection_name
-from recall_core.memory.journal import Journal, JournalRow
 from recall_core.memory.records import MemoryRecord, Turn
-from recall_core.memory.search import RETRIEVALS
 from recall_core.memory.store import MemoryStore
 from recall_core.memory.upkeep.maintenance import (
     DoctorReport,
@@ -44,22 +40,15 @@ from recall_core.memory.upkeep.maintenance import (
     repair,
 )
 from recall_core.memory.user import UserMemory
-from recall_core.memory.validation import ROLES
 from recall_core.memory.writer import IngestReport, MemoryWriter
 
 __all__ = [
-    "DEFAULT_ENCODER_NAME",
-    "RETRIEVALS",
-    "ROLES",
-    "ChromaIndex",
     "DoctorReport",
     "Encoder",
     "EncoderLoadError",
     "EncoderMismatchError",
     "HashEncoder",
     "IngestReport",
-    "Journal",
-    "JournalRow",
     "MemoryIndexWarning",
     "MemoryIsolationError",
     "MemoryLockedError",
@@ -69,16 +58,12 @@ __all__ = [
     "MemoryUnavailableError",
     "MemoryWriter",
     "RepairReport",
-    "SearchText",
     "SentenceTransformerEncoder",
     "Turn",
     "UserMemory",
     "UserReport",
-    "chunk_text",
-    "collection_name",
     "default_encoder",
     "doctor",
-    "load_encoder",
     "rebuild_index",
     "repair",
 ]

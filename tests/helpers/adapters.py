@@ -1,23 +1,21 @@
-"""What the LangChain and LlamaIndex adapter tests share: fixtures, test memories and stores, helpers.
+"""What the LangChain and LlamaIndex adapter tests share besides fixtures (those are in
+tests/frameworks/conftest.py): test memories and stores, a tool and a schema, helpers.
 
-Test modules load the fixtures with ``pytest_plugins = ["tests.helpers.adapters"]`` and import the rest.
-Nothing here imports LangChain; LlamaIndex only inside the ``events`` fixture.
-
-PYTEST_DONT_REWRITE: the test modules import this before pytest loads it as a plugin (too late
-to rewrite its asserts, of which it has none), and this marker keeps pytest from warning so.
+Nothing here imports LangChain or LlamaIndex.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
+from pydantic import BaseModel, Field
 
 from recall_core import RecallGenerator
-from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError
+from recall_core.memory import MemoryUnavailableError
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model
@@ -33,43 +31,17 @@ STRICT_CHAT_TEMPLATE = (
 )
 
 
-# --------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def generator() -> RecallGenerator:
-    """A generator over a tiny random Llama, one per test module."""
-    model, tokenizer = tiny_model("llama")
-    return RecallGenerator(model, tokenizer)
+# --------------------------------------------------------------------------- a tool and a schema
+class Person(BaseModel):
+    """A person mentioned in the text."""
+
+    name: str = Field(description="the person's name")
+    age: int = Field(description="their age in years")
 
 
-@pytest.fixture
-def store(tmp_path) -> Iterator[MemoryStore]:
-    """A local memory store (Chroma, hash encoder) in the test's own folder."""
-    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
-    yield store
-    store.close()
-
-
-@pytest.fixture
-def events() -> Iterator[list[Any]]:
-    """The LlamaIndex instrumentation events dispatched while the test runs, in order."""
-    from llama_index.core.instrumentation import get_dispatcher
-    from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-
-    class EventCollector(BaseEventHandler):
-        events: list[Any] = []
-
-        @classmethod
-        def class_name(cls) -> str:
-            return "EventCollector"
-
-        def handle(self, event: Any, **kwargs: Any) -> None:
-            self.events.append(event)
-
-    dispatcher = get_dispatcher()
-    handler = EventCollector(events=[])
-    dispatcher.add_event_handler(handler)
-    yield handler.events
-    dispatcher.event_handlers.remove(handler)
+def weather(city: str) -> str:
+    """Get today's weather in a city."""
+    return f"It is sunny and 24 C in {city}."
 
 
 # --------------------------------------------------------------------------- models, memories, stores

@@ -1,0 +1,35 @@
+"""A LangChain ``create_agent`` on ChatRecall and the embedded default model calls a tool with a
+fact recalled from a past session."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import tool
+
+from langchain_recall import ChatRecall
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get today's weather in a city."""
+    return f"It is sunny and 24 C in {city}."
+
+
+def test_create_agent_calls_a_tool_with_a_recalled_fact(past_session):
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import wrap_model_call
+
+    @wrap_model_call
+    def call_a_tool_first(request, handler):  # the 135M model does not choose tools by itself
+        if not any(isinstance(m, ToolMessage) for m in request.messages):
+            request = request.override(tool_choice="any")
+        return handler(request)
+
+    chat = ChatRecall(store=past_session, user_id="ada", max_tokens=48, write_memory=False)
+    agent = create_agent(chat, tools=[get_weather], middleware=[call_a_tool_first])
+    out = agent.invoke({"messages": [{"role": "user", "content": "What is the weather like where I live?"}]})
+    call_message, result = out["messages"][1], out["messages"][2]
+    assert [r["memory_id"] is not None for r in call_message.response_metadata["recalls"]] == [True]
+    assert call_message.tool_calls[0]["args"] == {"city": "Lisbon"}  # from the recalled memory
+    assert isinstance(result, ToolMessage) and "Lisbon" in result.content
+    assert isinstance(out["messages"][-1], AIMessage)

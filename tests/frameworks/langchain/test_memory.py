@@ -1,0 +1,92 @@
+"""ChatRecall / RecallLLM with a real MemoryStore (Chroma, hash encoder): writing exchanges, per-user recall."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from langchain_recall import ChatRecall, RecallLLM
+from recall_core import RECALL_TOKEN
+from tests.helpers.adapters import HalfDownStore
+from tests.helpers.memories import FixedMemory
+
+FACT = "My dog is called Biscuit."
+QUESTION = "What is my dog called?"
+
+
+def test_chat_writes_each_exchange_and_recalls_it_later(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", session_id="s1", max_tokens=8)
+    first = chat.invoke(FACT)
+    assert first.response_metadata["recalls"][0]["reason"] == "no memory"  # a new user: nothing yet
+    records = store.for_user("ada").all()
+    assert [(r.role, r.session_id) for r in records][:1] == [("user", "s1")]
+    assert records[0].text == FACT
+    assert {r.role for r in records} <= {"user", "assistant"}
+    later = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=8).invoke(QUESTION)
+    recall = later.response_metadata["recalls"][0]  # the prompt's; a random model may emit more
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
+
+
+def test_write_memory_false_writes_nothing(generator, store):
+    ChatRecall(generator=generator, store=store, user_id="ada", write_memory=False, max_tokens=4).invoke(FACT)
+    assert store.for_user("ada").count() == 0
+
+
+def test_users_are_kept_apart_and_chosen_per_call(generator, store):
+    chat = ChatRecall(generator=generator, store=store, max_tokens=4)
+    chat.invoke(FACT, user_id="ada")
+    bo = chat.bind(user_id="bo").invoke(QUESTION)
+    assert bo.response_metadata["recalls"][0]["reason"] == "no memory"
+    ada = chat.invoke(QUESTION, user_id="ada")
+    assert FACT in ada.response_metadata["recalls"][0]["text"]
+    with pytest.raises(ValueError, match="user_id"):
+        chat.invoke(QUESTION)  # a store and no user: refuse rather than guess
+
+
+def test_markers_are_not_written_and_streams_write_too(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", recall="explicit", max_tokens=4)
+    "".join(c.content for c in chat.stream(FACT + RECALL_TOKEN))
+    user_turns = [r.text for r in store.for_user("ada").all() if r.role == "user"]
+    assert user_turns == [FACT]
+
+    async def later():
+        return [c async for c in chat.astream("My cat is called Pepper.")]
+
+    asyncio.run(later())
+    assert sorted(r.text for r in store.for_user("ada").all() if r.role == "user") == sorted(
+        [FACT, "My cat is called Pepper."]
+    )
+
+
+def test_async_invoke_writes(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    asyncio.run(chat.ainvoke(FACT))
+    assert any(r.text == FACT for r in store.for_user("ada").all())
+
+
+def test_llm_reads_the_store(generator, store):
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, user_id="ada", use_chat_template=True, max_tokens=4)
+    info = llm.generate([QUESTION]).generations[0][0].generation_info
+    assert FACT in info["recalls"][0]["text"] and info["recalls"][0]["score"] > 0.2
+
+
+def test_written_ids_are_reported(generator, store):
+    message = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).invoke(FACT)
+    assert sorted(message.response_metadata["memory_written"]) == sorted(
+        r.id for r in store.for_user("ada").all()
+    )
+    chunks = list(
+        ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).stream("I live in Lisbon.")
+    )
+    assert len(chunks[-1].response_metadata["memory_written"]) >= 1
+
+
+def test_a_failed_write_keeps_the_reply(generator):
+    store = HalfDownStore(FixedMemory(FACT))  # searches work, writes fail
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        message = chat.invoke(QUESTION)
+    assert isinstance(message.content, str) and message.response_metadata["recalls"][0]["injected"]
+    assert "unreachable" in message.response_metadata["memory_write_error"]

@@ -1,0 +1,88 @@
+"""langchain-tests' integration suite for `ChatRecall`, on the embedded default model
+(SmolLM2-135M-Instruct, offline).
+
+Tool calling, tool choice, structured output and JSON mode run (constrained decoding makes
+even the 135M default model write a valid call or JSON when one is required). What a local
+text-only model does not have (image / audio / PDF input) is declared through the suite's
+own ``supports_*`` properties (False), so the suite skips those tests with their reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langchain_tests.integration_tests import ChatModelIntegrationTests
+
+from langchain_recall import ChatRecall
+
+
+class TestChatRecallIntegration(ChatModelIntegrationTests):
+    @property
+    def chat_model_class(self) -> type[ChatRecall]:
+        return ChatRecall
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        # The embedded default model. 40 tokens: room for a forced tool call or a small JSON object
+        # (constrained decoding closes open JSON in the last tokens of the budget), short otherwise.
+        return {"max_tokens": 40}
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
+
+    @property
+    def has_tool_calling(self) -> bool:
+        return True
+
+    @property
+    def has_tool_choice(self) -> bool:
+        return True
+
+    @property
+    def has_structured_output(self) -> bool:
+        return True
+
+    @property
+    def supports_json_mode(self) -> bool:
+        return True
+
+    # The suite's agent loop binds a tool WITHOUT tool_choice ("auto") and expects the model to
+    # choose a call. The 135M default model answers "What is the weather in San Francisco?" in
+    # text (measured: it never opens <tool_call> unforced), and "auto" must stay the model's own
+    # choice, so this fails on the model, not on ChatRecall: strict, so a model that does call
+    # turns it into a visible XPASS. The same loop with a forced call is test_agent_loop_forced.
+    @pytest.mark.xfail(reason="the 135M default model does not choose to call a tool under tool_choice='auto'",
+                       strict=True)
+    @pytest.mark.parametrize("model", [{}, {"output_version": "v1"}], indirect=True)
+    def test_agent_loop(self, model: BaseChatModel) -> None:
+        super().test_agent_loop(model)
+
+    def test_agent_loop_forced(self, model: BaseChatModel) -> None:
+        """The suite's agent loop with tool_choice="any" for the first turn: call, result, answer."""
+
+        @tool
+        def get_weather(location: str) -> str:
+            """Get the weather at a location."""
+            return "It's sunny."
+
+        question = HumanMessage("What is the weather in San Francisco, CA?")
+        call = model.bind_tools([get_weather], tool_choice="any").invoke([question])
+        assert isinstance(call, AIMessage)
+        assert [block["type"] for block in call.content_blocks].count("tool_call") == 1
+        assert call.tool_calls[0]["name"] == "get_weather" and call.tool_calls[0]["args"]["location"]
+        result = get_weather.invoke(call.tool_calls[0])
+        assert isinstance(result, ToolMessage)
+        answer = model.bind_tools([get_weather]).invoke([question, call, result])
+        assert isinstance(answer, AIMessage) and answer.text
+
+    # The call is forced and valid (the grammar accepts any Unicode string: see
+    # tests/unit/test_engine_tools.py), but the 135M model fills customer_name with a space instead of
+    # copying '你好啊集团' from the prompt: a limit of the model, not of the adapter.
+    @pytest.mark.xfail(reason="the 135M default model does not copy Chinese text into a tool argument", strict=True)
+    def test_unicode_tool_call_integration(self, model: BaseChatModel, **kwargs: Any) -> None:
+        super().test_unicode_tool_call_integration(model, **kwargs)

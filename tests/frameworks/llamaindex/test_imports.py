@@ -1,0 +1,13 @@
+"""The public names of ``llamaindex_recall``, pinned (as LangChain's partner packages pin theirs)."""
+
+from __future__ import annotations
+
+import llamaindex_recall
+
+EXPECTED_ALL = ["RecallLLM", "RecallMemoryBlock"]
+
+
+def test_all_imports() -> None:
+    assert sorted(llamaindex_recall.__all__) == sorted(EXPECTED_ALL)
+    missing = [name for name in llamaindex_recall.__all__ if not hasattr(llamaindex_recall, name)]
+    assert not missing, f"llamaindex_recall.__all__ names what it does not have: {missing}"

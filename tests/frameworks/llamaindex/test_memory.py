@@ -1,0 +1,138 @@
+"""RecallMemoryBlock in llama_index Memory / SimpleChatEngine, and memory shared across the two adapters."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import HumanMessage
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.instrumentation.events.llm import LLMChatEndEvent
+from llama_index.core.memory import Memory
+
+from langchain_recall import ChatRecall
+from llamaindex_recall import RecallLLM, RecallMemoryBlock
+from recall_core import RECALL_TOKEN
+from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from tests.helpers.adapters import HalfDownStore
+
+FACT = "My dog is called Biscuit."
+QUESTION = "What is my dog called?"
+
+
+def test_block_writes_turns_and_returns_a_marker(store):
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    messages = [
+        ChatMessage(role=MessageRole.USER, content=FACT),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Noted."),
+        ChatMessage(role=MessageRole.TOOL, content="{}"),
+    ]
+    asyncio.run(block.aput(messages, from_short_term_memory=True, session_id="s1"))
+    records = store.for_user("ada").all()
+    assert [(r.role, r.text, r.session_id) for r in records] == [
+        ("user", FACT, "s1"),
+        ("assistant", "Noted.", "s1"),
+    ]
+    (marker,) = asyncio.run(block.aget([ChatMessage(role="user", content=QUESTION)]))
+    assert marker.content == RECALL_TOKEN and marker.role == MessageRole.SYSTEM
+    assert marker.additional_kwargs["recall_user_id"] == "ada"
+    assert asyncio.run(block.atruncate([marker], 100)) == [marker]  # never dropped
+
+
+def test_block_checks_its_arguments(store):
+    with pytest.raises(ValueError, match="recall"):
+        RecallMemoryBlock(store=store, user_id="ada", name="recall")
+    with pytest.raises(ValueError):
+        RecallMemoryBlock(store=None, user_id="ada")
+    with pytest.raises(ValueError):
+        RecallMemoryBlock(store=store)  # whose memory?
+
+
+def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, events):
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, recall="explicit", max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    messages = [block.marker(), ChatMessage(role="user", content=QUESTION)]
+    raw = llm.chat(messages).raw
+    recall = raw["recalls"][0]
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
+    plain = llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="ada").raw
+    assert plain["recalls"] == []  # explicit policy and no marker: no recall
+    # The marker message itself is gone: its <recall> goes where the policy puts memories (a
+    # system message of the default prompt when the conversation has none), and nothing else.
+    system = ChatMessage(role="system", content=f"{DEFAULT_SYSTEM_PROMPT}\n\n{RECALL_TOKEN}")
+    same = llm.chat([system, ChatMessage(role="user", content=QUESTION)], user_id="ada").raw
+    assert raw["usage"]["prompt_tokens"] == same["usage"]["prompt_tokens"]
+
+
+def test_a_marker_message_leaves_the_decision_to_the_model(generator, store):
+    """Under recall="model" a memory block's marker says whose memory to search, not where to recall."""
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, recall="model", max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    marked = llm.chat([block.marker(), ChatMessage(role="user", content=QUESTION)]).raw
+    plain = llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="ada").raw
+    assert [r for r in marked["recalls"] if r["trigger"] == "prompt"] == []
+    assert marked["usage"]["prompt_tokens"] == plain["usage"]["prompt_tokens"]
+
+
+def test_simple_chat_engine_with_memory_block(generator, store, events):
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=6)
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    # A small short-term window so that older turns flow into the block (and the store) quickly.
+    memory = Memory.from_defaults(
+        session_id="s1",
+        token_limit=60,
+        chat_history_token_ratio=0.5,
+        token_flush_size=10,
+        memory_blocks=[block],
+    )
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    engine.chat(FACT)
+    engine.chat("I live in Lisbon and I work as a nurse.")
+    engine.chat("My favourite colour is green.")
+    written = [r.text for r in store.for_user("ada").all() if r.role == "user"]
+    assert FACT in written  # flushed out of the short-term queue into the long-term block
+    events.clear()
+    fresh = Memory.from_defaults(session_id="s2", token_limit=60, memory_blocks=[block])
+    SimpleChatEngine.from_defaults(llm=llm, memory=fresh).chat(QUESTION)
+    (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
+    recall = response.raw["recalls"][0]
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
+
+
+def test_langchain_write_is_recalled_by_llamaindex(generator, store):
+    ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).invoke(FACT)
+    raw = (
+        RecallLLM(generator=generator, store=store, user_id="ada", max_new_tokens=4)
+        .chat([ChatMessage(role="user", content=QUESTION)])
+        .raw
+    )
+    assert raw["recalls"][0]["injected"] and FACT in raw["recalls"][0]["text"]
+
+
+def test_llamaindex_write_is_recalled_by_langchain(generator, store):
+    block = RecallMemoryBlock(store=store, user_id="bo")
+    asyncio.run(block.aput([ChatMessage(role="user", content="My cat is called Pepper.")]))
+    message = ChatRecall(generator=generator, store=store, user_id="bo", max_tokens=4).invoke(
+        [HumanMessage("What is my cat called?")]
+    )
+    recall = message.response_metadata["recalls"][0]
+    assert recall["injected"] and "My cat is called Pepper." in recall["text"]
+
+
+def test_user_with_no_memories_is_answered_and_traced(generator, store):
+    raw = (
+        RecallLLM(generator=generator, store=store, user_id="nobody", max_new_tokens=4)
+        .chat([ChatMessage(role="user", content=QUESTION)])
+        .raw
+    )
+    assert raw["recalls"][0]["reason"] == "no memory" and raw["usage"]["injected_tokens"] == 0
+    assert isinstance(raw["recalls"][0]["query"], str)
+
+
+def test_a_failed_write_warns_and_the_chat_goes_on():
+    block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")  # writes fail, searches fail the test
+    with pytest.warns(RuntimeWarning, match="could not write 1 turn"):
+        asyncio.run(block.aput([ChatMessage(role="user", content=FACT)]))

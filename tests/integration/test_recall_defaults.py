@@ -1,0 +1,117 @@
+"""Recall's defaults on the real parts: ChatRecall, the embedded SmolLM2-135M, MiniLM and an embedded Chroma store.
+
+Three facts are planted in a two-session conversation among small talk and a near-miss (a
+friend's pet), then asked about in a fresh chat; with the defaults each answer names its fact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from langchain_recall import ChatRecall
+from recall_core import RecallGenerator
+from recall_core.memory import MemoryStore
+
+CONVERSATION = [
+    ("s1", "2026-10-02T18:00:00", "user", "Hi there! Long day at work today."),
+    ("s1", "2026-10-02T18:00:05", "assistant", "Sorry to hear that. Want to talk about it?"),
+    ("s1", "2026-10-02T18:01:00", "user", "My parrot is called Quimby and he whistles all day."),
+    ("s1", "2026-10-02T18:01:05", "assistant", "Quimby sounds like a fun companion!"),
+    ("s1", "2026-10-02T18:02:00", "user", "My friend Tom has a hamster named Pebble."),
+    ("s1", "2026-10-02T18:02:05", "assistant", "Pebble is a cute name for a hamster."),
+    ("s2", "2026-10-09T09:00:00", "user", "I drive a red Skoda Octavia to the office."),
+    ("s2", "2026-10-09T09:00:05", "assistant", "A practical car for commuting."),
+    ("s2", "2026-10-09T09:01:00", "user", "I play the bassoon in a town orchestra."),
+    ("s2", "2026-10-09T09:01:05", "assistant", "How wonderful, the bassoon is a rare instrument."),
+    ("s2", "2026-10-09T09:02:00", "user", "The weather is nice today."),
+    ("s2", "2026-10-09T09:02:05", "assistant", "Enjoy the sunshine!"),
+]
+QUESTIONS = {
+    "What is the name of my parrot?": "Quimby",
+    "What car do I drive?": "Skoda",
+    "Which instrument do I play?": "bassoon",
+}
+
+
+@pytest.fixture(scope="module")
+def chat(smollm, tmp_path_factory: pytest.TempPathFactory):
+    model, tokenizer = smollm
+    folder: Path = tmp_path_factory.mktemp("recall-defaults")
+    with MemoryStore.local(folder) as store:  # the packaged MiniLM encoder
+        store.writer.add_turns(
+            [{"user_id": "ada", "session_id": s, "timestamp": t, "role": r, "content": c, "turn_index": i}
+             for i, (s, t, r, c) in enumerate(CONVERSATION)]
+        )
+        yield ChatRecall(generator=RecallGenerator(model, tokenizer), store=store, user_id="ada", max_tokens=40)
+
+
+@pytest.mark.parametrize(("question", "fact"), list(QUESTIONS.items()))
+def test_each_planted_fact_is_answered_with_the_defaults(chat: ChatRecall, question: str, fact: str) -> None:
+    reply = chat.invoke([HumanMessage(question)])
+    recalled = [r["text"] for r in reply.response_metadata["recalls"] if r["memory_id"]]
+    assert any(fact in text for text in recalled), recalled  # the memory holding the fact was found
+    assert fact.lower() in reply.content.lower(), (reply.content, recalled)
+
+
+def test_without_memory_the_model_does_not_know(smollm) -> None:
+    model, tokenizer = smollm
+    generator = RecallGenerator(model, tokenizer)
+    for question, fact in QUESTIONS.items():
+        answer = generator.generate([{"role": "user", "content": question}], max_new_tokens=40).text
+        assert fact.lower() not in answer.lower(), answer
+
+
+def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
+    """``recall_policy="model"``: the recall-tuned default writes ``<recall>`` itself on a question
+    about the user, and answers a general question without one."""
+    from recall_core import RecallConfig
+
+    deciding = chat.model_copy(update={"recall_config": RecallConfig(recall_policy="model")})
+    reply = deciding.invoke([HumanMessage("Which instrument do I play?")])
+    triggers = [r["trigger"] for r in reply.response_metadata["recalls"]]
+    assert triggers and triggers[0] == "model", reply.response_metadata["recalls"]
+    assert "bassoon" in reply.content.lower(), reply.content
+    general = deciding.invoke([HumanMessage("What is the capital of France?")])
+    assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
+    assert "paris" in general.content.lower(), general.content
+
+
+def test_the_default_model_is_recall_tuned_and_tuned_false_is_the_release(smollm, smollm_plain) -> None:
+    from recall_core.models.loading import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
+
+    tuned, plain = smollm[0], smollm_plain[0]
+    assert (DEFAULT_ADAPTER / "adapter_model.safetensors").stat().st_size < 8 << 20  # a few MB
+    assert str(tuned.name_or_path) == str(tuned_model_dir()) and str(plain.name_or_path) == str(default_model_dir())
+    q_tuned = tuned.model.layers[0].self_attn.q_proj.weight
+    q_plain = plain.model.layers[0].self_attn.q_proj.weight
+    assert not q_tuned.equal(q_plain)  # merged into the weights: no adapter at generation time
+    assert not any("lora" in name for name, _ in tuned.named_parameters())
+
+
+def test_the_shipped_query_head_comes_with_the_tuned_default_only() -> None:
+    """``from_pretrained()`` finds the hidden-query head merged into the tuned folder;
+    the plain release has none (and a head is never applied to the wrong weights)."""
+    tuned = RecallGenerator.from_pretrained(device="cpu")
+    plain = RecallGenerator.from_pretrained(device="cpu", tuned=False)
+    assert tuned.query_head is not None and plain.query_head is None
+
+
+def test_a_new_users_personal_question_gets_i_dont_know(smollm, tmp_path: Path) -> None:
+    """A user with no memories yet asks about themselves: the tuned default asks its memory,
+    reads that there is no note (``RecallConfig.empty_notes``) and says it does not know, with
+    the default policy and when it decides itself. Left at its bare ``<recall>`` it wrote text
+    that made no sense ("am!am!am!")."""
+    from recall_core import RecallConfig
+
+    model, tokenizer = smollm
+    with MemoryStore.local(tmp_path) as store:
+        for config in (RecallConfig(), RecallConfig(recall_policy="model")):
+            generator = RecallGenerator(model, tokenizer, memory=store.for_user("newcomer"), config=config)
+            for question in QUESTIONS:
+                result = generator.generate([{"role": "user", "content": question}], max_new_tokens=20)
+                asked = [r for r in result.recalls if r.trigger == "model"]
+                assert asked and asked[0].reason == "no memory" and asked[0].length > 0, result.recalls
+                assert "don't know" in result.text.lower(), (config.recall_policy, question, result.text)

@@ -1,0 +1,293 @@
+"""Recall the model decides on: ``recall_policy="model"`` (its own ``<recall>``) and ``"uncertainty"``."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import LogitsProcessor, LogitsProcessorList
+
+from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator, RecallSession
+from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from recall_core.decoding.notes import memory_token_ids
+from recall_core.decoding.triggers import content_ids
+from recall_core.prompt import chat_prompt_ids, decorate
+from tests.helpers.memories import FixedMemory, ListMemory
+
+FACT = "The user's dog is called Biscuit."
+QUESTION = "What is my dog called?"
+CHAT = [{"role": "user", "content": QUESTION}]
+MODEL = RecallConfig(recall_policy="model")
+NEVER = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=1e6)
+ALWAYS = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=1e-6)
+SAMPLING = [{"do_sample": False}, {"do_sample": True, "temperature": 0.9, "top_k": 30}]
+
+
+class AskAt(LogitsProcessor):
+    """A model biased to emit ``<recall>``: its logit is raised when the reply has ``steps`` tokens
+    (pads of injected memory not counted). Raised, not forced: ``max_recalls`` can still mask it."""
+
+    def __init__(self, recall_id: int, pad_id: int, steps: tuple[int, ...]) -> None:
+        self.recall_id, self.pad_id, self.steps, self.start = recall_id, pad_id, steps, None
+
+    def __call__(self, input_ids, scores):
+        if self.start is None:
+            self.start = input_ids.shape[1]
+        if int((input_ids[0, self.start :] != self.pad_id).sum()) in self.steps:
+            scores = scores.clone()
+            scores[:, self.recall_id] += 1e4
+        return scores
+
+
+@pytest.fixture
+def gen(tiny):
+    model, tokenizer = tiny
+    return RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 12})
+
+
+def _ask_at(gen, *steps) -> LogitsProcessorList:
+    return LogitsProcessorList([AskAt(gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id, steps)])
+
+
+def _plain(gen, messages, **kwargs):
+    """Plain ``model.generate()`` on the prompt the unmarked policies render: the system prompt, then ``messages``."""
+    ids = gen.tokenizer.apply_chat_template([{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, *messages],
+                                            add_generation_prompt=True, return_tensors="pt", return_dict=True)  # fmt: skip
+    return gen.model.generate(ids["input_ids"], **kwargs)
+
+
+# ---------------------------------------------------------------------- config
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), float("nan"), "2", True, None])
+def test_a_bad_threshold_names_the_field_and_range(bad):
+    with pytest.raises(ValueError, match=r"uncertainty_threshold must be a number of nats > 0"):
+        RecallConfig(recall_policy="uncertainty", uncertainty_threshold=bad)
+
+
+def test_a_bad_policy_names_the_allowed_ones():
+    with pytest.raises(ValueError, match=r"recall_policy must be one of .*'model', 'uncertainty'"):
+        RecallConfig(recall_policy="entropy")
+
+
+# ---------------------------------------------------------------------- prompts
+@pytest.mark.parametrize("policy", ["model", "uncertainty"])
+def test_the_prompt_is_the_training_prompt_without_a_marker(tiny, policy):
+    """With no system message of its own, the prompt is token for token what the recall tuning renders."""
+    _, tokenizer = tiny
+    trained = tokenizer.apply_chat_template([{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, *CHAT],
+                                            add_generation_prompt=True, tokenize=True, return_dict=False)  # fmt: skip
+    ids = chat_prompt_ids(tokenizer, CHAT, policy, "system", DEFAULT_SYSTEM_PROMPT)
+    assert ids == list(trained)
+    assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in ids
+    own = [{"role": "system", "content": "Be brief."}, *CHAT]  # the caller's system message is left as it is
+    assert chat_prompt_ids(tokenizer, own, policy, "system", DEFAULT_SYSTEM_PROMPT) == list(
+        tokenizer.apply_chat_template(own, add_generation_prompt=True, tokenize=True, return_dict=False)
+    )
+    config = RecallConfig(recall_policy=policy)
+    assert decorate(CHAT, config) == [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, *CHAT]
+    assert decorate(own, config) == own
+
+
+# ---------------------------------------------------------------------- policy "model"
+def test_the_models_recall_at_the_start_and_mid_answer(gen):
+    memory = ListMemory({"dog": FACT, "cat": "The user's cat is called Pepper."})
+    result = gen.generate(CHAT, memory=memory, config=MODEL.replace(min_score=0.0),
+                          logits_processor=_ask_at(gen, 0, 4))  # fmt: skip
+    start, middle = result.recalls
+    assert start.trigger == middle.trigger == "model" and start.injected and middle.injected
+    assert start.entropy is None and not start.in_prompt
+    recall_id, pad_id = gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id
+    sequence = result.sequences[0].tolist()
+    prompt = gen.encode(CHAT, config=MODEL).shape[1]
+    assert start.position == prompt + 1 and sequence[prompt] == recall_id  # the reply's first token
+    assert sequence[middle.position - 1] == recall_id
+    # The query: the user's message, then the reply so far (its words only).
+    assert memory.queries[0].text == QUESTION
+    said = [i for i in sequence[prompt : middle.position - 1] if i not in (recall_id, pad_id)]
+    assert len(said) == 3
+    assert middle.query == f"{QUESTION} {gen.tokenizer.decode(said, skip_special_tokens=True).strip()}"
+    assert RECALL_TOKEN not in result.text and "<|memory_pad|>" not in result.text
+    assert result.usage.generated_tokens == 12 and result.usage.injected_tokens == start.length + middle.length
+
+
+@pytest.mark.parametrize("sampling", SAMPLING, ids=["greedy", "sampling"])
+@pytest.mark.parametrize(("config", "seed"), [(MODEL, 3), (NEVER, 5)], ids=["model-never-asks", "uncertainty-never-reached"])
+def test_a_recall_that_never_fires_generates_as_plain_generate(gen, sampling, config, seed):
+    """``"model"`` on a model that never writes ``<recall>``, ``"uncertainty"`` with a threshold never reached."""
+    torch.manual_seed(seed)
+    got = gen.generate(CHAT, config=config, **sampling)
+    torch.manual_seed(seed)
+    expected = _plain(gen, CHAT, max_new_tokens=12, **sampling)
+    assert got.recalls == [] and torch.equal(got.sequences, expected)
+
+
+def test_the_models_recalls_stop_at_max_recalls(gen):
+    result = gen.generate(CHAT, config=MODEL.replace(max_recalls=1), logits_processor=_ask_at(gen, 0, 3, 6))
+    assert len(result.recalls) == 1
+    assert result.sequences[0].tolist().count(gen.model.config.recall_token_id) == 1
+
+
+@pytest.mark.parametrize(
+    ("memory", "reason"),
+    [(ListMemory({}), "no memory"), (ListMemory({"m": "zebra quantum"}), "below min_score"),
+     (ListMemory({}, fail=ConnectionError("chroma is down")), "memory error: ConnectionError: chroma is down")],
+    ids=["empty", "below-min-score", "memory-error"],
+)  # fmt: skip
+@pytest.mark.filterwarnings("ignore:recall skipped:RuntimeWarning")
+def test_a_models_recall_that_finds_nothing_reads_the_empty_notes(gen, memory, reason):
+    """The model asked and nothing is found: the template around ``empty_notes`` goes in after its
+    ``<recall>`` (tokens mode, even when kv is asked for), exactly as a note saying so would."""
+    config = MODEL.replace(inject_mode="kv")
+    result = gen.generate(CHAT, memory=memory, config=config, logits_processor=_ask_at(gen, 0))
+    (recall,) = result.recalls
+    assert recall.trigger == "model" and recall.reason == reason and not recall.injected
+    assert recall.text == "(none)" and recall.inject_mode == "tokens" and recall.memory_id is None
+    block = memory_token_ids(gen.tokenizer, "(none)", config)
+    assert recall.length == len(block) and result.usage.injected_tokens == len(block)
+    sequence = result.sequences[0].tolist()
+    pad_id = gen.model.config.memory_pad_token_id
+    assert sequence[recall.position - 1] == gen.model.config.recall_token_id
+    assert sequence[recall.position : recall.position + len(block)] == [pad_id] * len(block)
+    # The same reply as a memory whose one note is the text "(none)", injected in tokens mode.
+    saying_so = gen.generate(CHAT, memory=FixedMemory("(none)"), logits_processor=_ask_at(gen, 0),
+                             config=MODEL.replace(note_template="{text}"))  # fmt: skip
+    assert torch.equal(result.sequences, saying_so.sequences) and saying_so.recalls[0].injected
+
+
+@pytest.mark.parametrize(("memory", "config"), [(ListMemory({}), MODEL.replace(empty_notes=None)), (None, MODEL)],
+                         ids=["empty_notes=None", "no-memory"])  # fmt: skip
+def test_the_models_recall_stays_bare_with_empty_notes_none_or_without_a_memory(gen, memory, config):
+    result = gen.generate(CHAT, memory=memory, config=config, logits_processor=_ask_at(gen, 0))
+    assert all(r.length == 0 and r.text == "" for r in result.recalls)
+    assert result.usage.injected_tokens == 0 and gen.model.config.memory_pad_token_id not in result.sequences[0]
+    assert gen.model.config.recall_token_id in result.sequences[0]
+
+
+@pytest.mark.parametrize("bad", [3, b"(none)", ["(none)"]])
+def test_a_bad_empty_notes_names_the_field(bad):
+    with pytest.raises(ValueError, match=r"empty_notes must be a string or None"):
+        RecallConfig(empty_notes=bad)
+
+
+# ---------------------------------------------------------------------- policy "uncertainty"
+def test_a_tiny_threshold_recalls_before_an_uncertain_content_token(gen):
+    memory = FixedMemory(FACT)
+    result = gen.generate(CHAT, memory=memory, config=ALWAYS.replace(max_recalls=1))
+    (recall,) = result.recalls
+    assert recall.trigger == "uncertainty" and recall.injected and recall.entropy > 1e-6
+    sequence = result.sequences[0].tolist()
+    recall_id = gen.model.config.recall_token_id
+    assert sequence[recall.position - 1] == recall_id and sequence.count(recall_id) == 1
+    # It fired at the first step whose most likely token is a content token; the query is the
+    # user's message and the reply before it.
+    prompt = gen.encode(CHAT, config=ALWAYS).shape[1]
+    said = sequence[prompt : recall.position - 1]
+    assert not any(content_ids(gen.tokenizer)[i] for i in said)
+    words = gen.tokenizer.decode(said, skip_special_tokens=True).strip()
+    assert memory.queries[0].text == (f"{QUESTION} {words}" if words else QUESTION)
+    # The loop's marker is not a generated token: the budget and the usage count the model's tokens only.
+    usage = result.usage
+    assert usage.generated_tokens == 12 and result.finish_reason == "length"
+    assert usage.prompt_tokens + usage.injected_tokens + usage.generated_tokens + 1 == len(sequence)
+    assert RECALL_TOKEN not in result.text
+
+
+def test_uncertain_recalls_stop_at_max_recalls(gen):
+    for cap in (0, 1, 3):
+        result = gen.generate(CHAT, config=ALWAYS.replace(max_recalls=cap))
+        assert len(result.recalls) == cap
+        assert all(r.trigger == "uncertainty" and r.injected for r in result.recalls)
+
+
+def test_no_memory_means_no_uncertain_recall(gen):
+    result = gen.generate(CHAT, memory=None, config=ALWAYS)
+    assert result.recalls == [] and torch.equal(result.sequences, _plain(gen, CHAT, max_new_tokens=12, do_sample=False))
+
+
+@pytest.mark.parametrize("sampling", SAMPLING, ids=["greedy", "sampling"])
+def test_a_recall_that_injects_nothing_is_taken_back(gen, sampling):
+    """Below ``min_score`` every time: each marker is dropped, and the reply is plain generate()'s.
+
+    (The model is kept from writing ``<recall>`` itself in both runs: once the recalls are spent
+    the loop masks it, which plain generate() does not.)
+    """
+    memory = ListMemory({"m": "zebra quantum"})
+    spent = {"suppress_tokens": [gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id]}
+    torch.manual_seed(11)
+    got = gen.generate(CHAT, memory=memory, config=ALWAYS.replace(max_recalls=3), **sampling, **spent)
+    torch.manual_seed(11)
+    expected = _plain(gen, CHAT, max_new_tokens=12, **sampling, **spent)
+    assert torch.equal(got.sequences, expected)
+    assert [r.reason for r in got.recalls] == ["below min_score"] * 3
+    assert all(r.trigger == "uncertainty" and r.entropy > 0 for r in got.recalls)
+    assert len({r.position for r in got.recalls}) == 3  # never twice at once on the same logits
+
+
+def test_a_memory_error_at_an_uncertain_recall_follows_on_memory_error(gen):
+    broken = ListMemory({}, fail=ConnectionError("chroma is down"))
+    with pytest.warns(RuntimeWarning, match="chroma is down"):
+        result = gen.generate(CHAT, memory=broken, config=ALWAYS.replace(max_recalls=1))
+    (recall,) = result.recalls
+    assert recall.trigger == "uncertainty" and recall.reason.startswith("memory error: ConnectionError")
+    assert torch.equal(result.sequences, _plain(gen, CHAT, max_new_tokens=12, do_sample=False))
+    with pytest.raises(ConnectionError):
+        gen.generate(CHAT, memory=broken, config=ALWAYS.replace(on_memory_error="raise"))
+
+
+def test_no_uncertain_recall_inside_a_constrained_reply(gen):
+    result = gen.generate(CHAT, config=ALWAYS, response_format={"type": "json_object"})
+    assert [r for r in result.recalls if r.trigger == "uncertainty"] == []  # (the grammar lets the model ask)
+
+
+def test_content_tokens_have_a_letter_or_digit_and_are_not_special(tiny):
+    _, tokenizer = tiny
+    content = content_ids(tokenizer)
+    assert len(content) == len(tokenizer)
+    for token in (RECALL_TOKEN, "<|memory_pad|>", tokenizer.eos_token):
+        assert not content[tokenizer.convert_tokens_to_ids(token)]
+    assert content[tokenizer("dog", add_special_tokens=False).input_ids[0]]
+    assert not content[tokenizer(".", add_special_tokens=False).input_ids[0]]
+    assert content_ids(tokenizer) is content  # once per tokenizer
+
+
+def test_the_stream_joins_to_the_text(gen):
+    expected = gen.generate(CHAT, config=ALWAYS.replace(max_recalls=2))
+    assert "".join(gen.stream(CHAT, config=ALWAYS.replace(max_recalls=2))) == expected.text
+
+
+# ---------------------------------------------------------------------- sessions
+class Nudge(LogitsProcessor):
+    """Makes ``ids`` the most likely tokens, one per reply token (pads and ``<recall>`` not counted),
+    by a small margin: the distribution stays about as flat as it was, so uncertainty still fires."""
+
+    def __init__(self, ids: list[int], skip: tuple[int, ...]) -> None:
+        self.ids, self.skip, self.start = ids, skip, None
+
+    def __call__(self, input_ids, scores):
+        if self.start is None:
+            self.start = input_ids.shape[1]
+        step = sum(i not in self.skip for i in input_ids[0, self.start :].tolist())
+        if step < len(self.ids):
+            scores = scores.clone()
+            scores[:, self.ids[step]] = scores.max() + 1.0
+        return scores
+
+
+@pytest.mark.parametrize("policy", ["model", "uncertainty"])
+def test_a_session_reuses_the_cache_after_a_reply_with_a_recall(gen, policy):
+    """The reply (its recall left out) goes back into the conversation as text; the next turn reuses it all."""
+    config = (MODEL if policy == "model" else ALWAYS).replace(max_recalls=1)
+    recall_id, pad_id = gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id
+    say = "Noted, my friend."
+    ids = gen.tokenizer(say, add_special_tokens=False).input_ids + [gen.tokenizer.eos_token_id]
+    processors = [Nudge(ids, (recall_id, pad_id))]
+    if policy == "model":
+        processors.append(AskAt(recall_id, pad_id, (2,)))
+    session = RecallSession(gen)
+    messages = [{"role": "user", "content": "My dog is called Biscuit."}]
+    first = session.reply(messages, config=config, logits_processor=LogitsProcessorList(processors), max_new_tokens=20)
+    assert first.text == say
+    assert [r.trigger for r in first.recalls] == [policy] and first.recalls[0].injected
+    assert first.recalls[0].position > gen.encode(messages, config=config).shape[1]  # in the reply
+    cached = session.cache_tokens
+    messages += [{"role": "assistant", "content": first.text}, {"role": "user", "content": QUESTION}]
+    second = session.reply(messages, config=config)
+    assert second.session.reused_tokens == cached and second.session.reason is None

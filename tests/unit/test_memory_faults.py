@@ -1,0 +1,317 @@
+"""Fault injection: the memory is killed, corrupted, interrupted, poisoned and raced for real.
+
+What must hold (README, "What the memory guarantees"): an acknowledged turn is never lost; a
+damaged or lost index is reported with the command that heals it, never as a crash or as
+"no memory"; "forget" holds from the moment it is called; a rebuild never leaves a user worse
+off; concurrent writers never share a turn position. Each test injects one fault: a SIGKILL
+of a writer, bytes over an HNSW file, a deleted index, a crash inside ``forget``, a row an
+older recall let in. Four writer processes on one ``chroma run`` server are in
+tests/integration/test_memory_server.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import warnings
+from pathlib import Path
+
+import pytest
+
+from recall_core.cli import main
+from recall_core.memory import (
+    HashEncoder,
+    MemoryIndexWarning,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+    doctor,
+    rebuild_index,
+    repair,
+)
+from recall_core.memory.index import collection_name
+from recall_core.memory.journal import JournalRow
+from recall_core.memory.upkeep.probe import probe_collections
+from tests.helpers.memories import RAW_TEXT
+from tests.helpers.processes import child
+
+DIM = 32
+
+
+def open_store(path: Path) -> MemoryStore:
+    return MemoryStore.local(path, encoder=HashEncoder(DIM))
+
+
+def texts(memory) -> list[str]:
+    return sorted(record.text for record in memory.all())
+
+
+def top(candidates) -> list[tuple[str, float]]:
+    """Ids and cosines (to 4 places: an index rebuilt in Chroma's log or its graph differs in the 7th)."""
+    return [(c.id, round(c.score, 4)) for c in candidates]
+
+
+# -- a writer killed mid-batch --------------------------------------------------------------
+
+
+def test_sigkill_of_a_writer_mid_batch_loses_no_acknowledged_turn(tmp_path: Path) -> None:
+    writer = child(tmp_path, """
+        store = MemoryStore.local(sys.argv[1], encoder=HashEncoder(32))
+        writer = MemoryWriter(store, **RAW_TEXT)
+        for batch in range(10_000):
+            writer.add_turns([{"user_id": "u", "role": "user", "content": f"batch {batch} turn {i} about kites"}
+                              for i in range(25)])
+            print(batch, flush=True)  # acknowledged: add_turns returned
+    """, str(tmp_path / "mem"))
+    acknowledged = -1
+    while acknowledged < 3:
+        line = writer.stdout.readline()
+        assert line, writer.stderr.read()[-2000:]
+        acknowledged = int(line)
+    os.kill(writer.pid, signal.SIGKILL)  # in the middle of the next batch, or between two
+    writer.wait(timeout=30)
+    acknowledged = max([acknowledged, *(int(line) for line in writer.stdout.read().split())])
+
+    store = open_store(tmp_path / "mem")  # the dead writer's lock is free again
+    promised = {f"batch {b} turn {i} about kites" for b in range(acknowledged + 1) for i in range(25)}
+    journaled = {row.text for row in store.journal.rows("u")}
+    assert promised <= journaled
+    repair(store)
+    assert doctor(store).ok
+    assert promised <= set(texts(store.for_user("u")))
+    assert store.for_user("u").search("batch 0 turn 7 about kites", 1)[0].text == "batch 0 turn 7 about kites"
+    store.close()
+
+
+# -- a lost index ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["folder deleted", "chroma.sqlite3 truncated"])
+def test_a_lost_index_is_reported_not_answered_as_no_memory(tmp_path: Path, loss: str) -> None:
+    with open_store(tmp_path / "mem") as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turns([{"user_id": "ada", "role": "user", "content": f"fact {i} about lighthouses"} for i in range(40)])
+        expected = top(store.for_user("ada").search("fact 7 about lighthouses", 3))
+    chroma = tmp_path / "mem" / "chroma"
+    if loss == "folder deleted":
+        shutil.rmtree(chroma)
+    else:
+        os.truncate(chroma / "chroma.sqlite3", (chroma / "chroma.sqlite3").stat().st_size // 2)
+    with pytest.warns(MemoryIndexWarning, match="recall doctor --repair|recall rebuild-index --fresh"):
+        store = open_store(tmp_path / "mem")
+    memory = store.for_user("ada")
+    with pytest.raises(MemoryUnavailableError, match="recall doctor --repair|rebuild-index --fresh"):
+        memory.search("fact 7 about lighthouses", 3)
+    assert not doctor(store).ok
+    rebuild_index(store, fresh=True, progress=False)
+    assert top(memory.search("fact 7 about lighthouses", 3)) == expected
+    assert doctor(store).ok
+    store.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryIndexWarning)
+        open_store(tmp_path / "mem").close()  # healed: no warning at the next open
+
+
+# -- a damaged HNSW file --------------------------------------------------------------------
+
+
+def _big_store(path: Path) -> tuple[list, list]:
+    """``big`` has 1,001 memories, enough for Chroma to persist an HNSW graph; ``small`` has 3."""
+    with open_store(path) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turns([{"user_id": "big", "role": "user", "content": f"note {i} on topic {i % 17}"} for i in range(1001)])
+        writer.add_turns([{"user_id": "small", "role": "user", "content": f"small note {i}"} for i in range(3)])
+        return (
+            top(store.for_user("big").search("note 5 on topic 5", 3)),
+            top(store.for_user("small").search("small note 1", 2)),
+        )
+
+
+def _segment(path: Path, user_id: str) -> Path:
+    """The HNSW folder of a user's memories (Chroma's own tables say which)."""
+    db = sqlite3.connect(f"file:{path / 'chroma' / 'chroma.sqlite3'}?mode=ro", uri=True)
+    (folder,) = db.execute(
+        "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE s.scope = 'VECTOR' AND c.name = ?",
+        (collection_name(user_id),),
+    ).fetchone()
+    db.close()
+    return path / "chroma" / folder
+
+
+def _damage(level0: Path, damage: str) -> None:
+    if damage == "garbled":
+        level0.write_bytes(os.urandom(level0.stat().st_size))
+    else:
+        os.truncate(level0, level0.stat().st_size // 2)
+
+
+def test_chroma_crashes_on_a_garbled_graph_and_the_probe_survives_it(tmp_path: Path) -> None:
+    """Why the checks exist: the first search of a garbled graph kills the process that runs it."""
+    path = tmp_path / "mem"
+    _big_store(path)
+    _damage(_segment(path, "big") / "data_level0.bin", "garbled")
+    found = probe_collections(path / "chroma")
+    assert "crashed the process (SIGSEGV)" in found[collection_name("big")]
+    assert collection_name("small") not in found  # the probe went on after the crash
+
+
+@pytest.mark.parametrize("damage", ["garbled", "truncated"])
+def test_a_damaged_hnsw_file_fences_off_its_user_and_never_crashes(tmp_path: Path, damage: str, capsys) -> None:
+    path = tmp_path / "mem"
+    big_expected, small_expected = _big_store(path)
+    _damage(_segment(path, "big") / "data_level0.bin", damage)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        store = open_store(path)
+    # Before the checks: a SIGSEGV here (garbled), or wrong neighbours without a word (truncated).
+    with pytest.raises(MemoryUnavailableError, match="user 'big'.*damaged.*recall rebuild-index --fresh"):
+        store.for_user("big").search("note 5 on topic 5", 3)
+    assert [str(w.message) for w in caught if w.category is MemoryIndexWarning and "damaged" in str(w.message)]
+    assert top(store.for_user("small").search("small note 1", 2)) == small_expected
+    report = doctor(store)
+    assert not report.ok and [u.user_id for u in report.users if u.damaged] == ["big"]
+    assert "DAMAGED: user 'big'" in report.summary() and "rebuild-index --fresh" in report.summary()
+    store.close()
+
+    # `recall doctor` (file check + a child probe) says what is wrong and what to run; exit 1, not 139.
+    with pytest.warns(MemoryIndexWarning):
+        assert main(["doctor", "--store", str(path), "--encoder", f"hash-{DIM}"]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED: user 'big'" in out and "recall rebuild-index --fresh" in out
+
+    with pytest.warns(MemoryIndexWarning):
+        store = open_store(path)
+    rebuild_index(store, fresh=True, progress=False)
+    assert top(store.for_user("big").search("note 5 on topic 5", 3)) == big_expected
+    assert doctor(store, probe=True).ok
+    store.close()
+
+
+def test_doctor_repair_rebuilds_only_the_damaged_user(tmp_path: Path) -> None:
+    path = tmp_path / "mem"
+    big_expected, small_expected = _big_store(path)
+    _damage(_segment(path, "big") / "data_level0.bin", "garbled")
+    with pytest.warns(MemoryIndexWarning):
+        store = open_store(path)
+    result = repair(store)
+    assert (result.indexed, result.failed) == (1001, {})
+    assert top(store.for_user("big").search("note 5 on topic 5", 3)) == big_expected
+    assert top(store.for_user("small").search("small note 1", 2)) == small_expected
+    assert doctor(store).ok
+    store.close()
+
+
+# -- an interrupted forget, a delete while the index is down --------------------------------
+
+
+def test_forget_holds_at_once_after_a_crash_between_tombstones_and_index(tmp_path: Path) -> None:
+    path = tmp_path / "mem"
+    with open_store(path) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        forgotten = writer.add_turn("eve", "user", "my bank PIN is 4321")
+        writer.add_turn("eve", "user", "I live in Porto")
+        writer.add_turn("ann", "user", "my PIN is my own")
+    crash = child(tmp_path, """
+        from recall_core.memory.index import ChromaIndex
+        ChromaIndex.drop_user = lambda self, user_id: os.kill(os.getpid(), signal.SIGKILL)
+        store = MemoryStore.local(sys.argv[1], encoder=HashEncoder(32))
+        store.for_user("eve").forget()
+    """, str(path))
+    assert crash.wait(timeout=120) == -signal.SIGKILL, crash.stderr.read()[-2000:]
+
+    store = open_store(path)
+    eve = store.for_user("eve")
+    assert store.index.count("eve") == 2  # the index still holds both...
+    assert eve.count() == 0 and eve.get(forgotten[0]) is None  # ...and no read shows them
+    assert eve.search("what is my PIN", 3) == [] and eve.list() == [] and eve.all() == []
+    assert eve.get_many(forgotten) == []
+    kept = eve.add("I moved to Lisbon")  # written after the forget: visible, the rest still hidden
+    assert [r.text for r in eve.all()] == ["I moved to Lisbon"] and eve.count() == 1
+    assert [c.id for c in eve.search("PIN Porto Lisbon", 5)] == kept
+    assert texts(store.for_user("ann")) == ["my PIN is my own"]
+    repair(store)
+    assert doctor(store).ok and store.index.count("eve") == 1
+    store.close()
+
+
+def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+    doomed = writer.add_turn("u", "user", "delete me please")[0]
+    writer.add_turn("u", "user", "keep me")
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise MemoryUnavailableError("the index is down (injected)")
+
+    delete = store.index.delete
+    store.index.delete = down  # type: ignore[method-assign]
+    with pytest.raises(MemoryUnavailableError):
+        store.for_user("u").delete(doomed)
+    store.index.delete = delete  # type: ignore[method-assign]
+    memory = store.for_user("u")
+    assert memory.get(doomed) is None and memory.count() == 1 and texts(memory) == ["keep me"]
+    assert doomed not in [c.id for c in memory.search("delete me please", 2)]
+    assert doctor(store).users[0].deleting == [doomed]
+    repair(store)
+    assert doctor(store).ok and store.index.count("u") == 1
+    store.close()
+
+
+# -- a row an older recall let in -----------------------------------------------------------
+
+
+def test_a_poisoned_metadata_key_blocks_neither_writes_nor_recovery(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+    for key in ("$x", "#x", "chroma:document", "chroma:x"):
+        with pytest.raises(ValueError, match=re.escape(f"metadata key '{key}'")):
+            writer.add_turn("aaron", "user", "hello", metadata={key: 1})
+    for user in ("aaron", "bob", "zed"):
+        writer.add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(5)])
+    # What an older recall wrote: the row is journaled, Chroma refuses it, it stays pending.
+    vector = HashEncoder(DIM).encode(["aaron says hello"])[0]
+    store.journal.insert([JournalRow(
+        id="poisoned", user_id="aaron", session_id="default", role="user", text="aaron says hello",
+        timestamp="2024-01-01T00:00:00+00:00", turn_index=99, chunk_index=0, n_chunks=1,
+        extra={"$x": 1, "#y": 2, "chroma:document": "z", "nan": float("nan"), "big": 2**70, "fine": "kept"},
+        embedding=vector, encoder=f"hash-{DIM}",
+    )])  # fmt: skip
+    before = {user: texts(store.for_user(user)) for user in ("aaron", "bob", "zed")}
+
+    result = rebuild_index(store, fresh=True, progress=False)
+    assert result.failed == {} and result.indexed == 16
+    assert texts(store.for_user("aaron")) == sorted([*before["aaron"], "aaron says hello"])
+    assert {user: texts(store.for_user(user)) for user in ("bob", "zed")} == {u: before[u] for u in ("bob", "zed")}
+    record = store.for_user("aaron").get("poisoned")
+    assert record.metadata == {"fine": "kept"}  # what the index can hold of it (the journal keeps all)
+    assert doctor(store).ok  # and not "mismatched" forever
+    assert rebuild_index(store, progress=False).failed == {}
+    assert repair(store).failed == {}
+    store.close()
+
+
+def test_a_rebuild_that_fails_for_one_user_leaves_that_user_as_before(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+    for user in ("aaron", "bob", "zed"):
+        writer.add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(4)])
+    before = {user: texts(store.for_user(user)) for user in ("aaron", "bob", "zed")}
+    write = store.index.write
+
+    def refuse_bob(rows, *args, **kwargs):
+        if rows and rows[0].user_id == "bob":
+            raise RuntimeError("injected failure while rebuilding bob")
+        return write(rows, *args, **kwargs)
+
+    store.index.write = refuse_bob  # type: ignore[method-assign]
+    result = rebuild_index(store, progress=False)
+    store.index.write = write  # type: ignore[method-assign]
+    assert list(result.failed) == ["bob"] and "injected failure" in result.failed["bob"]
+    assert result.users == 2
+    assert {user: texts(store.for_user(user)) for user in ("aaron", "bob", "zed")} == before
+    assert doctor(store).ok  # no staging collection left behind
+    store.close()

@@ -1,0 +1,109 @@
+"""doctor / repair / rebuild_index, and an unreachable server: the journal keeps every turn."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import (
+    HashEncoder,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+    doctor,
+    rebuild_index,
+    repair,
+)
+from recall_core.memory.chroma_server import free_port
+from recall_core.memory.index import MEMORIES
+from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    writer = MemoryWriter(store, **RAW_TEXT)
+    ids = [writer.add_turn("u", "user", f"fact number {i} about {w}")[0] for i, w in enumerate("abcdef")]
+    assert doctor(store).ok
+    collection = store.index.collection("u", MEMORIES)
+    collection.delete(ids=[ids[0]])  # missing
+    collection.update(ids=[ids[1]], documents=["tampered text"], embeddings=[[0.2] * 32])  # mismatched text
+    collection.update(ids=[ids[2]], metadatas=[{"role": "assistant"}])  # mismatched metadata
+    collection.add(ids=["stray"], embeddings=[[0.1] * 32], documents=["stray"], metadatas=[{"user_id": "u"}])  # extra
+    report = doctor(store)
+    user = report.users[0]
+    assert (user.missing, sorted(user.mismatched), user.extra) == ([ids[0]], sorted(ids[1:3]), ["stray"])
+    assert not report.ok and "missing from the index" in report.summary()
+    fixed = repair(store, report)
+    assert (fixed.indexed, fixed.pruned) == (3, 1)
+    assert doctor(store, check_vectors=True).ok
+    assert store.for_user("u").get(ids[1]).text == "fact number 1 about b"
+    store.close()
+
+
+def test_a_journal_with_lm_keys_is_upgraded_and_its_keys_emptied(tmp_path: Path) -> None:
+    """A schema-3 journal kept each memory's LM-space key in two columns; opening it upgrades it
+    to schema 4, which empties them (nothing reads them now) and leaves every memory as it was."""
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        memory_id = MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "remember the milk")[0]
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    db.executescript(
+        "ALTER TABLE memories ADD COLUMN lm_key BLOB; ALTER TABLE memories ADD COLUMN lm_name TEXT;"
+        "UPDATE memories SET lm_key=x'0000803f', lm_name='an-old-model'; PRAGMA user_version=3;"
+    )
+    db.close()
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        assert store.for_user("u").search(RecallQuery("milk"), 1)[0].id == memory_id
+        assert doctor(store).ok
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert db.execute("SELECT lm_key, lm_name FROM memories").fetchall() == [(None, None)]
+    db.close()
+
+
+def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "remember the milk")
+    store.index.drop_user("u")  # the index lost it
+    store.journal._db.execute("UPDATE memories SET embedding=NULL, encoder=NULL, state='pending'")
+    result = repair(store)
+    assert (result.indexed, result.reencoded) == (1, 1)
+    assert store.for_user("u").search(RecallQuery("milk"), 1)[0].text == "remember the milk"
+    assert rebuild_index(store, reencode=True, progress=False).reencoded == 1
+    store.close()
+
+
+def test_index_only_user_is_pruned_on_a_local_store(tmp_path: Path) -> None:
+    store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    MemoryWriter(store, **RAW_TEXT).add_turn("ghost", "user", "boo")
+    store.journal._db.execute("DELETE FROM memories")  # the journal never heard of it
+    report = doctor(store)
+    assert [u.user_id for u in report.users] == ["ghost"] and report.users[0].extra
+    repair(store, report)
+    assert doctor(store).ok and store.for_user("ghost").count() == 0
+    store.close()
+
+
+def test_unreachable_server(tmp_path: Path) -> None:
+    """Nothing listens on the port: writes journal and raise, searches raise, repair indexes later."""
+    port = free_port()
+    store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=2)
+    writer = MemoryWriter(store, **RAW_TEXT)
+    with pytest.raises(MemoryUnavailableError, match="safe in the journal") as error:
+        writer.add_turn("u", "user", "written while the server is down")
+    assert "unreachable" in str(error.value)
+    rows = list(store.journal.rows("u"))
+    assert [(r.text, r.state) for r in rows] == [("written while the server is down", "pending")]
+    assert rows[0].embedding is not None  # encoded already: repair only has to index it
+    with pytest.raises(MemoryUnavailableError):
+        store.for_user("u").search(RecallQuery("server"), 3)
+    with pytest.raises(MemoryUnavailableError):
+        doctor(store)
+    store.close()
+
+

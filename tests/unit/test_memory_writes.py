@@ -1,0 +1,122 @@
+"""The one write path: an updated memory is searched like a new one; keyed memories (put/get/list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.records import key_memory_id
+from tests.helpers.memories import RAW_TEXT
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(64)) as s:
+        yield s
+
+
+def _conversation(store: MemoryStore, user: str, first: str) -> list[str]:
+    writer = store.writer
+    ids = writer.add_turn(user, "user", first, session_id="s1", timestamp="2024-03-02T10:00:00")
+    ids += writer.add_turn(user, "assistant", "What a lovely name!", session_id="s1", timestamp="2024-03-02T10:01:00")
+    return ids
+
+
+def test_an_updated_memory_is_searched_like_a_new_one(store: MemoryStore) -> None:
+    """Update used to embed the bare text, skipping date, speaker and the turn before."""
+    old_ids = _conversation(store, "old", "Is Rex a good name for my dog?")
+    new_ids = _conversation(store, "new", "Is Biscuit a good name for my dog?")
+    store.for_user("old").update(old_ids[0], "Is Biscuit a good name for my dog?")
+
+    updated, fresh = store.journal.get(old_ids[0]), store.journal.get(new_ids[0])
+    assert updated.search_text == fresh.search_text == "[2 March 2024] User: Is Biscuit a good name for my dog?"
+    np.testing.assert_allclose(updated.embedding, fresh.embedding)
+    # The reply is searched with the end of the turn before it: with the new words now.
+    reply, fresh_reply = store.journal.get(old_ids[1]), store.journal.get(new_ids[1])
+    assert "Biscuit" in reply.search_text and "Rex" not in reply.search_text
+    assert reply.search_text == fresh_reply.search_text
+    np.testing.assert_allclose(reply.embedding, fresh_reply.embedding)
+    # Both are indexed with those vectors, so the index ranks them as it ranks new memories.
+    found = store.for_user("old").search("Rex", k=2, retrieval="lexical")
+    assert found == []
+    assert {c.id for c in store.for_user("old").search("Biscuit", k=2, retrieval="lexical")} == set(old_ids)
+    assert store.for_user("old").get(old_ids[0]).text == "Is Biscuit a good name for my dog?"
+
+
+def test_a_bare_writer_updates_bare(tmp_path: Path) -> None:
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
+        store.writer = MemoryWriter(store, **RAW_TEXT)
+        (memory_id,) = store.writer.add_turn("u", "user", "first words")
+        store.for_user("u").update(memory_id, "second words")
+        row = store.journal.get(memory_id)
+        assert row.context is None and row.search_text == "second words"
+        np.testing.assert_allclose(row.embedding, store.encoder.encode(["second words"])[0])
+
+
+def test_store_writer_must_belong_to_the_store(store: MemoryStore, tmp_path: Path) -> None:
+    with MemoryStore.local(tmp_path / "other", encoder=HashEncoder(64)) as other:
+        with pytest.raises(ValueError, match="store.writer"):
+            store.writer = MemoryWriter(other)
+    with pytest.raises(ValueError, match="store.writer"):
+        store.writer = "not a writer"  # type: ignore[assignment]
+
+
+def test_put_get_list_and_delete_by_key(store: MemoryStore) -> None:
+    ann, bob = store.for_user("ann"), store.for_user("bob")
+    first = ann.put("prefs/food", "Ann is vegetarian.", metadata={"namespace": "prefs"})
+    assert first == key_memory_id("ann", "prefs/food")
+    ann.put("prefs/drink", "Ann drinks green tea.", metadata={"namespace": "prefs"})
+    ann.add("Hello there")
+    bob.put("prefs/food", "Bob eats everything.")
+
+    record = ann.get_by_key("prefs/food")
+    assert record is not None and record.key == "prefs/food" and record.text == "Ann is vegetarian."
+    assert record.metadata == {"namespace": "prefs"}  # the key is not user metadata
+    assert bob.get_by_key("prefs/food").text == "Bob eats everything."  # same key, other user: other memory
+    assert ann.get_by_key("missing") is None
+
+    # Putting again replaces, keeping the id; putting the same again writes nothing.
+    assert ann.put("prefs/food", "Ann is vegan.", metadata={"namespace": "prefs"}) == first
+    assert ann.get(first).text == "Ann is vegan."
+    before = store.journal.get(first).updated_at
+    ann.put("prefs/food", "Ann is vegan.", metadata={"namespace": "prefs"})
+    assert store.journal.get(first).updated_at == before
+
+    assert [r.key for r in ann.list(where={"namespace": "prefs"})] == ["prefs/food", "prefs/drink"]
+    assert [r.text for r in ann.list(limit=1, offset=1)] == ["Ann drinks green tea."]
+    assert len(ann.list()) == 3
+    got = ann.get_many([first, "nope", key_memory_id("bob", "prefs/food")])
+    assert [r.id for r in got] == [first]  # another user's id is not this user's memory
+
+    found = ann.search("vegan", k=1)[0]
+    assert found.id == first and found.metadata["key"] == "prefs/food"
+    assert ann.delete_key("prefs/food") is True
+    assert ann.delete_key("prefs/food") is False
+    assert ann.get_by_key("prefs/food") is None and bob.get_by_key("prefs/food") is not None
+
+
+def test_put_rejects_bad_keys_and_reserved_metadata(store: MemoryStore) -> None:
+    memory = store.for_user("u")
+    for key in ("", "   ", None, 3):
+        with pytest.raises(ValueError, match="key"):
+            memory.put(key, "text")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reserved"):
+        memory.put("k", "text", metadata={"key": "other"})
+    with pytest.raises(ValueError, match="limit"):
+        memory.list(limit=-1)
+    with pytest.raises(ValueError, match="offset"):
+        memory.list(offset=-1)
+    assert store.journal.count("u") == 0
+
+
+def test_a_keyed_memory_is_searched_without_the_turn_before(store: MemoryStore) -> None:
+    memory = store.for_user("u")
+    memory.add("Something said before.", timestamp="2024-03-02T10:00:00")
+    memory_id = memory.put("note", "A note.", timestamp="2024-03-02T11:00:00")
+    assert store.journal.get(memory_id).search_text == "[2 March 2024] User: A note."
+    memory.update(memory_id, "A new note.")
+    assert store.journal.get(memory_id).search_text == "[2 March 2024] User: A new note."
+    assert memory.get(memory_id).key == "note"
