@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recall_core.memory.formats import LocomoTurn, locomo_dialog
+from recall_core.memory.text.formats import LocomoTurn, locomo_dialog
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ANSWERABLE = (1, 2, 3, 4)

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmarks.common.locomo_data import Conversation, DialogTurn
 from recall_core.memory import MemoryStore, MemoryWriter, Turn
-from recall_core.memory.composition import day_label
+from recall_core.memory.text.composition import day_label
 from recall_core.types import MemoryCandidate
 
 FORMATS = ("plain", "dated", "window", "dated-window", "writer")

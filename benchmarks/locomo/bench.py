@@ -17,7 +17,7 @@ from benchmarks.common.locomo_data import Conversation
 from benchmarks.common.locomo_memory import RankedMemory
 from benchmarks.common.timing import FirstToken
 from recall_core.decoding.hf_compat import cache_kwarg
-from recall_core.memory.composition import day_label
+from recall_core.memory.text.composition import day_label
 
 
 class DatedMemory:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.common.locomo_data import Conversation, DialogTurn, Question
-from recall_core.memory.composition import day_label
+from recall_core.memory.text.composition import day_label
 
 SYSTEM = (
     "You answer questions about a long conversation between {a} and {b}. "

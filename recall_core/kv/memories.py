@@ -398,7 +398,7 @@ def precompute(model: Any, tokenizer: Any, memories: Sequence[MemoryCandidate], 
 
 class KVPrecompute:
     """What ``MemoryWriter(precompute_kv=...)`` computes memory blocks with, and where it keeps them
-    (the memory package's :class:`~recall_core.memory.derived.DerivedCache`).
+    (the memory package's :class:`~recall_core.memory.protocols.DerivedCache`).
 
     Args:
         model: the causal LM recalls will run (blocks are keyed by its fingerprint).

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from recall_core.memory.lexical import FTS_BACKFILL, FTS_SCHEMA, SCRATCH_SCHEMA, bm25_search
+from recall_core.memory.text.lexical import FTS_BACKFILL, FTS_SCHEMA, SCRATCH_SCHEMA, bm25_search
 
 PENDING = "pending"
 INDEXED = "indexed"

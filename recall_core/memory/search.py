@@ -6,7 +6,7 @@ Every search of a user's memory goes through :func:`search`:
 
   - ``"hybrid"`` (the default): the cosine of every memory of a small collection (else the
     ``FUSION_DEPTH`` nearest), plus BM25 over the journal's word index
-    (:mod:`~recall_core.memory.lexical`), fused by :func:`~recall_core.memory.lexical.linear_fusion`;
+    (:mod:`~recall_core.memory.text.lexical`), fused by :func:`~recall_core.memory.text.lexical.linear_fusion`;
   - ``"vector"``: the index's cosine ranking alone (exact up to ``EXACT_SEARCH_MAX`` memories);
   - ``"lexical"``: BM25 alone (for measuring the word half by itself);
 
@@ -23,11 +23,16 @@ A user with no collection whose journal says the index had some of their memorie
 :class:`MemoryUnavailableError` (the index was lost), not an empty answer.
 
 What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
-(``"turn"``), the turn with the one before it (``"window"``), or the exchange it belongs to,
-a turn and the reply to it (``"exchange"``). A fact a user states and an assistant merely
-acknowledges ("Noted!") is found by either turn, and held by the exchange whichever was
-found; ``metadata["covers"]`` lists the ids of the turns a text holds, so the engine injects
-an exchange once.
+(``"turn"``), the turn with the one before it (``"window"``), the exchange it belongs to, a
+turn and the reply to it (``"exchange"``), or the turn with the question it answers when the
+turn before it asks one (``"answered"``: "Which language?" / "Dutch!"). A fact a user states
+and an assistant merely acknowledges ("Noted!") is found by either turn, and held by the
+exchange whichever was found; ``metadata["covers"]`` lists the ids of the turns a text holds,
+so the engine injects an exchange once.
+
+``roles`` keeps only the memories of some speakers as candidates (``("user",)``: what the user
+said, not the assistant's replies; keyed memories are always kept). The others stay in the
+memory, as the context of the turns around them, and can still be found by other searches.
 """
 
 from __future__ import annotations
@@ -37,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from recall_core.memory.composition import speaker_of
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, MEMORIES, ChromaIndex, fetch
 from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
-from recall_core.memory.lexical import linear_fusion
 from recall_core.memory.records import check_owner
+from recall_core.memory.text.composition import speaker_of
+from recall_core.memory.text.lexical import linear_fusion
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: How ``text`` queries rank memories (see the module docstring).
@@ -51,7 +56,11 @@ RETRIEVALS = ("hybrid", "vector", "lexical")
 #: How deep each ranking is read before fusing.
 FUSION_DEPTH = 50
 #: What a found memory's text holds (see :func:`expand`).
-UNITS = ("turn", "window", "exchange")
+UNITS = ("turn", "window", "exchange", "answered")
+#: Speakers a memory may have (its ``role``); ``roles`` filters candidates by them.
+ROLE_NAMES = ("user", "assistant", "system", "tool")
+#: With a ``roles`` filter, how many more candidates are ranked than asked for (the others are dropped).
+ROLE_DEPTH = 3
 
 
 def check_unit(unit: object) -> str:
@@ -59,6 +68,21 @@ def check_unit(unit: object) -> str:
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {', '.join(map(repr, UNITS))}, got {unit!r}")
     return str(unit)
+
+
+def check_roles(roles: object) -> tuple[str, ...] | None:
+    """``roles`` as a tuple of speaker names (``None``: every speaker), else ``ValueError`` naming them."""
+    if roles is None:
+        return None
+    if isinstance(roles, str):
+        roles = (roles,)
+    try:
+        names = tuple(roles)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"roles must be None or a sequence of {', '.join(map(repr, ROLE_NAMES))}, got {roles!r}") from None
+    if not names or any(r not in ROLE_NAMES for r in names):
+        raise ValueError(f"roles must be None or a non-empty sequence of {', '.join(map(repr, ROLE_NAMES))}, got {roles!r}")
+    return names
 
 
 def check_retrieval(retrieval: object) -> str:
@@ -78,14 +102,20 @@ def search(
     retrieval: str,
     where: Mapping[str, Any] | None = None,
     unit: str = "turn",
+    roles: tuple[str, ...] | None = None,
 ) -> list[MemoryCandidate]:
-    """Up to ``k`` of ``user_id``'s memories for ``query``, best first, each holding its ``unit``
-    (see the module docstring)."""
+    """Up to ``k`` of ``user_id``'s memories for ``query``, best first, each holding its ``unit``,
+    said by one of ``roles`` (see the module docstring)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
     check_retrieval(retrieval)
     check_unit(unit)
-    return expand(journal, _ranked(index, journal, encoder, user_id, query, k, retrieval, where), unit)
+    roles = check_roles(roles)
+    depth = k if roles is None else k * ROLE_DEPTH
+    ranked = _ranked(index, journal, encoder, user_id, query, depth, retrieval, where)
+    if roles is not None:
+        ranked = [c for c in ranked if c.metadata.get("role") in roles or "key" in c.metadata][:k]
+    return expand(journal, ranked, unit)
 
 
 def _ranked(
@@ -242,7 +272,8 @@ def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[st
 def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:
     """Each candidate's text as its ``unit``: ``"turn"`` as it is; ``"window"`` the turn before
     it (same session) and the turn; ``"exchange"`` a turn and the reply to it (a user turn and
-    the next turn, or a reply and the turn before it). Each turn of a longer text is labelled
+    the next turn, or a reply and the turn before it); ``"answered"`` the turn, after the turn
+    before it when that one (another speaker's) asks a question. Each turn of a longer text is labelled
     by its speaker, and ``metadata["covers"]`` lists the ids of the turns it holds. Keyed
     memories (``put``) are notes, not dialogue: they stay as they are."""
     if unit == "turn" or not candidates:
@@ -265,6 +296,9 @@ def _unit_rows(journal: Journal, row: JournalRow, unit: str) -> list[JournalRow]
     previous = journal.previous_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == 0 else None
     if unit == "window":
         return [previous, row] if previous is not None else [row]
+    if unit == "answered":  # the question a turn answers, when the turn before asks one
+        asks = previous is not None and previous.role != row.role and previous.text.rstrip().endswith("?")
+        return [previous, row] if asks else [row]  # type: ignore[list-item]
     if row.role == "user":  # a turn and the reply to it
         following = journal.next_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == row.n_chunks - 1 else None
         return [row, following] if following is not None and following.role != "user" else [row]

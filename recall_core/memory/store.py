@@ -28,7 +28,7 @@ from recall_core.memory.encoders import Encoder, load_encoder
 from recall_core.memory.errors import MemoryIndexWarning, MemoryStoreError
 from recall_core.memory.index import ChromaIndex
 from recall_core.memory.journal import Journal
-from recall_core.memory.search import check_retrieval, check_unit
+from recall_core.memory.search import check_retrieval, check_roles, check_unit
 from recall_core.memory.upkeep.health import OpenCheck, check_local_index, distrust, trust
 from recall_core.memory.upkeep.maintenance import finish_renames
 from recall_core.memory.user import UserMemory
@@ -40,6 +40,8 @@ logger = logging.getLogger(__name__)
 #: What a found memory's text holds unless the store is told otherwise: the turn alone, since the
 #: 135M model reads short notes best (BENCHMARKS.md, "Conversational memory").
 DEFAULT_UNIT = "turn"
+#: Whose words a search returns by default (``None``: every speaker's).
+DEFAULT_ROLES: tuple[str, ...] | None = None
 
 
 class MemoryStore:
@@ -53,7 +55,10 @@ class MemoryStore:
         journal: the :class:`~recall_core.memory.journal.Journal` (the source of truth).
         index: the :class:`~recall_core.memory.index.ChromaIndex` (rebuildable from the journal).
         retrieval: how text queries rank memories by default (see :mod:`recall_core.memory.search`).
-        unit: what a found memory's text holds by default: ``"turn"``, ``"window"`` or ``"exchange"``.
+        unit: what a found memory's text holds by default: ``"turn"``, ``"window"``, ``"exchange"``
+            or ``"answered"``.
+        roles: whose memories a search returns by default (``("user",)``: the user's words only;
+            ``None``: everyone's).
     """
 
     def __init__(
@@ -65,9 +70,11 @@ class MemoryStore:
         root: Path | None = None,
         retrieval: str = "hybrid",
         unit: str = DEFAULT_UNIT,
+        roles: tuple[str, ...] | None = DEFAULT_ROLES,
     ) -> None:
         self.retrieval = check_retrieval(retrieval)
         self.unit = check_unit(unit)
+        self.roles = check_roles(roles)
         self.journal = journal
         self.index = ChromaIndex(backend)
         self.root = root
@@ -89,6 +96,7 @@ class MemoryStore:
         encoder: Encoder | str | Path | None = None,
         retrieval: str = "hybrid",
         unit: str = DEFAULT_UNIT,
+        roles: tuple[str, ...] | None = DEFAULT_ROLES,
     ) -> MemoryStore:
         """Open (or create) an embedded store in ``path`` (default: ``$RECALL_HOME/memory``).
 
@@ -112,12 +120,16 @@ class MemoryStore:
                 the default), ``"vector"`` or ``"lexical"``.
             unit: what a found memory's text holds: ``"turn"`` (the default: its own words),
                 ``"exchange"`` (a turn and the reply to it, so a fact stated and merely acknowledged
-                is held whichever turn was found) or ``"window"`` (a turn and the one before it).
+                is held whichever turn was found), ``"window"`` (a turn and the one before it) or
+                ``"answered"`` (a turn and the question it answers, when the turn before asks one).
+            roles: whose memories a search returns: ``("user",)`` the user's own words (the
+                assistant's replies stay as context of the turns around them), ``None`` everyone's.
         """
         check_retrieval(retrieval)
         check_unit(unit)
+        check_roles(roles)
         backend, journal, lock = open_local(path)
-        store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit)
+        store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit, roles=roles)
         try:
             store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
             store._checked_at_open = True
@@ -143,6 +155,7 @@ class MemoryStore:
         database: str | None = None,
         retrieval: str = "hybrid",
         unit: str = DEFAULT_UNIT,
+        roles: tuple[str, ...] | None = DEFAULT_ROLES,
     ) -> MemoryStore:
         """Connect to a Chroma server (``chroma run --path DIR --host 127.0.0.1 --port 8000``).
 
@@ -169,8 +182,9 @@ class MemoryStore:
         """
         check_retrieval(retrieval)
         check_unit(unit)
+        check_roles(roles)
         backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
-        store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit)
+        store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit, roles=roles)
         store._finish_renames()
         return store
 

@@ -18,9 +18,9 @@ import numpy as np
 from recall_core.memory.errors import MemoryStoreError
 from recall_core.memory.index import MEMORIES
 from recall_core.memory.journal import PENDING, Visibility
-from recall_core.memory.parts import StoreParts
+from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
-from recall_core.memory.search import check_not_lost, check_retrieval, check_unit, search
+from recall_core.memory.search import check_not_lost, check_retrieval, check_roles, check_unit, search
 from recall_core.memory.validation import check_key
 from recall_core.types import MemoryCandidate, RecallQuery
 
@@ -62,6 +62,7 @@ class UserMemory:
         where: Mapping[str, Any] | None = None,
         retrieval: str | None = None,
         unit: str | None = None,
+        roles: tuple[str, ...] | None | str = "store",
     ) -> list[MemoryCandidate]:
         """Up to ``k`` memories for ``query``, best first; ``score`` is the cosine similarity.
 
@@ -71,7 +72,8 @@ class UserMemory:
         ``"vector"`` by cosine alone, ``"lexical"`` by BM25 alone. ``"hidden"`` ranks the same
         way with ``query.vector``, a query head's vector, in place of the text's embedding.
         ``where`` filters on metadata inside this user's memories (for example
-        ``{"session_id": "s1"}``). ``unit`` (default: the store's) is what each text holds:
+        ``{"session_id": "s1"}``). ``roles`` (default: the store's) keeps only what those speakers
+        said (``("user",)``), ``None`` every speaker. ``unit`` (default: the store's) is what each text holds:
         ``"turn"``, ``"window"`` (with the turn before) or ``"exchange"`` (a turn and the reply
         to it). See :mod:`recall_core.memory.search`.
 
@@ -86,7 +88,8 @@ class UserMemory:
             raise MemoryStoreError("this MemoryStore is closed")
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
         unit = store.unit if unit is None else check_unit(unit)
-        return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit)
+        roles = store.roles if roles == "store" else check_roles(roles)
+        return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ A turn is checked (role, non-empty UTF-8 text, metadata), split into chunks that
 encoder's window, given deterministic ids, appended to the journal, embedded in batches
 (this is where the throughput comes from), and indexed.
 Updates, keyed writes (``put``), deletes and ``forget`` go through here too, so every
-memory is searched by what :class:`~recall_core.memory.composition.SearchText` composes,
+memory is searched by what :class:`~recall_core.memory.text.composition.SearchText` composes,
 however it was written.
 
 Ids are a hash of (user, session, turn index, chunk) when the caller gives the turn's
@@ -20,15 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recall_core.memory.chunking import chunk_text
-from recall_core.memory.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
-from recall_core.memory.derived import derived_cache
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
-from recall_core.memory.formats import jsonl_turns, locomo_turns, sniff
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
-from recall_core.memory.parts import StoreParts
+from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
+from recall_core.memory.text.chunking import chunk_text
+from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
+from recall_core.memory.text.formats import jsonl_turns, locomo_turns, sniff
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
@@ -98,12 +97,12 @@ class MemoryWriter:
         precompute_kv: compute each written memory's keys and values for ``inject_mode="kv"``
             now, not at its first recall: a ``RecallGenerator``, a
             :class:`~recall_core.kv.memories.KVPrecompute` (``KVPrecompute.of((model, tokenizer))``)
-            or any :class:`~recall_core.memory.derived.DerivedCache`. An updated memory gets new
+            or any :class:`~recall_core.memory.protocols.DerivedCache`. An updated memory gets new
             blocks, a deleted or forgotten one loses them (a failure to compute warns; the write
             stands).
 
     These three shape only what is *searched* (embedded and word-indexed, the journal's
-    ``context``; see :mod:`~recall_core.memory.composition`). A memory's ``text``, what a search
+    ``context``; see :mod:`~recall_core.memory.text.composition`). A memory's ``text``, what a search
     returns and recall injects, stays the turn's own words. The defaults are what won on the
     LoCoMo dev file with hybrid search (BENCHMARKS.md).
     """

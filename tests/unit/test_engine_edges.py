@@ -16,7 +16,6 @@ from recall_core.tokens import tokenizer_info as _tokenizer_info
 from tests.helpers.logits import ForceAt
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_tokenizer
-from tests.test_engine_loop import ForceAt
 
 CORE = Path(__file__).resolve().parents[2] / "recall_core"
 FACT = "The user's dog is called Biscuit."

@@ -82,7 +82,7 @@ def test_a_failed_precompute_warns_and_the_write_stands(tmp_path):
 
 
 def test_a_generator_or_any_derived_cache_is_told_of_writes(tmp_path):
-    from recall_core.memory.derived import DerivedCache
+    from recall_core.memory.protocols import DerivedCache
 
     model, tokenizer = tiny_model("llama")
     generator = RecallGenerator(model, tokenizer, config=RecallConfig(kv_prefix="none"))

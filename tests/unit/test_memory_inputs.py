@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from recall_core.memory import EncoderMismatchError, HashEncoder, MemoryStore, MemoryWriter
-from recall_core.memory.chunking import chunk_text
+from recall_core.memory.text.chunking import chunk_text
 from recall_core.types import RecallQuery
 from tests.helpers.memories import RAW_TEXT
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
-from recall_core.memory.composition import WINDOW_WORDS, day_label
 from recall_core.memory.journal import Journal
-from recall_core.memory.lexical import (
+from recall_core.memory.text.composition import WINDOW_WORDS, day_label
+from recall_core.memory.text.lexical import (
     affordable_words,
     linear_fusion,
     match_expression,

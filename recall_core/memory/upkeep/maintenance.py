@@ -29,7 +29,7 @@ from recall_core.memory.index import (
     collection_name,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
-from recall_core.memory.parts import StoreParts
+from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.segments import check_index_files, vector_segments

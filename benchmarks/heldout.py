@@ -1,0 +1,555 @@
+"""Held-out conversation families: recall against the RAG recipe on conversations it was never tuned on.
+
+The conversation families (:mod:`recall_core.training.families`) are independent generators:
+facts said in passing in long turns, many people around the user, facts that change, dates,
+paraphrased questions, facts given as short answers, and the original templated one. Each is
+generated here with the evaluation seed, and every question is asked in a fresh session with
+the call perturbed the way users' calls differ:
+
+* the caller's own system message: one of :data:`EVAL_SYSTEM_PROMPTS` (none included), written
+  apart from the ones training sees;
+* zero to two earlier exchanges of small talk in the current session before the question.
+
+Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
+
+* ``recall``: the engine with its defaults over a ``MemoryStore`` (the recall-tuned default model);
+* ``recall-untuned``: the same on the plain model;
+* ``recall-lofo``: the same with, for each family, the adapter trained without that family
+  (``--adapters DIR``: ``DIR/<family>/``); this is the held-out figure of the tuning;
+* ``recall:NAME``: ``--variant "NAME:field=value,..."`` (RecallConfig fields, the store's
+  ``unit``/``retrieval``/``roles``, the writer's ``chunk_tokens``), on the tuned model
+  (``model=plain`` in the variant: the plain one);
+* ``langchain``: the LangChain recipe on the plain model (``ChatHuggingFace`` + a
+  ``langchain-chroma`` retriever over the exchanges, k=4, the notes in the system message after
+  the caller's own);
+* ``none``: no memory.
+
+Scores per family and method: facts answered (memory questions), "I don't know." to questions
+whose answer was never said, stale answers, "I don't know." although a note held the answer,
+a note holding the answer at all (retrieval), recall fired (for ``recall_policy="model"``),
+processed tokens and time to first token. ``--general N`` also asks N held-out generic
+prompts under the same system messages and counts the recalls that fired on them.
+``--retrieval-only`` answers nothing: it counts, for recall's defaults and each variant, the
+questions whose notes (chosen as the loop chooses them) hold the answer, and the same for the
+LangChain recipe's four documents. Settings are chosen this way on a training seed
+(``--seed 1000``), never on the evaluation seed.
+
+Usage:
+    python -m benchmarks.heldout                                    # every family: recall, recall-untuned, langchain
+    python -m benchmarks.heldout --families passing,people --users 2 --methods recall,langchain
+    python -m benchmarks.heldout --methods recall-lofo --adapters benchmarks/out/lofo
+    python -m benchmarks.heldout --variant "model:recall_policy=model" --general 64
+    python -m benchmarks.heldout --retrieval-only --variant "user:roles=('user',)" --seed 1000   # notes only
+Writes benchmarks/out/heldout/heldout.json, .md and .png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.args import parse_variant  # noqa: E402
+from benchmarks.common.methods import PEER_K  # noqa: E402
+from benchmarks.common.peers import LANGCHAIN_SYSTEM, exchanges  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.timing import timed_stream  # noqa: E402
+from recall_core.training.families import FAMILIES, base  # noqa: E402
+
+OUT = OUT_ROOT / "heldout"
+#: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
+EVAL_SEED = 20261124
+METHODS = ("none", "langchain", "recall", "recall-untuned", "recall-lofo")
+#: Callers' system messages of the evaluation: none of them is seen in training.
+EVAL_SYSTEM_PROMPTS: tuple[str | None, ...] = (
+    None,
+    "You are a helpful assistant.",
+    "You are Juniper, a thoughtful assistant inside a journaling app. Reply in plain, friendly English.",
+    "You are a concise assistant. Answer the user's question directly and do not add extra commentary.",
+    "You are the help desk of a travel company. Be polite. Use at most two sentences.",
+    "Keep it short and kind.",
+)
+#: Variant settings that belong to the store or the writer, not to RecallConfig.
+STORE_OPTIONS = ("unit", "retrieval", "roles")
+WRITER_OPTIONS = ("chunk_tokens", "window", "dated", "speakers")
+
+
+# -- the calls ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One question as it is asked: the caller's system message and the exchanges before it."""
+
+    family: str
+    question: base.Question
+    system: str | None
+    earlier: tuple[dict[str, str], ...] = ()
+
+    def messages(self) -> list[dict[str, str]]:
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return [*head, *self.earlier, {"role": "user", "content": self.question.text}]
+
+
+def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED) -> list[Call]:
+    """Every question of ``users``, each with a system message (in turn) and 0-2 earlier exchanges."""
+    rng = random.Random(f"heldout/{family}/{seed}")
+    out = []
+    for user in users:
+        chat = [(a.content, b.content) for a, b in zip(user.turns, user.turns[1:], strict=False)
+                if a.role == "user" and b.role == "assistant" and not a.facts and not a.values]  # fmt: skip
+        for question in user.questions:
+            system = EVAL_SYSTEM_PROMPTS[len(out) % len(EVAL_SYSTEM_PROMPTS)]
+            picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
+            earlier = tuple(m for u, a in picked for m in ({"role": "user", "content": u}, {"role": "assistant", "content": a}))
+            out.append(Call(family, question, system, earlier))
+    return out
+
+
+# -- the methods --------------------------------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    """One method's reply to one call, with what it read and what it cost."""
+
+    text: str
+    notes: str = ""  # everything the method put before the model from memory
+    fired: bool | None = None  # recall: whether a <recall> ran (prompt marker or the model's own)
+    processed_tokens: int = 0
+    ttft_s: float | None = None
+    total_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Method:
+    name = "method"
+
+    def prepare(self, users: Sequence[base.User]) -> None:  # noqa: B027 - some need nothing
+        """Write what each user said into this method's memory."""
+
+    def reply(self, call: Call) -> Reply:
+        raise NotImplementedError
+
+    def close(self) -> None:  # noqa: B027
+        """Release what ``prepare`` opened."""
+
+
+def memory_turns(users: Sequence[base.User]) -> list[dict[str, Any]]:
+    return [
+        {"user_id": u.user_id, "role": t.role, "content": t.content, "session_id": f"session-{t.session}",
+         "timestamp": t.date, "turn_index": t.index}
+        for u in users for t in u.turns
+    ]  # fmt: skip
+
+
+class RecallMethod(Method):
+    """The engine over a ``MemoryStore`` with the given config, store and writer options."""
+
+    def __init__(self, name: str, generator: Any, max_new_tokens: int, encoder: Any, config: Any = None,
+                 store_options: Mapping[str, Any] | None = None, writer_options: Mapping[str, Any] | None = None) -> None:
+        self.name, self.generator, self.max_new_tokens, self.encoder = name, generator, max_new_tokens, encoder
+        self.config = config
+        self.store_options, self.writer_options = dict(store_options or {}), dict(writer_options or {})
+        self.folder = tempfile.TemporaryDirectory(prefix="recall-heldout-")
+        self.store: Any = None
+
+    def prepare(self, users: Sequence[base.User]) -> None:
+        from recall_core.memory import MemoryStore, MemoryWriter
+
+        self.store = MemoryStore.local(Path(self.folder.name) / "store", encoder=self.encoder, **self.store_options)
+        MemoryWriter(self.store, **self.writer_options).add_turns(memory_turns(users))
+
+    def reply(self, call: Call) -> Reply:
+        memory = self.store.for_user(call.question.user_id)
+        stream = self.generator.stream(call.messages(), memory=memory, config=self.config,
+                                       max_new_tokens=self.max_new_tokens)  # fmt: skip
+        text, ttft, total = timed_stream(iter(stream))
+        result = stream.result
+        injected = [r for r in result.recalls if r.length > 0]
+        notes = "\n".join(r.text for r in injected)
+        usage = result.usage
+        policy = (self.config or self.generator.config).recall_policy
+        # Whether the model asked for its memory (a prompt marker is not the model's decision).
+        fired = any(r.trigger != "prompt" for r in result.recalls) if policy in ("model", "uncertainty") else None
+        return Reply(text, notes, fired, usage.prompt_tokens + usage.injected_tokens, ttft, total,
+                     {"triggers": [r.trigger for r in result.recalls]})  # fmt: skip
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        self.folder.cleanup()
+
+
+class PerFamilyRecall(RecallMethod):
+    """``recall-lofo``: each family answered by the generator of the adapter trained without it."""
+
+    def __init__(self, name: str, generators: Mapping[str, Any], max_new_tokens: int, encoder: Any) -> None:
+        super().__init__(name, None, max_new_tokens, encoder)
+        self.generators = dict(generators)
+
+    def reply(self, call: Call) -> Reply:
+        self.generator = self.generators[call.family]
+        return super().reply(call)
+
+
+class NoMemory(Method):
+    name = "none"
+
+    def __init__(self, generator: Any, max_new_tokens: int) -> None:
+        from recall_core import RecallConfig
+
+        self.generator, self.max_new_tokens = generator, max_new_tokens
+        self.plain = RecallConfig(recall_policy="explicit")
+
+    def reply(self, call: Call) -> Reply:
+        stream = self.generator.stream(call.messages(), memory=None, config=self.plain, max_new_tokens=self.max_new_tokens)
+        text, ttft, total = timed_stream(iter(stream))
+        return Reply(text, "", None, stream.result.usage.prompt_tokens, ttft, total)
+
+
+class LangChainRecipe(Method):
+    """The LangChain recipe: ``ChatHuggingFace`` + a ``langchain-chroma`` retriever (k=4) over the
+    exchanges; the notes in the system message, after the caller's own system message."""
+
+    name = "langchain"
+
+    def __init__(self, model: Any, tokenizer: Any, encoder_path: str, max_new_tokens: int) -> None:
+        import chromadb
+        from langchain_huggingface import ChatHuggingFace, HuggingFaceEmbeddings, HuggingFacePipeline
+        from transformers import pipeline
+
+        pipe = pipeline("text-generation", model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
+                        do_sample=False, return_full_text=False)  # fmt: skip
+        self.chat = ChatHuggingFace(llm=HuggingFacePipeline(pipeline=pipe, model_id=str(model.name_or_path)),
+                                    tokenizer=tokenizer)  # fmt: skip
+        self.tokenizer = tokenizer
+        self.embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
+        self.client = chromadb.EphemeralClient()
+        self.stores: dict[str, Any] = {}
+
+    def prepare(self, users: Sequence[base.User]) -> None:
+        from langchain_chroma import Chroma
+
+        for user in users:
+            store = Chroma(collection_name=f"lc-{len(self.stores)}", embedding_function=self.embeddings,
+                           client=self.client, collection_metadata={"hnsw:space": "cosine"})  # fmt: skip
+            texts = exchanges(user)
+            store.add_texts([text for text, _, _ in texts], metadatas=[{"session": s} for _, _, s in texts])
+            self.stores[user.user_id] = store
+
+    def reply(self, call: Call) -> Reply:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        started = time.perf_counter()
+        retriever = self.stores[call.question.user_id].as_retriever(search_kwargs={"k": PEER_K})
+        docs = retriever.invoke(call.question.text)
+        context = "\n\n".join(d.page_content for d in docs)
+        rag = LANGCHAIN_SYSTEM.format(context=context)
+        system = f"{call.system}\n\n{rag}" if call.system else rag
+        earlier = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in call.earlier]
+        messages = [SystemMessage(system), *earlier, HumanMessage(call.question.text)]
+        text, ttft, total = timed_stream(str(c.content) for c in self.chat.stream(messages))
+        retrieval_s = time.perf_counter() - started - total
+        tokens = len(self.tokenizer(self.chat._to_chat_prompt(messages)).input_ids)
+        return Reply(text, context, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
+
+
+# -- scoring ------------------------------------------------------------------------------------
+
+
+def score_reply(call: Call, reply: Reply) -> dict[str, Any]:
+    """The reply's scores (:func:`recall_core.training.families.base.score`) and what its notes held."""
+    question = call.question
+    scores = base.score(question, reply.text)
+    held = question.kind == "memory" and any(base.names(reply.notes, a) for a in question.answers)
+    return {
+        "family": call.family, "key": question.key, "kind": question.kind, "question": question.text,
+        "system": call.system, "earlier": len(call.earlier) // 2, "answers": list(question.answers),
+        "reply": reply.text, **scores, "notes_hold_answer": held,
+        "unknown_with_answer": bool(held and scores["abstained"]),
+        "fired": reply.fired, "processed_tokens": reply.processed_tokens, "ttft_s": reply.ttft_s,
+        "total_s": reply.total_s, "notes": reply.notes, **reply.extra,
+    }  # fmt: skip
+
+
+def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Counts of one method on one family (or on all): see the module docstring."""
+    memory = [r for r in rows if r["kind"] == "memory"]
+    never = [r for r in rows if r["kind"] == "unanswerable"]
+    stale_asked = [r for r in memory if r.get("stale_possible")]
+    fired = [r["fired"] for r in memory if r["fired"] is not None]
+    ttfts = sorted(r["ttft_s"] for r in rows if r["ttft_s"] is not None)
+    return {
+        "questions": len(rows), "memory_questions": len(memory), "answered": sum(r["correct"] for r in memory),
+        "unanswerable": len(never), "abstained_unanswerable": sum(r["correct"] for r in never),
+        "stale": sum(r["stale"] for r in memory), "stale_possible": len(stale_asked),
+        "notes_hold_answer": sum(r["notes_hold_answer"] for r in memory),
+        "unknown_with_answer": sum(r["unknown_with_answer"] for r in rows),
+        "fired_on_memory": sum(fired) if fired else None,
+        "processed_tokens": sum(r["processed_tokens"] for r in rows) / max(1, len(rows)),
+        "ttft_s_p50": ttfts[len(ttfts) // 2] if ttfts else None,
+    }  # fmt: skip
+
+
+def general_calls(n: int, user_id: str) -> list[Call]:
+    """Held-out generic prompts (never trained on), asked by ``user_id`` (a user with memories),
+    under the evaluation's system messages."""
+    from recall_core.training.prompts import general_prompts
+
+    return [
+        Call("general", base.Question(key=f"general#{i}", user_id=user_id, fact="general", text=prompt,
+                                      kind="unanswerable"), EVAL_SYSTEM_PROMPTS[i % len(EVAL_SYSTEM_PROMPTS)])
+        for i, prompt in enumerate(general_prompts("heldout", n=n, seed=0))
+    ]  # fmt: skip
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def markdown(result: Mapping[str, Any]) -> str:
+    families = result["families"]
+    lines = ["| method | " + " | ".join(families) + " | all | unknown w/ answer | stale | fired |",
+             "| --- | " + " | ".join("---" for _ in families) + " | --- | --- | --- | --- |"]
+    for name, per in result["summary"].items():
+        cells = [f"{per[f]['answered']}/{per[f]['memory_questions']} · {per[f]['abstained_unanswerable']}/{per[f]['unanswerable']}"
+                 for f in families]  # fmt: skip
+        a = per["all"]
+        fired = "" if a["fired_on_memory"] is None else f"{a['fired_on_memory']}/{a['memory_questions']}"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | **{a['answered']}/{a['memory_questions']}** · "
+                     f"{a['abstained_unanswerable']}/{a['unanswerable']} | {a['unknown_with_answer']} | "
+                     f"{a['stale']}/{a['stale_possible']} | {fired} |")  # fmt: skip
+    lines.append("")
+    lines.append("Cells: facts answered / memory questions · \"don't know\" / questions never answered in the conversation.")
+    for name, general in result.get("general", {}).items():
+        lines.append(f"General prompts, {name}: recall fired on {general['fired']} of {general['prompts']}.")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: Mapping[str, Any], path: Path) -> Path:
+    plt = pyplot()
+    families = result["families"]
+    methods = list(result["summary"])
+    fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(families) + 2), 4))
+    width = 0.8 / max(1, len(methods))
+    for i, name in enumerate(methods):
+        per = result["summary"][name]
+        shares = [per[f]["answered"] / max(1, per[f]["memory_questions"]) for f in families]
+        ax.bar([x + i * width for x in range(len(families))], shares, width, label=name)
+    ax.set_xticks([x + width * (len(methods) - 1) / 2 for x in range(len(families))], families)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("facts answered (share of memory questions)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Held-out families · seed {result['seed']} · {result['users']} users each", fontsize=10)
+    return save(fig, path)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--families", default=",".join(FAMILIES), help=f"comma-separated, from {', '.join(FAMILIES)}")
+    p.add_argument("--users", type=int, default=5, help="users per family (20 questions each)")
+    p.add_argument("--seed", type=int, default=EVAL_SEED)
+    p.add_argument("--methods", default="recall,recall-untuned,langchain", help=f"comma-separated, from {', '.join(METHODS)}")
+    p.add_argument("--variant", action="append", default=[], help='"NAME:field=value,..." (repeatable); model=plain for the plain model')
+    p.add_argument("--adapters", type=Path, default=None, help="recall-lofo: a folder with one adapter per held-out family")
+    p.add_argument("--general", type=int, default=0, help="also ask N held-out generic prompts (recall methods)")
+    p.add_argument("--limit", type=int, default=None, help="at most N questions per family")
+    p.add_argument("--retrieval-only", action="store_true", help="count the notes that hold the answer; no answers")
+    p.add_argument("--max-new-tokens", type=int, default=48)
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> list[Method]:
+    from recall_core import RecallConfig, RecallGenerator
+
+    cache: dict[str, Any] = {}
+
+    def engine(kind: str, adapter: Path | None = None) -> Any:
+        key = f"{kind}:{adapter}"
+        if key not in cache:
+            if adapter is not None:
+                cache[key] = RecallGenerator.from_pretrained(device="cpu", tuned=False, adapter=str(adapter))
+            else:
+                cache[key] = RecallGenerator.from_pretrained(device="cpu", tuned=kind == "tuned")
+        return cache[key]
+
+    names = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = sorted(set(names) - set(METHODS))
+    if unknown:
+        raise SystemExit(f"unknown method(s) {unknown}; choose from {', '.join(METHODS)}")
+    methods: list[Method] = []
+    for name in names:
+        if name == "none":
+            methods.append(NoMemory(engine("plain"), args.max_new_tokens))
+        elif name == "recall":
+            methods.append(RecallMethod(name, engine("tuned"), args.max_new_tokens, encoder))
+        elif name == "recall-untuned":
+            methods.append(RecallMethod(name, engine("plain"), args.max_new_tokens, encoder))
+        elif name == "recall-lofo":
+            if args.adapters is None:
+                raise SystemExit("recall-lofo needs --adapters DIR (one adapter folder per family)")
+            families = [f for f in args.families.split(",") if f]
+            missing = [f for f in families if not (args.adapters / f).is_dir()]
+            if missing:
+                raise SystemExit(f"--adapters {args.adapters} has no adapter for {missing}")
+            methods.append(PerFamilyRecall(name, {f: engine("lofo", args.adapters / f) for f in families},
+                                           args.max_new_tokens, encoder))  # fmt: skip
+        elif name == "langchain":
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            from recall_core.models.loading import default_model_dir
+
+            source = str(default_model_dir())
+            model, tokenizer = AutoModelForCausalLM.from_pretrained(source).eval(), AutoTokenizer.from_pretrained(source)
+            methods.append(LangChainRecipe(model, tokenizer, encoder_path, args.max_new_tokens))
+    for text in args.variant:
+        name, changes = parse_variant(text)
+        kind = "plain" if changes.pop("model", "tuned") == "plain" else "tuned"
+        store = {k: changes.pop(k) for k in STORE_OPTIONS if k in changes}
+        writer = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
+        generator = engine(kind)
+        config = RecallConfig(**{**generator.config.to_dict(), **changes})
+        methods.append(RecallMethod(name, generator, args.max_new_tokens, encoder, config, store, writer))
+    return methods
+
+
+def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.User]], encoder: Any,
+                   encoder_path: str) -> dict[str, Any]:
+    """Notes that hold the answer, per family, for recall's defaults, each variant and the LangChain recipe."""
+    from recall_core import RecallConfig
+    from recall_core.decoding.select import choose_candidates
+    from recall_core.memory import MemoryStore, MemoryWriter
+    from recall_core.types import RecallQuery
+
+    everyone = [u for users in data.values() for u in users]
+    family_of = {u.user_id: f for f, users in data.items() for u in users}
+    specs = [("recall", {})] + [parse_variant(v) for v in args.variant]
+    out: dict[str, Any] = {}
+    for name, changes in specs:
+        changes = dict(changes)
+        changes.pop("model", None)
+        store_options = {k: changes.pop(k) for k in STORE_OPTIONS if k in changes}
+        writer_options = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
+        config = RecallConfig(**changes)
+        held: dict[str, list[int]] = {f: [0, 0] for f in data}
+        tokens: list[int] = []
+        with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
+            with MemoryStore.local(folder, encoder=encoder, **store_options) as store:
+                MemoryWriter(store, **writer_options).add_turns(memory_turns(everyone))
+                for user in progress(everyone, name, not args.no_progress, unit="user"):
+                    memory = store.for_user(user.user_id)
+                    for q in user.questions:
+                        if q.kind != "memory":
+                            continue
+                        chosen, _ = choose_candidates(memory.search(RecallQuery(text=q.text), config.top_k), config)
+                        text = "\n".join(c.text for c in chosen)
+                        tokens.append(len(text.split()))
+                        held[family_of[user.user_id]][0] += any(base.names(text, a) for a in q.answers)
+                        held[family_of[user.user_id]][1] += 1
+        out[name] = {"held": held, "words": sum(tokens) / max(1, len(tokens)), "settings": {**store_options, **writer_options, **changes}}
+    if "langchain" in args.methods:
+        from langchain_chroma import Chroma
+        from langchain_huggingface import HuggingFaceEmbeddings
+
+        embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
+        held = {f: [0, 0] for f in data}
+        for n, user in enumerate(everyone):
+            store = Chroma(collection_name=f"lc-notes-{n}", embedding_function=embeddings,
+                           collection_metadata={"hnsw:space": "cosine"})  # fmt: skip
+            texts = exchanges(user)
+            store.add_texts([t for t, _, _ in texts])
+            for q in user.questions:
+                if q.kind == "memory":
+                    docs = store.as_retriever(search_kwargs={"k": PEER_K}).invoke(q.text)
+                    text = "\n".join(d.page_content for d in docs)
+                    held[family_of[user.user_id]][0] += any(base.names(text, a) for a in q.answers)
+                    held[family_of[user.user_id]][1] += 1
+            store.delete_collection()
+        out["langchain"] = {"held": held, "words": None, "settings": {"k": PEER_K}}
+    return out
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from recall_core.memory.encoders import default_encoder, default_encoder_path
+
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    bad = sorted(set(families) - set(FAMILIES))
+    if bad:
+        raise SystemExit(f"unknown families {bad}; choose from {', '.join(FAMILIES)}")
+    encoder, encoder_path = default_encoder(), str(default_encoder_path())
+    data = {f: FAMILIES[f].generate(args.seed, users=args.users) for f in families}
+    if args.retrieval_only:
+        notes = retrieval_only(args, data, encoder, encoder_path)
+        result = {"benchmark": "heldout-notes", "seed": args.seed, "users": args.users, "families": families, "notes": notes}
+        write_results(args.out, "heldout_notes", result)
+        return result
+    calls = {f: calls_of(f, users, args.seed)[: args.limit] for f, users in data.items()}
+    methods = build_methods(args, encoder, encoder_path)
+    rows: list[dict[str, Any]] = []
+    general: dict[str, Any] = {}
+    try:
+        for method in methods:
+            method.prepare([u for users in data.values() for u in users])
+            todo = [c for f in families for c in calls[f]]
+            for call in progress(todo, method.name, not args.no_progress, unit="question"):
+                row = score_reply(call, method.reply(call))
+                row["stale_possible"] = bool(call.question.stale)
+                rows.append({"method": method.name, **row})
+            if args.general and isinstance(method, RecallMethod) and not isinstance(method, PerFamilyRecall):
+                someone = next(iter(data.values()))[0].user_id
+                replies = [method.reply(c) for c in progress(general_calls(args.general, someone),
+                                                             f"{method.name} general", not args.no_progress)]  # fmt: skip
+                fired = [r.fired for r in replies if r.fired is not None]
+                general[method.name] = {"prompts": len(replies), "fired": sum(fired) if fired else None,
+                                        "replies": [r.text for r in replies]}  # fmt: skip
+    finally:
+        for method in methods:
+            method.close()
+    summary = {
+        m.name: {**{f: summarize([r for r in rows if r["method"] == m.name and r["family"] == f]) for f in families},
+                 "all": summarize([r for r in rows if r["method"] == m.name])}
+        for m in methods
+    }  # fmt: skip
+    result = {"benchmark": "heldout", "schema_version": 1, "seed": args.seed, "users": args.users, "families": families,
+              "machine": machine(), "summary": summary, "general": general, "rows": rows}  # fmt: skip
+    write_results(args.out, "heldout", result, markdown(result), plot)
+    return result
+
+
+def notes_markdown(result: Mapping[str, Any]) -> str:
+    families = result["families"]
+    lines = ["| notes of | " + " | ".join(families) + " | all | words |", "| --- |" + " --- |" * (len(families) + 2)]
+    for name, row in result["notes"].items():
+        held = row["held"]
+        total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
+        words = "" if row["words"] is None else f"{row['words']:.0f}"
+        lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
+                     + f" | **{total[0]}/{total[1]}** | {words} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    result = run(args)
+    print(notes_markdown(result) if args.retrieval_only else markdown(result))
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
