@@ -22,6 +22,8 @@ _ORDER = (
     "coffee",
 )
 _BY_KEY = {**life._K, **things._K, **habits._K}
+if set(_BY_KEY) != set(_ORDER):  # a kind written but left out of the order, or the reverse
+    raise AssertionError(f"kinds out of the order: {sorted(set(_BY_KEY) ^ set(_ORDER))}")
 _K: dict[str, dict] = {key: _BY_KEY[key] for key in _ORDER}
 
 CHANGING_KINDS = tuple(_K)

@@ -15,6 +15,8 @@ _ORDER = (
     "allergy", "book", "race", "neighbourhood", "birthday", "appointment", "guests", "crop", "language",
 )
 _BY_KEY = {**people.KINDS, **work_travel.KINDS, **pastimes.KINDS}
+if set(_BY_KEY) != set(_ORDER):  # a kind written but left out of the order, or the reverse
+    raise AssertionError(f"kinds out of the order: {sorted(set(_BY_KEY) ^ set(_ORDER))}")
 KINDS: dict[str, Kind] = {key: _BY_KEY[key] for key in _ORDER}
 
 KIND_KEYS = tuple(KINDS)

@@ -18,6 +18,8 @@ _ORDER = (
     "marathon",
 )
 _BY_NAME = {spec.name: spec for spec in (*people.SPECS, *home_work.SPECS, *daily.SPECS, *pastimes.SPECS)}
+if set(_BY_NAME) != set(_ORDER):  # a topic written but left out of the order, or the reverse
+    raise AssertionError(f"topics out of the order: {sorted(set(_BY_NAME) ^ set(_ORDER))}")
 SPECS: tuple[Spec, ...] = tuple(_BY_NAME[name] for name in _ORDER)
 
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
