@@ -17,7 +17,8 @@ def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
 
     ``{speaker}`` is ``metadata["speaker"]`` when the memory has one, else its role
     capitalised (``"User"``), as the writer labels what it searches; a text that already
-    begins with its speaker ("Caroline: ...", an exchange's "User: ...") is not labelled twice.
+    begins with its speaker ("Caroline: ...") is not labelled twice, and a text of several
+    labelled turns (an exchange: ``metadata["covers"]`` names them) is labelled by its first.
     A memory without a timestamp, speaker or role (a plain string) is its text alone: an
     empty ``[]`` or a bare ``:`` would only be noise.
     """
@@ -31,6 +32,10 @@ def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
     role = str(meta.get("role") or "")
     speaker = str(meta.get("speaker") or role.capitalize())
     template = config.note_template
+    if "," in str(meta.get("covers", "")):  # several turns, each labelled: the first one's label is the note's
+        head, colon, rest = text.partition(":")
+        if colon and "\n" not in head and len(head) <= 40:
+            speaker, text = head.strip(), rest.strip()
     if (not date and "{date}" in template) or (not speaker and "{speaker}" in template):
         return text
     if "{speaker}" in template and text.startswith(f"{speaker}:"):
