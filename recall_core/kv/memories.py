@@ -47,6 +47,7 @@ from recall_core.kv.blocks import (
     plan_block,
     prefix_ids,
 )
+from recall_core.paths import KV_FOLDER, derived_tag, register_derived, remove_derived_files
 from recall_core.types import MemoryCandidate
 
 DEFAULT_MAX_BYTES = 256 << 20
@@ -93,7 +94,7 @@ class KVMemories:
         if disk is True:
             from recall_core.paths import recall_home
 
-            disk = recall_home() / "kv_memories"
+            disk = recall_home() / KV_FOLDER
         self.folder: Path | None = Path(disk) if disk else None
         self._blocks: OrderedDict[str, tuple[BlockKey, BlockKV]] = OrderedDict()
         self._by_owner: dict[str, set[str]] = {}
@@ -103,6 +104,8 @@ class KVMemories:
         self.hits = 0
         self.misses = 0
         self.discarded = 0
+        # A forget, delete or update issued anywhere (any writer, any process) drops this cache's blocks.
+        register_derived(self, self.folder)
 
     # ------------------------------------------------------------------ reading and writing
     def get(self, key: BlockKey) -> BlockKV | None:
@@ -150,9 +153,9 @@ class KVMemories:
                     if self._forget(digest):
                         dropped += 1
         if self.folder is not None and self.folder.is_dir():
-            for memory_id in ids:
-                for path in self.folder.glob(f"*/*{_tag(memory_id)}*.safetensors"):
-                    dropped += self._unlink(path)
+            dropped += remove_derived_files(self.folder, ids)
+            with self._lock:
+                self._disk_bytes = None  # counted again on next use
         return dropped
 
     def clear(self) -> None:
@@ -215,7 +218,7 @@ class KVMemories:
     # ------------------------------------------------------------------ on disk
     def _path(self, key: BlockKey) -> Path:
         assert self.folder is not None
-        tags = "".join(_tag(owner) + "-" for owner in key.owners)
+        tags = "".join(derived_tag(owner) + "-" for owner in key.owners)  # what a forget finds them by
         return self.folder / key.model[:24] / f"{tags}{key.digest[:40]}.safetensors"
 
     def _read(self, key: BlockKey) -> tuple[BlockKV | None, str | None]:
@@ -350,11 +353,6 @@ def _same_file(path: Path, meta: dict[str, str]) -> bool:
     except Exception:
         return False
     return all(found.get(name) == meta[name] for name in ("key", "format", "sha256"))
-
-
-def _tag(memory_id: str) -> str:
-    """A short file-name-safe tag of a memory id (memory ids may hold any character)."""
-    return hashlib.sha256(memory_id.encode("utf-8")).hexdigest()[:12]
 
 
 def kv_bytes_per_token(model: Any) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import struct
 
+import pytest
 import torch
 
 from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
@@ -21,6 +22,12 @@ from tests.helpers.tiny import tiny_model
 FACTS = ("The user's dog is called Biscuit.", "I live in Lisbon and I work as a nurse.")
 CONFIG = RecallConfig(inject_mode="kv", max_recalls=1)
 
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    """A RECALL_HOME of the test's own: a cache with a folder lists it there."""
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
 
 def _generate(model, tokenizer, cache):
     trace: list = []

@@ -34,6 +34,7 @@ from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.segments import check_index_files, vector_segments
 from recall_core.memory.writer import MemoryWriter
+from recall_core.paths import drop_derived
 
 #: Where ``rebuild_index(fresh=True)`` builds the new index, and where the old one waits to be removed.
 STAGING_DIR = "chroma.rebuild"
@@ -319,6 +320,7 @@ def _repair_user(
 ) -> None:
     forgetting = store.journal.forgetting(user.user_id)
     if user.deleting or forgetting:
+        drop_derived(user.deleting)  # an interrupted delete or forget: its derived copies go too
         if not store.journal.count(user.user_id) - len(user.deleting):
             store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
             store.journal.purge_user(user.user_id)
