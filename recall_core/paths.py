@@ -61,6 +61,8 @@ def register_derived(cache: Any, folder: str | Path | None = None) -> None:
         if folder is None:
             return
         folder = str(Path(folder).resolve())
+        if folder == str((recall_home() / KV_FOLDER).resolve()):
+            return  # always searched
         listed = _listed_folders()
         if folder in listed:
             return
