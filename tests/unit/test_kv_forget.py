@@ -113,3 +113,25 @@ def test_a_writer_without_precompute_drops_the_blocks_on_disk_and_in_process(hom
         assert cache.stats()["memories"] == 3 - len(gone)  # the in-process blocks went
         assert _residue(tmp_path / "kv", gone, tensors) == []  # and their files
         assert len(_note_tensors(tmp_path / "kv", ada)) == 4 * (len(ada) - len(gone))
+
+
+def test_repair_finishes_an_interrupted_forget_s_blocks_too(home, tmp_path):
+    """A forget killed after its tombstones (before anything else): ``repair`` removes the blocks' files as well."""
+    from recall_core.memory import repair
+
+    model, tokenizer = tiny_model("llama", positions=1024)
+    with MemoryStore.local(home / "memory", encoder=HashEncoder(64)) as store:
+        MemoryWriter(store).add_turns([{"user_id": "ada", "role": "user", "content": text} for text in ADA[:2]])
+        ada = _blocks_of(model, tokenizer, store, "ada", KVMemories(disk=True))
+        tensors = _note_tensors(home / "kv_memories", ada)
+        store.journal.mark_user_deleting("ada")  # what a forget killed right after its first step leaves
+    assert _residue(home / "kv_memories", ada, tensors)
+    done = run_child(tmp_path, f"""
+        from recall_core.memory import repair
+        with MemoryStore.local({str(home / "memory")!r}, encoder=HashEncoder(64)) as store:
+            print(repair(store).removed)
+    """)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _residue(home / "kv_memories", ada, tensors) == []
+    with MemoryStore.local(home / "memory", encoder=HashEncoder(64)) as store:
+        assert store.for_user("ada").count() == 0 and repair(store).removed == 0
