@@ -17,8 +17,12 @@ used deleted first), written atomically, safe to delete at any time. Each file c
 digest of its tensors (names, dtypes, shapes and bytes) and the key it was written for; a file
 that is missing, unreadable, written for another key or whose tensors do not match their digest
 is a miss: it is removed, the block is computed again and written in its place, and the recall's
-trace counts it (:attr:`~recall_core.types.Recall.kv_discarded`). :func:`fetch_blocks` gives a plan's blocks, computing those
-it lacks in one batched pass; :func:`precompute` fills the cache at write time.
+trace counts it (:attr:`~recall_core.types.Recall.kv_discarded`). A file's name begins with a tag
+of each memory it holds (:func:`recall_core.paths.derived_tag`), so that a forget, delete or
+update issued anywhere removes it (:func:`recall_core.paths.drop_derived`).
+
+:func:`fetch_blocks` gives a plan's blocks, computing those it lacks in one batched pass;
+:func:`precompute` fills the cache at write time.
 """
 
 from __future__ import annotations
