@@ -152,7 +152,8 @@ def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True
                         help="HTTP header for the server, e.g. a proxy token (repeatable)")
     parser.add_argument("--encoder", default=None, metavar="NAME_OR_PATH",
                         help="sentence encoder of the memories: a sentence-transformers name or folder, or hash-N "
-                             "(default: the packaged all-MiniLM-L6-v2); must be the one they were written with")
+                             "(default: the one the store's journal records, else the packaged all-MiniLM-L6-v2); "
+                             "must be the one they were written with")
     parser.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
                         help="with --server: seconds before a request to the server is given up (default 30)")
 
@@ -303,8 +304,10 @@ def _rebuild(args: argparse.Namespace) -> int:
     from recall_core.memory import rebuild_index
 
     with _open_store(args) as store:
-        print(rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True))
-    return 0
+        print(f"encoder: {store.encoder.name}")  # the one given, else the one the journal records (or why not)
+        report = rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True)
+        print(report)
+    return 1 if report.failed else 0
 
 
 def _fetch_models(args: argparse.Namespace) -> int:

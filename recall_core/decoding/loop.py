@@ -472,7 +472,8 @@ class _RecallLoop:
                             memories=tuple((c.id, float(c.score)) for c in chosen),
                             inject_mode=mode, kv_fallback=fallback,
                             kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
-                            kv_reused=kv.reused if kv else 0, trigger=trigger, entropy=entropy))  # fmt: skip
+                            kv_reused=kv.reused if kv else 0, kv_discarded=kv.discarded if kv else 0,
+                            trigger=trigger, entropy=entropy))  # fmt: skip
         return sequence, outputs, model_kwargs
 
     def _inject_mode(self, cache: Any) -> tuple[str, str | None]:

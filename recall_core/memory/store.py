@@ -224,10 +224,26 @@ class MemoryStore:
 
     @property
     def encoder(self) -> Encoder:
-        """The sentence encoder (the packaged all-MiniLM-L6-v2 unless one was given), loaded lazily."""
+        """The sentence encoder, loaded lazily: the one given, else the one the journal records for its
+        memories (a store written with ``encoder="hash"`` is searched and rebuilt with it, never
+        re-encoded by another), else the packaged all-MiniLM-L6-v2.
+
+        Raises:
+            ValueError: none was given and the memories were written by several encoders.
+        """
         if self._encoder is None:
-            self._encoder = load_encoder(self._encoder_spec)
+            self._encoder = load_encoder(self._encoder_spec if self._encoder_spec is not None else self._recorded_encoder())
         return self._encoder
+
+    def _recorded_encoder(self) -> str | None:
+        names = self.journal.encoders()
+        if len(names) > 1:
+            raise ValueError(
+                f"the memories at {self.location} were written by several encoders ({', '.join(map(repr, names))}): "
+                "choose one with encoder= (MemoryStore.local(encoder=...), `--encoder NAME` on the command line); "
+                "rebuild_index(store, reencode=True) (`recall rebuild-index --reencode`) then embeds them all with it"
+            )
+        return names[0] if names else None
 
     def use_encoder(self, encoder: Encoder | str | Path) -> Encoder:
         """Set the store's encoder if it has not been given or used yet; return the encoder in use.
