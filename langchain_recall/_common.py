@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
@@ -46,6 +46,8 @@ class RecallSettings(RecallAdapterBase):
     """
 
     model_config = MODEL_CONFIG
+    #: The per-call keyword arguments this adapter takes besides ``generate()`` options.
+    call_arguments: ClassVar[frozenset[str]] = LANGCHAIN_CALL_ARGUMENTS
 
     max_tokens: int | None = Field(default=None, alias="max_new_tokens")
     """Most new tokens per call (default 256)."""
@@ -87,7 +89,7 @@ class RecallSettings(RecallAdapterBase):
         configurable = ensure_config().get("configurable") or {}
         user_id = kwargs["user_id"] if "user_id" in kwargs else configurable.get("user_id", self.user_id)
         kwargs = {**kwargs, "thread_id": kwargs.get("thread_id", configurable.get("thread_id"))}
-        return self._prepare_call(type(self).__name__, kwargs, LANGCHAIN_CALL_ARGUMENTS, user_id=user_id, stop=stop)
+        return self._prepare_call(type(self).__name__, kwargs, self.call_arguments, user_id=user_id, stop=stop)
 
     # ------------------------------------------------------------------ reporting
     def _common_identifying_params(self) -> dict[str, Any]:

@@ -33,6 +33,32 @@ def test_write_memory_false_writes_nothing(generator, store):
     assert store.for_user("ada").count() == 0
 
 
+def test_write_memory_per_call(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    off = chat.invoke(FACT, write_memory=False)
+    assert store.for_user("ada").count() == 0 and "memory_written" not in off.response_metadata
+    quiet = ChatRecall(generator=generator, store=store, user_id="ada", write_memory=False, max_tokens=4)
+    assert quiet.invoke(FACT, write_memory=True).response_metadata["memory_written"]
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [FACT]
+    chunks = list(chat.stream("My cat is called Pepper.", write_memory=False))
+    assert "memory_written" not in chunks[-1].response_metadata
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [FACT]
+
+
+def test_a_thread_is_the_session_of_what_is_written(generator, store):
+    """``configurable.thread_id`` (and ``thread_id=``) is the session recorded with the memories,
+    unless a ``session_id`` is given; evicted turns get it too."""
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    chat.invoke(FACT, config={"configurable": {"thread_id": "t-42"}})
+    chat.invoke("My cat is called Pepper.", thread_id="t-43")
+    chat.invoke("I live in Porto.", thread_id="t-44", session_id="mine")
+    sessions = {r.text: r.session_id for r in store.for_user("ada").all() if r.role == "user"}
+    assert sessions == {FACT: "t-42", "My cat is called Pepper.": "t-43", "I live in Porto.": "mine"}
+    named = ChatRecall(generator=generator, store=store, user_id="bo", session_id="fixed", max_tokens=4)
+    named.invoke(FACT, config={"configurable": {"thread_id": "t-45"}})
+    assert {r.session_id for r in store.for_user("bo").all()} == {"fixed"}
+
+
 def test_users_are_kept_apart_and_chosen_per_call(generator, store):
     chat = ChatRecall(generator=generator, store=store, max_tokens=4)
     chat.invoke(FACT, user_id="ada")
