@@ -370,8 +370,8 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         policy = "auto" if asks else None
         prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
         write = self._write_target(prepared, markers[-1] if markers else None)
-        users = [m for m in to_chat_messages(kept) if m["role"] == "user"] if write is not None else []
-        last_user = users[-1]["content"] if users else None
+        said = to_chat_messages(kept[-1:]) if write is not None else []  # the user's turn, if the call ends with one
+        last_user = said[0]["content"] if said and said[0]["role"] == "user" else None
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
             prompt = mark_for_recall(self.messages_to_prompt(kept), prepared.config)
             return _Call(prompt, prepared.kwargs, last_user=last_user, write=write)

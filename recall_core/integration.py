@@ -165,8 +165,14 @@ def write_turns(
 def last_exchange(
     messages: Sequence[Mapping[str, Any]], reply: str, roles: Iterable[str]
 ) -> list[tuple[str, str]]:
-    """The turns a chat call adds to memory: its last user message and the reply, those of ``roles``."""
-    last_user = next((str(m["content"]) for m in reversed(messages) if m.get("role") == "user"), None)
+    """The turns a chat call adds to memory: its user message and the reply, those of ``roles``.
+
+    The user message is the call's last message when it is the user's: a call that goes on
+    after a tool's result (an agent's next step) adds only its reply, so the question that
+    started the step is not written once per step.
+    """
+    last = messages[-1] if messages else None
+    last_user = str(last["content"]) if last is not None and last.get("role") == "user" else None
     turns = [("user", last_user)] if last_user else []
     if reply.strip():
         turns.append(("assistant", reply))
