@@ -64,6 +64,8 @@ SESSION_ID_KEY = "recall_session_id"
 #: ``additional_kwargs`` key a recall marker message may carry: the roles of the exchange to write
 #: after the reply (empty: write nothing).
 WRITE_ROLES_KEY = "recall_write_roles"
+#: ``additional_kwargs`` key a recall marker message may carry: ``False`` turns recall off for the call.
+RECALL_KEY = "recall_enabled"
 #: Per-call keyword arguments of :class:`RecallLLM`.
 LLAMAINDEX_CALL_ARGUMENTS = CALL_ARGUMENTS | {WRITE_MEMORY}
 
@@ -368,6 +370,8 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         configured = getattr(kwargs.get("recall_config") or self.recall_config or self.engine.config, "recall_policy", None)
         asks = markers and "recall" not in kwargs and configured not in UNMARKED_POLICIES | {"off"}
         policy = "auto" if asks else None
+        if "recall" not in kwargs and any(m.additional_kwargs.get(RECALL_KEY) is False for m in markers):
+            policy = "off"  # the block's recall=False: this Memory's calls answer without memory
         prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
         write = self._write_target(prepared, markers[-1] if markers else None)
         said = to_chat_messages(kept[-1:]) if write is not None else []  # the user's turn, if the call ends with one

@@ -14,7 +14,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.integration import check_memory_arguments, write_turns
 
-from .llms import SESSION_ID_KEY, THREAD_ID_KEY, USER_ID_KEY, WRITE_ROLES_KEY, role_name
+from .llms import RECALL_KEY, SESSION_ID_KEY, THREAD_ID_KEY, USER_ID_KEY, WRITE_ROLES_KEY, role_name
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
@@ -62,6 +62,11 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="Roles of the turns that are written."
     )
+    recall: bool = Field(
+        default=True,
+        description="Recall this user's memories; False answers without memory (set it between two "
+        "chat_engine.chat() calls to turn recall off for a call; RecallLLM's recall= per call wins).",
+    )
     write_memory: bool = Field(
         default=True,
         description="Write each exchange to long-term memory as it happens (RecallLLM does, after the reply).",
@@ -103,6 +108,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             USER_ID_KEY: self.user_id,
             THREAD_ID_KEY: self.thread_id if own_thread or session_id is None else session_id,
             WRITE_ROLES_KEY: list(self.write_roles) if self.write_memory else [],
+            RECALL_KEY: self.recall,
         }
         if session_id is not None:
             extra[SESSION_ID_KEY] = session_id

@@ -211,6 +211,19 @@ def test_recall_off_for_one_call_with_a_block(generator, store):
     assert off.chat(chat).raw["recalls"] == []  # the block's marker does not switch it back on
 
 
+def test_recall_off_for_one_chat_engine_call_through_the_block(generator, store, events):
+    """A chat engine passes no per-call arguments to its LLM: the block's ``recall`` switches it."""
+    store.for_user("ada").add(FACT)
+    engine = _engine(generator, store, "s1", write_memory=False)
+    block = engine._memory.memory_blocks[0]
+    block.recall = False
+    engine.chat(QUESTION)
+    block.recall = True
+    engine.chat(QUESTION)
+    off, on = [e.response.raw["recalls"] for e in events if isinstance(e, LLMChatEndEvent)]
+    assert off == [] and on[0]["injected"] and FACT in on[0]["text"]
+
+
 def test_a_failed_write_after_the_reply_keeps_the_reply(generator):
     store = HalfDownStore(FixedMemory(FACT))  # searches work, writes fail
     llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
