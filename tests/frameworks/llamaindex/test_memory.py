@@ -232,3 +232,43 @@ def test_a_failed_write_after_the_reply_keeps_the_reply(generator):
         response = llm.chat([block.marker(), ChatMessage(role="user", content=FACT)])
     assert response.raw["memory_write_error"].startswith("MemoryUnavailableError")
     assert response.raw["recalls"][0]["injected"]  # the reply is there, with its recall
+
+
+KILLED_AFTER_THE_REPLY = """
+import os, signal, sys
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.memory import Memory
+from llamaindex_recall import RecallLLM, RecallMemoryBlock
+from recall_core import RecallGenerator
+from recall_core.memory import HashEncoder, MemoryStore
+from tests.helpers.tiny import tiny_model
+
+model, tokenizer = tiny_model("llama")
+store = MemoryStore.local(sys.argv[1], encoder=HashEncoder(64))
+llm = RecallLLM(generator=RecallGenerator(model, tokenizer), store=store, max_new_tokens=4)
+memory = Memory.from_defaults(session_id="monday", memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+SimpleChatEngine.from_defaults(llm=llm, memory=memory).chat(sys.argv[2])
+print("answered", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no close, no flush of Memory: the process just dies
+"""
+
+
+def test_a_reply_the_user_got_is_remembered_though_the_process_is_killed(generator, tmp_path):
+    """The README's recipe in a process killed (-9) right after its first reply: a new process
+    over the same store recalls what it was told."""
+    import subprocess
+    import sys
+
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_AFTER_THE_REPLY)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "memory"), FACT], capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert done.returncode == -9 and "answered" in done.stdout, done.stderr[-3000:]
+    with MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64)) as store:
+        assert [(r.text, r.session_id) for r in store.for_user("ada").all() if r.role == "user"] == [(FACT, "monday")]
+        llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+        block = RecallMemoryBlock(store=store, user_id="ada")
+        raw = llm.chat([block.marker("tuesday"), ChatMessage(role="user", content=QUESTION)]).raw
+        assert raw["recalls"][0]["injected"] and FACT in raw["recalls"][0]["text"]
