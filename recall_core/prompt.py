@@ -128,7 +128,8 @@ def last_user_text(messages: Sequence[Message]) -> str | None:
 
 
 def check_messages(messages: Sequence[Message]) -> None:
-    """Every message is a mapping with a string ``role`` and string ``content``."""
+    """Every message is a mapping with a string ``role`` and string ``content``; a user
+    message's content is not blank (it would be answered from memory searched with nothing)."""
     if not messages:
         raise ValueError("messages is empty: give at least one message")
     for index, message in enumerate(messages):
@@ -138,6 +139,8 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} has no 'role' string")
         if not isinstance(message.get("content"), str):
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
+        if message["role"] == "user" and not message["content"].strip():
+            raise ValueError(f"message {index} ('user') has an empty 'content': give the user's message some text")
 
 
 def apply_chat_template(
