@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,7 @@ def load_model(
     dtype: str | torch.dtype | None = None,
     tuned: bool = True,
     adapter: str | os.PathLike[str] | None = None,
+    progress: bool = False,
     **from_pretrained_kwargs: Any,
 ) -> tuple[Any, Any]:
     """Load a causal LM and its tokenizer, ready for recall.
@@ -208,6 +211,9 @@ def load_model(
             Refused (``ValueError``) when it was trained for another base model.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
         dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
+        progress: show transformers' and huggingface_hub's progress bars while loading
+            (default off: a load takes about a second; the first conversion of the default
+            model, the long one, always shows them).
         **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
             (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
 
@@ -229,11 +235,9 @@ def load_model(
             logger.warning("no recall adapter ships with this install: loading the untuned default model")
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
-    try:
+    with quiet_loading(not progress):
         tokenizer = _from_pretrained(AutoTokenizer, source)
         model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
-    except ModelLoadError:
-        raise
     add_recall_tokens(model, tokenizer)
     if adapter is not None:
         from recall_core.models.lora import apply_adapter
@@ -245,6 +249,30 @@ def load_model(
 
         tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
     return model, tokenizer
+
+
+@contextmanager
+def quiet_loading(quiet: bool = True) -> Iterator[None]:
+    """transformers' and huggingface_hub's progress bars off inside the block, as they were after.
+
+    Scoped, not global: a caller's own settings (``transformers.utils.logging.disable_progress_bar``,
+    ``HF_HUB_DISABLE_PROGRESS_BARS``) are left as they were. Long work (the first conversion,
+    training, benchmarks) keeps its bars by not using this.
+    """
+    if not quiet:
+        yield
+        return
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from transformers.utils import logging as hf_logging
+
+    shown, hub_shown = hf_logging.is_progress_bar_enabled(), not are_progress_bars_disabled()
+    hf_logging.disable_progress_bar()  # transformers' bars and the hub's
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()  # enables the hub's too: put them back as they were
+        (enable_progress_bars if hub_shown else disable_progress_bars)()
 
 
 def _from_pretrained(auto_class: Any, source: str | os.PathLike[str], **kwargs: Any) -> Any:
