@@ -38,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # instead of ending the process without a word.
     if not faulthandler.is_enabled():
         faulthandler.enable()
-    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser(training="train" in argv)  # the training options import the engine: only for `recall train`
     args = parser.parse_args(argv)
     if getattr(args, "home", None):
         os.environ["RECALL_HOME"] = str(Path(args.home).expanduser())
@@ -52,7 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ---------------------------------------------------------------------- arguments
-def _parser() -> argparse.ArgumentParser:
+def _parser(training: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; without ``training`` the ``train`` command's own options are
+    left out (they import the engine, seconds that ``recall --help`` should not wait)."""
     parser = argparse.ArgumentParser(prog="recall", description="A local LM with a long-term memory it recalls mid-generation.")
     parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME or the user cache)")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
@@ -109,9 +112,10 @@ def _parser() -> argparse.ArgumentParser:
     _model_arguments(demo)
 
     train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
-    from recall_core.training.command import add_arguments as train_arguments
+    if training:
+        from recall_core.training.command import add_arguments as train_arguments
 
-    train_arguments(train)
+        train_arguments(train)
 
     bench = command("bench", _bench, "run a benchmark of a source checkout (conversations, locomo, ...)")
     bench.add_argument("name", choices=BENCHMARKS)

@@ -127,7 +127,7 @@ class RecallGenerator:
         """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template with ``tools``, recall policy)."""
         config = config or self.config
         if isinstance(prompt, str):
-            if not prompt.strip():
+            if not prompt.replace(RECALL_TOKEN, "").strip():  # a marker alone (a text adapter's) is no prompt
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
