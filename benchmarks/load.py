@@ -162,7 +162,12 @@ def users_plot(r: dict[str, Any], path: Path) -> None:
 
 # --------------------------------------------------------------------------- server
 _WORKER = """
-import json, random, sys, time, traceback
+import importlib.util, json, random, sys, time, types
+# recall_core as an empty package over its folder: the memory alone, without the engine's torch (seconds to import)
+_spec = importlib.util.find_spec("recall_core")
+_package = types.ModuleType("recall_core")
+_package.__path__ = list(_spec.submodule_search_locations)
+sys.modules["recall_core"] = _package
 spec = json.loads(sys.argv[1])
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
 store = MemoryStore.server(port=spec["port"], encoder=HashEncoder(64), journal_path=spec["journal"])
