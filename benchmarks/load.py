@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -471,6 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the stores and logs written (a temporary folder)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("users")
     p.add_argument("--users", type=int, default=2000)
@@ -507,6 +509,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         markdown, plot = threads_markdown(result), threads_plot
     result["command"] = "python -m benchmarks.load " + " ".join(sys.argv[1:] if argv is None else argv)
     write_results(args.out, stem, result, markdown, plot)
+    if args.keep:
+        print(f"stores and logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     print(markdown)
     print(f"written to {args.out}")
     return 0
