@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,8 +86,33 @@ def plain_ids(tokenizer: Any, text: str) -> list[int]:
     return _plain_ids(tokenizer, text)
 
 
+#: A fast tokenizer's backend copy that splits special tokens, per tokenizer and vocabulary size.
+_SPLITTERS: weakref.WeakKeyDictionary[Any, tuple[int, Any]] = weakref.WeakKeyDictionary()
+_SPLITTERS_LOCK = threading.Lock()
+
+
 def _plain_ids(tokenizer: Any, text: str) -> list[int]:
-    return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids)
+    """``tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids``, thread-safe.
+
+    A fast tokenizer applies ``split_special_tokens`` by setting a flag on its shared Rust
+    backend before encoding: a prompt another thread encodes meanwhile has its ``<|im_start|>``
+    and ``<recall>`` split into text (issue 23: concurrent generations on one model that
+    differ from sequential ones). So the split is done by a copy of the backend that always
+    splits, and the shared one is never switched.
+    """
+    backend = getattr(tokenizer, "_tokenizer", None)
+    if backend is None or not callable(getattr(backend, "encode", None)):  # a slow tokenizer: no shared flag
+        return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids)
+    size = len(tokenizer)
+    with _SPLITTERS_LOCK:
+        cached = _SPLITTERS.get(tokenizer)
+        if cached is None or cached[0] != size:
+            splitter = type(backend).from_str(backend.to_str())
+            splitter.encode_special_tokens = True
+            splitter.no_truncation()
+            splitter.no_padding()
+            _SPLITTERS[tokenizer] = cached = (size, splitter)
+    return list(cached[1].encode(text, add_special_tokens=False).ids)
 
 
 def _with_text(candidate: MemoryCandidate, text: str) -> MemoryCandidate:
