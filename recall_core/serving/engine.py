@@ -57,7 +57,7 @@ def engine_command(
     if binary:
         return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(threads),
                 "-tb", str(threads), "-np", str(parallel), "-c", str(ctx_per_slot * parallel),
-                "-sps", str(slot_prompt_similarity), "--no-webui"]  # fmt: skip
+                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui"]  # fmt: skip
     python = _engine_python()
     if python is None or not python.exists():
         raise FileNotFoundError(
@@ -66,7 +66,7 @@ def engine_command(
         )
     return [str(python), str(_SCRIPT), str(model), "--port", str(port), "--parallel", str(parallel),
             "--threads", str(threads), "--ctx-per-slot", str(ctx_per_slot),
-            "--slot-prompt-similarity", str(slot_prompt_similarity)]  # fmt: skip
+            "--slot-prompt-similarity", str(slot_prompt_similarity), "--no-cache-idle-slots"]  # fmt: skip
 
 
 class EngineServer:

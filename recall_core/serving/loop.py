@@ -140,6 +140,8 @@ def served_recall(
             reply = client.complete(engine, {**body, "n_predict": left, "logit_bias": bias},
                                     on_tokens=_on_tokens(sequence, streamer, criteria))  # fmt: skip
             run.output.requests.append(reply)
+            if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
+                body["id_slot"] = reply.slot
             engine = engine + reply.tokens
             left -= len(reply.tokens)
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:

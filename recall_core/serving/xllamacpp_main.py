@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ctx-per-slot", type=int, default=2048, help="context per slot (-c is this times -np)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--slot-prompt-similarity", type=float, default=0.1, help="llama-server -sps")
+    parser.add_argument("--no-cache-idle-slots", action="store_true", help="llama-server --no-cache-idle-slots")
     args = parser.parse_args(argv)
 
     import xllamacpp
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.slot_prompt_similarity = args.slot_prompt_similarity
+    params.cache_idle_slots = not args.no_cache_idle_slots
     params.port = args.port
     params.hostnames = [args.host]
     params.endpoint_slots = True

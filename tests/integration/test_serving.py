@@ -229,3 +229,42 @@ def test_killed_and_hung_engine_fail_clearly_and_a_restart_is_used_again(gguf: P
     finally:
         server.stop()
         store.close()
+
+
+def test_stateless_clients_in_processes_share_one_engine_and_one_chroma_server(engine, tmp_path: Path) -> None:
+    """The deployment of docs/serving.md in small: three client processes, one engine, one `chroma run`.
+    Each client writes its user's fact and asks about it at the same time; each reads its own notes only."""
+    import json
+
+    from recall_core.memory.chroma_server import ChromaServer
+    from tests.helpers.processes import child
+
+    facts = {"ada": "My dog is called Biscuit.", "bo": "My dog is called Pepper.", "cy": "My dog is called Rex."}
+    with ChromaServer(tmp_path / "chroma") as chroma:
+        spec = json.dumps({"chroma": chroma.port, "engine": engine.url, "journal": str(tmp_path / "journal.sqlite3"),
+                           "go": str(tmp_path / "go")})  # fmt: skip
+        clients = [child(tmp_path, """
+            import json
+            from recall_core.serving import ServedRecallGenerator
+            spec, user, fact = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+            store = MemoryStore.server(port=spec["chroma"], encoder=HashEncoder(64), journal_path=spec["journal"])
+            MemoryWriter(store).add_turn(user, "user", fact)
+            generator = ServedRecallGenerator(spec["engine"], memory=store.for_user(user), timeout=120)
+            print("ready", flush=True)
+            while not os.path.exists(spec["go"]):
+                time.sleep(0.01)
+            result = generator.generate([{"role": "user", "content": "What is my dog called?"}], max_new_tokens=16)
+            print(json.dumps({"notes": [r.text for r in result.recalls], "slot": result.output.requests[0].slot}))
+            store.close()
+        """, spec, user, fact) for user, fact in facts.items()]
+        for process in clients:
+            assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
+        (tmp_path / "go").touch()
+        outputs = []
+        for process in clients:
+            assert process.wait(timeout=300) == 0, process.stderr.read()[-2000:]
+            outputs.append(json.loads(process.stdout.read().strip().splitlines()[-1]))
+    for (user, fact), out in zip(facts.items(), outputs, strict=True):
+        notes = "\n".join(out["notes"])
+        assert fact.split()[-1].rstrip(".") in notes, (user, notes)
+        assert not any(other.split()[-1].rstrip(".") in notes for u, other in facts.items() if u != user)
