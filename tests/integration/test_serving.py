@@ -268,3 +268,31 @@ def test_stateless_clients_in_processes_share_one_engine_and_one_chroma_server(e
         notes = "\n".join(out["notes"])
         assert fact.split()[-1].rstrip(".") in notes, (user, notes)
         assert not any(other.split()[-1].rstrip(".") in notes for u, other in facts.items() if u != user)
+
+
+def test_llamaindex_achat_calls_reach_the_engine_at_once(served) -> None:
+    import asyncio
+
+    from llama_index.core.llms import ChatMessage
+
+    from llamaindex_recall import RecallLLM
+
+    slots: list[int] = []
+
+    class Recording(ServedRecallGenerator):
+        def generate_ids(self, *args, **kwargs):
+            result = super().generate_ids(*args, **kwargs)
+            slots.append(result.output.requests[0].slot)
+            return result
+
+    generator = Recording(served.client, served.tokenizer)
+    llm = RecallLLM(generator=generator, memory=Notes([FACTS["dog"]]), max_new_tokens=12)
+    questions = ["What is my dog called?", "What is my dog's name?", "Do I have a dog?"]
+
+    async def ask_all() -> list:
+        return await asyncio.gather(*(llm.achat([ChatMessage(role="user", content=q)]) for q in questions))
+
+    replies = asyncio.run(ask_all())
+    assert all(r.message.content for r in replies)
+    assert len(set(slots)) == len(questions)  # three slots busy at once: the engine batched them
+    assert llm.metadata.model_name == "served"
