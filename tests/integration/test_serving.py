@@ -157,7 +157,7 @@ def test_concurrent_calls_reach_the_engine_together(served) -> None:
 
     (Replies are not compared with those of calls run alone: llama.cpp's batched arithmetic is
     not batch-invariant, so a greedy near-tie may flip when requests share a batch.)"""
-    messages = [[{"role": "user", "content": q}] for q in QUESTIONS + ["Tell me about my dog."]]
+    messages = [[{"role": "user", "content": q}] for q in QUESTIONS + ["What is the name of my dog?"]]
     memory = Notes(list(FACTS.values()))
     results: list = [None] * len(messages)
 
@@ -169,8 +169,9 @@ def test_concurrent_calls_reach_the_engine_together(served) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len({r.output.requests[0].slot for r in results}) == len(messages)
-    assert all(r.text and r.recalls[0].length > 0 for r in results)
+    seen = [(r.output.requests[0].slot, [x.length for x in r.recalls], r.text) for r in results]
+    assert len({slot for slot, _, _ in seen}) == len(messages), seen
+    assert all(text and lengths and lengths[0] > 0 for _, lengths, text in seen), seen
 
 
 def test_langchain_abatch_over_the_served_backend(served, tmp_path: Path) -> None:
