@@ -89,6 +89,8 @@ def model_display_name(name_or_path: str | None, generator: RecallGenerator | No
     """A readable model name for traces: the given name, the loaded model's, or the default's."""
     if name_or_path:
         return str(name_or_path)
+    if generator is not None and generator.model is None:  # a served backend: no model in process
+        return str(getattr(generator, "model_name", None) or DEFAULT_MODEL_NAME)
     if generator is not None:
         name = getattr(generator.model.config, "name_or_path", None) or getattr(
             generator.model, "name_or_path", None
@@ -423,7 +425,10 @@ class RecallAdapterBase(BaseModel):
 
     def _pool_for(self, call: PreparedCall) -> SessionPool | None:
         """The sessions to use for a call: none without a thread id (a call that names no
-        conversation is prefilled afresh, and runs in parallel with any other)."""
+        conversation is prefilled afresh, and runs in parallel with any other). On a served backend
+        the engine's prefix cache is the session: each call sends the conversation's ids."""
+        if getattr(self.engine, "served", False):
+            return None
         return self.session_pool if call.thread_id is not None else None
 
     def _chat(self, call: PreparedCall, messages: Prompt) -> RecallResult:
