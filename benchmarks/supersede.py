@@ -8,8 +8,9 @@ turns name the facts they state (``Turn.facts``): for each user turn, its neares
 turn by cosine (the same encoder as the memory), and whether the two state the same fact.
 
 Per threshold: how many turns the rule would mark (``fired``), how many of those marks are
-right (same fact: ``precision``), and how many of the turns that do restate an earlier fact
-it finds (``recall``). Questions (turns ending in "?") are left out, as a writer would.
+right (same fact: ``precision``), how many would hide a live fact (the older turn states a
+fact the newer one does not: ``harmful``), and how many of the turns that do restate an
+earlier fact it finds (``recall``). Questions (turns ending in "?") are left out, as a writer would.
 
 Usage:
     python -m benchmarks.supersede                 # training seed 1000, 3 users per family
@@ -36,10 +37,11 @@ OUT = OUT_ROOT / "supersede"
 THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 
 
-def pairs(encoder: Any, seed: int, users: int) -> dict[str, list[tuple[float, bool, bool]]]:
+def pairs(encoder: Any, seed: int, users: int) -> dict[str, list[tuple[float, bool, bool, bool]]]:
     """Per family, one row per user turn after the first: (cosine to its nearest earlier user
-    turn, that turn states the same fact, some earlier turn states the same fact)."""
-    out: dict[str, list[tuple[float, bool, bool]]] = {}
+    turn, that turn states the same fact, some earlier turn states the same fact, that turn
+    states a fact this one does not: marking it superseded would hide a live fact)."""
+    out: dict[str, list[tuple[float, bool, bool, bool]]] = {}
     for family in FAMILIES:
         rows = out.setdefault(family, [])
         for user in generate(family, seed, users=users):
@@ -53,29 +55,34 @@ def pairs(encoder: Any, seed: int, users: int) -> dict[str, list[tuple[float, bo
                 i = int(np.argmax(similar[j, :j]))
                 facts = set(turns[j].facts)
                 restates = bool(facts) and any(facts & set(turns[k].facts) for k in range(j))
-                rows.append((float(similar[j, i]), bool(facts & set(turns[i].facts)), restates))
+                older = set(turns[i].facts)
+                rows.append((float(similar[j, i]), bool(facts & older), restates, bool(older - facts)))
     return out
 
 
-def scores(rows: list[tuple[float, bool, bool]]) -> list[dict[str, Any]]:
-    """Fired, precision and recall of the rule "nearest earlier turn above the threshold"."""
+def scores(rows: list[tuple[float, bool, bool, bool]]) -> list[dict[str, Any]]:
+    """Fired, right, harmful (a live fact marked), precision and recall of the rule "nearest
+    earlier turn above the threshold"."""
     positives = sum(r[2] for r in rows)
     table = []
     for threshold in THRESHOLDS:
         fired = [r for r in rows if r[0] >= threshold]
         right = sum(r[1] for r in fired)
-        table.append({"threshold": threshold, "fired": len(fired), "right": right, "positives": positives,
+        harmful = sum(r[3] for r in fired)
+        table.append({"threshold": threshold, "fired": len(fired), "right": right, "harmful": harmful,
+                      "positives": positives,
                       "precision": right / len(fired) if fired else None,
                       "recall": right / positives if positives else None})  # fmt: skip
     return table
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| threshold | fired | right (same fact) | precision | recall |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| threshold | marked | right (same fact) | harmful (a live fact marked) | precision | recall |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for row in result["all"]:
         precision = "-" if row["precision"] is None else f"{row['precision']:.2f}"
         recall = "-" if row["recall"] is None else f"{row['recall']:.2f} ({row['right']}/{row['positives']})"
-        lines.append(f"| {row['threshold']} | {row['fired']} | {row['right']} | {precision} | {recall} |")
+        lines.append(f"| {row['threshold']} | {row['fired']} | {row['right']} | {row['harmful']} | {precision} | {recall} |")
     return "\n".join(lines) + "\n"
 
 
