@@ -20,9 +20,9 @@ from __future__ import annotations
 import logging
 import shutil
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from recall_core.memory.backends import (
     CHROMA_DIR,
@@ -39,6 +39,7 @@ from recall_core.memory.journal import Journal
 from recall_core.memory.search import check_retrieval, check_roles, check_unit
 from recall_core.memory.upkeep.health import OpenCheck, check_local_index, distrust, trust
 from recall_core.memory.upkeep.maintenance import finish_renames
+from recall_core.memory.upkeep.transfer import ImportReport, import_jsonl
 from recall_core.memory.user import UserMemory
 from recall_core.memory.validation import check_user_id
 from recall_core.memory.writer import MemoryWriter
@@ -315,6 +316,19 @@ class MemoryStore:
     def users(self) -> list[str]:
         """User ids with memories in this store's journal (administration, not search)."""
         return self.journal.users()
+
+    def import_memories(self, source: str | Path | IO[str] | Iterable[Mapping[str, Any]],
+                        progress: bool = False) -> ImportReport:  # fmt: skip
+        """Import memories exported by :meth:`UserMemory.export_jsonl` (a JSONL path or stream)
+        or :meth:`UserMemory.export` (the dicts), keeping their ids, text, roles, timestamps,
+        sessions, metadata and keys; ids the store holds already are left alone.
+
+        The whole input is checked first: a bad line raises ``ValueError`` naming the line and
+        the field, and nothing is written. See :mod:`recall_core.memory.upkeep.transfer`.
+        """
+        if self._closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        return import_jsonl(self, source, progress=progress)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
