@@ -1,0 +1,97 @@
+"""Constrained decoding on a small model: a required string is never blank, and a reply ends
+within its time bound with valid JSON, saying so (issue 22, item 9)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from recall_core import RecallGenerator
+from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+from recall_core.structured.constrained import NOT_BLANK, Constraint, json_schema_grammar, strict_schema
+from tests.helpers.tiny import tiny_model
+
+PET = {"type": "object", "properties": {"name": {"type": "string"}, "species": {"type": "string"}},
+       "required": ["name", "species"]}  # fmt: skip
+PET_FORMAT = {"type": "json_schema", "json_schema": {"name": "Pet", "schema": PET}}
+ASK = [{"role": "user", "content": "My dog is called Pluto. Describe my pet."}]
+
+
+@pytest.fixture(scope="module")
+def generator() -> RecallGenerator:
+    model, tokenizer = tiny_model("llama")
+    model.config.max_position_embeddings = 2048
+    tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+    return RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 80, "do_sample": False})
+
+
+# --------------------------------------------------------------------------- blank strings
+def test_a_required_string_is_not_blank(generator):
+    constraint = Constraint(generator.tokenizer, json_schema_grammar(PET), vocab_size=generator.vocab_size)
+    assert constraint.accepts('{"name": "Pluto", "species": "dog"}')
+    assert constraint.accepts('{"name": "Pluto the Great", "species": "a\\ndog"}')
+    for blank in [" ", "  ", "\\n", " dog", "dog ", "\\t"]:
+        assert not constraint.accepts(f'{{"name": "Pluto", "species": "{blank}"}}'), blank
+
+
+def test_what_the_schema_says_of_a_string_is_kept():
+    schema = {"type": "object", "required": ["a", "b", "c", "d", "e"], "properties": {
+        "a": {"type": "string", "pattern": "^ +$"}, "b": {"type": "string", "enum": [" "]},
+        "c": {"type": "string", "minLength": 0}, "d": {"type": "string", "minLength": 3, "maxLength": 9},
+        "e": {"type": "string", "format": "date"}}}  # fmt: skip
+    props = strict_schema(schema)["properties"]
+    assert props["a"] == schema["properties"]["a"] and props["b"] == schema["properties"]["b"]
+    assert props["c"] == {"type": "string", "minLength": 0} and props["e"] == schema["properties"]["e"]
+    assert props["d"] == {"type": "string", "minLength": 3, "maxLength": 9, "pattern": NOT_BLANK}
+    optional = strict_schema({"type": "object", "properties": {"x": {"type": "string"}}})
+    assert optional["properties"]["x"] == {"type": "string"}  # an optional string may be empty
+
+
+def test_a_constrained_reply_has_no_blank_required_string(generator):
+    for budget in (30, 45, 80):  # the end of the budget closes the strings: still not blank
+        result = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=budget)
+        value = json.loads(result.text)
+        assert value["name"].strip() == value["name"] != "" and value["species"].strip() == value["species"] != ""
+
+
+# --------------------------------------------------------------------------- the time bound
+class _Slow:
+    """A logits processor that takes ``seconds`` a token: a slow model on a busy machine."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self, input_ids, scores):
+        time.sleep(self.seconds)
+        return scores
+
+
+def test_a_constrained_reply_ends_by_max_time_with_valid_json(generator):
+    """A reply that would take 400 tokens x 0.02 s = 8 s is closed by max_time=1 s: valid JSON,
+    finish_reason "time", and a warning that says what to change."""
+    start = time.monotonic()
+    with pytest.warns(RuntimeWarning, match=r"response_format: constrained decoding reached max_time=1 s"):
+        result = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=400, max_time=1.0,
+                                    logits_processor=[_Slow(0.02)])  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert result.finish_reason == "time"
+    value = json.loads(result.text)
+    assert set(value) == {"name", "species"} and all(v.strip() == v != "" for v in value.values())
+    assert result.usage.generated_tokens < 400
+    assert elapsed < 1.25 * 1.0 + 1.0 + 5.0  # the hard stop, plus the prompt's prefill on a busy machine
+
+
+def test_the_default_time_bound_and_no_warning_when_in_time(generator, monkeypatch, recwarn):
+    from recall_core import generator as generator_module
+
+    monkeypatch.setattr(generator_module, "CONSTRAINED_MAX_TIME", 0.5)
+    with pytest.warns(RuntimeWarning, match="max_time=0.5 s"):
+        result = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=400, logits_processor=[_Slow(0.02)])
+    assert result.finish_reason == "time" and json.loads(result.text)
+    recwarn.clear()
+    quick = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=40, max_time=60)
+    assert quick.finish_reason != "time" and not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    with pytest.raises(ValueError, match="max_time"):
+        generator.generate(ASK, response_format=PET_FORMAT, max_time=-1)
