@@ -3,6 +3,8 @@
 * :class:`RecallLLM` — a ``BaseLLM`` (text completion).
 * :class:`ChatRecall` — a ``BaseChatModel`` (chat template, writes exchanges to memory; tools,
   structured output).
+* :class:`ForceToolCallMiddleware` — makes ``create_agent`` call a tool on a small model
+  (needs ``langchain``).
 * :class:`RecallStore` — LangGraph's long-term memory (``BaseStore``) over a ``MemoryStore``:
   what an agent stores there is what ``<recall>`` injects (needs ``langgraph``).
 
@@ -24,7 +26,7 @@ except ImportError as error:
 from .chat_models import ChatRecall
 from .llms import RecallLLM
 
-__all__ = ["ChatRecall", "RecallLLM", "RecallStore"]
+__all__ = ["ChatRecall", "ForceToolCallMiddleware", "RecallLLM", "RecallStore"]
 
 
 def __getattr__(name: str):
@@ -32,4 +34,8 @@ def __getattr__(name: str):
         from .stores import RecallStore
 
         return RecallStore
+    if name == "ForceToolCallMiddleware":  # langchain's agents package, imported only by agents
+        from .agents import ForceToolCallMiddleware
+
+        return ForceToolCallMiddleware
     raise AttributeError(f"module 'langchain_recall' has no attribute {name!r}")

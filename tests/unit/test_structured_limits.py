@@ -93,5 +93,10 @@ def test_the_default_time_bound_and_no_warning_when_in_time(generator, monkeypat
     recwarn.clear()
     quick = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=40, max_time=60)
     assert quick.finish_reason != "time" and not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    start = time.monotonic()
+    unbounded = generator.generate(ASK, response_format=PET_FORMAT, max_new_tokens=40, max_time=float("inf"),
+                                   logits_processor=[_Slow(0.05)])  # the default of 0.5 s would close it  # fmt: skip
+    assert unbounded.finish_reason != "time" and json.loads(unbounded.text)
+    assert time.monotonic() - start > 1.0
     with pytest.raises(ValueError, match="max_time"):
         generator.generate(ASK, response_format=PET_FORMAT, max_time=-1)
