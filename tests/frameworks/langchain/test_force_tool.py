@@ -1,14 +1,18 @@
-"""`create_agent(chat, tools, middleware=[ForceToolCallMiddleware()])`: the one-line way to make
-an agent on a small model call its tool (issue 22, item 9). A tiny random Llama whose template
-renders tools: left to choose, it never calls one."""
+"""Agents and structured output on a small model (issue 22, item 9):
+`create_agent(chat, tools, middleware=[ForceToolCallMiddleware()])`, the one-line way to make
+an agent call its tool, and the time bound of structured output through the adapter. A tiny
+random Llama whose template renders tools: left to choose, it never calls one."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel
 
 from langchain_recall import ChatRecall, ForceToolCallMiddleware
 
@@ -71,3 +75,31 @@ def test_arguments(args, message):
             ForceToolCallMiddleware(*args)
     with pytest.raises(ValueError, match="calls must be an int >= 1"):
         ForceToolCallMiddleware(calls=0)
+
+
+# --------------------------------------------------------------------------- structured output in time
+class Pet(BaseModel):
+    name: str
+    species: str
+
+
+@pytest.fixture
+def slow_chat(tools_generator, monkeypatch) -> ChatRecall:
+    """The tiny model at 0.03 s a token: a slow model on a busy machine."""
+    model = tools_generator.model
+    forward = model.forward
+
+    def slow_forward(*args, **kwargs):
+        time.sleep(0.03)
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", slow_forward)
+    return ChatRecall(generator=tools_generator, max_tokens=400, timeout=1.0)
+
+
+def test_structured_output_keeps_the_time_bound_and_says_so(slow_chat):
+    with pytest.warns(RuntimeWarning, match="max_time=1 s"):
+        out = slow_chat.with_structured_output(Pet, include_raw=True).invoke("My dog is called Pluto.")
+    assert out["raw"].response_metadata["finish_reason"] == "time"
+    pet = out["parsed"]
+    assert isinstance(pet, Pet) and pet.name.strip() == pet.name != "" and pet.species.strip() == pet.species != ""
