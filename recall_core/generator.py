@@ -27,7 +27,7 @@ from recall_core.prompt import chat_prompt_ids, last_user_text
 from recall_core.reply import finish_text
 from recall_core.settings import generation_options, stop_strings
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
-from recall_core.structured.constrained import CONSTRAINED_MAX_TIME
+from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
 from recall_core.structured.tools import special_ids
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
@@ -247,11 +247,11 @@ class RecallGenerator:
             max_time = kwargs.pop("max_time", None) or CONSTRAINED_MAX_TIME
             processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"), max_time)
             kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
-            # The processor closes the JSON by max_time; a hard stop if the model cannot close it.
-            kwargs["max_time"] = max_time * 1.25 + 1.0
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
+        if processor is not None:  # the processor closes the JSON by max_time; this bounds the closing
+            criteria.append(ClosingLimit(processor))
         cached = cache_length(past_key_values)
         if past_key_values is not None:
             kwargs[CACHE_KEY] = past_key_values

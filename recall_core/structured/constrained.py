@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import LogitsProcessor
+from transformers import LogitsProcessor, StoppingCriteria
 
 #: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
 #: Flexible whitespace lets a small model loop on newlines until the token budget is spent.
@@ -325,6 +325,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing),
     #: at least: a constraint made with ``schemas`` keeps room for their required keys.
     closing_reserve = 10
+    #: Tokens the time bound's closing may take beyond what it estimated (then :class:`ClosingLimit` stops).
+    closing_slack = 32
 
     def __init__(
         self,
@@ -354,6 +356,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.started: float | None = None
         #: Whether the time bound started closing the reply (it may be cut short).
         self.out_of_time = False
+        #: When the time bound started closing: tokens written then, and how many closing may take.
+        self.closing_from = self.closing_budget = 0
         if max_new_tokens or max_time:
             quotes, brackets = closing_ids(constraint.tokenizer)
             self._texts = token_texts(constraint.tokenizer)
@@ -376,6 +380,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 self._follow_strings(new)
         ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
         if not ending and self._time_is_short():
+            if not self.out_of_time:
+                self.closing_from, self.closing_budget = self.generated, self._needed() + self.closing_slack
             ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if ending:
@@ -430,3 +436,18 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     def done(self) -> bool:
         """The grammar has matched a complete text."""
         return self.matcher.is_accepting()
+
+
+class ClosingLimit(StoppingCriteria):
+    """Stops a constrained reply whose time bound started closing it, once closing took more
+    tokens than it may (``processor.closing_budget``): the reply then ends within its
+    ``max_time`` plus those few tokens, and is never cut by the clock mid-JSON (a grammar that
+    is complete ends the reply before, with end-of-sequence)."""
+
+    def __init__(self, processor: ConstrainedLogitsProcessor) -> None:
+        self.processor = processor
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs: Any) -> torch.BoolTensor:
+        p = self.processor
+        stop = p.out_of_time and p.generated - p.closing_from >= p.closing_budget
+        return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)
