@@ -39,7 +39,7 @@ JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator
 #: Seconds a constrained reply may take unless the call says (``max_time=`` / ``timeout=``): near
 #: the end the JSON is closed (see :class:`ConstrainedLogitsProcessor`), so a small model that
 #: loops inside a string returns within about this long instead of minutes.
-CONSTRAINED_MAX_TIME = 30.0
+CONSTRAINED_MAX_TIME = 60.0
 
 #: String keywords that already say what a string may be (left alone by :func:`strict_schema`).
 _STRING_LIMITS = frozenset({"enum", "const", "pattern", "format"})
@@ -247,8 +247,8 @@ class Constraint:
         self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar", schemas: Iterable[Any] = ()
     ) -> None:
         self.tokenizer = tokenizer
-        #: Tokens that closing a reply may need beyond its open brackets: the shortest JSON of the
-        #: largest of ``schemas`` (its required keys), at least the processor's default.
+        #: Tokens that closing a reply for time may need beyond its open brackets: the shortest
+        #: JSON of the largest of ``schemas`` (its required keys), at least the processor's default.
         self.closing_reserve = max([ConstrainedLogitsProcessor.closing_reserve,
                                     *(skeleton_tokens(tokenizer, schema) for schema in schemas)])  # fmt: skip
         self.grammar = grammar
@@ -381,7 +381,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
         if not ending and self._time_is_short():
             if not self.out_of_time:
-                self.closing_from, self.closing_budget = self.generated, self._needed() + self.closing_slack
+                self.closing_from, self.closing_budget = self.generated, self._needed(True) + self.closing_slack
             ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if ending:
@@ -400,11 +400,16 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             return True
         elapsed = time.monotonic() - self.started
         pace = elapsed / max(1, self.generated)
-        return self.max_time - elapsed <= pace * self._needed()
+        return self.max_time - elapsed <= pace * self._needed(for_time=True)
 
-    def _needed(self) -> int:
-        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve)."""
-        return int(self.in_string) + self.depth + self.tail_tokens + self.constraint.closing_reserve
+    def _needed(self, for_time: bool = False) -> int:
+        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve).
+
+        The time bound keeps room for the schema's required keys (``constraint.closing_reserve``:
+        it starts closing early rather than late); the token budget keeps the fixed reserve, as
+        a larger one would cut short values the budget has room for."""
+        reserve = self.constraint.closing_reserve if for_time else self.closing_reserve
+        return int(self.in_string) + self.depth + self.tail_tokens + reserve
 
     def _follow_strings(self, tokens: list[int]) -> None:
         """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
