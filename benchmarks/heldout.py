@@ -18,7 +18,7 @@ Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
   (``--adapters DIR``: ``DIR/<family>/``); this is the held-out figure of the tuning;
 * ``recall:NAME``: ``--variant "NAME:field=value,..."`` (RecallConfig fields, the store's
   ``unit``/``retrieval``/``roles``, the writer's ``chunk_tokens``), on the tuned model
-  (``model=plain`` in the variant: the plain one);
+  (``model=plain`` in the variant: the plain one; ``adapter=FOLDER``: the plain one with that adapter);
 * ``langchain``: the LangChain recipe on the plain model (``ChatHuggingFace`` + a
   ``langchain-chroma`` retriever over the exchanges, k=4, the notes in the system message after
   the caller's own);
@@ -420,9 +420,10 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
     for text in args.variant:
         name, changes = parse_variant(text)
         kind = "plain" if changes.pop("model", "tuned") == "plain" else "tuned"
+        adapter = changes.pop("adapter", None)
         store = {k: changes.pop(k) for k in STORE_OPTIONS if k in changes}
         writer = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
-        generator = engine(kind)
+        generator = engine("adapter", Path(str(adapter))) if adapter else engine(kind)
         config = RecallConfig(**{**generator.config.to_dict(), **changes})
         methods.append(RecallMethod(name, generator, args.max_new_tokens, encoder, config, store, writer))
     return methods
@@ -443,6 +444,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
     for name, changes in specs:
         changes = dict(changes)
         changes.pop("model", None)
+        changes.pop("adapter", None)
         store_options = {k: changes.pop(k) for k in STORE_OPTIONS if k in changes}
         writer_options = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
         config = RecallConfig(**changes)

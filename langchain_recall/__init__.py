@@ -16,26 +16,43 @@ build one with ``from_model(model, tokenizer)``; and a memory: ``store=`` + ``us
 LangChain is an extra of recall-llm: ``pip install "recall-llm[langchain]"``.
 """
 
-try:
-    import langchain_core  # noqa: F401  (what this package adapts to)
-except ImportError as error:
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
+# What this package adapts to, checked without importing it (the import is left to first use).
+if importlib.util.find_spec("langchain_core") is None:
     raise ImportError(
         'langchain_recall needs LangChain (langchain-core), an extra of recall-llm: pip install "recall-llm[langchain]"'
-    ) from error
+    )
 
-from .chat_models import ChatRecall
-from .llms import RecallLLM
+#: Each public name and the module that defines it, imported on first use (PEP 562): importing
+#: the package loads neither the framework nor torch.
+_EXPORTS = {
+    "ChatRecall": ".chat_models",
+    "ForceToolCallMiddleware": ".agents",
+    "RecallLLM": ".llms",
+    "RecallStore": ".stores",
+}
+
+if TYPE_CHECKING:
+    from .agents import ForceToolCallMiddleware
+    from .chat_models import ChatRecall
+    from .llms import RecallLLM
+    from .stores import RecallStore
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'langchain_recall' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = ["ChatRecall", "ForceToolCallMiddleware", "RecallLLM", "RecallStore"]
-
-
-def __getattr__(name: str):
-    if name == "RecallStore":  # LangGraph is imported only by those who use its store
-        from .stores import RecallStore
-
-        return RecallStore
-    if name == "ForceToolCallMiddleware":  # langchain's agents package, imported only by agents
-        from .agents import ForceToolCallMiddleware
-
-        return ForceToolCallMiddleware
-    raise AttributeError(f"module 'langchain_recall' has no attribute {name!r}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
@@ -27,6 +27,8 @@ from recall_core.settings import option_value
 
 #: Per-call keyword arguments the LangChain adapters take besides generate() options.
 LANGCHAIN_CALL_ARGUMENTS = CALL_ARGUMENTS | {"session_id"}
+#: The call's switches that may also come from ``config["configurable"]`` (in a chain, per call).
+CONFIGURABLE_SWITCHES = ("recall", "write_memory")
 
 
 #: Unknown init arguments are refused (LangChain's ``Serializable`` would ignore them silently).
@@ -46,6 +48,8 @@ class RecallSettings(RecallAdapterBase):
     """
 
     model_config = MODEL_CONFIG
+    #: The per-call keyword arguments this adapter takes besides ``generate()`` options.
+    call_arguments: ClassVar[frozenset[str]] = LANGCHAIN_CALL_ARGUMENTS
 
     max_tokens: int | None = Field(default=None, alias="max_new_tokens")
     """Most new tokens per call (default 256)."""
@@ -82,12 +86,16 @@ class RecallSettings(RecallAdapterBase):
 
         ``user_id`` and ``thread_id`` come from the call's kwargs, else from the running
         config's ``configurable`` (LangGraph's ``{"configurable": {"thread_id": ..., "user_id": ...}}``),
-        else (the user) from the instance.
+        else (the user) from the instance; so do ``recall`` and ``write_memory`` (a chain's
+        ``invoke(input, {"configurable": {"recall": "off"}})`` switches recall off for that call).
         """
         configurable = ensure_config().get("configurable") or {}
         user_id = kwargs["user_id"] if "user_id" in kwargs else configurable.get("user_id", self.user_id)
         kwargs = {**kwargs, "thread_id": kwargs.get("thread_id", configurable.get("thread_id"))}
-        return self._prepare_call(type(self).__name__, kwargs, LANGCHAIN_CALL_ARGUMENTS, user_id=user_id, stop=stop)
+        for name in CONFIGURABLE_SWITCHES:
+            if name in self.call_arguments and name not in kwargs and configurable.get(name) is not None:
+                kwargs[name] = configurable[name]
+        return self._prepare_call(type(self).__name__, kwargs, self.call_arguments, user_id=user_id, stop=stop)
 
     # ------------------------------------------------------------------ reporting
     def _common_identifying_params(self) -> dict[str, Any]:
@@ -123,13 +131,15 @@ class RecallSettings(RecallAdapterBase):
 
 
 def configured(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` with ``thread_id`` / ``user_id`` from ``config["configurable"]`` when they are not given.
+    """``kwargs`` with ``thread_id`` / ``user_id`` (and the switches ``recall`` / ``write_memory``) from
+    ``config["configurable"]`` when they are not given.
 
     ``invoke(messages, config={"configurable": {"thread_id": ...}})`` does not pass its config
     on to ``_generate``; inside a chain or a LangGraph node the running config is read there.
     """
     configurable = (config or {}).get("configurable") or {}
-    extra = {k: configurable[k] for k in ("thread_id", "user_id") if k in configurable and k not in kwargs}
+    keys = ("thread_id", "user_id", *CONFIGURABLE_SWITCHES)
+    extra = {k: configurable[k] for k in keys if configurable.get(k) is not None and k not in kwargs}
     return {**kwargs, **extra}
 
 

@@ -26,10 +26,11 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
-from recall_core.integration import PreparedCall, write_turns
+from recall_core.integration import WRITE_MEMORY, PreparedCall, last_exchange, write_turns
 from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
+    LANGCHAIN_CALL_ARGUMENTS,
     MODEL_CONFIG,
     RecallSettings,
     astream_chunks,
@@ -136,9 +137,12 @@ class ChatRecall(RecallSettings, BaseChatModel):
     written in the messages trigger a recall; with ``"model"`` the model's own ``<recall>``
     does, and with ``"uncertainty"`` the loop recalls before a token the model is unsure of
     (``recall=``, at init or per call, is short for ``recall_config``'s ``recall_policy`` and
-    is folded into it). With a ``store``
-    and ``write_memory=True`` (the default) every exchange (the last user message and the
-    reply) is written to the user's memory after the reply, so later sessions recall it.
+    is folded into it); with ``"off"`` nothing is recalled (``recall="off"`` for one call is the
+    CLI's ``--no-memory``). With a ``store`` and ``write_memory=True`` (the default) every
+    exchange (the last user message and the reply) is written to the user's memory after the
+    reply, so later sessions recall it; ``write_memory=False`` for one call leaves that exchange
+    out (also when the session's cache evicts it later). Memories are recorded with
+    ``session_id``, else the call's thread (``thread_id`` / ``configurable.thread_id``).
 
     Example::
 
@@ -165,19 +169,22 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     Per-call keyword arguments: any transformers ``generate()`` option (``max_tokens``,
     ``temperature``, ``top_p``...), plus ``user_id``, ``thread_id``, ``session_id`` (the
-    session recorded with written memories), ``memory``, ``recall``, ``recall_config``,
-    ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
+    session recorded with written memories), ``write_memory``, ``memory``, ``recall``,
+    ``recall_config``, ``timeout``, ``on_recall``. Unknown names raise ``TypeError``.
     """
 
     model_config = MODEL_CONFIG
+    call_arguments = LANGCHAIN_CALL_ARGUMENTS | {WRITE_MEMORY}
 
     write_memory: bool = True
-    """With a ``store``: write each exchange (last user message and reply) to the user's memory."""
+    """With a ``store``: write each exchange (last user message and reply) to the user's memory
+    (a call may pass ``write_memory=`` to decide for itself)."""
     write_roles: tuple[str, ...] = ("user", "assistant")
     """Which side of the exchange is written; ``("user",)`` keeps only what the user said
     (a small model's replies are rarely worth remembering)."""
     session_id: str | None = None
-    """Session id recorded with the memories this model writes (a call may pass another)."""
+    """Session id recorded with the memories this model writes (a call may pass another); ``None``:
+    the call's thread id, so a LangGraph thread is a session of the memory too."""
 
     @property
     def _llm_type(self) -> str:
@@ -195,11 +202,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
         return self._recall_ls_params("chat", stop, kwargs)
 
     # ------------------------------------------------------------------ sessions
-    def _session_writer(self, user_id: str | None) -> Any:
+    def _session_writer(self, user_id: str | None, thread_id: str | None = None) -> Any:
         """Evicted turns go to the user's memory when this model writes memory at all (``write_memory``)."""
         if not (self.write_memory and self.store is not None and user_id is not None):
             return None
-        store, roles, session_id = self.store, self.write_roles, self.session_id
+        store, roles, session_id = self.store, self.write_roles, self.session_id or thread_id
 
         def write(messages: Sequence[dict[str, Any]]) -> list[str]:
             turns = [(m["role"], m["content"]) for m in messages if m["role"] in roles]
@@ -247,13 +254,6 @@ class ChatRecall(RecallSettings, BaseChatModel):
         )
         return ChatGenerationChunk(message=message, generation_info={"finish_reason": result.finish_reason})
 
-    def _exchange(self, messages: list[dict[str, str]], result: RecallResult) -> list[tuple[str, str]]:
-        last_user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), None)
-        turns = [("user", last_user)] if last_user else []
-        if result.text.strip():
-            turns.append(("assistant", result.text))
-        return [(role, text) for role, text in turns if role in self.write_roles]
-
     def _remember(
         self, call: PreparedCall, messages: list[dict[str, str]], result: RecallResult
     ) -> dict[str, Any]:
@@ -263,11 +263,15 @@ class ChatRecall(RecallSettings, BaseChatModel):
         (a ``RuntimeWarning`` and ``memory_write_error``) instead of raised. The store's
         journal keeps what it accepted, for ``repair`` to index later.
         """
-        if not (self.write_memory and self.store is not None and call.user_id is not None):
+        write = self.write_memory if call.write_memory is None else call.write_memory
+        if not write:  # nor later, when the session's cache evicts this exchange
+            self._mark_written(call, ("user", "assistant"))
+        if not (write and self.store is not None and call.user_id is not None):
             return {}
-        exchange = self._exchange(messages, result)
+        exchange = last_exchange(messages, result.text, self.write_roles)
+        session_id = call.session_id or self.session_id or call.thread_id
         try:
-            ids = write_turns(self.store, call.user_id, exchange, session_id=call.session_id or self.session_id)
+            ids = write_turns(self.store, call.user_id, exchange, session_id=session_id)
         except Exception as error:
             reason = f"{type(error).__name__}: {error}"
             warnings.warn(

@@ -36,8 +36,8 @@ class RecallLLM(RecallSettings, BaseLLM):
     Prompts are strings (LangChain renders chat prompt values as text for ``BaseLLM``).
     With ``recall="auto"`` (the default) a ``<recall>`` marker is appended to the prompt,
     so the loop consults the memory right before the answer; ``"explicit"`` leaves the
-    marker to the prompt (``recall=``, at init or per call, is short for ``recall_config``'s
-    ``recall_policy`` and is folded into it). The output is only the new text: the prompt is never echoed,
+    marker to the prompt, and ``"off"`` recalls nothing, even at a marker (``recall=``, at init
+    or per call, is short for ``recall_config``'s ``recall_policy`` and is folded into it). The output is only the new text: the prompt is never echoed,
     and ``stop`` strings end generation and are cut, in ``invoke`` and ``stream`` alike.
 
     Example::

@@ -48,19 +48,28 @@ class RecallStore(BaseStore):
 
     Args:
         store: the memory store (embedded or server) the agent and the recall loop share.
-        user_position: which element of a namespace is the user id (default 0:
-            ``("ada", "memories")``; ``1`` for LangGraph's common ``("memories", "ada")``).
-            That user's memory holds the item, so ``ChatRecall(store=..., user_id="ada")``
-            recalls it.
+        user_position: which element of every namespace is the user id: ``0`` for
+            ``("ada", "memories")``, ``1`` for LangGraph's common ``("memories", "ada")`` or
+            ``("users", "ada")``. That user's memory holds the item, so
+            ``ChatRecall(store=..., user_id="ada")`` recalls it.
+        user_id: instead of ``user_position``, one user for every namespace (a store handed
+            to one user's agent).
         text_fields: value fields whose text is embedded and injected, in order (the first
             present string wins; default ``text``, ``content``, ``memory``, ``data``); a
             value with none of them is embedded as JSON. ``put(..., index=[...])`` picks the
             fields per item; ``index=False`` keeps the item out of ``search`` (it is still a
             memory of the user's).
 
+    Exactly one of ``user_position`` and ``user_id`` is required: there is no default,
+    because a wrong guess joins several people into one memory user (``("users", "alice")``
+    and ``("users", "bob")`` read at position 0 are both user ``"users"``).
+
     ``search`` with a ``query`` is semantic (the store's encoder and ranking); ``filter``
-    matches value fields exactly, or with ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
-    ``$lte``.
+    follows LangGraph's ``InMemoryStore``: a value's top-level field equals the filter's
+    value (a dict filter matches nested fields), or an operator dict with ``$eq``, ``$ne``,
+    ``$gt``, ``$gte``, ``$lt``, ``$lte`` (the last four compare numbers; an item whose field
+    is missing or not a number does not match). Any other operator raises ``ValueError``.
+    Keys are any string, ``""`` included.
 
     ``ttl`` (minutes, LangGraph's ``put(..., ttl=...)`` or ``ttl_config["default_ttl"]``)
     gives an item an expiry kept in its memory's metadata: an expired item is never returned
@@ -77,16 +86,29 @@ class RecallStore(BaseStore):
         self,
         store: MemoryStore,
         *,
-        user_position: int = 0,
+        user_position: int | None = None,
+        user_id: str | None = None,
         text_fields: Sequence[str] = DEFAULT_TEXT_FIELDS,
         ttl_config: TTLConfig | None = None,
     ) -> None:
         if not callable(getattr(store, "for_user", None)):
             raise TypeError(f"store must be a recall_core.memory.MemoryStore, got {type(store).__name__}")
-        if isinstance(user_position, bool) or not isinstance(user_position, int) or user_position < 0:
+        if (user_position is None) == (user_id is None):
+            raise ValueError(
+                "RecallStore needs to know whose memory a namespace is: pass user_position= (the index of "
+                'the user id in every namespace: 0 for ("ada", "memories"), 1 for ("users", "ada")) or '
+                "user_id= (one user for every namespace), not both"
+                + (f"; got user_position={user_position!r}, user_id={user_id!r}" if user_id is not None else "")
+            )
+        if user_position is not None and (
+            isinstance(user_position, bool) or not isinstance(user_position, int) or user_position < 0
+        ):
             raise ValueError(f"user_position must be an int >= 0, got {user_position!r}")
+        if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
+            raise ValueError(f"user_id must be a non-empty string, got {user_id!r}")
         self.store = store
         self.user_position = user_position
+        self.user_id = user_id
         self.text_fields = tuple(text_fields)
         self.ttl_config = _check_ttl_config(ttl_config)
         self.sweep()
@@ -135,15 +157,19 @@ class RecallStore(BaseStore):
         previous = memory.get_by_key(key)
         created = previous.metadata.get(_CREATED, now) if previous is not None else now
         metadata = {
-            _MARK: True, _NAMESPACE: _encode_namespace(op.namespace), _KEY: op.key,
+            _MARK: True, _NAMESPACE: _encode_namespace(op.namespace), _KEY: op.key.replace("\x00", "\\u0000"),
             _VALUE: json.dumps(op.value, ensure_ascii=False, default=str), _CREATED: created, _UPDATED: now,
             _INDEXED: op.index is not False,
         }  # fmt: skip
         metadata.update(_ttl_metadata(op.ttl))
-        memory.put(key, self._text(op.value, op.index), metadata=metadata, session_id="langgraph-store")
+        try:
+            memory.put(key, self._text(op.value, op.index), metadata=metadata, session_id="langgraph-store")
+        except ValueError as error:  # the memory's own terms (content, metadata) -> the item's
+            raise ValueError(f"item {op.key!r} in {op.namespace!r} cannot be stored: {error}") from error
         self._sweep_user(user)  # expired items leave on their user's writes
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        _check_filter(op.filter)
         users = self._users(op.namespace_prefix)
         want = op.offset + op.limit
         found: list[SearchItem] = []
@@ -206,14 +232,18 @@ class RecallStore(BaseStore):
     def _user(self, namespace: tuple[str, ...]) -> str:
         if not namespace or any(not isinstance(part, str) or not part for part in namespace):
             raise InvalidNamespaceError(f"a namespace is a non-empty tuple of non-empty strings, got {namespace!r}")
-        if len(namespace) <= self.user_position:
+        if self.user_position is not None and len(namespace) <= self.user_position:
             raise InvalidNamespaceError(
                 f"namespace {namespace!r} has no user id at position {self.user_position} (user_position)"
             )
+        if self.user_id is not None:
+            return self.user_id
         return namespace[self.user_position]
 
     def _users(self, prefix: tuple[str, ...]) -> list[str]:
         """Whose memories a namespace prefix covers: one user, or every user when it stops before the user part."""
+        if self.user_id is not None:
+            return [self.user_id]
         if len(prefix) > self.user_position:
             return [prefix[self.user_position]]
         return self.store.users()
@@ -266,8 +296,9 @@ def _refresh(memory: Any, record: MemoryRecord) -> MemoryRecord:
 
 
 def _memory_key(namespace: tuple[str, ...], key: str) -> str:
-    if not isinstance(key, str) or not key:
-        raise ValueError(f"key must be a non-empty string, got {key!r}")
+    """The memory's key of an item: namespace and key as JSON (any key, ``""`` and NUL included)."""
+    if not isinstance(key, str):
+        raise ValueError(f"key must be a string, got {type(key).__name__} {key!r}")
     return json.dumps([*namespace, key], ensure_ascii=False)
 
 
@@ -283,11 +314,20 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
+def _key_of(record: MemoryRecord) -> str:
+    """An item's key, from its memory key (exact: the metadata copy has NUL escaped)."""
+    try:
+        path = json.loads(record.key) if record.key else None
+    except ValueError:
+        path = None
+    return path[-1] if isinstance(path, list) and path and isinstance(path[-1], str) else record.metadata[_KEY]
+
+
 def _item(record: MemoryRecord, score: float | None = None, *, search: bool = False) -> Any:
     """The LangGraph item a keyed memory holds (a ``SearchItem`` for search results)."""
     meta = record.metadata
     fields = {
-        "namespace": _decode_namespace(meta[_NAMESPACE]), "key": meta[_KEY], "value": json.loads(meta[_VALUE]),
+        "namespace": _decode_namespace(meta[_NAMESPACE]), "key": _key_of(record), "value": json.loads(meta[_VALUE]),
         "created_at": datetime.fromisoformat(meta[_CREATED]), "updated_at": datetime.fromisoformat(meta[_UPDATED]),
     }  # fmt: skip
     return SearchItem(**fields, score=score) if search else Item(**fields)
@@ -303,29 +343,73 @@ def _field(value: Mapping[str, Any], path: str) -> Any:
     return current
 
 
-_OPERATORS = {
-    "$eq": lambda a, b: a == b,
-    "$ne": lambda a, b: a != b,
-    "$gt": lambda a, b: a is not None and a > b,
-    "$gte": lambda a, b: a is not None and a >= b,
-    "$lt": lambda a, b: a is not None and a < b,
-    "$lte": lambda a, b: a is not None and a <= b,
-}
+def _number(value: Any) -> float | None:
+    """``value`` as a number for ``$gt``/``$gte``/``$lt``/``$lte`` (as InMemoryStore's ``float()``), or ``None``."""
+    if isinstance(value, (int, float, str)):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _compare(op: str, actual: Any, operand: Any) -> bool:
+    if op == "$eq":
+        return actual == operand
+    if op == "$ne":
+        return actual != operand
+    number = _number(actual)
+    if number is None:  # a missing field, or not a number: no match (InMemoryStore raises TypeError here)
+        return False
+    bound = float(operand)
+    return {"$gt": number > bound, "$gte": number >= bound, "$lt": number < bound, "$lte": number <= bound}[op]
+
+
+#: The filter operators LangGraph's InMemoryStore supports; any other raises there too.
+OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+
+
+def _check_filter(filter: Mapping[str, Any] | None, path: str = "") -> None:
+    """Raise ``ValueError`` for a filter ``search`` cannot apply (an unknown operator, a bound not a number)."""
+    if filter is None:
+        return
+    if not isinstance(filter, Mapping):
+        raise ValueError(f"filter must be a dict of value fields, got {type(filter).__name__}")
+    for name, wanted in filter.items():
+        where = f"{path}.{name}" if path else str(name)
+        if not isinstance(wanted, Mapping):
+            continue
+        if not any(str(k).startswith("$") for k in wanted):
+            _check_filter(wanted, where)
+            continue
+        for op, operand in wanted.items():
+            if op not in OPERATORS:
+                raise ValueError(
+                    f"filter on {where!r}: operator {op!r} is not supported; RecallStore supports "
+                    f"{', '.join(OPERATORS)} (as LangGraph's InMemoryStore)"
+                )
+            if op not in ("$eq", "$ne") and _number(operand) is None:
+                raise ValueError(f"filter on {where!r}: {op} compares numbers, got {operand!r}")
+
+
+def _value_matches(actual: Any, wanted: Any) -> bool:
+    """InMemoryStore's ``_compare_values``: operators, nested dicts, lists element-wise, else equality."""
+    if isinstance(wanted, Mapping):
+        if any(str(k).startswith("$") for k in wanted):
+            return all(_compare(op, actual, operand) for op, operand in wanted.items())
+        return isinstance(actual, Mapping) and all(_value_matches(actual.get(k), v) for k, v in wanted.items())
+    if isinstance(wanted, (list, tuple)):
+        return (
+            isinstance(actual, (list, tuple))
+            and len(actual) == len(wanted)
+            and all(_value_matches(a, w) for a, w in zip(actual, wanted, strict=True))
+        )
+    return actual == wanted
 
 
 def _matches(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
-    """Does ``value`` pass LangGraph's ``filter`` (exact values, or ``{"$op": operand}``)?"""
-    for name, wanted in (filter or {}).items():
-        actual = _field(value, name)
-        if isinstance(wanted, Mapping) and wanted and all(k in _OPERATORS for k in wanted):
-            try:
-                if not all(_OPERATORS[op](actual, operand) for op, operand in wanted.items()):
-                    return False
-            except TypeError:  # values that do not compare (a string against a number)
-                return False
-        elif actual != wanted:
-            return False
-    return True
+    """Does ``value`` pass LangGraph's ``filter`` (checked by :func:`_check_filter` first)?"""
+    return all(_value_matches(value.get(name), wanted) for name, wanted in (filter or {}).items())
 
 
 def _condition_holds(namespace: tuple[str, ...], condition: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,12 +33,15 @@ from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStr
 from recall_core.config import UNMARKED_POLICIES
 from recall_core.integration import (
     CALL_ARGUMENTS,
+    WRITE_MEMORY,
     PreparedCall,
     RecallAdapterBase,
+    last_exchange,
     mark_for_recall,
     model_display_name,
     recall_dicts,
     usage_dict,
+    write_turns,
 )
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
@@ -55,6 +59,18 @@ if TYPE_CHECKING:
 USER_ID_KEY = "recall_user_id"
 #: ``additional_kwargs`` key a recall marker message may carry: which conversation (KV-cache session) it is.
 THREAD_ID_KEY = "recall_thread_id"
+#: ``additional_kwargs`` key a recall marker message may carry: the session recorded with written memories.
+SESSION_ID_KEY = "recall_session_id"
+#: ``additional_kwargs`` key a recall marker message may carry: the roles of the exchange to write
+#: after the reply (empty: write nothing).
+WRITE_ROLES_KEY = "recall_write_roles"
+#: ``additional_kwargs`` key a recall marker message may carry: ``False`` turns recall off for the call.
+RECALL_KEY = "recall_enabled"
+#: Per-call keyword arguments of :class:`RecallLLM`.
+LLAMAINDEX_CALL_ARGUMENTS = CALL_ARGUMENTS | {WRITE_MEMORY}
+
+#: The exchange a call writes after its reply: ``(user_id, roles, session_id)``.
+_Write = tuple[str, tuple[str, ...], str | None]
 
 
 @dataclass
@@ -62,6 +78,8 @@ class _Call:
     prompt: str | list[dict[str, str]]
     kwargs: dict[str, Any]
     prepared: PreparedCall | None = None  # chat calls: whose session continues
+    last_user: str | None = None  # the user's words of this call (written to memory with the reply)
+    write: _Write | None = None  # where the exchange is written after the reply (None: it is not)
 
 
 def is_recall_marker(message: ChatMessage) -> bool:
@@ -136,23 +154,32 @@ _Response = TypeVar("_Response")
 _ChunkBuilder = Callable[[str, str, RecallResult | None], _Response]
 
 
-def _chunks(stream: RecallStream, chunk: _ChunkBuilder[_Response]) -> Iterator[_Response]:
-    """One response per piece of ``stream`` (text so far, piece), then the last (text, ``""``, result)."""
+def _chunks(
+    stream: RecallStream, chunk: _ChunkBuilder[_Response], finish: Callable[[RecallResult], None] | None = None
+) -> Iterator[_Response]:
+    """One response per piece of ``stream`` (text so far, piece), then the last (text, ``""``, result);
+    ``finish`` is called with the result before the last one (the reply is written to memory there)."""
     text = ""
     for piece in stream:
         text += piece
         yield chunk(text, piece, None)
     assert stream.result is not None
+    if finish is not None:
+        finish(stream.result)
     yield chunk(text, "", stream.result)
 
 
-async def _achunks(stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response]) -> AsyncIterator[_Response]:
-    """:func:`_chunks` for an :class:`~recall_core.AsyncRecallStream`."""
+async def _achunks(
+    stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response], finish: Callable[[RecallResult], None] | None = None
+) -> AsyncIterator[_Response]:
+    """:func:`_chunks` for an :class:`~recall_core.AsyncRecallStream` (``finish`` runs in a worker thread)."""
     text = ""
     async for piece in stream:
         text += piece
         yield chunk(text, piece, None)
     assert stream.result is not None
+    if finish is not None:
+        await asyncio.to_thread(finish, stream.result)
     yield chunk(text, "", stream.result)
 
 
@@ -191,6 +218,18 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     ``stop``, ``user_id``, ``thread_id``, ``memory``, ``recall``, ``recall_config``, ``timeout``,
     ``on_recall``. Unknown names raise ``TypeError``.
 
+    **Writing to long-term memory.** With a :class:`~llamaindex_recall.RecallMemoryBlock` in
+    the chat's ``Memory`` (its marker message), each chat exchange (the last user message and the
+    reply, the block's ``write_roles``) is written to the block's user's memory right after the
+    reply, under the ``Memory``'s ``session_id``: a new process recalls it, however large
+    ``token_limit`` is. ``write_memory`` (field, or per call) decides for itself: ``True`` writes
+    every chat exchange for ``user_id`` (``write_roles``), ``False`` writes nothing; ``None`` (the
+    default) follows the block. The response's ``raw["memory_written"]`` holds the ids written (a
+    failed write warns and sets ``raw["memory_write_error"]``: the reply is kept).
+
+    **Recall off for one call.** ``recall="off"`` (per call) answers without memory, even with a
+    memory block's marker in the messages; ``recall="explicit"`` recalls only at markers.
+
     **KV-cache sessions.** Chat calls of one conversation (``thread_id=``, or the
     :class:`~llamaindex_recall.RecallMemoryBlock` 's thread) keep its KV cache between calls, so
     each call prefills only the new messages (``sessions``: a :class:`recall_core.SessionConfig`;
@@ -207,6 +246,14 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     )
     generate_kwargs: dict[str, Any] = Field(
         default_factory=dict, description="Other transformers generate() options."
+    )
+    write_memory: bool | None = Field(
+        default=None,
+        description="Write each chat exchange to user_id's memory: None follows a RecallMemoryBlock's marker "
+        "(the block's write_memory), True always, False never. A call may pass write_memory= too.",
+    )
+    write_roles: tuple[str, ...] = Field(
+        default=("user", "assistant"), description="With write_memory=True and no block: the roles written."
     )
 
     def _max_new_tokens(self) -> int | None:
@@ -249,20 +296,63 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         user_id = kwargs.get("user_id") or marker_user or self.user_id
         if marker_thread is not None and kwargs.get("thread_id") is None:
             kwargs = {**kwargs, "thread_id": marker_thread}
-        return self._prepare_call("RecallLLM", kwargs, CALL_ARGUMENTS, user_id=user_id, policy=policy)
+        return self._prepare_call("RecallLLM", kwargs, LLAMAINDEX_CALL_ARGUMENTS, user_id=user_id, policy=policy)
+
+    def _write_target(self, prepared: PreparedCall, marker: ChatMessage | None = None) -> _Write | None:
+        """Where this call's exchange is written after the reply: the call's ``write_memory``, else the
+        instance's, else the memory block's marker decides; ``None`` when nothing is written."""
+        asked = prepared.write_memory if prepared.write_memory is not None else self.write_memory
+        extra = marker.additional_kwargs if marker is not None else {}
+        roles = tuple(extra.get(WRITE_ROLES_KEY) or ())
+        if asked is None:
+            asked = bool(roles)
+        if not asked or self.store is None or prepared.user_id is None:
+            return None
+        session_id = extra.get(SESSION_ID_KEY) or prepared.thread_id
+        return prepared.user_id, roles or tuple(self.write_roles), session_id
+
+    def _remember(self, call: _Call, result: RecallResult) -> dict[str, Any]:
+        """Write the call's exchange (if it writes one); what goes into ``raw`` about it.
+
+        A failed write keeps the reply: it warns and reports ``memory_write_error`` instead of raising.
+        """
+        if call.write is None:
+            if call.prepared is not None:  # nor later, when the session's cache evicts it
+                self._mark_written(call.prepared, ("user", "assistant"))
+            return {}
+        user_id, roles, session_id = call.write
+        exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles)
+        try:
+            ids = write_turns(self.store, user_id, exchange, session_id=session_id)
+        except Exception as error:
+            reason = f"{type(error).__name__}: {error}"
+            warnings.warn(f"the reply was generated, but writing it to memory failed ({reason})", RuntimeWarning,
+                          stacklevel=2)  # fmt: skip
+            return {"memory_write_error": reason}
+        if call.prepared is not None:
+            self._mark_written(call.prepared, [role for role, _ in exchange])
+        return {"memory_written": ids}
 
     # ------------------------------------------------------------------ prompts
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:
         """The one place ``complete`` and ``stream_complete`` (sync and async) build their prompt."""
         prepared = self._prepare(kwargs)
+        write = self._write_target(prepared)
+        if write is not None:
+            return _Call(*self._completion_prompt(prompt, formatted, prepared), last_user=prompt, write=write)
+        return _Call(*self._completion_prompt(prompt, formatted, prepared))
+
+    def _completion_prompt(
+        self, prompt: str, formatted: bool, prepared: PreparedCall
+    ) -> tuple[str | list[dict[str, str]], dict[str, Any]]:
         if not formatted and self.completion_to_prompt is not default_completion_to_prompt:
             prompt, formatted = self.completion_to_prompt(prompt), True
         if not formatted and getattr(self.engine.tokenizer, "chat_template", None):
             messages = [{"role": "user", "content": prompt}]
             if self.system_prompt:
                 messages.insert(0, {"role": "system", "content": self.system_prompt})
-            return _Call(messages, prepared.kwargs)
-        return _Call(mark_for_recall(prompt, prepared.config), prepared.kwargs)
+            return messages, prepared.kwargs
+        return mark_for_recall(prompt, prepared.config), prepared.kwargs
 
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]
@@ -275,48 +365,69 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             (m.additional_kwargs.get(THREAD_ID_KEY) for m in markers if m.additional_kwargs.get(THREAD_ID_KEY)),
             None,
         )
-        # A marker asks for a recall (policy "auto" for this call), unless the model decides when.
+        # A marker asks for a recall (policy "auto" for this call), unless the model decides when or
+        # recall is off.
         configured = getattr(kwargs.get("recall_config") or self.recall_config or self.engine.config, "recall_policy", None)
-        asks = markers and "recall" not in kwargs and configured not in UNMARKED_POLICIES
+        asks = markers and "recall" not in kwargs and configured not in UNMARKED_POLICIES | {"off"}
         policy = "auto" if asks else None
+        if "recall" not in kwargs and any(m.additional_kwargs.get(RECALL_KEY) is False for m in markers):
+            policy = "off"  # the block's recall=False: this Memory's calls answer without memory
         prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
+        write = self._write_target(prepared, markers[-1] if markers else None)
+        said = to_chat_messages(kept[-1:]) if write is not None else []  # the user's turn, if the call ends with one
+        last_user = said[0]["content"] if said and said[0]["role"] == "user" else None
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
-            return _Call(mark_for_recall(self.messages_to_prompt(kept), prepared.config), prepared.kwargs)
-        return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs, prepared)
+            prompt = mark_for_recall(self.messages_to_prompt(kept), prepared.config)
+            return _Call(prompt, prepared.kwargs, last_user=last_user, write=write)
+        return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs, prepared, last_user, write)
 
     # ------------------------------------------------------------------ responses
-    def _raw(self, result: RecallResult) -> dict[str, Any]:
+    def _raw(self, result: RecallResult, written: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
             "finish_reason": result.finish_reason,
             "model_name": self.metadata.model_name,
             "usage": usage_dict(result),
             "recalls": recall_dicts(result),
             "session": asdict(result.session) if result.session is not None else None,
+            **(written or {}),
         }
 
-    def _completion(self, result: RecallResult) -> CompletionResponse:
+    def _completion(self, result: RecallResult, written: Mapping[str, Any] | None = None) -> CompletionResponse:
         return CompletionResponse(
-            text=result.text, raw=self._raw(result), additional_kwargs=usage_dict(result)
+            text=result.text, raw=self._raw(result, written), additional_kwargs=usage_dict(result)
         )
 
-    def _chat_response(self, result: RecallResult) -> ChatResponse:
+    def _chat_response(self, result: RecallResult, written: Mapping[str, Any] | None = None) -> ChatResponse:
         message = _assistant_message(result.text, result)
-        return ChatResponse(message=message, raw=self._raw(result), additional_kwargs=usage_dict(result))
+        return ChatResponse(message=message, raw=self._raw(result, written), additional_kwargs=usage_dict(result))
 
-    def _completion_chunk(self, text: str, delta: str, result: RecallResult | None) -> CompletionResponse:
-        if result is None:
-            return CompletionResponse(text=text, delta=delta)
-        return CompletionResponse(
-            text=text, delta=delta, raw=self._raw(result), additional_kwargs=usage_dict(result)
-        )
+    def _chunk_builders(self, call: _Call) -> tuple[Callable[[RecallResult], None], dict[str, Any]]:
+        """A stream's ``finish`` (writes the exchange) and the dict it fills for the last chunk's ``raw``."""
+        written: dict[str, Any] = {}
+        return (lambda result: written.update(self._remember(call, result))), written
 
-    def _chat_chunk(self, text: str, delta: str, result: RecallResult | None) -> ChatResponse:
-        message = _assistant_message(text, result)
-        if result is None:
-            return ChatResponse(message=message, delta=delta)
-        return ChatResponse(
-            message=message, delta=delta, raw=self._raw(result), additional_kwargs=usage_dict(result)
-        )
+    def _completion_stream(self, stream: Any, call: _Call) -> CompletionResponseGen:
+        finish, written = self._chunk_builders(call)
+
+        def chunk(text: str, delta: str, result: RecallResult | None) -> CompletionResponse:
+            if result is None:
+                return CompletionResponse(text=text, delta=delta)
+            return CompletionResponse(text=text, delta=delta, raw=self._raw(result, written),
+                                      additional_kwargs=usage_dict(result))  # fmt: skip
+
+        return (_achunks if isinstance(stream, AsyncRecallStream) else _chunks)(stream, chunk, finish)  # type: ignore[return-value]
+
+    def _chat_stream_of(self, stream: Any, call: _Call, run_async: bool) -> Any:
+        finish, written = self._chunk_builders(call)
+
+        def chunk(text: str, delta: str, result: RecallResult | None) -> ChatResponse:
+            message = _assistant_message(text, result)
+            if result is None:
+                return ChatResponse(message=message, delta=delta)
+            return ChatResponse(message=message, delta=delta, raw=self._raw(result, written),
+                                additional_kwargs=usage_dict(result))  # fmt: skip
+
+        return (_achunks if run_async else _chunks)(stream, chunk, finish)
 
     def _run(self, call: _Call) -> RecallResult:
         if call.prepared is not None:  # chat messages: the session of (user, thread), if any
@@ -334,49 +445,53 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         return self.engine.astream(call.prompt, **call.kwargs)
 
     # ------------------------------------------------------------------ completion
+    def _run_and_remember(self, call: _Call) -> tuple[RecallResult, dict[str, Any]]:
+        result = self._run(call)
+        return result, self._remember(call, result)
+
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        return self._completion(self._run(self._completion_call(prompt, formatted, kwargs)))
+        return self._completion(*self._run_and_remember(self._completion_call(prompt, formatted, kwargs)))
 
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         call = self._completion_call(
             prompt, formatted, kwargs
         )  # bad arguments raise here, not at first next()
-        return _chunks(self.engine.stream(call.prompt, **call.kwargs), self._completion_chunk)
+        return self._completion_stream(self.engine.stream(call.prompt, **call.kwargs), call)
 
     @llm_completion_callback()
     async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         call = self._completion_call(prompt, formatted, kwargs)
-        return self._completion(await asyncio.to_thread(self._run, call))
+        return self._completion(*await asyncio.to_thread(self._run_and_remember, call))
 
     @llm_completion_callback()
     async def astream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
         call = self._completion_call(prompt, formatted, kwargs)
-        return _achunks(self.engine.astream(call.prompt, **call.kwargs), self._completion_chunk)
+        return self._completion_stream(self.engine.astream(call.prompt, **call.kwargs), call)  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ chat
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        return self._chat_response(self._run(self._chat_call(messages, kwargs)))
+        return self._chat_response(*self._run_and_remember(self._chat_call(messages, kwargs)))
 
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         call = self._chat_call(messages, kwargs)
-        return _chunks(self._content_stream(self._stream(call), call), self._chat_chunk)
+        return self._chat_stream_of(self._content_stream(self._stream(call), call), call, run_async=False)
 
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         call = self._chat_call(messages, kwargs)
-        return self._chat_response(await asyncio.to_thread(self._run, call))
+        return self._chat_response(*await asyncio.to_thread(self._run_and_remember, call))
 
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
         stream = self._content_stream(self._astream(call), call)
-        return _achunks(stream, self._chat_chunk)  # type: ignore[arg-type]
+        return self._chat_stream_of(stream, call, run_async=True)
 
     def _content_stream(self, stream: Any, call: _Call) -> Any:
         """With tools, the call markup is held back from the streamed text (the calls come at the end)."""

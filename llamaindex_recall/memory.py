@@ -14,21 +14,28 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.integration import check_memory_arguments, write_turns
 
-from .llms import THREAD_ID_KEY, USER_ID_KEY, role_name
+from .llms import RECALL_KEY, SESSION_ID_KEY, THREAD_ID_KEY, USER_ID_KEY, WRITE_ROLES_KEY, role_name
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     """A memory block whose memories are injected by recall's decode loop, not pasted into the prompt.
 
-    * ``_aput``: ``Memory`` hands the block the messages that leave its short-term queue
-      (``token_limit`` / ``chat_history_token_ratio`` decide when); the block writes them
-      into ``store`` for ``user_id`` through the store's ``MemoryWriter``.
     * ``_aget``: instead of memory text, the block returns one system message holding only
-      ``<recall>`` (with the user id in ``additional_kwargs``). :class:`RecallLLM` takes it
-      out and applies the ``"auto"`` recall policy: ``<recall>`` goes where the reply to the
-      user's turn consults memory, and there the loop searches this user's memory with that
-      turn and injects the best memory into the KV cache. The prompt stays as short as the
-      conversation itself.
+      ``<recall>`` (with the user id, the thread and ``Memory``'s ``session_id`` in
+      ``additional_kwargs``). :class:`RecallLLM` takes it out and applies the ``"auto"`` recall
+      policy: ``<recall>`` goes where the reply to the user's turn consults memory, and there the
+      loop searches this user's memory with that turn and injects the best memory into the KV
+      cache. The prompt stays as short as the conversation itself.
+    * Writing, as the turns happen: with ``write_memory=True`` (the default) :class:`RecallLLM`
+      writes each exchange (the user's message and its reply, ``write_roles``) into ``store`` for
+      ``user_id`` right after the reply, under ``Memory``'s ``session_id``. Nothing waits for
+      ``Memory`` to flush its short-term queue (which happens only past ``token_limit``, perhaps
+      never in a short session), so a new process recalls what this one was told.
+    * ``_aput``: what is handed to the block directly (``await block.aput(messages)``, earlier
+      history for instance) is written too. What ``Memory`` flushes out of its short-term queue
+      was written already, turn by turn, so the block does not take it
+      (``accept_short_term_memory=False``); with ``write_memory=False`` and
+      ``accept_short_term_memory=True`` it writes only what is flushed, as LlamaIndex's own blocks do.
 
     Give the :class:`RecallLLM` the same ``store``; the marker tells it whose memory to use.
 
@@ -38,8 +45,9 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         from llama_index.core.memory import Memory
 
         block = RecallMemoryBlock(store=store, user_id="ada")
-        memory = Memory.from_defaults(session_id="s1", token_limit=400, memory_blocks=[block])
+        memory = Memory.from_defaults(session_id="s1", memory_blocks=[block])
         engine = SimpleChatEngine.from_defaults(llm=RecallLLM(store=store), memory=memory)
+        engine.chat("My dog is called Biscuit.")   # written to ada's memory after the reply
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -54,10 +62,24 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="Roles of the turns that are written."
     )
+    recall: bool = Field(
+        default=True,
+        description="Recall this user's memories; False answers without memory (set it between two "
+        "chat_engine.chat() calls to turn recall off for a call; RecallLLM's recall= per call wins).",
+    )
+    write_memory: bool = Field(
+        default=True,
+        description="Write each exchange to long-term memory as it happens (RecallLLM does, after the reply).",
+    )
+    accept_short_term_memory: bool = Field(
+        default=False,
+        description="Take the messages Memory flushes from its short-term queue (off by default: with "
+        "write_memory they were written turn by turn already).",
+    )
     thread_id: str = Field(
         default_factory=lambda: f"memory-block-{uuid.uuid4().hex[:12]}",
         description="The conversation this block's Memory holds: RecallLLM keeps one KV-cache session per "
-        "(user, thread). Default: one of its own per block.",
+        "(user, thread). Default: the Memory's session_id (one of the block's own outside a Memory).",
     )
 
     @field_validator("store")
@@ -78,18 +100,25 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             )
         return name
 
-    def marker(self) -> ChatMessage:
-        """The message :class:`RecallLLM` reads as "consult this user's memory for this turn"."""
-        return ChatMessage(
-            role=MessageRole.SYSTEM,
-            content=RECALL_TOKEN,
-            additional_kwargs={USER_ID_KEY: self.user_id, THREAD_ID_KEY: self.thread_id},
-        )
+    def marker(self, session_id: str | None = None) -> ChatMessage:
+        """The message :class:`RecallLLM` reads as "consult this user's memory for this turn, and
+        write the exchange after the reply" (``session_id``: ``Memory``'s, recorded with the memories)."""
+        own_thread = "thread_id" in self.model_fields_set
+        extra = {
+            USER_ID_KEY: self.user_id,
+            THREAD_ID_KEY: self.thread_id if own_thread or session_id is None else session_id,
+            WRITE_ROLES_KEY: list(self.write_roles) if self.write_memory else [],
+            RECALL_KEY: self.recall,
+        }
+        if session_id is not None:
+            extra[SESSION_ID_KEY] = session_id
+        return ChatMessage(role=MessageRole.SYSTEM, content=RECALL_TOKEN, additional_kwargs=extra)
 
     async def _aget(
         self, messages: list[ChatMessage] | None = None, **block_kwargs: Any
     ) -> list[ChatMessage]:
-        return [self.marker()]
+        session_id = block_kwargs.get("session_id")  # Memory passes its own
+        return [self.marker(session_id if isinstance(session_id, str) else None)]
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         turns: list[tuple[str, str]] = []

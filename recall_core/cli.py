@@ -39,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # instead of ending the process without a word.
     if not faulthandler.is_enabled():
         faulthandler.enable()
-    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser(training="train" in argv)  # the training options import the engine: only for `recall train`
     args = parser.parse_args(argv)
     if getattr(args, "home", None):
         os.environ["RECALL_HOME"] = str(Path(args.home).expanduser())
@@ -53,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ---------------------------------------------------------------------- arguments
-def _parser() -> argparse.ArgumentParser:
+def _parser(training: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; without ``training`` the ``train`` command's own options are
+    left out (they import the engine, seconds that ``recall --help`` should not wait)."""
     parser = argparse.ArgumentParser(prog="recall", description="A local LM with a long-term memory it recalls mid-generation.")
     parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME or the user cache)")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
@@ -137,9 +140,10 @@ def _parser() -> argparse.ArgumentParser:
     _model_arguments(demo)
 
     train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
-    from recall_core.training.command import add_arguments as train_arguments
+    if training:
+        from recall_core.training.command import add_arguments as train_arguments
 
-    train_arguments(train)
+        train_arguments(train)
 
     bench = command("bench", _bench, "run a benchmark of a source checkout (conversations, locomo, ...)")
     bench.add_argument("name", choices=BENCHMARKS)
@@ -182,7 +186,8 @@ def _store_arguments(
                         help="HTTP header for the server, e.g. a proxy token (repeatable)")
     parser.add_argument("--encoder", default=None, metavar="NAME_OR_PATH",
                         help="sentence encoder of the memories: a sentence-transformers name or folder, or hash-N "
-                             "(default: the packaged all-MiniLM-L6-v2); must be the one they were written with")
+                             "(default: the one the store's journal records, else the packaged all-MiniLM-L6-v2); "
+                             "must be the one they were written with")
     parser.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
                         help="with --server: seconds before a request to the server is given up (default 30)")
     if read_only:
@@ -404,8 +409,10 @@ def _rebuild(args: argparse.Namespace) -> int:
     from recall_core.memory import rebuild_index
 
     with _open_store(args) as store:
-        print(rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True))
-    return 0
+        print(f"encoder: {store.encoder.name}")  # the one given, else the one the journal records (or why not)
+        report = rebuild_index(store, reencode=args.reencode, fresh=args.fresh, progress=True)
+        print(report)
+    return 1 if report.failed else 0
 
 
 def _fetch_models(args: argparse.Namespace) -> int:

@@ -11,10 +11,14 @@ from recall_core.types import QueryMode
 InjectMode = Literal["tokens", "kv"]
 KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
-RecallPolicy = Literal["auto", "explicit", "model", "uncertainty"]
+RecallPolicy = Literal["auto", "explicit", "model", "uncertainty", "off"]
 #: Policies under which no marker is placed: the loop recalls when the model asks (its own
 #: ``<recall>``) or when it is unsure.
 UNMARKED_POLICIES = frozenset({"model", "uncertainty"})
+#: Policies under which the model may not ask for a recall: its ``<recall>`` is masked out of the
+#: next-token scores (a recall-tuned model writes one on its own), so only the prompt's markers
+#: recall (``"explicit"``), or nothing does (``"off"``).
+NO_MODEL_RECALL_POLICIES = frozenset({"explicit", "off"})
 RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
 NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
 
@@ -70,7 +74,9 @@ class RecallConfig:
         max_memory_tokens: a memory longer than this (in tokens) is cut.
         on_memory_error: ``"warn"`` goes on without recall (the trace says why); ``"raise"`` raises.
         recall_policy: who decides when to recall. ``"auto"`` (chat prompts): ``<recall>`` goes
-            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers;
+            where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers, and
+            only they recall (the model cannot write ``<recall>``); ``"off"``: no recall at all, not
+            even at a marker in the prompt (the trace says ``"recall off"``);
             ``"model"``: the model's own ``<recall>``, at the start of its reply or mid-answer (a
             recall-tuned model writes one); ``"uncertainty"``: a baseline for untrained models
             (FLARE/DRAGIN-style) that writes ``<recall>`` before a content token whose next-token

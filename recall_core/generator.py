@@ -128,7 +128,7 @@ class RecallGenerator:
         """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template with ``tools``, recall policy)."""
         config = config or self.config
         if isinstance(prompt, str):
-            if not prompt.strip():
+            if not prompt.replace(RECALL_TOKEN, "").strip():  # a marker alone (a text adapter's) is no prompt
                 raise ValueError("prompt is empty: give some text or chat messages")
             ids = list(self.tokenizer(prompt).input_ids)
         elif isinstance(prompt, Sequence):
@@ -144,7 +144,18 @@ class RecallGenerator:
                 f"prompt is {len(ids)} tokens, longer than the model's context window of {self.context_window} "
                 "(it must leave room for at least one new token): shorten it"
             )
-        return torch.tensor([ids], dtype=torch.long, device=self.model.device)
+        return torch.tensor([ids], dtype=torch.long, device=self.device)
+
+    @property
+    def device(self) -> torch.device:
+        """Where prompt ids go (the model's device; a served backend's are on the CPU)."""
+        return self.model.device
+
+    @property
+    def eos_token_ids(self) -> set[int]:
+        """The ids that end a reply (the model's generation config's ``eos_token_id``)."""
+        eos = self.model.generation_config.eos_token_id
+        return set(eos if isinstance(eos, list) else [eos]) - {None}
 
     # ------------------------------------------------------------------ generate
     def generate(
@@ -355,8 +366,7 @@ class RecallGenerator:
             parsed = plan.tool_format.parse(text)
             text = parsed.content
             calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
-        eos = self.model.generation_config.eos_token_id
-        eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
+        eos_ids = self.eos_token_ids
         max_new = kwargs.get("max_new_tokens")
         ended_on_eos = bool(new_ids) and new_ids[-1] in eos_ids
         finish_reason = "length" if (max_new and generated >= max_new and not (hit_stop or ended_on_eos)) else "stop"

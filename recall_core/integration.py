@@ -40,6 +40,9 @@ CALL_ARGUMENTS = (
     frozenset({"user_id", "thread_id", "memory", "recall", "recall_config", "on_recall", "stop", "timeout"})
     | OUTPUT_ARGUMENTS
 )
+#: The per-call switch of the adapters that write what is said to long-term memory (``ChatRecall``,
+#: LlamaIndex's ``RecallLLM``): ``True`` / ``False`` for this call, whatever the instance says.
+WRITE_MEMORY = "write_memory"
 #: The ``generate()`` options the shared fields (and the adapter's most-new-tokens field) set.
 FIELD_OPTIONS = frozenset(
     {"temperature", "max_new_tokens", "top_p", "top_k", "repetition_penalty", "max_time", "stop_strings"}
@@ -86,6 +89,8 @@ def model_display_name(name_or_path: str | None, generator: RecallGenerator | No
     """A readable model name for traces: the given name, the loaded model's, or the default's."""
     if name_or_path:
         return str(name_or_path)
+    if generator is not None and generator.model is None:  # a served backend: no model in process
+        return str(getattr(generator, "model_name", None) or DEFAULT_MODEL_NAME)
     if generator is not None:
         name = getattr(generator.model.config, "name_or_path", None) or getattr(
             generator.model, "name_or_path", None
@@ -159,6 +164,24 @@ def write_turns(
     return ids
 
 
+def last_exchange(
+    messages: Sequence[Mapping[str, Any]], reply: str, roles: Iterable[str]
+) -> list[tuple[str, str]]:
+    """The turns a chat call adds to memory: its user message and the reply, those of ``roles``.
+
+    The user message is the call's last message when it is the user's: a call that goes on
+    after a tool's result (an agent's next step) adds only its reply, so the question that
+    started the step is not written once per step.
+    """
+    last = messages[-1] if messages else None
+    last_user = str(last["content"]) if last is not None and last.get("role") == "user" else None
+    turns = [("user", last_user)] if last_user else []
+    if reply.strip():
+        turns.append(("assistant", reply))
+    allowed = set(roles)
+    return [(role, text) for role, text in turns if role in allowed]
+
+
 def strip_marker(text: str) -> str:
     return text.replace(RECALL_TOKEN, "")
 
@@ -200,7 +223,7 @@ def usage_dict(result: RecallResult) -> dict[str, int]:
 def with_recall_policy(config: RecallConfig | None, recall: str | None) -> RecallConfig | None:
     """``config`` with the ``recall`` shortcut applied: the one place the shortcut is resolved.
 
-    ``recall="auto"`` / ``"explicit"`` is ``RecallConfig.recall_policy``, said briefly; the
+    ``recall="auto"`` / ``"explicit"`` / ``"off"``... is ``RecallConfig.recall_policy``, said briefly; the
     adapters fold it into their ``recall_config`` at init and into the call's config per
     call, and keep no ``recall`` of their own. ``None`` leaves ``config`` as it is.
     """
@@ -223,6 +246,8 @@ class PreparedCall:
     session_id: str | None
     config: RecallConfig
     thread_id: str | None = None
+    #: The call's ``write_memory=`` (``None``: the instance decides).
+    write_memory: bool | None = None
 
     @property
     def session_key(self) -> tuple[str | None, str | None]:
@@ -241,8 +266,9 @@ class RecallAdapterBase(BaseModel):
     under its framework's names, and says which they are by implementing
     :meth:`_max_new_tokens` and :meth:`_extra_options`.
 
-    ``recall="auto"`` / ``"explicit"`` is accepted at init and per call as a shortcut for
-    ``recall_config``'s ``recall_policy`` (see :func:`with_recall_policy`); it is not a field.
+    ``recall="auto"`` / ``"explicit"`` / ``"off"``... is accepted at init and per call as a shortcut
+    for ``recall_config``'s ``recall_policy`` (see :func:`with_recall_policy`); it is not a field.
+    ``recall="off"`` for one call answers without memory (the CLI's ``--no-memory``).
     """
 
     model_config = ConfigDict(extra="forbid", protected_namespaces=(), arbitrary_types_allowed=True)
@@ -377,12 +403,13 @@ class RecallAdapterBase(BaseModel):
         return self._session_pool
 
     def _new_session(self, key: Any) -> RecallSession:
-        user_id, _ = key
+        user_id, thread_id = key
         assert self.sessions is not None
-        return RecallSession(self.engine, self.sessions, writer=self._session_writer(user_id))
+        return RecallSession(self.engine, self.sessions, writer=self._session_writer(user_id, thread_id))
 
-    def _session_writer(self, user_id: str | None) -> Writer | None:
-        """How a session writes the turns it evicts to long-term memory (``None``: it does not)."""
+    def _session_writer(self, user_id: str | None, thread_id: str | None = None) -> Writer | None:
+        """How a session of ``(user_id, thread_id)`` writes the turns it evicts to long-term memory
+        (``None``: it does not)."""
         return None
 
     def reset(self) -> None:
@@ -398,7 +425,10 @@ class RecallAdapterBase(BaseModel):
 
     def _pool_for(self, call: PreparedCall) -> SessionPool | None:
         """The sessions to use for a call: none without a thread id (a call that names no
-        conversation is prefilled afresh, and runs in parallel with any other)."""
+        conversation is prefilled afresh, and runs in parallel with any other). On a served backend
+        the engine's prefix cache is the session: each call sends the conversation's ids."""
+        if getattr(self.engine, "served", False):
+            return None
         return self.session_pool if call.thread_id is not None else None
 
     def _chat(self, call: PreparedCall, messages: Prompt) -> RecallResult:
@@ -459,6 +489,9 @@ class RecallAdapterBase(BaseModel):
         call.pop("user_id", None)
         thread_id = call.pop("thread_id", None)
         session_id = call.pop("session_id", None)
+        write_memory = call.pop(WRITE_MEMORY, None)
+        if write_memory is not None and not isinstance(write_memory, bool):
+            raise ValueError(f"write_memory must be True, False or None, got {write_memory!r}")
         recall = call.pop("recall", None)
         recall_config = call.pop("recall_config", None)
         memory = call.pop("memory", None)
@@ -476,4 +509,4 @@ class RecallAdapterBase(BaseModel):
             options["memory"] = memory
         elif self.memory is not None or self.store is not None:
             options["memory"] = resolve_memory(self.memory, self.store, user_id)
-        return PreparedCall(options, user_id, session_id, config, thread_id)
+        return PreparedCall(options, user_id, session_id, config, thread_id, write_memory)

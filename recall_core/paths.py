@@ -10,13 +10,23 @@
 
 A memory left by an older recall at ``<user cache dir>/recall/memory`` (the default before the
 split) is still used when the new default folder does not exist yet, so no store goes missing.
+
+And how a forget reaches the files derived from memories (:func:`drop_derived`), wherever it is
+issued: the memory package imports no engine module, and the engine's caches (the KV blocks of
+``inject_mode="kv"``, under ``recall_home()``) import no store, so both meet here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import threading
+import warnings
+import weakref
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from platformdirs import user_cache_dir, user_data_dir
 
@@ -63,3 +73,86 @@ def default_memory_dir() -> Path:
         logger.info("using the memory at %s (set %s to move it; the default is now %s)", legacy, MEMORY_VAR, data)
         return legacy
     return data
+
+
+# --------------------------------------------------------------------------- derived copies, dropped from anywhere
+#: The file under ``$RECALL_HOME`` listing the folders that derived caches write to, one a line.
+DERIVED_FOLDERS_FILE = "derived_folders.txt"
+#: The folder ``KVMemories(disk=True)`` writes to, under ``$RECALL_HOME`` (always searched).
+KV_FOLDER = "kv_memories"
+_live: weakref.WeakSet[Any] = weakref.WeakSet()
+_lock = threading.Lock()
+
+
+def derived_tag(memory_id: str) -> str:
+    """A short file-name-safe tag of a memory id. A file derived from memories is named
+    ``"<tag>-<tag>-<rest>"``, one tag per memory it holds, so that :func:`drop_derived` finds it."""
+    return hashlib.sha256(memory_id.encode("utf-8")).hexdigest()[:12]
+
+
+def register_derived(cache: Any, folder: str | Path | None = None) -> None:
+    """Make ``cache`` (an object with ``drop(memory_ids)``) hear of every forget, delete and update in
+    this process (a weak reference), and list ``folder`` (where it writes files named by
+    :func:`derived_tag`) in ``$RECALL_HOME/derived_folders.txt``, so that a forget in any later
+    process with this ``$RECALL_HOME`` removes them too."""
+    with _lock:
+        _live.add(cache)
+        if folder is None:
+            return
+        folder = str(Path(folder).resolve())
+        if folder == str((recall_home() / KV_FOLDER).resolve()):
+            return  # always searched
+        listed = _listed_folders()
+        if folder in listed:
+            return
+        path = recall_home() / DERIVED_FOLDERS_FILE
+        try:  # folders that are gone leave the list; the list is replaced whole
+            partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            partial.write_text("".join(line + "\n" for line in [*listed, folder]), encoding="utf-8")
+            os.replace(partial, path)
+        except OSError as error:  # a read-only home: this process still drops them (it holds the cache)
+            warnings.warn(f"derived folder {folder} not listed in $RECALL_HOME ({error})", RuntimeWarning, stacklevel=3)
+
+
+def _listed_folders() -> list[str]:
+    try:
+        lines = (recall_home() / DERIVED_FOLDERS_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    return [line for line in dict.fromkeys(lines) if line and os.path.isdir(line)]
+
+
+def drop_derived(memory_ids: Iterable[str]) -> int:
+    """Remove every derived copy of ``memory_ids`` (forgotten, deleted or rewritten): from the caches
+    registered in this process, and their files from ``$RECALL_HOME/kv_memories`` and every listed
+    folder; return how many files were removed. A cache that fails to drop warns (the files still go)."""
+    ids = list(memory_ids)
+    if not ids:
+        return 0
+    with _lock:
+        caches = list(_live)
+    for cache in caches:
+        try:
+            cache.drop(ids)
+        except Exception as error:
+            warnings.warn(f"a derived cache failed to drop memories ({type(error).__name__}: {error})",
+                          RuntimeWarning, stacklevel=3)  # fmt: skip
+    folders = dict.fromkeys([str(recall_home() / KV_FOLDER), *_listed_folders()])
+    return sum(remove_derived_files(folder, ids) for folder in folders)
+
+
+def remove_derived_files(folder: str | Path, memory_ids: Iterable[str]) -> int:
+    """Delete the files under ``folder`` whose names hold the :func:`derived_tag` of any of
+    ``memory_ids`` (one walk of the folder, whatever the number of ids); return how many went."""
+    tags = {derived_tag(memory_id) for memory_id in memory_ids}
+    removed = 0
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            if tags.isdisjoint(name.split("-")[:-1]):
+                continue
+            try:
+                os.unlink(os.path.join(parent, name))
+                removed += 1
+            except OSError:
+                pass
+    return removed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,6 +10,12 @@ from recall_core.config import UNMARKED_POLICIES
 from recall_core.tokens import RECALL_TOKEN
 
 Message = Mapping[str, Any]
+#: Where the policy's marker goes while the messages are rendered: a private-use character no
+#: one types, so a ``<recall>`` typed in a message is never taken for it.
+_MARK = "\U000f0000"
+#: What stands in for each message's content when the template's own text is found (:func:`content_spans`).
+_STAND_IN = "\U000f0001{}\U000f0002"
+_STAND_IN_SPLIT = re.compile("\U000f0001(\\d+)\U000f0002")
 
 
 def chat_prompt_ids(
@@ -31,43 +38,67 @@ def chat_prompt_ids(
     loop recalls when the model asks or is unsure) and put a system message of
     ``system_prompt`` first when there is none (:func:`with_system_prompt`): the prompt the
     recall tuning trains on. ``tools`` (OpenAI-style dicts) go to the template.
+
+    Message content is tokenized as text (:func:`chat_token_ids`): a special token or a
+    ``<recall>`` typed in a message is plain text, except the ``<recall>`` markers a caller
+    writes under ``policy="explicit"``.
     """
     check_messages(messages)
+    keep = marker_tokens(policy)
     if policy in UNMARKED_POLICIES:
-        return apply_chat_template(tokenizer, with_system_prompt(messages, system_prompt), tools=tools)
+        return render_chat_ids(tokenizer, with_system_prompt(messages, system_prompt), tools=tools, keep=keep)
     if policy == "auto" and position != "assistant_start":
-        marked = mark_recall(messages, policy, position, system_prompt)
+        marked = mark_recall(messages, policy, position, system_prompt, marker=_MARK)
+        plain = [dict(m, content=str(m["content"]).replace(_MARK, "")) for m in marked]
         try:
-            return apply_chat_template(tokenizer, marked, tools=tools)
+            text = render_chat_text(tokenizer, plain, tools=tools)
+            at = marker_offset(text, render_chat_text(tokenizer, _with_marker(marked), tools=tools), RECALL_TOKEN)
         except ValueError:
             apply_chat_template(tokenizer, messages, tools=tools)  # names the caller's own message that fails, if one does
             raise
-    ids = apply_chat_template(tokenizer, messages, tools=tools)
-    if policy == "auto" and not has_marker(messages):
+        spans = checked_spans(tokenizer, plain, text, tools=tools)
+        if at is not None:
+            before, _ = chat_token_ids(tokenizer, text, spans, end=at)
+            after, _ = chat_token_ids(tokenizer, text, spans, start=at)
+            return [*before, tokenizer.convert_tokens_to_ids(RECALL_TOKEN), *after]
+        messages = plain  # the template moved the marker's text: it goes after the assistant header
+    ids = render_chat_ids(tokenizer, messages, tools=tools, keep=keep)
+    if policy == "auto":
         ids.append(tokenizer.convert_tokens_to_ids(RECALL_TOKEN))
     return ids
 
 
+def marker_tokens(policy: str) -> tuple[str, ...]:
+    """Control tokens a message's content may carry under ``policy``: ``<recall>`` under
+    ``"explicit"`` (the caller wrote the prompt and its markers), none otherwise."""
+    return (RECALL_TOKEN,) if policy == "explicit" else ()
+
+
 def mark_recall(
-    messages: Sequence[Message], policy: str, position: str = "user_end", system_prompt: str = ""
+    messages: Sequence[Message],
+    policy: str,
+    position: str = "user_end",
+    system_prompt: str = "",
+    *,
+    marker: str = RECALL_TOKEN,
 ) -> list[dict[str, Any]]:
-    """Copy ``messages``; with ``policy="auto"`` put ``<recall>`` where ``position`` says
-    (``"system"``, ``"user_start"`` or ``"user_end"``), unless a message has one already."""
+    """Copy ``messages``; with ``policy="auto"`` put ``marker`` (``<recall>``) where ``position``
+    says (``"system"``, ``"user_start"`` or ``"user_end"``), unless a message has one already."""
     marked = [dict(message) for message in messages]
-    if policy != "auto" or has_marker(messages):
+    if policy != "auto" or any(marker in str(m.get("content", "")) for m in messages):
         return marked
     if position == "system":
         if marked and marked[0].get("role") == "system":
             content = str(marked[0].get("content", "")).rstrip()
-            marked[0]["content"] = f"{content}\n\n{RECALL_TOKEN}" if content else RECALL_TOKEN
+            marked[0]["content"] = f"{content}\n\n{marker}" if content else marker
         else:
-            head = f"{system_prompt.rstrip()}\n\n{RECALL_TOKEN}" if system_prompt.strip() else RECALL_TOKEN
+            head = f"{system_prompt.rstrip()}\n\n{marker}" if system_prompt.strip() else marker
             marked.insert(0, {"role": "system", "content": head})
         return marked
     for message in reversed(marked):
         if message.get("role") == "user":
             content = str(message.get("content", ""))
-            message["content"] = RECALL_TOKEN + content if position == "user_start" else content + RECALL_TOKEN
+            message["content"] = marker + content if position == "user_start" else content + marker
             break
     return marked
 
@@ -97,7 +128,8 @@ def last_user_text(messages: Sequence[Message]) -> str | None:
 
 
 def check_messages(messages: Sequence[Message]) -> None:
-    """Every message is a mapping with a string ``role`` and string ``content``."""
+    """Every message is a mapping with a string ``role`` and string ``content``; a user
+    message's content is not blank (it would be answered from memory searched with nothing)."""
     if not messages:
         raise ValueError("messages is empty: give at least one message")
     for index, message in enumerate(messages):
@@ -107,6 +139,8 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} has no 'role' string")
         if not isinstance(message.get("content"), str):
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
+        if message["role"] == "user" and not message["content"].strip():
+            raise ValueError(f"message {index} ('user') has an empty 'content': give the user's message some text")
 
 
 def apply_chat_template(
@@ -169,10 +203,10 @@ def decorate(messages: Sequence[Message], config: Any) -> list[dict[str, Any]]:
     if config.recall_policy in UNMARKED_POLICIES:
         return with_system_prompt(messages, config.system_prompt)
     decorated = [dict(m) for m in messages]
-    if config.recall_policy != "auto" or config.recall_position != "system" or has_marker(messages):
+    if config.recall_policy != "auto" or config.recall_position != "system":
         return decorated
-    marked = mark_recall(decorated, "auto", "system", config.system_prompt)
-    marked[0]["content"] = str(marked[0]["content"]).replace(RECALL_TOKEN, "", 1)
+    marked = mark_recall(decorated, "auto", "system", config.system_prompt, marker=_MARK)
+    marked[0]["content"] = str(marked[0]["content"]).replace(_MARK, "", 1)
     return marked
 
 
@@ -198,3 +232,190 @@ def _first_failing_message(
         except Exception:
             return end - 1
     return None
+
+
+# -- content tokenized as text --------------------------------------------------------------
+
+
+def render_chat_ids(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+    keep: Sequence[str] = (),
+) -> list[int]:
+    """Like :func:`apply_chat_template`, with each message's content tokenized as text.
+
+    The template's own control tokens stay tokens; one typed in a message (a role header, an
+    end of turn, ``<recall>``) becomes plain text ids, as memory text does when injected, so an
+    end user cannot end a turn, open a system message or fire a recall. ``keep`` names the
+    control tokens a message may carry (``<recall>`` under ``recall_policy="explicit"``).
+    """
+    if not getattr(tokenizer, "chat_template", None):
+        apply_chat_template(tokenizer, messages, add_generation_prompt=add_generation_prompt, tools=tools)  # its error
+    text = render_chat_text(tokenizer, messages, add_generation_prompt=add_generation_prompt, tools=tools)
+    spans = checked_spans(tokenizer, messages, text, add_generation_prompt=add_generation_prompt, tools=tools,
+                          keep=keep)  # fmt: skip
+    return chat_token_ids(tokenizer, text, spans, keep=keep)[0]
+
+
+def content_spans(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    text: str,
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+) -> list[tuple[int, int]] | None:
+    """Where each message's content lies in ``text`` (the template's rendering of ``messages``).
+
+    The template is rendered again with a stand-in for each content; the text between the
+    stand-ins is the template's own, and each content (or it trimmed, as templates such as
+    Llama 3's trim it) must fill the gap exactly. ``None`` when the rendering cannot be split
+    so (a template that looks inside the content).
+    """
+    stand_ins = [dict(m, content=_STAND_IN.format(i)) for i, m in enumerate(messages)]
+    extra = {"tools": [dict(t) for t in tools]} if tools else {}
+    try:
+        shape = tokenizer.apply_chat_template(stand_ins, add_generation_prompt=add_generation_prompt, tokenize=False,
+                                              **extra)  # fmt: skip
+    except Exception:
+        return None
+    pieces = _STAND_IN_SPLIT.split(shape)  # scaffold, index, scaffold, index, ..., scaffold
+    spans, at = [], 0
+    for k in range(0, len(pieces) - 1, 2):
+        scaffold, index, following = pieces[k], int(pieces[k + 1]), pieces[k + 2]
+        if index >= len(messages) or not text.startswith(scaffold, at):
+            return None
+        at += len(scaffold)
+        content = str(messages[index]["content"])
+        for shown in dict.fromkeys((content, content.strip(), content.lstrip(), content.rstrip())):
+            if text.startswith(shown, at) and text.startswith(following, at + len(shown)):
+                break
+        else:
+            return None
+        if shown:
+            spans.append((at, at + len(shown)))
+        at += len(shown)
+    return spans if text[at:] == pieces[-1] else None
+
+
+def checked_spans(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    text: str,
+    *,
+    add_generation_prompt: bool = True,
+    tools: Sequence[Message] | None = None,
+    keep: Sequence[str] = (),
+) -> list[tuple[int, int]]:
+    """:func:`content_spans`, or ``[]`` when none are found and no content holds a control token.
+
+    A template whose text cannot be split into its messages cannot have a typed control token
+    tokenized as text: such a message is refused (a ``ValueError`` naming it).
+    """
+    spans = content_spans(tokenizer, messages, text, add_generation_prompt=add_generation_prompt, tools=tools)
+    if spans is not None:
+        return spans
+    pattern = _control_pattern(tokenizer, exclude=keep)
+    for index, message in enumerate(messages):
+        found = pattern.search(str(message["content"])) if pattern else None
+        if found:
+            raise ValueError(
+                f"message {index} ({message['role']!r}) holds the control token {found.group()!r}, and this chat "
+                "template's text cannot be split into its messages to tokenize it as text: remove it"
+            )
+    return []
+
+
+def chat_token_ids(
+    tokenizer: Any,
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    *,
+    keep: Sequence[str] = (),
+    start: int = 0,
+    end: int | None = None,
+    offsets: bool = False,
+) -> tuple[list[int], list[int]]:
+    """Ids of ``text[start:end]`` (no special tokens added), the contents at ``spans`` as text.
+
+    Returns the ids and, with ``offsets``, where each starts in ``text`` (else ``[]``). A
+    control token outside the spans is the template's and stays a token; one inside is split
+    into plain pieces, unless it is one of ``keep``. Text without such a token is tokenized
+    whole, exactly as before; with one, the text is cut at the template's control tokens and
+    each piece is tokenized with special tokens split (what the tokenizer does between added
+    tokens anyway).
+    """
+    end = len(text) if end is None else end
+    spans = [(max(a, start), min(b, end)) for a, b in spans if a < end and b > start]
+    typed = _control_pattern(tokenizer, exclude=keep)
+    if typed is None or not any(typed.search(text, a, b) for a, b in spans):
+        return _encode(tokenizer, text[start:end], start, offsets, split=False)
+    controls = _control_pattern(tokenizer)
+    kept = re.compile("|".join(map(re.escape, sorted(keep, key=len, reverse=True)))) if keep else None
+    cuts: list[tuple[int, int]] = []
+    outside, at = [], start
+    for a, b in spans:
+        outside.append((at, a))
+        if kept is not None:
+            cuts += [(m.start(), m.end()) for m in kept.finditer(text, a, b)]
+        at = b
+    outside.append((at, end))
+    for a, b in outside:
+        cuts += [(m.start(), m.end()) for m in controls.finditer(text, a, b)]  # type: ignore[union-attr]
+    ids, starts, at = [], [], start
+    for a, b in [*sorted(cuts), (end, end)]:
+        if a > at:
+            piece_ids, piece_starts = _encode(tokenizer, text[at:a], at, offsets, split=True)
+            ids += piece_ids
+            starts += piece_starts
+        if b > a:
+            ids.append(tokenizer.convert_tokens_to_ids(text[a:b]))
+            starts += [a] if offsets else []
+        at = max(at, b)
+    return ids, starts
+
+
+def marker_offset(plain: str, marked: str, marker: str) -> int | None:
+    """Where ``marked`` has ``marker`` inserted into ``plain`` (``None`` if it is not one insertion)."""
+    if len(marked) != len(plain) + len(marker):
+        return None
+    tail = 0  # common suffix, walked from the end: the marker sits near the end of the text
+    while tail < len(plain) and plain[-1 - tail] == marked[-1 - tail]:
+        tail += 1
+    at = len(plain) - tail
+    if marked[:at] == plain[:at] and marked[at : at + len(marker)] == marker:
+        return at
+    return None
+
+
+def place_marker(messages: Sequence[Message], position: str, system_prompt: str = "") -> list[dict[str, Any]]:
+    """Copy ``messages`` with ``recall_policy="auto"``'s ``<recall>`` where ``position`` says; one
+    typed in a message does not count (it is text, :func:`chat_token_ids`)."""
+    return _with_marker(mark_recall(messages, "auto", position, system_prompt, marker=_MARK))
+
+
+def _with_marker(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    return [dict(m, content=str(m["content"]).replace(_MARK, RECALL_TOKEN)) for m in messages]
+
+
+def _encode(tokenizer: Any, text: str, offset: int, offsets: bool, *, split: bool) -> tuple[list[int], list[int]]:
+    if not text:
+        return [], []
+    extra = {"split_special_tokens": True} if split else {}
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=offsets, **extra)
+    starts = [offset + a for a, _ in encoded["offset_mapping"]] if offsets else []
+    return list(encoded["input_ids"]), starts
+
+
+def _control_pattern(tokenizer: Any, exclude: Sequence[str] = ()) -> re.Pattern[str] | None:
+    """A pattern of the tokenizer's special tokens (what ``split_special_tokens`` splits), longest first."""
+    decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    tokens = {t.content for t in decoder.values() if getattr(t, "special", False)}
+    tokens |= set(getattr(tokenizer, "all_special_tokens", ()))
+    tokens = {t for t in tokens - set(exclude) if t}
+    if not tokens:
+        return None
+    return re.compile("|".join(map(re.escape, sorted(tokens, key=len, reverse=True))))

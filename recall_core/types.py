@@ -87,6 +87,9 @@ class Recall:
         kv_recomputed: in ``kv`` mode, positions of the block computed at the recall.
         kv_reused: in ``kv`` mode, positions spliced from blocks that were already in the cache
             of memories (the rest of the spliced ones were computed at this recall, once).
+        kv_discarded: in ``kv`` mode, block files found on disk damaged (tensors that do not
+            match their digest), unreadable or foreign: each was removed, counted as a miss, and
+            its block computed again.
         trigger: what placed the ``<recall>``: ``"prompt"`` (a marker in the prompt),
             ``"model"`` (the model generated it) or ``"uncertainty"`` (the loop wrote it before
             an uncertain token, ``recall_policy="uncertainty"``; when nothing was injected it was
@@ -109,6 +112,7 @@ class Recall:
     kv_fallback: str | None = None
     kv_recomputed: int = 0
     kv_reused: int = 0
+    kv_discarded: int = 0
     trigger: Literal["prompt", "model", "uncertainty"] = "prompt"
     entropy: float | None = None
 

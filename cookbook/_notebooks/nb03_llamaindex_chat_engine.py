@@ -8,13 +8,16 @@ CELLS = [
     md("""
 # 3. A LlamaIndex chat engine with `RecallMemoryBlock`
 
-`llama_index.core.memory.Memory` keeps a short-term FIFO of the conversation and hands the
-messages that leave it to its **memory blocks**. `RecallMemoryBlock` is such a block:
+`llama_index.core.memory.Memory` keeps a short-term FIFO of the conversation and asks its
+**memory blocks** for what to add to the prompt. `RecallMemoryBlock` is such a block:
 
-* `_aput` writes those turns into a recall `MemoryStore` (through its `MemoryWriter`);
 * `_aget` does *not* return memory text to paste into the prompt; it returns a one-token
   marker, `<recall>`. `llamaindex_recall.RecallLLM` moves it to where the answer consults
-  memory, and the decode loop injects the best memory into the KV cache there.
+  memory, and the decode loop injects the best memory into the KV cache there;
+* the marker also asks `RecallLLM` to write each exchange into the recall `MemoryStore`
+  right after the reply, under the `Memory`'s `session_id`. Nothing waits for `Memory` to
+  flush its short-term queue (only past `token_limit`): the next session, or the next
+  process, recalls what this one was told.
 """),
     code(SETUP),
     code("""
@@ -31,22 +34,16 @@ print(llm.metadata)
     md("""
 ## Session 1
 
-A small short-term window (`token_limit`) so that older turns flow into the block quickly;
-`tokenizer_fn` counts tokens with the model's own tokenizer.
+`Memory`'s defaults (a large `token_limit`): the chat history stays whole for the session,
+and the block writes what the user says as it is said (`write_roles=("user",)`: a small
+model's replies are rarely worth remembering).
 """),
     code("""
 block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user",))
 
 
 def new_memory(session_id):
-    return Memory.from_defaults(
-        session_id=session_id,
-        token_limit=120,
-        chat_history_token_ratio=0.5,
-        token_flush_size=20,
-        memory_blocks=[block],
-        tokenizer_fn=llm.engine.tokenizer.encode,
-    )
+    return Memory.from_defaults(session_id=session_id, memory_blocks=[block])
 
 
 monday = new_memory("monday")
@@ -59,12 +56,10 @@ for record in store.for_user("ada").all():
     print(f"  long-term [{record.session_id}] {record.role}: {record.text}")
 """),
     md("""
-At the end of a session, the turns still in the short-term queue can be handed to the
-block explicitly (the same `aput` the `Memory` calls when it flushes):
+Three turns, three memories, and no flush: `Memory` still holds the whole chat.
 """),
     code("""
-await block.aput(await monday.aget_all(), session_id="monday")
-print(store.for_user("ada").count(), "memories for ada")
+print(store.for_user("ada").count(), "memories for ada;", len(await monday.aget_all()), "messages in Monday's Memory")
 """),
     md("""
 ## Session 2: a fresh short-term memory
@@ -115,6 +110,21 @@ print()
 completion = llm.complete("What is my dog called?", user_id="ada")
 print(completion.text)
 print([(r["text"], round(r["score"], 2)) for r in completion.raw["recalls"]], completion.raw["usage"])
+"""),
+    md("""
+## Recall off, and writing off, for one call
+
+`recall="off"` answers without memory (the CLI's `--no-memory`); `write_memory=False` keeps
+an exchange out of long-term memory. Both are per call; the block's `write_memory=False`
+turns writing off for its whole `Memory`.
+"""),
+    code("""
+from llama_index.core.base.llms.types import ChatMessage
+
+before = store.for_user("ada").count()
+question = [block.marker("tuesday"), ChatMessage(role="user", content="What is my dog called?")]
+off = llm.chat(question, recall="off", write_memory=False)
+print(off.message.content, off.raw["recalls"], store.for_user("ada").count() == before)
 """),
     code("""
 get_dispatcher().event_handlers.remove(collector)

@@ -135,7 +135,7 @@ from langchain.tools import ToolRuntime
 
 from langchain_recall import RecallStore
 
-agent_store = RecallStore(store)
+agent_store = RecallStore(store, user_position=0)   # ("ada", "notes"): the first element is the user
 
 
 @tool

@@ -36,7 +36,7 @@ from transformers.generation.logits_process import LogitsProcessorList
 from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
-from recall_core.config import RecallConfig
+from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
 from recall_core.decoding.budget import AddedPositions, count_generated_only
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
@@ -63,6 +63,8 @@ from recall_core.types import Memory, Recall, RecallQuery
 
 logger = logging.getLogger(__name__)
 MAX_RECALLS_REACHED = "max_recalls reached"
+#: Why a prompt marker recalled nothing under ``recall_policy="off"``.
+RECALL_OFF = "recall off"
 LITERAL_TRIGGER = RECALL_TOKEN
 _KV_FALLBACK_WARNED: set[str] = set()
 
@@ -377,7 +379,11 @@ class _RecallLoop:
 
     # ------------------------------------------------------------------ recall
     def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
-        """Does the token just sampled make the next forward's last input a ``<recall>``?"""
+        """Does the token just sampled make the next forward's last input a ``<recall>``?
+
+        Never under a policy where the model may not ask (``"explicit"``, ``"off"``)."""
+        if self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
+            return False
         if token == self.recall_id:
             return True
         if token not in self.closing_ids:
@@ -414,7 +420,9 @@ class _RecallLoop:
         candidates: list[Any] = []
         reason: str | None = MAX_RECALLS_REACHED
         chosen: list[Any] = []
-        if self.attempts < self.config.max_recalls:
+        if self.config.recall_policy == "off":
+            reason = RECALL_OFF
+        elif self.attempts < self.config.max_recalls:
             self.attempts += 1
             ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
             query = build_query(self.query_context, ids, None if in_prompt else reply_start,
@@ -424,8 +432,8 @@ class _RecallLoop:
         # The model asked and the memory has nothing: it reads so (the template around
         # ``empty_notes``) instead of going on from a bare <recall> it was never trained past.
         # Without a memory the loop stays plain generate(), bare <recall> and all.
-        empty = (not chosen and trigger == "model" and self.memory is not None and reason != MAX_RECALLS_REACHED
-                 and self.config.empty_notes is not None)  # fmt: skip
+        empty = (not chosen and trigger == "model" and self.memory is not None
+                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and croppable(cache):
@@ -472,7 +480,8 @@ class _RecallLoop:
                             memories=tuple((c.id, float(c.score)) for c in chosen),
                             inject_mode=mode, kv_fallback=fallback,
                             kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
-                            kv_reused=kv.reused if kv else 0, trigger=trigger, entropy=entropy))  # fmt: skip
+                            kv_reused=kv.reused if kv else 0, kv_discarded=kv.discarded if kv else 0,
+                            trigger=trigger, entropy=entropy))  # fmt: skip
         return sequence, outputs, model_kwargs
 
     def _inject_mode(self, cache: Any) -> tuple[str, str | None]:
@@ -511,7 +520,7 @@ class _RecallLoop:
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
         scores[:, self.pad_id] = -float("inf")
-        if self.attempts >= self.config.max_recalls:
+        if self.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
         return scores
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +19,8 @@ def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
 
     ``{speaker}`` is ``metadata["speaker"]`` when the memory has one, else its role
     capitalised (``"User"``), as the writer labels what it searches; a text that already
-    begins with its speaker ("Caroline: ...", an exchange's "User: ...") is not labelled twice.
+    begins with its speaker ("Caroline: ...") is not labelled twice, and a text of several
+    labelled turns (an exchange: ``metadata["covers"]`` names them) is labelled by its first.
     A memory without a timestamp, speaker or role (a plain string) is its text alone: an
     empty ``[]`` or a bare ``:`` would only be noise.
     """
@@ -31,6 +34,10 @@ def note(candidate: MemoryCandidate | str, config: RecallConfig) -> str:
     role = str(meta.get("role") or "")
     speaker = str(meta.get("speaker") or role.capitalize())
     template = config.note_template
+    if "," in str(meta.get("covers", "")):  # several turns, each labelled: the first one's label is the note's
+        head, colon, rest = text.partition(":")
+        if colon and "\n" not in head and len(head) <= 40:
+            speaker, text = head.strip(), rest.strip()
     if (not date and "{date}" in template) or (not speaker and "{speaker}" in template):
         return text
     if "{speaker}" in template and text.startswith(f"{speaker}:"):
@@ -79,8 +86,33 @@ def plain_ids(tokenizer: Any, text: str) -> list[int]:
     return _plain_ids(tokenizer, text)
 
 
+#: A fast tokenizer's backend copy that splits special tokens, per tokenizer and vocabulary size.
+_SPLITTERS: weakref.WeakKeyDictionary[Any, tuple[int, Any]] = weakref.WeakKeyDictionary()
+_SPLITTERS_LOCK = threading.Lock()
+
+
 def _plain_ids(tokenizer: Any, text: str) -> list[int]:
-    return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids)
+    """``tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids``, thread-safe.
+
+    A fast tokenizer applies ``split_special_tokens`` by setting a flag on its shared Rust
+    backend before encoding: a prompt another thread encodes meanwhile has its ``<|im_start|>``
+    and ``<recall>`` split into text (issue 23: concurrent generations on one model that
+    differ from sequential ones). So the split is done by a copy of the backend that always
+    splits, and the shared one is never switched.
+    """
+    backend = getattr(tokenizer, "_tokenizer", None)
+    if backend is None or not callable(getattr(backend, "encode", None)):  # a slow tokenizer: no shared flag
+        return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True).input_ids)
+    size = len(tokenizer)
+    with _SPLITTERS_LOCK:
+        cached = _SPLITTERS.get(tokenizer)
+        if cached is None or cached[0] != size:
+            splitter = type(backend).from_str(backend.to_str())
+            splitter.encode_special_tokens = True
+            splitter.no_truncation()
+            splitter.no_padding()
+            _SPLITTERS[tokenizer] = cached = (size, splitter)
+    return list(cached[1].encode(text, add_special_tokens=False).ids)
 
 
 def _with_text(candidate: MemoryCandidate, text: str) -> MemoryCandidate:

@@ -62,12 +62,14 @@ class KVInjection:
         recomputed: positions computed at the recall (the rest were spliced from blocks).
         reused: spliced positions whose blocks were already in the cache of memories (the
             others' blocks were computed at this recall, for the first time).
+        discarded: block files found damaged or foreign on disk, removed and computed again.
     """
 
     outputs: Any
     length: int
     recomputed: int
     reused: int
+    discarded: int = 0
 
 
 def kv_unavailable(model: Any, cache: Any) -> str | None:
@@ -121,7 +123,7 @@ def inject_kv(
         outputs = _run_in_order(model, cache, ids, keys, values, positions, mask, context, runs, extra)
     else:
         outputs = _run_at_once(model, cache, ids, keys, values, positions, mask, context, recompute, extra)
-    return KVInjection(outputs, length, len(recompute), _reused(plan, fetched.found, recompute))
+    return KVInjection(outputs, length, len(recompute), _reused(plan, fetched.found, recompute), len(fetched.discarded))
 
 
 # --------------------------------------------------------------------------- the block's keys and values

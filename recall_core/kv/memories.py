@@ -13,15 +13,23 @@ template's text) as a :class:`~recall_core.kv.blocks.BlockKV`, under a :class:`B
 
 In process: an LRU bounded in bytes. On disk (``disk=True``: under ``$RECALL_HOME/kv_memories``,
 or a folder of your own): one safetensors file per block, bounded in bytes (least recently
-used deleted first), written atomically, safe to delete at any time (a missing or damaged
-file is a miss, computed again). :func:`fetch_blocks` gives a plan's blocks, computing those
-it lacks in one batched pass; :func:`precompute` fills the cache at write time.
+used deleted first), written atomically, safe to delete at any time. Each file carries a SHA-256
+digest of its tensors (names, dtypes, shapes and bytes) and the key it was written for; a file
+that is missing, unreadable, written for another key or whose tensors do not match their digest
+is a miss: it is removed, the block is computed again and written in its place, and the recall's
+trace counts it (:attr:`~recall_core.types.Recall.kv_discarded`). A file's name begins with a tag
+of each memory it holds (:func:`recall_core.paths.derived_tag`), so that a forget, delete or
+update issued anywhere removes it (:func:`recall_core.paths.drop_derived`).
+
+:func:`fetch_blocks` gives a plan's blocks, computing those it lacks in one batched pass;
+:func:`precompute` fills the cache at write time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 import warnings
@@ -30,6 +38,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import torch
 
 from recall_core.config import RecallConfig
 from recall_core.kv.blocks import (
@@ -41,12 +51,16 @@ from recall_core.kv.blocks import (
     plan_block,
     prefix_ids,
 )
+from recall_core.paths import KV_FOLDER, derived_tag, register_derived, remove_derived_files
 from recall_core.types import MemoryCandidate
 
 DEFAULT_MAX_BYTES = 256 << 20
 DEFAULT_MAX_DISK_BYTES = 2 << 30
 #: Blocks holding more memories than this are kept in process only (their file name lists owners).
 _MAX_FILE_OWNERS = 4
+#: The format of block files: a file without it (or of another) is a miss.
+_FILE_FORMAT = "2"
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,7 +98,7 @@ class KVMemories:
         if disk is True:
             from recall_core.paths import recall_home
 
-            disk = recall_home() / "kv_memories"
+            disk = recall_home() / KV_FOLDER
         self.folder: Path | None = Path(disk) if disk else None
         self._blocks: OrderedDict[str, tuple[BlockKey, BlockKV]] = OrderedDict()
         self._by_owner: dict[str, set[str]] = {}
@@ -93,25 +107,38 @@ class KVMemories:
         self._lock = threading.RLock()
         self.hits = 0
         self.misses = 0
+        self.discarded = 0
+        # A forget, delete or update issued anywhere (any writer, any process) drops this cache's blocks.
+        register_derived(self, self.folder)
 
     # ------------------------------------------------------------------ reading and writing
     def get(self, key: BlockKey) -> BlockKV | None:
         """The block stored under ``key`` (in process, else on disk), or ``None``."""
+        return self.find(key)[0]
+
+    def find(self, key: BlockKey) -> tuple[BlockKV | None, str | None]:
+        """:meth:`get`, and why a file found at the block's path was discarded (``None``: none was).
+
+        A discarded file (unreadable, written for another key, tensors that do not match their
+        digest) is removed and counted as a miss: the caller computes the block again.
+        """
         digest = key.digest
         with self._lock:
             found = self._blocks.get(digest)
             if found is not None:
                 self._blocks.move_to_end(digest)
                 self.hits += 1
-                return found[1]
-        block = self._read(key) if self.folder is not None else None
+                return found[1], None
+        block, reason = self._read(key) if self.folder is not None else (None, None)
         with self._lock:
+            if reason is not None:
+                self.discarded += 1
             if block is None:
                 self.misses += 1
-                return None
+                return None, reason
             self.hits += 1
             self._keep(key, block)
-        return block
+        return block, None
 
     def put(self, key: BlockKey, block: BlockKV) -> None:
         """Keep ``block`` under ``key`` (and write it to disk when the cache has a folder)."""
@@ -130,9 +157,9 @@ class KVMemories:
                     if self._forget(digest):
                         dropped += 1
         if self.folder is not None and self.folder.is_dir():
-            for memory_id in ids:
-                for path in self.folder.glob(f"*/*{_tag(memory_id)}*.safetensors"):
-                    dropped += self._unlink(path)
+            dropped += remove_derived_files(self.folder, ids)
+            with self._lock:
+                self._disk_bytes = None  # counted again on next use
         return dropped
 
     def clear(self) -> None:
@@ -161,6 +188,7 @@ class KVMemories:
                 "bytes_per_memory": note_bytes / memories if memories else 0.0,
                 "hits": self.hits,
                 "misses": self.misses,
+                "discarded": self.discarded,
                 "disk_bytes": self._disk_total() if self.folder is not None else 0,
             }
 
@@ -194,48 +222,56 @@ class KVMemories:
     # ------------------------------------------------------------------ on disk
     def _path(self, key: BlockKey) -> Path:
         assert self.folder is not None
-        tags = "".join(_tag(owner) + "-" for owner in key.owners)
+        tags = "".join(derived_tag(owner) + "-" for owner in key.owners)  # what a forget finds them by
         return self.folder / key.model[:24] / f"{tags}{key.digest[:40]}.safetensors"
 
-    def _read(self, key: BlockKey) -> BlockKV | None:
+    def _read(self, key: BlockKey) -> tuple[BlockKV | None, str | None]:
+        """The block in ``key`` 's file, or ``None`` and why the file there was removed (``None``: no file)."""
         from safetensors import safe_open
 
         path = self._path(key)
         if not path.is_file():
-            return None
+            return None, None
         try:
             with safe_open(str(path), framework="pt") as file:
                 meta = file.metadata() or {}
-                if meta.get("key") != key.digest:  # a hash-prefix clash, or a file put here by hand
-                    return None
-                layers = int(meta["layers"])
-                keys = tuple(file.get_tensor(f"k.{i}") for i in range(layers))
-                values = tuple(file.get_tensor(f"v.{i}") for i in range(layers))
-                block = BlockKV(keys, values, int(meta["offset"]))
-            os.utime(path)  # recently used: deleted last when the folder is over its bound
-            return block
-        except Exception:  # damaged or half-written by a killed process: a miss, and the file goes
+                reason = _foreign(meta, key)
+                if reason is None:
+                    layers = int(meta["layers"])
+                    tensors = {name: file.get_tensor(name) for name in _names(layers)}
+                    if tensor_digest(tensors) != meta["sha256"]:
+                        reason = "its tensors do not match their digest (damaged)"
+        except Exception as error:  # damaged or half-written by a killed process
+            reason = f"unreadable ({type(error).__name__})"
+        if reason is not None:
+            _log.warning("KV block file %s discarded: %s; the block is computed again", path, reason)
             self._unlink(path)
-            return None
+            return None, reason
+        os.utime(path)  # recently used: deleted last when the folder is over its bound
+        keys = tuple(tensors[f"k.{i}"] for i in range(layers))
+        values = tuple(tensors[f"v.{i}"] for i in range(layers))
+        return BlockKV(keys, values, int(meta["offset"])), None
 
     def _write(self, key: BlockKey, block: BlockKV) -> None:
         from safetensors.torch import save_file
 
         path = self._path(key)
-        if path.is_file():  # the same key: the same keys and values, already there
+        tensors = {f"k.{i}": t.contiguous().cpu() for i, t in enumerate(block.keys)}
+        tensors.update({f"v.{i}": t.contiguous().cpu() for i, t in enumerate(block.values)})
+        meta = {"key": key.digest, "format": _FILE_FORMAT, "sha256": tensor_digest(tensors),
+                "layers": str(len(block.keys)), "offset": str(block.offset),
+                "owners": json.dumps(list(key.owners))}  # fmt: skip
+        if _same_file(path, meta):  # the same block, already there (written by another process)
             try:
                 os.utime(path)
             except OSError:
                 pass
             return
-        tensors = {f"k.{i}": t.contiguous().cpu() for i, t in enumerate(block.keys)}
-        tensors.update({f"v.{i}": t.contiguous().cpu() for i, t in enumerate(block.values)})
-        meta = {"key": key.digest, "layers": str(len(block.keys)), "offset": str(block.offset),
-                "owners": json.dumps(list(key.owners))}  # fmt: skip
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             save_file(tensors, str(partial), metadata=meta)
+            replaced = path.stat().st_size if path.is_file() else 0  # a foreign or damaged file goes
             os.replace(partial, path)  # atomic: a reader sees the whole file or none
         except OSError:  # a full or read-only disk: the block stays in process, nothing is lost
             return
@@ -243,7 +279,7 @@ class KVMemories:
             if self._disk_bytes is None:
                 self._disk_total()  # counts the file just written too
             else:
-                self._disk_bytes += path.stat().st_size
+                self._disk_bytes += path.stat().st_size - replaced
             if self._disk_total() > self.max_disk_bytes:
                 self._trim_disk()
 
@@ -286,9 +322,41 @@ class KVMemories:
         return 1
 
 
-def _tag(memory_id: str) -> str:
-    """A short file-name-safe tag of a memory id (memory ids may hold any character)."""
-    return hashlib.sha256(memory_id.encode("utf-8")).hexdigest()[:12]
+def tensor_digest(tensors: dict[str, torch.Tensor]) -> str:
+    """SHA-256 of named tensors: names, dtypes, shapes and bytes (what a block file's ``sha256`` holds)."""
+    digest = hashlib.sha256()
+    for name in sorted(tensors):
+        tensor = tensors[name].detach().contiguous().cpu()
+        digest.update(f"{name}:{tensor.dtype}:{tuple(tensor.shape)};".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy())
+    return digest.hexdigest()
+
+
+def _names(layers: int) -> list[str]:
+    return [f"{kind}.{i}" for kind in "kv" for i in range(layers)]
+
+
+def _foreign(meta: dict[str, str], key: BlockKey) -> str | None:
+    """Why a file's metadata is not that of ``key`` 's block in this format (``None``: it is)."""
+    if meta.get("key") != key.digest:
+        return "written for another key (a foreign file)"
+    if meta.get("format") != _FILE_FORMAT or "sha256" not in meta or not meta.get("layers", "").isdigit():
+        return "an older or unknown file format (no tensor digest)"
+    return None
+
+
+def _same_file(path: Path, meta: dict[str, str]) -> bool:
+    """Whether ``path`` holds a file written with ``meta`` (header only: the tensors are checked on read)."""
+    if not path.is_file():
+        return False
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as file:
+            found = file.metadata() or {}
+    except Exception:
+        return False
+    return all(found.get(name) == meta[name] for name in ("key", "format", "sha256"))
 
 
 def kv_bytes_per_token(model: Any) -> int:
@@ -344,17 +412,21 @@ class Fetched:
         blocks: one per piece, on the model's device.
         found: per piece, whether its block was in the cache (else it was computed now).
         computed: pieces computed now (a piece twice in the plan is computed once).
+        discarded: why each block file found damaged or foreign on disk was removed (those
+            blocks were computed again, and count in ``computed``).
     """
 
     blocks: list[BlockKV]
     found: tuple[bool, ...]
     computed: int
+    discarded: tuple[str, ...] = ()
 
 
 def fetch_blocks(model: Any, tokenizer: Any, plan: BlockPlan, config: RecallConfig, cache: KVMemories) -> Fetched:
     """The blocks of ``plan`` 's pieces; those not in ``cache`` are computed (one batched pass per prefix) and kept."""
     keyed = block_keys(model, tokenizer, plan, config)
     blocks: list[BlockKV | None] = []
+    discarded: list[str] = []
     wanted: dict[str, list[int]] = {}  # a piece that is twice in the plan is looked up and computed once
     for index, (key, _) in enumerate(keyed):
         if key.digest in wanted:
@@ -362,7 +434,10 @@ def fetch_blocks(model: Any, tokenizer: Any, plan: BlockPlan, config: RecallConf
             blocks.append(None)
             continue
         wanted[key.digest] = [index]
-        blocks.append(cache.get(key))
+        block, reason = cache.find(key)
+        blocks.append(block)
+        if reason is not None:
+            discarded.append(reason)
     found = [b is not None for b in blocks]
     missing: dict[tuple[int, ...], list[int]] = {}
     for indices in wanted.values():
@@ -378,7 +453,7 @@ def fetch_blocks(model: Any, tokenizer: Any, plan: BlockPlan, config: RecallConf
             found[index] = found[indices[0]]
     device = model.device
     computed = sum(len(firsts) for firsts in missing.values())
-    return Fetched([b.to(device) for b in blocks if b is not None], tuple(found), computed)
+    return Fetched([b.to(device) for b in blocks if b is not None], tuple(found), computed, tuple(discarded))
 
 
 def precompute(model: Any, tokenizer: Any, memories: Sequence[MemoryCandidate], config: RecallConfig,

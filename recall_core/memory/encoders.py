@@ -16,7 +16,8 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -163,7 +164,8 @@ class SentenceTransformerEncoder:
         try:
             from sentence_transformers import SentenceTransformer
 
-            return SentenceTransformer(self.model_path, device=self.device)
+            with _quiet_loading():  # no "Loading weights" bar on every start
+                return SentenceTransformer(self.model_path, device=self.device)
         except Exception as exc:  # the hub, a missing folder, a broken install: say which model
             raise EncoderLoadError(
                 f"could not load the sentence encoder {self.model_path!r}: {exc}. Give a local folder, "
@@ -337,3 +339,20 @@ def load_encoder(spec: Encoder | str | Path | None = None, device: str = "cpu") 
     if hasattr(spec, "encode") and hasattr(spec, "dimension") and hasattr(spec, "name"):
         return spec
     raise TypeError(f"encoder must be None, a model name or path, or an Encoder object, got {type(spec).__name__}")
+
+
+@contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """transformers' and huggingface_hub's progress bars off while loading, as they were after
+    (as ``recall_core.models.loading.quiet_loading``; memory/ imports no engine module)."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from transformers.utils import logging as hf_logging
+
+    shown, hub_shown = hf_logging.is_progress_bar_enabled(), not are_progress_bars_disabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
+        (enable_progress_bars if hub_shown else disable_progress_bars)()

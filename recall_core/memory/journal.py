@@ -487,6 +487,13 @@ class Journal:
         with self._lock:
             return [u for (u,) in self._db.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
 
+    def encoders(self) -> list[str]:
+        """The names of the encoders that computed the journaled vectors, most used first."""
+        with self._lock:
+            return [name for (name,) in self._db.execute(
+                "SELECT encoder FROM memories WHERE encoder IS NOT NULL GROUP BY encoder ORDER BY COUNT(*) DESC"
+            )]  # fmt: skip
+
     def count(self, user_id: str | None = None, state: str | None = None) -> int:
         where, params = [], []
         if user_id is not None:

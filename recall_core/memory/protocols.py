@@ -8,6 +8,8 @@
   derived from memories (the KV blocks of ``inject_mode="kv"``,
   :class:`recall_core.kv.memories.KVPrecompute`) implements it, and the writer calls it:
   ``written`` after memories are written or updated, ``drop`` before they change or go.
+  Whatever writer issues a forget, delete or update also calls :func:`recall_core.paths.drop_derived`,
+  which reaches every cache registered in the process and their files on disk.
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ A user with no collection whose journal says the index had some of their memorie
 
 What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
 (``"turn"``), the turn with the one before it (``"window"``), the exchange it belongs to, a
-turn and the reply to it (``"exchange"``), or the turn with the question it answers when the
-turn before it asks one (``"answered"``: "Which language?" / "Dutch!"). A fact a user states
+turn and the reply to it (``"exchange"``), or the turn after the turn it answers
+(``"answered"``, the default: a reply after the user's turn, so an acknowledgement brings the
+fact it acknowledges; a user's "Dutch!" after the "Which language?" it answers). A fact a user states
 and an assistant merely acknowledges ("Noted!") is found by either turn, and held by the
 exchange whichever was found; ``metadata["covers"]`` lists the ids of the turns a text holds,
 so the engine injects an exchange once.
@@ -272,8 +273,9 @@ def _cosines(collection: Any, ids: list[str], vector: np.ndarray, where: dict[st
 def expand(journal: Journal, candidates: list[MemoryCandidate], unit: str) -> list[MemoryCandidate]:
     """Each candidate's text as its ``unit``: ``"turn"`` as it is; ``"window"`` the turn before
     it (same session) and the turn; ``"exchange"`` a turn and the reply to it (a user turn and
-    the next turn, or a reply and the turn before it); ``"answered"`` the turn, after the turn
-    before it when that one (another speaker's) asks a question. Each turn of a longer text is labelled
+    the next turn, or a reply and the turn before it); ``"answered"`` the turn after the turn it
+    answers: a reply after the user's turn before it, a user's turn after the other speaker's
+    question before it. Each turn of a longer text is labelled
     by its speaker, and ``metadata["covers"]`` lists the ids of the turns it holds. Keyed
     memories (``put``) are notes, not dialogue: they stay as they are."""
     if unit == "turn" or not candidates:
@@ -296,9 +298,11 @@ def _unit_rows(journal: Journal, row: JournalRow, unit: str) -> list[JournalRow]
     previous = journal.previous_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == 0 else None
     if unit == "window":
         return [previous, row] if previous is not None else [row]
-    if unit == "answered":  # the question a turn answers, when the turn before asks one
-        asks = previous is not None and previous.role != row.role and previous.text.rstrip().endswith("?")
-        return [previous, row] if asks else [row]  # type: ignore[list-item]
+    if unit == "answered":  # a reply with the turn it answers; a user turn with the question it answers
+        if previous is None or previous.role == row.role:
+            return [row]
+        answers = row.role != "user" or previous.text.rstrip().endswith("?")
+        return [previous, row] if answers else [row]
     if row.role == "user":  # a turn and the reply to it
         following = journal.next_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == row.n_chunks - 1 else None
         return [row, following] if following is not None and following.role != "user" else [row]

@@ -46,9 +46,13 @@ from recall_core.memory.writer import MemoryWriter
 
 logger = logging.getLogger(__name__)
 
-#: What a found memory's text holds unless the store is told otherwise: the turn alone, since the
-#: 135M model reads short notes best (BENCHMARKS.md, "Conversational memory").
-DEFAULT_UNIT = "turn"
+#: What a found memory's text holds unless the store is told otherwise: the turn, with the turn
+#: it answers ("answered"). An assistant's reply comes with the user turn before it, so an
+#: acknowledgement ("Good luck with the new job!"), which matches a question's words better than
+#: the long turn that holds the fact and took one of two notes in 56 of 100 held-out answers
+#: (issue 19), brings that fact along; a user's answer comes with the question it answers
+#: ("Which language?" / "Dutch!"). See docs/benchmarks/heldout.md.
+DEFAULT_UNIT = "answered"
 #: Whose words a search returns by default (``None``: every speaker's).
 DEFAULT_ROLES: tuple[str, ...] | None = None
 
@@ -131,10 +135,10 @@ class MemoryStore:
                 name or path, or ``None`` for the packaged all-MiniLM-L6-v2.
             retrieval: how text queries rank memories: ``"hybrid"`` (vector + BM25 words,
                 the default), ``"vector"`` or ``"lexical"``.
-            unit: what a found memory's text holds: ``"turn"`` (the default: its own words),
-                ``"exchange"`` (a turn and the reply to it, so a fact stated and merely acknowledged
-                is held whichever turn was found), ``"window"`` (a turn and the one before it) or
-                ``"answered"`` (a turn and the question it answers, when the turn before asks one).
+            unit: what a found memory's text holds: ``"answered"`` (the default: the turn after
+                the turn it answers: a reply after the user's turn, a user's answer after the
+                question), ``"turn"`` (its own words), ``"exchange"`` (a turn and the reply to it)
+                or ``"window"`` (a turn and the one before it).
             roles: whose memories a search returns: ``("user",)`` the user's own words (the
                 assistant's replies stay as context of the turns around them), ``None`` everyone's.
             read_only: search and read without writing anything where the store is (read-only
@@ -262,10 +266,26 @@ class MemoryStore:
 
     @property
     def encoder(self) -> Encoder:
-        """The sentence encoder (the packaged all-MiniLM-L6-v2 unless one was given), loaded lazily."""
+        """The sentence encoder, loaded lazily: the one given, else the one the journal records for its
+        memories (a store written with ``encoder="hash"`` is searched and rebuilt with it, never
+        re-encoded by another), else the packaged all-MiniLM-L6-v2.
+
+        Raises:
+            ValueError: none was given and the memories were written by several encoders.
+        """
         if self._encoder is None:
-            self._encoder = load_encoder(self._encoder_spec)
+            self._encoder = load_encoder(self._encoder_spec if self._encoder_spec is not None else self._recorded_encoder())
         return self._encoder
+
+    def _recorded_encoder(self) -> str | None:
+        names = self.journal.encoders()
+        if len(names) > 1:
+            raise ValueError(
+                f"the memories at {self.location} were written by several encoders ({', '.join(map(repr, names))}): "
+                "choose one with encoder= (MemoryStore.local(encoder=...), `--encoder NAME` on the command line); "
+                "rebuild_index(store, reencode=True) (`recall rebuild-index --reencode`) then embeds them all with it"
+            )
+        return names[0] if names else None
 
     def use_encoder(self, encoder: Encoder | str | Path) -> Encoder:
         """Set the store's encoder if it has not been given or used yet; return the encoder in use.

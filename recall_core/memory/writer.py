@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recall_core.memory.backends import CHROMA_DIR
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
@@ -39,6 +40,7 @@ from recall_core.memory.validation import (
     check_user_id,
     format_timestamp,
 )
+from recall_core.paths import drop_derived
 from recall_core.types import MemoryCandidate
 
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
@@ -254,9 +256,11 @@ class MemoryWriter:
             journal.set_context(following.id, self._context(following))
             ids.append(following.id)
         self._index_pending(ids)
+        # The old text's derived copies go, whoever wrote them (this process or another).
         if self.kv is not None:
             self.kv.drop(memory_id)
-            self._precompute_kv([memory_id])
+        drop_derived([memory_id])
+        self._precompute_kv([memory_id])
 
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
@@ -267,23 +271,29 @@ class MemoryWriter:
         journal, index = self.store.journal, self.store.index
         journaled = journal.mark_deleting(user_id, ids)
         in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
+        # Hidden from every read from here on: their derived copies (KV blocks, on disk and in
+        # process, whoever wrote them) go now, then the index rows.
+        if self.kv is not None:
+            self.kv.drop(ids)
+        drop_derived(ids)
         # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
         index.delete(user_id, ids)
         journal.purge(journaled)
-        if self.kv is not None:
-            self.kv.drop(ids)
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:
         """Delete every memory of ``user_id``, index and journal; return how many there were."""
         user_id = check_user_id(user_id)
         journal, index = self.store.journal, self.store.index
+        ids = [row.id for row in journal.rows(user_id, (PENDING, INDEXED, DELETING))]
         if self.kv is not None:
-            self.kv.drop([row.id for row in journal.rows(user_id)])
+            self.kv.drop(ids)
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
         # From here on every read of the user hides what was forgotten (journal.Visibility).
         journaled = journal.mark_user_deleting(user_id)
+        # Every derived copy (KV blocks on disk and in any cache of this process, whoever wrote them).
+        drop_derived(ids)
         # A damaged collection cannot be counted (Chroma would load it), only dropped.
         indexed = 0 if index.damage(user_id) else index.count(user_id)
         index.drop_user(user_id)
@@ -292,7 +302,30 @@ class MemoryWriter:
                 index.drop_user(old)
                 journal.clear_renamed(old)
         journal.purge_user(user_id)
+        self._scrub()
         return max(journaled, indexed)
+
+    def _scrub(self) -> None:
+        """A local store's Chroma database rewritten without its free pages: SQLite keeps deleted
+        rows' bytes (ids, texts) in them until they are reused, and a forgotten user's words must
+        not stay on disk. A failure (the database busy) warns with the command that finishes it."""
+        root = self.store.root
+        database = root / CHROMA_DIR / "chroma.sqlite3" if root is not None else None
+        if database is None or not database.is_file():
+            return
+        import sqlite3
+        import warnings
+
+        try:
+            connection = sqlite3.connect(database, timeout=30)
+            try:
+                connection.execute("VACUUM")
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            warnings.warn(f"forgotten rows may stay in {database}'s free pages until it is vacuumed "
+                          f"(with the store closed: sqlite3 '{database}' VACUUM): {error}",
+                          RuntimeWarning, stacklevel=3)  # fmt: skip
 
     def ingest(
         self, path: str | Path, user_id: str | None = None, progress: bool = True, skip_invalid: bool = False

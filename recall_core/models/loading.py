@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,8 @@ def load_model(
     dtype: str | torch.dtype | None = None,
     tuned: bool = True,
     adapter: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    threads: int | None = None,
     **from_pretrained_kwargs: Any,
 ) -> tuple[Any, Any]:
     """Load a causal LM and its tokenizer, ready for recall.
@@ -208,6 +212,15 @@ def load_model(
             Refused (``ValueError``) when it was trained for another base model.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
         dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
+        progress: show transformers' and huggingface_hub's progress bars while loading
+            (default off: a load takes about a second; the first conversion of the default
+            model, the long one, always shows them).
+        threads: torch's intra-op threads (``torch.set_num_threads``, for the whole process).
+            Default: on CPU, a small model (under 300M parameters) gets 1 unless
+            ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set; other models keep torch's
+            default. On a busy machine OpenMP threads of a small model spin at every barrier
+            while the thread with the work waits for a core: a call on the caller's thread ran
+            10x slower than the same call on a worker thread (docs/benchmarks/startup.md).
         **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
             (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
 
@@ -220,6 +233,8 @@ def load_model(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
     if adapter is not None and name_or_path is None and tuned:
         raise ValueError("adapter= needs tuned=False with the default model (the shipped adapter is merged already)")
     source: str | os.PathLike[str] = name_or_path if name_or_path is not None else default_model_dir()
@@ -229,22 +244,67 @@ def load_model(
             logger.warning("no recall adapter ships with this install: loading the untuned default model")
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
-    try:
+    with quiet_loading(not progress):
         tokenizer = _from_pretrained(AutoTokenizer, source)
         model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
-    except ModelLoadError:
-        raise
     add_recall_tokens(model, tokenizer)
     if adapter is not None:
         from recall_core.models.lora import apply_adapter
 
         model = apply_adapter(model, tokenizer, adapter)
     model.to(torch_device).eval()
+    set_threads(model, torch_device, threads)
     if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.models.templates)
         from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 
         tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
     return model, tokenizer
+
+
+#: Below this many parameters a model on CPU runs on one intra-op thread by default.
+SMALL_MODEL_PARAMETERS = 300_000_000
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def set_threads(model: Any, device: torch.device, threads: int | None = None) -> int:
+    """Set torch's intra-op threads for ``model`` (see :func:`load_model`'s ``threads``); returns them.
+
+    ``threads`` given: that many. Else a small model on CPU gets 1, unless the user chose
+    through ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``; anything else is left as it is.
+    """
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
+        torch.set_num_threads(threads)
+    elif device.type == "cpu" and not any(os.environ.get(name) for name in THREAD_ENV):
+        if sum(p.numel() for p in model.parameters()) < SMALL_MODEL_PARAMETERS and torch.get_num_threads() > 1:
+            logger.info("a small model on CPU: torch.set_num_threads(1) (load_model(threads=N) or OMP_NUM_THREADS to choose)")
+            torch.set_num_threads(1)
+    return torch.get_num_threads()
+
+
+@contextmanager
+def quiet_loading(quiet: bool = True) -> Iterator[None]:
+    """transformers' and huggingface_hub's progress bars off inside the block, as they were after.
+
+    Scoped, not global: a caller's own settings (``transformers.utils.logging.disable_progress_bar``,
+    ``HF_HUB_DISABLE_PROGRESS_BARS``) are left as they were. Long work (the first conversion,
+    training, benchmarks) keeps its bars by not using this.
+    """
+    if not quiet:
+        yield
+        return
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from transformers.utils import logging as hf_logging
+
+    shown, hub_shown = hf_logging.is_progress_bar_enabled(), not are_progress_bars_disabled()
+    hf_logging.disable_progress_bar()  # transformers' bars and the hub's
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()  # enables the hub's too: put them back as they were
+        (enable_progress_bars if hub_shown else disable_progress_bars)()
 
 
 def _from_pretrained(auto_class: Any, source: str | os.PathLike[str], **kwargs: Any) -> Any:

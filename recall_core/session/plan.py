@@ -17,10 +17,12 @@ from typing import Any
 from recall_core.config import RecallConfig
 from recall_core.prompt import (
     check_messages,
+    checked_spans,
     decorate,
-    has_marker,
     last_user_text,
-    mark_recall,
+    marker_offset,
+    marker_tokens,
+    place_marker,
     render_chat_text,
 )
 from recall_core.session.evict import Eviction
@@ -35,7 +37,6 @@ from recall_core.session.units import (
     digest,
     drop_last_text_part,
     last_text_part,
-    marker_offset,
     matching_units,
     message_ends,
     tile,
@@ -82,6 +83,8 @@ class View:
     output: OutputPlan | None
     markers: list[int]
     query: str | None
+    spans: list[tuple[int, int]] = field(default_factory=list)  # the messages' contents, tokenized as text
+    keep: tuple[str, ...] = ()  # control tokens the contents may carry (``<recall>`` under "explicit")
 
     def marker_after(self, keep_text: int) -> int | None:
         """The first place for the marker after the cached text (``None``: none is). Not right at
@@ -177,7 +180,7 @@ class SessionPlanner:
             held = [(u.index + i, m.message) for u in state.units for i, m in enumerate(u.messages)]
             conversation = held + [(start + i, m) for i, m in enumerate(tail)]
         view = self._render(conversation, generate, config, outputs)
-        tokens = self._tokens(view.text, 0, view.marker_after(-1))
+        tokens = self._tokens(view, 0, view.marker_after(-1))
         new_units = self._split(conversation, view, 0, tokens, 0, generate)
         evicted = 0 if start == 0 else state.evicted
         return Plan([], 0, new_units, digests, True, reason or "started afresh", evicted,
@@ -192,20 +195,22 @@ class SessionPlanner:
         shown = list(output.prompt) if output is not None else messages
         tools = output.template_tools if output is not None else None
         text = render_chat_text(self.tokenizer, shown, add_generation_prompt=generate, tools=tools)
+        keep = marker_tokens(config.recall_policy)
+        spans = checked_spans(self.tokenizer, shown, text, add_generation_prompt=generate, tools=tools, keep=keep)
         markers: list[int] = []
-        if generate and config.recall_policy == "auto" and not has_marker(shown):
+        if generate and config.recall_policy == "auto":
             # Where the config puts it; when that is cached already (the system message after
             # the first turn), at the start of the new user message instead.
             for position in dict.fromkeys([config.recall_position, "user_start"]):
                 if position == "assistant_start":
                     markers.append(len(text))
                     continue
-                marked = mark_recall(shown, "auto", position, config.system_prompt)
+                marked = place_marker(shown, position, config.system_prompt)
                 rendered = render_chat_text(self.tokenizer, marked, add_generation_prompt=True, tools=tools)
                 at = marker_offset(text, rendered, RECALL_TOKEN)
                 if at is not None:
                     markers.append(at)
-        return View(shown, text, tools, output, markers, last_user_text(messages))
+        return View(shown, text, tools, output, markers, last_user_text(messages), spans, keep)
 
     def _suffix_tokens(self, units: list[Unit], keep_text: int, view: View) -> tuple[list[Unit], Tokens, int] | None:
         """The ids of the text after ``keep_text``, checked to join the kept ones as one tokenization would.
@@ -214,27 +219,29 @@ class SessionPlanner:
         come out different (a reply the model tokenized its own way, a boundary inside a
         word), that part is dropped too and the check steps one part further back.
         """
-        text = view.text
         units = [replace(u, parts=list(u.parts)) for u in units]
         for _ in range(_RETRIES):
             mark = view.marker_after(keep_text)
-            alone = self._tokens(text, keep_text, mark)
+            alone = self._tokens(view, keep_text, mark)
             overlap = last_text_part(units)
             if overlap is None:
                 return (units, alone, keep_text) if alone.ids else None
             if alone.ids:
-                joint = self._tokens(text, keep_text - len(overlap.text), mark)
+                joint = self._tokens(view, keep_text - len(overlap.text), mark)
                 if self.plain(joint.ids) == self.plain(overlap.ids) + self.plain(alone.ids):
                     return units, alone, keep_text
             units, keep_text = drop_last_text_part(units)
         return None
 
-    def _tokens(self, text: str, start: int, marker: int | None) -> Tokens:
-        """Ids of ``text[start:]``, with this turn's ``<recall>`` inserted at ``marker`` (an offset in ``text``)."""
+    def _tokens(self, view: View, start: int, marker: int | None) -> Tokens:
+        """Ids of the view's ``text[start:]``, with this turn's ``<recall>`` inserted at ``marker``
+        (an offset in the text); the messages' contents tokenized as text."""
+        text, spans, keep = view.text, view.spans, view.keep
         if marker is None:
-            return tokenize_text(self.tokenizer, text[start:], start)
-        before = tokenize_text(self.tokenizer, text[start:marker], start)
-        return before + Tokens([self.recall_id], [marker]) + tokenize_text(self.tokenizer, text[marker:], marker)
+            return tokenize_text(self.tokenizer, text[start:], start, spans, keep)
+        before = tokenize_text(self.tokenizer, text[start:marker], start, spans, keep)
+        after = tokenize_text(self.tokenizer, text[marker:], marker, spans, keep)
+        return before + Tokens([self.recall_id], [marker]) + after
 
     def _split(self, conversation: Conversation, view: View, held: int, tokens: Tokens, keep_text: int,
                generate: bool) -> list[Unit]:  # fmt: skip

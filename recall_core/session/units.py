@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from recall_core.prompt import render_chat_text
+from recall_core.prompt import chat_token_ids, render_chat_text
 
 TEXT, REPLY, EXTRA = "text", "reply", "extra"
 
@@ -119,19 +119,6 @@ def common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     return n
 
 
-def marker_offset(plain: str, marked: str, marker: str) -> int | None:
-    """Where ``marked`` has ``marker`` inserted into ``plain`` (``None`` if it is not one insertion)."""
-    if len(marked) != len(plain) + len(marker):
-        return None
-    tail = 0  # common suffix, walked from the end: the marker sits near the end of the text
-    while tail < len(plain) and plain[-1 - tail] == marked[-1 - tail]:
-        tail += 1
-    at = len(plain) - tail
-    if marked[:at] == plain[:at] and marked[at : at + len(marker)] == marker:
-        return at
-    return None
-
-
 @dataclass
 class Tokens:
     """Ids of a text, and the text offset where each starts."""
@@ -143,9 +130,14 @@ class Tokens:
         return Tokens(self.ids + other.ids, self.starts + other.starts)
 
 
-def tokenize(tokenizer: Any, text: str, offset: int = 0) -> Tokens:
+def tokenize(
+    tokenizer: Any, text: str, offset: int = 0, spans: Sequence[tuple[int, int]] = (), keep: Sequence[str] = ()
+) -> Tokens:
     """``text`` as the chat template's ids are made (no special tokens added), offsets + ``offset``.
 
+    ``spans`` (offsets in the same frame, ``offset`` at ``text``'s start) are the messages'
+    contents, tokenized as text: control tokens typed there are plain pieces, except ``keep``
+    (:func:`recall_core.prompt.chat_token_ids`, as the generator tokenizes a chat).
     Each id's offset is clamped so that offsets never go back: an id's text is taken as
     running from its offset to the next id's (tokenizers that trim spaces from offsets
     leave the space to the id before).
@@ -154,14 +146,15 @@ def tokenize(tokenizer: Any, text: str, offset: int = 0) -> Tokens:
         return Tokens([], [])
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError("sessions need a fast (Rust) tokenizer: they align ids with text through offsets")
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    local = [(a - offset, b - offset) for a, b in spans]
+    ids, found = chat_token_ids(tokenizer, text, local, keep=keep, offsets=True)
     starts, last = [], 0
-    for start, _ in encoded["offset_mapping"]:
+    for start in found:
         last = max(last, start)
         starts.append(offset + last)
     if starts:
         starts[0] = offset  # the first id's text begins where the text does
-    return Tokens(list(encoded["input_ids"]), starts)
+    return Tokens(ids, starts)
 
 
 def tile(tokens: Tokens, begin: int, end: int, text: str) -> list[str]:

@@ -29,7 +29,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.notes import memory_token_ids, plain_ids
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
-from recall_core.training.family_data import Asked, messages_for
+from recall_core.training.family_data import UNKNOWN_REPLY, Asked, messages_for
 from recall_core.types import MemoryCandidate
 
 IGNORE = -100
@@ -63,13 +63,14 @@ class Mixture:
     mid_share: float = 0.15  # of the model-policy ones: <recall> after a few words of the reply
     general: int = 500
     auto_general: int = 150
+    vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
-        for name in ("auto_share", "mid_share"):
+        for name in ("auto_share", "mid_share", "vary_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -154,16 +155,68 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
 
     out: list[Example] = []
     for item in items:
+        others = [i.notes for i in items if i.user_id != item.user_id and i.notes]
         for _ in range(mixture.repeats):
             messages = messages_for(item, rng.choice(systems), item.earlier)
+            notes, holds = perturbed_notes(item, others, mixture, rng)
+            reply = item.reply if holds == item.holds else UNKNOWN_REPLY
             meta = {"family": item.family, "question": item.question.text, "key": item.question.key,
-                    "holds": item.holds, "user_id": item.user_id}  # fmt: skip
+                    "holds": holds, "user_id": item.user_id, "notes": len(notes)}  # fmt: skip
             if rng.random() < mixture.auto_share:
-                out.append(builder.auto_example("auto", messages, item.reply, item.notes, meta))
+                out.append(builder.auto_example("auto", messages, reply, notes, meta))
                 continue
             lead_in = rng.choice(LEAD_INS) + " " if rng.random() < mixture.mid_share else ""
-            out.append(builder.model_example("recall", messages, item.reply, item.notes, meta, lead_in=lead_in))
+            out.append(builder.model_example("recall", messages, reply, notes, meta, lead_in=lead_in))
     return out
+
+
+def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mixture: Mixture,
+                    rng: random.Random) -> tuple[tuple[MemoryCandidate, ...], bool]:
+    """The notes of one example, varied as callers' memories vary: ``(notes, a note holds the answer)``.
+
+    With probability ``mixture.vary_share`` the searched notes are changed: another user's
+    notes are added (one to six notes in all, the answering note anywhere among them), or only
+    another user's notes are kept (irrelevant notes only: the reply becomes "I don't know."),
+    and some notes lose their date and speaker (a caller's own undated notes).
+    Another user's notes that name this question's values (families draw values from shared
+    pools) are left out, so the reply stays right.
+    """
+    notes = list(item.notes)
+    if not others or rng.random() >= mixture.vary_share:
+        return tuple(notes), item.holds
+    holds = item.holds
+    extra = _foreign(rng.choice(others), item)
+    if not extra:
+        return tuple(notes), item.holds
+    if rng.random() < 0.15:  # irrelevant notes only
+        notes, holds = extra[: rng.randint(1, len(extra))], False
+    else:
+        while len(notes) + len(extra) < 6 and rng.random() < 0.5:
+            extra += _foreign(rng.choice(others), item)
+        notes += extra[: rng.randint(0, max(0, 6 - len(notes)))]
+        if len(notes) > 1 and rng.random() < 0.3:  # fewer notes: keep the answering one
+            keep = [n for n in notes if _holds(n, item)] or notes[:1]
+            notes = keep[:1] + rng.sample([n for n in notes if n not in keep[:1]], rng.randint(0, 1))
+    rng.shuffle(notes)
+    if rng.random() < 0.4:  # undated: the caller's own notes, or a writer with dated=False
+        notes = [MemoryCandidate(n.id, n.score, n.text, None, {}) for n in notes]
+    else:  # dated notes are injected in time order, as the loop orders them
+        notes.sort(key=lambda n: str((n.metadata or {}).get("timestamp", "")), reverse=True)
+    seen: set[str] = set()
+    unique = [n for n in notes if not (n.id in seen or seen.add(n.id))]
+    return tuple(unique), holds
+
+
+def _holds(note: MemoryCandidate, item: Asked, values: Sequence[str] | None = None) -> bool:
+    from recall_core.training.families import base
+
+    return any(base.names(note.text, a) for a in (item.question.answers if values is None else values))
+
+
+def _foreign(notes: Sequence[MemoryCandidate], item: Asked) -> list[MemoryCandidate]:
+    """Another user's notes, less those that name this question's current or earlier values."""
+    values = (*item.question.answers, *item.question.stale)
+    return [n for n in notes if not _holds(n, item, values)]
 
 
 def general_examples(builder: ExampleBuilder, replies: Sequence[tuple[str, str | None, Sequence[int], bool]], kind: str,

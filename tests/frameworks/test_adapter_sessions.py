@@ -132,12 +132,14 @@ def test_evicted_history_is_written_once_to_the_store(generator, store):
     # The exchanges ChatRecall writes itself are not written again when they are evicted later.
     history += [reply]
     for question in ("And item 1?", "Thanks!", "Bye!", "One more thing."):
-        history.append(HumanMessage(question))
-        history.append(chat.invoke(history, thread_id="long"))
-    assert chat.session_pool.get(("ada", "long")).evicted_messages >= 14  # the question's exchange too
+        history.append(HumanMessage(question))  # "And item 1?" is said off the record: never written
+        history.append(chat.invoke(history, thread_id="long", write_memory=question != "And item 1?"))
+    assert chat.session_pool.get(("ada", "long")).evicted_messages >= 16  # "And item 1?" and its reply too
     texts = [r.text for r in store.for_user("ada").all()]
-    assert texts.count("What colour is item 0?") == 1 and texts.count("And item 1?") == 1
+    assert texts.count("What colour is item 0?") == 1 and texts.count("Thanks!") == 1
     assert texts.count("Fact number 5: my item 5 is blue.") == 1  # kept at first, written when evicted
+    assert "And item 1?" not in texts
+    assert {r.session_id for r in store.for_user("ada").all()} == {"long"}  # the thread is the session
 
 
 # ---------------------------------------------------------------------- LlamaIndex
@@ -154,7 +156,7 @@ def test_a_llamaindex_chat_engine_keeps_its_session(generator, store):
     engine.chat(FACT)
     engine.chat("Where do I live?")
     keys = llm.session_pool.keys()
-    assert keys == [("ada", block.thread_id)]
+    assert keys == [("ada", "s1")]  # the Memory's session is the thread
     session = llm.session_pool.get(keys[0])
     assert session.turns == 2 and session.last_report.reused_tokens > 0 and session.last_report.reason is None
     assert [m["content"] for m in session.messages if m["role"] == "user"] == [FACT, "Where do I live?"]

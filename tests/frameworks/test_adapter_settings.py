@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from langchain_core.messages import HumanMessage
+from llama_index.core.base.llms.types import ChatMessage
 
 from langchain_recall import ChatRecall
 from langchain_recall import RecallLLM as LangChainLLM
@@ -38,7 +40,7 @@ def test_the_recall_shortcut_is_folded_into_recall_config(cls, generator):
     tuned = cls(generator=generator, recall_config=RecallConfig(top_k=2), recall="explicit")
     assert (tuned.recall_config.top_k, tuned.recall_config.recall_policy) == (2, "explicit")
     assert cls(generator=generator, recall=None).recall_config is None
-    with pytest.raises(ValueError, match="recall must be one of 'auto', 'explicit', 'model', 'uncertainty', got 'sometimes'"):
+    with pytest.raises(ValueError, match="recall must be one of 'auto', 'explicit', 'model', 'uncertainty', 'off', got 'sometimes'"):
         cls(generator=generator, recall="sometimes")
     with pytest.raises(TypeError, match="recall_config must be a recall_core.RecallConfig"):
         cls(generator=generator, recall_config={"top_k": 2}, recall="auto")
@@ -96,3 +98,36 @@ def test_from_model_keeps_a_given_name(tiny):
         assert cls.from_model(model, tokenizer, model="mine").model_name == "mine"
         assert cls.from_model(model, tokenizer).model_name in (None, model.config.name_or_path)
         assert isinstance(cls.from_model(model, tokenizer).engine, RecallGenerator)
+
+
+def test_recall_off_for_one_call_on_every_adapter(generator):
+    """``recall="off"`` per call answers without memory on every adapter (the CLI's ``--no-memory``);
+    the instance keeps its own policy for the next call."""
+    question = "What is my dog called?"
+    chat = ChatRecall(generator=generator, memory=FixedMemory(FACT), max_tokens=4)
+    assert chat.invoke(question).response_metadata["recalls"][0]["injected"]
+    off = chat.invoke([HumanMessage(question)], recall="off")
+    assert off.response_metadata["recalls"] == [] and off.usage_metadata["input_token_details"]["recall_injected"] == 0
+    assert chat.invoke(question).response_metadata["recalls"][0]["injected"]
+
+    llm = LangChainLLM(generator=generator, memory=FixedMemory(FACT), max_tokens=4)
+    infos = [llm.generate([question], recall=r).generations[0][0].generation_info for r in (None, "off")]
+    assert infos[0]["recalls"][0]["injected"]
+    assert [r["reason"] for r in infos[1]["recalls"]] in ([], ["recall off"])
+    assert infos[1]["usage"]["injected_tokens"] == 0
+
+    index = LlamaIndexLLM(generator=generator, memory=FixedMemory(FACT), max_new_tokens=4)
+    assert index.chat([ChatMessage(role="user", content=question)]).raw["recalls"][0]["injected"]
+    for raw in (index.chat([ChatMessage(role="user", content=question)], recall="off").raw,
+                index.complete(question, recall="off").raw):  # fmt: skip
+        assert raw["recalls"] == [] and raw["usage"]["injected_tokens"] == 0
+
+
+@pytest.mark.parametrize("cls", [ChatRecall, LlamaIndexLLM])
+def test_write_memory_per_call_is_checked(cls, generator):
+    model = cls(generator=generator)
+    assert model._prepare_call("X", {"write_memory": False}, {"write_memory"}, user_id=None).write_memory is False
+    with pytest.raises(ValueError, match="write_memory must be True, False or None, got 'no'"):
+        model._prepare_call("X", {"write_memory": "no"}, {"write_memory"}, user_id=None)
+    with pytest.raises(TypeError, match="write_memory"):  # LangChain's RecallLLM writes nothing: refused
+        LangChainLLM(generator=generator).invoke("Hi", write_memory=False)

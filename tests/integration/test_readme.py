@@ -3,7 +3,9 @@
 The ```python blocks are extracted and each one runs in a process of its own, in a fresh
 working folder with a fresh ``RECALL_HOME`` (the converted models are linked into it, so
 nothing is downloaded or converted again): a block must be complete on its own, as a reader
-would copy it, and the blocks cannot see each other's memories. A line
+would copy it, and the blocks cannot see each other's memories, except that a block whose
+first line is ``# later, in a new process`` runs after the block before it, in a process of
+its own with the same ``RECALL_HOME``: what a recipe remembers across processes. A line
 ``print(...)  # TEXT`` must print exactly TEXT, unless TEXT starts with "for example".
 
 The ```bash blocks that only call ``recall`` run too, in the same kind of fresh home, with
@@ -30,12 +32,25 @@ README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 #: Commands a bash block may hold without being run (why: the module docstring).
 NOT_RUN = ("make ", "pip ")
+#: The first line of a block that goes on from the block before it, in a new process.
+LATER = "# later, in a new process"
 
 pytestmark = pytest.mark.integration
 
 
 def blocks(language: str) -> list[str]:
     return [code for lang, code in FENCE.findall(README.read_text(encoding="utf-8")) if lang == language]
+
+
+def python_runs() -> list[list[str]]:
+    """The python blocks in runs: a block and those that go on from it (``LATER``), in order."""
+    runs: list[list[str]] = []
+    for code in blocks("python"):
+        if code.startswith(LATER) and runs:
+            runs[-1].append(code)
+        else:
+            runs.append([code])
+    return runs
 
 
 PRINT_CHECK = '''
@@ -85,7 +100,8 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
 
 
 def test_the_readme_has_the_blocks_this_test_runs():
-    assert len(blocks("python")) >= 3  # the engine, LangChain and LlamaIndex quick starts
+    assert len(python_runs()) >= 3  # the engine, LangChain and LlamaIndex quick starts
+    assert sum(len(run) > 1 for run in python_runs()) >= 2  # LangChain and LlamaIndex, across two processes
     for code in blocks("bash"):
         commands = [line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("#")]
         assert all(line.startswith("recall ") for line in commands) or all(
@@ -93,11 +109,12 @@ def test_the_readme_has_the_blocks_this_test_runs():
         ), f"a bash block that is neither run nor known to be unsafe:\n{code}"
 
 
-@pytest.mark.parametrize("index", range(len(blocks("python"))))
+@pytest.mark.parametrize("index", range(len(python_runs())))
 def test_python_block_runs(index: int, tmp_path: Path, fresh_home: dict[str, str]):
-    script = tmp_path / f"readme_block_{index}.py"
-    script.write_text(with_print_checks(blocks("python")[index]), encoding="utf-8")
-    print(run([sys.executable, str(script)], tmp_path, fresh_home))
+    for part, code in enumerate(python_runs()[index]):  # one process each, one RECALL_HOME
+        script = tmp_path / f"readme_block_{index}_{part}.py"
+        script.write_text(with_print_checks(code), encoding="utf-8")
+        print(run([sys.executable, str(script)], tmp_path, fresh_home))
 
 
 @pytest.mark.parametrize(

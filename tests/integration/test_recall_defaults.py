@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from langchain_recall import ChatRecall
-from recall_core import RecallGenerator
+from recall_core import RecallConfig, RecallGenerator
 from recall_core.memory import MemoryStore
 
 CONVERSATION = [
@@ -67,8 +67,6 @@ def test_without_memory_the_model_does_not_know(smollm) -> None:
 def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
     """``recall_policy="model"``: the recall-tuned default writes ``<recall>`` itself on a question
     about the user, and answers a general question without one."""
-    from recall_core import RecallConfig
-
     deciding = chat.model_copy(update={"recall_config": RecallConfig(recall_policy="model")})
     reply = deciding.invoke([HumanMessage("Which instrument do I play?")])
     triggers = [r["trigger"] for r in reply.response_metadata["recalls"]]
@@ -77,6 +75,18 @@ def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
     general = deciding.invoke([HumanMessage("What is the capital of France?")])
     assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
     assert "paris" in general.content.lower(), general.content
+
+
+@pytest.mark.parametrize("policy", ["explicit", "off"])
+def test_explicit_and_off_do_not_recall_though_the_tuned_model_asks(chat: ChatRecall, policy: str) -> None:
+    """The recall-tuned default writes ``<recall>`` on its own (the test above); under ``"explicit"``
+    (no marker in the messages) and ``"off"`` that token is masked: no recall, per call too."""
+    question = [HumanMessage("Which instrument do I play?")]
+    for reply in (chat.invoke(question, recall=policy),
+                  chat.model_copy(update={"recall_config": RecallConfig(recall_policy=policy)}).invoke(question)):  # fmt: skip
+        assert reply.response_metadata["recalls"] == [], reply.response_metadata["recalls"]
+        assert reply.usage_metadata["input_token_details"]["recall_injected"] == 0
+        assert "bassoon" not in reply.content.lower(), reply.content
 
 
 def test_the_default_model_is_recall_tuned_and_tuned_false_is_the_release(smollm, smollm_plain) -> None:

@@ -90,6 +90,14 @@ def test_a_note_has_the_day_when_the_memory_has_one(tiny):
     assert block == config.template.format(text="[1 May 2024] first\n[2 May 2024] second")
 
 
+def test_a_note_of_several_turns_is_labelled_once_by_its_first_speaker():
+    meta = {"timestamp": "2024-03-02T10:01:00", "role": "assistant", "covers": "a,b"}
+    ack = MemoryCandidate("b", 0.5, "User: I am allergic to shellfish.\nAssistant: Noted!", None, meta)
+    assert note(ack, RecallConfig()) == "[2 March 2024] User: I am allergic to shellfish.\nAssistant: Noted!"
+    one = MemoryCandidate("c", 0.5, "Colon: inside a single turn", None, {**meta, "covers": "c"})
+    assert note(one, RecallConfig()) == "[2 March 2024] Assistant: Colon: inside a single turn"
+
+
 def test_each_memory_is_cut_to_max_memory_tokens(tiny):
     _, tokenizer = tiny
     long = _c("a", 1.0, "word " * 200)

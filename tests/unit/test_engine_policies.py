@@ -291,3 +291,36 @@ def test_a_session_reuses_the_cache_after_a_reply_with_a_recall(gen, policy):
     messages += [{"role": "assistant", "content": first.text}, {"role": "user", "content": QUESTION}]
     second = session.reply(messages, config=config)
     assert second.session.reused_tokens == cached and second.session.reason is None
+
+
+# ---------------------------------------------------------------------- policies that forbid the model's recall
+@pytest.mark.parametrize("policy", ["explicit", "off"])
+def test_the_model_cannot_recall_under_explicit_or_off(gen, policy):
+    """A model that writes its own ``<recall>`` (forced here, as the recall-tuned default does on its
+    own) recalls nothing under ``"explicit"`` and ``"off"``: the token is masked, never sampled."""
+    config = RecallConfig(recall_policy=policy)
+    result = gen.generate(CHAT, config=config, logits_processor=_ask_at(gen, 0, 3))
+    assert result.recalls == [] and result.usage.injected_tokens == 0
+    assert gen.model.config.recall_token_id not in result.sequences[0].tolist()
+    asked = gen.generate(CHAT, config=MODEL, logits_processor=_ask_at(gen, 0, 3))  # the same model, allowed
+    assert [r.trigger for r in asked.recalls] == ["model", "model"]
+
+
+def test_off_ignores_the_prompts_markers_and_explicit_honours_them(gen):
+    prompt = f"Question: {QUESTION}{RECALL_TOKEN}"
+    honoured = gen.generate(prompt, config=RecallConfig(recall_policy="explicit"))
+    assert [r.injected for r in honoured.recalls] == [True]
+    off = gen.generate(prompt, config=RecallConfig(recall_policy="off"))
+    (recall,) = off.recalls
+    assert not recall.injected and recall.reason == "recall off" and recall.in_prompt
+    assert off.usage.injected_tokens == 0 and gen.model.config.recall_token_id not in off.sequences[0].tolist()
+    # The marker is dropped: the reply is the one to the same prompt without it.
+    plain = gen.generate(prompt.replace(RECALL_TOKEN, ""), config=RecallConfig(recall_policy="off"))
+    assert off.text == plain.text
+
+
+def test_off_places_no_marker_in_a_chat(gen):
+    result = gen.generate(CHAT, config=RecallConfig(recall_policy="off"))
+    assert result.recalls == [] and result.usage.injected_tokens == 0
+    recall_id = gen.model.config.recall_token_id
+    assert recall_id not in gen.encode(CHAT, config=RecallConfig(recall_policy="off"))[0].tolist()

@@ -31,6 +31,12 @@ MEMORIES = [
 ]  # fmt: skip
 
 
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    """A RECALL_HOME of the test's own: a cache with a folder lists it there."""
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+
 @pytest.fixture(params=["llama", "qwen2"])
 def rope_model(request):
     return tiny_model(request.param)

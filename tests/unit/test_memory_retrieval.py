@@ -68,9 +68,9 @@ def test_a_found_memory_holds_its_unit(store: MemoryStore) -> None:
         writer.add_turn("u", role, text, session_id="s1", timestamp="2024-03-02T10:00:00")
     ids = [r.id for r in store.journal.rows("u")]
     memory = store.for_user("u")
-    assert store.unit == "turn"  # the default
+    assert store.unit == "answered"  # the default
     by_unit = {}
-    for unit in ("turn", "window", "exchange"):
+    for unit in ("turn", "window", "exchange", "answered"):
         found = {c.id: c for c in memory.search("allergic shellfish", k=4, unit=unit)}
         by_unit[unit] = found
     fact, ack = ids[2], ids[3]
@@ -79,6 +79,11 @@ def test_a_found_memory_holds_its_unit(store: MemoryStore) -> None:
         "User: I am allergic to shellfish.\nAssistant: Noted!"
     )
     assert by_unit["exchange"][ack].metadata["covers"] == f"{fact},{ack}"
+    # "answered": the acknowledgement comes with the fact it acknowledges; the fact stands alone
+    # (the turn before it does not ask); a reply to a question comes after the question.
+    assert by_unit["answered"][ack].text == "User: I am allergic to shellfish.\nAssistant: Noted!"
+    assert by_unit["answered"][fact].text == "I am allergic to shellfish."
+    assert by_unit["answered"][ids[1]].text == "User: Any tips for sleeping?\nAssistant: Keep a regular schedule."
     assert by_unit["window"][fact].text == "Assistant: Keep a regular schedule.\nUser: I am allergic to shellfish."
     assert by_unit["window"][fact].metadata["covers"] == f"{ids[1]},{fact}"
     # The first turn of a session has no turn before it; a reply has no reply after it.

@@ -30,6 +30,7 @@ from recall_core.training.examples import (
     Mixture,
     general_examples,
     memory_examples,
+    perturbed_notes,
 )
 from recall_core.training.families import base
 from recall_core.training.lora import TrainConfig, agreement, train_recall
@@ -100,6 +101,23 @@ def test_a_recall_example_is_what_the_loop_would_inject(asked):
     assert all(label == IGNORE for label in example.labels[at + 1 : at + 1 + len(block)])
     assert tokenizer.decode(example.labels[at + 1 + len(block) :]).startswith(item.reply)
     assert example.meta["family"] == item.family
+
+
+def test_varied_notes_keep_the_reply_right(asked):
+    """Notes are varied as callers' memories vary (one to six, undated, another user's only), and
+    the reply follows: the answer while the answering note is there, "I don't know." when not."""
+    others = [i.notes for i in asked if i.notes]
+    rng = random.Random(0)
+    counts, undated, irrelevant = set(), 0, 0
+    for item in asked:
+        for _ in range(20):
+            notes, holds = perturbed_notes(item, [n for n in others if n != item.notes], Mixture(vary_share=1.0), rng)
+            assert holds == (family_data.named_value(notes, item.question) is not None), (item.question, notes)
+            assert len({n.id for n in notes}) == len(notes) and min(1, len(item.notes)) <= len(notes) <= 12
+            counts.add(len(notes))
+            undated += all(not n.metadata for n in notes)
+            irrelevant += item.holds and not holds
+    assert {1, 2, 3, 4} <= counts and undated and irrelevant
 
 
 def test_a_mid_answer_recall_learns_the_words_before_the_marker(asked):

@@ -32,8 +32,9 @@ from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
-from recall_core.memory.upkeep.segments import check_index_files, vector_segments
+from recall_core.memory.upkeep.segments import check_database, check_index_files, vector_segments
 from recall_core.memory.writer import MemoryWriter
+from recall_core.paths import drop_derived
 
 #: Where ``rebuild_index(fresh=True)`` builds the new index, and where the old one waits to be removed.
 STAGING_DIR = "chroma.rebuild"
@@ -127,7 +128,9 @@ class DoctorReport:
                 f"  {len(self.obsolete_collections)} obsolete LM-key collection(s) (recall-k-*, the retired hidden query "
                 "without a query head): nothing reads them, repair deletes them"
             )
-        if self.damaged:
+        if WHOLE_INDEX in self.damaged:
+            lines.append(f"The whole index is damaged: {REBUILD_HINT}.")
+        elif self.damaged:
             lines.append(f"The index is damaged: {REBUILD_HINT}. `recall doctor --repair` rebuilds only the damaged users.")
         else:
             lines.append("Run `recall doctor --repair` (repair(store)) to fix, or `recall rebuild-index` to rebuild.")
@@ -188,6 +191,29 @@ def doctor(
                 live = sum(1 for _ in store.journal.rows(user_id))
                 report.users.append(UserReport(user_id, journal=live, damaged=report.damaged[WHOLE_INDEX]))
             return report
+    try:
+        _check_index(store, report, journal_users, users, check_vectors)
+    except Exception as error:  # a local Chroma failing to read its own files: damage to report, not a crash
+        if store.kind != "local":
+            raise  # a server that cannot be reached: nothing was checked
+        _whole_index_damaged(store, report, journal_users, users, error)
+    return report
+
+
+def _whole_index_damaged(
+    store: StoreParts, report: DoctorReport, journal_users: set[str], users: Iterable[str] | None, error: Any
+) -> None:
+    """A local index Chroma failed to read: every user's memories are in the journal, the index is to rebuild."""
+    report.damaged[WHOLE_INDEX] = f"Chroma cannot read the index: {type(error).__name__}: {error}"
+    report.users = [
+        UserReport(user_id, journal=sum(1 for _ in store.journal.rows(user_id)), damaged=report.damaged[WHOLE_INDEX])
+        for user_id in (sorted(journal_users) if users is None else list(users))
+    ]
+
+
+def _check_index(
+    store: StoreParts, report: DoctorReport, journal_users: set[str], users: Iterable[str] | None, check_vectors: bool
+) -> None:
     index_users: dict[str, str] = {}
     for collection in store.index.collections():
         owner = (collection.metadata or {}).get("user_id")
@@ -212,7 +238,6 @@ def doctor(
             report.users.append(UserReport(user_id, journal=live, damaged=damage))
             continue
         report.users.append(_check_user(store, user_id, check_vectors))
-    return report
 
 
 def _check_local_files(store: StoreParts, probe: bool) -> dict[str, str]:
@@ -223,6 +248,9 @@ def _check_local_files(store: StoreParts, probe: bool) -> dict[str, str]:
     # and the child probe must be the folder's only reader. The next use opens it again.
     store.index.reset()
     damaged, unknown = check_index_files(chroma_dir)
+    broken = check_database(chroma_dir / WHOLE_INDEX)
+    if broken is not None:
+        damaged[WHOLE_INDEX] = broken
     damaged.update(store.index.damaged())
     if WHOLE_INDEX not in damaged and (probe or unknown):
         names = sorted(set(vector_segments(chroma_dir).values()) if probe else set(unknown))
@@ -319,6 +347,7 @@ def _repair_user(
 ) -> None:
     forgetting = store.journal.forgetting(user.user_id)
     if user.deleting or forgetting:
+        drop_derived(user.deleting)  # an interrupted delete or forget: its derived copies go too
         if not store.journal.count(user.user_id) - len(user.deleting):
             store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
             store.journal.purge_user(user.user_id)

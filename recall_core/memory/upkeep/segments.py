@@ -206,3 +206,23 @@ def check_index_files(chroma_dir: Path) -> tuple[dict[str, str], list[str]]:
         if problem is not None:
             damaged[name] = problem
     return damaged, unknown
+
+
+def check_database(path: Path) -> str | None:
+    """What SQLite's ``quick_check`` finds wrong with Chroma's database ``chroma.sqlite3`` (opened read
+    only), or ``None``. Chroma reports such damage as errors on reads, or ``database disk image is
+    malformed``, at whatever call first touches a damaged page."""
+    if not path.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        try:
+            found = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        return f"chroma.sqlite3 is damaged (SQLite: {error})"
+    if found == ["ok"]:
+        return None
+    lines = [line.strip("* ") for row in found for line in str(row).splitlines() if line.strip("* ")]
+    return f"chroma.sqlite3 is damaged (SQLite quick_check: {'; '.join(lines[:4])})"

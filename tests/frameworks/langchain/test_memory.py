@@ -33,6 +33,50 @@ def test_write_memory_false_writes_nothing(generator, store):
     assert store.for_user("ada").count() == 0
 
 
+def test_write_memory_per_call(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    off = chat.invoke(FACT, write_memory=False)
+    assert store.for_user("ada").count() == 0 and "memory_written" not in off.response_metadata
+    quiet = ChatRecall(generator=generator, store=store, user_id="ada", write_memory=False, max_tokens=4)
+    assert quiet.invoke(FACT, write_memory=True).response_metadata["memory_written"]
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [FACT]
+    chunks = list(chat.stream("My cat is called Pepper.", write_memory=False))
+    assert "memory_written" not in chunks[-1].response_metadata
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [FACT]
+
+
+def test_recall_and_write_memory_per_call_in_a_chain(generator, store):
+    """In a chain a call's switches come from ``configurable`` (kwargs of a chain's invoke go elsewhere)."""
+    from langchain_core.prompts import ChatPromptTemplate
+
+    store.for_user("ada").add(FACT)
+    chain = ChatPromptTemplate.from_messages([("human", "{input}")]) | ChatRecall(
+        generator=generator, store=store, user_id="ada", max_tokens=4
+    )
+    on = chain.invoke({"input": QUESTION})
+    assert on.response_metadata["recalls"][0]["injected"] and on.response_metadata["memory_written"]
+    off = chain.invoke({"input": QUESTION}, {"configurable": {"recall": "off", "write_memory": False}})
+    assert off.response_metadata["recalls"] == [] and "memory_written" not in off.response_metadata
+    direct = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4).invoke(
+        QUESTION, {"configurable": {"recall": "off"}}
+    )
+    assert direct.response_metadata["recalls"] == []
+
+
+def test_a_thread_is_the_session_of_what_is_written(generator, store):
+    """``configurable.thread_id`` (and ``thread_id=``) is the session recorded with the memories,
+    unless a ``session_id`` is given; evicted turns get it too."""
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    chat.invoke(FACT, config={"configurable": {"thread_id": "t-42"}})
+    chat.invoke("My cat is called Pepper.", thread_id="t-43")
+    chat.invoke("I live in Porto.", thread_id="t-44", session_id="mine")
+    sessions = {r.text: r.session_id for r in store.for_user("ada").all() if r.role == "user"}
+    assert sessions == {FACT: "t-42", "My cat is called Pepper.": "t-43", "I live in Porto.": "mine"}
+    named = ChatRecall(generator=generator, store=store, user_id="bo", session_id="fixed", max_tokens=4)
+    named.invoke(FACT, config={"configurable": {"thread_id": "t-45"}})
+    assert {r.session_id for r in store.for_user("bo").all()} == {"fixed"}
+
+
 def test_users_are_kept_apart_and_chosen_per_call(generator, store):
     chat = ChatRecall(generator=generator, store=store, max_tokens=4)
     chat.invoke(FACT, user_id="ada")
@@ -90,3 +134,18 @@ def test_a_failed_write_keeps_the_reply(generator):
         message = chat.invoke(QUESTION)
     assert isinstance(message.content, str) and message.response_metadata["recalls"][0]["injected"]
     assert "unreachable" in message.response_metadata["memory_write_error"]
+
+
+def test_an_agents_next_step_writes_its_reply_not_the_question_again(tools_generator, store):
+    """A call that goes on after a tool's result (what an agent's loop sends) adds only its reply:
+    the user's question was written by the step that answered it first."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    chat = ChatRecall(generator=tools_generator, store=store, user_id="ada", max_tokens=4)
+    chat.invoke([HumanMessage(QUESTION)])
+    (asked,) = [r.id for r in store.for_user("ada").all() if r.role == "user"]
+    call = {"name": "weather", "args": {"city": "Porto"}, "id": "c1", "type": "tool_call"}
+    step = chat.invoke([HumanMessage(QUESTION), AIMessage("", tool_calls=[call]), ToolMessage("sunny", tool_call_id="c1")])
+    written = step.response_metadata.get("memory_written", [])
+    assert asked not in written and len(written) == bool(step.content.strip())
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [QUESTION]

@@ -62,7 +62,7 @@ def _plain(items):
 
 def test_same_answers_as_langgraphs_in_memory_store(memory_store, users):
     ada, bob = users
-    ours, reference = RecallStore(memory_store), InMemoryStore()
+    ours, reference = RecallStore(memory_store, user_position=0), InMemoryStore()
     for store in (ours, reference):
         _fill(store, ada, bob)
         store.put((ada, "memories"), "dog", {"text": "My dog is called Pepper", "kind": "pet", "year": 2023})  # replace
@@ -85,7 +85,7 @@ def test_same_answers_as_langgraphs_in_memory_store(memory_store, users):
 
 
 def test_created_at_kept_and_updated_at_moves(memory_store, users):
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
     ada, _ = users
     store.put((ada, "m"), "k", {"text": "one"})
     first = store.get((ada, "m"), "k")
@@ -97,7 +97,7 @@ def test_created_at_kept_and_updated_at_moves(memory_store, users):
 
 def test_semantic_search_ranks_like_the_memory_and_respects_users(memory_store, users):
     ada, bob = users
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
     _fill(store, ada, bob)
     hits = store.search((ada,), query="where do I live Lisbon", limit=2)
     assert hits[0].key == "home" and hits[0].value["text"] == "I live in Lisbon"
@@ -112,7 +112,7 @@ def test_semantic_search_ranks_like_the_memory_and_respects_users(memory_store, 
 
 def test_what_an_agent_stores_is_what_recall_injects(memory_store, users):
     ada, bob = users
-    RecallStore(memory_store).put((ada, "memories"), "home", {"text": "I live in Lisbon by the river"})
+    RecallStore(memory_store, user_position=0).put((ada, "memories"), "home", {"text": "I live in Lisbon by the river"})
     memory = memory_store.for_user(ada)
     assert [c.text for c in memory.search("Where do I live?", 1)] == ["I live in Lisbon by the river"]
     assert memory_store.for_user(bob).search("Where do I live?", 1) == []
@@ -136,7 +136,7 @@ def test_user_position_and_text_fields(memory_store, users):
 
 def test_batch_and_async(memory_store, users):
     ada, _ = users
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
 
     async def run():
         await store.aput((ada, "m"), "a", {"text": "alpha"})
@@ -157,11 +157,88 @@ def test_bad_input(memory_store, users):
     with pytest.raises(InvalidNamespaceError, match="no user id at position 1"):
         store.put(("memories",), "k", {"text": "x"})
     with pytest.raises(InvalidNamespaceError):
-        RecallStore(memory_store).get((), "k")
+        RecallStore(memory_store, user_position=0).get((), "k")
     with pytest.raises(ValueError, match="value must be a dict"):
-        RecallStore(memory_store).put((ada,), "k", ["not", "a", "dict"])  # type: ignore[arg-type]
+        RecallStore(memory_store, user_position=0).put((ada,), "k", ["not", "a", "dict"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="user_position must be"):
         RecallStore(memory_store, user_position=-1)
     with pytest.raises(TypeError, match="MemoryStore"):
         RecallStore(object())  # type: ignore[arg-type]
-    assert RecallStore(memory_store).get((ada, "m"), "missing") is None
+    assert RecallStore(memory_store, user_position=0).get((ada, "m"), "missing") is None
+
+
+def test_filters_and_keys_like_in_memory_store(memory_store, users):
+    """Issue 23, item 5: operators, nested and list filters, odd keys: InMemoryStore's answers or a clear error."""
+    ada, _ = users
+    ours, reference = RecallStore(memory_store, user_position=0), InMemoryStore()
+    values = {
+        "a": {"text": "one", "score": 1, "tags": ["x", "y"], "meta": {"level": 2, "lang": "en"}},
+        "b": {"text": "two", "score": 2, "tags": ["x"], "meta": {"level": 3}},
+        "c": {"text": "three", "score": "3", "meta": "flat"},
+        "": {"text": "the empty key", "score": 4},
+        "k\x00": {"text": "a key with NUL", "score": 5},
+    }
+    for store in (ours, reference):
+        for key, value in values.items():
+            store.put((ada, "m"), key, value)
+    for key, value in values.items():  # "" and "k\x00" are keys like any other, as in InMemoryStore
+        got, want = ours.get((ada, "m"), key), reference.get((ada, "m"), key)
+        assert (got.key, got.value) == (want.key, want.value) == (key, value)
+    assert _plain(ours.search((ada,), limit=10)) == _plain(reference.search((ada,), limit=10))
+    for filter_ in [{"score": {"$gt": 1}}, {"score": {"$lte": "2"}}, {"score": 4}, {"meta": {"level": 2}},
+                    {"meta": {"level": {"$gte": 3}}}, {"tags": ["x"]}, {"tags": ["x", "y"]}, {"meta": "flat"},
+                    {"score": {"$ne": 2, "$gte": 2}}, {"meta.level": 2}]:  # fmt: skip
+        assert _plain(ours.search((ada,), filter=filter_, limit=10)) == _plain(
+            reference.search((ada,), filter=filter_, limit=10)
+        ), filter_
+    for filter_ in [{"score": {"$in": [1, 2]}}, {"score": {"$gt": 1, "other": 2}}, {"meta": {"level": {"$nin": [1]}}}]:
+        with pytest.raises(ValueError, match="Unsupported operator"):
+            reference.search((ada,), filter=filter_)
+        with pytest.raises(ValueError, match=r"operator '\$\w+' is not supported|operator 'other'") as error:
+            ours.search((ada,), filter=filter_)
+        assert "lg_" not in str(error.value)
+    with pytest.raises(ValueError, match=r"\$gt compares numbers"):
+        ours.search((ada,), filter={"score": {"$gt": "high"}})
+    ours.delete((ada, "m"), "k\x00")
+    ours.delete((ada, "m"), "")
+    assert ours.get((ada, "m"), "k\x00") is None and ours.get((ada, "m"), "") is None
+    assert ours.get((ada, "m"), "a") is not None
+
+
+def test_a_store_needs_an_explicit_user_mapping(memory_store):
+    """Issue 23, item 6: no default user position that can join ("users", "alice") and ("users", "bob")."""
+    with pytest.raises(ValueError, match="user_position= .*user_id="):
+        RecallStore(memory_store)
+    with pytest.raises(ValueError, match="not both"):
+        RecallStore(memory_store, user_position=0, user_id="ada")
+    with pytest.raises(ValueError, match="user_id must be"):
+        RecallStore(memory_store, user_id=" ")
+
+
+def test_langgraph_style_namespaces_keep_users_apart(memory_store, users):
+    """("users", alice) and ("users", bob): two memory users; alice's search and recall never see bob's."""
+    alice, bob = users
+    store = RecallStore(memory_store, user_position=1)
+    store.put(("users", alice), "home", {"text": "I live in Lisbon by the river"})
+    store.put(("users", bob), "home", {"text": "I live in Porto by the sea"})
+    assert "users" not in memory_store.users()
+    assert [hit.value["text"] for hit in store.search(("users", alice), query="where do I live", limit=10)] == [
+        "I live in Lisbon by the river"
+    ]
+    assert [hit.value["text"] for hit in store.search(("users", bob), limit=10)] == ["I live in Porto by the sea"]
+    assert {hit.namespace for hit in store.search(("users",), limit=10)} == {("users", alice), ("users", bob)}
+    assert [c.text for c in memory_store.for_user(alice).search("Where do I live?", 5)] == [
+        "I live in Lisbon by the river"
+    ]
+    model, tokenizer = tiny_model("llama")
+    result = RecallGenerator(model, tokenizer).generate(
+        [{"role": "user", "content": "Where do I live?"}], memory=memory_store.for_user(alice), max_new_tokens=2
+    )
+    (recall,) = [r for r in result.recalls if r.memory_id]
+    assert recall.text.endswith("I live in Lisbon by the river") and "Porto" not in recall.text
+    # one user for every namespace: a store handed to one person's agent
+    own = RecallStore(memory_store, user_id=alice)
+    own.put(("notes",), "pet", {"text": "My cat is Miso"})
+    assert memory_store.for_user(alice).get_by_key('["notes", "pet"]').text == "My cat is Miso"
+    assert [hit.key for hit in own.search(("notes",), limit=10)] == ["pet"]
+    assert memory_store.for_user(bob).get_by_key('["notes", "pet"]') is None

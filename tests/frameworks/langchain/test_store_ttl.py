@@ -41,7 +41,7 @@ def _keys(memory_store: MemoryStore, user: str) -> list[str]:
 
 
 def test_an_expired_item_is_never_returned_and_leaves_on_the_next_write(memory_store, clock):
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
     assert store.supports_ttl
     store.put(("ada", "notes"), "short", {"text": "The gate code is 1234."}, ttl=5)
     store.put(("ada", "notes"), "kept", {"text": "My dog is called Pluto."})
@@ -60,7 +60,7 @@ def test_an_expired_item_is_never_returned_and_leaves_on_the_next_write(memory_s
 
 
 def test_reading_refreshes_the_expiry(memory_store, clock):
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
     store.put(("ada",), "k", {"text": "Pluto is a beagle."}, ttl=10)
     clock.minutes(8)
     assert store.get(("ada",), "k") is not None  # refreshed: 10 more minutes from now
@@ -73,7 +73,7 @@ def test_reading_refreshes_the_expiry(memory_store, clock):
 
 
 def test_default_ttl_refresh_off_and_the_sweep_when_a_store_is_made(memory_store, clock):
-    store = RecallStore(memory_store, ttl_config={"default_ttl": 1, "refresh_on_read": False})
+    store = RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": 1, "refresh_on_read": False})
     store.put(("ada",), "a", {"text": "one"})
     store.put(("bob",), "b", {"text": "two"}, ttl=None)  # None: no expiry
     clock.minutes(0.5)
@@ -81,16 +81,16 @@ def test_default_ttl_refresh_off_and_the_sweep_when_a_store_is_made(memory_store
     clock.minutes(0.6)
     assert store.get(("ada",), "a") is None
     assert _keys(memory_store, "ada") == ["a"]
-    again = RecallStore(memory_store)  # made: every user's expired items swept
+    again = RecallStore(memory_store, user_position=0)  # made: every user's expired items swept
     assert _keys(memory_store, "ada") == [] and _keys(memory_store, "bob") == ["b"]
     assert again.get(("bob",), "b").value == {"text": "two"}
 
 
 def test_bad_ttl_is_a_value_error(memory_store, clock):
-    store = RecallStore(memory_store)
+    store = RecallStore(memory_store, user_position=0)
     for bad in (0, -1, "5", float("inf")):
         with pytest.raises(ValueError, match="ttl must be minutes > 0"):
             store.put(("ada",), "k", {"text": "x"}, ttl=bad)
     assert _keys(memory_store, "ada") == []
     with pytest.raises(ValueError, match="default_ttl"):
-        RecallStore(memory_store, ttl_config={"default_ttl": 0})
+        RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": 0})

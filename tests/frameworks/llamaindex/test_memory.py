@@ -16,13 +16,14 @@ from llamaindex_recall import RecallLLM, RecallMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
 from tests.helpers.adapters import HalfDownStore
+from tests.helpers.memories import FixedMemory
 
 FACT = "My dog is called Biscuit."
 QUESTION = "What is my dog called?"
 
 
 def test_block_writes_turns_and_returns_a_marker(store):
-    block = RecallMemoryBlock(store=store, user_id="ada")
+    block = RecallMemoryBlock(store=store, user_id="ada", accept_short_term_memory=True)
     messages = [
         ChatMessage(role=MessageRole.USER, content=FACT),
         ChatMessage(role=MessageRole.ASSISTANT, content="Noted."),
@@ -77,9 +78,10 @@ def test_a_marker_message_leaves_the_decision_to_the_model(generator, store):
     assert marked["usage"]["prompt_tokens"] == plain["usage"]["prompt_tokens"]
 
 
-def test_simple_chat_engine_with_memory_block(generator, store, events):
+def test_simple_chat_engine_with_memory_block_flushing(generator, store, events):
+    """The block as LlamaIndex's own blocks work: it writes what Memory flushes, nothing else."""
     llm = RecallLLM(generator=generator, store=store, max_new_tokens=6)
-    block = RecallMemoryBlock(store=store, user_id="ada")
+    block = RecallMemoryBlock(store=store, user_id="ada", write_memory=False, accept_short_term_memory=True)
     # A small short-term window so that older turns flow into the block (and the store) quickly.
     memory = Memory.from_defaults(
         session_id="s1",
@@ -90,6 +92,7 @@ def test_simple_chat_engine_with_memory_block(generator, store, events):
     )
     engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
     engine.chat(FACT)
+    assert store.for_user("ada").count() == 0  # still in the short-term queue
     engine.chat("I live in Lisbon and I work as a nurse.")
     engine.chat("My favourite colour is green.")
     written = [r.text for r in store.for_user("ada").all() if r.role == "user"]
@@ -136,3 +139,136 @@ def test_a_failed_write_warns_and_the_chat_goes_on():
     block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")  # writes fail, searches fail the test
     with pytest.warns(RuntimeWarning, match="could not write 1 turn"):
         asyncio.run(block.aput([ChatMessage(role="user", content=FACT)]))
+
+
+def _engine(generator, store, session_id, **block):
+    """The README's recipe: a RecallMemoryBlock in a default Memory (its large token_limit: nothing is flushed)."""
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=6)
+    memory = Memory.from_defaults(session_id=session_id, memory_blocks=[RecallMemoryBlock(store=store, user_id="ada", **block)])
+    return SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+
+
+def test_the_default_recipe_writes_each_exchange_as_it_happens(generator, store, events):
+    engine = _engine(generator, store, "monday")
+    reply = engine.chat(FACT)
+    records = store.for_user("ada").all()
+    assert [(r.role, r.text, r.session_id) for r in records] == [
+        ("user", FACT, "monday"), ("assistant", str(reply), "monday")
+    ][: len(records)] and len(records) == 1 + bool(str(reply).strip())
+    (first,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
+    assert first.raw["memory_written"] == [r.id for r in records]
+    events.clear()
+    _engine(generator, store, "tuesday").chat(QUESTION)  # a new Memory: nothing of monday in its history
+    (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
+    recall = response.raw["recalls"][0]
+    assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
+    # The Memory's session is the KV-cache thread too; its flushes are not written twice.
+    assert [r.session_id for r in store.for_user("ada").all() if r.role == "user"] == ["monday", "tuesday"]
+
+
+@pytest.mark.parametrize("mode", ["stream", "achat", "astream"])
+def test_streams_and_async_chats_write_too(generator, store, mode):
+    engine = _engine(generator, store, "s1", write_roles=("user",))
+    if mode == "stream":
+        "".join(engine.stream_chat(FACT).response_gen)
+    elif mode == "achat":
+        asyncio.run(engine.achat(FACT))
+    else:
+
+        async def run():
+            response = await engine.astream_chat(FACT)
+            return "".join([piece async for piece in response.async_response_gen()])
+
+        asyncio.run(run())
+    assert [(r.role, r.text, r.session_id) for r in store.for_user("ada").all()] == [("user", FACT, "s1")]
+
+
+def test_write_memory_off_on_the_block_or_for_one_call(generator, store):
+    _engine(generator, store, "s1", write_memory=False).chat(FACT)
+    assert store.for_user("ada").count() == 0
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user",))
+    chat = [block.marker("s2"), ChatMessage(role="user", content=FACT)]
+    assert "memory_written" not in llm.chat(chat, write_memory=False).raw
+    assert store.for_user("ada").count() == 0
+    assert len(llm.chat(chat).raw["memory_written"]) == 1
+    # Without a block the LLM writes only when asked to, for its user, under the call's thread.
+    plain = [ChatMessage(role="user", content="My cat is called Pepper.")]
+    assert "memory_written" not in llm.chat(plain, user_id="bo").raw
+    llm.chat(plain, user_id="bo", thread_id="t1", write_memory=True)
+    assert {(r.role, r.session_id) for r in store.for_user("bo").all()} <= {("user", "t1"), ("assistant", "t1")}
+    assert "My cat is called Pepper." in [r.text for r in store.for_user("bo").all()]
+
+
+def test_recall_off_for_one_call_with_a_block(generator, store):
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada", write_memory=False)
+    chat = [block.marker(), ChatMessage(role="user", content=QUESTION)]
+    assert llm.chat(chat).raw["recalls"][0]["injected"]
+    assert llm.chat(chat, recall="off").raw["recalls"] == []
+    off = RecallLLM(generator=generator, store=store, recall="off", max_new_tokens=4)
+    assert off.chat(chat).raw["recalls"] == []  # the block's marker does not switch it back on
+
+
+def test_recall_off_for_one_chat_engine_call_through_the_block(generator, store, events):
+    """A chat engine passes no per-call arguments to its LLM: the block's ``recall`` switches it."""
+    store.for_user("ada").add(FACT)
+    engine = _engine(generator, store, "s1", write_memory=False)
+    block = engine._memory.memory_blocks[0]
+    block.recall = False
+    engine.chat(QUESTION)
+    block.recall = True
+    engine.chat(QUESTION)
+    off, on = [e.response.raw["recalls"] for e in events if isinstance(e, LLMChatEndEvent)]
+    assert off == [] and on[0]["injected"] and FACT in on[0]["text"]
+
+
+def test_a_failed_write_after_the_reply_keeps_the_reply(generator):
+    store = HalfDownStore(FixedMemory(FACT))  # searches work, writes fail
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        response = llm.chat([block.marker(), ChatMessage(role="user", content=FACT)])
+    assert response.raw["memory_write_error"].startswith("MemoryUnavailableError")
+    assert response.raw["recalls"][0]["injected"]  # the reply is there, with its recall
+
+
+KILLED_AFTER_THE_REPLY = """
+import os, signal, sys
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.memory import Memory
+from llamaindex_recall import RecallLLM, RecallMemoryBlock
+from recall_core import RecallGenerator
+from recall_core.memory import HashEncoder, MemoryStore
+from tests.helpers.tiny import tiny_model
+
+model, tokenizer = tiny_model("llama")
+store = MemoryStore.local(sys.argv[1], encoder=HashEncoder(64))
+llm = RecallLLM(generator=RecallGenerator(model, tokenizer), store=store, max_new_tokens=4)
+memory = Memory.from_defaults(session_id="monday", memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+SimpleChatEngine.from_defaults(llm=llm, memory=memory).chat(sys.argv[2])
+print("answered", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no close, no flush of Memory: the process just dies
+"""
+
+
+def test_a_reply_the_user_got_is_remembered_though_the_process_is_killed(generator, tmp_path):
+    """The README's recipe in a process killed (-9) right after its first reply: a new process
+    over the same store recalls what it was told."""
+    import subprocess
+    import sys
+
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_AFTER_THE_REPLY)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "memory"), FACT], capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert done.returncode == -9 and "answered" in done.stdout, done.stderr[-3000:]
+    with MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64)) as store:
+        assert [(r.text, r.session_id) for r in store.for_user("ada").all() if r.role == "user"] == [(FACT, "monday")]
+        llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+        block = RecallMemoryBlock(store=store, user_id="ada")
+        raw = llm.chat([block.marker("tuesday"), ChatMessage(role="user", content=QUESTION)]).raw
+        assert raw["recalls"][0]["injected"] and FACT in raw["recalls"][0]["text"]

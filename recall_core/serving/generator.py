@@ -1,0 +1,169 @@
+"""`ServedRecallGenerator`: a :class:`~recall_core.RecallGenerator` whose tokens come from an engine.
+
+Why: a chatbot served to many users runs an engine (llama.cpp's server here) that batches
+requests and caches prefixes. This generator keeps everything recall does before and after
+decoding (the chat template with ``<recall>`` where the policy puts it, the memory search, the
+notes, the trace, stop strings, tool-call parsing, streaming) and sends the decoding to the
+engine in token ids (:mod:`recall_core.serving.loop`). The adapters take it as ``generator=``::
+
+    gen = ServedRecallGenerator("http://127.0.0.1:8080", memory=store.for_user("ada"))
+    llm = ChatRecall(generator=gen)          # or llamaindex_recall.RecallLLM(generator=gen)
+
+It holds no model and no conversation state, so it is safe to share between threads and
+processes (N stateless clients, M engine replicas: docs/serving.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from recall_core.config import RecallConfig
+from recall_core.generator import _UNSET, RecallGenerator
+from recall_core.serving.client import EngineClient
+from recall_core.serving.loop import served_recall
+from recall_core.structured.outputs import OutputPlan
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
+from recall_core.types import Memory, Recall, RecallResult
+
+__all__ = ["ServedRecallGenerator"]
+
+
+class ServedRecallGenerator(RecallGenerator):
+    """Generate with recall on a llama.cpp server (``/completion`` in token ids).
+
+    Args:
+        engine: the engine's address (``"http://127.0.0.1:8080"``) or an :class:`EngineClient`.
+        tokenizer: the served model's Hugging Face tokenizer (default: the recall-tuned default
+            model's, which ``python -m recall_core.serving.gguf_export`` writes as GGUF). It must
+            hold ``<recall>`` and ``<|memory_pad|>`` with the GGUF's ids.
+        memory, config, generation_defaults: as :class:`~recall_core.RecallGenerator`'s.
+        timeout: seconds an engine may stay silent before a call fails with
+            :class:`~recall_core.serving.client.EngineError`.
+        context_window: positions per engine slot (default: asked of the engine's ``/props``).
+        model_name: the name traces and adapters show.
+    """
+
+    def __init__(
+        self,
+        engine: str | EngineClient,
+        tokenizer: Any = None,
+        memory: Memory | None = None,
+        config: RecallConfig | None = None,
+        generation_defaults: Mapping[str, Any] | None = None,
+        *,
+        timeout: float = 60.0,
+        context_window: int | None = None,
+        model_name: str = "served",
+    ) -> None:
+        if tokenizer is None:
+            tokenizer = _default_tokenizer()
+        vocab = tokenizer.get_vocab()
+        if RECALL_TOKEN not in vocab or MEMORY_PAD_TOKEN not in vocab:
+            raise ValueError(f"the tokenizer has no {RECALL_TOKEN} / {MEMORY_PAD_TOKEN}: serve a model that has "
+                             "them (the recall-tuned default, or a model saved after add_recall_tokens)")  # fmt: skip
+        self.client = engine if isinstance(engine, EngineClient) else EngineClient(engine, timeout=timeout)
+        self.model = None
+        self.model_name = model_name
+        self.tokenizer = tokenizer
+        self.memory = memory
+        self.query_head = None
+        self.config = config or RecallConfig()
+        self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
+        super_check = RecallGenerator._generation_kwargs  # bad defaults fail here, not at the first call
+        super_check(self, {}, None)
+        self._context_window = context_window
+        recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+        self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
+
+    @property
+    def served(self) -> bool:
+        """True: decoding runs on an engine (the adapters keep no KV-cache sessions for it)."""
+        return True
+
+    @property
+    def device(self) -> torch.device:
+        return torch.device("cpu")
+
+    @property
+    def eos_token_ids(self) -> set[int]:
+        return {self.tokenizer.eos_token_id} - {None}
+
+    @property
+    def context_window(self) -> int:
+        if self._context_window is None:
+            props = self.client.props()
+            settings = props.get("default_generation_settings") or {}
+            self._context_window = int(settings.get("n_ctx") or props.get("n_ctx") or 2048)
+        return self._context_window
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.tokenizer)
+
+    def kv_precompute(self) -> Any:
+        raise ValueError("inject_mode='kv' blocks need the model in process: a served backend injects tokens")
+
+    def generate_ids(
+        self,
+        input_ids: torch.LongTensor,
+        *,
+        past_key_values: Any = None,
+        position_ids: torch.LongTensor | None = None,
+        plan: OutputPlan | None = None,
+        recall_query: str | None = None,
+        memory: Memory | None = _UNSET,
+        config: RecallConfig | None = None,
+        stop: str | Sequence[str] | None = None,
+        on_recall: Callable[[Recall], None] | None = None,
+        streamer: Any = None,
+        stopping_criteria: Sequence[Any] | None = None,
+        **generation_kwargs: Any,
+    ) -> RecallResult:
+        """:meth:`RecallGenerator.generate_ids` on the engine. ``RecallResult.output`` is the
+        :class:`~recall_core.serving.loop.ServedOutput` (the engine's answers, its cached tokens)."""
+        if past_key_values is not None or position_ids is not None:
+            raise ValueError("a served backend keeps no KV cache in process: the engine's prefix cache is the "
+                             "session (send the whole conversation; past_key_values/position_ids are not taken)")  # fmt: skip
+        config = config or self.config
+        memory = self.memory if memory is _UNSET else memory
+        plan = plan or OutputPlan(None)
+        if plan.constraint is not None:
+            raise ValueError("a forced tool call or response_format needs constrained decoding, which the served "
+                             "backend does not do yet: use tool_choice='auto' (calls are parsed from the reply) "
+                             "or the in-process backend")  # fmt: skip
+        kwargs, stops = self._generation_kwargs(generation_kwargs, stop)
+        max_new = int(kwargs.pop("max_new_tokens", None) or 256)
+        sequences, trace, start, output = served_recall(
+            self.client, self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
+            options=kwargs, max_new_tokens=max_new, stop=stops, prompt_query=recall_query, streamer=streamer,
+            on_recall=on_recall, criteria=list(stopping_criteria or []),
+        )  # fmt: skip
+        done = _Output(sequences, trace, start)
+        result = self._result(input_ids, done, stops, {"max_new_tokens": max_new}, plan)  # type: ignore[arg-type]
+        cached = output.requests[0].cached_tokens if output.requests else 0
+        return replace(result, output=output, usage=replace(result.usage, cached_tokens=cached))
+
+    def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
+        return True
+
+
+class _Output:
+    """The three things :meth:`RecallGenerator._result` reads of a generation's output."""
+
+    def __init__(self, sequences: torch.LongTensor, recalls: list[Recall], generated_start: int) -> None:
+        self.sequences, self.recalls, self.generated_start = sequences, recalls, generated_start
+
+
+def _default_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    from recall_core.models.loading import tuned_model_dir
+
+    folder = tuned_model_dir()
+    if folder is None:
+        raise ValueError("no recall-tuned default model here: pass the served model's tokenizer=")
+    return AutoTokenizer.from_pretrained(folder)

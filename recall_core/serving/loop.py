@@ -1,0 +1,250 @@
+"""The recall loop over a serving engine: search, then one request with the notes in place.
+
+The in-process loop (:mod:`recall_core.decoding.loop`) injects the notes' embeddings into its
+live KV cache at each ``<recall>``. On an engine the same thing is done with token ids:
+
+* a ``<recall>`` in the prompt (``recall_policy="auto"``): search first, then send ONE request
+  whose ids hold the notes block right after the marker (the block the loop injects:
+  :func:`recall_core.decoding.notes.block_ids`); a marker where nothing is found is dropped,
+  as the loop drops it;
+* a ``<recall>`` the model writes (``"model"``): the GGUF makes ``<recall>`` an end-of-generation
+  token (:mod:`recall_core.serving.gguf_export`), so the engine stops there; the loop searches
+  with the last user message and the reply so far (:func:`recall_core.decoding.query.build_query`)
+  and sends the continuation: prompt + reply so far + notes. The engine's prefix cache holds
+  everything before the notes, so only the notes and what follows are computed
+  (:attr:`ServedOutput.requests` has the engine's ``cache_n`` of each request).
+
+The returned sequence is the in-process one: an injected block shows as ``<|memory_pad|>`` ids,
+so traces, positions and usage read the same. What needs the model's internals is refused with
+a ``ValueError`` that says so (:func:`check_served_config`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from recall_core.config import RecallConfig
+from recall_core.decoding.loop import MAX_RECALLS_REACHED
+from recall_core.decoding.notes import block_ids, note_lines
+from recall_core.decoding.query import QueryContext, build_query
+from recall_core.decoding.select import NO_MEMORY, choose_candidates
+from recall_core.serving.client import Completion, EngineClient
+from recall_core.types import Memory, Recall, RecallQuery
+
+__all__ = ["ServedOutput", "check_served_config", "served_recall", "sampling_options"]
+
+#: generate() options a served backend understands (others raise: they need the model in process).
+SUPPORTED_OPTIONS = frozenset({"max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "min_p",
+                               "repetition_penalty", "max_time", "seed", "return_dict_in_generate"})  # fmt: skip
+
+
+@dataclass
+class ServedOutput:
+    """What the engine did for one generation (``RecallResult.output`` on a served backend).
+
+    Attributes:
+        requests: each ``/completion`` request's answer, in order (the first, then one per
+            continuation after a recall), with the engine's ``cached_tokens`` and ``computed_tokens``.
+        engine_ids: the ids the engine was given last (prompt, notes and reply so far), for
+            checking that they are those the in-process loop would run.
+    """
+
+    requests: list[Completion] = field(default_factory=list)
+    engine_ids: list[int] = field(default_factory=list)
+
+    @property
+    def first_token_s(self) -> float | None:
+        """Seconds from the first request to the first generated id."""
+        return self.requests[0].first_token_s if self.requests else None
+
+
+class _Cancelled(Exception):
+    """A stopping criterion said stop (a stream's consumer left): the reply ends here."""
+
+
+def check_served_config(config: RecallConfig, memory: Memory | None) -> None:
+    """Refuse, with the reason, what a served backend cannot do: it sees ids and sampled tokens only."""
+    if config.inject_mode == "kv":
+        raise ValueError("inject_mode='kv' splices keys and values into the model's own cache: it needs the "
+                         "in-process backend; a served backend injects tokens (the engine's prefix cache "
+                         "reuses what comes before them)")  # fmt: skip
+    if memory is not None and config.query_mode == "hidden":
+        raise ValueError("query_mode='hidden' searches with the model's hidden state at <recall>, which an engine "
+                         "does not return: use query_mode='text' on a served backend")  # fmt: skip
+    if memory is not None and config.recall_policy == "uncertainty":
+        raise ValueError("recall_policy='uncertainty' reads the full next-token distribution before each token is "
+                         "chosen, which an engine does not expose: use 'auto' or 'model' on a served backend")  # fmt: skip
+
+
+def sampling_options(options: Mapping[str, Any], max_new_tokens: int) -> dict[str, Any]:
+    """``generate()`` options as llama.cpp's sampling fields, with transformers' defaults where unset
+    (llama.cpp's own differ: top_k 40, min_p 0.05), so both backends sample the same distribution."""
+    unknown = sorted(name for name, value in options.items() if name not in SUPPORTED_OPTIONS and value is not None)
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)}: not supported on a served backend (it takes "
+                         f"{', '.join(sorted(SUPPORTED_OPTIONS))}); use the in-process backend")  # fmt: skip
+    body: dict[str, Any] = {"n_predict": max_new_tokens, "repeat_penalty": float(options.get("repetition_penalty") or 1.0),
+                            "typical_p": 1.0, "n_probs": 1}  # fmt: skip
+    if options.get("do_sample"):
+        body.update(temperature=float(options.get("temperature") or 1.0), top_k=int(options.get("top_k") or 50) if
+                    options.get("top_k") != 0 else 0, top_p=float(options.get("top_p") or 1.0),
+                    min_p=float(options.get("min_p") or 0.0))  # fmt: skip
+        if options.get("seed") is not None:
+            body["seed"] = int(options["seed"])
+    else:  # greedy
+        body.update(temperature=0.0, top_k=1, top_p=1.0, min_p=0.0)
+    if options.get("max_time"):
+        body["t_max_predict_ms"] = int(float(options["max_time"]) * 1000)
+    return body
+
+
+def served_recall(
+    client: EngineClient,
+    tokenizer: Any,
+    prompt: Sequence[int],
+    *,
+    ids: tuple[int, int, frozenset[int]],
+    memory: Memory | None,
+    config: RecallConfig,
+    options: Mapping[str, Any],
+    max_new_tokens: int,
+    stop: Sequence[str],
+    prompt_query: str | None,
+    streamer: Any = None,
+    on_recall: Callable[[Recall], None] | None = None,
+    criteria: Sequence[Any] = (),
+) -> tuple[torch.LongTensor, list[Recall], int, ServedOutput]:
+    """Generate from ``prompt`` ids on the engine, recalling at each ``<recall>``.
+
+    ``ids`` is ``(recall_id, pad_id, boundary_ids)`` of the tokenizer. Returns the sequence as
+    the in-process loop returns it (pads where notes were injected), the trace, where the
+    generated part begins, and the :class:`ServedOutput`.
+    """
+    check_served_config(config, memory)
+    recall_id, pad_id, boundaries = ids
+    context = QueryContext(tokenizer, config, recall_id, pad_id, boundaries, prompt_query, None)
+    run = _Run(client, tokenizer, memory, config, context, on_recall)
+    body = {**sampling_options(options, max_new_tokens), "stop": list(stop)}
+    sequence, engine = run.prompt(list(prompt))
+    generated_start = len(sequence)
+    if streamer is not None:
+        streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
+    left = max_new_tokens
+    try:
+        while left > 0:
+            bias = [[pad_id, False]] + ([[recall_id, False]] if run.attempts >= config.max_recalls else [])
+            reply = client.complete(engine, {**body, "n_predict": left, "logit_bias": bias},
+                                    on_tokens=_on_tokens(sequence, streamer, criteria))  # fmt: skip
+            run.output.requests.append(reply)
+            if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
+                body["id_slot"] = reply.slot
+            engine = engine + reply.tokens
+            left -= len(reply.tokens)
+            if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
+                break
+            added = run.recall(sequence, reply_start=generated_start)
+            engine = engine + added
+    except _Cancelled:
+        pass
+    finally:
+        if streamer is not None:
+            streamer.end()
+    run.output.engine_ids = engine
+    return torch.tensor([sequence], dtype=torch.long), run.trace, generated_start, run.output
+
+
+def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> Callable[[list[int]], None]:
+    """What each streamed piece does: extend the sequence, feed the streamer, check the criteria."""
+
+    def take(tokens: list[int]) -> None:
+        for token in tokens:
+            sequence.append(token)
+            if streamer is not None:
+                streamer.put(torch.tensor([token]))
+        if criteria and any(bool(c(torch.tensor([sequence]), None).all()) for c in criteria):
+            raise _Cancelled
+
+    return take
+
+
+class _Run:
+    """One generation's recall state: attempts, the trace, the engine's answers."""
+
+    def __init__(self, client: EngineClient, tokenizer: Any, memory: Memory | None, config: RecallConfig,
+                 context: QueryContext, on_recall: Callable[[Recall], None] | None) -> None:  # fmt: skip
+        self.client, self.tokenizer, self.memory, self.config = client, tokenizer, memory, config
+        self.context, self.on_recall = context, on_recall
+        self.attempts = 0
+        self.trace: list[Recall] = []
+        self.output = ServedOutput()
+
+    def prompt(self, prompt: list[int]) -> tuple[list[int], list[int]]:
+        """The prompt with each marker's notes in place: ``(sequence with pads, ids the engine gets)``."""
+        sequence: list[int] = []
+        engine: list[int] = []
+        for token in prompt:
+            sequence.append(token)
+            engine.append(token)
+            if token != self.context.recall_id:
+                continue
+            block = self.recall(sequence, reply_start=None)
+            if block:
+                engine.extend(block)
+            else:  # nothing injected: the marker is dropped, as the loop drops it
+                sequence.pop()
+                engine.pop()
+        return sequence, engine
+
+    def recall(self, sequence: list[int], reply_start: int | None) -> list[int]:
+        """Search at the ``<recall>`` that ends ``sequence``; append pads for what is injected and
+        return the notes block's ids (``[]``: nothing injected)."""
+        in_prompt = reply_start is None
+        trigger = "prompt" if in_prompt else "model"
+        query, candidates, chosen, reason = RecallQuery(text=""), [], [], MAX_RECALLS_REACHED
+        if self.attempts < self.config.max_recalls:
+            self.attempts += 1
+            query = build_query(self.context, sequence[:-1], reply_start, None)
+            chosen, reason, candidates = self._search(query)
+        considered = tuple((c.id, float(c.score)) for c in candidates)
+        empty = (not chosen and trigger == "model" and self.memory is not None and reason != MAX_RECALLS_REACHED
+                 and self.config.empty_notes is not None)  # fmt: skip
+        position = len(sequence)
+        if not chosen and not empty:
+            self._record(Recall(position - (1 if in_prompt else 0), None, None, "", query.text, reason=reason,
+                                candidates=considered, in_prompt=in_prompt, trigger=trigger))  # fmt: skip
+            return []
+        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
+        notes = "\n".join(lines)
+        block = block_ids(self.tokenizer, notes, self.config)
+        sequence.extend([self.context.pad_id] * len(block))
+        score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
+        self._record(Recall(position, score, memory_id, notes, query.text, length=len(block),
+                            reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
+                            memories=tuple((c.id, float(c.score)) for c in chosen), inject_mode="tokens",
+                            trigger=trigger))  # fmt: skip
+        return block
+
+    def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
+        if self.memory is None:
+            return [], NO_MEMORY, []
+        try:
+            candidates = self.memory.search(query, self.config.top_k)
+        except Exception as error:  # any backend failure: the config says whether to go on
+            if self.config.on_memory_error == "raise":
+                raise
+            import warnings
+
+            reason = f"memory error: {type(error).__name__}: {error}"
+            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
+            return [], reason, []
+        chosen, reason = choose_candidates(candidates, self.config)
+        return chosen, reason, list(candidates)
+
+    def _record(self, recall: Recall) -> None:
+        self.trace.append(recall)
+        if self.on_recall is not None:
+            self.on_recall(recall)

@@ -1,0 +1,66 @@
+"""The failure cases issue 19 found outside the project's own generator, on the real tuned default.
+
+* ``make demo``'s three questions, each answered with its fact (the first said "I don't know."
+  with both notes holding the dog's name);
+* two undated notes, the fact first: a plain ``generate()`` answered "I don't know.";
+* the caller's own system message: the notes still reach the answer under it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recall_core import RecallGenerator
+from recall_core.cli import DEMO_CONVERSATION, DEMO_QUESTIONS, DEMO_USER
+from recall_core.memory import MemoryStore
+from tests.helpers.memories import FixedMemory
+
+DEMO_FACTS = ("Zorblax", "Berlenga", "March")
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory):
+    folder: Path = tmp_path_factory.mktemp("demo")
+    with MemoryStore.local(folder) as store:
+        store.writer.add_turns(
+            [{"user_id": DEMO_USER, "session_id": "s1", "role": role, "content": text, "turn_index": i,
+              "timestamp": f"2026-11-0{1 + i // 2}T10:00:00"} for i, (role, text) in enumerate(DEMO_CONVERSATION)]
+        )  # fmt: skip
+        yield store
+
+
+@pytest.mark.parametrize(("question", "fact"), list(zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True)))
+def test_the_demo_questions_are_answered_with_the_fact(smollm, demo_store, question: str, fact: str) -> None:
+    model, tokenizer = smollm
+    generator = RecallGenerator(model, tokenizer, memory=demo_store.for_user(DEMO_USER))
+    result = generator.generate([{"role": "user", "content": question}], max_new_tokens=40)
+    notes = " ".join(r.text for r in result.recalls)
+    assert fact in notes, notes
+    assert fact.lower() in result.text.lower(), (result.text, notes)
+
+
+def test_two_undated_notes_with_the_fact_first_are_read(smollm) -> None:
+    model, tokenizer = smollm
+    memory = FixedMemory("My dog is called Biscuit and he loves the beach.", "I went to the beach on Sunday.")
+    result = RecallGenerator(model, tokenizer, memory=memory).generate(
+        [{"role": "user", "content": "What is my dog's name?"}], max_new_tokens=30
+    )
+    assert "biscuit" in result.text.lower(), (result.text, [r.text for r in result.recalls])
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "You are a helpful assistant.",
+        "You are Juniper, a thoughtful assistant inside a journaling app. Reply in plain, friendly English.",
+    ],
+)
+def test_the_notes_are_read_under_the_callers_system_message(smollm, demo_store, system: str) -> None:
+    model, tokenizer = smollm
+    generator = RecallGenerator(model, tokenizer, memory=demo_store.for_user(DEMO_USER))
+    result = generator.generate(
+        [{"role": "system", "content": system}, {"role": "user", "content": DEMO_QUESTIONS[1]}], max_new_tokens=40
+    )
+    assert "berlenga" in result.text.lower(), (result.text, [r.text for r in result.recalls])

@@ -1,0 +1,109 @@
+"""Block files on disk (``KVMemories(disk=...)``) can be trusted: a damaged or foreign file is never used.
+
+A file is checked on read against the digest of its tensors and the key it was written for; one
+that fails is removed, counted in the recall's trace (``kv_discarded``), computed again and
+written in its place.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+import torch
+
+from recall_core import RECALL_TOKEN, RecallConfig, recall_generate
+from recall_core.kv.blocks import plan_block
+from recall_core.kv.memories import KVMemories, fetch_blocks
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
+
+FACTS = ("The user's dog is called Biscuit.", "I live in Lisbon and I work as a nurse.")
+CONFIG = RecallConfig(inject_mode="kv", max_recalls=1)
+
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    """A RECALL_HOME of the test's own: a cache with a folder lists it there."""
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+
+def _generate(model, tokenizer, cache):
+    trace: list = []
+    ids = tokenizer("My dog is called" + RECALL_TOKEN, return_tensors="pt").input_ids
+    out = model.generate(
+        ids, custom_generate=recall_generate, memory=FixedMemory(*FACTS), recall_config=CONFIG,
+        recall_tokenizer=tokenizer, recall_trace=trace, recall_kv_memories=cache, do_sample=False, max_new_tokens=4,
+    )  # fmt: skip
+    (recall,) = trace
+    return out, recall
+
+
+def _files(folder):
+    return sorted(folder.glob("*/*.safetensors"), key=lambda f: f.stat().st_size)
+
+
+def _garble_tensors(path):
+    """Overwrite every tensor byte with 0x7f (float32 3.39e38), keeping the safetensors header intact."""
+    raw = bytearray(path.read_bytes())
+    start = 8 + struct.unpack("<Q", raw[:8])[0]
+    raw[start:] = b"\x7f" * (len(raw) - start)
+    path.write_bytes(bytes(raw))
+
+
+def test_a_block_file_with_garbled_tensors_is_a_miss_removed_and_recomputed(tmp_path):
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "kv"
+    expected, _ = _generate(model, tokenizer, KVMemories(disk=folder))
+    largest = _files(folder)[-1]
+    _garble_tensors(largest)
+    header = json.loads(largest.read_bytes()[8 : 8 + struct.unpack("<Q", largest.read_bytes()[:8])[0]])
+    assert "key" in header["__metadata__"]  # the header is intact: only the tensors are damaged
+
+    cache = KVMemories(disk=folder)  # another process, the same folder
+    again, recall = _generate(model, tokenizer, cache)
+    assert torch.equal(again, expected)  # computed again: the same answer as with a sound file
+    assert recall.kv_reused < recall.length - recall.kv_recomputed  # the damaged block was not reused
+    assert recall.kv_discarded == 1 and cache.stats()["discarded"] == 1  # and the trace says so
+    # the file was written again, whole: a third process reads every block from disk
+    later = KVMemories(disk=folder)
+    _, third = _generate(model, tokenizer, later)
+    assert third.kv_discarded == 0 and third.kv_reused == third.length - third.kv_recomputed
+    assert later.stats()["misses"] == 0
+
+
+def test_a_foreign_file_at_a_block_s_path_is_replaced(tmp_path):
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "kv"
+    plan = plan_block(tokenizer, list(FixedMemory(*FACTS).search(None, 2)), CONFIG)
+    fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    files = _files(folder)
+    # a valid safetensors file, but another block's (or put there by hand)
+    files[-1].write_bytes(files[0].read_bytes())
+    cache = KVMemories(disk=folder)
+    fetched = fetch_blocks(model, tokenizer, plan, CONFIG, cache)
+    assert not all(fetched.found)
+    # replaced by the block itself, not skipped: the next process finds every block on disk
+    assert all(fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder)).found)
+    assert len(fetched.discarded) == 1 and "foreign" in fetched.discarded[0]
+
+
+def test_a_file_without_a_digest_is_a_miss(tmp_path):
+    """Files written before digests existed (or by hand, with the right key) are not trusted."""
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "kv"
+    plan = plan_block(tokenizer, list(FixedMemory(*FACTS).search(None, 2)), CONFIG)
+    fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    path = _files(folder)[-1]
+    with safe_open(str(path), framework="pt") as file:
+        meta = file.metadata()
+        tensors = {name: file.get_tensor(name).fill_(1.0) for name in file.keys()}
+    meta.pop("sha256", None)
+    save_file(tensors, str(path), metadata=meta)
+    fetched = fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    assert fetched.discarded and "digest" in fetched.discarded[0]
+    assert all(fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder)).found)

@@ -1,0 +1,177 @@
+"""The served backend's parts that need no engine: refusals, sampling options, the client's
+errors against peers that are down, hung or cut off mid-reply (real sockets), and the GGUF export
+of a tiny random Llama. The engine itself is exercised in tests/integration/test_serving.py."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gguf import GGUFReader, TokenType
+
+from recall_core import RecallConfig
+from recall_core.memory.chroma_server import free_port
+from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator, export_gguf
+from recall_core.serving.loop import check_served_config, sampling_options
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, add_recall_tokens
+from tests.helpers.tiny import tiny_model, tiny_tokenizer
+
+MEMORY = object()
+
+
+@pytest.mark.parametrize(
+    ("config", "word"),
+    [(RecallConfig(inject_mode="kv"), "inject_mode='kv'"), (RecallConfig(query_mode="hidden"), "query_mode='hidden'"),
+     (RecallConfig(recall_policy="uncertainty"), "recall_policy='uncertainty'")],
+)  # fmt: skip
+def test_features_that_need_the_model_are_refused(config: RecallConfig, word: str) -> None:
+    with pytest.raises(ValueError, match=word):
+        check_served_config(config, MEMORY)  # type: ignore[arg-type]
+    check_served_config(RecallConfig(), MEMORY)  # type: ignore[arg-type]
+
+
+def test_sampling_options_follow_transformers_defaults() -> None:
+    greedy = sampling_options({"do_sample": False}, 16)
+    assert (greedy["temperature"], greedy["top_k"], greedy["min_p"], greedy["n_predict"]) == (0.0, 1, 0.0, 16)
+    sampled = sampling_options({"do_sample": True, "temperature": 0.7, "seed": 3}, 8)
+    # llama.cpp's own defaults (top_k 40, min_p 0.05) would sample another distribution.
+    assert (sampled["temperature"], sampled["top_k"], sampled["top_p"], sampled["min_p"], sampled["seed"]) == (
+        0.7, 50, 1.0, 0.0, 3)  # fmt: skip
+    assert sampling_options({"max_time": 2.5}, 8)["t_max_predict_ms"] == 2500
+    with pytest.raises(ValueError, match="output_scores: not supported on a served backend"):
+        sampling_options({"output_scores": True}, 8)
+
+
+def test_client_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="url must be an http"):
+        EngineClient("127.0.0.1:8080")
+    with pytest.raises(ValueError, match="timeout must be"):
+        EngineClient("http://127.0.0.1:8080", timeout=0)
+
+
+def test_an_engine_that_is_down_fails_at_once() -> None:
+    client = EngineClient(f"http://127.0.0.1:{free_port()}", timeout=5)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="not reachable.*is it running"):
+        client.complete([1, 2, 3], {"n_predict": 4})
+    assert time.monotonic() - started < 3
+    assert not client.health()
+
+
+class _Peer:
+    """A TCP peer on 127.0.0.1 that reads a request and then says ``reply`` (or nothing) and holds or closes."""
+
+    def __init__(self, reply: bytes | None, close: bool) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = self.sock.getsockname()[1]
+        self.reply, self.close = reply, close
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        self.conns.append(conn)
+        conn.recv(65536)
+        if self.reply is not None:
+            conn.sendall(self.reply)
+        if self.close:
+            conn.close()
+
+    def stop(self) -> None:
+        for conn in self.conns:
+            conn.close()
+        self.sock.close()
+
+
+def test_a_hung_engine_fails_within_the_timeout() -> None:
+    peer = _Peer(None, close=False)
+    try:
+        client = EngineClient(f"http://127.0.0.1:{peer.port}", timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(EngineError, match="no answer within 1s"):
+            client.complete([1, 2, 3], {"n_predict": 4})
+        assert time.monotonic() - started < 3
+    finally:
+        peer.stop()
+
+
+def test_an_engine_killed_mid_reply_is_reported() -> None:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    event = b'data: {"tokens": [5], "stop": false}\n\n'
+    chunk = hex(len(event))[2:].encode() + b"\r\n" + event + b"\r\n"
+    peer = _Peer(head + chunk, close=True)  # one token, then the connection drops
+    try:
+        seen: list[list[int]] = []
+        client = EngineClient(f"http://127.0.0.1:{peer.port}", timeout=2.0)
+        with pytest.raises(EngineError, match="closed"):
+            client.complete([1, 2, 3], {"n_predict": 4}, on_tokens=seen.append)
+        assert seen == [[5]]
+    finally:
+        peer.stop()
+
+
+def test_served_generator_needs_the_recall_tokens_and_keeps_no_cache() -> None:
+    with pytest.raises(ValueError, match="no <recall>"):
+        ServedRecallGenerator("http://127.0.0.1:1", tiny_tokenizer())
+    model, tokenizer = tiny_model("llama")
+    generator = ServedRecallGenerator("http://127.0.0.1:1", tokenizer, context_window=512)
+    assert generator.served and generator.model is None and generator.context_window == 512
+    ids = generator.encode([{"role": "user", "content": "hi"}])
+    with pytest.raises(ValueError, match="prefix cache is the session"):
+        generator.generate_ids(ids, past_key_values=object())
+    with pytest.raises(ValueError, match="kv"):
+        generator.kv_precompute()
+
+
+def test_export_gguf_keeps_ids_and_stops_at_recall(tmp_path: Path) -> None:
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "tiny"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    out = export_gguf(folder, tmp_path / "tiny.f16.gguf", "f16")
+    reader = GGUFReader(out)
+    tokens = reader.fields["tokenizer.ggml.tokens"].contents()
+    vocab = tokenizer.get_vocab()
+    assert len(tokens) == len(vocab) and all(tokens[i] == t for t, i in vocab.items())
+    types = reader.fields["tokenizer.ggml.token_type"].contents()
+    recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
+    assert types[recall_id] == types[pad_id] == int(TokenType.CONTROL)
+    assert reader.fields["tokenizer.ggml.eom_token_id"].contents() == recall_id
+    assert reader.fields["recall.recall_token_id"].contents() == recall_id
+    tensors = {t.name: t for t in reader.tensors}
+    config = model.config
+    assert len(tensors) == 2 + (not config.tie_word_embeddings) + 9 * config.num_hidden_layers
+    # q rows are permuted into llama.cpp's interleaved rotary layout; v rows are not touched.
+    q = model.model.layers[0].self_attn.q_proj.weight.detach().numpy()
+    heads = config.num_attention_heads
+    expected = q.reshape(heads, 2, q.shape[0] // heads // 2, q.shape[1]).swapaxes(1, 2).reshape(q.shape)
+    stored = np.asarray(tensors["blk.0.attn_q.weight"].data, dtype=np.float32).reshape(q.shape)
+    assert np.allclose(stored, expected, atol=1e-3) and not np.allclose(stored, q, atol=1e-3)
+    v = model.model.layers[0].self_attn.v_proj.weight.detach().numpy()
+    assert np.allclose(np.asarray(tensors["blk.0.attn_v.weight"].data, dtype=np.float32).reshape(v.shape), v, atol=1e-3)
+    assert not (tmp_path / "tiny.f16.gguf.partial").exists()
+
+
+def test_export_gguf_without_the_recall_tokens_has_no_eom(tmp_path: Path) -> None:
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "tiny"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    out = export_gguf(folder, tmp_path / "tiny.gguf", "f32", stop_at_recall=False)
+    assert "tokenizer.ggml.eom_token_id" not in GGUFReader(out).fields
+    with pytest.raises(ValueError, match="out_type must be one of"):
+        export_gguf(folder, tmp_path / "x.gguf", "q4_k")
+
+
+def test_add_recall_tokens_is_what_makes_a_tokenizer_servable() -> None:
+    model, tokenizer = tiny_model("llama")
+    assert RECALL_TOKEN in tokenizer.get_vocab()
+    fresh = tiny_tokenizer()
+    add_recall_tokens(model, fresh)
+    ServedRecallGenerator("http://127.0.0.1:1", fresh, context_window=64)
