@@ -3,6 +3,8 @@
 * :class:`RecallLLM` — a ``BaseLLM`` (text completion).
 * :class:`ChatRecall` — a ``BaseChatModel`` (chat template, writes exchanges to memory; tools,
   structured output).
+* :class:`ForceToolCallMiddleware` — makes ``create_agent`` call a tool on a small model
+  (needs ``langchain``).
 * :class:`RecallStore` — LangGraph's long-term memory (``BaseStore``) over a ``MemoryStore``:
   what an agent stores there is what ``<recall>`` injects (needs ``langgraph``).
 
@@ -28,11 +30,13 @@ if importlib.util.find_spec("langchain_core") is None:
 #: the package loads neither the framework nor torch.
 _EXPORTS = {
     "ChatRecall": ".chat_models",
+    "ForceToolCallMiddleware": ".agents",
     "RecallLLM": ".llms",
     "RecallStore": ".stores",
 }
 
 if TYPE_CHECKING:
+    from .agents import ForceToolCallMiddleware
     from .chat_models import ChatRecall
     from .llms import RecallLLM
     from .stores import RecallStore
@@ -51,4 +55,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
 
 
-__all__ = ["ChatRecall", "RecallLLM", "RecallStore"]
+__all__ = ["ChatRecall", "ForceToolCallMiddleware", "RecallLLM", "RecallStore"]

@@ -10,7 +10,9 @@ filters onto it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -26,6 +28,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 
 from recall_core.memory import MemoryRecord, MemoryStore
@@ -34,6 +37,8 @@ from recall_core.memory import MemoryRecord, MemoryStore
 _MARK, _NAMESPACE, _KEY, _VALUE, _CREATED, _UPDATED, _INDEXED = (
     "lg_store", "lg_namespace", "lg_key", "lg_value", "lg_created_at", "lg_updated_at", "lg_indexed",
 )  # fmt: skip
+#: Metadata of an item with a time to live: when it expires (epoch seconds) and its ttl (minutes).
+_EXPIRES, _TTL = "lg_expires_at", "lg_ttl"
 #: Value fields embedded by default when the item has them (else the whole value, as JSON).
 DEFAULT_TEXT_FIELDS = ("text", "content", "memory", "data")
 
@@ -64,10 +69,18 @@ class RecallStore(BaseStore):
     value (a dict filter matches nested fields), or an operator dict with ``$eq``, ``$ne``,
     ``$gt``, ``$gte``, ``$lt``, ``$lte`` (the last four compare numbers; an item whose field
     is missing or not a number does not match). Any other operator raises ``ValueError``.
-    Keys are any string, ``""`` included. ``ttl`` is not supported (``supports_ttl`` is False).
+    Keys are any string, ``""`` included.
+
+    ``ttl`` (minutes, LangGraph's ``put(..., ttl=...)`` or ``ttl_config["default_ttl"]``)
+    gives an item an expiry kept in its memory's metadata: an expired item is never returned
+    (get, search, list_namespaces; nor recalled, as it is deleted), and expired items are
+    deleted when the store is made and on every put of their user. Reading refreshes the
+    expiry (``refresh_ttl``, default ``ttl_config["refresh_on_read"]``, True); a refresh
+    rewrites the item's memory (its vector too), so read-heavy stores may prefer
+    ``refresh_on_read=False``.
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -76,6 +89,7 @@ class RecallStore(BaseStore):
         user_position: int | None = None,
         user_id: str | None = None,
         text_fields: Sequence[str] = DEFAULT_TEXT_FIELDS,
+        ttl_config: TTLConfig | None = None,
     ) -> None:
         if not callable(getattr(store, "for_user", None)):
             raise TypeError(f"store must be a recall_core.memory.MemoryStore, got {type(store).__name__}")
@@ -96,6 +110,8 @@ class RecallStore(BaseStore):
         self.user_position = user_position
         self.user_id = user_id
         self.text_fields = tuple(text_fields)
+        self.ttl_config = _check_ttl_config(ttl_config)
+        self.sweep()
 
     # ------------------------------------------------------------------ BaseStore
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -103,7 +119,7 @@ class RecallStore(BaseStore):
         results: list[Result] = []
         for op in ops:
             if isinstance(op, GetOp):
-                results.append(self._get(op.namespace, op.key))
+                results.append(self._get(op.namespace, op.key, op.refresh_ttl))
             elif isinstance(op, PutOp):
                 self._put(op)
                 results.append(None)
@@ -120,9 +136,12 @@ class RecallStore(BaseStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
     # ------------------------------------------------------------------ operations
-    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+    def _get(self, namespace: tuple[str, ...], key: str, refresh: bool = False) -> Item | None:
         user = self._user(namespace)
-        record = self.store.for_user(user).get_by_key(_memory_key(namespace, key))
+        memory = self.store.for_user(user)
+        record = _alive(memory.get_by_key(_memory_key(namespace, key)))
+        if record is not None and refresh:
+            record = _refresh(memory, record)
         return _item(record) if record is not None else None
 
     def _put(self, op: PutOp) -> None:
@@ -142,10 +161,12 @@ class RecallStore(BaseStore):
             _VALUE: json.dumps(op.value, ensure_ascii=False, default=str), _CREATED: created, _UPDATED: now,
             _INDEXED: op.index is not False,
         }  # fmt: skip
+        metadata.update(_ttl_metadata(op.ttl))
         try:
             memory.put(key, self._text(op.value, op.index), metadata=metadata, session_id="langgraph-store")
         except ValueError as error:  # the memory's own terms (content, metadata) -> the item's
             raise ValueError(f"item {op.key!r} in {op.namespace!r} cannot be stored: {error}") from error
+        self._sweep_user(user)  # expired items leave on their user's writes
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         _check_filter(op.filter)
@@ -161,27 +182,51 @@ class RecallStore(BaseStore):
                 records = {r.id: r for r in memory.get_many([c.id for c in candidates])}
                 for candidate in candidates:
                     record = records.get(candidate.id)
-                    if record is not None and record.metadata.get(_INDEXED, True):
+                    if _alive(record) is not None and record.metadata.get(_INDEXED, True):
                         found.append(_item(record, score=float(candidate.score), search=True))
             else:
-                found.extend(_item(record, search=True) for record in memory.list(where={_MARK: True}))
+                found.extend(_item(record, search=True) for record in memory.list(where={_MARK: True}) if _alive(record))
         found = [
             item for item in found
             if item.namespace[: len(op.namespace_prefix)] == tuple(op.namespace_prefix) and _matches(item.value, op.filter)
         ]  # fmt: skip
         if op.query:
             found.sort(key=lambda item: item.score if item.score is not None else float("-inf"), reverse=True)
+        if op.refresh_ttl:
+            self._refresh_items(found[op.offset : want])
         return found[op.offset : want]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         namespaces: set[tuple[str, ...]] = set()
         for user in self.store.users():
             for record in self.store.for_user(user).list(where={_MARK: True}):
+                if _alive(record) is None:
+                    continue
                 namespace = _decode_namespace(record.metadata[_NAMESPACE])
                 if all(_condition_holds(namespace, condition) for condition in op.match_conditions or ()):
                     namespaces.add(namespace[: op.max_depth] if op.max_depth is not None else namespace)
         ordered = sorted(namespaces)
         return ordered[op.offset : op.offset + op.limit]
+
+    # ------------------------------------------------------------------ time to live
+    def sweep(self) -> int:
+        """Delete every expired item of every user; return how many (done when the store is made;
+        nothing on a store opened read-only, whose reads leave expired items out all the same)."""
+        if getattr(self.store, "read_only", False):
+            return 0
+        return sum(self._sweep_user(user) for user in self.store.users())
+
+    def _sweep_user(self, user: str) -> int:
+        memory = self.store.for_user(user)
+        expired = memory.list(where={"$and": [{_MARK: True}, {_EXPIRES: {"$lte": time.time()}}]})
+        return memory.delete([record.id for record in expired]) if expired else 0
+
+    def _refresh_items(self, items: Sequence[SearchItem]) -> None:
+        for item in items:
+            memory = self.store.for_user(self._user(item.namespace))
+            record = memory.get_by_key(_memory_key(item.namespace, item.key))
+            if record is not None:
+                _refresh(memory, record)
 
     # ------------------------------------------------------------------ helpers
     def _user(self, namespace: tuple[str, ...]) -> str:
@@ -210,6 +255,44 @@ class RecallStore(BaseStore):
             if isinstance(text, str) and text.strip():
                 return text
         return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _check_ttl_config(config: TTLConfig | None) -> TTLConfig | None:
+    if config is None:
+        return None
+    if not isinstance(config, Mapping):
+        raise ValueError(f"ttl_config must be a dict (LangGraph's TTLConfig), got {type(config).__name__}")
+    default = config.get("default_ttl")
+    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float)) or not default > 0):
+        raise ValueError(f"ttl_config['default_ttl'] must be minutes > 0 or None, got {default!r}")
+    return config
+
+
+def _ttl_metadata(ttl: float | None) -> dict[str, float]:
+    """The metadata of an item put with ``ttl`` minutes (none without)."""
+    if ttl is None:
+        return {}
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 < ttl < float("inf"):
+        raise ValueError(f"ttl must be minutes > 0 or None, got {ttl!r}")
+    return {_TTL: float(ttl), _EXPIRES: time.time() + 60.0 * float(ttl)}
+
+
+def _alive(record: MemoryRecord | None) -> MemoryRecord | None:
+    """``record`` unless its item has expired."""
+    if record is None:
+        return None
+    expires = record.metadata.get(_EXPIRES)
+    return record if expires is None or float(expires) > time.time() else None
+
+
+def _refresh(memory: Any, record: MemoryRecord) -> MemoryRecord:
+    """Push an item's expiry ``ttl`` minutes from now (an item without ttl is left alone)."""
+    ttl = record.metadata.get(_TTL)
+    if ttl is None:
+        return record
+    metadata = {**record.metadata, **_ttl_metadata(float(ttl))}
+    memory.update(record.id, record.text, metadata=metadata)
+    return dataclasses.replace(record, metadata=metadata)
 
 
 def _memory_key(namespace: tuple[str, ...], key: str) -> str:

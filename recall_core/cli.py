@@ -1,4 +1,5 @@
-"""The ``recall`` command line: ask, chat, remember, ingest, forget, doctor, demo, train-head.
+"""The ``recall`` command line: ask, chat, remember, ingest, forget, list, search, delete, export,
+import, doctor, demo, train-head.
 
 Run ``recall --help`` or ``recall COMMAND --help``.
 """
@@ -89,6 +90,33 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
     forget = command("forget", _forget, "delete every memory of a user")
     _store_arguments(forget)
 
+    listing = command("list", _list, "list a user's memories, oldest first (id, time, role, session, text)")
+    listing.add_argument("user", help="whose memories")
+    listing.add_argument("--session", default=None, help="only this session's")
+    listing.add_argument("--limit", type=_count, default=None, help="at most N memories")
+    listing.add_argument("--json", action="store_true", help="one JSON object a line (as `recall export` writes)")
+    _store_arguments(listing, with_user=False, read_only=True)
+
+    search = command("search", _search, "search a user's memories as recall does (best first, with scores)")
+    search.add_argument("user", help="whose memories")
+    search.add_argument("query")
+    search.add_argument("-k", type=_count, default=4, help="how many memories (default 4)")
+    _store_arguments(search, with_user=False, read_only=True)
+
+    delete = command("delete", _delete, "delete memories of a user by id (see `recall list`)")
+    delete.add_argument("user", help="whose memories")
+    delete.add_argument("ids", nargs="+", metavar="ID")
+    _store_arguments(delete, with_user=False)
+
+    export = command("export", _export, "write a user's memories as JSONL (stdout, or --out FILE)")
+    export.add_argument("user", help="whose memories")
+    export.add_argument("--out", default=None, metavar="FILE", help="file to write (whole or not at all)")
+    _store_arguments(export, with_user=False, read_only=True)
+
+    load = command("import", _import, "read memories from a JSONL file written by `recall export`")
+    load.add_argument("file")
+    _store_arguments(load, with_user=False)
+
     doctor = command("doctor", _doctor, "check the index against the journal (the source of truth)")
     doctor.add_argument("--repair", action="store_true",
                         help="index what is missing, finish interrupted deletes, rebuild damaged users")
@@ -145,7 +173,9 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
 
 
-def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True, with_user: bool = True) -> None:
+def _store_arguments(
+    parser: argparse.ArgumentParser, user_required: bool = True, with_user: bool = True, read_only: bool = False
+) -> None:
     if with_user:
         parser.add_argument("--user", required=user_required, default=None if not user_required else None,
                             help="whose memory to use")
@@ -160,9 +190,23 @@ def _store_arguments(parser: argparse.ArgumentParser, user_required: bool = True
                              "must be the one they were written with")
     parser.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
                         help="with --server: seconds before a request to the server is given up (default 30)")
+    if read_only:
+        parser.add_argument("--read-only", action="store_true",
+                            help="local store: read a snapshot, write nothing where the store is (read-only "
+                                 "storage, a store another process has open)")  # fmt: skip
 
 
 # ---------------------------------------------------------------------- helpers
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -177,13 +221,15 @@ def _open_store(args: argparse.Namespace) -> Any:
     from recall_core.memory import MemoryStore
 
     if args.server:
+        if getattr(args, "read_only", False):
+            raise ValueError("--read-only opens a local store (--store); a server store is read through the server")
         host, _, port = args.server.rpartition(":")
         if not host or not port.isdigit():
             raise ValueError(f"--server must look like HOST:PORT, got {args.server!r}")
         headers = dict(_split_header(h) for h in args.header)
         return MemoryStore.server(host=host, port=int(port), headers=headers or None, encoder=args.encoder,
                                   timeout=args.timeout)  # fmt: skip
-    return MemoryStore.local(args.store, encoder=args.encoder)
+    return MemoryStore.local(args.store, encoder=args.encoder, read_only=getattr(args, "read_only", False))
 
 
 def _split_header(header: str) -> tuple[str, str]:
@@ -288,6 +334,61 @@ def _forget(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         count = store.for_user(args.user).forget()
     print(f"forgot {count} memories of {args.user!r}")
+    return 0
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _list(args: argparse.Namespace) -> int:
+    import json
+
+    with _open_store(args) as store:
+        where = {"session_id": args.session} if args.session else None
+        records = store.for_user(args.user).list(where=where, limit=args.limit)
+    for record in records:
+        if args.json:
+            print(json.dumps({"id": record.id, "timestamp": record.timestamp, "role": record.role,
+                              "session_id": record.session_id, "text": record.text, "key": record.key,
+                              "metadata": record.metadata}, ensure_ascii=False))  # fmt: skip
+        else:
+            print(f"{record.id}  {record.timestamp}  {record.role:<9}  {record.session_id}  {_one_line(record.text)}")
+    if not args.json:
+        print(f"{len(records)} memor{'y' if len(records) == 1 else 'ies'} of {args.user!r}", file=sys.stderr)
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        found = store.for_user(args.user).search(args.query, k=args.k)
+    for candidate in found:
+        print(f"{candidate.score:.3f}  {candidate.id}  {_one_line(candidate.text)}")
+    if not found:
+        print(f"no memories of {args.user!r} found", file=sys.stderr)
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        count = store.for_user(args.user).delete(args.ids)
+    print(f"deleted {count} of {len(set(args.ids))} memories of {args.user!r}")
+    return 0 if count == len(set(args.ids)) else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        memory = store.for_user(args.user)
+        count = memory.export_jsonl(args.out if args.out else sys.stdout)
+    print(f"exported {count} memories of {args.user!r}" + (f" to {args.out}" if args.out else ""), file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        report = store.import_memories(args.file, progress=True)
+    print(report)
     return 0
 
 

@@ -27,7 +27,8 @@ from recall_core.prompt import chat_prompt_ids, last_user_text
 from recall_core.reply import finish_text
 from recall_core.settings import generation_options, stop_strings
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
-from recall_core.structured.outputs import OutputPlan, plan_output
+from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
+from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
 from recall_core.structured.tools import special_ids
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, Recall, RecallResult, Usage
@@ -252,12 +253,16 @@ class RecallGenerator:
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
+        processor = None
         if plan.constraint is not None:
-            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"))
+            max_time = kwargs.pop("max_time", None) or CONSTRAINED_MAX_TIME
+            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"), max_time)
             kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)
         criteria.extend(stopping_criteria or [])
+        if processor is not None:  # the processor closes the JSON by max_time; this bounds the closing
+            criteria.append(ClosingLimit(processor))
         cached = cache_length(past_key_values)
         if past_key_values is not None:
             kwargs[CACHE_KEY] = past_key_values
@@ -278,6 +283,8 @@ class RecallGenerator:
             **{**kwargs, "return_dict_in_generate": True},
         )
         result = self._result(input_ids, output, stop_strings, kwargs, plan, cached)
+        if processor is not None and processor.out_of_time:
+            result = out_of_time(result, processor)
         return replace(result, output=output) if keep_output else result
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
@@ -297,7 +304,7 @@ class RecallGenerator:
         return AsyncRecallStream(self.generate, self.tokenizer, prompt, kwargs)
 
     # ------------------------------------------------------------------ helpers
-    def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None) -> Any:
+    def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None, max_time: float) -> Any:
         """The plan's logits processor for one call: ``<recall>`` and injected pads are not text;
         ``<recall>`` stays allowed while there is a memory to search; the end of the budget closes the JSON."""
         vocab = self.tokenizer.get_vocab()
@@ -305,7 +312,7 @@ class RecallGenerator:
         assert plan.constraint is not None
         return plan.constraint.logits_processor(
             allow_ids=[recall_id] if memory is not None else [], skip_ids=[recall_id, pad_id], pad_ids=[pad_id],
-            max_new_tokens=max_new_tokens, tail=plan.tail,
+            max_new_tokens=max_new_tokens, tail=plan.tail, max_time=max_time,
         )  # fmt: skip
 
     def _decode(self, ids: list[int], keep: Sequence[str]) -> str:

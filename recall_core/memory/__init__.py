@@ -26,6 +26,7 @@ from recall_core.memory.errors import (
     MemoryIndexWarning,
     MemoryIsolationError,
     MemoryLockedError,
+    MemoryReadOnlyError,
     MemoryStoreError,
     MemoryUnavailableError,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "MemoryIndexWarning",
     "MemoryIsolationError",
     "MemoryLockedError",
+    "MemoryReadOnlyError",
     "MemoryRecord",
     "MemoryStore",
     "MemoryStoreError",

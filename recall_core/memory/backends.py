@@ -8,16 +8,20 @@ so turns can be journaled while the server is down.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import shutil
 import socket
+import sqlite3
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recall_core.memory.errors import MemoryLockedError, MemoryUnavailableError
+from recall_core.memory.errors import MemoryLockedError, MemoryReadOnlyError, MemoryUnavailableError
 from recall_core.memory.journal import Journal
 from recall_core.paths import default_memory_dir
 
@@ -54,17 +58,19 @@ class LocalLock:
 
 
 def open_local(path: str | Path | None) -> tuple[Backend, Journal, LocalLock]:
-    """Lock the folder ``path`` (default ``$RECALL_HOME/memory``), open its journal, describe its index.
+    """Lock the folder ``path`` (default :func:`~recall_core.paths.default_memory_dir`), open its journal, describe its index.
 
     Raises:
+        ValueError: ``path`` is a file, or under one.
         MemoryLockedError: another process or store object has it open.
+        MemoryReadOnlyError: the folder cannot be written (read-only storage or permissions).
     """
     from filelock import FileLock, Timeout
 
-    root = Path(path).expanduser() if path is not None else default_memory_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(root / LOCK_FILE))
+    root = store_folder(path)
     try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(root / LOCK_FILE))
         lock.acquire(timeout=0)
     except Timeout:
         owner = _read_owner(root)
@@ -74,6 +80,14 @@ def open_local(path: str | Path | None) -> tuple[Backend, Journal, LocalLock]:
             f"`chroma run --path {root / CHROMA_DIR} --host 127.0.0.1 --port 8000`, then open it with "
             f"MemoryStore.server(port=8000, journal_path='{root / JOURNAL_FILE}')."
         ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        raise MemoryReadOnlyError(
+            f"the memory at {root} cannot be opened for writing ({exc.strerror or exc}): the folder is "
+            "read-only to this process. To search it, open it read-only: "
+            "MemoryStore.local(path, read_only=True) (CLI: --read-only)"
+        ) from None
     try:
         _write_owner(root)
         journal = Journal(root / JOURNAL_FILE)
@@ -82,6 +96,82 @@ def open_local(path: str | Path | None) -> tuple[Backend, Journal, LocalLock]:
         raise
 
     return local_backend(root / CHROMA_DIR, str(root)), journal, LocalLock(root, lock)
+
+
+def store_folder(path: str | Path | None) -> Path:
+    """The folder of a local store (default: :func:`~recall_core.paths.default_memory_dir`).
+
+    Raises:
+        ValueError: ``path``, or a folder above it, is a file (a store is a folder).
+    """
+    root = Path(path).expanduser() if path is not None else default_memory_dir()
+    for folder in (root, *root.parents):
+        if folder.exists() and not folder.is_dir():
+            which = "" if folder == root else f" ({folder} is a file)"
+            raise ValueError(
+                f"store path {str(root)!r} must be a folder (created if missing), not a file{which}: "
+                "give MemoryStore.local() the folder a store lives in"
+            )
+        if folder.exists():
+            break
+    return root
+
+
+def open_local_snapshot(path: str | Path | None) -> tuple[Backend, Journal, Path]:
+    """Open a local store read-only: a snapshot of its journal and index in a temporary folder.
+
+    Nothing is written where the store is (no lock, no owner file, no trust mark): it may be on
+    read-only storage, or open in another process. The journal is copied with SQLite's backup
+    API from a read-only connection (a consistent copy even while another process writes),
+    the index folder file by file (Chroma opens its folder for writing, even to read). The copy
+    is what searches see: writes made to the store afterwards are not. The caller deletes the
+    returned folder when done.
+
+    Raises:
+        ValueError: ``path`` is a file, or holds no store.
+    """
+    root = store_folder(path)
+    if not (root / JOURNAL_FILE).is_file():
+        raise ValueError(f"store path {str(root)!r} holds no memory store (no {JOURNAL_FILE}): nothing to open read-only")
+    snapshot = Path(tempfile.mkdtemp(prefix="recall-readonly-"))
+    try:
+        _copy_journal(root / JOURNAL_FILE, snapshot / JOURNAL_FILE)
+        if (root / CHROMA_DIR).is_dir():
+            shutil.copytree(root / CHROMA_DIR, snapshot / CHROMA_DIR)
+        journal = Journal(snapshot / JOURNAL_FILE)
+    except BaseException:
+        shutil.rmtree(snapshot, ignore_errors=True)
+        raise
+    return local_backend(snapshot / CHROMA_DIR, str(root)), journal, snapshot
+
+
+def _copy_journal(source: Path, target: Path) -> None:
+    """Copy an SQLite journal without writing beside it.
+
+    A journal closed cleanly has no ``-wal`` file: it is read as immutable (no ``-shm`` file is
+    made). With a ``-wal`` (open in another process, or not closed) it is read through it, and
+    as immutable only if that fails (read-only storage: what the last checkpoint holds).
+    """
+    wal = source.with_name(source.name + "-wal")
+    queries = ("mode=ro", "mode=ro&immutable=1") if wal.exists() else ("mode=ro&immutable=1",)
+    for query in queries:
+        try:
+            src = sqlite3.connect(f"{source.resolve().as_uri()}?{query}", uri=True)
+        except sqlite3.Error:
+            continue
+        try:
+            dst = sqlite3.connect(str(target))
+            try:
+                src.backup(dst)
+                return
+            finally:
+                dst.close()
+        except sqlite3.OperationalError as exc:
+            logger.debug("reading %s with %s failed: %s", source, query, exc)
+            target.unlink(missing_ok=True)
+        finally:
+            src.close()
+    raise MemoryReadOnlyError(f"cannot read the journal {source}: check its permissions")
 
 
 def local_backend(chroma_dir: Path, location: str) -> Backend:

@@ -19,6 +19,11 @@ class MemoryLockedError(MemoryStoreError):
     """Another process (or another store object) has this local memory open."""
 
 
+class MemoryReadOnlyError(MemoryStoreError):
+    """A write to a store opened read-only (``MemoryStore.local(path, read_only=True)``), or a
+    store that cannot be opened for writing because its folder is read-only."""
+
+
 class EncoderMismatchError(MemoryStoreError, ValueError):
     """The encoder's dimension differs from the one the collection was written with."""
 

@@ -18,19 +18,28 @@ result's metadata is checked for the user id as well.
 from __future__ import annotations
 
 import logging
+import shutil
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from recall_core.memory.backends import CHROMA_DIR, Backend, LocalLock, open_local, open_server
+from recall_core.memory.backends import (
+    CHROMA_DIR,
+    Backend,
+    LocalLock,
+    open_local,
+    open_local_snapshot,
+    open_server,
+)
 from recall_core.memory.encoders import Encoder, load_encoder
-from recall_core.memory.errors import MemoryIndexWarning, MemoryStoreError
+from recall_core.memory.errors import MemoryIndexWarning, MemoryReadOnlyError, MemoryStoreError
 from recall_core.memory.index import ChromaIndex
 from recall_core.memory.journal import Journal
 from recall_core.memory.search import check_retrieval, check_roles, check_unit
 from recall_core.memory.upkeep.health import OpenCheck, check_local_index, distrust, trust
 from recall_core.memory.upkeep.maintenance import finish_renames
+from recall_core.memory.upkeep.transfer import ImportReport, import_jsonl
 from recall_core.memory.user import UserMemory
 from recall_core.memory.validation import check_user_id
 from recall_core.memory.writer import MemoryWriter
@@ -87,6 +96,9 @@ class MemoryStore:
         self._lock = lock
         self._writer: MemoryWriter | None = None
         self._closed = False
+        #: A read-only store (:meth:`local` with ``read_only=True``) refuses writes; ``_snapshot`` is its copy.
+        self.read_only = False
+        self._snapshot: Path | None = None
         #: What opening found wrong with a local index (nothing for a server: its files are not ours).
         self.open_check = OpenCheck()
         self._checked_at_open = False  # a local index is trusted at close only if opening checked it
@@ -101,8 +113,9 @@ class MemoryStore:
         retrieval: str = "hybrid",
         unit: str = DEFAULT_UNIT,
         roles: tuple[str, ...] | None = DEFAULT_ROLES,
+        read_only: bool = False,
     ) -> MemoryStore:
-        """Open (or create) an embedded store in ``path`` (default: ``$RECALL_HOME/memory``).
+        """Open (or create) an embedded store in ``path`` (default: :func:`~recall_core.paths.default_memory_dir`).
 
         Only one process may have a local store open: Chroma's persistent folder gives a
         second process stale results or hangs. A second opener, even in the same process,
@@ -128,10 +141,23 @@ class MemoryStore:
                 or ``"window"`` (a turn and the one before it).
             roles: whose memories a search returns: ``("user",)`` the user's own words (the
                 assistant's replies stay as context of the turns around them), ``None`` everyone's.
+            read_only: search and read without writing anything where the store is (read-only
+                storage, a store another process has open): no lock is taken, the store is read
+                from a snapshot made at opening (copied to a temporary folder, removed at close),
+                and every write raises :class:`~recall_core.memory.errors.MemoryReadOnlyError`.
+
+        Raises:
+            ValueError: ``path`` is a file (or, with ``read_only``, holds no store).
+            MemoryLockedError: another process or store object has it open (not with ``read_only``).
+            MemoryReadOnlyError: the folder cannot be written (open it with ``read_only=True``).
         """
         check_retrieval(retrieval)
         check_unit(unit)
         check_roles(roles)
+        if not isinstance(read_only, bool):
+            raise ValueError(f"read_only must be True or False, got {read_only!r}")
+        if read_only:
+            return cls._local_read_only(path, encoder, retrieval, unit, roles)
         backend, journal, lock = open_local(path)
         store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit, roles=roles)
         try:
@@ -140,6 +166,22 @@ class MemoryStore:
             for message in store.open_check.warnings(store.location):
                 warnings.warn(message, MemoryIndexWarning, stacklevel=2)
             store._finish_renames()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _local_read_only(
+        cls, path: str | Path | None, encoder: Any, retrieval: str, unit: str, roles: tuple[str, ...] | None
+    ) -> MemoryStore:
+        backend, journal, snapshot = open_local_snapshot(path)
+        store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit, roles=roles)
+        store.read_only, store._snapshot = True, snapshot
+        try:
+            store.open_check = check_local_index(snapshot, snapshot / CHROMA_DIR, journal, store.index)
+            for message in store.open_check.warnings(store.location):
+                warnings.warn(message, MemoryIndexWarning, stacklevel=3)
         except BaseException:
             store.close()
             raise
@@ -270,6 +312,11 @@ class MemoryStore:
         A writer with the defaults unless one was set: ``store.writer = MemoryWriter(store, dated=False)``
         makes every ``add``, ``put`` and ``update`` of this store compose what is searched that way.
         """
+        if self.read_only:
+            raise MemoryReadOnlyError(
+                f"the memory at {self.location} is open read-only: writes are refused "
+                "(open it with MemoryStore.local(path) to write)"
+            )
         if self._writer is None:
             self._writer = MemoryWriter(self)
         return self._writer
@@ -290,6 +337,19 @@ class MemoryStore:
         """User ids with memories in this store's journal (administration, not search)."""
         return self.journal.users()
 
+    def import_memories(self, source: str | Path | IO[str] | Iterable[Mapping[str, Any]],
+                        progress: bool = False) -> ImportReport:  # fmt: skip
+        """Import memories exported by :meth:`UserMemory.export_jsonl` (a JSONL path or stream)
+        or :meth:`UserMemory.export` (the dicts), keeping their ids, text, roles, timestamps,
+        sessions, metadata and keys; ids the store holds already are left alone.
+
+        The whole input is checked first: a bad line raises ``ValueError`` naming the line and
+        the field, and nothing is written. See :mod:`recall_core.memory.upkeep.transfer`.
+        """
+        if self._closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        return import_jsonl(self, source, progress=progress)
+
     # -- lifecycle -----------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -308,6 +368,8 @@ class MemoryStore:
         self.journal.close()
         if self._lock is not None:
             self._lock.release()
+        if self._snapshot is not None:
+            shutil.rmtree(self._snapshot, ignore_errors=True)
 
     def __enter__(self) -> MemoryStore:
         return self

@@ -11,7 +11,8 @@ answer "nothing".
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from recall_core.memory.journal import PENDING, Visibility
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
 from recall_core.memory.search import check_not_lost, check_retrieval, check_roles, check_unit, search
+from recall_core.memory.upkeep.transfer import export_jsonl, export_records
 from recall_core.memory.validation import check_key
 from recall_core.types import MemoryCandidate, RecallQuery
 
@@ -29,7 +31,7 @@ _PAGE = 1000
 
 
 class UserMemory:
-    """The memory of one user: search, add, put, update, delete, get, list, count, all, forget.
+    """The memory of one user: search, add, put, update, delete, get, list, count, all, export, forget.
 
     Implements the engine's :class:`~recall_core.types.Memory` protocol (``search``). Get one
     from :meth:`MemoryStore.for_user`; it can only ever see its own user's memories.
@@ -216,6 +218,22 @@ class UserMemory:
         if include_embeddings:
             return [(record, np.asarray(vec, dtype=np.float32)) for record, vec in items]
         return [record for record, _ in items]
+
+    def export(self) -> list[dict[str, Any]]:
+        """This user's memories as plain dicts, in the order they were written: every field
+        :meth:`MemoryStore.import_memories` needs to give them back (ids, text, roles, timestamps,
+        sessions, metadata, keys; see :mod:`recall_core.memory.upkeep.transfer`). Read from the
+        journal, so it works on a store opened read-only or whose index is down."""
+        if self._store.closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        return list(export_records(self._store, self.user_id))
+
+    def export_jsonl(self, out: str | Path | IO[str]) -> int:
+        """:meth:`export` written to ``out`` (a path, written whole or not at all, or a text
+        stream), one JSON object a line; return how many memories."""
+        if self._store.closed:
+            raise MemoryStoreError("this MemoryStore is closed")
+        return export_jsonl(self._store, self.user_id, out)
 
     def pending(self) -> int:
         """How many of this user's memories are journaled but not indexed yet."""

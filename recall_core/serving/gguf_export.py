@@ -16,7 +16,7 @@ merged). Everything comes from the folder itself, so no other GGUF is needed:
   model-decided recall back to the caller (llama.cpp's ``stop`` takes strings only).
 
 ``python -m recall_core.serving.gguf_export`` converts the default models into
-``$RECALL_HOME/models/gguf/``.
+``gguf/`` under the models folder (``$RECALL_MODELS``, else ``$RECALL_HOME/models``).
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def export_gguf(folder: str | Path, out: str | Path, out_type: str = "f16", *, s
 
 
 def gguf_folder() -> Path:
-    """Where the default models' GGUF files go: ``$RECALL_HOME/models/gguf``."""
+    """Where the default models' GGUF files go: ``gguf`` under :func:`~recall_core.paths.models_dir`."""
     from recall_core.paths import models_dir
 
     return models_dir() / "gguf"

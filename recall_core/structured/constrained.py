@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import weakref
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -28,15 +29,23 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import LogitsProcessor
+from transformers import LogitsProcessor, StoppingCriteria
 
 #: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
 #: Flexible whitespace lets a small model loop on newlines until the token budget is spent.
 JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
 
+#: Seconds a constrained reply may take unless the call says (``max_time=`` / ``timeout=``): near
+#: the end the JSON is closed (see :class:`ConstrainedLogitsProcessor`), so a small model that
+#: loops inside a string returns within about this long instead of minutes.
+CONSTRAINED_MAX_TIME = 60.0
+
 #: String keywords that already say what a string may be (left alone by :func:`strict_schema`).
-_STRING_LIMITS = frozenset({"minLength", "enum", "const", "pattern", "format"})
+_STRING_LIMITS = frozenset({"enum", "const", "pattern", "format"})
+#: What a required string must match: a non-space character first and last (JSON Schema patterns
+#: are searches, hence the anchors).
+NOT_BLANK = r"^\S(?:[\s\S]*\S)?$"
 
 
 class GrammarError(ValueError):
@@ -59,9 +68,12 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     * Objects take no extra properties: JSON Schema allows unknown ones by default, and a
       decoder constrained by such a schema may invent keys (OpenAI's strict mode makes the
       same choice).
-    * A required string property is not empty (``minLength`` 1): greedy decoding of a small
-      model readily closes a string at once, and a call with an empty required argument is
-      not the call that was asked for.
+    * A required string property is not blank: ``minLength`` 1 and :data:`NOT_BLANK` (it
+      starts and ends with a non-space character, so ``" "`` and ``"  x"`` are not valid).
+      Greedy decoding of a small model readily closes a string at once or writes a lone
+      space (``species=' '``), and a call with a blank required argument is not the call that
+      was asked for. A string whose schema says what it may be (``enum``, ``const``,
+      ``pattern``, ``format``) is left alone, and so is an explicit ``minLength: 0``.
     """
 
     def walk(node: Any) -> Any:
@@ -73,14 +85,21 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(properties, dict):
                 for name in node.get("required") or ():
                     prop = properties.get(name)
-                    if isinstance(prop, dict) and prop.get("type") == "string" and not _STRING_LIMITS & prop.keys():
-                        properties[name] = {**prop, "minLength": 1}
+                    if isinstance(prop, dict) and prop.get("type") == "string":
+                        properties[name] = _not_blank(prop)
             return node
         if isinstance(node, list):
             return [walk(item) for item in node]
         return node
 
     return walk(copy.deepcopy(dict(schema)))
+
+
+def _not_blank(prop: dict[str, Any]) -> dict[str, Any]:
+    """A required string's schema made not blank, unless it already says what the string may be."""
+    if _STRING_LIMITS & prop.keys() or prop.get("minLength") == 0:
+        return prop
+    return {**prop, "minLength": max(1, int(prop.get("minLength") or 1)), "pattern": NOT_BLANK}
 
 
 def json_schema_grammar(schema: Mapping[str, Any]) -> str:
@@ -127,6 +146,35 @@ def check_grammar(grammar: str, label: str) -> str:
     if is_error:
         raise GrammarError(f"{label}: the grammar engine cannot compile its schema ({messages[0] if messages else ''})")
     return grammar
+
+
+def skeleton(schema: Any) -> Any:
+    """The shortest JSON value ``schema`` asks for, roughly: required keys only, one character a
+    string, zero a number, empty arrays (for the room closing a reply needs, not for validation)."""
+    if not isinstance(schema, Mapping):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return skeleton(schema[key][0])
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        return {name: skeleton(properties.get(name, {})) for name in schema.get("required") or ()}
+    if kind == "array":
+        return [skeleton(schema.get("items", {}))] * int(schema.get("minItems") or 0)
+    return {"string": "x" * max(1, int(schema.get("minLength") or 1)), "integer": 0, "number": 0,
+            "boolean": False}.get(kind)  # fmt: skip
+
+
+def skeleton_tokens(tokenizer: Any, schema: Any) -> int:
+    """Tokens of :func:`skeleton` ``(schema)`` written as the constraint writes JSON."""
+    text = json.dumps(skeleton(schema), ensure_ascii=False, separators=(", ", ": "))
+    return len(tokenizer(text, add_special_tokens=False).input_ids)
 
 
 # --------------------------------------------------------------------------- tokenizers
@@ -188,13 +236,21 @@ class Constraint:
         grammar: an llguidance grammar (:func:`json_schema_grammar`, :func:`lark_grammar`...).
         vocab_size: the width of the model's logits (may exceed ``len(tokenizer)``).
         name: what the grammar is for, named in errors ("tool 'get_weather'", "response_format").
+        schemas: the JSON schemas the grammar writes (a response format's, the tools' parameters):
+            the end of a budget or of the time keeps room for their required keys.
 
     Raises:
         GrammarError: the engine cannot compile the grammar.
     """
 
-    def __init__(self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar") -> None:
+    def __init__(
+        self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar", schemas: Iterable[Any] = ()
+    ) -> None:
         self.tokenizer = tokenizer
+        #: Tokens that closing a reply for time may need beyond its open brackets: the shortest
+        #: JSON of the largest of ``schemas`` (its required keys), at least the processor's default.
+        self.closing_reserve = max([ConstrainedLogitsProcessor.closing_reserve,
+                                    *(skeleton_tokens(tokenizer, schema) for schema in schemas)])  # fmt: skip
         self.grammar = grammar
         self.vocab_size = vocab_size
         self.name = name
@@ -211,12 +267,14 @@ class Constraint:
         pad_ids: Iterable[int] = (),
         max_new_tokens: int | None = None,
         tail: str = "",
+        max_time: float | None = None,
     ) -> ConstrainedLogitsProcessor:
         """A processor for ONE generation (it follows that generation's tokens); see
         :class:`ConstrainedLogitsProcessor` for the arguments."""
         return ConstrainedLogitsProcessor(
-            self, allow_ids=allow_ids, skip_ids=skip_ids, pad_ids=pad_ids, max_new_tokens=max_new_tokens, tail=tail
-        )
+            self, allow_ids=allow_ids, skip_ids=skip_ids, pad_ids=pad_ids, max_new_tokens=max_new_tokens, tail=tail,
+            max_time=max_time,
+        )  # fmt: skip
 
     def accepts(self, text: str) -> bool:
         """Does the grammar accept ``text`` in full (for tests and checks)?"""
@@ -258,10 +316,17 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     made only of JSON closers (a quote inside a string, ``}`` or ``]`` outside), only those
     stay allowed. A small model that loops inside a JSON string (greedy
     decoding does) then still ends with valid JSON instead of text cut mid-string.
+
+    With ``max_time`` (seconds from the first call), the same closing starts once the time
+    left is no more than closing would take at the pace so far; :attr:`out_of_time` then says
+    the reply was closed early for time.
     """
 
-    #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing).
+    #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing),
+    #: at least: a constraint made with ``schemas`` keeps room for their required keys.
     closing_reserve = 10
+    #: Tokens the time bound's closing may take beyond what it estimated (then :class:`ClosingLimit` stops).
+    closing_slack = 32
 
     def __init__(
         self,
@@ -272,7 +337,10 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         pad_ids: Iterable[int] = (),
         max_new_tokens: int | None = None,
         tail: str = "",
+        max_time: float | None = None,
     ) -> None:
+        if max_time is not None and not max_time > 0:
+            raise ValueError(f"max_time must be a number of seconds > 0, got {max_time!r}")
         self.constraint = constraint
         self.matcher = constraint._matcher()
         self.allow_ids = sorted(set(allow_ids))
@@ -284,7 +352,13 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.seen: int | None = None
         self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
         self.depth = 0
-        if max_new_tokens:
+        self.max_time = max_time
+        self.started: float | None = None
+        #: Whether the time bound started closing the reply (it may be cut short).
+        self.out_of_time = False
+        #: When the time bound started closing: tokens written then, and how many closing may take.
+        self.closing_from = self.closing_budget = 0
+        if max_new_tokens or max_time:
             quotes, brackets = closing_ids(constraint.tokenizer)
             self._texts = token_texts(constraint.tokenizer)
             self._quotes, self._brackets = torch.tensor(quotes, dtype=torch.long), torch.tensor(brackets, dtype=torch.long)
@@ -294,6 +368,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             raise ValueError(f"constrained decoding follows one sequence, got a batch of {input_ids.shape[0]}")
         if self.seen is None:
             self.seen = input_ids.shape[1]
+            self.started = time.monotonic()
         else:
             added = input_ids[0, self.seen :].tolist()
             self.seen = input_ids.shape[1]
@@ -301,9 +376,13 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             new = [t for t in added if t not in self.skip_ids]
             if new and not self.matcher.consume_tokens(new):
                 raise RuntimeError(f"{self.constraint.name}: a token outside the grammar: {self.matcher.get_error()}")
-            if self.max_new_tokens:
+            if self.max_new_tokens or self.max_time:
                 self._follow_strings(new)
         ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
+        if not ending and self._time_is_short():
+            if not self.out_of_time:
+                self.closing_from, self.closing_budget = self.generated, self._needed(True) + self.closing_slack
+            ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if ending:
             closers = self._quotes if self.in_string else self._brackets
@@ -313,9 +392,24 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 allowed = closing
         return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
 
-    def _needed(self) -> int:
-        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve)."""
-        return int(self.in_string) + self.depth + self.tail_tokens + self.closing_reserve
+    def _time_is_short(self) -> bool:
+        """Is the time left no more than closing takes at the pace so far (``max_time`` only)?"""
+        if not self.max_time or self.started is None or self.matcher.is_stopped():
+            return False
+        if self.out_of_time:
+            return True
+        elapsed = time.monotonic() - self.started
+        pace = elapsed / max(1, self.generated)
+        return self.max_time - elapsed <= pace * self._needed(for_time=True)
+
+    def _needed(self, for_time: bool = False) -> int:
+        """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve).
+
+        The time bound keeps room for the schema's required keys (``constraint.closing_reserve``:
+        it starts closing early rather than late); the token budget keeps the fixed reserve, as
+        a larger one would cut short values the budget has room for."""
+        reserve = self.constraint.closing_reserve if for_time else self.closing_reserve
+        return int(self.in_string) + self.depth + self.tail_tokens + reserve
 
     def _follow_strings(self, tokens: list[int]) -> None:
         """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
@@ -347,3 +441,18 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     def done(self) -> bool:
         """The grammar has matched a complete text."""
         return self.matcher.is_accepting()
+
+
+class ClosingLimit(StoppingCriteria):
+    """Stops a constrained reply whose time bound started closing it, once closing took more
+    tokens than it may (``processor.closing_budget``): the reply then ends within its
+    ``max_time`` plus those few tokens, and is never cut by the clock mid-JSON (a grammar that
+    is complete ends the reply before, with end-of-sequence)."""
+
+    def __init__(self, processor: ConstrainedLogitsProcessor) -> None:
+        self.processor = processor
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs: Any) -> torch.BoolTensor:
+        p = self.processor
+        stop = p.out_of_time and p.generated - p.closing_from >= p.closing_budget
+        return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)

@@ -19,8 +19,9 @@ The rules:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from recall_core.structured.constrained import (
@@ -76,7 +77,10 @@ def plan_output(
         raise ValueError("give tools or response_format, not both")
     if response_format is not None:
         grammar = response_format_grammar(response_format)
-        return OutputPlan(prompt, constraint=Constraint(tokenizer, grammar, vocab_size=vocab_size, name="response_format"))
+        spec = response_format.get("json_schema") or {}
+        schemas = [spec.get("schema")] if isinstance(spec, Mapping) else []
+        constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name="response_format", schemas=schemas)
+        return OutputPlan(prompt, constraint=constraint)
     if not tools:
         if tool_choice is not None and tool_choice not in ("auto", "none"):
             raise ValueError(f"tool_choice={tool_choice!r} needs tools: bind some first")
@@ -101,8 +105,24 @@ def plan_output(
     constraint = None
     if forced is not None:
         grammar = lark_grammar(fmt.forced_grammar(tokenizer, forced, parallel_tool_calls))
-        constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced))
+        calls = [{"name": t["function"]["name"], "arguments": t["function"]["parameters"]} for t in forced]
+        schemas = [{"type": "object", "required": ["name", "arguments"],
+                    "properties": {"name": {"const": c["name"]}, "arguments": c["arguments"]}} for c in calls]  # fmt: skip
+        constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced), schemas=schemas)
     return OutputPlan(messages, template_tools, constraint, fmt)
+
+
+def out_of_time(result: Any, processor: Any) -> Any:
+    """``result`` of a constrained reply the time bound closed early: ``finish_reason="time"``,
+    and a ``RuntimeWarning`` that says what happened and what to change."""
+    warnings.warn(
+        f"{processor.constraint.name}: constrained decoding reached max_time={processor.max_time:g} s after "
+        f"{processor.generated} tokens and closed the reply early, so a value may be cut short: give the call "
+        "more time (max_time= / timeout=), fewer tokens to write, or a bigger model",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    return replace(result, finish_reason="time")
 
 
 def check_tool_schemas(tools: Sequence[Mapping[str, Any]]) -> None:

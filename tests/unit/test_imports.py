@@ -53,6 +53,7 @@ EXPECTED_ALL = {
         "MemoryIndexWarning",
         "MemoryIsolationError",
         "MemoryLockedError",
+        "MemoryReadOnlyError",
         "MemoryRecord",
         "MemoryStore",
         "MemoryStoreError",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import langchain_recall
 
-EXPECTED_ALL = ["ChatRecall", "RecallLLM", "RecallStore"]
+EXPECTED_ALL = ["ChatRecall", "ForceToolCallMiddleware", "RecallLLM", "RecallStore"]
 
 
 def test_all_imports() -> None:

@@ -1,0 +1,264 @@
+"""Export and import of memories as JSONL: a user's memories out of one store and into another.
+
+One JSON object a line, one memory (one chunk of one turn) an object, read from the journal
+(the source of truth, so an export works on a store opened read-only and does not need the
+index)::
+
+    {"format": "recall-memory/1", "id": "…32 hex…", "user_id": "ada", "session_id": "s1",
+     "role": "user", "text": "My dog is called Pluto.", "timestamp": "2026-11-17T10:00:00+00:00",
+     "turn_index": 0, "chunk_index": 0, "n_chunks": 1, "metadata": {}, "key": null,
+     "search_text": "…", "written_at": 1795561089.08, "updated_at": 1795561089.08}
+
+``search_text`` is what the memory is searched by when it is more than its text (the date,
+the speaker and the turn before, as the writer composed it; absent otherwise), and
+``written_at`` orders the memories. Vectors are not exported: the importing store embeds the
+text with its own encoder, so a file moves between stores with different encoders.
+
+Importing keeps every field, ids included, so ``export`` then ``import`` into a fresh store
+gives the same memories (ids, text, roles, timestamps, sessions, metadata, keys, order). The
+whole file is checked before anything is written: a bad line is a ``ValueError`` naming the
+line and the field, and nothing of the file is written. A memory whose id the store already
+holds is left as it is (importing a file twice adds nothing). Rows go to the journal first,
+in one transaction, then to the index; if the index cannot be reached they are safe in the
+journal and ``recall doctor --repair`` indexes them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.journal import PENDING, JournalRow
+from recall_core.memory.protocols import StoreParts
+from recall_core.memory.records import key_memory_id
+from recall_core.memory.validation import (
+    INT_MAX,
+    check_content,
+    check_key,
+    check_metadata,
+    check_role,
+    check_session,
+    check_user_id,
+    format_timestamp,
+)
+
+#: The value of every line's ``format`` field (a later layout gets a new number).
+FORMAT = "recall-memory/1"
+_FIELDS = frozenset({
+    "format", "id", "user_id", "session_id", "role", "text", "timestamp", "turn_index", "chunk_index", "n_chunks",
+    "metadata", "key", "search_text", "written_at", "updated_at",
+})  # fmt: skip
+_ID = re.compile(r"[0-9a-f]{32}")
+#: Rows embedded and indexed per batch on import.
+_BATCH = 256
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What :func:`import_jsonl` did: memories added, those already there, the users they belong to."""
+
+    added: int
+    existing: int
+    users: tuple[str, ...]
+
+    def __str__(self) -> str:
+        users = ", ".join(map(repr, self.users)) or "nobody"
+        return f"imported {self.added} memories ({self.existing} already there) for {users}"
+
+
+# --------------------------------------------------------------------------- export
+def export_records(store: StoreParts, user_id: str) -> Iterator[dict[str, Any]]:
+    """``user_id``'s memories as export objects, in the order they were written (deleted ones left out)."""
+    for row in store.journal.rows(user_id):
+        extra = dict(row.extra)
+        key = extra.pop("key", None)
+        item: dict[str, Any] = {
+            "format": FORMAT, "id": row.id, "user_id": row.user_id, "session_id": row.session_id,
+            "role": row.role, "text": row.text, "timestamp": row.timestamp, "turn_index": row.turn_index,
+            "chunk_index": row.chunk_index, "n_chunks": row.n_chunks, "metadata": extra, "key": key,
+        }  # fmt: skip
+        if row.context is not None:
+            item["search_text"] = row.context
+        item.update(written_at=row.created_at, updated_at=row.updated_at)
+        yield item
+
+
+def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> int:
+    """Write ``user_id``'s memories to ``out`` (a path or a text stream), one JSON a line; return how many.
+
+    A path is written whole or not at all (a temporary file moved into place).
+    """
+    if isinstance(out, (str, Path)):
+        target = Path(out).expanduser()
+        temporary = target.with_name(f".{target.name}.partial")
+        try:
+            with temporary.open("w", encoding="utf-8") as stream:
+                count = export_jsonl(store, user_id, stream)
+            temporary.replace(target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return count
+    count = 0
+    for item in export_records(store, user_id):
+        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+# --------------------------------------------------------------------------- import
+def read_jsonl(source: str | Path | IO[str]) -> list[dict[str, Any]]:
+    """The objects of an export file, each checked (``ValueError`` naming the line and the field)."""
+    if isinstance(source, (str, Path)):
+        path = Path(source).expanduser()
+        if not path.is_file():
+            raise ValueError(f"import file {str(path)!r} is not a file")
+        with path.open(encoding="utf-8") as stream:
+            return read_jsonl(stream)
+    name = getattr(source, "name", "input")
+    items: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(source, start=1):
+        if not line.strip():
+            continue
+        where = f"{name} line {number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
+        item = check_item(raw, where)
+        if item["id"] in seen:
+            raise ValueError(f"{where}: id {item['id']} is already on line {seen[item['id']]}")
+        seen[item["id"]] = number
+        items.append(item)
+    return items
+
+
+def check_item(raw: Any, where: str = "memory") -> dict[str, Any]:
+    """One export object, checked and normalised; ``ValueError`` names ``where`` and the field."""
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: a memory must be a JSON object, got {type(raw).__name__}")
+    unknown = set(raw) - _FIELDS
+    if unknown:
+        raise ValueError(f"{where}: unknown fields {sorted(unknown)} (known: {sorted(_FIELDS)})")
+    if raw.get("format", FORMAT) != FORMAT:
+        raise ValueError(f"{where}: format must be {FORMAT!r}, got {raw.get('format')!r}")
+    missing = [f for f in ("id", "user_id", "role", "text", "timestamp") if raw.get(f) is None]
+    if missing:
+        raise ValueError(f"{where}: missing fields {missing}")
+    try:
+        item = _checked(raw)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return item
+
+
+def _checked(raw: Mapping[str, Any]) -> dict[str, Any]:
+    memory_id = raw["id"]
+    if not isinstance(memory_id, str) or not _ID.fullmatch(memory_id):
+        raise ValueError(f"id must be 32 lowercase hex digits, got {memory_id!r}")
+    user_id = check_user_id(raw["user_id"])
+    key = raw.get("key")
+    if key is not None:
+        key = check_key(key)
+        if memory_id != key_memory_id(user_id, key):
+            raise ValueError(f"id {memory_id} is not the id of key {key!r} for user {user_id!r}")
+    timestamp = raw["timestamp"]
+    if not isinstance(timestamp, str):
+        raise ValueError(f"timestamp must be a string, got {timestamp!r}")
+    numbers = {}
+    for field, default, low in (("turn_index", 0, 0), ("chunk_index", 0, 0), ("n_chunks", 1, 1)):
+        value = raw.get(field, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= INT_MAX:
+            raise ValueError(f"{field} must be an int from {low} to {INT_MAX}, got {value!r}")
+        numbers[field] = value
+    if numbers["chunk_index"] >= numbers["n_chunks"]:
+        raise ValueError(f"chunk_index must be below n_chunks ({numbers['n_chunks']}), got {numbers['chunk_index']}")
+    times = {}
+    for field in ("written_at", "updated_at"):
+        value = raw.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
+            raise ValueError(f"{field} must be epoch seconds >= 0 (or absent), got {value!r}")
+        times[field] = None if value is None else float(value)
+    search_text = raw.get("search_text")
+    if search_text is not None:
+        try:
+            search_text = check_content(search_text)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("content", "search_text", 1)) from None
+    try:
+        text = check_content(raw["text"])
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("content", "text", 1)) from None
+    metadata = check_metadata(raw.get("metadata"))
+    return {
+        "id": memory_id, "user_id": user_id, "session_id": check_session(raw.get("session_id")),
+        "role": check_role(raw["role"]), "text": text, "timestamp": format_timestamp(timestamp),
+        **numbers, "extra": {**metadata, **({"key": key} if key is not None else {})},
+        "context": search_text, **times,
+    }  # fmt: skip
+
+
+def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapping[str, Any]],
+                 progress: bool = False) -> ImportReport:  # fmt: skip
+    """Import an export (a path, a text stream, or the objects themselves) into ``store``.
+
+    Every object is checked before anything is written; see the module docstring.
+
+    Raises:
+        ValueError: a line is not a memory (its number and the field named); nothing is written.
+        MemoryReadOnlyError: the store is open read-only.
+        MemoryUnavailableError: the index cannot be reached; the memories are in the journal.
+    """
+    if isinstance(source, (str, Path)) or hasattr(source, "read"):
+        items = read_jsonl(source)  # type: ignore[arg-type]
+    else:
+        items = [check_item(raw, f"memory {i}") for i, raw in enumerate(source)]
+    writer = store.writer  # a read-only store refuses here, before anything is written
+    journal = store.journal
+    rows = [
+        JournalRow(
+            id=item["id"], user_id=item["user_id"], session_id=item["session_id"], role=item["role"],
+            text=item["text"], timestamp=item["timestamp"], turn_index=item["turn_index"],
+            chunk_index=item["chunk_index"], n_chunks=item["n_chunks"], extra=item["extra"], context=item["context"],
+        )  # fmt: skip
+        for item in items
+    ]
+    times = {item["id"]: (item["written_at"], item["updated_at"]) for item in items}
+    with journal.transaction() as db:
+        added = journal.insert(rows)
+        for memory_id in added:
+            written, updated = times[memory_id]
+            if written is not None:
+                db.execute("UPDATE memories SET created_at=?, updated_at=? WHERE id=?",
+                           (written, updated if updated is not None else written, memory_id))  # fmt: skip
+    _index(writer, journal, added, progress)
+    return ImportReport(len(added), len(rows) - len(added), tuple(dict.fromkeys(item["user_id"] for item in items)))
+
+
+def _index(writer: Any, journal: Any, ids: list[str], progress: bool) -> None:
+    """Embed and index the imported rows, a batch at a time."""
+    bar = None
+    if progress and ids:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(ids), desc="importing", unit="memory")
+    try:
+        for start in range(0, len(ids), _BATCH):
+            pending = [r for r in journal.get_many(ids[start : start + _BATCH]) if r.state == PENDING]
+            try:
+                writer.index(writer.embed(pending))
+            except MemoryUnavailableError as exc:
+                raise MemoryUnavailableError(
+                    f"{exc}. The imported memories are safe in the journal ({journal.path}) and will be "
+                    "indexed by `recall doctor --repair`"
+                ) from exc
+            if bar is not None:
+                bar.update(len(pending))
+    finally:
+        if bar is not None:
+            bar.close()

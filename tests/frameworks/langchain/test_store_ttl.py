@@ -1,0 +1,96 @@
+"""`RecallStore` items with a time to live (LangGraph's ``ttl`` / ``refresh_ttl`` / ``TTLConfig``):
+an expired item is never returned, and leaves the memory on its user's next write or when a
+store is made (issue 22, item 10). A fake clock stands in for ``time.time``."""
+
+from __future__ import annotations
+
+import pytest
+
+import langchain_recall.stores as stores_module
+from langchain_recall import RecallStore
+from recall_core.memory import HashEncoder, MemoryStore
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+    def minutes(self, n: float) -> None:
+        self.now += 60 * n
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(stores_module, "time", clock)
+    return clock
+
+
+@pytest.fixture
+def memory_store(tmp_path):
+    store = MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64))
+    yield store
+    store.close()
+
+
+def _keys(memory_store: MemoryStore, user: str) -> list[str]:
+    return [r.metadata["lg_key"] for r in memory_store.for_user(user).list()]
+
+
+def test_an_expired_item_is_never_returned_and_leaves_on_the_next_write(memory_store, clock):
+    store = RecallStore(memory_store, user_position=0)
+    assert store.supports_ttl
+    store.put(("ada", "notes"), "short", {"text": "The gate code is 1234."}, ttl=5)
+    store.put(("ada", "notes"), "kept", {"text": "My dog is called Pluto."})
+    clock.minutes(4)
+    assert store.get(("ada", "notes"), "short", refresh_ttl=False).value == {"text": "The gate code is 1234."}
+    clock.minutes(2)
+    assert store.get(("ada", "notes"), "short") is None
+    assert [i.key for i in store.search(("ada",), query="gate code")] == ["kept"]
+    assert [i.key for i in store.search(("ada",))] == ["kept"]
+    assert _keys(memory_store, "ada") == ["short", "kept"]  # still in the memory until a write of ada's
+    store.put(("ada", "notes"), "other", {"text": "I live in Lisbon."})
+    assert _keys(memory_store, "ada") == ["kept", "other"]  # swept: no longer recalled either
+    store.put(("ada", "gone"), "x", {"text": "x"}, ttl=1)
+    clock.minutes(2)
+    assert store.list_namespaces() == [("ada", "notes")]
+
+
+def test_reading_refreshes_the_expiry(memory_store, clock):
+    store = RecallStore(memory_store, user_position=0)
+    store.put(("ada",), "k", {"text": "Pluto is a beagle."}, ttl=10)
+    clock.minutes(8)
+    assert store.get(("ada",), "k") is not None  # refreshed: 10 more minutes from now
+    clock.minutes(8)
+    assert [i.key for i in store.search(("ada",), query="beagle")] == ["k"]  # refreshed again
+    clock.minutes(8)
+    assert store.get(("ada",), "k", refresh_ttl=False) is not None
+    clock.minutes(3)
+    assert store.get(("ada",), "k") is None
+
+
+def test_default_ttl_refresh_off_and_the_sweep_when_a_store_is_made(memory_store, clock):
+    store = RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": 1, "refresh_on_read": False})
+    store.put(("ada",), "a", {"text": "one"})
+    store.put(("bob",), "b", {"text": "two"}, ttl=None)  # None: no expiry
+    clock.minutes(0.5)
+    assert store.get(("ada",), "a") is not None  # read, not refreshed
+    clock.minutes(0.6)
+    assert store.get(("ada",), "a") is None
+    assert _keys(memory_store, "ada") == ["a"]
+    again = RecallStore(memory_store, user_position=0)  # made: every user's expired items swept
+    assert _keys(memory_store, "ada") == [] and _keys(memory_store, "bob") == ["b"]
+    assert again.get(("bob",), "b").value == {"text": "two"}
+
+
+def test_bad_ttl_is_a_value_error(memory_store, clock):
+    store = RecallStore(memory_store, user_position=0)
+    for bad in (0, -1, "5", float("inf")):
+        with pytest.raises(ValueError, match="ttl must be minutes > 0"):
+            store.put(("ada",), "k", {"text": "x"}, ttl=bad)
+    assert _keys(memory_store, "ada") == []
+    with pytest.raises(ValueError, match="default_ttl"):
+        RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": 0})
