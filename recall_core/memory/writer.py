@@ -43,6 +43,15 @@ from recall_core.memory.validation import (
 from recall_core.paths import drop_derived
 from recall_core.types import MemoryCandidate
 
+#: A turn cut into more memories than this warns (:class:`BulkTextWarning`): a 5,000-word paste
+#: became 44 memories without a word (issue 22).
+BULK_CHUNKS = 8
+
+
+class BulkTextWarning(UserWarning):
+    """One turn became many memories: most likely a pasted document, not something said."""
+
+
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
@@ -410,6 +419,15 @@ class MemoryWriter:
         turn_index = check_turn_index(turn.turn_index)
         timestamp = format_timestamp(turn.timestamp)
         chunks = chunk_text(content, self._max_tokens(), self.encoder.count_tokens)
+        if len(chunks) > BULK_CHUNKS:
+            import warnings
+
+            warnings.warn(
+                f"a {role} turn of {len(content.split())} words becomes {len(chunks)} memories of user "
+                f"{user_id!r}: a pasted document is searched and injected piece by piece, as if each piece "
+                "were something the user said (write only the turns you want recalled)",
+                BulkTextWarning, stacklevel=4,
+            )  # fmt: skip
         key = _turn_key(content, turn_index)
         ids = [memory_id(user_id, session_id, key, i) for i in range(len(chunks))]
         return _Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids)
