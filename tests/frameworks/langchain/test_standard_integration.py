@@ -81,8 +81,8 @@ class TestChatRecallIntegration(ChatModelIntegrationTests):
         assert isinstance(answer, AIMessage) and answer.text
 
     # The call is forced and valid (the grammar accepts any Unicode string: see
-    # tests/unit/test_engine_tools.py), but the 135M model fills customer_name with a space instead of
-    # copying '你好啊集团' from the prompt: a limit of the model, not of the adapter.
-    @pytest.mark.xfail(reason="the 135M default model does not copy Chinese text into a tool argument", strict=True)
+    # tests/unit/test_engine_tools.py). The 135M model used to fill customer_name with a space instead
+    # of copying '你好啊集团' from the prompt (an xfail); since a required string is never blank
+    # (recall_core.structured, 3ee8895) it copies the name.
     def test_unicode_tool_call_integration(self, model: BaseChatModel, **kwargs: Any) -> None:
         super().test_unicode_tool_call_integration(model, **kwargs)
