@@ -27,8 +27,8 @@ from typing import Any
 
 import torch
 
-from recall_core.config import RecallConfig
-from recall_core.decoding.loop import MAX_RECALLS_REACHED
+from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
+from recall_core.decoding.loop import MAX_RECALLS_REACHED, RECALL_OFF
 from recall_core.decoding.notes import block_ids, note_lines
 from recall_core.decoding.query import QueryContext, build_query
 from recall_core.decoding.select import NO_MEMORY, choose_candidates
@@ -136,7 +136,9 @@ def served_recall(
     left = max_new_tokens
     try:
         while left > 0:
-            bias = [[pad_id, False]] + ([[recall_id, False]] if run.attempts >= config.max_recalls else [])
+            # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
+            masked = run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
+            bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             reply = client.complete(engine, {**body, "n_predict": left, "logit_bias": bias},
                                     on_tokens=_on_tokens(sequence, streamer, criteria))  # fmt: skip
             run.output.requests.append(reply)
@@ -205,13 +207,15 @@ class _Run:
         in_prompt = reply_start is None
         trigger = "prompt" if in_prompt else "model"
         query, candidates, chosen, reason = RecallQuery(text=""), [], [], MAX_RECALLS_REACHED
-        if self.attempts < self.config.max_recalls:
+        if self.config.recall_policy == "off":  # not even a prompt's marker recalls (the loop's RECALL_OFF)
+            reason = RECALL_OFF
+        elif self.attempts < self.config.max_recalls:
             self.attempts += 1
             query = build_query(self.context, sequence[:-1], reply_start, None)
             chosen, reason, candidates = self._search(query)
         considered = tuple((c.id, float(c.score)) for c in candidates)
-        empty = (not chosen and trigger == "model" and self.memory is not None and reason != MAX_RECALLS_REACHED
-                 and self.config.empty_notes is not None)  # fmt: skip
+        empty = (not chosen and trigger == "model" and self.memory is not None
+                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
         position = len(sequence)
         if not chosen and not empty:
             self._record(Recall(position - (1 if in_prompt else 0), None, None, "", query.text, reason=reason,

@@ -42,7 +42,10 @@ def store(tmp_path) -> Iterator[MemoryStore]:
 def past_session(tmp_path_factory) -> Iterator[MemoryStore]:
     """A store (default encoder) where user "ada" said where she lives, in an earlier session."""
     store = MemoryStore.local(tmp_path_factory.mktemp("agents") / "memory")
-    store.writer.add_turn("ada", "user", "I live in Lisbon, by the river.", session_id="monday")
+    # A fixed day: the note is searched and read with its date in front ("[24 November 2026] ..."), and
+    # the untuned model's forced tool call followed the date it ran on (Lisbon on the 24th, Mumbai on the 25th).
+    store.writer.add_turn("ada", "user", "I live in Lisbon, by the river.", session_id="monday",
+                          timestamp="2026-11-24T12:00:00")
     yield store
     store.close()
 

@@ -18,6 +18,7 @@ from recall_core.memory.chroma_server import free_port
 from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator, export_gguf
 from recall_core.serving.loop import check_served_config, sampling_options
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, add_recall_tokens
+from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
 MEMORY = object()
@@ -175,3 +176,54 @@ def test_add_recall_tokens_is_what_makes_a_tokenizer_servable() -> None:
     fresh = tiny_tokenizer()
     add_recall_tokens(model, fresh)
     ServedRecallGenerator("http://127.0.0.1:1", fresh, context_window=64)
+
+
+class _ScriptedClient(EngineClient):
+    """An engine that answers each ``/completion`` with the next scripted reply, keeping the bodies."""
+
+    def __init__(self, *replies: list[int]) -> None:
+        super().__init__("http://127.0.0.1:1")
+        self.replies = list(replies)
+        self.bodies: list[dict] = []
+
+    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+        from recall_core.serving.client import Completion
+
+        self.bodies.append(dict(options))
+        tokens = self.replies.pop(0)
+        if on_tokens is not None:
+            on_tokens(tokens)
+        return Completion(tokens=tokens, stop_type="eos", prompt_tokens=len(prompt))
+
+
+@pytest.mark.parametrize("policy", ["explicit", "off"])
+def test_served_policies_that_forbid_the_models_recall_mask_it(policy: str) -> None:
+    """As in process (tests/unit/test_engine_policies.py): under "explicit" and "off" the engine is
+    told never to sample ``<recall>``; under "model" it may."""
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    client = _ScriptedClient([5, end])
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}],
+                                config=RecallConfig(recall_policy=policy), max_new_tokens=4)  # fmt: skip
+    assert result.recalls == [] and [recall_id, False] in client.bodies[0]["logit_bias"]
+    allowed = _ScriptedClient([5, end])
+    ServedRecallGenerator(allowed, tokenizer, context_window=512).generate(
+        [{"role": "user", "content": "Where do I live?"}], config=RecallConfig(recall_policy="model"), max_new_tokens=4)
+    assert [recall_id, False] not in allowed.bodies[0]["logit_bias"]
+
+
+def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
+    _, tokenizer = tiny_model("llama")
+    end = tokenizer.eos_token_id
+    prompt = f"Where do I live?{RECALL_TOKEN}"
+    memory = FixedMemory("Ana lives in Lisbon.")
+    honoured = ServedRecallGenerator(_ScriptedClient([5, end]), tokenizer, context_window=512, memory=memory).generate(
+        prompt, config=RecallConfig(recall_policy="explicit"), max_new_tokens=4)
+    assert [r.injected for r in honoured.recalls] == [True]
+    off = ServedRecallGenerator(_ScriptedClient([5, end]), tokenizer, context_window=512, memory=memory).generate(
+        prompt, config=RecallConfig(recall_policy="off"), max_new_tokens=4)
+    (recall,) = off.recalls
+    assert not recall.injected and recall.reason == "recall off" and recall.in_prompt
+    assert off.usage.injected_tokens == 0
+    assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in off.output.engine_ids

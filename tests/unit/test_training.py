@@ -43,8 +43,10 @@ FAMILIES = ("templated", "people")
 
 
 def small_config(**changes) -> TrainConfig:
+    # max_length: the tiny tokenizer spells words in pieces, and an 'answered' note (a reply with the
+    # turn it answers: the default unit) makes an auto-general example of ~500 ids, past the default 384.
     options = dict(steps=3, batch_size=4, mixture=SMALL, users=1, distill_tokens=6, agreement_prompts=2,
-                   learning_rate=0.05, families=FAMILIES, encoder="hash")  # fmt: skip
+                   learning_rate=0.05, families=FAMILIES, encoder="hash", max_length=768)  # fmt: skip
     options.update(changes)
     return TrainConfig(**options)
 

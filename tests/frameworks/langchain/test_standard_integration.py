@@ -80,9 +80,7 @@ class TestChatRecallIntegration(ChatModelIntegrationTests):
         answer = model.bind_tools([get_weather]).invoke([question, call, result])
         assert isinstance(answer, AIMessage) and answer.text
 
-    # The call is forced and valid (the grammar accepts any Unicode string: see
-    # tests/unit/test_engine_tools.py), but the 135M model fills customer_name with a space instead of
-    # copying '你好啊集团' from the prompt: a limit of the model, not of the adapter.
-    @pytest.mark.xfail(reason="the 135M default model does not copy Chinese text into a tool argument", strict=True)
-    def test_unicode_tool_call_integration(self, model: BaseChatModel, **kwargs: Any) -> None:
-        super().test_unicode_tool_call_integration(model, **kwargs)
+    # test_unicode_tool_call_integration runs as the suite has it: the 135M model used to fill
+    # customer_name with a space instead of copying '你好啊集团' (an xfail here); since a required string
+    # is never blank (recall_core.structured, 3ee8895) it copies the name. (langchain-tests lets a
+    # subclass override a test only to mark it xfail: test_no_overrides_DO_NOT_OVERRIDE.)
