@@ -31,7 +31,16 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory):
         yield store
 
 
-@pytest.mark.parametrize(("question", "fact"), list(zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True)))
+_DOG = pytest.mark.xfail(
+    strict=True,
+    reason="issue 19, still open: the shipped adapter answers \"I don't know.\" with the dog's name in both notes; "
+    "the adapter retrained on the families answers it but not the other two (docs/benchmarks/heldout.md)",
+)
+DEMO_CASES = [pytest.param(*case, marks=_DOG) if case[1] == "Zorblax" else case
+              for case in zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "fact"), DEMO_CASES)
 def test_the_demo_questions_are_answered_with_the_fact(smollm, demo_store, question: str, fact: str) -> None:
     model, tokenizer = smollm
     generator = RecallGenerator(model, tokenizer, memory=demo_store.for_user(DEMO_USER))
