@@ -263,8 +263,13 @@ def test_a_reply_the_user_got_is_remembered_though_the_process_is_killed(generat
 
     script = tmp_path / "killed.py"
     script.write_text(KILLED_AFTER_THE_REPLY)
+    import os
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[3])  # the script imports the tests' tiny model
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "memory"), FACT], capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+                          text=True, timeout=600, env=env)  # fmt: skip
     assert done.returncode == -9 and "answered" in done.stdout, done.stderr[-3000:]
     with MemoryStore.local(tmp_path / "memory", encoder=HashEncoder(64)) as store:
         assert [(r.text, r.session_id) for r in store.for_user("ada").all() if r.role == "user"] == [(FACT, "monday")]
