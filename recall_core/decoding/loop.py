@@ -26,7 +26,6 @@ stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +49,7 @@ from recall_core.decoding.hf_compat import (
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
 from recall_core.decoding.query import QueryContext, build_query
-from recall_core.decoding.select import NO_MEMORY, choose_candidates
+from recall_core.decoding.select import search_memory
 from recall_core.decoding.triggers import UncertaintyTrigger
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
@@ -427,7 +426,7 @@ class _RecallLoop:
             ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
             query = build_query(self.query_context, ids, None if in_prompt else reply_start,
                                 getattr(outputs, "hidden_states", None))
-            chosen, reason, candidates = self._search(query)
+            chosen, reason, candidates = search_memory(self.memory, query, self.config)
         considered = tuple((c.id, float(c.score)) for c in candidates)
         # The model asked and the memory has nothing: it reads so (the template around
         # ``empty_notes``) instead of going on from a bare <recall> it was never trained past.
@@ -496,21 +495,6 @@ class _RecallLoop:
             _KV_FALLBACK_WARNED.add(reason)
             logger.warning("inject_mode='kv' falls back to 'tokens': %s", reason)
         return "tokens", reason
-
-    def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
-        """``(chosen candidates, why none, candidates)``; memory errors per the config."""
-        if self.memory is None:
-            return [], NO_MEMORY, []
-        try:
-            candidates = self.memory.search(query, self.config.top_k)
-        except Exception as error:  # any backend failure: the config says whether to go on
-            if self.config.on_memory_error == "raise":
-                raise
-            reason = f"memory error: {type(error).__name__}: {error}"
-            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
-            return [], reason, []
-        chosen, reason = choose_candidates(candidates, self.config)
-        return chosen, reason, list(candidates)
 
     def _record(self, recall: Recall) -> None:
         self.recalls.append(recall)

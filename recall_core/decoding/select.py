@@ -12,14 +12,16 @@ or kept best first.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import parse_moment
-from recall_core.types import MemoryCandidate
+from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
 NO_MEMORY = "no memory"
 BELOW_MIN_SCORE = "below min_score"
@@ -57,6 +59,29 @@ def choose_candidates(
     if config.order != "relevance":  # stable: equal moments keep their rank order
         chosen.sort(key=_moment, reverse=config.order == "newest_first")
     return chosen, None
+
+
+def search_memory(
+    memory: Memory | None, query: RecallQuery, config: RecallConfig
+) -> tuple[list[MemoryCandidate], str | None, list[Any]]:
+    """One recall's search: ``(chosen candidates, why none, every candidate)``.
+
+    A memory error raises when ``config.on_memory_error == "raise"``; otherwise it warns (the
+    warning points at the loop's caller: call this from the loop's step method) and the recall
+    goes on without memory. Both decode loops (in process and served) search this way.
+    """
+    if memory is None:
+        return [], NO_MEMORY, []
+    try:
+        candidates = memory.search(query, config.top_k)
+    except Exception as error:  # any backend failure: the config says whether to go on
+        if config.on_memory_error == "raise":
+            raise
+        reason = f"memory error: {type(error).__name__}: {error}"
+        warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
+        return [], reason, []
+    chosen, reason = choose_candidates(candidates, config)
+    return chosen, reason, list(candidates)
 
 
 def choose_candidate(

@@ -31,7 +31,7 @@ from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
 from recall_core.decoding.loop import MAX_RECALLS_REACHED, RECALL_OFF
 from recall_core.decoding.notes import block_ids, note_lines
 from recall_core.decoding.query import QueryContext, build_query
-from recall_core.decoding.select import NO_MEMORY, choose_candidates
+from recall_core.decoding.select import search_memory
 from recall_core.serving.client import Completion, EngineClient
 from recall_core.types import Memory, Recall, RecallQuery
 
@@ -212,7 +212,7 @@ class _Run:
         elif self.attempts < self.config.max_recalls:
             self.attempts += 1
             query = build_query(self.context, sequence[:-1], reply_start, None)
-            chosen, reason, candidates = self._search(query)
+            chosen, reason, candidates = search_memory(self.memory, query, self.config)
         considered = tuple((c.id, float(c.score)) for c in candidates)
         empty = (not chosen and trigger == "model" and self.memory is not None
                  and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
@@ -231,22 +231,6 @@ class _Run:
                             memories=tuple((c.id, float(c.score)) for c in chosen), inject_mode="tokens",
                             trigger=trigger))  # fmt: skip
         return block
-
-    def _search(self, query: RecallQuery) -> tuple[list[Any], str | None, list[Any]]:
-        if self.memory is None:
-            return [], NO_MEMORY, []
-        try:
-            candidates = self.memory.search(query, self.config.top_k)
-        except Exception as error:  # any backend failure: the config says whether to go on
-            if self.config.on_memory_error == "raise":
-                raise
-            import warnings
-
-            reason = f"memory error: {type(error).__name__}: {error}"
-            warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
-            return [], reason, []
-        chosen, reason = choose_candidates(candidates, self.config)
-        return chosen, reason, list(candidates)
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)
