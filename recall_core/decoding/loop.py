@@ -48,6 +48,7 @@ from recall_core.decoding.hf_compat import (
     update_model_kwargs,
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
+from recall_core.decoding.prompt_notes import MAX_RECALLS_REACHED, RECALL_OFF, TokenRecalls
 from recall_core.decoding.query import QueryContext, build_query
 from recall_core.decoding.select import search_memory
 from recall_core.decoding.triggers import UncertaintyTrigger
@@ -61,9 +62,6 @@ from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
 from recall_core.types import Memory, Recall, RecallQuery
 
 logger = logging.getLogger(__name__)
-MAX_RECALLS_REACHED = "max_recalls reached"
-#: Why a prompt marker recalled nothing under ``recall_policy="off"``.
-RECALL_OFF = "recall off"
 LITERAL_TRIGGER = RECALL_TOKEN
 _KV_FALLBACK_WARNED: set[str] = set()
 
@@ -316,6 +314,8 @@ class _RecallLoop:
         if past >= prompt.shape[1]:
             raise ValueError(f"the cache holds {past} positions: the prompt ({prompt.shape[1]} ids) must add at least one")
         cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist() if i >= past}
+        if cuts and self._searches_before_running(model_kwargs):
+            return self._prefill_once(prompt, past, model_kwargs)
         positions = model_kwargs.get("position_ids")
         mask = model_kwargs.get("attention_mask")
         hidden = self.config.query_mode == "hidden" and self.memory is not None
@@ -358,6 +358,54 @@ class _RecallLoop:
                 sequence, outputs, model_kwargs = self._recall(sequence, outputs, model_kwargs, logits_before=before)
             elif outputs.logits.shape[1] > 1:
                 outputs.logits = outputs.logits[:, -1:]
+        return sequence, outputs, model_kwargs
+
+    def _searches_before_running(self, model_kwargs: dict[str, Any]) -> bool:
+        """Can the prompt's markers be searched before the model runs, and the prompt run once?
+
+        Yes when a marker's query is text (not the hidden state at it), its notes are injected
+        as tokens (``kv`` splices precomputed blocks between pieces), a marker where nothing is
+        found can be dropped (a croppable cache: the pieces would crop it), and the mask is
+        the plain all-ones one ``generate()`` makes (no positions of the caller's to carry)."""
+        cache = model_kwargs.get(CACHE_KEY)
+        mask = model_kwargs.get("attention_mask")
+        positions = model_kwargs.get("position_ids")
+        return (self.config.inject_mode == "tokens"
+                and (self.memory is None or self.config.query_mode != "hidden")
+                and cache is not None and croppable(cache)
+                and (positions is None or _counts_up(positions))
+                and (mask is None or bool(mask.all())))  # fmt: skip
+
+    def _prefill_once(self, prompt: torch.LongTensor, past: int, model_kwargs: dict[str, Any]):
+        """``_prefill`` in one forward pass: search at every marker first, then run the prompt
+        with each notes block in place (the block's own ids where the sequence has pads).
+
+        The same recalls, trace and sequence as the pieces, without a forward pass per piece:
+        the first token comes sooner (issue 21, item 5)."""
+        recalls = TokenRecalls(self.tokenizer, self.memory, self.config, self.query_context, self._record)
+        recalls.attempts = self.attempts
+        ids, run = recalls.prompt(prompt[0].tolist(), start=past)
+        self.attempts = recalls.attempts
+        self.added.count += len(ids) - prompt.shape[1]  # notes added, dropped markers taken off
+        sequence = torch.tensor([ids], dtype=prompt.dtype, device=prompt.device)
+        running = torch.tensor([run], dtype=prompt.dtype, device=prompt.device)
+        model_kwargs = dict(model_kwargs)
+        if model_kwargs.get("attention_mask") is not None:
+            model_kwargs["attention_mask"] = model_kwargs["attention_mask"].new_ones((1, len(ids)))
+        positions = model_kwargs.get("position_ids")
+        if positions is not None:
+            count = torch.arange(len(ids), dtype=positions.dtype, device=positions.device)
+            model_kwargs["position_ids"] = count.expand(*positions.shape[:-1], len(ids))
+        if past == 0:
+            outputs = prefill(self.model, running, self.generation_config, model_kwargs)
+        else:
+            inputs = self.model.prepare_inputs_for_generation(
+                running, next_sequence_length=len(run) - past, is_first_iteration=True, **model_kwargs
+            )
+            outputs = self.model(**inputs, return_dict=True)
+        model_kwargs = _take_cache(outputs, model_kwargs)
+        if outputs.logits.shape[1] > 1:
+            outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
 
     # ------------------------------------------------------------------ uncertainty
@@ -507,6 +555,12 @@ class _RecallLoop:
         if self.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
         return scores
+
+
+def _counts_up(positions: torch.Tensor) -> bool:
+    """Are these the plain positions 0, 1, 2... of an unpadded prompt (every row alike)?"""
+    count = torch.arange(positions.shape[-1], dtype=positions.dtype, device=positions.device)
+    return bool((positions == count).all())
 
 
 def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:

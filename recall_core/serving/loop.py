@@ -28,12 +28,10 @@ from typing import Any
 import torch
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
-from recall_core.decoding.loop import MAX_RECALLS_REACHED, RECALL_OFF
-from recall_core.decoding.notes import block_ids, note_lines
-from recall_core.decoding.query import QueryContext, build_query
-from recall_core.decoding.select import search_memory
+from recall_core.decoding.prompt_notes import TokenRecalls
+from recall_core.decoding.query import QueryContext
 from recall_core.serving.client import Completion, EngineClient
-from recall_core.types import Memory, Recall, RecallQuery
+from recall_core.types import Memory, Recall
 
 __all__ = ["ServedOutput", "check_served_config", "served_recall", "sampling_options"]
 
@@ -173,64 +171,15 @@ def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> C
     return take
 
 
-class _Run:
-    """One generation's recall state: attempts, the trace, the engine's answers."""
+class _Run(TokenRecalls):
+    """One generation's recall state: the recalls in ids (attempts, the trace) and the engine's answers."""
 
     def __init__(self, client: EngineClient, tokenizer: Any, memory: Memory | None, config: RecallConfig,
                  context: QueryContext, on_recall: Callable[[Recall], None] | None) -> None:  # fmt: skip
-        self.client, self.tokenizer, self.memory, self.config = client, tokenizer, memory, config
-        self.context, self.on_recall = context, on_recall
-        self.attempts = 0
+        super().__init__(tokenizer, memory, config, context, self._record)
+        self.client, self.on_recall = client, on_recall
         self.trace: list[Recall] = []
         self.output = ServedOutput()
-
-    def prompt(self, prompt: list[int]) -> tuple[list[int], list[int]]:
-        """The prompt with each marker's notes in place: ``(sequence with pads, ids the engine gets)``."""
-        sequence: list[int] = []
-        engine: list[int] = []
-        for token in prompt:
-            sequence.append(token)
-            engine.append(token)
-            if token != self.context.recall_id:
-                continue
-            block = self.recall(sequence, reply_start=None)
-            if block:
-                engine.extend(block)
-            else:  # nothing injected: the marker is dropped, as the loop drops it
-                sequence.pop()
-                engine.pop()
-        return sequence, engine
-
-    def recall(self, sequence: list[int], reply_start: int | None) -> list[int]:
-        """Search at the ``<recall>`` that ends ``sequence``; append pads for what is injected and
-        return the notes block's ids (``[]``: nothing injected)."""
-        in_prompt = reply_start is None
-        trigger = "prompt" if in_prompt else "model"
-        query, candidates, chosen, reason = RecallQuery(text=""), [], [], MAX_RECALLS_REACHED
-        if self.config.recall_policy == "off":  # not even a prompt's marker recalls (the loop's RECALL_OFF)
-            reason = RECALL_OFF
-        elif self.attempts < self.config.max_recalls:
-            self.attempts += 1
-            query = build_query(self.context, sequence[:-1], reply_start, None)
-            chosen, reason, candidates = search_memory(self.memory, query, self.config)
-        considered = tuple((c.id, float(c.score)) for c in candidates)
-        empty = (not chosen and trigger == "model" and self.memory is not None
-                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
-        position = len(sequence)
-        if not chosen and not empty:
-            self._record(Recall(position - (1 if in_prompt else 0), None, None, "", query.text, reason=reason,
-                                candidates=considered, in_prompt=in_prompt, trigger=trigger))  # fmt: skip
-            return []
-        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
-        notes = "\n".join(lines)
-        block = block_ids(self.tokenizer, notes, self.config)
-        sequence.extend([self.context.pad_id] * len(block))
-        score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
-        self._record(Recall(position, score, memory_id, notes, query.text, length=len(block),
-                            reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
-                            memories=tuple((c.id, float(c.score)) for c in chosen), inject_mode="tokens",
-                            trigger=trigger))  # fmt: skip
-        return block
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)

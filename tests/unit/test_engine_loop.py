@@ -330,3 +330,61 @@ def test_parity_on_cuda(tiny):
     model = model.to("cuda")
     ids = _ids(tokenizer, PROMPT).to("cuda")
     assert torch.equal(_recall(model, tokenizer, ids, max_new_tokens=10), model.generate(ids, max_new_tokens=10))
+
+
+# ---------------------------------------------------------------------- one prefill (issue 21, item 5)
+def _forward_calls(model):
+    """A list that gets one entry (the number of ids run) per forward pass of ``model``."""
+    calls: list[int] = []
+
+    def count(module, args, kwargs):
+        ids = kwargs.get("input_ids")
+        embeds = kwargs.get("inputs_embeds")
+        calls.append(int(ids.shape[1]) if ids is not None else int(embeds.shape[1]))
+
+    return calls, model.register_forward_pre_hook(count, with_kwargs=True)
+
+
+def _marked_prompt(tokenizer, recall_id):
+    head = _ids(tokenizer, "Where do I live?" + RECALL_TOKEN)
+    tail = tokenizer(" Tell me where.", add_special_tokens=False, return_tensors="pt").input_ids
+    return torch.cat([head, tail, torch.tensor([[recall_id]]), tail], -1)
+
+
+def test_the_prompt_runs_in_one_forward_pass_with_its_notes_in_place(tiny):
+    model, tokenizer = tiny
+    marked = _marked_prompt(tokenizer, model.config.recall_token_id)
+    calls, hook = _forward_calls(model)
+    try:
+        got = _recall(model, tokenizer, marked, ListMemory({"a": "I live in Lyon.", "b": "zzz"}),
+                      RecallConfig(max_recalls=1, min_score=0.05), max_new_tokens=4, do_sample=False)  # fmt: skip
+    finally:
+        hook.remove()
+    # one marker injected, the other dropped (max_recalls): the prompt is one pass, then one per new token
+    assert calls[0] == got.shape[1] - 4 and len(calls) == 4
+
+
+@pytest.mark.parametrize("memory", [FixedMemory(FACT, "I live in Lyon."), ListMemory({"a": "zzz"}), None],
+                         ids=["injected", "below-min-score", "no-memory"])  # fmt: skip
+def test_one_prefill_matches_the_prefill_in_pieces(any_tiny, memory, monkeypatch):
+    """The same sequence, trace and scores as running the prompt piece by piece around each marker."""
+    from recall_core.decoding.loop import _RecallLoop
+
+    model, tokenizer = any_tiny
+    marked = _marked_prompt(tokenizer, model.config.recall_token_id)
+    config = RecallConfig(max_recalls=2, min_score=0.5)
+
+    def run():
+        trace = []
+        out = _recall(model, tokenizer, marked, memory, config, trace, max_new_tokens=8, do_sample=False,
+                      return_dict_in_generate=True, output_scores=True)  # fmt: skip
+        return out, trace
+
+    once, once_trace = run()
+    monkeypatch.setattr(_RecallLoop, "_searches_before_running", lambda self, model_kwargs: False)
+    pieces, pieces_trace = run()
+    assert torch.equal(once.sequences, pieces.sequences)
+    assert once.generated_start == pieces.generated_start
+    assert once_trace == pieces_trace
+    for a, b in zip(once.scores, pieces.scores, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)
