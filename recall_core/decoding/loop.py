@@ -13,7 +13,10 @@ this loop, which follows ``GenerationMixin._sample`` step for step and adds only
   spliced into the cache instead and only a few of its tokens run: :mod:`recall_core.kv.inject`);
 * ``sequences`` gets one ``<|memory_pad|>`` id per injected embedding, so its length always
   equals the cache length, and positions / attention mask grow by the same amount;
-* the next token is sampled from the logits of the memory forward pass, so it has read the memory.
+* the next token is sampled from the logits of the memory forward pass, so it has read the memory;
+* a prompt's markers whose query is text are searched before the model runs, and the prompt is
+  prefilled once with each notes block in place (:mod:`recall_core.decoding.prompt_notes`): the
+  same trace and sequence as the pieces, with the first token sooner.
 
 With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
 and so returns the same tokens (greedy, or sampling under the same seed).
