@@ -26,7 +26,8 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
-from recall_core.integration import WRITE_MEMORY, PreparedCall, last_exchange, write_turns
+from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall, last_exchange, write_turns
+from recall_core.memory.text.questions import without_questions
 from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
@@ -182,6 +183,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
     write_roles: tuple[str, ...] = ("user", "assistant")
     """Which side of the exchange is written; ``("user",)`` keeps only what the user said
     (a small model's replies are rarely worth remembering)."""
+    write_questions: bool = WRITE_QUESTIONS
+    """Write the user's questions too? Off by default: a user message is written without its
+    questions ("I'm moving to Lyon, any tips?" as "I'm moving to Lyon."), and not at all when it
+    only asks: a question holds no fact, and written it comes back as a note at the next
+    question like it, in the place of the turn that holds the answer (docs/benchmarks/hygiene.md)."""
     session_id: str | None = None
     """Session id recorded with the memories this model writes (a call may pass another); ``None``:
     the call's thread id, so a LangGraph thread is a session of the memory too."""
@@ -196,6 +202,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
             **self._common_identifying_params(),
             "write_memory": self.write_memory,
             "write_roles": self.write_roles,
+            "write_questions": self.write_questions,
         }
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
@@ -207,9 +214,11 @@ class ChatRecall(RecallSettings, BaseChatModel):
         if not (self.write_memory and self.store is not None and user_id is not None):
             return None
         store, roles, session_id = self.store, self.write_roles, self.session_id or thread_id
+        questions = self.write_questions
 
         def write(messages: Sequence[dict[str, Any]]) -> list[str]:
-            turns = [(m["role"], m["content"]) for m in messages if m["role"] in roles]
+            turns = [(m["role"], m["content"] if questions or m["role"] != "user" else without_questions(str(m["content"])))
+                     for m in messages if m["role"] in roles]  # fmt: skip
             return write_turns(store, user_id, turns, session_id=session_id)
 
         return write
@@ -268,7 +277,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
             self._mark_written(call, ("user", "assistant"))
         if not (write and self.store is not None and call.user_id is not None):
             return {}
-        exchange = last_exchange(messages, result.text, self.write_roles)
+        exchange = last_exchange(messages, result.text, self.write_roles, self.write_questions)
         session_id = call.session_id or self.session_id or call.thread_id
         try:
             ids = write_turns(self.store, call.user_id, exchange, session_id=session_id)
@@ -280,7 +289,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
                 stacklevel=2,
             )
             return {"memory_write_error": reason}
-        self._mark_written(call, [role for role, _ in exchange])
+        self._mark_written(call, self.write_roles)  # a question left out is not written later either
         return {"memory_written": ids}
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:

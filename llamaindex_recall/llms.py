@@ -34,6 +34,7 @@ from recall_core.config import UNMARKED_POLICIES
 from recall_core.integration import (
     CALL_ARGUMENTS,
     WRITE_MEMORY,
+    WRITE_QUESTIONS,
     PreparedCall,
     RecallAdapterBase,
     last_exchange,
@@ -64,13 +65,16 @@ SESSION_ID_KEY = "recall_session_id"
 #: ``additional_kwargs`` key a recall marker message may carry: the roles of the exchange to write
 #: after the reply (empty: write nothing).
 WRITE_ROLES_KEY = "recall_write_roles"
+#: ``additional_kwargs`` key a recall marker message may carry: whether a user message that only
+#: asks is written too (absent: :data:`recall_core.integration.WRITE_QUESTIONS`).
+WRITE_QUESTIONS_KEY = "recall_write_questions"
 #: ``additional_kwargs`` key a recall marker message may carry: ``False`` turns recall off for the call.
 RECALL_KEY = "recall_enabled"
 #: Per-call keyword arguments of :class:`RecallLLM`.
 LLAMAINDEX_CALL_ARGUMENTS = CALL_ARGUMENTS | {WRITE_MEMORY}
 
-#: The exchange a call writes after its reply: ``(user_id, roles, session_id)``.
-_Write = tuple[str, tuple[str, ...], str | None]
+#: The exchange a call writes after its reply: ``(user_id, roles, session_id, questions)``.
+_Write = tuple[str, tuple[str, ...], str | None, bool]
 
 
 @dataclass
@@ -255,6 +259,11 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="With write_memory=True and no block: the roles written."
     )
+    write_questions: bool = Field(
+        default=WRITE_QUESTIONS,
+        description="With write_memory=True and no block: write a user message that only asks too (off: a "
+        "question holds no fact and comes back as a note at the next question like it).",
+    )
 
     def _max_new_tokens(self) -> int | None:
         return self.max_new_tokens
@@ -309,7 +318,9 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         if not asked or self.store is None or prepared.user_id is None:
             return None
         session_id = extra.get(SESSION_ID_KEY) or prepared.thread_id
-        return prepared.user_id, roles or tuple(self.write_roles), session_id
+        questions = bool(extra[WRITE_QUESTIONS_KEY]) if WRITE_QUESTIONS_KEY in extra else (
+            WRITE_QUESTIONS if roles else self.write_questions)  # fmt: skip
+        return prepared.user_id, roles or tuple(self.write_roles), session_id, questions
 
     def _remember(self, call: _Call, result: RecallResult) -> dict[str, Any]:
         """Write the call's exchange (if it writes one); what goes into ``raw`` about it.
@@ -320,8 +331,8 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             if call.prepared is not None:  # nor later, when the session's cache evicts it
                 self._mark_written(call.prepared, ("user", "assistant"))
             return {}
-        user_id, roles, session_id = call.write
-        exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles)
+        user_id, roles, session_id, questions = call.write
+        exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles, questions)
         try:
             ids = write_turns(self.store, user_id, exchange, session_id=session_id)
         except Exception as error:
@@ -330,7 +341,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
                           stacklevel=2)  # fmt: skip
             return {"memory_write_error": reason}
         if call.prepared is not None:
-            self._mark_written(call.prepared, [role for role, _ in exchange])
+            self._mark_written(call.prepared, roles)  # a question left out is not written later either
         return {"memory_written": ids}
 
     # ------------------------------------------------------------------ prompts

@@ -12,9 +12,18 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from recall_core import RECALL_TOKEN
-from recall_core.integration import check_memory_arguments, write_turns
+from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments, write_turns
+from recall_core.memory.text.questions import without_questions
 
-from .llms import RECALL_KEY, SESSION_ID_KEY, THREAD_ID_KEY, USER_ID_KEY, WRITE_ROLES_KEY, role_name
+from .llms import (
+    RECALL_KEY,
+    SESSION_ID_KEY,
+    THREAD_ID_KEY,
+    USER_ID_KEY,
+    WRITE_QUESTIONS_KEY,
+    WRITE_ROLES_KEY,
+    role_name,
+)
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
@@ -62,6 +71,11 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     write_roles: tuple[str, ...] = Field(
         default=("user", "assistant"), description="Roles of the turns that are written."
     )
+    write_questions: bool = Field(
+        default=WRITE_QUESTIONS,
+        description="Write a user message that only asks too (off: a question holds no fact, and written it "
+        "comes back as a note at the next question like it, in the place of the turn that holds the answer).",
+    )
     recall: bool = Field(
         default=True,
         description="Recall this user's memories; False answers without memory (set it between two "
@@ -108,6 +122,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             USER_ID_KEY: self.user_id,
             THREAD_ID_KEY: self.thread_id if own_thread or session_id is None else session_id,
             WRITE_ROLES_KEY: list(self.write_roles) if self.write_memory else [],
+            WRITE_QUESTIONS_KEY: self.write_questions,
             RECALL_KEY: self.recall,
         }
         if session_id is not None:
@@ -127,6 +142,8 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             role = role_name(message)
             text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
             session_id = session_id or message.additional_kwargs.get("session_id")
+            if role == "user" and not self.write_questions:
+                text = without_questions(text)
             if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:
                 turns.append((role, text))
         if not turns:

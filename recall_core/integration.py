@@ -21,6 +21,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, mo
 
 from recall_core.config import RecallConfig, RecallPolicy, SessionConfig
 from recall_core.generator import Prompt, RecallGenerator
+from recall_core.memory.text.questions import without_questions
 from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
 from recall_core.models.query_head import find_query_head, model_folder
 from recall_core.session.pool import SessionPool
@@ -43,6 +44,9 @@ CALL_ARGUMENTS = (
 #: The per-call switch of the adapters that write what is said to long-term memory (``ChatRecall``,
 #: LlamaIndex's ``RecallLLM``): ``True`` / ``False`` for this call, whatever the instance says.
 WRITE_MEMORY = "write_memory"
+#: What the adapters' ``write_questions`` says by default: a user message that only asks is not
+#: written (``python -m benchmarks.hygiene``: written, such questions come back as notes).
+WRITE_QUESTIONS = False
 #: The ``generate()`` options the shared fields (and the adapter's most-new-tokens field) set.
 FIELD_OPTIONS = frozenset(
     {"temperature", "max_new_tokens", "top_p", "top_k", "repetition_penalty", "max_time", "stop_strings"}
@@ -165,16 +169,19 @@ def write_turns(
 
 
 def last_exchange(
-    messages: Sequence[Mapping[str, Any]], reply: str, roles: Iterable[str]
+    messages: Sequence[Mapping[str, Any]], reply: str, roles: Iterable[str], questions: bool = True
 ) -> list[tuple[str, str]]:
     """The turns a chat call adds to memory: its user message and the reply, those of ``roles``.
 
     The user message is the call's last message when it is the user's: a call that goes on
     after a tool's result (an agent's next step) adds only its reply, so the question that
-    started the step is not written once per step.
+    started the step is not written once per step. ``questions=False`` writes only what the
+    user message states (:func:`recall_core.memory.text.questions.without_questions`).
     """
     last = messages[-1] if messages else None
     last_user = str(last["content"]) if last is not None and last.get("role") == "user" else None
+    if last_user and not questions:
+        last_user = without_questions(last_user) or None
     turns = [("user", last_user)] if last_user else []
     if reply.strip():
         turns.append(("assistant", reply))

@@ -28,6 +28,19 @@ def test_chat_writes_each_exchange_and_recalls_it_later(generator, store):
     assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
 
 
+def test_a_question_is_not_written_unless_asked_for(generator, store):
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", write_roles=("user",), max_tokens=4)
+    written = chat.invoke(QUESTION).response_metadata["memory_written"]
+    assert written == [] and store.for_user("ada").count() == 0
+    chat.invoke(f"Hi again. {QUESTION}")  # a greeting is no fact either
+    chat.invoke("My dog Rex is sick, what should I do?")  # what is said before the question is
+    assert [r.text for r in store.for_user("ada").all()] == ["My dog Rex is sick."]
+    asks = ChatRecall(generator=generator, store=store, user_id="bo", write_roles=("user",), write_questions=True,
+                      max_tokens=4)  # fmt: skip
+    asks.invoke(QUESTION)
+    assert [r.text for r in store.for_user("bo").all()] == [QUESTION]
+
+
 def test_write_memory_false_writes_nothing(generator, store):
     ChatRecall(generator=generator, store=store, user_id="ada", write_memory=False, max_tokens=4).invoke(FACT)
     assert store.for_user("ada").count() == 0
@@ -141,7 +154,7 @@ def test_an_agents_next_step_writes_its_reply_not_the_question_again(tools_gener
     the user's question was written by the step that answered it first."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    chat = ChatRecall(generator=tools_generator, store=store, user_id="ada", max_tokens=4)
+    chat = ChatRecall(generator=tools_generator, store=store, user_id="ada", max_tokens=4, write_questions=True)
     chat.invoke([HumanMessage(QUESTION)])
     (asked,) = [r.id for r in store.for_user("ada").all() if r.role == "user"]
     call = {"name": "weather", "args": {"city": "Porto"}, "id": "c1", "type": "tool_call"}

@@ -162,8 +162,28 @@ def test_the_default_recipe_writes_each_exchange_as_it_happens(generator, store,
     (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
     recall = response.raw["recalls"][0]
     assert recall["injected"] and FACT in recall["text"] and recall["query"] == QUESTION
-    # The Memory's session is the KV-cache thread too; its flushes are not written twice.
-    assert [r.session_id for r in store.for_user("ada").all() if r.role == "user"] == ["monday", "tuesday"]
+    # The Memory's session is the KV-cache thread too; its flushes are not written twice. The
+    # question only asks: it is not written (write_questions=False, the default).
+    assert [r.session_id for r in store.for_user("ada").all() if r.role == "user"] == ["monday"]
+
+
+def test_questions_are_written_only_when_asked_for(generator, store):
+    _engine(generator, store, "s1", write_roles=("user",)).chat(QUESTION)
+    assert store.for_user("ada").count() == 0
+    _engine(generator, store, "s2", write_roles=("user",), write_questions=True).chat(QUESTION)
+    assert [(r.text, r.session_id) for r in store.for_user("ada").all()] == [(QUESTION, "s2")]
+    # Without a block: the LLM's own field decides.
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4, write_roles=("user",))
+    llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="bo", write_memory=True)
+    assert store.for_user("bo").count() == 0
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4, write_roles=("user",), write_questions=True)
+    llm.chat([ChatMessage(role="user", content=QUESTION)], user_id="bo", write_memory=True)
+    assert [r.text for r in store.for_user("bo").all()] == [QUESTION]
+    # Messages Memory flushes to the block are held to the same rule.
+    block = RecallMemoryBlock(store=store, user_id="cy", accept_short_term_memory=True)
+    asyncio.run(block.aput([ChatMessage(role="user", content=QUESTION), ChatMessage(role="user", content=FACT)],
+                           from_short_term_memory=True))  # fmt: skip
+    assert [r.text for r in store.for_user("cy").all()] == [FACT]
 
 
 @pytest.mark.parametrize("mode", ["stream", "achat", "astream"])

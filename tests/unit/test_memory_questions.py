@@ -1,0 +1,48 @@
+"""Which chat messages only ask (not written by the adapters by default: docs/benchmarks/hygiene.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall_core.integration import last_exchange
+from recall_core.memory.text.questions import only_asks, without_questions
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What is my dog called?", "Hi again. Where does my goddaughter live these days?", "What? Really?",
+     "Quick question: where do I work?", "  where do I work?\n"],
+)  # fmt: skip
+def test_messages_that_only_ask(text):
+    assert only_asks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I adopted a cat named Miso.", "My dog Rex is sick, what should I do?", "Thanks!", "", "where do i work",
+     "Family stuff is so confusing. Where does my goddaughter live these days?",
+     "I moved to Lyon last week; do you know a good bakery there?"],
+)  # fmt: skip
+def test_messages_that_say_something_or_ask_nothing(text):
+    assert not only_asks(text)
+
+
+def test_last_exchange_leaves_a_question_out_only_when_told():
+    messages = [{"role": "user", "content": "What is my dog called?"}]
+    roles = ("user", "assistant")
+    assert last_exchange(messages, "Biscuit.", roles) == [("user", "What is my dog called?"), ("assistant", "Biscuit.")]
+    assert last_exchange(messages, "Biscuit.", roles, questions=False) == [("assistant", "Biscuit.")]
+    stated = [{"role": "user", "content": "My dog is called Biscuit, isn't he cute?"}]
+    assert last_exchange(stated, "Noted.", roles, questions=False)[0] == ("user", "My dog is called Biscuit.")
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [("I adopted a cat named Miso.", "I adopted a cat named Miso."), ("Yes.", "Yes."),
+     ("My dog Rex is sick, what should I do?", "My dog Rex is sick."),
+     ("I moved to Lyon last week; do you know a good bakery there?", "I moved to Lyon last week."),
+     ("Where is my car? I parked it near the old station this morning.", "I parked it near the old station this morning."),
+     ("Hi! Quick question: where do I work?", ""), ("What is my dog called?", "")],
+)  # fmt: skip
+def test_what_a_message_states_without_its_questions(text, stated):
+    assert without_questions(text) == stated
