@@ -25,6 +25,7 @@ from recall_core.config import RecallConfig
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
 from recall_core.serving.loop import served_recall
+from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
 from recall_core.types import Memory, Recall, RecallResult
@@ -131,16 +132,16 @@ class ServedRecallGenerator(RecallGenerator):
         config = config or self.config
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
-        if plan.constraint is not None:
-            raise ValueError("a forced tool call or response_format needs constrained decoding, which the served "
-                             "backend does not do yet: use tool_choice='auto' (calls are parsed from the reply) "
-                             "or the in-process backend")  # fmt: skip
         kwargs, stops = self._generation_kwargs(generation_kwargs, stop)
         max_new = int(kwargs.pop("max_new_tokens", None) or 256)
+        grammar = None
+        if plan.constraint is not None:  # a forced tool call or a response_format: the engine's own llguidance
+            grammar = engine_grammar(plan.constraint.grammar)
+            kwargs["max_time"] = kwargs.get("max_time") or CONSTRAINED_MAX_TIME
         sequences, trace, start, output = served_recall(
             self.client, self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
             options=kwargs, max_new_tokens=max_new, stop=stops, prompt_query=recall_query, streamer=streamer,
-            on_recall=on_recall, criteria=list(stopping_criteria or []),
+            on_recall=on_recall, criteria=list(stopping_criteria or []), grammar=grammar,
         )  # fmt: skip
         done = _Output(sequences, trace, start)
         result = self._result(input_ids, done, stops, {"max_new_tokens": max_new}, plan)  # type: ignore[arg-type]

@@ -115,10 +115,13 @@ def served_recall(
     streamer: Any = None,
     on_recall: Callable[[Recall], None] | None = None,
     criteria: Sequence[Any] = (),
+    grammar: str | None = None,
 ) -> tuple[torch.LongTensor, list[Recall], int, ServedOutput]:
     """Generate from ``prompt`` ids on the engine, recalling at each ``<recall>``.
 
-    ``ids`` is ``(recall_id, pad_id, boundary_ids)`` of the tokenizer. Returns the sequence as
+    ``ids`` is ``(recall_id, pad_id, boundary_ids)`` of the tokenizer; ``grammar`` (llama.cpp's
+    ``"grammar"`` field: :func:`recall_core.structured.constrained.engine_grammar`) constrains
+    the reply. Returns the sequence as
     the in-process loop returns it (pads where notes were injected), the trace, where the
     generated part begins, and the :class:`ServedOutput`.
     """
@@ -127,6 +130,8 @@ def served_recall(
     context = QueryContext(tokenizer, config, recall_id, pad_id, boundaries, prompt_query, None)
     run = _Run(client, tokenizer, memory, config, context, on_recall)
     body = {**sampling_options(options, max_new_tokens), "stop": list(stop)}
+    if grammar is not None:
+        body["grammar"] = grammar
     sequence, engine = run.prompt(list(prompt))
     generated_start = len(sequence)
     if streamer is not None:

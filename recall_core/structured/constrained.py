@@ -119,6 +119,18 @@ def lark_grammar(lark: str) -> str:
     return _llguidance().LLMatcher.grammar_from_lark(lark)
 
 
+def engine_grammar(grammar: str) -> str:
+    """``grammar`` (any of the functions above) as llama.cpp's server takes it in ``"grammar"``:
+    ``%llguidance {}`` and Lark text, which a llama.cpp built with llguidance hands to the same
+    engine (the ``xllamacpp`` wheel of ``make engine`` is; a plain ``llama-server`` answers that
+    llguidance is not enabled)."""
+    text = grammar
+    if grammar.lstrip().startswith("{"):  # a JSON schema grammar: the same schema, inline in Lark
+        (item,) = json.loads(grammar)["grammars"]
+        text = item.get("lark_grammar") or "start: %json " + json.dumps(item["json_schema"], ensure_ascii=False)
+    return "%llguidance {}\n" + text
+
+
 def lark_json(schema: Mapping[str, Any]) -> str:
     """``schema`` as an inline Lark ``%json`` rule body (strict, compact JSON)."""
     strict = strict_schema(schema)

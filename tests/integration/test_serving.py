@@ -146,10 +146,34 @@ def test_what_needs_the_model_is_refused(served) -> None:
                          (RecallConfig(recall_policy="uncertainty"), "uncertainty")):  # fmt: skip
         with pytest.raises(ValueError, match=word):
             served.generate(messages, memory=memory, config=config)
-    with pytest.raises(ValueError, match="response_format"):
-        served.generate(messages, response_format={"type": "json_object"})
     with pytest.raises(ValueError, match="output_scores"):
         served.generate(messages, output_scores=True)
+
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Get the weather at a location.",
+           "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "days": {"type": "integer"}},
+                          "required": ["location", "days"]}}}  # fmt: skip
+
+
+def test_structured_output_and_forced_tool_calls_are_constrained_by_the_engine(served) -> None:
+    """The call's grammar goes to the engine's own llguidance: valid JSON, a valid call, the same parsing."""
+    import json
+
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+              "required": ["name", "age"]}  # fmt: skip
+    messages = [{"role": "user", "content": "Describe my dog as JSON."}]
+    result = served.generate(messages, memory=Notes([FACTS["dog"]]), max_new_tokens=40,
+                             response_format={"type": "json_schema", "json_schema": {"name": "Pet", "schema": schema}})  # fmt: skip
+    value = json.loads(result.text)
+    assert set(value) == {"name", "age"} and isinstance(value["age"], int) and value["name"].strip()
+    assert result.recalls and result.recalls[0].length > 0  # recall still ran before the constrained reply
+    mode = served.generate(messages, memory=Notes([FACTS["dog"]]), response_format={"type": "json_object"},
+                           max_new_tokens=60)  # fmt: skip
+    assert isinstance(json.loads(mode.text), dict) and mode.finish_reason == "stop"
+    call = served.generate([{"role": "user", "content": "Weather in Porto for 3 days?"}], tools=[WEATHER],
+                           tool_choice="required", max_new_tokens=60)  # fmt: skip
+    assert len(call.tool_calls) == 1 and call.finish_reason == "tool_calls", (call.text, call.invalid_tool_calls)
+    assert call.tool_calls[0].name == "get_weather" and set(call.tool_calls[0].arguments) == {"location", "days"}
 
 
 def test_concurrent_calls_reach_the_engine_together(served) -> None:

@@ -357,3 +357,19 @@ def test_a_family_whose_marker_is_a_special_token():
     stream = generator.stream(ASK, tools=[WEATHER], tool_choice="any")
     assert "".join(ContentStream(stream, ToolCallSplitter(FORMATS["mistral"]))) == ""
     assert [c.arguments for c in stream.result.tool_calls] == [c.arguments for c in result.tool_calls]
+
+
+def test_engine_grammar_is_lark_for_llamacpps_llguidance():
+    from recall_core.structured.constrained import engine_grammar, json_object_grammar
+
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    for grammar in (json_schema_grammar(schema), json_object_grammar(), lark_grammar('start: "a" %json {"type": "object"}')):
+        text = engine_grammar(grammar)
+        header, _, lark = text.partition("\n")
+        assert header == "%llguidance {}" and lark.startswith("start:")
+        assert lark_grammar(lark) == lark  # it compiles as it is sent
+    inline = engine_grammar(json_schema_grammar(schema)).partition("\n")[2]
+    # the schema as the in-process engine holds it: strict, compact, a required string not blank
+    body = json.loads(inline[len("start: %json "):])
+    assert body["additionalProperties"] is False and body["properties"]["name"]["minLength"] == 1
+    assert body["x-guidance"]["whitespace_flexible"] is False
