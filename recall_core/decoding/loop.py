@@ -51,9 +51,8 @@ from recall_core.decoding.hf_compat import (
     update_model_kwargs,
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
-from recall_core.decoding.prompt_notes import MAX_RECALLS_REACHED, RECALL_OFF, TokenRecalls
-from recall_core.decoding.query import QueryContext, build_query
-from recall_core.decoding.select import search_memory
+from recall_core.decoding.prompt_notes import TokenRecalls
+from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import UncertaintyTrigger
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
@@ -62,7 +61,7 @@ from recall_core.kv.memories import KVMemories, default_kv_memories
 from recall_core.models.query_head import NO_QUERY_HEAD, RecallQueryHead
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
 from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
-from recall_core.types import Memory, Recall, RecallQuery
+from recall_core.types import Memory, Recall
 
 logger = logging.getLogger(__name__)
 LITERAL_TRIGGER = RECALL_TOKEN
@@ -203,7 +202,6 @@ class _RecallLoop:
             query_head.check(model)  # a head trained for another model is refused, never applied
         self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
-        self.attempts = 0
         self.prompt_length = 0
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
@@ -215,6 +213,8 @@ class _RecallLoop:
         self.closing_ids = info.closing_ids if info else frozenset()
         self.query_context = QueryContext(tokenizer, config, self.recall_id, self.pad_id,
                                           info.boundary_ids if info else frozenset(), prompt_query, query_head)
+        #: The searches of this call (every recall, prompt or reply, counts against ``max_recalls``).
+        self.searches = TokenRecalls(tokenizer, memory, config, self.query_context, self._record)
 
     # ------------------------------------------------------------------ driver
     def run(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any], trace: list[Recall] | None):
@@ -385,10 +385,7 @@ class _RecallLoop:
 
         The same recalls, trace and sequence as the pieces, without a forward pass per piece:
         the first token comes sooner (issue 21, item 5)."""
-        recalls = TokenRecalls(self.tokenizer, self.memory, self.config, self.query_context, self._record)
-        recalls.attempts = self.attempts
-        ids, run = recalls.prompt(prompt[0].tolist(), start=past)
-        self.attempts = recalls.attempts
+        ids, run = self.searches.prompt(prompt[0].tolist(), start=past)
         self.added.count += len(ids) - prompt.shape[1]  # notes added, dropped markers taken off
         sequence = torch.tensor([ids], dtype=prompt.dtype, device=prompt.device)
         running = torch.tensor([run], dtype=prompt.dtype, device=prompt.device)
@@ -415,7 +412,7 @@ class _RecallLoop:
     def _uncertain(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, model_kwargs: dict[str, Any]):
         """The entropy that puts a ``<recall>`` before this token (policy ``"uncertainty"``), else ``None``:
         only while recalls are left, and on a cache that can take the marker back."""
-        if self.uncertainty is None or self.attempts >= self.config.max_recalls:
+        if self.uncertainty is None or self.searches.attempts >= self.config.max_recalls:
             return None
         entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
         return entropy if entropy is not None and croppable(model_kwargs.get(CACHE_KEY)) else None
@@ -466,24 +463,10 @@ class _RecallLoop:
             entropy, logits_before = inserted.entropy, inserted.logits
         trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
         model_kwargs = _take_cache(outputs, model_kwargs)
-        query = RecallQuery(text="")
-        candidates: list[Any] = []
-        reason: str | None = MAX_RECALLS_REACHED
-        chosen: list[Any] = []
-        if self.config.recall_policy == "off":
-            reason = RECALL_OFF
-        elif self.attempts < self.config.max_recalls:
-            self.attempts += 1
-            ids = sequence[0, :-1].tolist()  # everything before the <recall> itself
-            query = build_query(self.query_context, ids, None if in_prompt else reply_start,
-                                getattr(outputs, "hidden_states", None))
-            chosen, reason, candidates = search_memory(self.memory, query, self.config)
-        considered = tuple((c.id, float(c.score)) for c in candidates)
-        # The model asked and the memory has nothing: it reads so (the template around
-        # ``empty_notes``) instead of going on from a bare <recall> it was never trained past.
-        # Without a memory the loop stays plain generate(), bare <recall> and all.
-        empty = (not chosen and trigger == "model" and self.memory is not None
-                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
+        # Without a memory the loop stays plain generate(), bare <recall> and all (no empty notes).
+        found = self.searches.search(sequence[0, :-1].tolist(), None if in_prompt else reply_start, trigger,
+                                     getattr(outputs, "hidden_states", None))  # fmt: skip
+        query, chosen, reason, considered, empty = found.query, found.chosen, found.reason, found.considered, found.empty
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and croppable(cache):
@@ -555,7 +538,7 @@ class _RecallLoop:
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
         scores[:, self.pad_id] = -float("inf")
-        if self.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
+        if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
         return scores
 

@@ -14,19 +14,35 @@ where nothing is injected is dropped from both.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.notes import block_ids, note_lines
 from recall_core.decoding.query import QueryContext, build_query
 from recall_core.decoding.select import search_memory
-from recall_core.types import Memory, Recall, RecallQuery
+from recall_core.types import Memory, MemoryCandidate, Recall, RecallQuery
 
-__all__ = ["MAX_RECALLS_REACHED", "RECALL_OFF", "TokenRecalls"]
+__all__ = ["MAX_RECALLS_REACHED", "RECALL_OFF", "Search", "TokenRecalls"]
 
 MAX_RECALLS_REACHED = "max_recalls reached"
 #: Why a prompt marker recalled nothing under ``recall_policy="off"``.
 RECALL_OFF = "recall off"
+
+
+@dataclass(frozen=True)
+class Search:
+    """What one ``<recall>`` found, before anything is injected."""
+
+    query: RecallQuery
+    chosen: list[MemoryCandidate]
+    #: Why nothing was chosen (``None`` when something was).
+    reason: str | None
+    #: Every candidate the search returned, as ``(id, score)``.
+    considered: tuple[tuple[str, float], ...]
+    #: The model asked and the memory has nothing: it reads so (the template around
+    #: ``empty_notes``) instead of going on from a bare ``<recall>`` it was never trained past.
+    empty: bool
 
 
 class TokenRecalls:
@@ -74,28 +90,39 @@ class TokenRecalls:
         """
         in_prompt = reply_start is None
         trigger = "prompt" if in_prompt else "model"
-        query, candidates, chosen, reason = RecallQuery(text=""), [], [], MAX_RECALLS_REACHED
-        if self.config.recall_policy == "off":  # not even a prompt's marker recalls
-            reason = RECALL_OFF
-        elif self.attempts < self.config.max_recalls:
-            self.attempts += 1
-            query = build_query(self.context, sequence[:-1], reply_start, None)
-            chosen, reason, candidates = search_memory(self.memory, query, self.config)
-        considered = tuple((c.id, float(c.score)) for c in candidates)
-        empty = (not chosen and trigger == "model" and self.memory is not None
-                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
+        found = self.search(sequence[:-1], reply_start, trigger)
         position = len(sequence)
-        if not chosen and not empty:
-            self.record(Recall(position - (1 if in_prompt else 0), None, None, "", query.text, reason=reason,
-                               candidates=considered, in_prompt=in_prompt, trigger=trigger))  # fmt: skip
+        if not found.chosen and not found.empty:
+            self.record(Recall(position - (1 if in_prompt else 0), None, None, "", found.query.text, reason=found.reason,
+                               candidates=found.considered, in_prompt=in_prompt, trigger=trigger))  # fmt: skip
             return []
+        chosen = found.chosen
         lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
         notes = "\n".join(lines)
         block = block_ids(self.tokenizer, notes, self.config)
         sequence.extend([self.context.pad_id] * len(block))
         score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
-        self.record(Recall(position, score, memory_id, notes, query.text, length=len(block),
-                           reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
-                           memories=tuple((c.id, float(c.score)) for c in chosen), inject_mode="tokens",
-                           trigger=trigger))  # fmt: skip
+        self.record(Recall(position, score, memory_id, notes, found.query.text, length=len(block),
+                           reason=found.reason if found.empty else None, candidates=found.considered,
+                           in_prompt=in_prompt, memories=tuple((c.id, float(c.score)) for c in chosen),
+                           inject_mode="tokens", trigger=trigger))  # fmt: skip
         return block
+
+    def search(self, before: Sequence[int], reply_start: int | None, trigger: str, hidden_states: Any = None) -> Search:
+        """The search of the ``<recall>`` that follows the ids ``before``, one of ``max_recalls``.
+
+        ``trigger`` is who wrote the marker (``"prompt"``, ``"model"``, ``"uncertainty"``);
+        ``hidden_states`` are the marker's, for ``query_mode="hidden"`` (in process only).
+        Nothing is searched under ``recall_policy="off"`` (not even a prompt's marker) or once
+        ``max_recalls`` searches were made.
+        """
+        query, candidates, chosen, reason = RecallQuery(text=""), [], [], MAX_RECALLS_REACHED
+        if self.config.recall_policy == "off":
+            reason = RECALL_OFF
+        elif self.attempts < self.config.max_recalls:
+            self.attempts += 1
+            query = build_query(self.context, before, reply_start, hidden_states)
+            chosen, reason, candidates = search_memory(self.memory, query, self.config)
+        empty = (not chosen and trigger == "model" and self.memory is not None
+                 and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
+        return Search(query, chosen, reason, tuple((c.id, float(c.score)) for c in candidates), empty)
