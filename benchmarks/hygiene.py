@@ -80,7 +80,7 @@ class ChatPolicy:
         def pieces() -> Any:
             nonlocal last
             for chunk in chat.stream(call.messages(), config={"configurable": {"thread_id": thread}}):
-                last = chunk if last is None else last + chunk
+                last = chunk  # the last one carries the usage and the recalls
                 yield str(chunk.content)
 
         text, ttft, total = timed_stream(pieces())

@@ -27,7 +27,7 @@ from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
 from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall, last_exchange, write_turns
-from recall_core.memory.text.questions import without_questions
+from recall_core.memory.text.questions import turn_to_write
 from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (
@@ -217,7 +217,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         questions = self.write_questions
 
         def write(messages: Sequence[dict[str, Any]]) -> list[str]:
-            turns = [(m["role"], m["content"] if questions or m["role"] != "user" else without_questions(str(m["content"])))
+            turns = [(m["role"], turn_to_write(m["role"], str(m["content"]), questions))
                      for m in messages if m["role"] in roles]  # fmt: skip
             return write_turns(store, user_id, turns, session_id=session_id)
 

@@ -318,8 +318,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         if not asked or self.store is None or prepared.user_id is None:
             return None
         session_id = extra.get(SESSION_ID_KEY) or prepared.thread_id
-        questions = bool(extra[WRITE_QUESTIONS_KEY]) if WRITE_QUESTIONS_KEY in extra else (
-            WRITE_QUESTIONS if roles else self.write_questions)  # fmt: skip
+        questions = bool(extra.get(WRITE_QUESTIONS_KEY, WRITE_QUESTIONS if roles else self.write_questions))
         return prepared.user_id, roles or tuple(self.write_roles), session_id, questions
 
     def _remember(self, call: _Call, result: RecallResult) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 
 from recall_core import RECALL_TOKEN
 from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments, write_turns
-from recall_core.memory.text.questions import without_questions
+from recall_core.memory.text.questions import turn_to_write
 
 from .llms import (
     RECALL_KEY,
@@ -142,8 +142,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             role = role_name(message)
             text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
             session_id = session_id or message.additional_kwargs.get("session_id")
-            if role == "user" and not self.write_questions:
-                text = without_questions(text)
+            text = turn_to_write(role, text, self.write_questions)
             if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:
                 turns.append((role, text))
         if not turns:

@@ -21,7 +21,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, mo
 
 from recall_core.config import RecallConfig, RecallPolicy, SessionConfig
 from recall_core.generator import Prompt, RecallGenerator
-from recall_core.memory.text.questions import without_questions
+from recall_core.memory.text.questions import turn_to_write
 from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
 from recall_core.models.query_head import find_query_head, model_folder
 from recall_core.session.pool import SessionPool
@@ -180,8 +180,8 @@ def last_exchange(
     """
     last = messages[-1] if messages else None
     last_user = str(last["content"]) if last is not None and last.get("role") == "user" else None
-    if last_user and not questions:
-        last_user = without_questions(last_user) or None
+    if last_user:
+        last_user = turn_to_write("user", last_user, questions) or None
     turns = [("user", last_user)] if last_user else []
     if reply.strip():
         turns.append(("assistant", reply))

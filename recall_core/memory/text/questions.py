@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["only_asks", "without_questions"]
+__all__ = ["only_asks", "turn_to_write", "without_questions"]
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+")
@@ -54,3 +54,9 @@ def without_questions(text: str) -> str:
 def only_asks(text: str) -> bool:
     """Does ``text`` ask something and state nothing but greetings and fillers?"""
     return "?" in text and not without_questions(text)
+
+
+def turn_to_write(role: str, text: str, questions: bool) -> str:
+    """What a chat turn writes to memory: a user's text without its questions unless ``questions``
+    (the adapters' ``write_questions``), any other role's as it is."""
+    return text if questions or role != "user" else without_questions(text)
