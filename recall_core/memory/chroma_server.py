@@ -12,21 +12,15 @@ In production run the server as a service of its own; this is for trying
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from recall_core.processes import free_port, log_tail, start_process, stop_process
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["ChromaServer", "chroma_binary", "free_port"]
 
 
 def chroma_binary() -> str:
@@ -69,43 +63,20 @@ class ChromaServer:
 
     def start(self) -> ChromaServer:
         self.path.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
-        log = open(self.log_path, "wb")  # noqa: SIM115 - the process owns it until stop()
-        self.process = subprocess.Popen(
+        self.process = start_process(
             [chroma_binary(), "run", "--path", str(self.path), "--host", self.host, "--port", str(self.port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,  # its own process group: stop() never signals ours
-        )
-        log.close()
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"chroma run exited with {self.process.returncode}: {self.log()}")
-            if self.alive():
-                return self
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"chroma run did not answer the heartbeat in {self.startup_timeout}s: {self.log()}")
+            self.log_path, ready=self.alive, timeout=self.startup_timeout, interval=0.1, name="chroma run",
+            probe="the heartbeat", env=dict(os.environ, ANONYMIZED_TELEMETRY="False"),
+        )  # fmt: skip
+        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server by its pid (SIGTERM, then SIGKILL)."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        os.kill(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait(timeout=timeout)
+        stop_process(process, timeout)
 
     def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-2000:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path)
 
     def __enter__(self) -> ChromaServer:
         return self.start()

@@ -20,10 +20,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
-from recall_core.memory.chroma_server import free_port
+from recall_core.processes import free_port, log_tail, start_process, stop_process
 from recall_core.serving.client import EngineClient
 
 __all__ = ["ENGINE_PYTHON_ENV", "LLAMA_SERVER_ENV", "EngineServer", "engine_command"]
@@ -130,33 +129,14 @@ class EngineServer:
     def start(self) -> EngineServer:
         """Start the engine and wait for ``/health`` (``RuntimeError`` with its log if it never answers)."""
         command = engine_command(self.model, self.port, **self.options)  # type: ignore[arg-type]
-        log = open(self.log_path, "wb")  # noqa: SIM115 - the process owns it until stop()
-        self.process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: stop() never signals ours
-        )  # fmt: skip
-        log.close()
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the engine exited with {self.process.returncode}: {self.log()}")
-            if self.alive():
-                return self
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the engine did not answer /health in {self.startup_timeout}s: {self.log()}")
+        self.process = start_process(command, self.log_path, ready=self.alive, timeout=self.startup_timeout,
+                                     interval=0.2, name="the engine", probe="/health")  # fmt: skip
+        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the engine by its pid (SIGTERM, then SIGKILL)."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        os.kill(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait(timeout=timeout)
+        stop_process(process, timeout)
 
     def kill(self) -> None:
         """SIGKILL the engine at once (what a crash looks like to its clients)."""
@@ -166,10 +146,7 @@ class EngineServer:
         self.process = None
 
     def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-2000:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path)
 
     def __enter__(self) -> EngineServer:
         return self.start()

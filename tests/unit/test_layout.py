@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "recall_core"
 
 #: What the memory package may import from the engine: the plain types it stores and returns,
-#: and two helpers with no engine behind them. Anything else would load the engine (torch).
-MEMORY_MAY_IMPORT = ("recall_core.memory", "recall_core.types", "recall_core.dates", "recall_core.paths")
+#: and three helpers with no engine behind them (the standard library only). Anything else would
+#: load the engine (torch).
+MEMORY_MAY_IMPORT = ("recall_core.memory", "recall_core.types", "recall_core.dates", "recall_core.paths",
+                     "recall_core.processes")
 #: The only modules that may import ``recall_core.training`` (the command that runs it, and itself).
 TRAINING_USERS = ("recall_core.cli", "recall_core.training")
 #: The decoding loop is called by sessions and by the framework glue, never the other way.
