@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--examples", type=float, default=1.0,
                         help="scale of the number of general examples (0.01 for a smoke run)")
     parser.add_argument("--repeats", type=int, default=Mixture().repeats, help="examples per memory question")
+    parser.add_argument("--fill-share", type=float, default=Mixture().fill_share,
+                        help="of the questions whose search missed the answer, the share shown the note that names it "
+                             "(the rest learn \"I don't know.\")")
+    parser.add_argument("--unknown-share", type=float, default=Mixture().unknown_share,
+                        help="of the memory examples whose reply is \"I don't know.\", the share kept")
     parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
     parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
@@ -58,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     base = Mixture()
     mixture = Mixture(repeats=args.repeats, auto_share=base.auto_share, mid_share=base.mid_share,
                       general=max(1, round(base.general * args.examples)),
-                      auto_general=max(1, round(base.auto_general * args.examples)))  # fmt: skip
+                      auto_general=max(1, round(base.auto_general * args.examples)),
+                      fill_share=args.fill_share, unknown_share=args.unknown_share)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
                          families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,

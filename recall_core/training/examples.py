@@ -64,13 +64,15 @@ class Mixture:
     general: int = 500
     auto_general: int = 150
     vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
+    fill_share: float = 0.75  # of search misses: the deeper note naming the answer shown instead (family_data.asked)
+    unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
-        for name in ("auto_share", "mid_share", "vary_share"):
+        for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -160,6 +162,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             messages = messages_for(item, rng.choice(systems), item.earlier)
             notes, holds = perturbed_notes(item, others, mixture, rng)
             reply = item.reply if holds == item.holds else UNKNOWN_REPLY
+            if reply == UNKNOWN_REPLY and rng.random() >= mixture.unknown_share:
+                continue  # fewer "I don't know." replies: the model learned to abstain with the answer in front of it
             meta = {"family": item.family, "question": item.question.text, "key": item.question.key,
                     "holds": holds, "user_id": item.user_id, "notes": len(notes)}  # fmt: skip
             if rng.random() < mixture.auto_share:

@@ -22,7 +22,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.select import choose_candidates
@@ -86,19 +86,29 @@ def memory_turns(user: base.User) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+class Searched(NamedTuple):
+    """What a search for one question returned: the notes the loop injects, and the best-ranked
+    deeper candidate that names the answer when none of those does (``None`` otherwise)."""
+
+    chosen: tuple[MemoryCandidate, ...]
+    answering: MemoryCandidate | None = None
+
+
 def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *, encoder: Any = None,
               writer_options: Mapping[str, Any] | None = None, store_options: Mapping[str, Any] | None = None,
-              progress: bool = False) -> dict[str, tuple[MemoryCandidate, ...]]:
+              depth: int = 0, progress: bool = False) -> dict[str, Searched]:
     """The notes a ``<recall>`` would inject for every question, by question key.
 
     The users' turns go into a temporary local store (``writer_options`` for the writer,
     ``store_options`` for the store, e.g. ``unit``); each question is searched with its text
     and the candidates chosen as the loop chooses them (``config``: top_k, min_score,
-    memories, deduplication).
+    memories, deduplication). With ``depth`` above ``config.top_k``, a question whose chosen
+    notes miss the answer is searched ``depth`` deep for a candidate that names it
+    (:attr:`Searched.answering`), so that training can show the answer where the search missed it.
     """
     from recall_core.memory import MemoryStore, MemoryWriter
 
-    out: dict[str, tuple[MemoryCandidate, ...]] = {}
+    out: dict[str, Searched] = {}
     with tempfile.TemporaryDirectory(prefix="recall-train-notes-") as folder:
         store = MemoryStore.local(folder, **({"encoder": encoder} if encoder is not None else {}),
                                   **dict(store_options or {}))  # fmt: skip
@@ -109,9 +119,13 @@ def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *,
             for user in everyone:
                 memory = store.for_user(user.user_id)
                 for question in user.questions:
-                    candidates = memory.search(RecallQuery(text=question.text), config.top_k)
-                    chosen, _ = choose_candidates(candidates, config)
-                    out[question.key] = tuple(chosen)
+                    query = RecallQuery(text=question.text)
+                    chosen, _ = choose_candidates(memory.search(query, config.top_k), config)
+                    answering = None
+                    if depth > config.top_k and question.kind == "memory" and named_value(chosen, question) is None:
+                        deeper = memory.search(query, depth)
+                        answering = next((c for c in deeper if named_value([c], question) is not None), None)
+                    out[question.key] = Searched(tuple(chosen), answering)
         finally:
             store.close()
     return out
@@ -147,15 +161,30 @@ def answer_for(question: str, value: str, rng: random.Random) -> str:
     return f"{shown}."
 
 
-def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Sequence[MemoryCandidate]],
-          rng: random.Random) -> list[Asked]:
-    """Every question with its notes and the reply to learn (``"I don't know."`` when no note holds the value)."""
+def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched], rng: random.Random,
+          config: RecallConfig | None = None, fill_share: float = 0.0) -> list[Asked]:
+    """Every question with its notes and the reply to learn (``"I don't know."`` when no note holds the value).
+
+    With probability ``fill_share``, a question whose search missed the answer gets the deeper
+    note that names it (:attr:`Searched.answering`) in place of its last note (chosen again as
+    the loop chooses, so in the loop's order, and only at or above ``min_score``, where the loop
+    could inject it), and learns the answer. Without it, every search
+    miss teaches "I don't know.": a third of the memory questions of the training families,
+    which taught the tuned model to abstain with the answer in front of it (issue 19).
+    """
+    if not 0 <= fill_share <= 1:
+        raise ValueError(f"fill_share must be in [0, 1], got {fill_share!r}")
+    config = config or RecallConfig()
     out = []
     for family, group in users.items():
         for user in group:
             chat = _chat_turns(user)
             for question in user.questions:
-                found = tuple(notes.get(question.key, ()))
+                searched = notes.get(question.key, Searched(()))
+                found = searched.chosen
+                if searched.answering is not None and rng.random() < fill_share:
+                    kept = list(found[: max(0, config.memories - 1)])
+                    found = tuple(choose_candidates([*kept, searched.answering], config)[0]) or found
                 value = named_value(found, question)
                 reply = answer_for(question.text, value, rng) if value is not None else UNKNOWN_REPLY
                 earlier = _earlier(chat, rng)

@@ -45,6 +45,9 @@ from recall_core.training.prompts import general_prompts
 
 #: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
 DEFAULT_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+#: How deep a question whose notes missed the answer is searched for a note that names it
+#: (``Mixture.fill_share``).
+FILL_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -182,9 +185,10 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     rng = random.Random(config.seed)
     builder = ExampleBuilder(tokenizer, recall_config)
     users = family_data.family_users(config.trained_families, config.users, family_data.TRAIN_SEED + config.seed)
+    depth = FILL_DEPTH if config.mixture.fill_share else 0
     notes = family_data.retrieved(users, builder.config, encoder=config.encoder, writer_options=writer_options,
-                                  store_options=store_options, progress=progress)  # fmt: skip
-    items = family_data.asked(users, notes, rng)
+                                  store_options=store_options, depth=depth, progress=progress)  # fmt: skip
+    items = family_data.asked(users, notes, rng, builder.config, config.mixture.fill_share)
     systems = family_data.TRAIN_SYSTEM_PROMPTS
     examples = memory_examples(builder, items, config.mixture, rng, systems)
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).

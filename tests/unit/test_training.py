@@ -88,6 +88,56 @@ def test_notes_come_from_a_real_search_and_replies_follow_them(asked):
             assert any(base.names(item.reply, a) for a in item.question.answers), item
 
 
+def test_a_search_miss_can_be_shown_the_note_that_answers_it():
+    """``fill_share``: a question whose two notes miss the answer gets the deeper note that names
+    it, in the loop's order, and learns the answer; without it, every miss learns "I don't know."."""
+    users = family_data.family_users(FAMILIES, 2)
+    config = RecallConfig()
+    searched = family_data.retrieved(users, config, encoder="hash", depth=16)
+    missed = {k for k, s in searched.items() if s.answering is not None}
+    assert missed, "the hash encoder misses some answers in two notes"
+    for key in missed:  # the deeper note is one that names the answer; the chosen ones did not
+        assert family_data.named_value(searched[key].chosen, next(q for g in users.values() for u in g
+                                                                   for q in u.questions if q.key == key)) is None
+    plain = {i.question.key: i for i in family_data.asked(users, searched, random.Random(0), config, 0.0)}
+    filled = {i.question.key: i for i in family_data.asked(users, searched, random.Random(0), config, 1.0)}
+    assert all(not plain[k].holds and plain[k].reply == family_data.UNKNOWN_REPLY for k in missed)
+    shown = [k for k in missed if filled[k].holds]
+    # Shown where the loop could inject it: at or above min_score (the rest keep "I don't know.").
+    assert set(shown) == {k for k in missed if searched[k].answering.score >= config.min_score} != set()
+    for key in shown:
+        item = filled[key]
+        assert searched[key].answering in item.notes and len(item.notes) <= config.memories
+        assert any(base.names(item.reply, a) for a in item.question.answers)
+        moments = [str(n.metadata.get("timestamp", "")) for n in item.notes]
+        assert moments == sorted(moments, reverse=True)  # newest first, as the loop orders them
+    for key in set(plain) - missed:  # a question the search answered, or one never answered, is untouched
+        assert filled[key].notes == plain[key].notes and filled[key].reply == plain[key].reply
+    with pytest.raises(ValueError, match="fill_share"):
+        family_data.asked(users, searched, random.Random(0), config, 1.5)
+    with pytest.raises(ValueError, match="fill_share"):
+        Mixture(fill_share=-0.1)
+
+
+def test_unknown_share_keeps_that_share_of_the_dont_know_replies(asked):
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+
+    def unknown(share: float) -> tuple[int, int]:
+        examples = memory_examples(builder, asked, Mixture(repeats=4, unknown_share=share), random.Random(0), [None])
+        told = [e for e in examples if family_data.UNKNOWN_REPLY in tokenizer.decode([t for t in e.labels if t != IGNORE])]
+        return len(told), len(examples) - len(told)
+
+    all_unknown, all_answers = unknown(1.0)
+    none_unknown, none_answers = unknown(0.0)
+    half_unknown, _ = unknown(0.5)
+    assert all_unknown > 0 and none_unknown == 0 and 0 < half_unknown < all_unknown
+    # Only "I don't know." replies are dropped (the draws after a dropped one differ, so about as many answers).
+    assert abs(none_answers - all_answers) <= all_answers // 5
+    with pytest.raises(ValueError, match="unknown_share"):
+        Mixture(unknown_share=1.5)
+
+
 def test_a_recall_example_is_what_the_loop_would_inject(asked):
     _, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
