@@ -30,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(the rest learn \"I don't know.\")")
     parser.add_argument("--unknown-share", type=float, default=Mixture().unknown_share,
                         help="of the memory examples whose reply is \"I don't know.\", the share kept")
+    parser.add_argument("--passing-share", type=float, default=Mixture().passing_share,
+                        help="of the memory examples whose notes hold the answer, the share whose answering note is "
+                             "buried among small talk the same user said (a fact said in passing)")
+    parser.add_argument("--empty-share", type=float, default=Mixture().empty_share,
+                        help="of the memory examples, the share asked with no notes at all (a new user: \"I don't know.\")")
     parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
     parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
@@ -64,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     mixture = Mixture(repeats=args.repeats, auto_share=base.auto_share, mid_share=base.mid_share,
                       general=max(1, round(base.general * args.examples)),
                       auto_general=max(1, round(base.auto_general * args.examples)),
-                      fill_share=args.fill_share, unknown_share=args.unknown_share)  # fmt: skip
+                      fill_share=args.fill_share, unknown_share=args.unknown_share,
+                      passing_share=args.passing_share, empty_share=args.empty_share)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
                          families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,

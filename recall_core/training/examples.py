@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recall_core.config import RecallConfig
-from recall_core.decoding.notes import memory_token_ids, plain_ids
+from recall_core.decoding.notes import block_ids, memory_token_ids, plain_ids
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
+from recall_core.training.families import base
 from recall_core.training.family_data import UNKNOWN_REPLY, Asked, messages_for
 from recall_core.types import MemoryCandidate
 
@@ -66,13 +67,16 @@ class Mixture:
     vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
     fill_share: float = 0.75  # of search misses: the deeper note naming the answer shown instead (family_data.asked)
     unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
+    passing_share: float = 0.0  # of memory examples whose notes hold the answer: the fact buried in small talk (in_passing)
+    empty_share: float = 0.0  # of memory examples: no notes at all (a new user; a search that found nothing)
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
-        for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share"):
+        for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
+                     "empty_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -120,7 +124,10 @@ class ExampleBuilder:
         return ids if truncated else ids + self.end_ids
 
     def block(self, notes: Sequence[MemoryCandidate]) -> list[int]:
-        """The ids the loop injects for ``notes`` (``tokens`` mode)."""
+        """The ids the loop injects for ``notes`` (``tokens`` mode); for none, what it injects when
+        the model's own ``<recall>`` finds nothing (``config.empty_notes``)."""
+        if not notes and self.config.empty_notes is not None:
+            return block_ids(self.tokenizer, self.config.empty_notes, self.config)
         return memory_token_ids(self.tokenizer, list(notes), self.config)
 
     def model_example(self, kind: str, messages: Sequence[Mapping[str, str]], reply: str | Sequence[int],
@@ -141,10 +148,11 @@ class ExampleBuilder:
     def auto_example(self, kind: str, messages: Sequence[Mapping[str, str]], reply: str | Sequence[int],
                      notes: Sequence[MemoryCandidate], meta: dict[str, Any] | None = None,
                      truncated: bool = False) -> Example:
-        """The notes are in the system message already (``recall_policy="auto"``, position ``"system"``)."""
+        """The notes are in the system message already (``recall_policy="auto"``, position ``"system"``);
+        with no notes the marker is dropped, as the loop drops a prompt's marker that found nothing."""
         marked = chat_prompt_ids(self.tokenizer, messages, "auto", "system", self.system_prompt)
         at = marked.index(self.recall_id) + 1
-        prompt = [*marked[:at], *self.block(notes), *marked[at:]]
+        prompt = [*marked[:at], *self.block(notes), *marked[at:]] if notes else [*marked[: at - 1], *marked[at:]]
         reply_ids = self._reply_ids(reply, truncated)
         return Example(kind, prompt + reply_ids, [IGNORE] * len(prompt) + reply_ids, meta or {})
 
@@ -161,8 +169,13 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
         for _ in range(mixture.repeats):
             messages = messages_for(item, rng.choice(systems), item.earlier)
             notes, holds = perturbed_notes(item, others, mixture, rng)
+            if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
+                notes = in_passing(notes, item, rng)
+            empty = bool(mixture.empty_share) and rng.random() < mixture.empty_share
+            if empty:  # nothing found: "auto" drops its marker, the model's own <recall> reads empty_notes
+                notes, holds = (), False
             reply = item.reply if holds == item.holds else UNKNOWN_REPLY
-            if reply == UNKNOWN_REPLY and rng.random() >= mixture.unknown_share:
+            if reply == UNKNOWN_REPLY and not empty and rng.random() >= mixture.unknown_share:
                 continue  # fewer "I don't know." replies: the model learned to abstain with the answer in front of it
             meta = {"family": item.family, "question": item.question.text, "key": item.question.key,
                     "holds": holds, "user_id": item.user_id, "notes": len(notes)}  # fmt: skip
@@ -211,9 +224,35 @@ def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mi
     return tuple(unique), holds
 
 
-def _holds(note: MemoryCandidate, item: Asked, values: Sequence[str] | None = None) -> bool:
-    from recall_core.training.families import base
+def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random) -> tuple[MemoryCandidate, ...]:
+    """``notes`` with the line that holds the answer buried among things the same user
+    said that state no fact (``item.small_talk``, two to four of them): a fact said in passing inside a
+    long, chatty turn.
 
+    The training families state most facts in short turns; users' conversations often do not, and
+    the model must learn to pick one clause out of a paragraph rather than where a fact usually
+    sits. Only the first note that names the answer is changed; its id, date and speaker stay.
+    """
+    out = list(notes)
+    for n, note in enumerate(out):
+        lines = note.text.split("\n")
+        at = next((i for i, line in enumerate(lines) if any(base.names(line, a) for a in item.question.answers)), None)
+        if at is None:
+            continue
+        label, body = "", lines[at]
+        if len(lines) > 1:  # a note of several turns labels each ("User: ..."): keep the label in front
+            head, colon, rest = body.partition(": ")
+            if colon and len(head) <= 40:
+                label, body = f"{head}: ", rest
+        pieces = rng.sample(list(item.small_talk), min(len(item.small_talk), rng.randint(2, 4)))
+        pieces.insert(rng.randint(0, len(pieces)), body)
+        lines[at] = label + " ".join(p.strip() for p in pieces)
+        out[n] = MemoryCandidate(note.id, note.score, "\n".join(lines), note.embedding, note.metadata)
+        break
+    return tuple(out)
+
+
+def _holds(note: MemoryCandidate, item: Asked, values: Sequence[str] | None = None) -> bool:
     return any(base.names(note.text, a) for a in (item.question.answers if values is None else values))
 
 

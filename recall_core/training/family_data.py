@@ -65,6 +65,7 @@ class Asked:
     reply: str
     holds: bool  # a note names the current value
     earlier: tuple[dict[str, str], ...] = field(default_factory=tuple)  # exchanges of this session before it
+    small_talk: tuple[str, ...] = ()  # what this user said that states no fact (to bury a fact in: examples.in_passing)
 
 
 def family_users(families: Iterable[str], users: int, seed: int = TRAIN_SEED) -> dict[str, list[base.User]]:
@@ -179,6 +180,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
     for family, group in users.items():
         for user in group:
             chat = _chat_turns(user)
+            small_talk = tuple(said for said, _ in chat)
             for question in user.questions:
                 searched = notes.get(question.key, Searched(()))
                 found = searched.chosen
@@ -188,7 +190,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
                 value = named_value(found, question)
                 reply = answer_for(question.text, value, rng) if value is not None else UNKNOWN_REPLY
                 earlier = _earlier(chat, rng)
-                out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier))
+                out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier, small_talk))
     return out
 
 

@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from recall_core import RecallConfig
-from recall_core.decoding.notes import memory_token_ids
+from recall_core.decoding.notes import block_ids, memory_token_ids
 from recall_core.models.loading import load_model
 from recall_core.models.lora import (
     META_FILE,
@@ -29,6 +29,7 @@ from recall_core.training.examples import (
     ExampleBuilder,
     Mixture,
     general_examples,
+    in_passing,
     memory_examples,
     perturbed_notes,
 )
@@ -170,6 +171,62 @@ def test_varied_notes_keep_the_reply_right(asked):
             undated += all(not n.metadata for n in notes)
             irrelevant += item.holds and not holds
     assert {1, 2, 3, 4} <= counts and undated and irrelevant
+
+
+def test_a_fact_can_be_buried_in_the_same_users_small_talk(asked):
+    """``passing_share``: the answering line is put among things the same user said that state no
+    fact; the answer is still named once, the note keeps its id, and the reply stays the answer."""
+    rng = random.Random(0)
+    items = [i for i in asked if i.holds and i.small_talk]
+    assert items
+    for item in items:
+        notes = in_passing(item.notes, item, rng)
+        assert [n.id for n in notes] == [n.id for n in item.notes]
+        changed = [(a, b) for a, b in zip(item.notes, notes, strict=True) if a.text != b.text]
+        assert len(changed) == 1
+        before, after = changed[0]
+        assert len(after.text) > len(before.text) and any(t in after.text for t in item.small_talk)
+        assert family_data.named_value([after], item.question) is not None
+        assert after.metadata == before.metadata
+    _, tokenizer = tiny_model()
+    examples = memory_examples(ExampleBuilder(tokenizer), items, Mixture(repeats=1, passing_share=1.0, vary_share=0.0),
+                               random.Random(0), [None])  # fmt: skip
+    small_talk = {t for i in items for t in i.small_talk}
+    assert any(any(t in tokenizer.decode(e.input_ids) for t in small_talk) for e in examples)
+    with pytest.raises(ValueError, match="passing_share"):
+        Mixture(passing_share=-0.1)
+
+
+def test_a_question_asked_with_nothing_found_learns_i_dont_know_as_the_loop_shows_it(asked):
+    """``empty_share``: "auto" drops a marker that found nothing (the prompt as without recall), and
+    the model's own ``<recall>`` reads the loop's ``empty_notes`` block; the reply is "I don't know."
+    even where the question's answer was said (and ``unknown_share`` does not drop these)."""
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    config = RecallConfig()
+    items = [i for i in asked if i.holds]
+    examples = memory_examples(builder, items, Mixture(repeats=2, empty_share=1.0, unknown_share=0.0, vary_share=0.0),
+                               random.Random(0), [None, "Be brief."])  # fmt: skip
+    assert len(examples) == 2 * len(items)
+    assert {e.kind for e in examples} == {"auto", "recall"}
+    for item, example in zip([i for i in items for _ in range(2)], examples, strict=True):
+        reply = tokenizer.decode([t for t in example.labels if t != IGNORE])
+        assert family_data.UNKNOWN_REPLY in reply and example.meta["notes"] == 0
+        system = "Be brief." if "Be brief." in tokenizer.decode(example.input_ids) else None
+        messages = family_data.messages_for(item, system, item.earlier)
+        if example.kind == "auto":
+            marked = chat_prompt_ids(tokenizer, messages, "auto", "system", config.system_prompt)
+            unmarked = [t for t in marked if t != builder.recall_id]
+            assert builder.recall_id in marked and builder.recall_id not in example.input_ids
+            assert example.input_ids[: len(unmarked)] == unmarked
+        else:
+            prompt = chat_prompt_ids(tokenizer, messages, "model", "system", config.system_prompt)
+            at = example.input_ids.index(builder.recall_id)
+            block = block_ids(tokenizer, config.empty_notes, config)
+            assert example.input_ids[: len(prompt)] == prompt
+            assert example.input_ids[at + 1 : at + 1 + len(block)] == block
+    with pytest.raises(ValueError, match="empty_share"):
+        Mixture(empty_share=2)
 
 
 def test_a_mid_answer_recall_learns_the_words_before_the_marker(asked):
