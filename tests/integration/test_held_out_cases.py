@@ -31,13 +31,7 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory):
         yield store
 
 
-_DOG = pytest.mark.xfail(
-    strict=True,
-    reason="issue 19, still open: the shipped adapter answers \"I don't know.\" with the dog's name in both notes; "
-    "the adapter retrained on the families answers it but not the other two (docs/benchmarks/heldout.md)",
-)
-DEMO_CASES = [pytest.param(*case, marks=_DOG) if case[1] == "Zorblax" else case
-              for case in zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True)]  # fmt: skip
+DEMO_CASES = list(zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True))
 
 
 @pytest.mark.parametrize(("question", "fact"), DEMO_CASES)

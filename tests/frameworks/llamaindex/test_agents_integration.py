@@ -12,12 +12,7 @@ from llamaindex_recall import RecallLLM
 from tests.helpers.adapters import weather
 
 
-@pytest.mark.parametrize(
-    "tuned",
-    [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
-        "the recall-tuned default fills the forced call's city with 'str' under LlamaIndex's FunctionAgent "
-        "prompt (tool calls were not in the tuning data; BENCHMARKS.md, Recall tuning)")))],
-)
+@pytest.mark.parametrize("tuned", [False, True])
 def test_function_agent_and_workflow_call_a_tool_with_a_recalled_fact(past_session, tuned):
     from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 
