@@ -30,11 +30,17 @@ models: install
 demo: models
 	$(BIN)/recall demo
 
+# Two pytest-xdist workers (the suite keeps about one core busy; one worker took 24 min on 2 cores,
+# two take 13.5). --dist loadfile keeps a module's tests on one worker, so a module's fixtures
+# (a real model, a `chroma run` server) are made once. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+
 test: models engine
-	$(BIN)/pytest -q -p no:cacheprovider --durations=15
+	$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_XDIST) --durations=15
 
 test-fast: install
-	$(BIN)/pytest -q -m "not integration and not server"
+	$(BIN)/pytest -q $(PYTEST_XDIST) -m "not integration and not server"
 
 lint: install
 	$(BIN)/ruff check .
