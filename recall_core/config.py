@@ -39,6 +39,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 NOTE_FIELDS = ("text", "date", "speaker", "role")
 _COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
 _POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
+_PROBABILITY = Range("in [0, 1) (a probability)", lambda v: 0 <= v < 1)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,14 @@ class RecallConfig:
             always is. ``"all"`` computes every token: ``"tokens"`` mode, with no saving.
         uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
             distribution, after the logits processors, above which the loop recalls.
+        recall_threshold: the least probability the model must give its own ``<recall>`` for the
+            recall to run (``"model"``, and a ``<recall>`` the model writes under ``"auto"``). Below
+            it the token is masked at that step and the reply goes on with the next most likely
+            token (greedy) or a sample without it. The default 0.5 asks for the recall to be more
+            likely than everything else together: on held-out prompts that need no memory the
+            shipped adapter put ``<recall>`` first at probabilities up to 0.55, on memory
+            questions mostly above 0.5 (docs/benchmarks/heldout.md). ``0`` runs every
+            ``<recall>`` the model writes.
         empty_notes: what the notes say when a ``<recall>`` the model wrote itself finds nothing,
             so that it reads it has no note and can say it does not know (past a bare ``<recall>``
             it was never trained on, it writes nonsense); ``None`` injects nothing there. Prompt
@@ -126,6 +135,7 @@ class RecallConfig:
     kv_prefix: KVPrefix = "shared"
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
+    recall_threshold: float = 0.5
     empty_notes: str | None = "(none)"
 
     def __post_init__(self) -> None:
@@ -157,6 +167,7 @@ class RecallConfig:
         in_range("top_p", self.top_p, RANGES["top_p"])
         in_range("min_score", self.min_score, _COSINE)
         in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
+        in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
 
     def replace(self, **changes: Any) -> RecallConfig:
         """A copy with ``changes`` applied (and checked)."""

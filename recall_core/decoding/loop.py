@@ -29,6 +29,7 @@ stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -537,10 +538,24 @@ class _RecallLoop:
 
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+        """Pads are never written; ``<recall>`` only while recalls are left, under a policy that lets
+        the model ask, and, when there is a memory to search, with at least ``recall_threshold`` of
+        the (processed) probability. Without a memory nothing more is masked, so a call without one
+        stays token for token ``generate()``'s."""
         scores[:, self.pad_id] = -float("inf")
         if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
+        elif self.memory is not None and below_recall_threshold(scores[0], self.recall_id, self.config.recall_threshold):
+            scores[:, self.recall_id] = -float("inf")
         return scores
+
+
+def below_recall_threshold(scores: torch.Tensor, recall_id: int, threshold: float) -> bool:
+    """Whether ``<recall>``'s probability under ``scores`` (one step's ``[vocab]``) is below ``threshold``."""
+    if threshold <= 0:
+        return False
+    log_p = scores[recall_id] - torch.logsumexp(scores, dim=-1)
+    return bool(log_p < math.log(threshold))
 
 
 def _counts_up(positions: torch.Tensor) -> bool:

@@ -21,6 +21,7 @@ a ``ValueError`` that says so (:func:`check_served_config`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,20 +138,35 @@ def served_recall(
     if streamer is not None:
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
+    taken_back = False  # the last request's <recall> was below recall_threshold: one token without it
     try:
         while left > 0:
             # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
-            masked = run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
+            masked = taken_back or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
-            reply = client.complete(engine, {**body, "n_predict": left, "logit_bias": bias},
+            reply = client.complete(engine, {**body, "n_predict": 1 if taken_back else left, "logit_bias": bias},
                                     on_tokens=_on_tokens(sequence, streamer, criteria))  # fmt: skip
             run.output.requests.append(reply)
             if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
                 body["id_slot"] = reply.slot
             engine = engine + reply.tokens
             left -= len(reply.tokens)
+            if taken_back:  # the one token in <recall>'s place is written: go on as before
+                taken_back = False
+                if reply.stop_type == "limit" and reply.tokens:
+                    continue
+                break
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
+            if memory is not None and _below_threshold(reply, recall_id, config.recall_threshold):
+                # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
+                # id there), so it is taken back and that one step is asked again without it. A
+                # streamer has seen the <recall> id (a special token: no text).
+                engine.pop()
+                sequence.pop()
+                left += 1
+                taken_back = True
+                continue
             added = run.recall(sequence, reply_start=generated_start)
             engine = engine + added
     except _Cancelled:
@@ -160,6 +176,15 @@ def served_recall(
             streamer.end()
     run.output.engine_ids = engine
     return torch.tensor([sequence], dtype=torch.long), run.trace, generated_start, run.output
+
+
+def _below_threshold(reply: Completion, recall_id: int, threshold: float) -> bool:
+    """Whether the engine gave the ``<recall>`` that ended ``reply`` less than ``threshold`` (its
+    probability before the samplers, from ``n_probs``; unknown counts as enough)."""
+    if threshold <= 0 or not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
+        return False
+    log_p = reply.logprobs[len(reply.tokens) - 1].get(recall_id)
+    return log_p is not None and log_p < math.log(threshold)
 
 
 def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> Callable[[list[int]], None]:

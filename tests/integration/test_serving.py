@@ -115,6 +115,21 @@ def test_served_replies_match_the_in_process_loop(policy: str, served, in_proces
         assert theirs.recalls and theirs.recalls[0].length > 0
 
 
+def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(served, in_process) -> None:
+    """The engine reports the probability of the ``<recall>`` it stopped at; under ``recall_threshold``
+    both backends write the reply the model gives without it."""
+    config = RecallConfig(recall_policy="model", recall_threshold=0.99)
+    memory = Notes(list(FACTS.values()))
+    messages = [{"role": "user", "content": QUESTIONS[0]}]
+    mine = in_process.generate(messages, memory=memory, config=config, max_new_tokens=20)
+    theirs = served.generate(messages, memory=memory, config=config, max_new_tokens=20)
+    asked = served.generate(messages, memory=memory, config=config.replace(recall_threshold=0.0), max_new_tokens=20)
+    assert asked.recalls and asked.output.requests[0].tokens[-1] == served._ids[0]  # it does write <recall> here
+    assert mine.recalls == theirs.recalls == []
+    assert theirs.sequences.tolist() == mine.sequences.tolist() and theirs.text == mine.text
+    assert served._ids[0] not in theirs.output.engine_ids  # taken back: never sent again
+
+
 def test_model_policy_continuation_reuses_the_prefix(served) -> None:
     config = RecallConfig(recall_policy="model")
     result = served.generate([{"role": "user", "content": "What is my dog called?"}], memory=Notes([FACTS["dog"]]),

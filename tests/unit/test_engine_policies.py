@@ -38,6 +38,22 @@ class AskAt(LogitsProcessor):
         return scores
 
 
+class AskWith(LogitsProcessor):
+    """``<recall>`` given probability ``p`` at the reply's first step (the other tokens keep their order)."""
+
+    def __init__(self, recall_id: int, p: float) -> None:
+        self.recall_id, self.p, self.start = recall_id, p, None
+
+    def __call__(self, input_ids, scores):
+        if self.start is None:
+            self.start = input_ids.shape[1]
+        if input_ids.shape[1] == self.start:
+            scores = scores.clone()
+            others = torch.cat([scores[0, : self.recall_id], scores[0, self.recall_id + 1 :]])
+            scores[:, self.recall_id] = torch.logsumexp(others, 0) + torch.logit(torch.tensor(self.p))
+        return scores
+
+
 @pytest.fixture
 def gen(tiny):
     model, tokenizer = tiny
@@ -60,6 +76,12 @@ def _plain(gen, messages, **kwargs):
 def test_a_bad_threshold_names_the_field_and_range(bad):
     with pytest.raises(ValueError, match=r"uncertainty_threshold must be a number of nats > 0"):
         RecallConfig(recall_policy="uncertainty", uncertainty_threshold=bad)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1, 1.5, float("nan"), "0.5", True, None])
+def test_a_bad_recall_threshold_names_the_field_and_range(bad):
+    with pytest.raises(ValueError, match=r"recall_threshold must be in \[0, 1\) \(a probability\)"):
+        RecallConfig(recall_policy="model", recall_threshold=bad)
 
 
 def test_a_bad_policy_names_the_allowed_ones():
@@ -117,6 +139,39 @@ def test_a_recall_that_never_fires_generates_as_plain_generate(gen, sampling, co
     torch.manual_seed(seed)
     expected = _plain(gen, CHAT, max_new_tokens=12, **sampling)
     assert got.recalls == [] and torch.equal(got.sequences, expected)
+
+
+@pytest.mark.parametrize(("p", "threshold", "recalls"), [(0.4, 0.5, False), (0.6, 0.5, True), (0.4, 0.0, True),
+                                                       (0.4, 0.3, True), (0.9, 0.95, False)])  # fmt: skip
+def test_the_models_recall_runs_only_at_recall_threshold_or_above(gen, p, threshold, recalls):
+    """``<recall>`` first in the distribution but under the threshold is masked: the reply is the one
+    the model writes without it (the same tokens as a call where it never asked)."""
+    recall_id = gen.model.config.recall_token_id
+    config = MODEL.replace(recall_threshold=threshold)
+    asked = LogitsProcessorList([AskWith(recall_id, p)])
+    result = gen.generate(CHAT, config=config, logits_processor=asked)
+    prompt = gen.encode(CHAT, config=config).shape[1]
+    assert (result.sequences[0, prompt].item() == recall_id) is recalls
+    assert [r.trigger for r in result.recalls] == (["model"] if recalls else [])
+    if not recalls:
+        never = gen.generate(CHAT, config=config)
+        assert torch.equal(result.sequences, never.sequences) and result.text == never.text
+
+
+def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
+    """0.5 by default; a masked ``<recall>`` shows as ``-inf`` in ``scores`` (what was sampled from)."""
+    assert RecallConfig().recall_threshold == 0.5
+    recall_id = gen.model.config.recall_token_id
+    result = gen.generate(CHAT, config=MODEL, logits_processor=LogitsProcessorList([AskWith(recall_id, 0.45)]),
+                          return_dict_in_generate=True, output_scores=True)  # fmt: skip
+    assert result.recalls == [] and result.output.scores[0][0, recall_id] == -float("inf")
+
+
+def test_without_a_memory_a_low_recall_is_not_masked(gen):
+    """No memory: nothing is masked beyond ``generate()``'s own, so the call stays ``generate()``'s."""
+    recall_id = gen.model.config.recall_token_id
+    result = gen.generate(CHAT, memory=None, config=MODEL, logits_processor=LogitsProcessorList([AskWith(recall_id, 0.4)]))
+    assert result.sequences[0, gen.encode(CHAT, config=MODEL).shape[1]].item() == recall_id
 
 
 def test_the_models_recalls_stop_at_max_recalls(gen):

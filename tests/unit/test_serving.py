@@ -227,3 +227,54 @@ def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
     assert not recall.injected and recall.reason == "recall off" and recall.in_prompt
     assert off.usage.injected_tokens == 0
     assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in off.output.engine_ids
+
+
+class _CompletionsClient(EngineClient):
+    """An engine that answers each ``/completion`` with the next scripted :class:`Completion`."""
+
+    def __init__(self, *replies) -> None:
+        super().__init__("http://127.0.0.1:1")
+        self.replies = list(replies)
+        self.bodies: list[dict] = []
+
+    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+        self.bodies.append({**options, "prompt": list(prompt)})
+        reply = self.replies.pop(0)
+        if on_tokens is not None:
+            on_tokens(reply.tokens)
+        return reply
+
+
+@pytest.mark.parametrize(("p", "recalled"), [(0.4, False), (0.7, True)])
+def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float, recalled: bool) -> None:
+    """The engine stops at the ``<recall>`` it sampled (with its probability from ``n_probs``); under
+    ``recall_threshold`` the loop drops it and asks for that one step with ``<recall>`` masked."""
+    import math
+
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    stopped = Completion(tokens=[recall_id], stop_type="eos", logprobs=[{recall_id: math.log(p)}])
+    if recalled:
+        script = [stopped, Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])]
+    else:
+        script = [stopped, Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}]),
+                  Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}])]  # fmt: skip
+    client = _CompletionsClient(*script)
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}],
+                                config=RecallConfig(recall_policy="model"), max_new_tokens=6)  # fmt: skip
+    assert [r.trigger for r in result.recalls] == (["model"] if recalled else [])
+    if recalled:
+        assert result.sequences[0, result.recalls[0].position - 1] == recall_id
+        assert result.sequences[0, -2:].tolist() == [7, end] and len(client.bodies) == 2
+    else:
+        reply = result.sequences[0, -3:].tolist()
+        first_prompt = client.bodies[0]["prompt"]
+        # The second request is the same prompt, <recall> masked, one token; then the reply goes on.
+        assert client.bodies[1]["prompt"] == first_prompt and client.bodies[1]["n_predict"] == 1
+        assert [recall_id, False] in client.bodies[1]["logit_bias"]
+        assert [recall_id, False] not in client.bodies[2]["logit_bias"] and client.bodies[2]["n_predict"] == 5
+        assert reply == [7, 8, end] and recall_id not in result.output.engine_ids
+        assert result.usage.generated_tokens == 3
