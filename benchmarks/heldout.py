@@ -183,8 +183,12 @@ class RecallMethod(Method):
         notes = "\n".join(r.text for r in injected)
         usage = result.usage
         policy = (self.config or self.generator.config).recall_policy
-        # Whether the model asked for its memory (a prompt marker is not the model's decision).
-        fired = any(r.trigger != "prompt" for r in result.recalls) if policy in ("model", "uncertainty") else None
+        # Whether the model asked for its memory (a prompt marker is not the model's decision, except
+        # under "ask", where the marker is placed only when the model asked: any recall at all).
+        if policy == "ask":
+            fired: bool | None = bool(result.recalls)
+        else:
+            fired = any(r.trigger != "prompt" for r in result.recalls) if policy in ("model", "uncertainty") else None
         return Reply(text, notes, fired, usage.prompt_tokens + usage.injected_tokens, ttft, total,
                      {"triggers": [r.trigger for r in result.recalls]})  # fmt: skip
 

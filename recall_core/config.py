@@ -11,10 +11,11 @@ from recall_core.types import QueryMode
 InjectMode = Literal["tokens", "kv"]
 KVPrefix = Literal["shared", "none"]
 OnMemoryError = Literal["warn", "raise"]
-RecallPolicy = Literal["auto", "explicit", "model", "uncertainty", "off"]
+RecallPolicy = Literal["auto", "explicit", "model", "ask", "uncertainty", "off"]
 #: Policies under which no marker is placed: the loop recalls when the model asks (its own
-#: ``<recall>``) or when it is unsure.
-UNMARKED_POLICIES = frozenset({"model", "uncertainty"})
+#: ``<recall>``) or when it is unsure. (``"ask"`` renders its first pass this way; a chat call
+#: then runs as ``"auto"`` or without recall: :mod:`recall_core.decoding.ask`.)
+UNMARKED_POLICIES = frozenset({"model", "ask", "uncertainty"})
 #: Policies under which the model may not ask for a recall: its ``<recall>`` is masked out of the
 #: next-token scores (a recall-tuned model writes one on its own), so only the prompt's markers
 #: recall (``"explicit"``), or nothing does (``"off"``).
@@ -79,7 +80,11 @@ class RecallConfig:
             only they recall (the model cannot write ``<recall>``); ``"off"``: no recall at all, not
             even at a marker in the prompt (the trace says ``"recall off"``);
             ``"model"``: the model's own ``<recall>``, at the start of its reply or mid-answer (a
-            recall-tuned model writes one); ``"uncertainty"``: a baseline for untrained models
+            recall-tuned model writes one); ``"ask"``: the model decides once, at the start of
+            its reply (``<recall>`` its most likely first token, with at least
+            ``recall_threshold``), and when it asks, the notes go where ``"auto"`` puts them;
+            when it does not, the reply has no recall (chat prompts with a memory; a string
+            prompt runs as ``"model"``: :mod:`recall_core.decoding.ask`); ``"uncertainty"``: a baseline for untrained models
             (FLARE/DRAGIN-style) that writes ``<recall>`` before a content token whose next-token
             entropy exceeds ``uncertainty_threshold``, never under a constraint, and takes back a
             recall that injects nothing. Under the last two a chat prompt without a system message
@@ -102,7 +107,7 @@ class RecallConfig:
         uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
             distribution, after the logits processors, above which the loop recalls.
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
-            recall to run (``"model"``, and a ``<recall>`` the model writes under ``"auto"``). Below
+            recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
             it the token is masked at that step and the reply goes on with the next most likely
             token (greedy) or a sample without it. The default 0.5 asks for the recall to be more
             likely than everything else together: on held-out prompts that need no memory the

@@ -17,6 +17,7 @@ import torch
 from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.ask import Decision, first_pass, shared_cache
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
@@ -30,7 +31,7 @@ from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStre
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
 from recall_core.structured.tools import special_ids
-from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, recall_token_ids
 from recall_core.types import Memory, Recall, RecallResult, Usage
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
@@ -207,11 +208,29 @@ class RecallGenerator:
         memory = self.memory if memory is _UNSET else memory
         plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
-        return self.generate_ids(
-            self.encode(plan.prompt, config=config, tools=plan.template_tools), plan=plan, memory=memory,
-            config=config, stop=stop, on_recall=on_recall, streamer=streamer, stopping_criteria=stopping_criteria,
+        ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
+        cache = None
+        if config.recall_policy == "ask" and memory is not None and not isinstance(prompt, str):
+            # The model decides on the prompt as "model" renders it; the call then runs as "auto"
+            # or without recall, from what that pass computed (recall_core.decoding.ask).
+            decision, cache = self._first_pass(ids, config)
+            config = decision.config(config)
+            asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
+            cache = shared_cache(cache, ids, asked) if cache is not None else None
+            ids = asked
+        result = self.generate_ids(
+            ids, past_key_values=cache, plan=plan, memory=memory, config=config, stop=stop, on_recall=on_recall,
+            streamer=streamer, stopping_criteria=stopping_criteria,
             recall_query=None if isinstance(prompt, str) else last_user_text(prompt), **generation_kwargs,
         )  # fmt: skip
+        if cache is not None:  # computed by this call's first pass, not read from a session's cache
+            result = replace(result, usage=replace(result.usage, cached_tokens=0))
+        return result
+
+    def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
+        """``"ask"``'s decision on ``ids`` and the cache of that pass (``None``: nothing to reuse)."""
+        recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
+        return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold)
 
     def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
         """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``

@@ -15,6 +15,7 @@ processes (N stateless clients, M engine replicas: docs/serving.md).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -22,9 +23,10 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.ask import Decision
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
-from recall_core.serving.loop import served_recall
+from recall_core.serving.loop import sampling_options, served_recall
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
@@ -150,6 +152,17 @@ class ServedRecallGenerator(RecallGenerator):
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
         return True
+
+    def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
+        """``"ask"``'s decision from a one-token greedy request with its probability (``n_probs``);
+        the engine's prefix cache then holds the prompt for the call (nothing to hand over here)."""
+        recall_id, pad_id, _ = self._ids
+        reply = self.client.complete(ids[0].tolist(), {**sampling_options({"do_sample": False}, 1),
+                                                       "logit_bias": [[pad_id, False]]})  # fmt: skip
+        log_p = reply.logprobs[0].get(recall_id) if reply.tokens and reply.logprobs else None
+        probability = math.exp(log_p) if log_p is not None else 0.0
+        asked = bool(reply.tokens) and reply.tokens[0] == recall_id and probability >= config.recall_threshold
+        return Decision(probability, asked), None
 
 
 class _Output:

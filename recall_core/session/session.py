@@ -270,6 +270,10 @@ class RecallSession:
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         config = kwargs.get("config") or self.recall_config
+        if config.recall_policy == "ask":
+            raise ValueError("recall_policy='ask' is not supported by RecallSession yet (its first pass renders the "
+                             "prompt as 'model' and the reply as 'auto'): use RecallGenerator.generate, or 'auto' / "
+                             "'model' in a session")  # fmt: skip
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)

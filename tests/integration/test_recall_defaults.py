@@ -77,6 +77,20 @@ def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
     assert "paris" in general.content.lower(), general.content
 
 
+def test_ask_recalls_where_the_model_asks_and_reads_the_notes_as_auto(chat: ChatRecall) -> None:
+    """``recall_policy="ask"`` on the recall-tuned default: the question about the user gets the
+    notes (in the system message, as ``"auto"`` puts them) and its answer; the general question
+    gets no recall at all. Through the adapter with a thread id: no session under "ask"."""
+    asking = chat.model_copy(update={"recall_config": RecallConfig(recall_policy="ask")})
+    reply = asking.invoke([HumanMessage("Which instrument do I play?")], config={"configurable": {"thread_id": "t"}})
+    recalls = reply.response_metadata["recalls"]
+    assert recalls and recalls[0]["memory_id"] is not None, recalls
+    assert "bassoon" in reply.content.lower(), reply.content
+    general = asking.invoke([HumanMessage("What is the capital of France?")])
+    assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
+    assert "paris" in general.content.lower(), general.content
+
+
 @pytest.mark.parametrize("policy", ["explicit", "off"])
 def test_explicit_and_off_do_not_recall_though_the_tuned_model_asks(chat: ChatRecall, policy: str) -> None:
     """The recall-tuned default writes ``<recall>`` on its own (the test above); under ``"explicit"``

@@ -130,6 +130,19 @@ def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(
     assert served._ids[0] not in theirs.output.engine_ids  # taken back: never sent again
 
 
+def test_ask_decides_on_the_engine_as_in_process(served, in_process) -> None:
+    """``recall_policy="ask"``: the engine's one-token first pass decides as the in-process one, and
+    the reply is the same (asked on the questions about the user, not on a general one)."""
+    config = RecallConfig(recall_policy="ask")
+    memory = Notes(list(FACTS.values()))
+    for question in [*QUESTIONS, "What is the capital of France?"]:
+        messages = [{"role": "user", "content": question}]
+        mine = in_process.generate(messages, memory=memory, config=config, max_new_tokens=20)
+        theirs = served.generate(messages, memory=memory, config=config, max_new_tokens=20)
+        assert theirs.sequences.tolist() == mine.sequences.tolist() and theirs.text == mine.text, question
+        assert bool(theirs.recalls) == bool(mine.recalls) == (question in QUESTIONS), question
+
+
 def test_model_policy_continuation_reuses_the_prefix(served) -> None:
     config = RecallConfig(recall_policy="model")
     result = served.generate([{"role": "user", "content": "What is my dog called?"}], memory=Notes([FACTS["dog"]]),

@@ -85,7 +85,7 @@ def test_a_bad_recall_threshold_names_the_field_and_range(bad):
 
 
 def test_a_bad_policy_names_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"recall_policy must be one of .*'model', 'uncertainty'"):
+    with pytest.raises(ValueError, match=r"recall_policy must be one of .*'model', 'ask', 'uncertainty'"):
         RecallConfig(recall_policy="entropy")
 
 

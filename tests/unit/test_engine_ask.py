@@ -1,0 +1,152 @@
+"""``recall_policy="ask"``: the model decides at the start of its reply; when it asks, the call is
+``"auto"``'s, when it does not, ``"model"``'s without a recall (recall_core/decoding/ask.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from transformers import LogitsProcessor, LogitsProcessorList
+
+from recall_core import RecallConfig, RecallGenerator, RecallSession
+from recall_core.decoding.ask import Decision, decide
+from recall_core.serving import EngineClient, ServedRecallGenerator
+from recall_core.serving.client import Completion
+from recall_core.tokens import RECALL_TOKEN
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
+
+FACT = "The user's dog is called Biscuit."
+CHAT = [{"role": "user", "content": "What is my dog called?"}]
+ASK = RecallConfig(recall_policy="ask")
+AUTO = RecallConfig(recall_policy="auto")
+DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
+
+
+class Decided(RecallGenerator):
+    """The real first pass (its cache is used), with its decision replaced by ``asked``."""
+
+    def __init__(self, *args, asked: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked, self.passes = asked, 0
+
+    def _first_pass(self, ids, config):
+        decision, cache = super()._first_pass(ids, config)
+        self.passes += 1
+        return Decision(decision.probability, self.asked), cache
+
+
+class AskAt(LogitsProcessor):
+    """``<recall>`` raised when the reply has ``step`` tokens (the model would recall there)."""
+
+    def __init__(self, recall_id: int, step: int) -> None:
+        self.recall_id, self.step, self.start = recall_id, step, None
+
+    def __call__(self, input_ids, scores):
+        self.start = input_ids.shape[1] if self.start is None else self.start
+        if input_ids.shape[1] - self.start == self.step:
+            scores = scores.clone()
+            scores[:, self.recall_id] += 1e4
+        return scores
+
+
+def _generator(asked: bool) -> Decided:
+    model, tokenizer = tiny_model("llama")
+    return Decided(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 10}, asked=asked)
+
+
+def _plain(gen: RecallGenerator, config: RecallConfig, **kwargs):
+    return RecallGenerator.generate(gen, CHAT, config=config, **kwargs)
+
+
+def test_the_decision_is_recall_first_with_at_least_the_threshold():
+    log_probs = torch.log_softmax(torch.tensor([0.0, 1.0, 2.0]), dim=-1)
+    assert decide(log_probs, 2, 0.5).asked and not decide(log_probs, 2, 0.7).asked
+    assert not decide(log_probs, 1, 0.0).asked  # not the most likely token: no recall, whatever the threshold
+    assert math.isclose(decide(log_probs, 2, 0.5).probability, float(log_probs[2].exp()), rel_tol=1e-6)
+
+
+def test_asked_the_call_is_autos_token_for_token():
+    gen = _generator(asked=True)
+    got = gen.generate(CHAT, config=ASK)
+    expected = _plain(gen, AUTO)
+    assert gen.passes == 1 and torch.equal(got.sequences, expected.sequences) and got.text == expected.text
+    assert [(r.trigger, r.in_prompt, r.length) for r in got.recalls] == [
+        (r.trigger, r.in_prompt, r.length) for r in expected.recalls] and got.recalls[0].length > 0  # fmt: skip
+    assert got.usage == expected.usage  # the first pass's ids count as computed, not cached
+
+
+@pytest.mark.parametrize("sampling", [{"do_sample": False}, {"do_sample": True, "temperature": 0.8, "top_k": 20}])
+def test_not_asked_the_call_is_models_without_a_recall(sampling):
+    """From the first pass's cache, the same tokens as a fresh ``"model"`` call with no recall left,
+    and a ``<recall>`` the model would write mid-answer is masked."""
+    gen = _generator(asked=False)
+    recall_id = gen.model.config.recall_token_id
+    asking = LogitsProcessorList([AskAt(recall_id, 3)])
+    torch.manual_seed(7)
+    got = gen.generate(CHAT, config=ASK, logits_processor=asking, **sampling)
+    torch.manual_seed(7)
+    expected = _plain(gen, DECLINED, logits_processor=LogitsProcessorList([AskAt(recall_id, 3)]), **sampling)
+    assert got.recalls == [] and recall_id not in got.sequences[0].tolist()
+    assert torch.equal(got.sequences, expected.sequences) and got.usage.cached_tokens == 0
+
+
+def test_the_real_first_pass_of_an_untrained_model_does_not_ask():
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 8})
+    got = gen.generate(CHAT, config=ASK)
+    assert got.recalls == [] and torch.equal(got.sequences, _plain(gen, DECLINED).sequences)
+
+
+def test_without_a_memory_or_with_a_string_prompt_there_is_no_first_pass():
+    gen = _generator(asked=True)
+    no_memory = gen.generate(CHAT, memory=None, config=ASK)
+    assert gen.passes == 0 and torch.equal(no_memory.sequences, _plain(gen, RecallConfig(recall_policy="model"),
+                                                                       memory=None).sequences)  # fmt: skip
+    text = gen.generate("Hello there", config=ASK)
+    assert gen.passes == 0 and text.recalls == []
+
+
+def test_a_session_refuses_ask_and_says_what_to_use():
+    model, tokenizer = tiny_model("llama")
+    session = RecallSession(RecallGenerator(model, tokenizer, memory=FixedMemory(FACT)))
+    with pytest.raises(ValueError, match=r"recall_policy='ask' is not supported by RecallSession.*RecallGenerator.generate"):
+        session.reply(CHAT, config=ASK, max_new_tokens=4)
+    assert session.reply(CHAT, config=AUTO, max_new_tokens=4).text is not None  # nothing was left half done
+
+
+class _Scripted(EngineClient):
+    """An engine that answers each ``/completion`` with the next scripted :class:`Completion`."""
+
+    def __init__(self, *replies: Completion) -> None:
+        super().__init__("http://127.0.0.1:1")
+        self.replies, self.bodies = list(replies), []
+
+    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+        self.bodies.append({**options, "prompt": list(prompt)})
+        reply = self.replies.pop(0)
+        if on_tokens is not None:
+            on_tokens(reply.tokens)
+        return reply
+
+
+@pytest.mark.parametrize(("first", "p", "asked"), [("recall", 0.7, True), ("recall", 0.3, False), ("word", 0.9, False)])
+def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked: bool):
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    token = recall_id if first == "recall" else 5
+    client = _Scripted(Completion(tokens=[token], stop_type="eos" if first == "recall" else "limit",
+                                  logprobs=[{token: math.log(p)}]),
+                       Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))  # fmt: skip
+    served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
+    result = served.generate(CHAT, config=ASK, max_new_tokens=6)
+    decision, call = client.bodies
+    assert decision["n_predict"] == 1 and decision["temperature"] == 0.0
+    model_ids = served.encode(CHAT, config=RecallConfig(recall_policy="model"))[0].tolist()
+    assert decision["prompt"] == model_ids
+    assert bool(result.recalls) is asked
+    if asked:  # "auto": the notes are in the ids sent
+        assert len(call["prompt"]) > len(model_ids) and result.recalls[0].length > 0
+    else:  # "model" with no recall left: the same prompt, <recall> masked
+        assert call["prompt"] == model_ids and [recall_id, False] in call["logit_bias"]
