@@ -100,7 +100,7 @@ class Bench:
         a = self.args
         return RecallConfig(
             inject_mode=inject_mode, template=a.template, memories=a.memories, top_k=max(a.top_k, a.memories),
-            min_score=a.min_score, recall_position=a.recall_position,
+            min_score=a.min_score, recall_position=a.recall_position, recall_policy=getattr(a, "recall_policy", "auto"),
             note_template="[{date}] {text}" if a.memory_dates else "{text}",
         )  # fmt: skip
 

@@ -40,7 +40,7 @@ def test_the_recall_shortcut_is_folded_into_recall_config(cls, generator):
     tuned = cls(generator=generator, recall_config=RecallConfig(top_k=2), recall="explicit")
     assert (tuned.recall_config.top_k, tuned.recall_config.recall_policy) == (2, "explicit")
     assert cls(generator=generator, recall=None).recall_config is None
-    with pytest.raises(ValueError, match="recall must be one of 'auto', 'explicit', 'model', 'uncertainty', 'off', got 'sometimes'"):
+    with pytest.raises(ValueError, match="recall must be one of 'auto', 'explicit', 'model', 'ask', 'uncertainty', 'off', got 'sometimes'"):
         cls(generator=generator, recall="sometimes")
     with pytest.raises(TypeError, match="recall_config must be a recall_core.RecallConfig"):
         cls(generator=generator, recall_config={"top_k": 2}, recall="auto")
