@@ -91,8 +91,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="(d): RecallConfig.template; the default writes the notes where (c) writes its excerpts")
     p.add_argument("--recall-position", choices=["system", "user_start", "user_end", "assistant_start"],
                    default="user_start", help="(d)/(f): RecallConfig.recall_position")
-    p.add_argument("--recall-policy", choices=["auto", "ask"], default="auto",
-                   help="(d)/(f): RecallConfig.recall_policy ('ask': the model decides at its first token)")
+    p.add_argument("--recall-policy", choices=["auto", "ask", "model"], default="auto",
+                   help="(d)/(f): RecallConfig.recall_policy ('ask', 'model': the model decides)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")
