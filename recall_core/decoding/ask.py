@@ -19,6 +19,7 @@ the engine's prefix cache then holds the prompt for the call.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY
+from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
 
 
@@ -36,6 +38,14 @@ class Decision:
     probability: float
     asked: bool
 
+    @classmethod
+    def of(cls, first: int | None, log_p: float | None, recall_id: int, threshold: float) -> Decision:
+        """From the reply's most likely first token and ``<recall>``'s log-probability there
+        (``None``: unknown, as an engine reports only its top candidates): asked when ``<recall>``
+        comes first with at least ``threshold``."""
+        known = -math.inf if log_p is None else log_p
+        return cls(math.exp(known), first == recall_id and not below_threshold(known, threshold))
+
     def config(self, config: RecallConfig) -> RecallConfig:
         """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls."""
         if self.asked:
@@ -45,8 +55,7 @@ class Decision:
 
 def decide(log_probs: torch.Tensor, recall_id: int, threshold: float) -> Decision:
     """The decision from one step's log-probabilities (``[vocab]``): ``<recall>`` first and at least ``threshold``."""
-    probability = float(log_probs[recall_id].exp())
-    return Decision(probability, int(log_probs.argmax()) == recall_id and probability >= threshold)
+    return Decision.of(int(log_probs.argmax()), float(log_probs[recall_id]), recall_id, threshold)
 
 
 @torch.no_grad()

@@ -29,7 +29,6 @@ stop strings work through ``stopping_criteria=[StopStringCriteria(...)]``.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +53,7 @@ from recall_core.decoding.hf_compat import (
 from recall_core.decoding.notes import memory_embeddings, note_lines
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
-from recall_core.decoding.triggers import UncertaintyTrigger
+from recall_core.decoding.triggers import UncertaintyTrigger, below_threshold
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
@@ -552,10 +551,9 @@ class _RecallLoop:
 
 def below_recall_threshold(scores: torch.Tensor, recall_id: int, threshold: float) -> bool:
     """Whether ``<recall>``'s probability under ``scores`` (one step's ``[vocab]``) is below ``threshold``."""
-    if threshold <= 0:
+    if threshold <= 0:  # no softmax to compute
         return False
-    log_p = scores[recall_id] - torch.logsumexp(scores, dim=-1)
-    return bool(log_p < math.log(threshold))
+    return below_threshold(float(scores[recall_id] - torch.logsumexp(scores, dim=-1)), threshold)
 
 
 def _counts_up(positions: torch.Tensor) -> bool:

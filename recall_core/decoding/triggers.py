@@ -10,6 +10,7 @@ it exceeds ``RecallConfig.uncertainty_threshold`` and the most likely token is a
 
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any
 
@@ -61,3 +62,10 @@ def content_ids(tokenizer: Any) -> torch.Tensor:
     content = torch.tensor([i not in special and any(c.isalnum() for c in text) for i, text in enumerate(texts)])
     _CONTENT_IDS[tokenizer] = (len(tokenizer), content)
     return content
+
+
+def below_threshold(log_p: float, threshold: float) -> bool:
+    """Whether a ``<recall>`` the model gave log-probability ``log_p`` falls short of
+    ``RecallConfig.recall_threshold`` (a threshold of 0 lets every one through). The one test
+    behind the in-process loop's mask, the served loop's take-back and ``"ask"``'s decision."""
+    return threshold > 0 and log_p < math.log(threshold)

@@ -15,7 +15,6 @@ processes (N stateless clients, M engine replicas: docs/serving.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -160,9 +159,7 @@ class ServedRecallGenerator(RecallGenerator):
         reply = self.client.complete(ids[0].tolist(), {**sampling_options({"do_sample": False}, 1),
                                                        "logit_bias": [[pad_id, False]]})  # fmt: skip
         log_p = reply.logprobs[0].get(recall_id) if reply.tokens and reply.logprobs else None
-        probability = math.exp(log_p) if log_p is not None else 0.0
-        asked = bool(reply.tokens) and reply.tokens[0] == recall_id and probability >= config.recall_threshold
-        return Decision(probability, asked), None
+        return Decision.of(reply.tokens[0] if reply.tokens else None, log_p, recall_id, config.recall_threshold), None
 
 
 class _Output:

@@ -21,7 +21,6 @@ a ``ValueError`` that says so (:func:`check_served_config`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ import torch
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
+from recall_core.decoding.triggers import below_threshold
 from recall_core.serving.client import Completion, EngineClient
 from recall_core.types import Memory, Recall
 
@@ -181,10 +181,10 @@ def served_recall(
 def _below_threshold(reply: Completion, recall_id: int, threshold: float) -> bool:
     """Whether the engine gave the ``<recall>`` that ended ``reply`` less than ``threshold`` (its
     probability before the samplers, from ``n_probs``; unknown counts as enough)."""
-    if threshold <= 0 or not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
+    if not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
         return False
     log_p = reply.logprobs[len(reply.tokens) - 1].get(recall_id)
-    return log_p is not None and log_p < math.log(threshold)
+    return log_p is not None and below_threshold(log_p, threshold)
 
 
 def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> Callable[[list[int]], None]:

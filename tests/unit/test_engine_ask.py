@@ -11,9 +11,10 @@ from transformers import LogitsProcessor, LogitsProcessorList
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession
 from recall_core.decoding.ask import Decision, decide
-from recall_core.serving import EngineClient, ServedRecallGenerator
+from recall_core.serving import ServedRecallGenerator
 from recall_core.serving.client import Completion
 from recall_core.tokens import RECALL_TOKEN
+from tests.helpers.engines import ScriptedEngine
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model
 
@@ -116,27 +117,12 @@ def test_a_session_refuses_ask_and_says_what_to_use():
     assert session.reply(CHAT, config=AUTO, max_new_tokens=4).text is not None  # nothing was left half done
 
 
-class _Scripted(EngineClient):
-    """An engine that answers each ``/completion`` with the next scripted :class:`Completion`."""
-
-    def __init__(self, *replies: Completion) -> None:
-        super().__init__("http://127.0.0.1:1")
-        self.replies, self.bodies = list(replies), []
-
-    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
-        self.bodies.append({**options, "prompt": list(prompt)})
-        reply = self.replies.pop(0)
-        if on_tokens is not None:
-            on_tokens(reply.tokens)
-        return reply
-
-
 @pytest.mark.parametrize(("first", "p", "asked"), [("recall", 0.7, True), ("recall", 0.3, False), ("word", 0.9, False)])
 def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked: bool):
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     token = recall_id if first == "recall" else 5
-    client = _Scripted(Completion(tokens=[token], stop_type="eos" if first == "recall" else "limit",
+    client = ScriptedEngine(Completion(tokens=[token], stop_type="eos" if first == "recall" else "limit",
                                   logprobs=[{token: math.log(p)}]),
                        Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))  # fmt: skip
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))

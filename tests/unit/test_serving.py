@@ -18,6 +18,7 @@ from recall_core.memory.chroma_server import free_port
 from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator, export_gguf
 from recall_core.serving.loop import check_served_config, sampling_options
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, add_recall_tokens
+from tests.helpers.engines import ScriptedEngine
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
@@ -229,22 +230,6 @@ def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
     assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in off.output.engine_ids
 
 
-class _CompletionsClient(EngineClient):
-    """An engine that answers each ``/completion`` with the next scripted :class:`Completion`."""
-
-    def __init__(self, *replies) -> None:
-        super().__init__("http://127.0.0.1:1")
-        self.replies = list(replies)
-        self.bodies: list[dict] = []
-
-    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
-        self.bodies.append({**options, "prompt": list(prompt)})
-        reply = self.replies.pop(0)
-        if on_tokens is not None:
-            on_tokens(reply.tokens)
-        return reply
-
-
 @pytest.mark.parametrize(("p", "recalled"), [(0.4, False), (0.7, True)])
 def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float, recalled: bool) -> None:
     """The engine stops at the ``<recall>`` it sampled (with its probability from ``n_probs``); under
@@ -261,7 +246,7 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
     else:
         script = [stopped, Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}]),
                   Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}])]  # fmt: skip
-    client = _CompletionsClient(*script)
+    client = ScriptedEngine(*script)
     generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
     result = generator.generate([{"role": "user", "content": "Where do I live?"}],
                                 config=RecallConfig(recall_policy="model"), max_new_tokens=6)  # fmt: skip
