@@ -433,10 +433,8 @@ class RecallAdapterBase(BaseModel):
     def _pool_for(self, call: PreparedCall) -> SessionPool | None:
         """The sessions to use for a call: none without a thread id (a call that names no
         conversation is prefilled afresh, and runs in parallel with any other). On a served backend
-        the engine's prefix cache is the session: each call sends the conversation's ids. Under
-        ``recall_policy="ask"`` too: its first pass renders the prompt as ``"model"`` and the reply
-        as ``"auto"`` or ``"model"``, which a session's cache cannot follow yet."""
-        if getattr(self.engine, "served", False) or call.config.recall_policy == "ask":
+        the engine's prefix cache is the session: each call sends the conversation's ids."""
+        if getattr(self.engine, "served", False):
             return None
         return self.session_pool if call.thread_id is not None else None
 

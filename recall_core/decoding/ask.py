@@ -14,7 +14,9 @@ policy takes the decision and the reading each from where they work:
    cache of step 1, so a prompt that needs no memory costs one prefill, as before.
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
-the engine's prefix cache then holds the prompt for the call.
+the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`
+decides on its cache the same way; when asked, the notes go at the start of the new user message
+(the system message is cached already), as its ``"auto"`` turns after the first put them.
 """
 
 from __future__ import annotations
@@ -58,21 +60,29 @@ def decide(log_probs: torch.Tensor, recall_id: int, threshold: float) -> Decisio
     return Decision.of(int(log_probs.argmax()), float(log_probs[recall_id]), recall_id, threshold)
 
 
+def decide_logits(logits: torch.Tensor, recall_id: int, pad_id: int, threshold: float) -> Decision:
+    """The decision from the logits of the reply's first step (``[vocab]``).
+
+    Pads are never a reply's first token, so they are left out of the distribution, as the
+    loop masks them.
+    """
+    logits = logits.float().clone()
+    logits[pad_id] = -float("inf")
+    return decide(torch.log_softmax(logits, dim=-1), recall_id, threshold)
+
+
 @torch.no_grad()
 def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, threshold: float) -> tuple[Decision, Any]:
     """Run ``ids`` (``[1, L]``, the prompt as ``"model"`` renders it) and decide.
 
-    Returns the decision and a ``DynamicCache`` of the first ``L - 1`` ids (the last one is run
-    again by the generation that follows, which needs its logits). Pads are never a reply's
-    first token, so they are left out of the distribution, as the loop masks them.
+    Returns the decision (:func:`decide_logits`) and a ``DynamicCache`` of the first ``L - 1``
+    ids (the last one is run again by the generation that follows, which needs its logits).
     """
     from transformers import DynamicCache
 
     cache = DynamicCache(config=model.config)
     out = model(input_ids=ids, use_cache=True, **{CACHE_KEY: cache})
-    logits = out.logits[0, -1].float()
-    logits[pad_id] = -float("inf")
-    decision = decide(torch.log_softmax(logits, dim=-1), recall_id, threshold)
+    decision = decide_logits(out.logits[0, -1], recall_id, pad_id, threshold)
     crop_cache(cache, ids.shape[1] - 1)
     return decision, cache
 

@@ -141,27 +141,32 @@ class SessionPlanner:
 
     # ------------------------------------------------------------------ planning
     def plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
-             config: RecallConfig, outputs: Mapping[str, Any] | None = None) -> Plan:  # fmt: skip
-        """Work out what to keep and what to prefill; changes nothing."""
+             config: RecallConfig, outputs: Mapping[str, Any] | None = None, asked: bool = False) -> Plan:  # fmt: skip
+        """Work out what to keep and what to prefill; changes nothing.
+
+        ``asked``: a ``recall_policy="ask"`` turn whose decision was to recall: its ``<recall>``
+        goes at the start of the new user message (the conversation is rendered as ``"ask"``
+        renders it, so the cached part stays the same from turn to turn).
+        """
         known = common_prefix(digests, state.digests)
         reason = None
         if known < len(state.digests):
             reason = f"the messages differ from the session's conversation from message {known} on"
             if known < _frozen_messages(state):
-                return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
+                return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason, asked)
         units = [u for u in state.units if (u.index + len(u.messages) <= known and not u.pending)
                  or (u.pending and known == len(state.digests))]  # fmt: skip
         cached: Conversation = [(u.index + i, m.message) for u in units for i, m in enumerate(u.messages)]
         first_new = cached[-1][0] + 1 if cached else (units[0].index if units else 0)
         if first_new < start:  # a call of new messages only, on a cache that lost older ones: start afresh
-            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
+            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason, asked)
         conversation = cached + [(i, tail[i - start]) for i in range(first_new, len(digests))]
-        view = self._render(conversation, generate, config, outputs)
+        view = self._render(conversation, generate, config, outputs, asked)
         kept, keep_text = matching_units(units, view.text)
         found = self._suffix_tokens(kept, keep_text, view)
         if found is None or not _keeps_sinks(state, found[0]):
             reason = reason or "the chat template renders the cached conversation differently"
-            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason)
+            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, reason, asked)
         kept, tokens, keep_text = found
         if reason is None and keep_text < len("".join(u.text for u in units if not u.pending)):
             reason = "the chat template renders the earlier messages differently: they are prefilled again"
@@ -172,14 +177,15 @@ class SessionPlanner:
                      output=view.output, query=view.query)  # fmt: skip
 
     def _fresh_plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
-                    config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None) -> Plan:  # fmt: skip
+                    config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None,
+                    asked: bool = False) -> Plan:  # fmt: skip
         """Start the cache afresh from the messages at hand (a whole conversation, or what the session holds)."""
         if start == 0:
             conversation: Conversation = list(enumerate(tail))
         else:  # new messages only: the ones still cached, then the new ones
             held = [(u.index + i, m.message) for u in state.units for i, m in enumerate(u.messages)]
             conversation = held + [(start + i, m) for i, m in enumerate(tail)]
-        view = self._render(conversation, generate, config, outputs)
+        view = self._render(conversation, generate, config, outputs, asked)
         tokens = self._tokens(view, 0, view.marker_after(-1))
         new_units = self._split(conversation, view, 0, tokens, 0, generate)
         evicted = 0 if start == 0 else state.evicted
@@ -187,7 +193,7 @@ class SessionPlanner:
                      output=view.output, query=view.query)  # fmt: skip
 
     def _render(self, conversation: Conversation, generate: bool, config: RecallConfig,
-                outputs: Mapping[str, Any] | None) -> View:  # fmt: skip
+                outputs: Mapping[str, Any] | None, asked: bool = False) -> View:  # fmt: skip
         """The conversation as this call renders it: tools (:meth:`RecallGenerator.plan`), the
         chat template, and where the recall policy puts this turn's ``<recall>``."""
         messages = [m for _, m in conversation]
@@ -198,10 +204,12 @@ class SessionPlanner:
         keep = marker_tokens(config.recall_policy)
         spans = checked_spans(self.tokenizer, shown, text, add_generation_prompt=generate, tools=tools, keep=keep)
         markers: list[int] = []
-        if generate and config.recall_policy == "auto":
+        if generate and (config.recall_policy == "auto" or asked):
             # Where the config puts it; when that is cached already (the system message after
-            # the first turn), at the start of the new user message instead.
-            for position in dict.fromkeys([config.recall_position, "user_start"]):
+            # the first turn), at the start of the new user message instead. An "ask" turn that
+            # asked puts it there always: its decision pass has the system message in the cache.
+            positions = [config.recall_position, "user_start"] if config.recall_policy == "auto" else ["user_start"]
+            for position in dict.fromkeys(positions):
                 if position == "assistant_start":
                     markers.append(len(text))
                     continue

@@ -31,6 +31,7 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig, SessionConfig
+from recall_core.decoding.ask import Decision, decide_logits
 from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
@@ -270,14 +271,18 @@ class RecallSession:
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         config = kwargs.get("config") or self.recall_config
-        if config.recall_policy == "ask":
-            raise ValueError("recall_policy='ask' is not supported by RecallSession yet (its first pass renders the "
-                             "prompt as 'model' and the reply as 'auto'): use RecallGenerator.generate, or 'auto' / "
-                             "'model' in a session")  # fmt: skip
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
-        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
-        prefix = self._prepare(plan, reserve=self._reserve(kwargs))
+        reserve = self._reserve(kwargs)
+        decided = None
+        if config.recall_policy == "ask" and kwargs["memory"] is not None:
+            decided = self._ask(messages, config, outputs, reserve)
+            kwargs["config"] = decided[2]
+        if decided is None:
+            plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
+            prefix = self._prepare(plan, reserve=reserve)
+        else:
+            plan, prefix, _ = decided
         ids = plan.ids
         if self._cache is None:
             from transformers import DynamicCache
@@ -294,7 +299,38 @@ class RecallSession:
         self._commit(plan, result.sequences[0].tolist())
         self._last_text = result.text
         self._trim(plan)
+        if result.usage.cached_tokens != len(prefix):  # the decision pass computed the rest this call
+            result = replace(result, usage=replace(result.usage, cached_tokens=len(prefix)))
         return replace(result, session=self._report(plan, len(prefix)))
+
+    def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any],
+             reserve: int) -> tuple[Plan, list[int], RecallConfig]:  # fmt: skip
+        """``recall_policy="ask"`` in a session: the new ids are prefilled on the cache and the model decides.
+
+        Not asked: the cache keeps them (less the last id, whose logits the reply needs) and the
+        reply runs as ``"model"`` with no recall. Asked: the cache goes back to before them and the
+        turn is planned again with ``<recall>`` at the start of the new user message, where the
+        reply runs as ``"auto"``; only the new message is computed twice (recall_core.decoding.ask).
+        Returns the plan, the cached ids and the config the reply runs under.
+        """
+        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
+        prefix = self._prepare(plan, reserve=reserve)
+        try:
+            decision = self._decide(self._forward(plan.ids)[0, -1], config)
+        except BaseException:
+            self._rollback(plan, prefix)
+            raise
+        if not decision.asked:
+            crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
+            return plan, prefix, decision.config(config)
+        self._rollback(plan, prefix)
+        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
+        prefix = self._prepare(plan, reserve=reserve)
+        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start")
+
+    def _decide(self, logits: torch.Tensor, config: RecallConfig) -> Decision:
+        """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
+        return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
 
     def _reserve(self, kwargs: Mapping[str, Any]) -> int:
         """What a reply adds to a bounded cache besides its memories: its new tokens."""

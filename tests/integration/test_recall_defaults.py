@@ -79,13 +79,19 @@ def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:
 
 def test_ask_recalls_where_the_model_asks_and_reads_the_notes_as_auto(chat: ChatRecall) -> None:
     """``recall_policy="ask"`` on the recall-tuned default: the question about the user gets the
-    notes (in the system message, as ``"auto"`` puts them) and its answer; the general question
-    gets no recall at all. Through the adapter with a thread id: no session under "ask"."""
+    notes and its answer; the general question gets no recall at all. With a thread id the call
+    runs in the thread's KV session (notes at the start of the new user message); without one,
+    afresh (notes in the system message, as ``"auto"`` puts them)."""
     asking = chat.model_copy(update={"recall_config": RecallConfig(recall_policy="ask")})
     reply = asking.invoke([HumanMessage("Which instrument do I play?")], config={"configurable": {"thread_id": "t"}})
     recalls = reply.response_metadata["recalls"]
     assert recalls and recalls[0]["memory_id"] is not None, recalls
     assert "bassoon" in reply.content.lower(), reply.content
+    thread = [HumanMessage("Which instrument do I play?"), reply, HumanMessage("What is the capital of France?")]
+    follow = asking.invoke(thread, config={"configurable": {"thread_id": "t"}})  # the thread's session, not asked
+    assert follow.usage_metadata["input_token_details"]["cache_read"] > 0 and not follow.response_metadata["recalls"]
+    fresh = asking.invoke([HumanMessage("Which instrument do I play?")])
+    assert fresh.response_metadata["recalls"] and "bassoon" in fresh.content.lower(), fresh.content
     general = asking.invoke([HumanMessage("What is the capital of France?")])
     assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
     assert "paris" in general.content.lower(), general.content

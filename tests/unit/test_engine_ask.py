@@ -109,12 +109,84 @@ def test_without_a_memory_or_with_a_string_prompt_there_is_no_first_pass():
     assert gen.passes == 0 and text.recalls == []
 
 
-def test_a_session_refuses_ask_and_says_what_to_use():
+class DecidedSession(RecallSession):
+    """A session whose decision pass runs for real, with its decision replaced by ``asked``."""
+
+    def __init__(self, *args, asked: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked, self.passes = asked, 0
+
+    def _decide(self, logits, config):
+        decision = super()._decide(logits, config)
+        self.passes += 1
+        return Decision(decision.probability, self.asked)
+
+
+def _session(asked: bool) -> DecidedSession:
     model, tokenizer = tiny_model("llama")
-    session = RecallSession(RecallGenerator(model, tokenizer, memory=FixedMemory(FACT)))
-    with pytest.raises(ValueError, match=r"recall_policy='ask' is not supported by RecallSession.*RecallGenerator.generate"):
-        session.reply(CHAT, config=ASK, max_new_tokens=4)
-    assert session.reply(CHAT, config=AUTO, max_new_tokens=4).text is not None  # nothing was left half done
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+    return DecidedSession(gen, asked=asked, recall_config=ASK)
+
+
+def _expected(session: RecallSession, chat, config: RecallConfig):
+    """The reply a fresh generate() gives, the conversation rendered as "ask" renders it (the system prompt first)."""
+    from recall_core.prompt import with_system_prompt
+
+    return RecallGenerator.generate(session.generator, with_system_prompt(chat, ASK.system_prompt), config=config)
+
+
+USER_START = AUTO.replace(recall_position="user_start")
+
+
+def test_a_session_not_asked_replies_as_model_without_a_recall_from_its_decision_pass():
+    session = _session(asked=False)
+    got = session.reply(CHAT)
+    expected = _expected(session, CHAT, DECLINED)
+    assert session.passes == 1 and got.recalls == [] and got.text == expected.text
+    assert got.session.prefilled_tokens == expected.usage.prompt_tokens == got.usage.prompt_tokens
+    assert got.usage.cached_tokens == 0  # the decision pass computed the prompt in this call
+
+
+def test_a_session_asked_reads_the_notes_at_the_start_of_the_new_user_message():
+    session = _session(asked=True)
+    got = session.reply(CHAT)
+    expected = _expected(session, CHAT, USER_START)
+    assert session.passes == 1 and got.text == expected.text and got.recalls and got.recalls[0].length > 0
+    assert [r.in_prompt for r in got.recalls] == [r.in_prompt for r in expected.recalls]
+
+
+def test_an_ask_session_keeps_its_cache_from_turn_to_turn_whatever_it_decides():
+    session = _session(asked=False)
+    first = session.reply(CHAT)
+    session.asked = True  # the second question asks: only the new message is prefilled again
+    second = session.reply({"role": "user", "content": "And my cat?"})
+    assert not second.session.fresh_prefill and second.session.reused_tokens > 0
+    assert second.usage.cached_tokens == second.session.reused_tokens
+    chat = [*CHAT, {"role": "assistant", "content": first.text}, {"role": "user", "content": "And my cat?"}]
+    assert second.text == _expected(session, chat, USER_START).text and second.recalls
+    session.asked = False
+    third = session.reply({"role": "user", "content": "Thanks!"})
+    assert not third.session.fresh_prefill and third.recalls == []
+
+
+def test_a_failed_decision_pass_leaves_the_session_as_it_was():
+    session = _session(asked=False)
+    session.reply(CHAT)
+    before = session.messages
+    real = session._forward
+    session._forward = lambda ids: (_ for _ in ()).throw(RuntimeError("out of memory"))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        session.reply({"role": "user", "content": "And my cat?"})
+    assert session.messages == before  # the cache is back to what the turn kept (as a failed reply leaves it)
+    session._forward = real
+    again = session.reply({"role": "user", "content": "And my cat?"})
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+def test_a_session_without_memory_runs_ask_as_model_with_no_decision_pass():
+    session = _session(asked=True)
+    got = session.reply(CHAT, memory=None)
+    assert session.passes == 0 and got.recalls == []
 
 
 @pytest.mark.parametrize(("first", "p", "asked"), [("recall", 0.7, True), ("recall", 0.3, False), ("word", 0.9, False)])
