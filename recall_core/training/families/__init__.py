@@ -13,6 +13,7 @@ sentence shapes and question phrasings; no sentence template is shared between f
 * ``dates``: dates and times: appointments, deadlines, birthdays, reschedulings.
 * ``paraphrase``: questions that share few words with the sentence that stated the fact.
 * ``interview``: facts given as short answers to the assistant's questions.
+* ``circle``: news about the user's named friends, asked in the third person by name.
 
 Every family also asks questions whose answer was never said (``kind="unanswerable"``).
 """
@@ -21,11 +22,20 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from recall_core.training.families import changes, dates, interview, paraphrase, passing, people, templated
+from recall_core.training.families import (
+    changes,
+    circle,
+    dates,
+    interview,
+    paraphrase,
+    passing,
+    people,
+    templated,
+)
 from recall_core.training.families.base import Question, Turn, User, score
 
 FAMILIES: dict[str, ModuleType] = {
-    module.NAME: module for module in (templated, passing, people, changes, dates, paraphrase, interview)
+    module.NAME: module for module in (templated, passing, people, changes, dates, paraphrase, interview, circle)
 }
 
 __all__ = ["FAMILIES", "Question", "Turn", "User", "generate", "score"]
