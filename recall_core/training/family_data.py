@@ -49,8 +49,6 @@ TRAIN_SYSTEM_PROMPTS: tuple[str | None, ...] = (
     "You are a support bot for a note-taking product. Be polite and to the point.",
     "Be direct. No small talk.",
     "You are a caring wellness coach. Be supportive but brief.",
-    "You help the user keep track of friends, family and plans.",
-    "Reply in as few words as possible.",
 )
 #: A few words some replies start with before the model asks for its memory (a mid-answer recall).
 LEAD_INS = ("Let me check.", "Sure!", "Good question.", "Hmm, let me see.", "Of course.", "One moment.")

@@ -4,8 +4,7 @@ They are the negative side of recall training (the model should answer them with
 ``<recall>``) and the held-out set on which the tuned model's replies are compared with the
 base model's. Some of them use the words of personal questions ("a good name for a dog",
 "the capital of Portugal") so that "my" and "you told me", not the topic, is what a tuned
-model learns to recall on; questions about famous people by name ("Where was Mozart born?")
-stand against the memory questions about the user's named friends (the ``circle`` family).
+model learns to recall on.
 
 ``general_prompts("train")`` and ``general_prompts("heldout")`` never share a prompt, a
 topic, or a template: held-out prompts are made of topics and templates kept out of training.
@@ -57,17 +56,6 @@ NEAR_MISS = (
     "What is the most popular dog breed?", "What instrument does a cellist play?", "Where is Porto?",
     "What is ramen made of?", "Is it hard to learn Finnish?", "What is Dune about?", "What is salsa dancing?",
 )
-#: Famous people asked about by name: answered from knowledge. A question about a named friend of
-#: the user's ("What is Noor training for?") is a memory question; these are not.
-FAMOUS = (
-    "Marie Curie", "Ada Lovelace", "Nelson Mandela", "Frida Kahlo", "Albert Einstein", "Leonardo da Vinci",
-    "Cleopatra", "Charles Darwin", "Mozart", "Amelia Earhart", "Isaac Newton", "William Shakespeare", "Jane Austen",
-    "Galileo", "Florence Nightingale", "Napoleon", "Beethoven", "Confucius",
-)
-PERSON = (
-    "Who was {p}?", "What is {p} famous for?", "When did {p} live?", "Where was {p} born?",
-    "What did {p} create or discover?", "Why is {p} still remembered?",
-)
 CHIT_CHAT = (
     "Hello!", "How are you today?", "Tell me a joke.", "Good morning!", "What can you do?", "Thanks for your help!",
     "Can you help me with something?", "I'm bored.", "Say something nice.", "What's your favourite season?",
@@ -97,7 +85,6 @@ def general_prompts(split: Split = "train", n: int | None = None, seed: int = 0)
 
     prompts = [t.format(t=topic) for t in part(KNOWLEDGE) for topic in part(TOPICS)]
     prompts += [t.format(s=subject) for t in part(TASKS) for subject in part(TASK_SUBJECTS)]
-    prompts += [t.format(p=person) for t in part(PERSON) for person in part(FAMOUS)]
     prompts += part(NEAR_MISS) + part(CHIT_CHAT)
     prompts = sorted(set(prompts))
     random.Random(seed).shuffle(prompts)
