@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
-from recall_core.decoding.hf_compat import CACHE_KEY
+from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
 
@@ -81,7 +81,7 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     from transformers import DynamicCache
 
     cache = DynamicCache(config=model.config)
-    out = model(input_ids=ids, use_cache=True, **{CACHE_KEY: cache})
+    out = model(input_ids=ids, use_cache=True, **{CACHE_KEY: cache}, **last_logit_only(model))
     decision = decide_logits(out.logits[0, -1], recall_id, pad_id, threshold)
     crop_cache(cache, ids.shape[1] - 1)
     return decision, cache

@@ -32,7 +32,7 @@ import torch
 
 from recall_core.config import RecallConfig, SessionConfig
 from recall_core.decoding.ask import Decision, decide_logits
-from recall_core.decoding.hf_compat import cache_kwarg
+from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
 from recall_core.session.evict import Choice, Eviction, choose_eviction
@@ -274,15 +274,11 @@ class RecallSession:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
-        decided = None
         if config.recall_policy == "ask" and kwargs["memory"] is not None:
-            decided = self._ask(messages, config, outputs, reserve)
-            kwargs["config"] = decided[2]
-        if decided is None:
+            plan, prefix, kwargs["config"] = self._ask(messages, config, outputs, reserve)
+        else:
             plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
             prefix = self._prepare(plan, reserve=reserve)
-        else:
-            plan, prefix, _ = decided
         ids = plan.ids
         if self._cache is None:
             from transformers import DynamicCache
@@ -316,7 +312,7 @@ class RecallSession:
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
         try:
-            decision = self._decide(self._forward(plan.ids)[0, -1], config)
+            decision = self._decide(self._forward(plan.ids, last_only=True)[0, -1], config)
         except BaseException:
             self._rollback(plan, prefix)
             raise
@@ -433,14 +429,17 @@ class RecallSession:
     def _cache_ids(self) -> list[int]:
         return [i for u in self._units for i in u.ids]
 
-    def _forward(self, ids: list[int]) -> torch.Tensor:
+    def _forward(self, ids: list[int], last_only: bool = False) -> torch.Tensor:
+        """Run ``ids`` on the cache; their logits (``last_only``: the last position's, where the model can)."""
         from transformers import DynamicCache
 
         if self._cache is None:
             self._cache = DynamicCache(config=self.generator.model.config)
         model = self.generator.model
+        keep = last_logit_only(model) if last_only else {}
         with torch.no_grad():
-            out = model(input_ids=torch.tensor([ids], device=model.device), **cache_kwarg(self._cache), use_cache=True)
+            out = model(input_ids=torch.tensor([ids], device=model.device), **cache_kwarg(self._cache), use_cache=True,
+                        **keep)  # fmt: skip
         return out.logits
 
     def _rollback(self, plan: Plan, prefix: list[int]) -> None:

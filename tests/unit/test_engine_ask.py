@@ -174,7 +174,7 @@ def test_a_failed_decision_pass_leaves_the_session_as_it_was():
     session.reply(CHAT)
     before = session.messages
     real = session._forward
-    session._forward = lambda ids: (_ for _ in ()).throw(RuntimeError("out of memory"))
+    session._forward = lambda ids, **_: (_ for _ in ()).throw(RuntimeError("out of memory"))
     with pytest.raises(RuntimeError, match="out of memory"):
         session.reply({"role": "user", "content": "And my cat?"})
     assert session.messages == before  # the cache is back to what the turn kept (as a failed reply leaves it)

@@ -119,8 +119,6 @@ KINDS: tuple[Kind, ...] = (
     ),
 )
 
-KIND_BY_KEY = {k.key: k for k in KINDS}
-
 #: Friends' first names, she/he.
 NAMES = (
     ("Noor", "she"), ("Tomasz", "he"), ("Ines", "she"), ("Kwame", "he"), ("Freya", "she"), ("Mateo", "he"),

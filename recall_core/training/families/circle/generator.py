@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from recall_core.training.families.base import Question, Turn, User
@@ -21,7 +21,7 @@ class _Friend:
     name: str
     pronoun: str
     news: dict[str, list[str]] = field(default_factory=dict)  # kind -> values, oldest first
-    said: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # kind -> turns stating the current value
+    said: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> the turn stating the current value
 
 
 def _capitalised(text: str) -> str:
@@ -52,16 +52,11 @@ def _one_user(rng: random.Random, user_id: str) -> User:
     when = datetime(2024, 1, 8, 9, 0) + timedelta(days=rng.randrange(300))
     sessions = rng.randint(3, 4)
     per = -(-len(news) // sessions)
-    pending: list[tuple[_Friend, Kind, bool]] = []  # (friend, kind, a change) told in later sessions
-    for i, (friend, kind) in enumerate(news):
-        pending.append((friend, kind, False))
-        if i in changes:
-            pending.append((friend, kind, True))
-    # changes come after the first telling: move each to the session after its first statement
-    order = [item for item in pending if not item[2]]
-    for item in (item for item in pending if item[2]):
-        at = order.index((item[0], item[1], False))
-        order.insert(min(len(order), at + per), item)
+    order = [(friend, kind, False) for friend, kind in news]  # (friend, kind, a change)
+    for i in sorted(changes):  # a change is told about a session after the news it changes
+        friend, kind = news[i]
+        at = order.index((friend, kind, False))
+        order.insert(min(len(order), at + per), (friend, kind, True))
 
     def add(role: str, content: str, session: int, facts: tuple[str, ...] = (), values: tuple[str, ...] = ()) -> None:
         index = sum(1 for t in turns if t.session == session)
@@ -85,7 +80,7 @@ def _one_user(rng: random.Random, user_id: str) -> User:
             friend.news.setdefault(kind.key, []).append(value)
             text, values = _fill(template, friend, value)
             add("user", text, s, (f"{friend.name.lower()}.{kind.key}",), values)
-            friend.said[kind.key] = [(s, turns[-1].index)]
+            friend.said[kind.key] = (s, turns[-1].index)
             ack, ack_values = _fill(rng.choice(ACKS), friend)
             add("assistant", ack, s, (), ack_values)
             if rng.random() < 0.4:
@@ -97,14 +92,15 @@ def _one_user(rng: random.Random, user_id: str) -> User:
     return User(user_id, turns, _questions(rng, user_id, friends, news))
 
 
-def _question(rng: random.Random, user_id: str, n: int, friend: _Friend, kind: Kind, kind_of: str,
+def _question(rng: random.Random, user_id: str, friend: _Friend, kind: Kind, kind_of: str,
               answers: tuple[str, ...] = (), stale: tuple[str, ...] = (),
               evidence: tuple[tuple[int, int], ...] = ()) -> Question:
     asked, _ = _fill(rng.choice(kind.ask), friend)
     wrapped = rng.choice(WRAP)
-    lowered = wrapped.find("{q}") > 1 and wrapped[wrapped.find("{q}") - 2] == ":"  # "Quick one about Noor: what ..."
+    lowered = ": {q}" in wrapped  # "Quick one about Noor: what ..."
     text = wrapped.format(q=asked[:1].lower() + asked[1:] if lowered else asked, n=friend.name)
-    return Question(key=f"{user_id}#{n}", user_id=user_id, fact=f"{friend.name.lower()}.{kind.key}", text=text,
+    return Question(key=user_id, user_id=user_id,  # numbered once the questions are shuffled (_questions)
+                    fact=f"{friend.name.lower()}.{kind.key}", text=text,
                     kind=kind_of, answers=answers, stale=stale, evidence=evidence, values=(friend.name,))
 
 
@@ -129,9 +125,9 @@ def _questions(rng: random.Random, user_id: str, friends: list[_Friend], news: l
     out: list[Question] = []
     for friend, kind in rng.sample(news, min(MEMORY_PER_USER, len(news))):
         values = friend.news[kind.key]
-        out.append(_question(rng, user_id, len(out), friend, kind, "memory", answers=aliases(values[-1]),
+        out.append(_question(rng, user_id, friend, kind, "memory", answers=aliases(values[-1]),
                              stale=tuple(a for v in values[:-1] if v != values[-1] for a in aliases(v)),
-                             evidence=tuple(friend.said[kind.key])))  # fmt: skip
+                             evidence=(friend.said[kind.key],)))  # fmt: skip
     # unanswerable: another friend's kind of news asked of this one (a near miss), or a friend never mentioned
     told = {kind.key for _, kind in news}
     for _ in range(UNANSWERABLE_PER_USER):
@@ -141,10 +137,9 @@ def _questions(rng: random.Random, user_id: str, friends: list[_Friend], news: l
         else:
             name, pronoun = rng.choice([n for n in NAMES if n[0] not in {f.name for f in friends}])
             friend, kind = _Friend(name, pronoun), rng.choice(KINDS)
-        out.append(_question(rng, user_id, len(out), friend, kind, "unanswerable"))
+        out.append(_question(rng, user_id, friend, kind, "unanswerable"))
     rng.shuffle(out)
-    return [Question(f"{user_id}#{i}", q.user_id, q.fact, q.text, q.kind, q.answers, q.stale, q.evidence, q.values)
-            for i, q in enumerate(out)]
+    return [replace(q, key=f"{user_id}#{i}") for i, q in enumerate(out)]  # keys in the order asked
 
 
 def generate(seed: int, users: int = 5) -> list[User]:
