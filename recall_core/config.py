@@ -114,6 +114,17 @@ class RecallConfig:
             shipped adapter put ``<recall>`` first at probabilities up to 0.55, on memory
             questions mostly above 0.5 (docs/benchmarks/heldout.md). ``0`` runs every
             ``<recall>`` the model writes.
+        abstain_threshold: the least probability the model must give the opening of its
+            ``"I don't know."`` at the first token it decides after notes were injected. Below it
+            that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the
+            reply opens with the next most likely token: a weak abstention with the notes in front
+            of the model becomes an answer read from them, a confident one stands. Calls without
+            notes are never touched. The default 0.5 asks the abstention to be more likely than
+            everything else together, as ``recall_threshold`` asks of ``<recall>``: on LoCoMo it
+            raised F1 1-4 from 0.130 to 0.166 and category 5 from 0.250 to 0.438; on the held-out
+            families most masked abstentions became guesses (right "I don't know." to never-said
+            questions 7 to 1 of 24). ``0`` lets every abstention through
+            (:mod:`recall_core.decoding.abstain`, docs/benchmarks/heldout.md).
         empty_notes: what the notes say when a ``<recall>`` the model wrote itself finds nothing,
             so that it reads it has no note and can say it does not know (past a bare ``<recall>``
             it was never trained on, it writes nonsense); ``None`` injects nothing there. Prompt
@@ -141,6 +152,7 @@ class RecallConfig:
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
     recall_threshold: float = 0.5
+    abstain_threshold: float = 0.5
     empty_notes: str | None = "(none)"
 
     def __post_init__(self) -> None:
@@ -173,6 +185,7 @@ class RecallConfig:
         in_range("min_score", self.min_score, _COSINE)
         in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
         in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
+        in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
 
     def replace(self, **changes: Any) -> RecallConfig:
         """A copy with ``changes`` applied (and checked)."""

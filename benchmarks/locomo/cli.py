@@ -93,6 +93,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    default="user_start", help="(d)/(f): RecallConfig.recall_position")
     p.add_argument("--recall-policy", choices=["auto", "ask", "model"], default="auto",
                    help="(d)/(f): RecallConfig.recall_policy ('ask', 'model': the model decides)")
+    p.add_argument("--abstain-threshold", type=float, default=None,
+                   help="(d)/(f): RecallConfig.abstain_threshold, a weak \"I don't know.\" after notes masked "
+                        "(default: RecallConfig's)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")

@@ -39,6 +39,7 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
+from recall_core.decoding.abstain import abstention_opening
 from recall_core.decoding.budget import AddedPositions, count_generated_only
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
@@ -53,7 +54,7 @@ from recall_core.decoding.hf_compat import (
 from recall_core.decoding.notes import memory_embeddings, note_lines
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
-from recall_core.decoding.triggers import UncertaintyTrigger, below_threshold
+from recall_core.decoding.triggers import UncertaintyTrigger, token_below_threshold
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
@@ -203,6 +204,9 @@ class _RecallLoop:
         self.recall_id, self.pad_id = recall_token_ids(model, tokenizer)
         self.recalls: list[Recall] = []
         self.prompt_length = 0
+        # The abstention's opening, while the next token is the first one decided after notes.
+        self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
+        self.after_notes = False
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
@@ -251,6 +255,7 @@ class _RecallLoop:
                 model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
+                next_token_scores = self._mask_weak_abstention(next_token_scores)
                 entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
                 if entropy is not None:  # <recall> goes here; the token is sampled after the memory
                     next_tokens, inserted = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
@@ -532,6 +537,7 @@ class _RecallLoop:
 
     def _record(self, recall: Recall) -> None:
         self.recalls.append(recall)
+        self.after_notes = self.after_notes or recall.memory_id is not None
         if self.on_recall is not None:
             self.on_recall(recall)
 
@@ -544,16 +550,19 @@ class _RecallLoop:
         scores[:, self.pad_id] = -float("inf")
         if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
-        elif self.memory is not None and below_recall_threshold(scores[0], self.recall_id, self.config.recall_threshold):
+        elif self.memory is not None and token_below_threshold(scores[0], self.recall_id, self.config.recall_threshold):
             scores[:, self.recall_id] = -float("inf")
         return scores
 
 
-def below_recall_threshold(scores: torch.Tensor, recall_id: int, threshold: float) -> bool:
-    """Whether ``<recall>``'s probability under ``scores`` (one step's ``[vocab]``) is below ``threshold``."""
-    if threshold <= 0:  # no softmax to compute
-        return False
-    return below_threshold(float(scores[recall_id] - torch.logsumexp(scores, dim=-1)), threshold)
+    def _mask_weak_abstention(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+        """At the first token decided after notes were injected, the abstention's opening is masked
+        when it has less than ``abstain_threshold`` (:mod:`recall_core.decoding.abstain`)."""
+        if self.after_notes and self.abstention_id is not None:
+            self.after_notes = False
+            if token_below_threshold(scores[0], self.abstention_id, self.config.abstain_threshold):
+                scores[:, self.abstention_id] = -float("inf")
+        return scores
 
 
 def _counts_up(positions: torch.Tensor) -> bool:

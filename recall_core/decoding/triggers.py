@@ -67,5 +67,13 @@ def content_ids(tokenizer: Any) -> torch.Tensor:
 def below_threshold(log_p: float, threshold: float) -> bool:
     """Whether a ``<recall>`` the model gave log-probability ``log_p`` falls short of
     ``RecallConfig.recall_threshold`` (a threshold of 0 lets every one through). The one test
-    behind the in-process loop's mask, the served loop's take-back and ``"ask"``'s decision."""
+    behind the in-process loop's mask, the served loop's take-back and ``"ask"``'s decision
+    (and the same for the abstention's opening and ``abstain_threshold``)."""
     return threshold > 0 and log_p < math.log(threshold)
+
+
+def token_below_threshold(scores: torch.Tensor, token: int, threshold: float) -> bool:
+    """Whether ``token``'s probability under ``scores`` (one step's ``[vocab]``) is below ``threshold``."""
+    if threshold <= 0:  # no softmax to compute
+        return False
+    return below_threshold(float(scores[token] - torch.logsumexp(scores, dim=-1)), threshold)

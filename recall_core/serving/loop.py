@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
+from recall_core.decoding.abstain import abstention_opening
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold
@@ -139,23 +140,31 @@ def served_recall(
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
     taken_back = False  # the last request's <recall> was below recall_threshold: one token without it
+    abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
     try:
         while left > 0:
             # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
             masked = taken_back or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
-            reply = client.complete(engine, {**body, "n_predict": 1 if taken_back else left, "logit_bias": bias},
-                                    on_tokens=_on_tokens(sequence, streamer, criteria))  # fmt: skip
+            take = _on_tokens(sequence, streamer, criteria)
+            checked = run.after_notes and abstention is not None
+            run.after_notes = False
+            if checked:  # the first token after notes: asked alone and shown only once it stands
+                reply = _first_after_notes(client, engine, {**body, "logit_bias": bias}, abstention,
+                                           config.abstain_threshold, run.output)  # fmt: skip
+                take(reply.tokens)
+            else:
+                reply = client.complete(engine, {**body, "n_predict": 1 if taken_back else left, "logit_bias": bias},
+                                        on_tokens=take)  # fmt: skip
             run.output.requests.append(reply)
             if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
                 body["id_slot"] = reply.slot
             engine = engine + reply.tokens
             left -= len(reply.tokens)
-            if taken_back:  # the one token in <recall>'s place is written: go on as before
+            if taken_back or checked:  # one token was asked for: go on as before
                 taken_back = False
                 if reply.stop_type == "limit" and reply.tokens:
                     continue
-                break
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
             if memory is not None and _below_threshold(reply, recall_id, config.recall_threshold):
@@ -179,12 +188,25 @@ def served_recall(
 
 
 def _below_threshold(reply: Completion, recall_id: int, threshold: float) -> bool:
-    """Whether the engine gave the ``<recall>`` that ended ``reply`` less than ``threshold`` (its
-    probability before the samplers, from ``n_probs``; unknown counts as enough)."""
+    """Whether the engine gave ``recall_id`` (the ``<recall>`` that ended ``reply``, or the
+    abstention's opening that is its one token) less than ``threshold`` (its probability before
+    the samplers, from ``n_probs``; unknown counts as enough)."""
     if not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
         return False
     log_p = reply.logprobs[len(reply.tokens) - 1].get(recall_id)
     return log_p is not None and below_threshold(log_p, threshold)
+
+
+def _first_after_notes(client: EngineClient, engine: list[int], body: dict[str, Any], abstention: int,
+                       threshold: float, output: ServedOutput) -> Completion:
+    """One token after notes, as the in-process loop decides it (:mod:`recall_core.decoding.abstain`):
+    the abstention's opening sampled with less than ``threshold`` is asked again with it masked.
+    The first answer is then only a probe (kept in ``output.requests``, never shown)."""
+    reply = client.complete(engine, {**body, "n_predict": 1})
+    if reply.tokens[:1] == [abstention] and _below_threshold(reply, abstention, threshold):
+        output.requests.append(reply)
+        reply = client.complete(engine, {**body, "n_predict": 1, "logit_bias": [*body["logit_bias"], [abstention, False]]})
+    return reply
 
 
 def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> Callable[[list[int]], None]:
@@ -210,8 +232,10 @@ class _Run(TokenRecalls):
         self.client, self.on_recall = client, on_recall
         self.trace: list[Recall] = []
         self.output = ServedOutput()
+        self.after_notes = False  # notes were injected and no token has been decided since
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)
+        self.after_notes = self.after_notes or recall.memory_id is not None
         if self.on_recall is not None:
             self.on_recall(recall)

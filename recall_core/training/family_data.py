@@ -25,14 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.abstain import ABSTENTION
 from recall_core.decoding.select import choose_candidates
 from recall_core.training.families import FAMILIES, base
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: Families are generated for training from this seed up (the evaluation uses other seeds).
 TRAIN_SEED = 1000
-#: What a tuned model says when its notes do not hold what was asked (the RAG instruction's words).
-UNKNOWN_REPLY = "I don't know."
+#: What a tuned model says when its notes do not hold what was asked (the RAG instruction's words;
+#: the decode loop reads the same text for ``RecallConfig.abstain_threshold``).
+UNKNOWN_REPLY = ABSTENTION
 
 #: Callers' system messages seen in training (``None``: the chat has none). The evaluation's
 #: are written apart (benchmarks), so a figure under them is a held-out one.

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from recall_core import RecallConfig, RecallGenerator
+from recall_core.decoding.abstain import abstention_opening
 from recall_core.decoding.notes import block_ids
 from recall_core.memory import HashEncoder, MemoryStore
 from recall_core.models.loading import tuned_model_dir
@@ -128,6 +129,23 @@ def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(
     assert mine.recalls == theirs.recalls == []
     assert theirs.sequences.tolist() == mine.sequences.tolist() and theirs.text == mine.text
     assert served._ids[0] not in theirs.output.engine_ids  # taken back: never sent again
+
+
+def test_a_weak_abstention_after_notes_is_masked_on_the_engine_as_in_process(served, in_process) -> None:
+    """``abstain_threshold``: the engine's first token after the notes is checked alone; a weak "I"
+    of "I don't know." is asked again without it, and both backends write the same reply."""
+    config = RecallConfig(abstain_threshold=0.99)
+    memory = Notes([FACTS["allergy"]])
+    messages = [{"role": "user", "content": "What is my favourite film?"}]
+    plain = in_process.generate(messages, memory=memory, config=config.replace(abstain_threshold=0.0), max_new_tokens=12)
+    assert plain.text == "I don't know."  # what the model says with the check off
+    mine = in_process.generate(messages, memory=memory, config=config, max_new_tokens=12)
+    theirs = served.generate(messages, memory=memory, config=config, max_new_tokens=12)
+    assert not mine.text.startswith("I") and theirs.sequences.tolist() == mine.sequences.tolist()
+    assert theirs.text == mine.text
+    first, masked, rest = theirs.output.requests
+    assert first.tokens == [abstention_opening(in_process.tokenizer)]  # the probe: "I", never shown
+    assert len(masked.tokens) == 1 and rest.tokens
 
 
 def test_ask_decides_on_the_engine_as_in_process(served, in_process) -> None:

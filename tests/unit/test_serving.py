@@ -263,3 +263,57 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
         assert [recall_id, False] not in client.bodies[2]["logit_bias"] and client.bodies[2]["n_predict"] == 5
         assert reply == [7, 8, end] and recall_id not in result.output.engine_ids
         assert result.usage.generated_tokens == 3
+
+
+@pytest.mark.parametrize(("p", "masked"), [(0.3, True), (0.7, False)])
+def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked: bool) -> None:
+    """The first token after the notes is asked alone (with its probability from ``n_probs``): a weak
+    "I" of "I don't know." is asked again with it masked and never shown; a confident one stands.
+    Either way the reply then goes on as one request (tests/unit/test_engine_abstain.py in process)."""
+    import math
+
+    from recall_core.decoding.abstain import abstention_opening
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    opening, end = abstention_opening(tokenizer), tokenizer.eos_token_id
+    probe = Completion(tokens=[opening], stop_type="limit", logprobs=[{opening: math.log(p)}])
+    script = [probe, Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}])] if masked else [probe]
+    client = ScriptedEngine(*script, Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}]))
+    shown: list[int] = []
+
+    class Shown:
+        def put(self, ids):
+            shown.extend(ids.flatten().tolist())
+
+        def end(self):
+            pass
+
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}], streamer=Shown(),
+                                config=RecallConfig(abstain_threshold=0.5), max_new_tokens=6)  # fmt: skip
+    assert [r.memory_id for r in result.recalls] == ["m0"]
+    first = client.bodies[0]
+    assert first["n_predict"] == 1 and [opening, False] not in first["logit_bias"]
+    reply = [7, 8, end] if masked else [opening, 8, end]
+    assert result.sequences[0, -3:].tolist() == reply and shown[-3:] == reply
+    if masked:  # the same ids again, the opening masked, one token; the weak "I" was never shown
+        assert client.bodies[1]["prompt"] == first["prompt"] and client.bodies[1]["n_predict"] == 1
+        assert [opening, False] in client.bodies[1]["logit_bias"]
+        assert opening not in shown[-4:] and opening not in result.output.engine_ids[-3:]
+    assert client.bodies[-1]["n_predict"] == 5 and [opening, False] not in client.bodies[-1]["logit_bias"]
+    assert result.usage.generated_tokens == 3
+
+
+def test_served_abstention_check_off_or_without_notes_asks_once() -> None:
+    """``abstain_threshold=0``, or no notes read: one request for the whole reply, as before."""
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    end = tokenizer.eos_token_id
+    for config, memory in [(RecallConfig(abstain_threshold=0.0), FixedMemory("Ana lives in Lisbon.")),
+                           (RecallConfig(abstain_threshold=0.5), None)]:  # fmt: skip
+        client = ScriptedEngine(Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}]))
+        ServedRecallGenerator(client, tokenizer, context_window=512, memory=memory).generate(
+            [{"role": "user", "content": "Where do I live?"}], config=config, max_new_tokens=6)
+        assert [b["n_predict"] for b in client.bodies] == [6]
