@@ -103,11 +103,15 @@ class EngineClient:
         return self._request(lambda: self._http.post("/tokenize", json=body).json()["tokens"], "POST /tokenize")
 
     def complete(
-        self, prompt: list[int], options: Mapping[str, Any], on_tokens: Callable[[list[int]], None] | None = None
+        self,
+        prompt: list[int],
+        options: Mapping[str, Any],
+        on_tokens: Callable[[list[int], list[dict[int, float]]], None] | None = None,
     ) -> Completion:
         """Generate from the token ids ``prompt`` with llama.cpp sampling ``options``.
 
-        ``on_tokens`` is called with each piece of new ids as the engine streams them.
+        ``on_tokens`` is called with each piece of new ids as the engine streams them, and their
+        top log-probabilities (with ``n_probs``; empty without).
         Raises :class:`EngineError` (never hangs past the timeout).
         """
         body = {**options, "prompt": list(prompt), "stream": True, "return_tokens": True, "cache_prompt": True}
@@ -139,15 +143,15 @@ class EngineClient:
     @staticmethod
     def _read_event(event: Mapping[str, Any], result: Completion, start: float, on_tokens: Any) -> None:
         tokens = [int(t) for t in event.get("tokens") or []]
+        logprobs = [{int(c["id"]): float(c["logprob"]) for c in step.get("top_logprobs") or [] if "id" in c}
+                    for step in event.get("completion_probabilities") or []]  # fmt: skip
+        result.logprobs.extend(logprobs)
         if tokens:
             if result.first_token_s is None:
                 result.first_token_s = time.perf_counter() - start
             result.tokens.extend(tokens)
             if on_tokens is not None:
-                on_tokens(tokens)
-        for step in event.get("completion_probabilities") or []:
-            top = step.get("top_logprobs") or []
-            result.logprobs.append({int(c["id"]): float(c["logprob"]) for c in top if "id" in c})
+                on_tokens(tokens, logprobs)
         if event.get("stop"):
             timings = event.get("timings") or {}
             result.stop_type = str(event.get("stop_type", ""))

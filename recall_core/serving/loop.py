@@ -51,10 +51,13 @@ class ServedOutput:
             continuation after a recall), with the engine's ``cached_tokens`` and ``computed_tokens``.
         engine_ids: the ids the engine was given last (prompt, notes and reply so far), for
             checking that they are those the in-process loop would run.
+        dropped: requests stopped at their first token and never shown: a weak "I don't know."
+            after notes (``abstain_threshold``), asked again with its opening masked.
     """
 
     requests: list[Completion] = field(default_factory=list)
     engine_ids: list[int] = field(default_factory=list)
+    dropped: list[Completion] = field(default_factory=list)
 
     @property
     def first_token_s(self) -> float | None:
@@ -140,29 +143,35 @@ def served_recall(
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
     taken_back = False  # the last request's <recall> was below recall_threshold: one token without it
-    abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
+    abstained = False  # the last request opened with a weak abstention: one token without it
+    # Not under a grammar: the engine starts a grammar again at each request.
+    abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     try:
         while left > 0:
             # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
             masked = taken_back or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
+            if abstained:
+                bias.append([abstention, False])
             take = _on_tokens(sequence, streamer, criteria)
-            checked = run.after_notes and abstention is not None
+            if run.after_notes and abstention is not None:  # the first token after notes is checked
+                take = _checking(take, abstention, config.abstain_threshold)
             run.after_notes = False
-            if checked:  # the first token after notes: asked alone and shown only once it stands
-                reply = _first_after_notes(client, engine, {**body, "logit_bias": bias}, abstention,
-                                           config.abstain_threshold, run.output)  # fmt: skip
-                take(reply.tokens)
-            else:
-                reply = client.complete(engine, {**body, "n_predict": 1 if taken_back else left, "logit_bias": bias},
+            one = taken_back or abstained
+            try:
+                reply = client.complete(engine, {**body, "n_predict": 1 if one else left, "logit_bias": bias},
                                         on_tokens=take)  # fmt: skip
+            except _Abstained as weak:  # never shown; asked again, that one step without it
+                run.output.dropped.append(weak.reply)
+                abstained = True
+                continue
             run.output.requests.append(reply)
             if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
                 body["id_slot"] = reply.slot
             engine = engine + reply.tokens
             left -= len(reply.tokens)
-            if taken_back or checked:  # one token was asked for: go on as before
-                taken_back = False
+            if one:  # the one token in the masked id's place is written: go on as before
+                taken_back = abstained = False
                 if reply.stop_type == "limit" and reply.tokens:
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
@@ -188,31 +197,48 @@ def served_recall(
 
 
 def _below_threshold(reply: Completion, recall_id: int, threshold: float) -> bool:
-    """Whether the engine gave ``recall_id`` (the ``<recall>`` that ended ``reply``, or the
-    abstention's opening that is its one token) less than ``threshold`` (its probability before
-    the samplers, from ``n_probs``; unknown counts as enough)."""
+    """Whether the engine gave the ``<recall>`` that ended ``reply`` less than ``threshold`` (its
+    probability before the samplers, from ``n_probs``; unknown counts as enough)."""
     if not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
         return False
     log_p = reply.logprobs[len(reply.tokens) - 1].get(recall_id)
     return log_p is not None and below_threshold(log_p, threshold)
 
 
-def _first_after_notes(client: EngineClient, engine: list[int], body: dict[str, Any], abstention: int,
-                       threshold: float, output: ServedOutput) -> Completion:
-    """One token after notes, as the in-process loop decides it (:mod:`recall_core.decoding.abstain`):
-    the abstention's opening sampled with less than ``threshold`` is asked again with it masked.
-    The first answer is then only a probe (kept in ``output.requests``, never shown)."""
-    reply = client.complete(engine, {**body, "n_predict": 1})
-    if reply.tokens[:1] == [abstention] and _below_threshold(reply, abstention, threshold):
-        output.requests.append(reply)
-        reply = client.complete(engine, {**body, "n_predict": 1, "logit_bias": [*body["logit_bias"], [abstention, False]]})
-    return reply
+class _Abstained(Exception):
+    """The reply opened with the abstention under ``abstain_threshold``: the request is dropped
+    before anything is shown (``reply``: what the engine had sent, for the trace)."""
+
+    def __init__(self, reply: Completion) -> None:
+        super().__init__("weak abstention")
+        self.reply = reply
 
 
-def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> Callable[[list[int]], None]:
+OnTokens = Callable[[list[int], Sequence[Mapping[int, float]]], None]
+
+
+def _checking(take: OnTokens, abstention: int, threshold: float) -> OnTokens:
+    """``take``, after the first token is checked as the in-process loop checks it
+    (:mod:`recall_core.decoding.abstain`): the abstention's opening with less than ``threshold``
+    (from ``n_probs``; unknown counts as enough) raises :class:`_Abstained` instead."""
+    checked = False
+
+    def check(tokens: list[int], logprobs: Sequence[Mapping[int, float]] = ()) -> None:
+        nonlocal checked
+        if not checked and tokens:
+            checked = True
+            log_p = logprobs[0].get(abstention) if logprobs and tokens[0] == abstention else None
+            if log_p is not None and below_threshold(log_p, threshold):
+                raise _Abstained(Completion(tokens=tokens[:1], stop_type="abstained", logprobs=list(logprobs[:1])))
+        take(tokens, logprobs)
+
+    return check
+
+
+def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> OnTokens:
     """What each streamed piece does: extend the sequence, feed the streamer, check the criteria."""
 
-    def take(tokens: list[int]) -> None:
+    def take(tokens: list[int], logprobs: Sequence[Mapping[int, float]] = ()) -> None:
         for token in tokens:
             sequence.append(token)
             if streamer is not None:

@@ -21,5 +21,5 @@ class ScriptedEngine(EngineClient):
         self.bodies.append({**options, "prompt": list(prompt)})
         reply = self.replies.pop(0)
         if on_tokens is not None:
-            on_tokens(reply.tokens)
+            on_tokens(reply.tokens, reply.logprobs[: len(reply.tokens)])
         return reply

@@ -132,8 +132,9 @@ def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(
 
 
 def test_a_weak_abstention_after_notes_is_masked_on_the_engine_as_in_process(served, in_process) -> None:
-    """``abstain_threshold``: the engine's first token after the notes is checked alone; a weak "I"
-    of "I don't know." is asked again without it, and both backends write the same reply."""
+    """``abstain_threshold``: the engine's first token after the notes is checked as it streams; a
+    weak "I" of "I don't know." drops that request unseen, the step is asked again without it, and
+    both backends write the same reply."""
     config = RecallConfig(abstain_threshold=0.99)
     memory = Notes([FACTS["allergy"]])
     messages = [{"role": "user", "content": "What is my favourite film?"}]
@@ -143,8 +144,9 @@ def test_a_weak_abstention_after_notes_is_masked_on_the_engine_as_in_process(ser
     theirs = served.generate(messages, memory=memory, config=config, max_new_tokens=12)
     assert not mine.text.startswith("I") and theirs.sequences.tolist() == mine.sequences.tolist()
     assert theirs.text == mine.text
-    first, masked, rest = theirs.output.requests
-    assert first.tokens == [abstention_opening(in_process.tokenizer)]  # the probe: "I", never shown
+    (first,) = theirs.output.dropped
+    assert first.stop_type == "abstained" and first.tokens == [abstention_opening(in_process.tokenizer)]  # never shown
+    masked, rest = theirs.output.requests
     assert len(masked.tokens) == 1 and rest.tokens
 
 

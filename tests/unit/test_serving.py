@@ -112,7 +112,7 @@ def test_an_engine_killed_mid_reply_is_reported() -> None:
         seen: list[list[int]] = []
         client = EngineClient(f"http://127.0.0.1:{peer.port}", timeout=2.0)
         with pytest.raises(EngineError, match="closed"):
-            client.complete([1, 2, 3], {"n_predict": 4}, on_tokens=seen.append)
+            client.complete([1, 2, 3], {"n_predict": 4}, on_tokens=lambda tokens, _: seen.append(tokens))
         assert seen == [[5]]
     finally:
         peer.stop()
@@ -193,7 +193,7 @@ class _ScriptedClient(EngineClient):
         self.bodies.append(dict(options))
         tokens = self.replies.pop(0)
         if on_tokens is not None:
-            on_tokens(tokens)
+            on_tokens(tokens, [])
         return Completion(tokens=tokens, stop_type="eos", prompt_tokens=len(prompt))
 
 
@@ -267,9 +267,10 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
 
 @pytest.mark.parametrize(("p", "masked"), [(0.3, True), (0.7, False)])
 def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked: bool) -> None:
-    """The first token after the notes is asked alone (with its probability from ``n_probs``): a weak
-    "I" of "I don't know." is asked again with it masked and never shown; a confident one stands.
-    Either way the reply then goes on as one request (tests/unit/test_engine_abstain.py in process)."""
+    """The first token after the notes comes with its probability (``n_probs``): a weak "I" of
+    "I don't know." drops that request before anything is shown, and the step is asked again with
+    the opening masked (``n_predict`` 1), then the reply goes on; a confident one streams as usual
+    (tests/unit/test_engine_abstain.py in process)."""
     import math
 
     from recall_core.decoding.abstain import abstention_opening
@@ -277,9 +278,12 @@ def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked
 
     _, tokenizer = tiny_model("llama")
     opening, end = abstention_opening(tokenizer), tokenizer.eos_token_id
-    probe = Completion(tokens=[opening], stop_type="limit", logprobs=[{opening: math.log(p)}])
-    script = [probe, Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}])] if masked else [probe]
-    client = ScriptedEngine(*script, Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}]))
+    first = Completion(tokens=[opening, 8, end], stop_type="eos", logprobs=[{opening: math.log(p)}, {8: -0.1}, {end: -0.1}])
+    script = [first]
+    if masked:
+        script += [Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}]),
+                   Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}])]  # fmt: skip
+    client = ScriptedEngine(*script)
     shown: list[int] = []
 
     class Shown:
@@ -293,27 +297,35 @@ def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked
     result = generator.generate([{"role": "user", "content": "Where do I live?"}], streamer=Shown(),
                                 config=RecallConfig(abstain_threshold=0.5), max_new_tokens=6)  # fmt: skip
     assert [r.memory_id for r in result.recalls] == ["m0"]
-    first = client.bodies[0]
-    assert first["n_predict"] == 1 and [opening, False] not in first["logit_bias"]
+    assert client.bodies[0]["n_predict"] == 6  # the whole reply is asked for at once
     reply = [7, 8, end] if masked else [opening, 8, end]
     assert result.sequences[0, -3:].tolist() == reply and shown[-3:] == reply
     if masked:  # the same ids again, the opening masked, one token; the weak "I" was never shown
-        assert client.bodies[1]["prompt"] == first["prompt"] and client.bodies[1]["n_predict"] == 1
+        assert client.bodies[1]["prompt"] == client.bodies[0]["prompt"] and client.bodies[1]["n_predict"] == 1
         assert [opening, False] in client.bodies[1]["logit_bias"]
+        assert [opening, False] not in client.bodies[2]["logit_bias"] and client.bodies[2]["n_predict"] == 5
         assert opening not in shown[-4:] and opening not in result.output.engine_ids[-3:]
-    assert client.bodies[-1]["n_predict"] == 5 and [opening, False] not in client.bodies[-1]["logit_bias"]
+        assert [r.stop_type for r in result.output.dropped] == ["abstained"]
+        assert [r.stop_type for r in result.output.requests] == ["limit", "eos"]
+    else:
+        assert len(client.bodies) == 1 and result.output.dropped == []
     assert result.usage.generated_tokens == 3
 
 
-def test_served_abstention_check_off_or_without_notes_asks_once() -> None:
-    """``abstain_threshold=0``, or no notes read: one request for the whole reply, as before."""
+def test_served_abstention_is_checked_once_and_not_without_notes() -> None:
+    """Only the first token after notes is checked (a weak "I" later streams), and a call without
+    notes is never checked: one request each."""
+    import math
+
+    from recall_core.decoding.abstain import abstention_opening
     from recall_core.serving.client import Completion
 
     _, tokenizer = tiny_model("llama")
-    end = tokenizer.eos_token_id
-    for config, memory in [(RecallConfig(abstain_threshold=0.0), FixedMemory("Ana lives in Lisbon.")),
-                           (RecallConfig(abstain_threshold=0.5), None)]:  # fmt: skip
-        client = ScriptedEngine(Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}]))
-        ServedRecallGenerator(client, tokenizer, context_window=512, memory=memory).generate(
-            [{"role": "user", "content": "Where do I live?"}], config=config, max_new_tokens=6)
-        assert [b["n_predict"] for b in client.bodies] == [6]
+    opening, end = abstention_opening(tokenizer), tokenizer.eos_token_id
+    later = Completion(tokens=[8, opening, end], stop_type="eos", logprobs=[{8: -0.1}, {opening: math.log(0.2)}, {end: -0.1}])
+    weak = Completion(tokens=[opening, end], stop_type="eos", logprobs=[{opening: math.log(0.2)}, {end: -0.1}])
+    for reply, memory in [(later, FixedMemory("Ana lives in Lisbon.")), (weak, None)]:
+        client = ScriptedEngine(reply)
+        result = ServedRecallGenerator(client, tokenizer, context_window=512, memory=memory).generate(
+            [{"role": "user", "content": "Where do I live?"}], config=RecallConfig(abstain_threshold=0.5), max_new_tokens=6)
+        assert len(client.bodies) == 1 and result.sequences[0, -len(reply.tokens) :].tolist() == reply.tokens
