@@ -12,7 +12,10 @@ memory, nothing found, ``empty_notes``) nothing is masked, so a call without not
 token for token ``generate()``'s.
 
 This is the mask ``recall_threshold`` applies to ``<recall>``, applied to the abstention: one
-token, one step, the same probability (after the logits processors).
+token, one step, the same probability (after the logits processors). The default 0.5 asks the
+abstention to be more likely than everything else together. A served backend checks the same
+token as it streams (:mod:`recall_core.serving.loop`). What it gains and costs (LoCoMo, the
+held-out families): docs/benchmarks/heldout.md.
 """
 
 from __future__ import annotations
