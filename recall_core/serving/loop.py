@@ -196,12 +196,13 @@ def served_recall(
     return torch.tensor([sequence], dtype=torch.long), run.trace, generated_start, run.output
 
 
-def _below_threshold(reply: Completion, recall_id: int, threshold: float) -> bool:
-    """Whether the engine gave the ``<recall>`` that ended ``reply`` less than ``threshold`` (its
-    probability before the samplers, from ``n_probs``; unknown counts as enough)."""
+def _below_threshold(reply: Completion, token: int, threshold: float) -> bool:
+    """Whether the engine gave ``token``, the last of ``reply`` (the ``<recall>`` it stopped at, or
+    the abstention's opening of a first token), less than ``threshold`` (its probability before
+    the samplers, from ``n_probs``; unknown counts as enough)."""
     if not reply.logprobs or len(reply.logprobs) < len(reply.tokens):
         return False
-    log_p = reply.logprobs[len(reply.tokens) - 1].get(recall_id)
+    log_p = reply.logprobs[len(reply.tokens) - 1].get(token)
     return log_p is not None and below_threshold(log_p, threshold)
 
 
@@ -227,9 +228,9 @@ def _checking(take: OnTokens, abstention: int, threshold: float) -> OnTokens:
         nonlocal checked
         if not checked and tokens:
             checked = True
-            log_p = logprobs[0].get(abstention) if logprobs and tokens[0] == abstention else None
-            if log_p is not None and below_threshold(log_p, threshold):
-                raise _Abstained(Completion(tokens=tokens[:1], stop_type="abstained", logprobs=list(logprobs[:1])))
+            first = Completion(tokens=tokens[:1], stop_type="abstained", logprobs=[dict(p) for p in logprobs[:1]])
+            if tokens[0] == abstention and _below_threshold(first, abstention, threshold):
+                raise _Abstained(first)
         take(tokens, logprobs)
 
     return check
