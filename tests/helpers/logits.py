@@ -22,3 +22,21 @@ class ForceAt(LogitsProcessor):
             forced[:, self.token_ids[step]] = 0.0
             return forced
         return scores
+
+
+class GiveAt(LogitsProcessor):
+    """``token`` given probability ``p`` at the given reply steps (pads of injected notes not
+    counted; the other tokens keep their order). ``steps=None``: at every step."""
+
+    def __init__(self, token: int, p: float, pad_id: int, steps: tuple[int, ...] | None = (0,)) -> None:
+        self.token, self.p, self.pad_id, self.steps, self.start = token, p, pad_id, steps, None
+
+    def __call__(self, input_ids, scores):
+        if self.start is None:
+            self.start = input_ids.shape[1]
+        step = int((input_ids[0, self.start :] != self.pad_id).sum())
+        if self.steps is None or step in self.steps:
+            scores = scores.clone()
+            others = torch.cat([scores[0, : self.token], scores[0, self.token + 1 :]])
+            scores[:, self.token] = torch.logsumexp(others, 0) + torch.logit(torch.tensor(self.p))
+        return scores

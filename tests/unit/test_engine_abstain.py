@@ -4,35 +4,18 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList
+from transformers import LogitsProcessorList
 
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.abstain import ABSTENTION, abstention_opening
 from recall_core.training.family_data import UNKNOWN_REPLY
+from tests.helpers.logits import GiveAt
 from tests.helpers.memories import FixedMemory, ListMemory
 
 FACT = "The user's dog is called Biscuit."
 CHAT = [{"role": "user", "content": "What is my dog called?"}]
 AUTO = RecallConfig(recall_policy="auto", abstain_threshold=0.5)
 MODEL = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0)
-
-
-class GiveAt(LogitsProcessor):
-    """``token`` given probability ``p`` at the given reply steps (pads of injected notes not
-    counted; the other tokens keep their order). ``steps=None``: at every step."""
-
-    def __init__(self, token: int, p: float, pad_id: int, steps: tuple[int, ...] | None = (0,)) -> None:
-        self.token, self.p, self.pad_id, self.steps, self.start = token, p, pad_id, steps, None
-
-    def __call__(self, input_ids, scores):
-        if self.start is None:
-            self.start = input_ids.shape[1]
-        step = int((input_ids[0, self.start :] != self.pad_id).sum())
-        if self.steps is None or step in self.steps:
-            scores = scores.clone()
-            others = torch.cat([scores[0, : self.token], scores[0, self.token + 1 :]])
-            scores[:, self.token] = torch.logsumexp(others, 0) + torch.logit(torch.tensor(self.p))
-        return scores
 
 
 @pytest.fixture

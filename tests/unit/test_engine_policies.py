@@ -11,6 +11,7 @@ from recall_core.config import DEFAULT_SYSTEM_PROMPT
 from recall_core.decoding.notes import memory_token_ids
 from recall_core.decoding.triggers import content_ids
 from recall_core.prompt import chat_prompt_ids, decorate
+from tests.helpers.logits import GiveAt
 from tests.helpers.memories import FixedMemory, ListMemory
 
 FACT = "The user's dog is called Biscuit."
@@ -35,22 +36,6 @@ class AskAt(LogitsProcessor):
         if int((input_ids[0, self.start :] != self.pad_id).sum()) in self.steps:
             scores = scores.clone()
             scores[:, self.recall_id] += 1e4
-        return scores
-
-
-class AskWith(LogitsProcessor):
-    """``<recall>`` given probability ``p`` at the reply's first step (the other tokens keep their order)."""
-
-    def __init__(self, recall_id: int, p: float) -> None:
-        self.recall_id, self.p, self.start = recall_id, p, None
-
-    def __call__(self, input_ids, scores):
-        if self.start is None:
-            self.start = input_ids.shape[1]
-        if input_ids.shape[1] == self.start:
-            scores = scores.clone()
-            others = torch.cat([scores[0, : self.recall_id], scores[0, self.recall_id + 1 :]])
-            scores[:, self.recall_id] = torch.logsumexp(others, 0) + torch.logit(torch.tensor(self.p))
         return scores
 
 
@@ -148,7 +133,7 @@ def test_the_models_recall_runs_only_at_recall_threshold_or_above(gen, p, thresh
     the model writes without it (the same tokens as a call where it never asked)."""
     recall_id = gen.model.config.recall_token_id
     config = MODEL.replace(recall_threshold=threshold)
-    asked = LogitsProcessorList([AskWith(recall_id, p)])
+    asked = LogitsProcessorList([GiveAt(recall_id, p, gen.model.config.memory_pad_token_id)])
     result = gen.generate(CHAT, config=config, logits_processor=asked)
     prompt = gen.encode(CHAT, config=config).shape[1]
     assert (result.sequences[0, prompt].item() == recall_id) is recalls
@@ -162,7 +147,7 @@ def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
     """0.5 by default; a masked ``<recall>`` shows as ``-inf`` in ``scores`` (what was sampled from)."""
     assert RecallConfig().recall_threshold == 0.5
     recall_id = gen.model.config.recall_token_id
-    result = gen.generate(CHAT, config=MODEL, logits_processor=LogitsProcessorList([AskWith(recall_id, 0.45)]),
+    result = gen.generate(CHAT, config=MODEL, logits_processor=LogitsProcessorList([GiveAt(recall_id, 0.45, gen.model.config.memory_pad_token_id)]),
                           return_dict_in_generate=True, output_scores=True)  # fmt: skip
     assert result.recalls == [] and result.output.scores[0][0, recall_id] == -float("inf")
 
@@ -170,7 +155,7 @@ def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
 def test_without_a_memory_a_low_recall_is_not_masked(gen):
     """No memory: nothing is masked beyond ``generate()``'s own, so the call stays ``generate()``'s."""
     recall_id = gen.model.config.recall_token_id
-    result = gen.generate(CHAT, memory=None, config=MODEL, logits_processor=LogitsProcessorList([AskWith(recall_id, 0.4)]))
+    result = gen.generate(CHAT, memory=None, config=MODEL, logits_processor=LogitsProcessorList([GiveAt(recall_id, 0.4, gen.model.config.memory_pad_token_id)]))
     assert result.sequences[0, gen.encode(CHAT, config=MODEL).shape[1]].item() == recall_id
 
 
