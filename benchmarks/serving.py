@@ -10,6 +10,8 @@ the same questions, in one run:
   ``--parallel`` slots, continuous batching), ``recall_policy="auto"``;
 * ``served-model``: the same with ``recall_policy="model"`` (the model decides; the continuation
   after ``<recall>`` should reuse the engine's cached prefix);
+* ``served-abstain-off``: ``served`` with ``abstain_threshold=0``: what the default's check of a
+  weak "I don't know." costs (a dropped request and a re-ask of that step, counted per answer);
 * ``langchain``: the LangChain recipe over the same engine: ``ChatOpenAI`` pointed at its
   OpenAI-compatible endpoint + a ``langchain-chroma`` retriever (k=4) on the same Chroma server;
 * ``none``: no memory, over the same engine.
@@ -54,7 +56,7 @@ from recall_core.training.families import base, generate  # noqa: E402
 
 OUT = OUT_ROOT / "serving"
 EVAL_SEED = 20261124
-METHODS = ("in-process", "served", "served-model", "langchain", "none")
+METHODS = ("in-process", "served", "served-model", "served-abstain-off", "langchain", "none")
 
 
 # -- one answer ---------------------------------------------------------------------------------
@@ -75,6 +77,7 @@ def _answer_recall(generator: Any, question: base.Question, memory: Any, config:
                            "generated": result.usage.generated_tokens,
                            "fired": any(r.length > 0 for r in result.recalls)}  # fmt: skip
     requests = getattr(result.output, "requests", None)
+    row["dropped"] = len(getattr(result.output, "dropped", ()))  # weak "I don't know."s asked again
     if requests and not any(r.trigger == "model" and r.length > 0 for r in result.recalls):
         requests = requests[:1]  # continuations after a <recall> that injected nothing are not counted
     if requests:
@@ -141,6 +144,7 @@ def run_level(method: str, answer: Any, questions: Sequence[base.Question], show
         "ttft_p50_s": statistics.median(ttfts) if ttfts else None,
         "ttft_p95_s": ttfts[min(len(ttfts) - 1, round(0.95 * (len(ttfts) - 1)))] if ttfts else None,
         "facts": sum(r["correct"] for r in rows), "questions": len(rows), "load": load_average(),
+        "dropped": sum(r.get("dropped", 0) for r in rows),
     }  # fmt: skip
     engine = [req for r in rows for req in r.get("engine", [])]
     if engine:
@@ -217,11 +221,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         in_process = RecallGenerator.from_pretrained() if "in-process" in methods else None
         served = ServedRecallGenerator(engine.url, timeout=300)
         model_policy, no_memory = RecallConfig(recall_policy="model"), RecallConfig(recall_policy="explicit")
+        abstain_off = RecallConfig(abstain_threshold=0.0)
         memory = store.for_user
         answers = {
             "in-process": lambda q: _answer_recall(in_process, q, memory(q.user_id), None, args.max_new_tokens),
             "served": lambda q: _answer_recall(served, q, memory(q.user_id), None, args.max_new_tokens),
             "served-model": lambda q: _answer_recall(served, q, memory(q.user_id), model_policy, args.max_new_tokens),
+            "served-abstain-off": lambda q: _answer_recall(served, q, memory(q.user_id), abstain_off, args.max_new_tokens),
             "none": lambda q: _answer_recall(served, q, None, no_memory, args.max_new_tokens),
         }
         if "langchain" in methods:
@@ -252,8 +258,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def markdown(result: Mapping[str, Any]) -> str:
-    lines = ["| method | users | answers/s | tokens/s | TTFT p50 s | TTFT p95 s | facts | prefix hit | continuation reuse | load |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = ["| method | users | answers/s | tokens/s | TTFT p50 s | TTFT p95 s | facts | prefix hit | continuation reuse | "
+             "weak openings asked again | load |", "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for method, by in result["summary"].items():
         for level, s in by.items():
             reuse = s.get("continuation_prefix_reused")
@@ -262,7 +268,7 @@ def markdown(result: Mapping[str, Any]) -> str:
                 f"| {method} | {level} | {cell(s['answers_per_s'])} | {cell(s['tokens_per_s'], 1)} | "
                 f"{cell(s['ttft_p50_s'])} | {cell(s['ttft_p95_s'])} | {s['facts']}/{s['questions']} | "
                 f"{cell(s.get('prefix_hit_rate'), 2)} | "
-                f"{reused} | "
+                f"{reused} | {s.get('dropped', 0)} | "
                 f"{s['load'][0] if s['load'] else '-'} |"
             )
     lines += ["", "Ratios (one run, same questions):", ""]
@@ -270,7 +276,10 @@ def markdown(result: Mapping[str, Any]) -> str:
     for level in map(str, result["levels"]):
         pairs = (("served", "in-process", "TTFT p50", "ttft_p50_s"), ("served", "in-process", "answers/s", "answers_per_s"),
                  ("served", "in-process", "facts", "facts"), ("served", "langchain", "TTFT p50", "ttft_p50_s"),
-                 ("served", "langchain", "facts", "facts"), ("served", "none", "answers/s", "answers_per_s"))  # fmt: skip
+                 ("served", "langchain", "facts", "facts"), ("served", "none", "answers/s", "answers_per_s"),
+                 ("served", "served-abstain-off", "answers/s", "answers_per_s"),
+                 ("served", "served-abstain-off", "TTFT p50", "ttft_p50_s"),
+                 ("served", "served-abstain-off", "facts", "facts"))  # fmt: skip
         for a, b, label, key in pairs:
             x, y = summary.get(a, {}).get(level, {}).get(key), summary.get(b, {}).get(level, {}).get(key)
             if x is not None and y:
