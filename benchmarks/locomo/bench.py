@@ -102,6 +102,7 @@ class Bench:
             inject_mode=inject_mode, template=a.template, memories=a.memories, top_k=max(a.top_k, a.memories),
             min_score=a.min_score, recall_position=a.recall_position, recall_policy=getattr(a, "recall_policy", "auto"),
             **({} if getattr(a, "abstain_threshold", None) is None else {"abstain_threshold": a.abstain_threshold}),
+            **({} if getattr(a, "order", None) is None else {"order": a.order}),
             note_template="[{date}] {text}" if a.memory_dates else "{text}",
         )  # fmt: skip
 

@@ -96,6 +96,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--abstain-threshold", type=float, default=None,
                    help="(d)/(f): RecallConfig.abstain_threshold, a weak \"I don't know.\" after notes masked "
                         "(default: RecallConfig's)")
+    p.add_argument("--order", choices=["newest_first", "oldest_first", "relevance"], default=None,
+                   help="(d)/(f): RecallConfig.order, the notes' order (default: RecallConfig's)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")

@@ -246,3 +246,15 @@ def test_full_history_cache_gives_the_answers_of_plain_generate() -> None:
         assert got["text"] == tokenizer.decode(plain[0, ids.shape[1] :], skip_special_tokens=True)
         assert got["prompt_tokens"] == ids.shape[1] and got["cached_prefix_tokens"] > ids.shape[1] - 20
     assert list(bench.prefill_s) == ["conv"]
+
+
+def test_the_recall_settings_flags_reach_the_config():
+    from recall_core import RecallConfig
+
+    def config(*flags: str) -> RecallConfig:
+        return Bench(cli.parse_args(list(flags)), None, None, {}).recall_config("tokens")
+
+    default = config()
+    assert (default.order, default.abstain_threshold) == (RecallConfig().order, RecallConfig().abstain_threshold)
+    changed = config("--order", "oldest_first", "--abstain-threshold", "0")
+    assert (changed.order, changed.abstain_threshold) == ("oldest_first", 0.0)
