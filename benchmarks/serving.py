@@ -20,7 +20,9 @@ Reported per method and level: answers/s and generated tokens/s (wall), time to 
 p50/p95 (from the call, search included), facts answered, and for the served methods the
 engine's prefix-cache hit rate (``cache_n`` / prompt tokens over all requests) and, after a
 model-decided ``<recall>``, the share of continuations whose cached tokens cover everything the
-engine had computed. Ratios are of one run, on the same questions.
+engine had computed. Ratios are of one run, on the same questions. The engine is
+started again before each served method at each level, so no method finds prompts cached by the
+one before (until 2026-11-28 it was not: a later method could read an earlier one's cache).
 
 Usage (the engine from ``make engine``; ``langchain-openai`` from the bench extra)::
 
@@ -235,6 +237,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             answers["langchain"] = recipe.answer
         for level in levels:
             for method in methods:  # the same questions for every method, levels in turn
+                if method != "in-process":  # each starts cold: no prompt cached by the one before
+                    engine.stop()
+                    engine.start()
                 results.setdefault(method, {})[str(level)] = run_level(method, answers[method], questions[:level],
                                                                        not args.no_progress)  # fmt: skip
         store.close()
