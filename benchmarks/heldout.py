@@ -39,6 +39,7 @@ Usage:
     python -m benchmarks.heldout --families passing,people --users 2 --methods recall,langchain
     python -m benchmarks.heldout --methods recall-lofo --adapters benchmarks/out/lofo
     python -m benchmarks.heldout --variant "model:recall_policy=model" --general 64
+    python -m benchmarks.heldout --families dates --users 6 --from-user 2 --methods recall   # users 2-5 only
     python -m benchmarks.heldout --retrieval-only --variant "user:roles=('user',)" --seed 1000   # notes only
 Writes benchmarks/out/heldout/heldout.json, .md and .png.
 """
@@ -102,6 +103,12 @@ class Call:
     def messages(self) -> list[dict[str, str]]:
         head = [{"role": "system", "content": self.system}] if self.system else []
         return [*head, *self.earlier, {"role": "user", "content": self.question.text}]
+
+
+def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, from_user: int = 0) -> list[Call]:
+    """:func:`calls_of` for users ``from_user``.. only, each call as the full run perturbs it."""
+    asked = {u.user_id for u in users[from_user:]}
+    return [c for c in calls_of(family, users, seed) if c.question.user_id in asked]
 
 
 def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED) -> list[Call]:
@@ -371,11 +378,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--adapters", type=Path, default=None, help="recall-lofo: a folder with one adapter per held-out family")
     p.add_argument("--general", type=int, default=0, help="also ask N held-out generic prompts (recall methods)")
     p.add_argument("--limit", type=int, default=None, help="at most N questions per family")
+    p.add_argument("--from-user", type=int, default=0,
+                   help="ask only the questions of users K.. of each family (the memory still holds every "
+                        "user's turns, and each call is perturbed as in the full run): e.g. users never looked at")
     p.add_argument("--retrieval-only", action="store_true", help="count the notes that hold the answer; no answers")
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-progress", action="store_true")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if not 0 <= args.from_user < args.users:
+        p.error(f"--from-user must be in [0, {args.users}) (--users is {args.users}), got {args.from_user}")
+    return args
 
 
 def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> list[Method]:
@@ -504,7 +517,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result = {"benchmark": "heldout-notes", "seed": args.seed, "users": args.users, "families": families, "notes": notes}
         write_results(args.out, "heldout_notes", result)
         return result
-    calls = {f: calls_of(f, users, args.seed)[: args.limit] for f, users in data.items()}
+    calls = {f: asked_calls(f, users, args.seed, args.from_user)[: args.limit] for f, users in data.items()}
     methods = build_methods(args, encoder, encoder_path)
     rows: list[dict[str, Any]] = []
     general: dict[str, Any] = {}

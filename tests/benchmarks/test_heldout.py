@@ -1,0 +1,23 @@
+"""benchmarks.heldout: ``--from-user`` asks the later users' questions exactly as the full run does."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.heldout import asked_calls, calls_of, parse_args
+from recall_core.training.families import FAMILIES
+
+
+def test_from_user_asks_the_later_users_exactly_as_the_full_run_does():
+    users = FAMILIES["dates"].generate(20261124, users=3)
+    full = calls_of("dates", users)
+    later = asked_calls("dates", users, from_user=2)
+    assert later and later == [c for c in full if c.question.user_id == users[2].user_id]
+    assert asked_calls("dates", users) == full
+
+
+@pytest.mark.parametrize("flags", [["--users", "2", "--from-user", "2"], ["--from-user", "-1"]])
+def test_from_user_outside_the_users_is_refused(flags: list[str], capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        parse_args(flags)
+    assert "--from-user must be in [0," in capsys.readouterr().err
