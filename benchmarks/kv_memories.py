@@ -104,7 +104,7 @@ def cost(generator: Any, args: argparse.Namespace) -> dict[str, Any]:
         kv = tokens.replace(inject_mode="kv", kv_prefix=args.kv_prefix, kv_recompute=args.kv_recompute)
         warm = KVMemories(max_bytes=1 << 34)
         KVPrecompute(generator.model, generator.tokenizer, kv, warm).memories(memory.candidates)
-        block = tokens.template.format(text=notes_text(generator.tokenizer, _chosen(memory, tokens), tokens))
+        block = tokens.block_text(notes_text(generator.tokenizer, _chosen(memory, tokens), tokens))
         stuffed = [{"role": "system", "content": f"{SYSTEM}\n\n{block}"}, messages[1]]
         calls = _arms(generator, messages, stuffed, memory, tokens, kv, warm)
         checks = {arm: calls[arm]() for arm in ARMS}  # warm-up, and what each arm processes

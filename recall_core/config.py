@@ -23,13 +23,16 @@ NO_MODEL_RECALL_POLICIES = frozenset({"explicit", "off"})
 RecallPosition = Literal["system", "user_start", "user_end", "assistant_start"]
 NoteOrder = Literal["oldest_first", "newest_first", "relevance"]
 
-#: The block injected at a ``<recall>``: ``{text}`` is the notes, one per line. It carries its own
-#: instruction (LangChain's RAG wording), so it reads the same in the caller's system message or
-#: in recall's own; the 135M default answered far fewer facts without one (BENCHMARKS.md).
+#: The block injected at a ``<recall>``: ``{text}`` is the notes, one per line, and ``{order}``
+#: says how they are ordered (:data:`ORDER_WORDS`). It carries its own instruction (LangChain's
+#: RAG wording), so it reads the same in the caller's system message or in recall's own; the
+#: 135M default answered far fewer facts without one (BENCHMARKS.md).
 DEFAULT_TEMPLATE = (
     "Use the following notes from past conversations with the user to answer the question. If you don't know "
-    "the answer, say that you don't know. Keep the answer concise.\n\nNotes, newest first:\n{text}\n"
+    "the answer, say that you don't know. Keep the answer concise.\n\nNotes, {order}:\n{text}\n"
 )
+#: What ``{order}`` says in a block template, per ``RecallConfig.order``.
+ORDER_WORDS = {"newest_first": "newest first", "oldest_first": "oldest first", "relevance": "most relevant first"}
 #: One note: a memory's text with the day it was said (``{date}``) and who said it (``{speaker}``:
 #: the speaker's name when the memory has one, else its role); a memory without them is ``{text}``
 #: alone. Also ``{role}`` (the raw role).
@@ -60,7 +63,8 @@ class RecallConfig:
             ``template``; ``"kv"`` injects the same block from precomputed keys and values,
             re-rotated to where it lands (:mod:`recall_core.kv.inject`). A model without rotary
             positions falls back to ``"tokens"``, and the trace says so.
-        template: the injected block: a format string whose ``{text}`` is the notes, one per line.
+        template: the injected block: a format string whose ``{text}`` is the notes, one per line;
+            ``{order}``, if used, says how they are ordered ("newest first" by default).
         note_template: one note: ``{text}`` and optionally ``{date}`` (the day it was said),
             ``{speaker}`` (who said it) and ``{role}``.
         memories: most memories injected at one ``<recall>``, as one block; duplicates (the same
@@ -170,7 +174,7 @@ class RecallConfig:
                 raise ValueError(f"kv_recompute must be an int >= 0 or 'all', got {self.kv_recompute!r}") from None
         if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
-        _check_template("template", self.template, ("text",))
+        _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):
             raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
@@ -186,6 +190,10 @@ class RecallConfig:
         in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
         in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
+
+    def block_text(self, notes: str) -> str:
+        """``template`` around already written ``notes``, its ``{order}`` saying how they are ordered."""
+        return self.template.format(text=notes, order=ORDER_WORDS[self.order])
 
     def replace(self, **changes: Any) -> RecallConfig:
         """A copy with ``changes`` applied (and checked)."""

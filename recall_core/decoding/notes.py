@@ -78,7 +78,7 @@ def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] |
 
 def block_ids(tokenizer: Any, notes: str, config: RecallConfig) -> list[int]:
     """The ids of ``config.template`` around already written ``notes``."""
-    return _plain_ids(tokenizer, config.template.format(text=notes))
+    return _plain_ids(tokenizer, config.block_text(notes))
 
 
 def plain_ids(tokenizer: Any, text: str) -> list[int]:

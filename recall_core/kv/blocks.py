@@ -110,9 +110,9 @@ def plan_block(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
     """
     lines = list(lines) if lines is not None else note_lines(tokenizer, memories, config)
     full = tuple(block_ids(tokenizer, "\n".join(lines), config))
-    parts = config.template.format(text=_SENTINEL).split(_SENTINEL)
+    parts = config.block_text(_SENTINEL).split(_SENTINEL)
     if len(parts) != 2:  # {text} more than once: one piece, the whole block
-        return BlockPlan(full, (Piece(0, full, config.template.format(text="\n".join(lines)), _all_owners(memories), True),))
+        return BlockPlan(full, (Piece(0, full, config.block_text("\n".join(lines)), _all_owners(memories), True),))
     header, footer = parts
     texts: list[tuple[str, tuple[str, ...]]] = [(header, ())]
     for index, (line, memory) in enumerate(zip(lines, memories, strict=True)):
@@ -186,7 +186,7 @@ def prefix_ids(tokenizer: Any, config: RecallConfig, leading: bool) -> tuple[int
     sink = system_header_ids(tokenizer)
     if leading:
         return sink
-    header = config.template.format(text=_SENTINEL).split(_SENTINEL)[0]
+    header = config.block_text(_SENTINEL).split(_SENTINEL)[0]
     return sink + tuple(plain_ids(tokenizer, header))
 
 

@@ -87,7 +87,19 @@ def test_a_note_has_the_day_when_the_memory_has_one(tiny):
     two = [_c("a", 1.0, "first", "2024-05-01T10:00"), _c("b", 1.0, "second", "2024-05-02T10:00")]
     assert notes_text(tokenizer, two, config) == "[1 May 2024] first\n[2 May 2024] second"
     block = tokenizer.decode(memory_token_ids(tokenizer, two, config))
-    assert block == config.template.format(text="[1 May 2024] first\n[2 May 2024] second")
+    assert block == config.block_text("[1 May 2024] first\n[2 May 2024] second")
+
+
+@pytest.mark.parametrize(("order", "header"), [("newest_first", "Notes, newest first:\n"),
+                                               ("oldest_first", "Notes, oldest first:\n"),
+                                               ("relevance", "Notes, most relevant first:\n")])
+def test_the_default_block_says_the_order_its_notes_are_in(order: str, header: str):
+    block = RecallConfig(order=order).block_text("[1 May 2024] User: first")
+    assert block.endswith(f"Keep the answer concise.\n\n{header}[1 May 2024] User: first\n")
+    own = RecallConfig(order=order, template="Notes:\n{text}\n")  # a template without {order} is used as written
+    assert own.block_text("x") == "Notes:\nx\n"
+    with pytest.raises(ValueError, match=r"template may only use \{text\}, \{order\}"):
+        RecallConfig(template="{text} {when}")
 
 
 def test_a_note_of_several_turns_is_labelled_once_by_its_first_speaker():
