@@ -101,7 +101,9 @@ def test_prefixes():
     assert prefix_ids(tokenizer, shared, leading=True) == header
     note_prefix = prefix_ids(tokenizer, shared, leading=False)
     assert note_prefix[: len(header)] == header
-    assert tokenizer.decode(note_prefix[len(header) :]) == shared.template.split("{text}")[0]
+    instruction = shared.block_text("\0").split("\0")[0]  # the block's text before the notes, as rendered
+    assert instruction.endswith("Notes, newest first:\n")
+    assert tokenizer.decode(note_prefix[len(header) :]) == instruction
     assert prefix_ids(tokenizer, RecallConfig(kv_prefix="none"), leading=False) == ()
     tokenizer.chat_template = None
     assert system_header_ids(tokenizer) == header  # remembered per tokenizer
