@@ -101,8 +101,8 @@ class Bench:
         return RecallConfig(
             inject_mode=inject_mode, template=a.template, memories=a.memories, top_k=max(a.top_k, a.memories),
             min_score=a.min_score, recall_position=a.recall_position, recall_policy=getattr(a, "recall_policy", "auto"),
-            **({} if getattr(a, "abstain_threshold", None) is None else {"abstain_threshold": a.abstain_threshold}),
-            **({} if getattr(a, "order", None) is None else {"order": a.order}),
+            # Flags left unset keep RecallConfig's default.
+            **{f: getattr(a, f) for f in ("abstain_threshold", "order") if getattr(a, f, None) is not None},
             note_template="[{date}] {text}" if a.memory_dates else "{text}",
         )  # fmt: skip
 
