@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "buried among small talk the same user said (a fact said in passing)")
     parser.add_argument("--empty-share", type=float, default=Mixture().empty_share,
                         help="of the memory examples, the share asked with no notes at all (a new user: \"I don't know.\")")
+    parser.add_argument("--oldest-share", type=float, default=Mixture().oldest_share,
+                        help="of the memory examples with dated notes, the share whose notes are oldest first (the "
+                             "block's header says so), so that the date, not the note's place, says which is newest")
     parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
     parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
@@ -70,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
                       general=max(1, round(base.general * args.examples)),
                       auto_general=max(1, round(base.auto_general * args.examples)),
                       fill_share=args.fill_share, unknown_share=args.unknown_share,
-                      passing_share=args.passing_share, empty_share=args.empty_share)  # fmt: skip
+                      passing_share=args.passing_share, empty_share=args.empty_share,
+                      oldest_share=args.oldest_share)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
                          families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from recall_core.config import RecallConfig
+from recall_core.config import NoteOrder, RecallConfig
 from recall_core.decoding.notes import block_ids, memory_token_ids, plain_ids
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
@@ -69,6 +69,9 @@ class Mixture:
     unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
     passing_share: float = 0.0  # of memory examples whose notes hold the answer: the fact buried in small talk (in_passing)
     empty_share: float = 0.0  # of memory examples: no notes at all (a new user; a search that found nothing)
+    # Of memory examples with dated notes: the notes oldest first, under a header that says so. The
+    # model otherwise learns to read the note nearest the question, whatever its date.
+    oldest_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general"):
@@ -76,7 +79,7 @@ class Mixture:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
-                     "empty_share"):
+                     "empty_share", "oldest_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -123,46 +126,58 @@ class ExampleBuilder:
         ids = plain_ids(self.tokenizer, reply) if isinstance(reply, str) else list(reply)
         return ids if truncated else ids + self.end_ids
 
-    def block(self, notes: Sequence[MemoryCandidate]) -> list[int]:
+    def block(self, notes: Sequence[MemoryCandidate], order: NoteOrder | None = None) -> list[int]:
         """The ids the loop injects for ``notes`` (``tokens`` mode); for none, what it injects when
-        the model's own ``<recall>`` finds nothing (``config.empty_notes``)."""
-        if not notes and self.config.empty_notes is not None:
-            return block_ids(self.tokenizer, self.config.empty_notes, self.config)
-        return memory_token_ids(self.tokenizer, list(notes), self.config)
+        the model's own ``<recall>`` finds nothing (``config.empty_notes``).
+
+        ``order`` is what the block's header says of the notes' order (default: ``config.order``);
+        the notes are taken as given, already in that order.
+        """
+        config = self.config if order is None or order == self.config.order else replace(self.config, order=order)
+        if not notes and config.empty_notes is not None:
+            return block_ids(self.tokenizer, config.empty_notes, config)
+        return memory_token_ids(self.tokenizer, list(notes), config)
 
     def model_example(self, kind: str, messages: Sequence[Mapping[str, str]], reply: str | Sequence[int],
                       notes: Sequence[MemoryCandidate] | None, meta: dict[str, Any] | None = None,
-                      truncated: bool = False, lead_in: str = "") -> Example:
+                      truncated: bool = False, lead_in: str = "", order: NoteOrder | None = None) -> Example:
         """The model asks (``recall_policy="model"``): with ``notes``, the reply writes ``<recall>``
-        first, or after ``lead_in`` (learned too), and the loop's block follows (not learned)."""
+        first, or after ``lead_in`` (learned too), and the loop's block follows (not learned;
+        its header says ``order``, :meth:`block`)."""
         prompt = chat_prompt_ids(self.tokenizer, messages, "model", "system", self.system_prompt)
         reply_ids = self._reply_ids(reply, truncated)
         if notes is None:
             return Example(kind, prompt + reply_ids, [IGNORE] * len(prompt) + reply_ids, meta or {})
         lead = plain_ids(self.tokenizer, lead_in) if lead_in else []
-        block = self.block(notes)
+        block = self.block(notes, order)
         ids = [*prompt, *lead, self.recall_id, *block, *reply_ids]
         labels = [IGNORE] * len(prompt) + [*lead, self.recall_id] + [IGNORE] * len(block) + reply_ids
         return Example(kind, ids, labels, meta or {})
 
     def auto_example(self, kind: str, messages: Sequence[Mapping[str, str]], reply: str | Sequence[int],
                      notes: Sequence[MemoryCandidate], meta: dict[str, Any] | None = None,
-                     truncated: bool = False) -> Example:
+                     truncated: bool = False, order: NoteOrder | None = None) -> Example:
         """The notes are in the system message already (``recall_policy="auto"``, position ``"system"``);
         with no notes the marker is dropped, as the loop drops a prompt's marker that found nothing."""
         marked = chat_prompt_ids(self.tokenizer, messages, "auto", "system", self.system_prompt)
         at = marked.index(self.recall_id) + 1
-        prompt = [*marked[:at], *self.block(notes), *marked[at:]] if notes else [*marked[: at - 1], *marked[at:]]
+        prompt = [*marked[:at], *self.block(notes, order), *marked[at:]] if notes else [*marked[: at - 1], *marked[at:]]
         reply_ids = self._reply_ids(reply, truncated)
         return Example(kind, prompt + reply_ids, [IGNORE] * len(prompt) + reply_ids, meta or {})
 
 
 def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mixture, rng: random.Random,
-                    systems: Sequence[str | None]) -> list[Example]:
+                    systems: Sequence[str | None], order_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
-    its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer)."""
+    its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
+
+    ``order_rng`` draws which dated examples get their notes oldest first (``mixture.oldest_share``);
+    it is separate from ``rng`` so that the share changes only the notes' order, not which examples
+    are made (default: one seeded from nothing, ``random.Random(0)``).
+    """
     from recall_core.training.family_data import LEAD_INS
 
+    order_rng = order_rng or random.Random(0)
     out: list[Example] = []
     for item in items:
         others = [i.notes for i in items if i.user_id != item.user_id and i.notes]
@@ -177,13 +192,14 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             reply = item.reply if holds == item.holds else UNKNOWN_REPLY
             if reply == UNKNOWN_REPLY and not empty and rng.random() >= mixture.unknown_share:
                 continue  # fewer "I don't know." replies: the model learned to abstain with the answer in front of it
+            notes, order = oldest_first(notes, builder.config.order, mixture.oldest_share, order_rng)
             meta = {"family": item.family, "question": item.question.text, "key": item.question.key,
-                    "holds": holds, "user_id": item.user_id, "notes": len(notes)}  # fmt: skip
+                    "holds": holds, "user_id": item.user_id, "notes": len(notes), "order": order}  # fmt: skip
             if rng.random() < mixture.auto_share:
-                out.append(builder.auto_example("auto", messages, reply, notes, meta))
+                out.append(builder.auto_example("auto", messages, reply, notes, meta, order=order))
                 continue
             lead_in = rng.choice(LEAD_INS) + " " if rng.random() < mixture.mid_share else ""
-            out.append(builder.model_example("recall", messages, reply, notes, meta, lead_in=lead_in))
+            out.append(builder.model_example("recall", messages, reply, notes, meta, lead_in=lead_in, order=order))
     return out
 
 
@@ -222,6 +238,23 @@ def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mi
     seen: set[str] = set()
     unique = [n for n in notes if not (n.id in seen or seen.add(n.id))]
     return tuple(unique), holds
+
+
+def oldest_first(notes: Sequence[MemoryCandidate], order: NoteOrder, share: float,
+                 rng: random.Random) -> tuple[tuple[MemoryCandidate, ...], NoteOrder]:
+    """``(notes, order)``: with probability ``share``, dated ``notes`` put oldest first (``order``
+    ``"oldest_first"``, which the block's header then says); else ``notes`` as they are, in ``order``.
+
+    Notes are dated when every one has a timestamp: undated notes have no order to state. The draw
+    is made for every example, dated or not, so that the examples after it do not depend on which
+    were dated.
+    """
+    draw = rng.random()
+    dated = bool(notes) and all((n.metadata or {}).get("timestamp") for n in notes)
+    if not dated or draw >= share:
+        return tuple(notes), order
+    ordered = sorted(notes, key=lambda n: str((n.metadata or {}).get("timestamp", "")))
+    return tuple(ordered), "oldest_first"
 
 
 def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random) -> tuple[MemoryCandidate, ...]:

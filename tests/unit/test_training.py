@@ -31,6 +31,7 @@ from recall_core.training.examples import (
     general_examples,
     in_passing,
     memory_examples,
+    oldest_first,
     perturbed_notes,
 )
 from recall_core.training.families import base
@@ -195,6 +196,39 @@ def test_a_fact_can_be_buried_in_the_same_users_small_talk(asked):
     assert any(any(t in tokenizer.decode(e.input_ids) for t in small_talk) for e in examples)
     with pytest.raises(ValueError, match="passing_share"):
         Mixture(passing_share=-0.1)
+
+
+def test_dated_notes_can_be_shown_oldest_first_under_a_header_that_says_so(asked):
+    """``oldest_share``: dated notes oldest first, the block's header saying "oldest first", the
+    reply unchanged; the draw is on a separate generator, so the examples made are the same ones."""
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    items = [i for i in asked if len(i.notes) > 1]
+    assert items
+
+    def made(share: float) -> list:
+        return memory_examples(builder, items, Mixture(repeats=2, vary_share=0.0, oldest_share=share),
+                               random.Random(0), [None], order_rng=random.Random(1))  # fmt: skip
+
+    plain, flipped = made(0.0), made(1.0)
+    assert [e.meta["key"] for e in plain] == [e.meta["key"] for e in flipped]
+    assert {e.meta["order"] for e in plain} == {"newest_first"}
+    for before, after in zip(plain, flipped, strict=True):
+        # The learned reply is the same; only the notes' order and the header moved.
+        assert [t for t in before.labels if t != IGNORE] == [t for t in after.labels if t != IGNORE]
+        if after.meta["order"] == "oldest_first":
+            text = tokenizer.decode(after.input_ids)
+            assert "oldest first" in text and "newest first" not in text
+    dated = [e for e in flipped if e.meta["order"] == "oldest_first"]
+    assert dated, "the families' notes are dated: some must be flipped"
+    item = next(i for i in items if all((n.metadata or {}).get("timestamp") for n in i.notes))
+    oldest = builder.block(sorted(item.notes, key=lambda n: n.metadata["timestamp"]), "oldest_first")
+    assert oldest == memory_token_ids(tokenizer, sorted(item.notes, key=lambda n: n.metadata["timestamp"]),
+                                      RecallConfig(order="oldest_first"))  # fmt: skip
+    undated = [type(n)(n.id, n.score, n.text, None, {}) for n in item.notes]
+    assert oldest_first(undated, "newest_first", 1.0, random.Random(0)) == (tuple(undated), "newest_first")
+    with pytest.raises(ValueError, match="oldest_share"):
+        Mixture(oldest_share=2.0)
 
 
 def test_a_question_asked_with_nothing_found_learns_i_dont_know_as_the_loop_shows_it(asked):
@@ -399,12 +433,13 @@ def test_recall_train_command_on_a_tiny_model(tmp_path, monkeypatch, capsys):
     tokenizer.save_pretrained(tmp_path / "tiny")
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
     small = ["--examples", "0.004", "--users", "1", "--families", "templated", "--encoder", "hash", "--repeats", "1"]
-    code = main(["train", "--model", str(tmp_path / "tiny"), *small, "--steps", "2",
+    code = main(["train", "--model", str(tmp_path / "tiny"), *small, "--steps", "2", "--oldest-share", "0.5",
                  "--agreement-prompts", "2", "--device", "cpu", "--no-progress"])  # fmt: skip
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["adapter"] == str(tmp_path / "home" / "adapters" / "tiny")
-    assert read_meta(summary["adapter"])["base_model"] == "tiny"
+    meta = read_meta(summary["adapter"])
+    assert meta["base_model"] == "tiny" and meta["recipe"]["mixture"]["oldest_share"] == 0.5
     tokenizer.chat_template = None
     tokenizer.save_pretrained(tmp_path / "plain")
     model.save_pretrained(tmp_path / "plain")
