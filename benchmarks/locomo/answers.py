@@ -104,6 +104,8 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
         prompt = build_prompt(q, bench.conversations[q.sample_id], bench.args.seed)
         row: dict[str, Any] = {"key": q.key, "category": q.category, "question": q.question,
                                "answer": q.answer or NO_INFO, "evidence": list(q.evidence), "methods": {}}
+        if prompt.options:  # where "No information available" sat: a model that always writes "(a)" is right half the time
+            row["no_info_option"] = next(k for k, v in prompt.options.items() if v == NO_INFO)
         for method in methods:
             row["methods"][method] = run_method(bench, method, q, prompt)
             bar.update(1)
@@ -117,9 +119,14 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
 
 def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any]:
     """F1 by category, adversarial accuracy, and mean/median costs of one method."""
-    flat = [{"category": r["category"], **r["methods"][method]} for r in rows if method in r["methods"]]
+    flat = [{"category": r["category"], "no_info_option": r.get("no_info_option"), **r["methods"][method]}
+            for r in rows if method in r["methods"]]  # fmt: skip
     f1 = by_category([r for r in flat if r["category"] != 5], lambda r: r["score"], (1, 2, 3, 4))
     adversarial = [r["score"] for r in flat if r["category"] == 5]
+    # Category 5 by the place of "No information available": the protocol draws it at random per
+    # question, so a model that always writes "(a)" scores about 0.5 while telling nothing apart.
+    by_place = {place: [r["score"] for r in flat if r["category"] == 5 and r["no_info_option"] == place]
+                for place in ("a", "b")}  # fmt: skip
 
     def stats(name: str) -> dict[str, float | None]:
         values = [float(r[name]) for r in flat]
@@ -133,6 +140,8 @@ def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any
         "f1": f1,
         "adversarial_accuracy": sum(adversarial) / len(adversarial) if adversarial else None,
         "adversarial_questions": len(adversarial),
+        "adversarial_by_place": {place: {"right": sum(scores), "questions": len(scores)}
+                                 for place, scores in by_place.items()},  # fmt: skip
         **{name: stats(name) for name in ("prompt_tokens", "injected_tokens", "processed_tokens",
                                             "generated_tokens", "ttft_s", "total_s")},
         "injected_recalls_per_question": (sum(1 for x in recalls if x["memory_id"]) / len(flat)) if flat else None,

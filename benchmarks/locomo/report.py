@@ -25,17 +25,28 @@ def markdown(result: dict[str, Any]) -> str:
     if answers:
         n = answers["sample_size"]
         parts += ["", f"### Answers: {n} questions (seeded, category-stratified), {result['config']['model']}", ""]
-        parts += ["| method | F1 cat 1 | cat 2 | cat 3 | cat 4 | **F1 1-4** | cat 5 says no info | prompt tok | "
-                  "injected tok | processed tok | TTFT p50 s | total p50 s |", "|" + " --- |" * 12]
+        parts += ["| method | F1 cat 1 | cat 2 | cat 3 | cat 4 | **F1 1-4** | cat 5 says no info | "
+                  "cat 5 no info when it is (a) · (b) | prompt tok | injected tok | processed tok | TTFT p50 s | "
+                  "total p50 s |", "|" + " --- |" * 13]
         for summary in answers["methods"].values():
             f1 = summary["f1"]
             cells = [summary["label"], *(cell(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(f1['1-4'])}**",
-                     cell(summary["adversarial_accuracy"]), cell(summary["prompt_tokens"]["mean"], 0),
+                     cell(summary["adversarial_accuracy"]), by_place(summary.get("adversarial_by_place")),
+                     cell(summary["prompt_tokens"]["mean"], 0),
                      cell(summary["injected_tokens"]["mean"], 0), cell(summary["processed_tokens"]["mean"], 0),
                      cell(summary["ttft_s"]["p50"], 2), cell(summary["total_s"]["p50"], 2)]
             parts.append("| " + " | ".join(cells) + " |")
-        parts += ["", "Token counts are means per question; processed = prompt + injected."]
+        parts += ["", "Token counts are means per question; processed = prompt + injected. Category 5 asks to "
+                  "pick (a) or (b); where \"No information available\" sits is drawn per question, so the split "
+                  "shows a model that picks by place rather than by content."]
     return "\n".join(parts) + "\n"
+
+
+def by_place(places: dict[str, dict[str, int]] | None) -> str:
+    """``"right/asked (a) · right/asked (b)"`` for category 5 by the no-information option's place."""
+    if not places or not any(p["questions"] for p in places.values()):
+        return "-"
+    return " · ".join(f"{places[k]['right']:g}/{places[k]['questions']}" for k in ("a", "b"))
 
 
 def plot(result: dict[str, Any], out: Path) -> list[str]:

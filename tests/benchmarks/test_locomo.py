@@ -26,9 +26,10 @@ from benchmarks.common.locomo_metrics import (
     token_f1,
 )
 from benchmarks.locomo import cli
-from benchmarks.locomo.answers import METHODS
+from benchmarks.locomo.answers import METHODS, answer_summary
 from benchmarks.locomo.bench import Bench, FirstLineStop
 from benchmarks.locomo.prompts import final_answer
+from benchmarks.locomo.report import by_place
 from tests.benchmarks.locomo_files import dev_slice, synthetic_locomo
 from tests.helpers.tiny import tiny_model
 
@@ -94,6 +95,22 @@ def test_category_5_options_map_like_the_official_code():
     assert final_answer("\n  Paris  \nLondon", None) == "Paris"
 
 
+def test_category_5_is_split_by_where_no_information_sat():
+    """A model that always writes "(a)" is right on category 5 about half the time; the split by the
+    no-information option's place shows it (right every time it is (a), never when it is (b))."""
+    rows = [{"category": 5, "no_info_option": place, "methods": {"rag": {"score": float(place == "a"),
+                                                                         **{k: 0 for k in COSTS}}}}
+            for place in "aab"] + [{"category": 1, "methods": {"rag": {"score": 0.5, **{k: 0 for k in COSTS}}}}]
+    summary = answer_summary(rows, "rag")
+    assert summary["adversarial_accuracy"] == pytest.approx(2 / 3)
+    assert summary["adversarial_by_place"] == {"a": {"right": 2, "questions": 2}, "b": {"right": 0, "questions": 1}}
+    assert by_place(summary["adversarial_by_place"]) == "2/2 · 0/1"
+    assert by_place(None) == "-"
+
+
+COSTS = ("prompt_tokens", "injected_tokens", "processed_tokens", "generated_tokens", "ttft_s", "total_s")
+
+
 def test_rrf_fuses_rankings():
     fused = retrieval_methods.rrf([["a", "b", "c"], ["c", "a"]], k=60)
     assert [memory_id for memory_id, _ in fused] == ["a", "c", "b"]
@@ -157,6 +174,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         for key in ("prompt_tokens", "injected_tokens", "processed_tokens", "ttft_s", "total_s"):
             assert summary[key]["mean"] is not None and summary[key]["mean"] >= 0, (name, key)
     for row in answers["rows"]:
+        assert ("no_info_option" in row) == (row["category"] == 5)
         for name, cell in row["methods"].items():
             assert {"prediction", "score", "prompt_tokens", "injected_tokens", "ttft_s", "total_s"} <= set(cell)
             assert 0 <= cell["score"] <= 1
