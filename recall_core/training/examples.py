@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from recall_core.config import NoteOrder, RecallConfig
@@ -133,7 +133,7 @@ class ExampleBuilder:
         ``order`` is what the block's header says of the notes' order (default: ``config.order``);
         the notes are taken as given, already in that order.
         """
-        config = self.config if order is None or order == self.config.order else replace(self.config, order=order)
+        config = self.config if order is None or order == self.config.order else self.config.replace(order=order)
         if not notes and config.empty_notes is not None:
             return block_ids(self.tokenizer, config.empty_notes, config)
         return memory_token_ids(self.tokenizer, list(notes), config)
@@ -234,7 +234,7 @@ def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mi
     if rng.random() < 0.4:  # undated: the caller's own notes, or a writer with dated=False
         notes = [MemoryCandidate(n.id, n.score, n.text, None, {}) for n in notes]
     else:  # dated notes are injected in time order, as the loop orders them
-        notes.sort(key=lambda n: str((n.metadata or {}).get("timestamp", "")), reverse=True)
+        notes.sort(key=_said_at, reverse=True)
     seen: set[str] = set()
     unique = [n for n in notes if not (n.id in seen or seen.add(n.id))]
     return tuple(unique), holds
@@ -253,8 +253,12 @@ def oldest_first(notes: Sequence[MemoryCandidate], order: NoteOrder, share: floa
     dated = bool(notes) and all((n.metadata or {}).get("timestamp") for n in notes)
     if not dated or draw >= share:
         return tuple(notes), order
-    ordered = sorted(notes, key=lambda n: str((n.metadata or {}).get("timestamp", "")))
-    return tuple(ordered), "oldest_first"
+    return tuple(sorted(notes, key=_said_at)), "oldest_first"
+
+
+def _said_at(note: MemoryCandidate) -> str:
+    """The sort key of dated notes: the timestamp as written (ISO, so it sorts in time order)."""
+    return str((note.metadata or {}).get("timestamp", ""))
 
 
 def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random) -> tuple[MemoryCandidate, ...]:

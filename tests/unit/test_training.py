@@ -222,9 +222,8 @@ def test_dated_notes_can_be_shown_oldest_first_under_a_header_that_says_so(asked
     dated = [e for e in flipped if e.meta["order"] == "oldest_first"]
     assert dated, "the families' notes are dated: some must be flipped"
     item = next(i for i in items if all((n.metadata or {}).get("timestamp") for n in i.notes))
-    oldest = builder.block(sorted(item.notes, key=lambda n: n.metadata["timestamp"]), "oldest_first")
-    assert oldest == memory_token_ids(tokenizer, sorted(item.notes, key=lambda n: n.metadata["timestamp"]),
-                                      RecallConfig(order="oldest_first"))  # fmt: skip
+    ordered = sorted(item.notes, key=lambda n: n.metadata["timestamp"])
+    assert builder.block(ordered, "oldest_first") == memory_token_ids(tokenizer, ordered, RecallConfig(order="oldest_first"))
     undated = [type(n)(n.id, n.score, n.text, None, {}) for n in item.notes]
     assert oldest_first(undated, "newest_first", 1.0, random.Random(0)) == (tuple(undated), "newest_first")
     with pytest.raises(ValueError, match="oldest_share"):
