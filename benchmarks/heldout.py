@@ -466,6 +466,9 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
         writer_options = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
         config = RecallConfig(**changes)
         held: dict[str, list[int]] = {f: [0, 0] for f in data}
+        # questions about a changed fact: notes naming an earlier value and not the current one;
+        # notes naming an earlier value at all; questions
+        stale = [0, 0, 0]
         tokens: list[int] = []
         with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
             with MemoryStore.local(folder, encoder=encoder, **store_options) as store:
@@ -475,12 +478,20 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                     for q in user.questions:
                         if q.kind != "memory":
                             continue
-                        chosen, _ = choose_candidates(memory.search(RecallQuery(text=q.text), config.top_k), config)
+                        found = memory.search(RecallQuery(text=q.text), config.top_k)
+                        chosen, _ = choose_candidates(found, config, question=q.text)
                         text = "\n".join(c.text for c in chosen)
                         tokens.append(len(text.split()))
-                        held[family_of[user.user_id]][0] += any(base.names(text, a) for a in q.answers)
+                        holds = any(base.names(text, a) for a in q.answers)
+                        held[family_of[user.user_id]][0] += holds
                         held[family_of[user.user_id]][1] += 1
-        out[name] = {"held": held, "words": sum(tokens) / max(1, len(tokens)), "settings": {**store_options, **writer_options, **changes}}
+                        if q.stale:
+                            earlier = any(base.names(text, v) for v in q.stale)
+                            stale[0] += earlier and not holds
+                            stale[1] += earlier
+                            stale[2] += 1
+        out[name] = {"held": held, "stale_only": stale, "words": sum(tokens) / max(1, len(tokens)),
+                     "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
     if "langchain" in args.methods:
         from langchain_chroma import Chroma
         from langchain_huggingface import HuggingFaceEmbeddings
@@ -552,14 +563,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def notes_markdown(result: Mapping[str, Any]) -> str:
     families = result["families"]
-    lines = ["| notes of | " + " | ".join(families) + " | all | words |", "| --- |" + " --- |" * (len(families) + 2)]
+    lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all |",
+             "| --- |" + " --- |" * (len(families) + 3)]  # fmt: skip
     for name, row in result["notes"].items():
         held = row["held"]
         total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
         words = "" if row["words"] is None else f"{row['words']:.0f}"
         lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
-                     + f" | **{total[0]}/{total[1]}** | {words} |")
+                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('stale_only'))} |")
     return "\n".join(lines) + "\n"
+
+
+def _stale_cell(stale: Sequence[int] | None) -> str:
+    return "" if not stale else f"{stale[0]}/{stale[2]} · {stale[1]}/{stale[2]}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -71,6 +71,11 @@ class RecallConfig:
             text, or texts that cover the same turns) count once.
         order: the notes' order: ``"newest_first"`` (the current version of a fact that changed
             is read first), ``"oldest_first"`` or ``"relevance"``.
+        newest_wins: a candidate that a newer candidate updates for the search's question (it
+            names the question's words the older one names, and says that something changed:
+            "moved", "instead", "no longer"...) gives its place to the newer one, so the older
+            version is not injected (:mod:`recall_core.decoding.supersede`). ``False`` injects
+            the candidates as ranked.
         top_k: how many candidates are fetched to choose among.
         temperature: of the choice among the candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].
@@ -142,6 +147,7 @@ class RecallConfig:
     note_template: str = DEFAULT_NOTE_TEMPLATE
     memories: int = 2
     order: NoteOrder = "newest_first"
+    newest_wins: bool = True
     top_k: int = 8
     temperature: float = 0.0
     top_p: float = 1.0
@@ -176,6 +182,8 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
+        if not isinstance(self.newest_wins, bool):
+            raise ValueError(f"newest_wins must be True or False, got {self.newest_wins!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):
             raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
         if not isinstance(self.system_prompt, str):

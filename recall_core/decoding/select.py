@@ -6,8 +6,10 @@ ranks by cosine plus word score, so its order need not follow ``score``), less t
 without replacement from a temperature + top-p softmax over their scores. Either way a
 candidate that repeats one already chosen (the same text, or a text covering the same turns:
 ``metadata["covers"]``, the ids whose words it holds) is passed over, until ``memories`` are
-chosen. The chosen ones are then put in the order they were said (oldest or newest first),
-or kept best first.
+chosen. With the search's question, a chosen candidate that a newer eligible one updates
+("moved", "instead", "now"... about the same thing, both naming a day or time) is swapped for
+the newer one, and its place is not filled again (:mod:`recall_core.decoding.supersede`). The
+chosen ones are then put in the order they were said (oldest or newest first), or kept best first.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import parse_moment
+from recall_core.decoding.supersede import newest_versions
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
 NO_MEMORY = "no memory"
@@ -32,11 +35,15 @@ def choose_candidates(
     candidates: Sequence[MemoryCandidate],
     config: RecallConfig,
     generator: torch.Generator | None = None,
+    question: str | None = None,
 ) -> tuple[list[MemoryCandidate], str | None]:
     """Return ``(chosen, None)`` (at least one, at most ``config.memories``) or ``([], reason)``.
 
     The draw uses torch's global RNG (or ``generator``), so ``torch.manual_seed`` /
     ``transformers.set_seed`` make a sampled recall reproducible together with the text.
+    With ``question`` (the search's text) and ``config.newest_wins``, a candidate that a newer
+    eligible one updates for that question gives its place to it
+    (:mod:`recall_core.decoding.supersede`).
     """
     if not candidates:
         return [], NO_MEMORY
@@ -47,15 +54,12 @@ def choose_candidates(
     covered: set[str] = set()
     texts: set[str] = set()
     for candidate in _draw_order(eligible, config, generator):
-        covers = _covers(candidate)
-        text = " ".join(candidate.text.split()).lower()
-        if covers & covered or text in texts:
-            continue
-        chosen.append(candidate)
-        covered |= covers
-        texts.add(text)
-        if len(chosen) == config.memories:
+        if _add_new(chosen, candidate, covered, texts) and len(chosen) == config.memories:
             break
+    if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
+        swapped, chosen, covered, texts = newest_versions(chosen, eligible, question, _moment), [], set(), set()
+        for candidate in swapped:
+            _add_new(chosen, candidate, covered, texts)
     if config.order != "relevance":  # stable: equal moments keep their rank order
         chosen.sort(key=_moment, reverse=config.order == "newest_first")
     return chosen, None
@@ -80,7 +84,7 @@ def search_memory(
         reason = f"memory error: {type(error).__name__}: {error}"
         warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
         return [], reason, []
-    chosen, reason = choose_candidates(candidates, config)
+    chosen, reason = choose_candidates(candidates, config, question=query.text)
     return chosen, reason, list(candidates)
 
 
@@ -110,6 +114,18 @@ def _draw_order(
     draws = int((probs > 0).sum())
     order = torch.multinomial(probs, draws, replacement=False, generator=generator).tolist()
     return [eligible[i] for i in order]
+
+
+def _add_new(chosen: list[MemoryCandidate], candidate: MemoryCandidate, covered: set[str], texts: set[str]) -> bool:
+    """Append ``candidate`` unless it repeats one in ``chosen`` (the same text, or covering the same turns)."""
+    covers = _covers(candidate)
+    text = " ".join(candidate.text.split()).lower()
+    if covers & covered or text in texts:
+        return False
+    chosen.append(candidate)
+    covered |= covers
+    texts.add(text)
+    return True
 
 
 def _covers(candidate: MemoryCandidate) -> set[str]:

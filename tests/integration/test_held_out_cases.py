@@ -67,3 +67,24 @@ def test_the_notes_are_read_under_the_callers_system_message(smollm, demo_store,
         [{"role": "system", "content": system}, {"role": "user", "content": DEMO_QUESTIONS[1]}], max_new_tokens=40
     )
     assert "berlenga" in result.text.lower(), (result.text, [r.text for r in result.recalls])
+
+
+def test_a_moved_appointment_is_answered_with_the_new_day(smollm, tmp_path: Path) -> None:
+    """The stale case: the older note gives its place to the newer one that says it moved
+    (``RecallConfig.newest_wins``), so the model reads only the current day."""
+    model, tokenizer = smollm
+    turns = [
+        ("2026-03-02T09:00:00", "My dentist appointment is at 10am on the 3rd of April."),
+        ("2026-03-20T18:00:00", "Annoying: the dentist rang and moved me. It's now Friday the 17th of April at 3pm."),
+    ]
+    with MemoryStore.local(tmp_path) as store:
+        store.writer.add_turns(
+            [{"user_id": "u", "session_id": f"s{i}", "role": "user", "content": text, "turn_index": 0, "timestamp": when}
+             for i, (when, text) in enumerate(turns)]
+        )  # fmt: skip
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
+        result = generator.generate([{"role": "user", "content": "When is my dentist appointment?"}], max_new_tokens=30)
+    notes = " ".join(r.text for r in result.recalls)
+    assert "17th of April" in notes and "3rd of April" not in notes, notes
+    reply = result.text.lower()
+    assert ("17" in reply or "3pm" in reply) and "3rd" not in reply and "10am" not in reply, (result.text, notes)
