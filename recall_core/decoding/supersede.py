@@ -9,18 +9,20 @@ one updates was measured and rejected: by similarity, at most 37% of the marks w
 the test can be narrow:
 
 a newer candidate ``B`` updates an older candidate ``A`` for question ``Q`` when
-  - both are dated (or were written at known times) and ``B`` is strictly newer;
-  - the same speaker said both, where both name one;
-  - ``A`` shares at least one word with ``Q`` (function words aside), and ``B`` has every
-    word of ``Q`` that ``A`` has: ``B`` is about at least as much of the question;
-  - ``B`` says that something changed (:data:`CHANGE_WORDS`: "moved", "instead", "no
-    longer", "now", "new"...). Without such a word, two dated notes on one subject are two
+  - ``B`` is strictly newer (timestamps, else when each was written) and, where both name a
+    speaker, the same speaker said both;
+  - both name a day or a time (:data:`TEMPORAL`). Without this condition the rule lost as many
+    answers as it gained on the families: a person's name was the shared subject, and "my gran
+    moved to Swansea" replaced her car;
+  - one sentence of ``B`` says that something changed (:data:`CHANGE_WORDS`: "moved",
+    "instead", "no longer", "now"...) and names a word of ``Q`` that ``A`` names too. Only the
+    words of ``Q``'s asking clauses count (:func:`asked_words`), and words of time ("day",
+    "21st") never do. Without a change said of the same subject, two dated notes are two
     events (LoCoMo asks when each happened), not two versions.
 
-``A`` then gives way to ``B``: ``B`` takes ``A``'s place in the ranking (so a newer version
-ranked below the notes that fit is still injected) and ``A`` is not injected. Nothing is
-written: the memory keeps every turn, and a question about the earlier value that ``B`` does
-not cover still finds ``A``.
+A chosen ``A`` is then swapped for ``B`` (the newest such, following chains), and its place is
+not filled with another candidate. Nothing is written: the memory keeps every turn, and a
+question that ``B`` does not answer still finds ``A``.
 """
 
 from __future__ import annotations
