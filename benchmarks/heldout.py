@@ -490,7 +490,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                             stale[0] += earlier and not holds
                             stale[1] += earlier
                             stale[2] += 1
-        out[name] = {"held": held, "stale_only": stale, "words": sum(tokens) / max(1, len(tokens)),
+        out[name] = {"held": held, "earlier_values": stale, "words": sum(tokens) / max(1, len(tokens)),
                      "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
     if "langchain" in args.methods:
         from langchain_chroma import Chroma
@@ -570,7 +570,7 @@ def notes_markdown(result: Mapping[str, Any]) -> str:
         total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
         words = "" if row["words"] is None else f"{row['words']:.0f}"
         lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
-                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('stale_only'))} |")
+                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -71,11 +71,11 @@ class RecallConfig:
             text, or texts that cover the same turns) count once.
         order: the notes' order: ``"newest_first"`` (the current version of a fact that changed
             is read first), ``"oldest_first"`` or ``"relevance"``.
-        newest_wins: a candidate that a newer candidate updates for the search's question (it
-            names the question's words the older one names, and says that something changed:
-            "moved", "instead", "no longer"...) gives its place to the newer one, so the older
-            version is not injected (:mod:`recall_core.decoding.supersede`). ``False`` injects
-            the candidates as ranked.
+        newest_wins: a chosen candidate that a newer candidate updates for the search's question
+            (both name a day or time, and one sentence of the newer one says that something
+            changed, "moved", "instead", "no longer"..., naming a word of the question that the
+            older one names) is swapped for the newer one, and its place is not filled again
+            (:mod:`recall_core.decoding.supersede`). ``False`` injects the candidates as ranked.
         top_k: how many candidates are fetched to choose among.
         temperature: of the choice among the candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].

@@ -50,16 +50,9 @@ def choose_candidates(
     eligible = [c for c in candidates[: config.top_k] if c.score >= config.min_score]
     if not eligible:
         return [], BELOW_MIN_SCORE
-    chosen: list[MemoryCandidate] = []
-    covered: set[str] = set()
-    texts: set[str] = set()
-    for candidate in _draw_order(eligible, config, generator):
-        if _add_new(chosen, candidate, covered, texts) and len(chosen) == config.memories:
-            break
+    chosen = _unique(_draw_order(eligible, config, generator))[: config.memories]
     if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
-        swapped, chosen, covered, texts = newest_versions(chosen, eligible, question, _moment), [], set(), set()
-        for candidate in swapped:
-            _add_new(chosen, candidate, covered, texts)
+        chosen = _unique(newest_versions(chosen, eligible, question, _moment))
     if config.order != "relevance":  # stable: equal moments keep their rank order
         chosen.sort(key=_moment, reverse=config.order == "newest_first")
     return chosen, None
@@ -116,16 +109,20 @@ def _draw_order(
     return [eligible[i] for i in order]
 
 
-def _add_new(chosen: list[MemoryCandidate], candidate: MemoryCandidate, covered: set[str], texts: set[str]) -> bool:
-    """Append ``candidate`` unless it repeats one in ``chosen`` (the same text, or covering the same turns)."""
-    covers = _covers(candidate)
-    text = " ".join(candidate.text.split()).lower()
-    if covers & covered or text in texts:
-        return False
-    chosen.append(candidate)
-    covered |= covers
-    texts.add(text)
-    return True
+def _unique(candidates: Sequence[MemoryCandidate]) -> list[MemoryCandidate]:
+    """``candidates`` less each one that repeats an earlier one (the same text, or covering the same turns)."""
+    out: list[MemoryCandidate] = []
+    covered: set[str] = set()
+    texts: set[str] = set()
+    for candidate in candidates:
+        covers = _covers(candidate)
+        text = " ".join(candidate.text.split()).lower()
+        if covers & covered or text in texts:
+            continue
+        out.append(candidate)
+        covered |= covers
+        texts.add(text)
+    return out
 
 
 def _covers(candidate: MemoryCandidate) -> set[str]:

@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from recall_core.memory.text.chunking import sentences
 from recall_core.memory.text.lexical import query_words
 from recall_core.types import MemoryCandidate
 
@@ -54,17 +55,20 @@ TEMPORAL = re.compile(
 )
 
 
-#: Where a sentence ends: ., ! or ? before a space, or a line break (an exchange's turns).
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+#: Words for spans of time: a question's "day" or "time" says what it asks, not what about.
+TIME_WORDS = frozenset(
+    "time times day days date dates week weeks weekend month months year years morning afternoon evening night "
+    "today tonight tomorrow yesterday hour hours minute minutes clock".split()
+)
+
+
+#: A clause that asks: it ends in "?", after the sentence or the colon that opens it.
+_ASKED = re.compile(r"[^.!?:;\n]*\?")
 
 
 def names_time(text: str) -> bool:
     """Whether ``text`` names a day or a time of day (:data:`TEMPORAL`)."""
     return TEMPORAL.search(text) is not None
-
-
-#: A clause that asks: it ends in "?", after the sentence or the colon that opens it.
-_ASKED = re.compile(r"[^.!?:;\n]*\?")
 
 
 def asked_words(question: str) -> set[str]:
@@ -91,7 +95,7 @@ def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], 
     # what both are about: the question's words in the older one, less days and times (a day the
     # question names is not a subject: "What was on December 21st?" is not about the 21st of January)
     subject = {w for w in question & set(query_words(older.text)) if not _about_time(w)}
-    return any(subject & set(query_words(sentence)) for sentence in _SENTENCE.split(newer.text) if says_change(sentence))
+    return any(subject & set(query_words(sentence)) for sentence in sentences(newer.text) if says_change(sentence))
 
 
 def newest_versions(
@@ -112,22 +116,14 @@ def newest_versions(
         return list(chosen)
     out = []
     for candidate in chosen:
-        current, seen = candidate, {candidate.id}
-        while True:  # follow a chain of updates to the newest one
-            newer = [c for c in candidates if c.id not in seen and updates(c, current, words, when)]
+        current = candidate
+        while True:  # follow a chain of updates to the newest one (each step strictly newer: it ends)
+            newer = [c for c in candidates if updates(c, current, words, when)]
             if not newer:
                 break
             current = max(newer, key=when)
-            seen.add(current.id)
         out.append(current)
     return out
-
-
-#: Words for spans of time: a question's "day" or "time" says what it asks, not what about.
-TIME_WORDS = frozenset(
-    "time times day days date dates week weeks weekend month months year years morning afternoon evening night "
-    "today tonight tomorrow yesterday hour hours minute minutes clock".split()
-)
 
 
 def _about_time(word: str) -> bool:

@@ -55,6 +55,11 @@ def chunk_text(
     return [c for c in out if c]
 
 
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences (split after ., !, ? and their CJK forms, and at line breaks), none empty."""
+    return [text[s:e] for s, e in _sentence_spans(text)]
+
+
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
     spans, pos = [], 0
     for match in _SENTENCE_END.finditer(text):
