@@ -16,29 +16,45 @@ from typing import Any
 from benchmarks.common.locomo_data import Conversation
 from benchmarks.common.locomo_memory import RankedMemory
 from benchmarks.common.timing import FirstToken
+from recall_core.config import DEFAULT_NOTE_TEMPLATE
 from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.memory.text.composition import day_label
 
 
 class DatedMemory:
-    """Wraps a memory so each candidate's text starts with its session day: ``"[8 May, 2023] ..."``.
+    """Wraps a memory so each candidate's text starts with its session day and its speaker:
+    ``"[8 May, 2023] Caroline: ..."``.
 
-    The session date is in the metadata the writer keeps; without it a memory cannot answer
-    "when" questions. (c) and (d) both see the same dated text.
+    The session date and the speaker are in the metadata the writer keeps; without the date a
+    memory cannot answer "when" questions, and without the speaker it cannot tell who did what
+    (category 5 asks about one speaker what the other said). (c) and (d) both see the same
+    dated, labelled text: (d) through the engine's default ``note_template``.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, dated: bool = True, speakers: bool = True) -> None:
         self.inner = inner
+        self.dated = dated
+        self.speakers = speakers
 
     def search(self, query: Any, k: int = 4) -> list[Any]:
         from recall_core.types import MemoryCandidate
 
         out = []
         for c in self.inner.search(query, k):
-            date = day_label(str(c.metadata.get("session_date") or ""))
-            text = f"[{date}] {c.text}" if date else c.text
-            out.append(MemoryCandidate(c.id, c.score, text, c.embedding, dict(c.metadata)))
+            out.append(MemoryCandidate(c.id, c.score, labelled(c, self.dated, self.speakers), c.embedding, dict(c.metadata)))
         return out
+
+
+def labelled(candidate: Any, dated: bool = True, speakers: bool = True) -> str:
+    """``candidate``'s text as ``"[day] Speaker: text"``: no day without a session date or with
+    ``dated=False``, no label with ``speakers=False``, when the text already starts with its
+    speaker, or when it has none."""
+    text = candidate.text
+    speaker = str(candidate.metadata.get("speaker") or "") if speakers else ""
+    if speaker and not text.startswith(f"{speaker}:"):
+        text = f"{speaker}: {text}"
+    date = day_label(str(candidate.metadata.get("session_date") or "")) if dated else ""
+    return f"[{date}] {text}" if date else text
 
 
 class FirstLineStop:
@@ -85,9 +101,10 @@ class Bench:
     def answer_memory(self, sample_id: str) -> Any:
         """What (c) stuffs: dated turns, by the memory itself or by :class:`DatedMemory`."""
         memory = self.memory(sample_id)
-        # The writer's memories return the turn's own words (the date is only searched by).
-        dated = self.args.memory_format.startswith("dated")
-        return DatedMemory(memory) if self.args.memory_dates and not dated else memory
+        # The writer's memories return the turn's own words (date and speaker are only searched by).
+        dated = self.args.memory_dates and not self.args.memory_format.startswith("dated")
+        # The other formats write "Speaker: text" themselves.
+        return DatedMemory(memory, dated=dated, speakers=self.args.memory_format == "writer")
 
     def recall_memory(self, sample_id: str) -> Any:
         """What (d) and (f) search: the memory as recall sees it, each memory holding ``--unit``
@@ -103,7 +120,9 @@ class Bench:
             min_score=a.min_score, recall_position=a.recall_position, recall_policy=getattr(a, "recall_policy", "auto"),
             # Flags left unset keep RecallConfig's default.
             **{f: getattr(a, f) for f in ("abstain_threshold", "order") if getattr(a, f, None) is not None},
-            note_template="[{date}] {text}" if a.memory_dates else "{text}",
+            # The engine's default notes ("[{date}] {speaker}: {text}"), which the tuned default was
+            # trained on; --note-template measures another.
+            note_template=a.note_template or (DEFAULT_NOTE_TEMPLATE if a.memory_dates else "{speaker}: {text}"),
         )  # fmt: skip
 
     def generate(self, messages: list[dict[str, str]] | str, memory: Any, config: Any) -> dict[str, Any]:

@@ -98,6 +98,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "(default: RecallConfig's)")
     p.add_argument("--order", choices=["newest_first", "oldest_first", "relevance"], default=None,
                    help="(d)/(f): RecallConfig.order, the notes' order (default: RecallConfig's)")
+    p.add_argument("--note-template", default=None,
+                   help="(d)/(f): RecallConfig.note_template (default: the engine's, with date and speaker)")
+    p.add_argument("--categories", default=None,
+                   help="answer only the sampled questions of these categories, e.g. 5 or 1,2 (the sample is drawn first)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")
@@ -105,6 +109,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.k = [int(x) for x in str(args.k).split(",") if x]
     args.methods = [m for m in str(args.methods).split(",") if m]
+    if args.categories:
+        args.categories = [int(x) for x in str(args.categories).split(",") if x]
+        if not set(args.categories) <= set(CATEGORIES):
+            p.error(f"--categories: choose from {', '.join(map(str, CATEGORIES))}")
     unknown = [m for m in args.methods if m not in METHODS]
     if unknown:
         p.error(f"unknown methods {unknown}: choose from {', '.join(METHODS)}")
@@ -156,6 +164,8 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     generator = generator or RecallGenerator.from_pretrained(args.model, device=args.device)
     model_name = args.model or "SmolLM2-135M-Instruct (embedded)"
     sample = questions if args.all else stratified_sample(questions, args.sample, args.seed)
+    if args.categories:  # after the draw, so the questions kept are the full sample's
+        sample = [q for q in sample if q.category in args.categories]
     result: dict[str, Any] = {
         "benchmark": "locomo", "schema_version": 1,
         "config": {**{k: v for k, v in vars(args).items() if k not in ("out",)}, "model": model_name,

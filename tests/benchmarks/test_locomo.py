@@ -27,7 +27,7 @@ from benchmarks.common.locomo_metrics import (
 )
 from benchmarks.locomo import cli
 from benchmarks.locomo.answers import METHODS, answer_summary
-from benchmarks.locomo.bench import Bench, FirstLineStop
+from benchmarks.locomo.bench import Bench, FirstLineStop, labelled
 from benchmarks.locomo.prompts import final_answer
 from benchmarks.locomo.report import by_place
 from tests.benchmarks.locomo_files import dev_slice, synthetic_locomo
@@ -276,3 +276,44 @@ def test_the_recall_settings_flags_reach_the_config():
     assert (default.order, default.abstain_threshold) == (RecallConfig().order, RecallConfig().abstain_threshold)
     changed = config("--order", "oldest_first", "--abstain-threshold", "0")
     assert (changed.order, changed.abstain_threshold) == ("oldest_first", 0.0)
+    # (d) reads the engine's default notes, with the speaker the tuned default was trained on
+    assert default.note_template == RecallConfig().note_template and "{speaker}" in default.note_template
+    assert config("--no-memory-dates").note_template == "{speaker}: {text}"
+    assert config("--note-template", "[{date}] {text}").note_template == "[{date}] {text}"
+
+
+def test_c_and_d_both_see_who_said_each_turn():
+    """(c)'s excerpts and (d)'s notes name the speaker: category 5 asks one speaker about what the other did."""
+    from recall_core import RecallConfig
+    from recall_core.decoding.notes import note
+    from recall_core.types import MemoryCandidate
+
+    meta = {"speaker": "Caroline", "session_date": "1:56 pm on 8 May, 2023", "timestamp": "1:56 pm on 8 May, 2023"}
+    turn = MemoryCandidate("t", 0.9, "I made a stained glass window.", None, meta)
+    assert labelled(turn) == "[8 May, 2023] Caroline: I made a stained glass window."
+    assert labelled(turn, dated=False) == "Caroline: I made a stained glass window."
+    assert labelled(turn, speakers=False) == "[8 May, 2023] I made a stained glass window."
+    already = MemoryCandidate("t", 0.9, "Caroline: I made it.", None, meta)
+    assert labelled(already, dated=False) == "Caroline: I made it."  # never labelled twice
+    assert note(turn, Bench(cli.parse_args([]), None, None, {}).recall_config("tokens")) == labelled(turn)
+    assert note(turn, RecallConfig()) == labelled(turn)  # (c) and (d) read the same line
+
+
+def test_categories_keeps_only_those_of_the_drawn_sample(tmp_path, data_file):
+    questions = [q for c in load_locomo(data_file) for q in c.questions]
+    args = cli.parse_args(["--categories", "5,1"])
+    assert args.categories == [5, 1]
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--categories", "6"])
+    drawn = stratified_sample(questions, 6, seed=1)
+    kept = [q.key for q in drawn if q.category in (1, 5)]
+    assert 0 < len(kept) < len(drawn)
+    model, tokenizer = tiny_model("llama")
+    from recall_core import RecallGenerator
+
+    out = tmp_path / "out"
+    argv = ["--data", str(data_file), "--encoder", "hash", "--sample", "6", "--seed", "1", "--out", str(out),
+            "--methods", "none", "--categories", "1,5", "--max-new-tokens", "2", "--no-progress"]  # fmt: skip
+    assert cli.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
+    rows = json.loads((out / "locomo.json").read_text())["answers"]["rows"]
+    assert [r["key"] for r in rows] == kept
