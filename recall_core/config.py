@@ -76,6 +76,11 @@ class RecallConfig:
             changed, "moved", "instead", "no longer"..., naming a word of the question that the
             older one names) is swapped for the newer one, and its place is not filled again
             (:mod:`recall_core.decoding.supersede`). ``False`` injects the candidates as ranked.
+        match_names: when the search's question names someone or something (a capitalised word
+            that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
+            a chosen note that does not say it but names someone else gives its place to the next
+            candidate that says it, or leaves it empty (:mod:`recall_core.decoding.names`).
+            ``False`` injects the candidates as ranked.
         top_k: how many candidates are fetched to choose among.
         temperature: of the choice among the candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].
@@ -148,6 +153,7 @@ class RecallConfig:
     memories: int = 2
     order: NoteOrder = "newest_first"
     newest_wins: bool = True
+    match_names: bool = True
     top_k: int = 8
     temperature: float = 0.0
     top_p: float = 1.0
@@ -182,8 +188,9 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        if not isinstance(self.newest_wins, bool):
-            raise ValueError(f"newest_wins must be True or False, got {self.newest_wins!r}")
+        for flag in ("newest_wins", "match_names"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):
             raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
         if not isinstance(self.system_prompt, str):

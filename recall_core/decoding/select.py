@@ -6,10 +6,13 @@ ranks by cosine plus word score, so its order need not follow ``score``), less t
 without replacement from a temperature + top-p softmax over their scores. Either way a
 candidate that repeats one already chosen (the same text, or a text covering the same turns:
 ``metadata["covers"]``, the ids whose words it holds) is passed over, until ``memories`` are
-chosen. With the search's question, a chosen candidate that a newer eligible one updates
-("moved", "instead", "now"... about the same thing, both naming a day or time) is swapped for
-the newer one, and its place is not filled again (:mod:`recall_core.decoding.supersede`). The
-chosen ones are then put in the order they were said (oldest or newest first), or kept best first.
+chosen. With the search's question, two rules follow. A chosen note about someone else than a
+name the question says ("When's Rohan's birthday?" and a note on Odile's) gives its place to the
+next candidate that says the name, if one does (:mod:`recall_core.decoding.names`). Then a chosen
+candidate that a newer eligible one updates ("moved", "instead", "now"... about the same thing,
+both naming a day or time) is swapped for the newer one, and its place is not filled again
+(:mod:`recall_core.decoding.supersede`). The chosen ones are then put in the order they were
+said (oldest or newest first), or kept best first.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import parse_moment
+from recall_core.decoding.names import keep_named
 from recall_core.decoding.supersede import newest_versions
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
 
@@ -41,9 +45,10 @@ def choose_candidates(
 
     The draw uses torch's global RNG (or ``generator``), so ``torch.manual_seed`` /
     ``transformers.set_seed`` make a sampled recall reproducible together with the text.
-    With ``question`` (the search's text) and ``config.newest_wins``, a candidate that a newer
-    eligible one updates for that question gives its place to it
-    (:mod:`recall_core.decoding.supersede`).
+    With ``question`` (the search's text), ``config.match_names`` gives the place of a note about
+    someone else than the question's names to a candidate that says one
+    (:mod:`recall_core.decoding.names`), and ``config.newest_wins`` the place of a candidate that a
+    newer eligible one updates for that question to it (:mod:`recall_core.decoding.supersede`).
     """
     if not candidates:
         return [], NO_MEMORY
@@ -51,6 +56,8 @@ def choose_candidates(
     if not eligible:
         return [], BELOW_MIN_SCORE
     chosen = _unique(_draw_order(eligible, config, generator))[: config.memories]
+    if config.match_names and question:  # a note about someone else gives its place to one about the asked name
+        chosen = _unique(keep_named(chosen, eligible, question))
     if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
         chosen = _unique(newest_versions(chosen, eligible, question, _moment))
     if config.order != "relevance":  # stable: equal moments keep their rank order

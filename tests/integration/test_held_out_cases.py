@@ -88,3 +88,24 @@ def test_a_moved_appointment_is_answered_with_the_new_day(smollm, tmp_path: Path
     assert "17th of April" in notes and "3rd of April" not in notes, notes
     reply = result.text.lower()
     assert ("17" in reply or "3pm" in reply) and "3rd" not in reply and "10am" not in reply, (result.text, notes)
+
+
+def test_a_question_about_one_friend_is_not_answered_with_another_friends_day(smollm, tmp_path: Path) -> None:
+    """The wrong-person case: the note about another friend, ranked first, gives its place to the
+    one that says the asked name (``RecallConfig.match_names``), so the model reads only that one."""
+    model, tokenizer = smollm
+    turns = [
+        ("2026-03-02T09:00:00", "My friend Odile has her birthday on the 10th of April, any gift ideas?"),
+        ("2026-03-05T09:00:00", "I keep forgetting to buy a card: my uncle Rohan's birthday is on the 1st of June."),
+    ]
+    with MemoryStore.local(tmp_path) as store:
+        store.writer.add_turns(
+            [{"user_id": "u", "session_id": f"s{i}", "role": "user", "content": text, "turn_index": 0, "timestamp": when}
+             for i, (when, text) in enumerate(turns)]
+        )  # fmt: skip
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
+        result = generator.generate([{"role": "user", "content": "When's Rohan's birthday?"}], max_new_tokens=30)
+    notes = " ".join(r.text for r in result.recalls)
+    assert "Rohan" in notes and "Odile" not in notes, notes
+    reply = result.text.lower()
+    assert ("june" in reply or "1st" in reply) and "april" not in reply, (result.text, notes)

@@ -1,0 +1,135 @@
+"""A note about someone else gives way: ``RecallConfig.match_names``.
+
+Why: the recall-tuned 135M model reads a note about the wrong person as if it answered. Asked
+about one relative it answers with another's name; asked "What did Melanie make for a local
+church?" it answers with what Caroline made (LoCoMo, category 5); asked where one friend is
+travelling, it gives another friend's trip. A cosine or a word score ranks such a note high,
+because everything but the name matches. A name is the one word a search cannot weigh enough,
+and the one a question about a person cannot do without, so the test is on names alone:
+
+a question's *names* are its capitalised words that do not open a sentence or a clause (so
+"What", "Remind", "I" and "OK" are not names, nor are months, weekdays and other words of
+time), with a possessive ``'s`` dropped. When a question has names and the memory knows one of
+them (one of the search's candidates says it), a chosen note that says none of them but names
+someone or something else (a name in its text, or the speaker it is labelled with, when that is
+not just a role such as "User") is about someone else and gives way. Its place goes to the next
+candidate, in rank order, that says one of the question's names, or stays empty when none does.
+
+A note may name the person by how they are related instead ("My boss's flat in Osaka" when
+another note says "my boss Siobhan"): a relation the candidates put next to an asked name ("my
+boss Siobhan", "Yara, my sister", "Dmitri (my cousin)") counts as that name where a note says
+"my boss" without naming someone else right after it.
+
+Notes that name nothing stay ("my wifi password is..." for a question about the Wi-Fi); a
+question without a name, or about a name the memory never heard ("Where is Yuki going?" with no
+note saying Yuki: a misspelling, or a relation the notes use instead), changes nothing. Names
+are matched as whole words, case aside. English capitalisation is the signal: a language that
+capitalises every noun would need another test.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from recall_core.decoding.supersede import TEMPORAL
+from recall_core.memory.text.chunking import sentences
+from recall_core.types import MemoryCandidate
+
+#: A word: letters, inner apostrophes and hyphens ("O'Neill", "Wi-Fi", "Percival's").
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+#: Where a clause opens inside a sentence: after a colon, a semicolon, a dash, a bracket or a quote.
+_CLAUSE = re.compile(r"[:;()\[\]\"“”—–]|\s-\s")
+#: A line labelled with its speaker: "Caroline: ..." (an exchange's turns are labelled so).
+_LABEL = re.compile(r"^\s*([^\W\d_][\w'’ -]{0,38}?):\s", re.MULTILINE)
+#: Capitalised words that are not names: the pronoun, interjections, roles, titles said alone.
+NOT_NAMES = frozenset(
+    "i i'm i've i'd i'll ok okay hi hey oh yes no user assistant system mr mrs ms dr".split()
+)
+#: A relation said next to a name: one or two words ("boss", "best friend", "father-in-law").
+_RELATION = r"[a-z]+(?:-in-law)?(?: [a-z]+(?:-in-law)?)?"
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+
+
+def names(text: str) -> set[str]:
+    """The names ``text`` says, lower-cased: capitalised words that do not open a sentence or a
+    clause, less :data:`NOT_NAMES` and words of time, each without a possessive ``'s``."""
+    found: set[str] = set()
+    for sentence in sentences(text):
+        for clause in _CLAUSE.split(_LABEL.sub("", sentence)):
+            for position, match in enumerate(_WORD.finditer(clause)):
+                word = _POSSESSIVE.sub("", match.group())
+                if position == 0 or not word[:1].isupper() or TEMPORAL.fullmatch(word):
+                    continue
+                if word.lower() not in NOT_NAMES:
+                    found.add(word.lower())
+    return found
+
+
+def says(text: str, name: str) -> bool:
+    """Whether ``text`` says ``name`` as a whole word, case aside (a possessive counts)."""
+    return re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def relations(text: str, name: str) -> set[str]:
+    """How ``text`` says ``name`` is related to the speaker, lower-cased: "my boss Siobhan",
+    "Yara, my sister" and "Dmitri (my cousin)" give "boss", "sister" and "cousin"."""
+    word = re.escape(name)
+    found = re.findall(rf"\bmy ({_RELATION}) {word}\b", text, re.IGNORECASE)
+    found += re.findall(rf"\b{word}['’]?s?,? \(?my ({_RELATION})\b", text, re.IGNORECASE)
+    return {relation.lower() for relation in found}
+
+
+def says_relation(text: str, relation: str) -> bool:
+    """Whether ``text`` says "my <relation>" and does not name someone right after it ("my boss's
+    flat" does; "my friend Wren" names Wren, not the friend asked about)."""
+    for match in re.finditer(rf"\bmy {re.escape(relation)}\b(['’]s)?(\s+\S+)?", text, re.IGNORECASE):
+        following = (match.group(2) or "").strip()
+        if match.group(1) or not following[:1].isupper():
+            return True
+    return False
+
+
+def about_someone_else(note: MemoryCandidate, asked: set[str], related: set[str] = frozenset()) -> bool:
+    """Whether ``note`` says none of the names ``asked`` (nor, for ``related``, "my <relation>"
+    about them) but names someone or something else."""
+    labels = _labels(note)
+    if any(says(note.text, name) for name in asked) or labels & asked:
+        return False
+    if any(says_relation(note.text, relation) for relation in related):
+        return False
+    return bool(names(note.text) | labels)
+
+
+def keep_named(
+    chosen: Sequence[MemoryCandidate], candidates: Sequence[MemoryCandidate], question: str | None
+) -> list[MemoryCandidate]:
+    """``chosen`` less the notes about someone else than the question's names, each place given to
+    the next of ``candidates`` (rank order) that says one of them, if any (the module's rule).
+
+    ``question`` ``None``, without names, or with names no candidate says leaves ``chosen`` as it is.
+    """
+    asked = names(question or "")
+    if not asked or not any(_says_any(c, asked) for c in candidates):
+        return list(chosen)
+    related = {r for c in candidates for name in asked for r in relations(c.text, name)}
+    kept = [c for c in chosen if not about_someone_else(c, asked, related)]
+    if len(kept) == len(chosen):
+        return kept
+    ids = {c.id for c in chosen}
+    spare = [c for c in candidates if c.id not in ids and _says_any(c, asked)]
+    return kept + spare[: len(chosen) - len(kept)]
+
+
+def _says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
+    return bool(_labels(candidate) & asked) or any(says(candidate.text, name) for name in asked)
+
+
+def _labels(candidate: MemoryCandidate) -> set[str]:
+    """Who a note is labelled as said by: its speaker (not a bare role) and the labels of its lines."""
+    meta = candidate.metadata or {}
+    labels = {m.group(1) for m in _LABEL.finditer(candidate.text)}
+    speaker = meta.get("speaker")
+    if isinstance(speaker, str):
+        labels.add(speaker)
+    return {label.strip().lower() for label in labels if label.strip()} - NOT_NAMES
