@@ -46,8 +46,9 @@ _LABEL = re.compile(r"^\s*([^\W\d_][\w'’ -]{0,38}?):\s", re.MULTILINE)
 NOT_NAMES = frozenset(
     "i i'm i've i'd i'll ok okay hi hey oh yes no user assistant system mr mrs ms dr".split()
 )
-#: A relation said next to a name: one or two words ("boss", "best friend", "father-in-law").
-_RELATION = r"[a-z]+(?:-in-law)?(?: [a-z]+(?:-in-law)?)?"
+#: A relation said next to a name: a lower-case word, maybe after a word such as "best" or "older"
+#: ("boss", "best friend", "father-in-law").
+_RELATION = r"(?-i:(?:(?:best|older|younger|little|big|old|new|ex|late|great|step)[ -])?[a-z]+(?:-in-law)?)"
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
@@ -61,7 +62,7 @@ def names(text: str) -> set[str]:
                 word = _POSSESSIVE.sub("", match.group())
                 if position == 0 or not word[:1].isupper() or TEMPORAL.fullmatch(word):
                     continue
-                if word.lower() not in NOT_NAMES:
+                if len(word) > 1 and word.lower() not in NOT_NAMES:
                     found.add(word.lower())
     return found
 
@@ -76,7 +77,8 @@ def relations(text: str, name: str) -> set[str]:
     "Yara, my sister" and "Dmitri (my cousin)" give "boss", "sister" and "cousin"."""
     word = re.escape(name)
     found = re.findall(rf"\bmy ({_RELATION}) {word}\b", text, re.IGNORECASE)
-    found += re.findall(rf"\b{word}['’]?s?,? \(?my ({_RELATION})\b", text, re.IGNORECASE)
+    # after the name, the relation is set off ("Yara, my sister, ..."): "Jon, my online store" is not one
+    found += re.findall(rf"\b{word}(?:,| \() ?my ({_RELATION})(?=[,)]|$)", text, re.IGNORECASE | re.MULTILINE)
     return {relation.lower() for relation in found}
 
 
