@@ -458,6 +458,8 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
     family_of = {u.user_id: f for f, users in data.items() for u in users}
     specs = [("recall", {})] + [parse_variant(v) for v in args.variant]
     out: dict[str, Any] = {}
+    # per question: the ids of the notes chosen and whether they hold the answer (None: never said)
+    picked: dict[str, dict[str, tuple[tuple[str, ...], bool | None]]] = {}
     for name, changes in specs:
         changes = dict(changes)
         changes.pop("model", None)
@@ -476,13 +478,14 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                 for user in progress(everyone, name, not args.no_progress, unit="user"):
                     memory = store.for_user(user.user_id)
                     for q in user.questions:
-                        if q.kind != "memory":
-                            continue
                         found = memory.search(RecallQuery(text=q.text), config.top_k)
                         chosen, _ = choose_candidates(found, config, question=q.text)
                         text = "\n".join(c.text for c in chosen)
+                        holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
+                        picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)
+                        if q.kind != "memory":
+                            continue
                         tokens.append(len(text.split()))
-                        holds = any(base.names(text, a) for a in q.answers)
                         held[family_of[user.user_id]][0] += holds
                         held[family_of[user.user_id]][1] += 1
                         if q.stale:
@@ -492,6 +495,8 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                             stale[2] += 1
         out[name] = {"held": held, "earlier_values": stale, "words": sum(tokens) / max(1, len(tokens)),
                      "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
+        if name != "recall":
+            out[name]["against_default"] = against(picked["recall"], picked[name])
     if "langchain" in args.methods:
         from langchain_chroma import Chroma
         from langchain_huggingface import HuggingFaceEmbeddings
@@ -561,6 +566,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def against(default: Mapping[str, tuple[tuple[str, ...], bool | None]],
+            variant: Mapping[str, tuple[tuple[str, ...], bool | None]]) -> dict[str, int]:
+    """How a variant's notes differ from the default's, question by question: on how many memory
+    and never-answered questions it chose other notes, and how many lost or gained the answer."""
+    changed = [key for key in default if set(default[key][0]) != set(variant[key][0])]
+    memory = [key for key in changed if default[key][1] is not None]
+    return {"changed_memory": len(memory), "changed_unanswerable": len(changed) - len(memory),
+            "lost": sum(1 for key in memory if default[key][1] and not variant[key][1]),
+            "gained": sum(1 for key in memory if variant[key][1] and not default[key][1])}
+
+
 def notes_markdown(result: Mapping[str, Any]) -> str:
     families = result["families"]
     lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all |",
@@ -571,6 +587,12 @@ def notes_markdown(result: Mapping[str, Any]) -> str:
         words = "" if row["words"] is None else f"{row['words']:.0f}"
         lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
                      + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} |")
+    for name, row in result["notes"].items():
+        if "against_default" in row:
+            d = row["against_default"]
+            lines.append(f"\n{name} against the default: other notes on {d['changed_memory']} memory questions "
+                         f"and {d['changed_unanswerable']} never answered; its notes lose the answer the "
+                         f"default's held on {d['lost']}, and hold it where the default's did not on {d['gained']}.")
     return "\n".join(lines) + "\n"
 
 

@@ -21,3 +21,12 @@ def test_from_user_outside_the_users_is_refused(flags: list[str], capsys: pytest
     with pytest.raises(SystemExit):
         parse_args(flags)
     assert "--from-user must be in [0," in capsys.readouterr().err
+
+
+def test_a_variants_notes_are_compared_with_the_defaults_question_by_question():
+    from benchmarks.heldout import against
+
+    default = {"q1": (("a", "b"), True), "q2": (("c",), False), "q3": (("d",), None), "q4": (("e", "f"), True)}
+    variant = {"q1": (("b", "x"), False), "q2": (("y",), True), "q3": (("z",), None), "q4": (("f", "e"), True)}
+    # q4 holds the same notes in another order: not a change
+    assert against(default, variant) == {"changed_memory": 2, "changed_unanswerable": 1, "lost": 1, "gained": 1}
