@@ -25,10 +25,11 @@ class DatedMemory:
     """Wraps a memory so each candidate's text starts with its session day and its speaker:
     ``"[8 May, 2023] Caroline: ..."``.
 
-    The session date and the speaker are in the metadata the writer keeps; without the date a
-    memory cannot answer "when" questions, and without the speaker it cannot tell who did what
-    (category 5 asks about one speaker what the other said). (c) and (d) both see the same
-    dated, labelled text: (d) through the engine's default ``note_template``.
+    The session date is in the metadata the writer keeps; without it a memory cannot answer
+    "when" questions. The writer's memories already start with their speaker; a text without one
+    is labelled from the metadata, so a memory always says who did what (category 5 asks about
+    one speaker what the other did). (c) and (d) both see the same dated, labelled text: (d)
+    through the engine's default ``note_template``, which labels an exchange's first turn too.
     """
 
     def __init__(self, inner: Any, dated: bool = True, speakers: bool = True) -> None:
