@@ -40,8 +40,9 @@ from recall_core.types import MemoryCandidate
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 #: Where a clause opens inside a sentence: after a colon, a semicolon, a dash, a bracket or a quote.
 _CLAUSE = re.compile(r"[:;()\[\]\"“”—–]|\s-\s")
-#: A line labelled with its speaker: "Caroline: ..." (an exchange's turns are labelled so).
-_LABEL = re.compile(r"^\s*([^\W\d_][\w'’ -]{0,38}?):\s", re.MULTILINE)
+#: A line labelled with its speaker: "Caroline: ..." (an exchange's turns are labelled so): one to
+#: three capitalised words, so that "Quick question: ..." is not a speaker.
+_LABEL = re.compile(r"^\s*((?-i:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2})):\s", re.MULTILINE)
 #: Capitalised words that are not names: the pronoun, interjections, roles, titles said alone.
 NOT_NAMES = frozenset(
     "i i'm i've i'd i'll ok okay hi hey oh yes no user assistant system mr mrs ms dr".split()

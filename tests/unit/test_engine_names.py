@@ -141,3 +141,10 @@ def test_a_note_that_says_the_relation_instead_of_the_name_stays():
     wren = _c("wren", 0.9, "My friend Wren is off to Lake Bled next month.")
     yuki = _c("yuki", 0.5, "My friend Yuki just started at the planetarium.")
     assert [c.id for c in keep_named([wren], [wren, yuki], "Where is Yuki going on her trip?")] == ["yuki"]
+
+
+def test_a_phrase_before_a_colon_is_not_a_speaker():
+    note = _c("n", 0.8, "Quick question: is the garden centre open late?")
+    assert not about_someone_else(note, {"yuki"})  # it names nobody: it stays
+    labelled = _c("l", 0.8, "Wren: I'm off to Lake Bled.")
+    assert about_someone_else(labelled, {"yuki"})
