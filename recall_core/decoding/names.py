@@ -96,12 +96,9 @@ def says_relation(text: str, relation: str) -> bool:
 def about_someone_else(note: MemoryCandidate, asked: set[str], related: set[str] = frozenset()) -> bool:
     """Whether ``note`` says none of the names ``asked`` (nor, for ``related``, "my <relation>"
     about them) but names someone or something else."""
-    labels = _labels(note)
-    if any(says(note.text, name) for name in asked) or labels & asked:
+    if _says_any(note, asked) or any(says_relation(note.text, relation) for relation in related):
         return False
-    if any(says_relation(note.text, relation) for relation in related):
-        return False
-    return bool(names(note.text) | labels)
+    return bool(names(note.text) | _labels(note))
 
 
 def keep_named(

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,19 +73,11 @@ def test_the_notes_are_read_under_the_callers_system_message(smollm, demo_store,
 def test_a_moved_appointment_is_answered_with_the_new_day(smollm, tmp_path: Path) -> None:
     """The stale case: the older note gives its place to the newer one that says it moved
     (``RecallConfig.newest_wins``), so the model reads only the current day."""
-    model, tokenizer = smollm
     turns = [
         ("2026-03-02T09:00:00", "My dentist appointment is at 10am on the 3rd of April."),
         ("2026-03-20T18:00:00", "Annoying: the dentist rang and moved me. It's now Friday the 17th of April at 3pm."),
     ]
-    with MemoryStore.local(tmp_path) as store:
-        store.writer.add_turns(
-            [{"user_id": "u", "session_id": f"s{i}", "role": "user", "content": text, "turn_index": 0, "timestamp": when}
-             for i, (when, text) in enumerate(turns)]
-        )  # fmt: skip
-        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
-        result = generator.generate([{"role": "user", "content": "When is my dentist appointment?"}], max_new_tokens=30)
-    notes = " ".join(r.text for r in result.recalls)
+    result, notes = _asked(smollm, tmp_path, turns, "When is my dentist appointment?")
     assert "17th of April" in notes and "3rd of April" not in notes, notes
     reply = result.text.lower()
     assert ("17" in reply or "3pm" in reply) and "3rd" not in reply and "10am" not in reply, (result.text, notes)
@@ -93,19 +86,25 @@ def test_a_moved_appointment_is_answered_with_the_new_day(smollm, tmp_path: Path
 def test_a_question_about_one_friend_is_not_answered_with_another_friends_day(smollm, tmp_path: Path) -> None:
     """The wrong-person case: the note about another friend, ranked first, gives its place to the
     one that says the asked name (``RecallConfig.match_names``), so the model reads only that one."""
-    model, tokenizer = smollm
     turns = [
         ("2026-03-02T09:00:00", "My friend Odile has her birthday on the 10th of April, any gift ideas?"),
         ("2026-03-05T09:00:00", "I keep forgetting to buy a card: my uncle Rohan's birthday is on the 1st of June."),
     ]
-    with MemoryStore.local(tmp_path) as store:
+    result, notes = _asked(smollm, tmp_path, turns, "When's Rohan's birthday?")
+    assert "Rohan" in notes and "Odile" not in notes, notes
+    reply = result.text.lower()
+    assert ("june" in reply or "1st" in reply) and "april" not in reply, (result.text, notes)
+
+
+def _asked(smollm, folder: Path, turns: list[tuple[str, str]], question: str) -> tuple[Any, str]:
+    """``question`` asked of a fresh store holding ``turns`` (``(timestamp, text)``, the user's,
+    one session each): the result and the text of the notes injected."""
+    model, tokenizer = smollm
+    with MemoryStore.local(folder) as store:
         store.writer.add_turns(
             [{"user_id": "u", "session_id": f"s{i}", "role": "user", "content": text, "turn_index": 0, "timestamp": when}
              for i, (when, text) in enumerate(turns)]
         )  # fmt: skip
         generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
-        result = generator.generate([{"role": "user", "content": "When's Rohan's birthday?"}], max_new_tokens=30)
-    notes = " ".join(r.text for r in result.recalls)
-    assert "Rohan" in notes and "Odile" not in notes, notes
-    reply = result.text.lower()
-    assert ("june" in reply or "1st" in reply) and "april" not in reply, (result.text, notes)
+        result = generator.generate([{"role": "user", "content": question}], max_new_tokens=30)
+    return result, " ".join(r.text for r in result.recalls)
