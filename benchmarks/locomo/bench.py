@@ -124,6 +124,7 @@ class Bench:
             # The engine's default notes ("[{date}] {speaker}: {text}"), which the tuned default was
             # trained on; --note-template measures another.
             note_template=a.note_template or (DEFAULT_NOTE_TEMPLATE if a.memory_dates else "{speaker}: {text}"),
+            **getattr(a, "config_changes", {}),  # --set FIELD=VALUE
         )  # fmt: skip
 
     def generate(self, messages: list[dict[str, str]] | str, memory: Any, config: Any) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.args import OUT
+from benchmarks.common.args import OUT, parse_variant
 from benchmarks.common.locomo_data import (
     CATEGORIES,
     Conversation,
@@ -100,6 +100,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="(d)/(f): RecallConfig.order, the notes' order (default: RecallConfig's)")
     p.add_argument("--note-template", default=None,
                    help="(d)/(f): RecallConfig.note_template (default: the engine's, with date and speaker)")
+    p.add_argument("--set", dest="config_changes", action="append", default=[], metavar="FIELD=VALUE",
+                   help="(d)/(f): any other RecallConfig field, e.g. match_names=False (repeatable; Python literals)")
     p.add_argument("--categories", default=None,
                    help="answer only the sampled questions of these categories, e.g. 5 or 1,2 (the sample is drawn first)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
@@ -108,6 +110,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     args.k = [int(x) for x in str(args.k).split(",") if x]
+    from recall_core import RecallConfig
+
+    try:
+        args.config_changes = dict(parse_variant("set:" + ",".join(args.config_changes))[1])
+        RecallConfig(**args.config_changes)
+    except (TypeError, ValueError) as error:
+        p.error(f"--set: {error}")
     args.methods = [m for m in str(args.methods).split(",") if m]
     if args.categories:
         args.categories = [int(x) for x in str(args.categories).split(",") if x]

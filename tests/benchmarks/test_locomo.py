@@ -280,6 +280,13 @@ def test_the_recall_settings_flags_reach_the_config():
     assert default.note_template == RecallConfig().note_template and "{speaker}" in default.note_template
     assert config("--no-memory-dates").note_template == "{speaker}: {text}"
     assert config("--note-template", "[{date}] {text}").note_template == "[{date}] {text}"
+    # --set reaches any other field, as a Python literal, and a bad one stops the parser
+    changed = config("--set", "match_names=False", "--set", "top_p=0.9")
+    assert (changed.match_names, changed.top_p, default.match_names) == (False, 0.9, True)
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--set", "match_names=maybe"])
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--set", "no_such_field=1"])
 
 
 def test_c_and_d_both_see_who_said_each_turn():
