@@ -81,11 +81,6 @@ class RecallConfig:
             a chosen note that does not say it but names someone else gives its place to the next
             candidate that says it, or leaves it empty (:mod:`recall_core.decoding.names`).
             ``False`` injects the candidates as ranked.
-        match_speakers: with ``match_names``, when the question is about someone who speaks in
-            the memory (a candidate is labelled with their name), a chosen note whose sentences
-            nearest the question are another speaker's words about themselves ("Caroline: I made a
-            window for the church." for "What did Melanie make for the church?") gives way the
-            same way. ``False`` leaves such notes in place.
         top_k: how many candidates are fetched to choose among.
         temperature: of the choice among the candidates' scores; 0 picks the best.
         top_p: nucleus cut over the candidates' softmax, in (0, 1].
@@ -159,7 +154,6 @@ class RecallConfig:
     order: NoteOrder = "newest_first"
     newest_wins: bool = True
     match_names: bool = True
-    match_speakers: bool = True
     top_k: int = 8
     temperature: float = 0.0
     top_p: float = 1.0
@@ -194,7 +188,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "match_names", "match_speakers"):
+        for flag in ("newest_wins", "match_names"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

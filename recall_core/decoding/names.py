@@ -20,18 +20,6 @@ another note says "my boss Siobhan"): a relation the candidates put next to an a
 boss Siobhan", "Yara, my sister", "Dmitri (my cousin)") counts as that name where a note says
 "my boss" without naming someone else right after it.
 
-``RecallConfig.match_speakers`` carries the rule into a note that names everyone. An exchange
-between two people names both ("Caroline: I made a stained-glass window for the church. /
-Melanie: Lovely, Caroline!"), so the names cannot say whose deed it holds, and the tuned model
-answered "What did Melanie make for the church?" with Caroline's window. Grammar can: when the
-question is about someone who speaks in the memory (a candidate is labelled with their name) and
-not about the asker ("I", "my", "we" in its asking clause), a note gives way as above when its
-sentences that share the most words with the question (names and words of time aside; a word
-shares with another when the two agree in their first five letters, so "painted" meets
-"painting") are all said by someone else of themselves alone: in the first person singular, with
-no "you", no "we", no he, she or they, no "my sister", and no asked name. A note whose best
-sentence shares no word with the question, or is said by the person asked, stays.
-
 Notes that name nothing stay ("my wifi password is..." for a question about the Wi-Fi); a
 question without a name, or about a name the memory never heard ("Where is Yuki going?" with no
 note saying Yuki: a misspelling, or a relation the notes use instead), changes nothing. Names
@@ -44,9 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from recall_core.decoding.supersede import TEMPORAL, asking
+from recall_core.decoding.supersede import TEMPORAL
 from recall_core.memory.text.chunking import sentences
-from recall_core.memory.text.lexical import query_words
 from recall_core.types import MemoryCandidate
 
 #: A word: letters, inner apostrophes and hyphens ("O'Neill", "Wi-Fi", "Percival's").
@@ -115,15 +102,10 @@ def about_someone_else(note: MemoryCandidate, asked: set[str], related: set[str]
 
 
 def keep_named(
-    chosen: Sequence[MemoryCandidate],
-    candidates: Sequence[MemoryCandidate],
-    question: str | None,
-    speakers: bool = False,
+    chosen: Sequence[MemoryCandidate], candidates: Sequence[MemoryCandidate], question: str | None
 ) -> list[MemoryCandidate]:
     """``chosen`` less the notes about someone else than the question's names, each place given to
-    the next of ``candidates`` (rank order) that says one of them and does not give way itself, if
-    any (the module's rule). With ``speakers``, a note whose best sentences another speaker says
-    of themselves gives way too, when the question asks about someone who speaks in the memory.
+    the next of ``candidates`` (rank order) that says one of them, if any (the module's rule).
 
     ``question`` ``None``, without names, or with names no candidate says leaves ``chosen`` as it is.
     """
@@ -131,91 +113,12 @@ def keep_named(
     if not asked or not any(_says_any(c, asked) for c in candidates):
         return list(chosen)
     related = {r for c in candidates for name in asked for r in relations(c.text, name)}
-    # the speaker rule: the question asks about a participant of the conversation, not the asker
-    words = _content_words(question or "", asked) if speakers and not _asks_about_asker(question or "") else set()
-    participants = asked & {label for c in candidates for label in _labels(c)}
-
-    def gives_way(note: MemoryCandidate) -> bool:
-        if about_someone_else(note, asked, related):
-            return True
-        return bool(words and participants) and speaks_of_someone_else(note, asked, related, words)
-
-    kept = [c for c in chosen if not gives_way(c)]
+    kept = [c for c in chosen if not about_someone_else(c, asked, related)]
     if len(kept) == len(chosen):
         return kept
     ids = {c.id for c in chosen}
-    spare = [c for c in candidates if c.id not in ids and _says_any(c, asked) and not gives_way(c)]
+    spare = [c for c in candidates if c.id not in ids and _says_any(c, asked)]
     return kept + spare[: len(chosen) - len(kept)]
-
-
-#: The first person singular: a sentence with it (and no other person) tells of its speaker.
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|mine|myself)\b", re.IGNORECASE)
-#: Anyone else: the listener, a group the speaker belongs to, a third person.
-_OTHER_PERSON = re.compile(
-    r"\b(?:you|your|yours|yourself|you're|you’re|you've|you’ve|we|we're|we’re|we've|we’ve|us|our|ours|"
-    r"he|he's|he’s|him|his|she|she's|she’s|her|hers|they|they're|they’re|them|their|theirs)\b",
-    re.IGNORECASE,
-)
-#: "my sister", "my best friend", "my kids": a sentence about someone the speaker knows.
-_MY_PERSON = re.compile(
-    r"\bmy (?:(?:best|older|younger|little|big|old|new|ex|late|great|step)[ -])?"
-    r"(?:mom|mum|mother|dad|father|parents?|sister|brother|siblings?|sis|bro|son|daughter|kids?|child|children|"
-    r"baby|husband|wife|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|friends?|buddy|mate|boss|manager|"
-    r"colleagues?|co-?workers?|neighbou?rs?|cousins?|aunt|uncle|niece|nephew|grand\w*|family|roommate|"
-    r"flatmate|housemate|mentor|teacher|students?|team|classmates?|in-laws?|relatives?|folks|pet|dog|cat)\b",
-    re.IGNORECASE,
-)
-_ASKER = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|my|mine|we|our|us)\b", re.IGNORECASE)
-#: Two words meet when they agree in this many first letters ("painted", "painting"), or are equal.
-_STEM = 5
-
-
-def speaks_of_someone_else(note: MemoryCandidate, asked: set[str], related: set[str], words: set[str]) -> bool:
-    """Whether the sentences of ``note`` that share the most of ``words`` (at least one) are all said
-    by someone not ``asked``, of themselves alone (first person singular, no one else, no asked
-    name and no "my <relation>" from ``related``)."""
-    scored = [(len(words & _stems(sentence)), speaker, sentence) for speaker, sentence in _said(note)]
-    best = max((score for score, _, _ in scored), default=0)
-    if best == 0:
-        return False
-    return all(_of_self_alone(speaker, sentence, asked, related) for score, speaker, sentence in scored if score == best)
-
-
-def _of_self_alone(speaker: str | None, sentence: str, asked: set[str], related: set[str]) -> bool:
-    if speaker is None or speaker.lower() in asked or any(says(sentence, name) for name in asked):
-        return False
-    if any(says_relation(sentence, relation) for relation in related):
-        return False
-    return bool(_FIRST_PERSON.search(sentence)) and not _OTHER_PERSON.search(sentence) and not _MY_PERSON.search(sentence)
-
-
-def _said(note: MemoryCandidate) -> list[tuple[str | None, str]]:
-    """``(speaker, sentence)`` for every sentence of ``note``: a line's label, else the speaker of
-    the line before (the first line's is the note's ``metadata["speaker"]``, or its role)."""
-    meta = note.metadata or {}
-    speaker = meta.get("speaker") or meta.get("role")
-    speaker = speaker if isinstance(speaker, str) and speaker.strip() else None
-    said = []
-    for line in note.text.splitlines():
-        label = _LABEL.match(line)
-        if label:
-            speaker, line = label.group(1), line[label.end():]
-        said += [(speaker, sentence) for sentence in sentences(line)]
-    return said
-
-
-def _content_words(question: str, asked: set[str]) -> set[str]:
-    """The stems of the words of ``question``'s asking clauses (all of it when none ends in "?"),
-    less its names and words of time."""
-    return {w for w in _stems(asking(question)) if w not in {n[:_STEM] for n in asked}}
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:_STEM] for w in query_words(text) if not TEMPORAL.fullmatch(w) and not w.isdigit()}
-
-
-def _asks_about_asker(question: str) -> bool:
-    return _ASKER.search(asking(question)) is not None
 
 
 def _says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:

@@ -57,7 +57,7 @@ def choose_candidates(
         return [], BELOW_MIN_SCORE
     chosen = _unique(_draw_order(eligible, config, generator))[: config.memories]
     if config.match_names and question:  # a note about someone else gives its place to one about the asked name
-        chosen = _unique(keep_named(chosen, eligible, question, speakers=config.match_speakers))
+        chosen = _unique(keep_named(chosen, eligible, question))
     if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
         chosen = _unique(newest_versions(chosen, eligible, question, _moment))
     if config.order != "relevance":  # stable: equal moments keep their rank order

@@ -71,15 +71,11 @@ def names_time(text: str) -> bool:
     return TEMPORAL.search(text) is not None
 
 
-def asking(question: str) -> str:
-    """``question``'s asking clauses ("Okay, quick one: what do I collect?" -> "what do I collect?"),
-    or all of it when no clause ends in "?": the small talk around a question is not its subject."""
-    return " ".join(_ASKED.findall(question)) or question
-
-
 def asked_words(question: str) -> set[str]:
-    """The words of ``question``'s asking clauses (:func:`asking`)."""
-    return set(query_words(asking(question)))
+    """The words of ``question``'s asking clauses ("Okay, quick one: what do I collect?" -> collect),
+    or of all of it when no clause ends in "?": the small talk around a question is not its subject."""
+    asked = " ".join(_ASKED.findall(question))
+    return set(query_words(asked or question))
 
 
 def says_change(text: str) -> bool:
