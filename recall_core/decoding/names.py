@@ -61,11 +61,16 @@ def names(text: str) -> set[str]:
         for clause in _CLAUSE.split(_LABEL.sub("", sentence)):
             for position, match in enumerate(_WORD.finditer(clause)):
                 word = _POSSESSIVE.sub("", match.group())
-                if position == 0 or not word[:1].isupper() or TEMPORAL.fullmatch(word):
+                if position == 0 or not word[:1].isupper() or _names_time(word):
                     continue
                 if len(word) > 1 and word.lower() not in NOT_NAMES:
                     found.add(word.lower())
     return found
+
+
+def _names_time(word: str) -> bool:
+    """A month, a weekday or another word of time, or its plural ("Sundays": a habit, not a name)."""
+    return bool(TEMPORAL.fullmatch(word) or (word.lower().endswith("s") and TEMPORAL.fullmatch(word[:-1])))
 
 
 def says(text: str, name: str) -> bool:

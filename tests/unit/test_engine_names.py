@@ -38,6 +38,7 @@ QUESTION = "Where is Yuki going on her trip?"
         ("Okay, testing my memory. Quick one: When's our anniversary?", set()),
         ("What have I got on February 14? OK thanks.", set()),
         ("Is it on Monday or in May?", set()),
+        ("What do I do on Sundays? And Wednesdays with Odile?", {"odile"}),  # a weekday's plural is a habit
         ("Caroline: I made a window.\nMelanie: Lovely, Caroline!", {"caroline"}),  # labels are not in the text's names
     ],
 )
