@@ -72,6 +72,9 @@ class Mixture:
     # Of memory examples with dated notes: the notes oldest first, under a header that says so. The
     # model otherwise learns to read the note nearest the question, whatever its date.
     oldest_share: float = 0.0
+    # Of memory examples: the question asks for an answer format (labelled options to pick from,
+    # or the bare answer) and the reply keeps it (:mod:`recall_core.training.answer_formats`).
+    format_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general"):
@@ -79,7 +82,7 @@ class Mixture:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
-                     "empty_share", "oldest_share"):
+                     "empty_share", "oldest_share", "format_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -167,17 +170,22 @@ class ExampleBuilder:
 
 
 def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mixture, rng: random.Random,
-                    systems: Sequence[str | None], order_rng: random.Random | None = None) -> list[Example]:
+                    systems: Sequence[str | None], order_rng: random.Random | None = None,
+                    format_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
     its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
 
-    ``order_rng`` draws which dated examples get their notes oldest first (``mixture.oldest_share``);
-    it is separate from ``rng`` so that the share changes only the notes' order, not which examples
-    are made (default: one seeded from nothing, ``random.Random(0)``).
+    ``order_rng`` draws which dated examples get their notes oldest first (``mixture.oldest_share``),
+    and ``format_rng`` which questions ask for an answer format (``mixture.format_share``); each is
+    separate from ``rng`` so that a share changes only what it is about, not which examples are
+    made (default: ones seeded from nothing, ``random.Random(0)``).
     """
+    from recall_core.training.answer_formats import distractor_pool, formatted
     from recall_core.training.family_data import LEAD_INS
 
     order_rng = order_rng or random.Random(0)
+    format_rng = format_rng or random.Random(0)
+    pool = distractor_pool(items)
     out: list[Example] = []
     for item in items:
         others = [i.notes for i in items if i.user_id != item.user_id and i.notes]
@@ -193,8 +201,13 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             if reply == UNKNOWN_REPLY and not empty and rng.random() >= mixture.unknown_share:
                 continue  # fewer "I don't know." replies: the model learned to abstain with the answer in front of it
             notes, order = oldest_first(notes, builder.config.order, mixture.oldest_share, order_rng)
-            meta = {"family": item.family, "question": item.question.text, "key": item.question.key,
-                    "holds": holds, "user_id": item.user_id, "notes": len(notes), "order": order}  # fmt: skip
+            answer_format = format_rng.random() < mixture.format_share  # drawn for every example, as the order is
+            if answer_format:
+                question, reply = formatted(item, holds, reply, pool, format_rng)
+                messages = [*messages[:-1], {"role": "user", "content": question}]
+            meta = {"family": item.family, "question": messages[-1]["content"], "key": item.question.key,
+                    "holds": holds, "user_id": item.user_id, "notes": len(notes), "order": order,
+                    "format": answer_format}  # fmt: skip
             if rng.random() < mixture.auto_share:
                 out.append(builder.auto_example("auto", messages, reply, notes, meta, order=order))
                 continue

@@ -191,7 +191,8 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     items = family_data.asked(users, notes, rng, builder.config, config.mixture.fill_share)
     systems = family_data.TRAIN_SYSTEM_PROMPTS
     examples = memory_examples(builder, items, config.mixture, rng, systems,
-                               order_rng=random.Random(f"order-{config.seed}"))
+                               order_rng=random.Random(f"order-{config.seed}"),
+                               format_rng=random.Random(f"format-{config.seed}"))
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).
     needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)
