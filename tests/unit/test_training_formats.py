@@ -9,7 +9,13 @@ import pytest
 
 from recall_core import RecallConfig
 from recall_core.training import family_data
-from recall_core.training.answer_formats import NOT_SAID, distractor_pool, formatted, short_answer, with_options
+from recall_core.training.answer_formats import (
+    NOT_SAID,
+    distractor_pool,
+    formatted,
+    short_answer,
+    with_options,
+)
 from recall_core.training.examples import IGNORE, ExampleBuilder, Mixture, memory_examples
 from recall_core.training.family_data import UNKNOWN_REPLY
 from tests.helpers.tiny import tiny_model
