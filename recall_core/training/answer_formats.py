@@ -58,7 +58,6 @@ ASK_SHORT = (
     "Just the answer, please.", "One or two words is fine.", "Keep it short: only the answer.",
     "No full sentence needed, only the answer.", "Answer in as few words as you can.",
 )  # fmt: skip
-KINDS = ("options", "short")
 
 
 def distractor_pool(items: Sequence[Asked]) -> dict[tuple[str, str], list[str]]:
@@ -74,11 +73,11 @@ def distractor_pool(items: Sequence[Asked]) -> dict[tuple[str, str], list[str]]:
 
 
 def formatted(item: Asked, holds: bool, reply: str, pool: dict[tuple[str, str], list[str]], rng: random.Random) -> tuple[str, str]:
-    """``(question, reply)`` for ``item`` asked in an answer format drawn from :data:`KINDS`; the
-    question as it was and ``reply`` unchanged when the item has nothing to build the format from."""
+    """``(question, reply)`` for ``item`` asked with options (70%) or for the bare answer; the
+    question as it was and ``reply`` unchanged when the item has nothing to build options from."""
     if rng.random() < 0.7:
         return with_options(item, holds, reply, pool, rng)
-    return short_answer(item, holds, reply, rng)
+    return short_answer(item, holds, rng)
 
 
 def with_options(item: Asked, holds: bool, reply: str, pool: dict[tuple[str, str], list[str]], rng: random.Random) -> tuple[str, str]:
@@ -105,13 +104,13 @@ def with_options(item: Asked, holds: bool, reply: str, pool: dict[tuple[str, str
     return text, f"{labels[options.index(right)]} {right}."
 
 
-def short_answer(item: Asked, holds: bool, reply: str, rng: random.Random) -> tuple[str, str]:
+def short_answer(item: Asked, holds: bool, rng: random.Random) -> tuple[str, str]:
     """The question with a request for the bare answer: the value alone, or "I don't know."."""
     question = item.question
     text = f"{question.text} {rng.choice(ASK_SHORT)}"
     if holds and question.answers:
         return text, f"{question.answers[0][:1].upper()}{question.answers[0][1:]}."
-    return text, reply if reply == UNKNOWN_REPLY else UNKNOWN_REPLY
+    return text, UNKNOWN_REPLY
 
 
 def _distractors(item: Asked, pool: dict[tuple[str, str], list[str]], rng: random.Random) -> list[str]:

@@ -73,7 +73,7 @@ def test_no_wrong_option_names_the_right_value(asked):
 def test_the_bare_answer_is_the_value_or_i_dont_know(asked):
     rng = random.Random(0)
     for item in asked:
-        question, target = short_answer(item, item.holds, item.reply, rng)
+        question, target = short_answer(item, item.holds, rng)
         assert question.startswith(item.question.text) and len(question) > len(item.question.text)
         if item.holds:
             assert target.rstrip(".").lower() == item.question.answers[0].lower()
