@@ -82,11 +82,11 @@ engine-models: models
 
 # Trains the recall adapter shipped for the default model (fixed seed; about 1 h on 2 quiet CPU cores).
 # Four conversation families train it; passing, dates and paraphrase are held out, so that the
-# shipped model's figures on them are held-out figures (docs/benchmarks/heldout.md); circle came
-# after it and is left out, so that this target makes the shipped weights again. Then the
+# shipped model's figures on them are held-out figures (docs/benchmarks/heldout.md); circle and duo
+# came after it and are left out, so that this target makes the shipped weights again. Then the
 # query head of `query_mode="hidden"`, on the merged model (about 10 min).
 adapter: models
-	$(BIN)/recall train --users 6 --examples 0.6 --exclude passing,dates,paraphrase,circle --agreement-prompts 32 \
+	$(BIN)/recall train --users 6 --examples 0.6 --exclude passing,dates,paraphrase,circle,duo --agreement-prompts 32 \
 		--fill-share 1.0 --unknown-share 0.4 --passing-share 0.5 --empty-share 0.05 \
 		--out recall_core/models/weights/smollm2-135m-recall --seed 0
 	$(BIN)/recall train-head --out recall_core/models/weights/smollm2-135m-recall

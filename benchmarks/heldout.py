@@ -117,7 +117,8 @@ def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED) -> 
     out = []
     for user in users:
         chat = [(a.content, b.content) for a, b in zip(user.turns, user.turns[1:], strict=False)
-                if a.role == "user" and b.role == "assistant" and not a.facts and not a.values]  # fmt: skip
+                if a.role == "user" and b.role == "assistant" and not a.facts and not a.values
+                and not a.speaker]  # named speakers' chat is the memory, not the caller's session  # fmt: skip
         for question in user.questions:
             system = EVAL_SYSTEM_PROMPTS[len(out) % len(EVAL_SYSTEM_PROMPTS)]
             picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
@@ -156,11 +157,10 @@ class Method:
 
 
 def memory_turns(users: Sequence[base.User]) -> list[dict[str, Any]]:
-    return [
-        {"user_id": u.user_id, "role": t.role, "content": t.content, "session_id": f"session-{t.session}",
-         "timestamp": t.date, "turn_index": t.index}
-        for u in users for t in u.turns
-    ]  # fmt: skip
+    """Every user's turns as the writer takes them (a named speaker kept: training's own conversion)."""
+    from recall_core.training.family_data import memory_turns as turns_of
+
+    return [turn for user in users for turn in turns_of(user)]
 
 
 class RecallMethod(Method):

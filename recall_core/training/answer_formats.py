@@ -114,11 +114,14 @@ def short_answer(item: Asked, holds: bool, rng: random.Random) -> tuple[str, str
 
 
 def _distractors(item: Asked, pool: dict[tuple[str, str], list[str]], rng: random.Random) -> list[str]:
-    """Other users' values of the same kind of fact, none naming one of this question's values."""
+    """The question's decoys first (what the notes say of someone else: the near miss a reader
+    must not take), then other users' values of the same kind of fact; none naming one of this
+    question's values."""
     own = (*item.question.answers, *item.question.stale)
     kind = (item.family, _kind_of(item.question.fact))
-    values = [v for v in pool.get(kind, []) if not any(_same(v, o) for o in own)]
-    return rng.sample(values, min(3, len(values)))
+    decoys = [v for v in item.question.decoys if not any(_same(v, o) for o in own)]
+    values = [v for v in pool.get(kind, []) if not any(_same(v, o) for o in (*own, *decoys))]
+    return decoys + rng.sample(values, min(3, len(values)))
 
 
 def _same(a: str, b: str) -> bool:

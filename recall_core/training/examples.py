@@ -190,7 +190,11 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     for item in items:
         others = [i.notes for i in items if i.user_id != item.user_id and i.notes]
         for _ in range(mixture.repeats):
-            messages = messages_for(item, rng.choice(systems), item.earlier)
+            # A conversation with its own callers (two named friends' chats) is asked about under
+            # their system messages most of the time. Drawn only for such items, so that the other
+            # families' examples stay as they were.
+            own = bool(item.systems) and rng.random() < 0.7
+            messages = messages_for(item, rng.choice(item.systems if own else systems), item.earlier)
             notes, holds = perturbed_notes(item, others, mixture, rng)
             if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
                 notes = in_passing(notes, item, rng)

@@ -68,6 +68,7 @@ class Asked:
     holds: bool  # a note names the current value
     earlier: tuple[dict[str, str], ...] = field(default_factory=tuple)  # exchanges of this session before it
     small_talk: tuple[str, ...] = ()  # what this user said that states no fact (to bury a fact in: examples.in_passing)
+    systems: tuple[str, ...] = ()  # the conversation's own callers' system messages (base.User.systems)
 
 
 def family_users(families: Iterable[str], users: int, seed: int = TRAIN_SEED) -> dict[str, list[base.User]]:
@@ -84,7 +85,7 @@ def memory_turns(user: base.User) -> list[dict[str, Any]]:
     """A family user's turns as the memory writer takes them (one session per dated session)."""
     return [
         {"user_id": user.user_id, "role": t.role, "content": t.content, "session_id": f"session-{t.session}",
-         "timestamp": t.date, "turn_index": t.index}
+         "timestamp": t.date, "turn_index": t.index, **({"metadata": {"speaker": t.speaker}} if t.speaker else {})}
         for t in user.turns
     ]  # fmt: skip
 
@@ -192,15 +193,22 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
                 value = named_value(found, question)
                 reply = answer_for(question.text, value, rng) if value is not None else UNKNOWN_REPLY
                 earlier = _earlier(chat, rng)
-                out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier, small_talk))
+                out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier, small_talk,
+                                 user.systems))  # fmt: skip
     return out
 
 
 def _chat_turns(user: base.User) -> list[tuple[str, str]]:
-    """The user's exchanges that state no fact (greetings, small talk, requests): earlier turns to reuse."""
+    """The user's exchanges that state no fact (greetings, small talk, requests): earlier turns to reuse.
+
+    None from a conversation between named people (``Turn.speaker``): their chat is what the
+    memory holds, not what the caller said to the assistant earlier in the session.
+    """
     turns = user.turns
     out = []
     for first, second in zip(turns, turns[1:], strict=False):
+        if first.speaker or second.speaker:
+            continue
         if first.role == "user" and second.role == "assistant" and not first.facts and not first.values:
             out.append((first.content, second.content))
     return out

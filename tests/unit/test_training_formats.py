@@ -117,3 +117,34 @@ def test_format_share_changes_only_the_questions_it_draws(asked):
     assert any(label != IGNORE for label in after.labels)
     with pytest.raises(ValueError, match="format_share"):
         Mixture(format_share=1.5)
+
+
+@pytest.fixture(scope="module")
+def duo_asked():
+    """Two users of the two-friends family (its near misses carry the other friend's value as a decoy)."""
+    users = family_data.family_users(("duo",), 2)
+    notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
+    return family_data.asked(users, notes, random.Random(0))
+
+
+def test_a_decoy_is_among_the_options_and_never_the_answer(duo_asked):
+    """Asked about one friend with the other's news among the options, the reply picks "never said"."""
+    pool = distractor_pool(duo_asked)
+    rng = random.Random(7)
+    near = [i for i in duo_asked if i.question.decoys]
+    assert near
+    for item in near:
+        question, target = with_options(item, False, UNKNOWN_REPLY, pool, rng)
+        options = _options(question)
+        assert item.question.decoys[0] in options.values(), question
+        assert target.partition(" ")[2].rstrip(".") in NOT_SAID
+
+
+def test_a_conversations_own_system_messages_are_used(duo_asked):
+    """Questions about two friends' chats are mostly asked under their own callers' system messages."""
+    _, tokenizer = tiny_model()
+    examples = memory_examples(ExampleBuilder(tokenizer), duo_asked, Mixture(repeats=4), random.Random(0),
+                               ["Generic caller."])  # fmt: skip
+    systems = {s for i in duo_asked for s in i.systems}
+    own = sum(any(s in tokenizer.decode(e.input_ids) for s in systems) for e in examples)
+    assert 0.5 * len(examples) < own < len(examples)

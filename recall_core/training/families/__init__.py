@@ -14,6 +14,8 @@ sentence shapes and question phrasings; no sentence template is shared between f
 * ``paraphrase``: questions that share few words with the sentence that stated the fact.
 * ``interview``: facts given as short answers to the assistant's questions.
 * ``circle``: news about the user's named friends, asked in the third person by name.
+* ``duo``: two named friends tell each other their own news (no assistant); asked later by name,
+  a near miss is the other friend's news.
 
 Every family also asks questions whose answer was never said (``kind="unanswerable"``).
 """
@@ -26,6 +28,7 @@ from recall_core.training.families import (
     changes,
     circle,
     dates,
+    duo,
     interview,
     paraphrase,
     passing,
@@ -35,7 +38,7 @@ from recall_core.training.families import (
 from recall_core.training.families.base import Question, Turn, User, score
 
 FAMILIES: dict[str, ModuleType] = {
-    module.NAME: module for module in (templated, passing, people, changes, dates, paraphrase, interview, circle)
+    module.NAME: module for module in (templated, passing, people, changes, dates, paraphrase, interview, circle, duo)
 }
 
 __all__ = ["FAMILIES", "Question", "Turn", "User", "generate", "score"]

@@ -39,6 +39,9 @@ class Turn:
     index: int  # 0-based position inside its session
     facts: tuple[str, ...] = ()
     values: tuple[str, ...] = ()
+    # Who said it, when the conversation is between named people rather than a user and an
+    # assistant (the memory keeps it as the turn's speaker, and the notes show it).
+    speaker: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Question:
     fact, when it changed. ``evidence`` are the (session, index) of the turns that state the
     current value. An ``"unanswerable"`` question has no ``answers`` and no ``evidence``: the
     right reply says it does not know. ``values`` lists the value strings inserted into ``text``.
+    ``decoys`` are values the conversation gives for something else that the question could be
+    mistaken for (another person's news, asked of this one): a near miss, never the answer.
     """
 
     key: str
@@ -61,6 +66,7 @@ class Question:
     stale: tuple[str, ...] = ()
     evidence: tuple[tuple[int, int], ...] = ()
     values: tuple[str, ...] = ()
+    decoys: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -78,6 +84,8 @@ class User:
     user_id: str
     turns: list[Turn] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
+    # System messages a caller asking about this conversation would write (empty: any caller's).
+    systems: tuple[str, ...] = ()
 
 
 # -- scoring -------------------------------------------------------------------------------------
