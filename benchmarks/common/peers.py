@@ -33,8 +33,10 @@ def exchanges(user: User) -> list[tuple[str, str, Any]]:
         if turn.role != "user":
             continue
         reply = turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
-        # Named speakers (two friends' chat) are labelled by name, as the notes label them.
-        said, answered = turn.speaker or "user", (reply.speaker or "assistant") if reply else ""
+        # Named speakers (a family's two friends' chat) are labelled by name, as the notes label
+        # them; the conversations generator's turns have no speaker.
+        said = getattr(turn, "speaker", "") or "user"
+        answered = (getattr(reply, "speaker", "") or "assistant") if reply else ""
         text = f"{said}: {turn.content}" + (f"\n{answered}: {reply.content}" if reply else "")
         out.append((text, turn.content, turn.session))
     return out

@@ -30,3 +30,16 @@ def test_a_variants_notes_are_compared_with_the_defaults_question_by_question():
     variant = {"q1": (("b", "x"), False), "q2": (("y",), True), "q3": (("z",), None), "q4": (("f", "e"), True)}
     # q4 holds the same notes in another order: not a change
     assert against(default, variant) == {"changed_memory": 2, "changed_unanswerable": 1, "lost": 1, "gained": 1}
+
+
+def test_two_friends_chats_keep_their_speakers_for_every_method():
+    """A duo conversation is written with its speakers' names (the notes show them), the recipe's
+    exchanges are labelled by name too, and no exchange of it becomes the caller's earlier turns."""
+    from benchmarks.common.peers import exchanges
+    from benchmarks.heldout import memory_turns
+
+    users = FAMILIES["duo"].generate(20261124, users=1)
+    names = {t.speaker for t in users[0].turns}
+    assert {t["metadata"]["speaker"] for t in memory_turns(users)} == names
+    assert all(text.split(":", 1)[0] in names for text, _, _ in exchanges(users[0]))
+    assert all(not call.earlier for call in calls_of("duo", users))
