@@ -69,6 +69,8 @@ from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.timing import timed_stream  # noqa: E402
 from recall_core.training.families import FAMILIES, base  # noqa: E402
+from recall_core.training.family_data import chat_exchanges  # noqa: E402
+from recall_core.training.family_data import memory_turns as turns_of  # noqa: E402
 
 OUT = OUT_ROOT / "heldout"
 #: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
@@ -116,9 +118,7 @@ def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED) -> 
     rng = random.Random(f"heldout/{family}/{seed}")
     out = []
     for user in users:
-        chat = [(a.content, b.content) for a, b in zip(user.turns, user.turns[1:], strict=False)
-                if a.role == "user" and b.role == "assistant" and not a.facts and not a.values
-                and not a.speaker]  # named speakers' chat is the memory, not the caller's session  # fmt: skip
+        chat = chat_exchanges(user)  # the user's small talk with the assistant, as training takes it
         for question in user.questions:
             system = EVAL_SYSTEM_PROMPTS[len(out) % len(EVAL_SYSTEM_PROMPTS)]
             picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
@@ -158,8 +158,6 @@ class Method:
 
 def memory_turns(users: Sequence[base.User]) -> list[dict[str, Any]]:
     """Every user's turns as the writer takes them (a named speaker kept: training's own conversion)."""
-    from recall_core.training.family_data import memory_turns as turns_of
-
     return [turn for user in users for turn in turns_of(user)]
 
 

@@ -182,7 +182,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
     out = []
     for family, group in users.items():
         for user in group:
-            chat = _chat_turns(user)
+            chat = chat_exchanges(user)
             small_talk = tuple(said for said, _ in chat)
             for question in user.questions:
                 searched = notes.get(question.key, Searched(()))
@@ -198,7 +198,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
     return out
 
 
-def _chat_turns(user: base.User) -> list[tuple[str, str]]:
+def chat_exchanges(user: base.User) -> list[tuple[str, str]]:
     """The user's exchanges that state no fact (greetings, small talk, requests): earlier turns to reuse.
 
     None from a conversation between named people (``Turn.speaker``): their chat is what the

@@ -86,7 +86,7 @@ def test_memory_keeps_the_speaker_and_the_chat_is_not_the_callers(users):
     user = users[0]
     turns = family_data.memory_turns(user)
     assert {t["metadata"]["speaker"] for t in turns} == {t.speaker for t in user.turns}
-    assert family_data._chat_turns(user) == []
+    assert family_data.chat_exchanges(user) == []
 
 
 def test_aliases_of_values():

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from recall_core.training.families.base import Question, Turn, User
 from recall_core.training.families.circle.chat import BYE, BYE_REPLY, GREET, GREET_REPLY, SMALL
 from recall_core.training.families.circle.events import ACKS, KINDS, NAMES, WRAP, Kind
+from recall_core.training.families.news import aliases, next_value, told_in_order
 
 MEMORY_PER_USER = 12
 UNANSWERABLE_PER_USER = 4
@@ -52,11 +53,7 @@ def _one_user(rng: random.Random, user_id: str) -> User:
     when = datetime(2024, 1, 8, 9, 0) + timedelta(days=rng.randrange(300))
     sessions = rng.randint(3, 4)
     per = -(-len(news) // sessions)
-    order = [(friend, kind, False) for friend, kind in news]  # (friend, kind, a change)
-    for i in sorted(changes):  # a change is told about a session after the news it changes
-        friend, kind = news[i]
-        at = order.index((friend, kind, False))
-        order.insert(min(len(order), at + per), (friend, kind, True))
+    order = told_in_order(news, changes, per)  # (friend, kind, a change): a change about a session after its news
 
     def add(role: str, content: str, session: int, facts: tuple[str, ...] = (), values: tuple[str, ...] = ()) -> None:
         index = sum(1 for t in turns if t.session == session)
@@ -71,13 +68,7 @@ def _one_user(rng: random.Random, user_id: str) -> User:
         add("user", rng.choice(GREET), s)
         add("assistant", rng.choice(GREET_REPLY), s)
         for friend, kind, changed in chunk:
-            if changed:
-                value = rng.choice([v for v in kind.values if v not in friend.news[kind.key]])
-                template = rng.choice(kind.change)
-            else:
-                value = rng.choice(kind.values)
-                template = rng.choice(kind.tell)
-            friend.news.setdefault(kind.key, []).append(value)
+            value, template = next_value(kind, friend.news.setdefault(kind.key, []), changed, rng)
             text, values = _fill(template, friend, value)
             add("user", text, s, (f"{friend.name.lower()}.{kind.key}",), values)
             friend.said[kind.key] = (s, turns[-1].index)
@@ -102,23 +93,6 @@ def _question(rng: random.Random, user_id: str, friend: _Friend, kind: Kind, kin
     return Question(key=user_id, user_id=user_id,  # numbered once the questions are shuffled (_questions)
                     fact=f"{friend.name.lower()}.{kind.key}", text=text,
                     kind=kind_of, answers=answers, stale=stale, evidence=evidence, values=(friend.name,))
-
-
-_ARTICLE = re.compile(r"^(a|an|the|two|a pair of) ", re.I)
-_DAY_MONTH = re.compile(r"^(\d{1,2}) ([A-Z][a-z]+)$")
-
-
-def aliases(value: str) -> tuple[str, ...]:
-    """Ways a reply may name ``value``: without its article ("greyhound"), a date month first ("June 12")."""
-    out = [value]
-    if _ARTICLE.match(value):
-        out.append(_ARTICLE.sub("", value))
-    date = _DAY_MONTH.match(value)
-    if date:
-        day, month = date.groups()
-        suffix = "th" if 11 <= int(day) <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(int(day) % 10, "th")
-        out += [f"{month} {day}", f"{day}{suffix} {month}", f"{month} {day}{suffix}", f"{day}{suffix} of {month}"]
-    return tuple(out)
 
 
 def _questions(rng: random.Random, user_id: str, friends: list[_Friend], news: list[tuple[_Friend, Kind]]) -> list[Question]:

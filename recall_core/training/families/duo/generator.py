@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from recall_core.training.families.base import Question, Turn, User
 from recall_core.training.families.duo.chat import BYE, BYE_REPLY, GREET, GREET_REPLY, REACT, SMALL
 from recall_core.training.families.duo.deeds import KINDS, NAMES, SYSTEMS, Kind
+from recall_core.training.families.news import aliases, next_value, told_in_order
 
 MEMORY_PER_USER = 10
 UNANSWERABLE_PER_USER = 8
 #: Of unanswerable questions: the other friend's kind of news asked of this one (a near miss).
 NEAR_MISS_SHARE = 0.75
-_ARTICLE = re.compile(r"^(a|an|the|two|a pair of) ", re.I)
 
 
 @dataclass
@@ -24,11 +23,6 @@ class _Friend:
     role: str  # how the memory writer takes their turns: "user" (the first) or "assistant"
     news: dict[str, list[str]] = field(default_factory=dict)  # kind -> values, oldest first
     said: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> the turn stating the current value
-
-
-def aliases(value: str) -> tuple[str, ...]:
-    """Ways a reply may name ``value``: as written, and without its article ("cello")."""
-    return (value, _ARTICLE.sub("", value)) if _ARTICLE.match(value) else (value,)
 
 
 def _fill(template: str, value: str = "", other: str = "", asked: str = "") -> tuple[str, tuple[str, ...]]:
@@ -49,10 +43,7 @@ def _one_user(rng: random.Random, user_id: str) -> User:
     rng.shuffle(news)
     sessions = rng.randint(3, 4)
     per = -(-len(news) // sessions)
-    order = [(friend, kind, False) for friend, kind in news]  # (friend, kind, a change)
-    for i in sorted(rng.sample(range(len(news)), rng.randint(1, 2))):  # told a session after the news it changes
-        at = order.index((*news[i], False))
-        order.insert(min(len(order), at + per), (*news[i], True))
+    order = told_in_order(news, rng.sample(range(len(news)), rng.randint(1, 2)), per)  # (friend, kind, a change)
 
     turns: list[Turn] = []
     when = datetime(2023, 3, 6, 19, 0) + timedelta(days=rng.randrange(400))
@@ -73,13 +64,7 @@ def _one_user(rng: random.Random, user_id: str) -> User:
         add(opener, *_fill(rng.choice(GREET), other=other(opener).name), s)
         add(other(opener), rng.choice(GREET_REPLY), (), s)
         for friend, kind, changed in order[(s - 1) * size : s * size]:
-            if changed:
-                value = rng.choice([v for v in kind.values if v not in friend.news[kind.key]])
-                template = rng.choice(kind.change)
-            else:
-                value = rng.choice(kind.values)
-                template = rng.choice(kind.tell)
-            friend.news.setdefault(kind.key, []).append(value)
+            value, template = next_value(kind, friend.news.setdefault(kind.key, []), changed, rng)
             text, values = _fill(template, value, other(friend).name)
             add(friend, text, values, s, (f"{friend.name.lower()}.{kind.key}",))
             friend.said[kind.key] = (s, turns[-1].index)
