@@ -34,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from recall_core.memory.text.lexical import FTS_BACKFILL, FTS_SCHEMA, SCRATCH_SCHEMA, bm25_search
+from recall_core.memory.text.lexical import (
+    FTS_BACKFILL,
+    FTS_SCHEMA,
+    SCRATCH_SCHEMA,
+    bm25_search,
+    prepare_connection,
+)
 
 PENDING = "pending"
 INDEXED = "indexed"
@@ -211,8 +217,7 @@ class Journal:
                 self._drop_lm_keys()
             if version < _SCHEMA_VERSION:
                 self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-        for statement in _split_sql(SCRATCH_SCHEMA):
-            self._db.execute(statement)
+        prepare_connection(self._db, _split_sql(SCRATCH_SCHEMA))
 
     class _Tx:
         """One write transaction; nested ones join the outermost (one BEGIN, one COMMIT)."""

@@ -15,7 +15,6 @@ from recall_core.memory.text.composition import WINDOW_WORDS, day_label
 from recall_core.memory.text.lexical import (
     affordable_words,
     linear_fusion,
-    match_expression,
     owner_token,
     query_words,
 )
@@ -132,12 +131,14 @@ def test_only_the_first_chunk_carries_the_window(tmp_path: Path) -> None:
 # -- lexical index ----------------------------------------------------------------------------
 
 
-def test_match_expression_quotes_words_and_drops_function_words() -> None:
-    assert match_expression("u", query_words("What did \"Caroline\" do?")) == f'owner : "{owner_token("u")}" AND ("caroline")'
+def test_query_words_drop_function_words_and_fts_syntax_is_never_an_operator(store: MemoryStore) -> None:
+    assert query_words('What did "Caroline" do?') == ["caroline"]
     assert query_words("what is it?") == []  # only function words
-    # FTS5 syntax in the text is quoted, never read as operators.
-    assert match_expression("u", query_words("NEAR(zebra* -lion) \"x")) == f'owner : "{owner_token("u")}" AND ("near" OR "zebra" OR "lion")'
-
+    assert query_words('NEAR(zebra* -lion) "x') == ["near", "zebra", "lion"]
+    [zebra] = MemoryWriter(store, dated=False, speakers=False, window=False).add_turn("u", "user", "a zebra crossing")
+    # The words are looked up one by one as terms: FTS5's query syntax in them does nothing.
+    assert [m for m, _ in store.journal.search_text("u", 'NEAR(zebra* -lion) "x', 5)] == [zebra]
+    assert store.journal.search_text("u", 'AND OR NOT "" *', 5) == []
 
 
 def test_owner_token_matches_sqlite_hex() -> None:

@@ -1,0 +1,128 @@
+"""BM25 over one user's own statistics: scored as FTS5's bm25() scores, counted over the
+searching user's rows only, so that other users' memories never move a user's ranking."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+from recall_core.memory.text.lexical import owner_token, query_words, row_tokens, user_statistics
+
+TEXTS = [
+    "Rafe read Stoner with his book club",
+    "Rafe: morning, got a sec?",
+    "the book club meets on Tuesdays at the library",
+    "Anouk walked the dog along the canal with Rafe",
+    "reading reading reading all weekend, the same book again",
+    "Stoner is a novel by John Williams",
+    "we talked about the weather",
+]
+QUERIES = ["What book did Rafe read?", "book club library", "walked the dog", "Stoner novel", "weather"]
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(16)) as s:
+        yield s
+
+
+def write(store: MemoryStore, user: str, texts: list[str]) -> list[str]:
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    return [memory_id for text in texts for memory_id in writer.add_turn(user, "user", text)]
+
+
+def fts5_bm25(db: sqlite3.Connection, user: str, text: str) -> list[tuple[str, float]]:
+    """What FTS5's own bm25() gives, over the whole table (the search before this module)."""
+    terms = " OR ".join(f'"{w}"' for w in query_words(text))
+    rows = db.execute(
+        """SELECT m.id, bm25(memories_fts, 0.0, 1.0) FROM memories_fts JOIN memories AS m ON m.seq = memories_fts.rowid
+           WHERE memories_fts MATCH ? ORDER BY 2, 1""",
+        (f'owner : "{owner_token(user)}" AND ({terms})',),
+    ).fetchall()
+    return [(memory_id, -rank) for memory_id, rank in rows]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_one_user_ranks_exactly_as_fts5_bm25(store: MemoryStore, query: str) -> None:
+    write(store, "u", TEXTS)
+    ours = store.journal.search_text("u", query, 50)
+    theirs = fts5_bm25(store.journal._db, "u", query)
+    assert [m for m, _ in ours] == [m for m, _ in theirs] and ours
+    assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], rel=1e-9)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_other_users_never_move_a_users_ranking(store: MemoryStore, query: str) -> None:
+    write(store, "u", TEXTS)
+    alone = store.journal.search_text("u", query, 50)
+    # Other users say the same words, more often and at other lengths.
+    write(store, "v", [f"book club {i}: Rafe read and read" for i in range(40)])
+    write(store, "w", ["weather " * 30, "Stoner", "dog dog dog walked"])
+    assert store.journal.search_text("u", query, 50) == alone
+    assert {store.journal.get(m).user_id for m, _ in alone} == {"u"}
+
+
+def test_a_name_in_every_other_turn_weighs_little_whatever_the_store(store: MemoryStore) -> None:
+    """A speaker's name said throughout one conversation is common *there*. Counted over the
+    store, where other users never say it and often say "book", the name was the query's
+    heaviest word and a greeting that names him came first (it did before this module)."""
+    greeting, news = write(store, "u", ["Morning Rafe, got a sec?", "My book club picked Stoner for this month"])
+    write(store, "u", [f"Rafe: I said thing number {i}" for i in range(6)])
+    write(store, "u", [f"Anouk: I said thing number {i}" for i in range(6)])
+    for other in range(20):
+        write(store, f"other{other}", [f"a book I read, number {i}" for i in range(5)])
+    ranked = [m for m, _ in store.journal.search_text("u", "What book did Rafe read?", 5)]
+    assert ranked[0] == news and ranked.index(greeting) > 0
+
+
+def test_statistics_count_every_state_and_only_the_users_rows(store: MemoryStore) -> None:
+    write(store, "u", ["one two three", "four five"])
+    write(store, "v", ["six " * 50])
+    rows, mean = user_statistics(store.journal._db, "u")
+    assert rows == 2 and mean == pytest.approx((1 + 3 + 1 + 2) / 2)  # the owner token counts, as in FTS5
+    assert user_statistics(store.journal._db, "nobody") == (0, 0.0)
+
+
+@pytest.mark.parametrize("sizes", [[1, 3], [1, 127], [1, 128], [1, 300], [1, 16384], [2, 70000, 5]])
+def test_row_tokens_reads_sqlite_varints(sizes: list[int]) -> None:
+    def varint(n: int) -> bytes:
+        out = [n & 0x7F]
+        n >>= 7
+        while n:
+            out.append(0x80 | (n & 0x7F))
+            n >>= 7
+        return bytes(reversed(out))
+
+    assert row_tokens(b"".join(varint(n) for n in sizes)) == sum(sizes)
+
+
+def test_row_tokens_agrees_with_the_index(store: MemoryStore) -> None:
+    write(store, "u", ["word " * 127, "two words", "word " * 300])  # 128 tokens: a two-byte varint
+    db = store.journal._db
+    db.execute("CREATE VIRTUAL TABLE temp.every_token USING fts5vocab(main, memories_fts, 'instance')")
+    counted = dict(db.execute("SELECT doc, count(*) FROM temp.every_token GROUP BY doc"))
+    sizes = dict(db.execute("SELECT id, sz FROM memories_fts_docsize"))
+    assert {seq: row_tokens(sz) for seq, sz in sizes.items()} == counted
+    assert max(counted.values()) >= 128
+
+
+def test_deleted_memories_leave_the_ranking_and_the_counts(store: MemoryStore) -> None:
+    kept, gone = write(store, "u", ["zebra crossing", "zebra zebra zoo"])
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    assert [m for m, _ in store.journal.search_text("u", "zebra", 5)] == [gone, kept]
+    writer.delete("u", gone)
+    assert [m for m, _ in store.journal.search_text("u", "zebra", 5)] == [kept]
+    assert user_statistics(store.journal._db, "u")[0] == 1
+
+
+def test_a_row_whose_size_is_lost_is_still_found(store: MemoryStore) -> None:
+    """Fault injection: the index's size table loses rows (a damaged or partly restored
+    journal). The search still returns the user's memories, sized as the mean."""
+    zebra, _ = write(store, "u", ["zebra crossing near the school", "the zoo"])
+    db = store.journal._db
+    db.execute("DELETE FROM memories_fts_docsize")
+    db.commit()
+    assert [m for m, _ in store.journal.search_text("u", "zebra", 5)] == [zebra]
