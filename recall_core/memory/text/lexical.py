@@ -150,7 +150,7 @@ def prepare_connection(db: Any, statements: Sequence[str]) -> None:
 
 
 #: At most this many of a user's memories give the mean memory length (all of them, below it):
-#: reading every size costs about 0.7 µs a memory in Python, 70 ms at 100k, and the mean of
+#: reading every size costs about 1 µs a memory in Python (107 ms at 100k), and the mean of
 #: 1,000 is within a few percent of the whole's.
 LENGTH_SAMPLE = 1000
 
@@ -158,7 +158,7 @@ LENGTH_SAMPLE = 1000
 def user_statistics(db: Any, user_id: str) -> tuple[int, float]:
     """How many word-index rows ``user_id`` has (every state) and their mean length in tokens.
 
-    The count reads the journal's index on users (fast C, about 50 ns a memory); the mean, the
+    The count reads the journal's index on users (about 75 ns a memory in C); the mean, the
     sizes of at most :data:`LENGTH_SAMPLE` of them, the same rows every time for the same journal.
     """
     (rows,) = db.execute("SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)).fetchone()
