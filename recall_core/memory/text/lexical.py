@@ -102,8 +102,9 @@ def query_stems(db: Any, words: Sequence[str]) -> list[str | None]:
     return [stem_of.get(index) for index in range(len(words))]
 
 
-def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
-    """The rarest of ``words`` whose document counts (over the whole journal) add up to ``budget``.
+def affordable_stems(db: Any, words: Sequence[str], budget: int | None = None) -> list[tuple[str, str]]:
+    """``(word, stem)`` of the rarest of ``words`` whose document counts (over the whole journal)
+    add up to ``budget``, in the query's order.
 
     Stems come from SQLite's own porter tokenizer, so the counts are those of the index.
     Words in no memory are dropped (they cannot match).
@@ -113,14 +114,19 @@ def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -
     for index, (word, stem) in enumerate(zip(words, query_stems(db, words), strict=True)):
         found = db.execute("SELECT doc FROM temp.recall_memory_stems WHERE term = ?", (stem,)).fetchone() if stem else None
         if found:
-            counts.append((int(found[0]), index, word))
+            counts.append((int(found[0]), index, word, stem))
     kept, used = [], 0
-    for count, index, word in sorted(counts):
+    for count, index, word, stem in sorted(counts):
         if used + count > budget:
             break
-        kept.append((index, word))
+        kept.append((index, word, stem))
         used += count
-    return [word for _, word in sorted(kept)]
+    return [(word, stem) for _, word, stem in sorted(kept)]
+
+
+def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
+    """The words of :func:`affordable_stems`: what the search reads, within ``budget`` postings."""
+    return [word for word, _ in affordable_stems(db, words, budget)]
 
 
 def row_tokens(size: bytes) -> int:
@@ -199,10 +205,10 @@ def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str])
     """``(memory id, BM25 score)`` of ``user_id``'s rows in ``states``, best first (higher is better).
 
     ``db`` is the journal's sqlite3 connection (the caller holds its lock); only the words
-    :func:`affordable_words` keeps are searched. The statistics are ``user_id``'s rows (every
+    :func:`affordable_stems` keeps are searched. The statistics are ``user_id``'s rows (every
     state, as FTS5 counts every row); the scores are FTS5's ``bm25()`` over those rows.
     """
-    stems = sorted({stem for stem in query_stems(db, affordable_words(db, query_words(text))) if stem})
+    stems = sorted({stem for _, stem in affordable_stems(db, query_words(text))})
     if not stems:
         return []
     rows, mean_length = user_statistics(db, user_id)
