@@ -126,3 +126,31 @@ def test_a_row_whose_size_is_lost_is_still_found(store: MemoryStore) -> None:
     db.execute("DELETE FROM memories_fts_docsize")
     db.commit()
     assert [m for m, _ in store.journal.search_text("u", "zebra", 5)] == [zebra]
+
+
+
+def test_another_process_writing_during_a_search_cannot_outcount_the_user(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault injection: another writer (a second connection to the same journal file, as another
+    process would have) adds the user's memories between the search's count of them and its read
+    of the postings. The search reads one snapshot, so a word never occurs in more rows than were
+    counted (that gave a ValueError from log() in the load benchmark's readers)."""
+    from recall_core.memory.journal import Journal
+    from recall_core.memory.text import lexical
+
+    [first] = write(store, "u", ["zebra crossing"])
+    other = Journal(store.journal.path)
+    counted = lexical.user_statistics
+
+    def count_then_another_process_writes(db: sqlite3.Connection, user_id: str) -> tuple[int, float]:
+        found = counted(db, user_id)
+        other.insert([store.journal.get(first).with_(id=f"late{i}", turn_index=100 + i) for i in range(5)])
+        return found
+
+    monkeypatch.setattr(lexical, "user_statistics", count_then_another_process_writes)
+    found = store.journal.search_text("u", "zebra", 5, states=("indexed", "pending"))
+    assert [m for m, _ in found] == [first]  # the late rows are not in this search's snapshot
+    monkeypatch.undo()
+    assert len(store.journal.search_text("u", "zebra", 10, states=("indexed", "pending"))) == 6  # the next one sees them
+    other.close()

@@ -208,6 +208,21 @@ def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str])
     :func:`affordable_stems` keeps are searched. The statistics are ``user_id``'s rows (every
     state, as FTS5 counts every row); the scores are FTS5's ``bm25()`` over those rows.
     """
+    # One read snapshot for the counts and the postings: another process writing between them
+    # (WAL readers see each statement's own snapshot otherwise) could make a word occur in more
+    # rows than the user was counted to have.
+    own_snapshot = not db.in_transaction
+    if own_snapshot:
+        db.execute("BEGIN")
+    try:
+        return _bm25_in_snapshot(db, user_id, text, k, states)
+    finally:
+        if own_snapshot:
+            db.execute("COMMIT")
+
+
+def _bm25_in_snapshot(db: Any, user_id: str, text: str, k: int, states: Sequence[str]) -> list[tuple[str, float]]:
+    """:func:`bm25_search`'s work, within one read snapshot of the journal."""
     stems = sorted({stem for _, stem in affordable_stems(db, query_words(text))})
     if not stems:
         return []
