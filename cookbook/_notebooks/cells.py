@@ -14,7 +14,9 @@ from pathlib import Path
 
 FIGURES = Path("figures")
 FIGURES.mkdir(exist_ok=True)
-MEMORY_DIR = tempfile.mkdtemp(prefix="recall-cookbook-")  # a fresh memory for this notebook"""
+# A fresh memory for this notebook, removed when the kernel exits.
+_memory = tempfile.TemporaryDirectory(prefix="recall-cookbook-", ignore_cleanup_errors=True)
+MEMORY_DIR = _memory.name"""
 
 
 def md(text: str):

@@ -1,7 +1,8 @@
 """The cookbook notebooks run top to bottom (offline, embedded default model and encoder).
 
 Each notebook is executed with nbclient in a temporary working directory (its figures go
-there) and must finish without an error; the figures it promises must exist.
+there) and must finish without an error; the figures it promises must exist, and the memory
+it made in a temporary folder must be gone once its kernel has exited.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ SHORTER = {"07_endless_chat.ipynb": {"RECALL_COOKBOOK_TURNS": "24"}}
 def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     for name, value in SHORTER.get(path.name, {}).items():
         monkeypatch.setenv(name, value)  # the kernel inherits the test's environment
+    kernel_tmp = tmp_path / "tmp"  # the kernel's tempfile folder: what it leaves behind is seen here
+    kernel_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(kernel_tmp))
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
     start = time.perf_counter()
-    client.execute()
+    client.execute()  # shuts the kernel down when the notebook has run
     seconds = time.perf_counter() - start
     errors = [
         output
@@ -48,4 +52,16 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert not errors
     for figure in FIGURES.get(path.name, []):
         assert (tmp_path / "figures" / figure).stat().st_size > 1000, figure
+    assert _left_behind(kernel_tmp) == [], "the notebook's memory folder outlived its kernel"
     print(f"{path.name}: {seconds:.0f} s")
+
+
+def _left_behind(folder: Path, wait_s: float = 10.0) -> list[str]:
+    """The notebook memories still in ``folder`` after up to ``wait_s`` (the kernel exits on its own
+    time after the shutdown request)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = sorted(p.name for p in folder.glob("recall-cookbook-*"))
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
