@@ -138,6 +138,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
 
     demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
     _model_arguments(demo)
+    demo.add_argument("--memory", type=Path, default=None, metavar="DIR",
+                      help="keep the demo's memory in DIR (default: a temporary folder, removed at the end)")
 
     train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
     if training:
@@ -429,9 +431,16 @@ def _fetch_models(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     import tempfile
 
+    if args.memory is not None:
+        return _demo_in(args, args.memory)
+    # ignore_cleanup_errors: a file the index still holds open must not turn a finished demo into an error
+    with tempfile.TemporaryDirectory(prefix="recall-demo-", ignore_cleanup_errors=True) as folder:
+        return _demo_in(args, Path(folder))
+
+
+def _demo_in(args: argparse.Namespace, folder: Path) -> int:
     from recall_core.memory import MemoryStore
 
-    folder = Path(tempfile.mkdtemp(prefix="recall-demo-"))
     # The first session happened a week ago, as it would for a chatbot's returning user: each
     # note carries its day, and a note dated today would read as the answer to "When ...?".
     last_week = (datetime.now(timezone.utc) - timedelta(days=7)).replace(microsecond=0).isoformat()

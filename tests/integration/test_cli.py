@@ -12,9 +12,9 @@ from recall_core import RecallGenerator
 from recall_core.cli import main
 
 
-def _recall(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _recall(*args: str, check: bool = True, **env: str) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "recall_core.cli", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                          timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1", **env})
     if check and done.returncode != 0:
         raise AssertionError(f"recall {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return done
@@ -41,10 +41,12 @@ def test_a_fact_remembered_in_one_process_is_recalled_in_another(tmp_path, capsy
     assert "no memory" in capsys.readouterr().err
 
 
-def test_demo_answers_through_recall_and_isolates_users():
-    done = _recall("demo", "--max-new-tokens", "48")
+def test_demo_answers_through_recall_and_isolates_users(tmp_path):
+    done = _recall("demo", "--max-new-tokens", "48", TMPDIR=str(tmp_path))
     assert "Zorblax" in done.stdout.split("== Session 2")[1]
     assert "nothing injected, no memory" in done.stdout.split("== bob")[1]
+    assert str(tmp_path) in done.stdout  # its memory was a temporary folder there...
+    assert list(tmp_path.glob("recall-demo-*")) == []  # ...removed at the end (``--memory DIR`` keeps one)
 
 
 def test_cli_train_head_saves_a_head_that_loading_the_folder_finds(tiny, tmp_path, capsys):
