@@ -123,7 +123,10 @@ class RecallConfig:
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
             recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
             it the token is masked at that step and the reply goes on with the next most likely
-            token (greedy) or a sample without it. The default 0.5 asks for the recall to be more
+            token (greedy) or a sample without it; once ``<recall>`` was the most likely token and
+            fell short (served: was sampled and fell short), it stays masked for the rest of that
+            reply, so that a wish the model had once is judged once, not again at every later
+            step until it passes. The default 0.5 asks for the recall to be more
             likely than everything else together: on held-out prompts that need no memory the
             shipped adapter put ``<recall>`` first at probabilities up to 0.55, on memory
             questions mostly above 0.5 (docs/benchmarks/heldout.md). ``0`` runs every

@@ -142,14 +142,16 @@ def served_recall(
     if streamer is not None:
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
-    taken_back = False  # the last request's <recall> was below recall_threshold: one token without it
+    # A <recall> the engine sampled below recall_threshold was taken back: masked for the rest of
+    # the reply, as the in-process loop masks a declined one (RecallConfig.recall_threshold).
+    declined = False
     abstained = False  # the last request opened with a weak abstention: one token without it
     # Not under a grammar: the engine starts a grammar again at each request.
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     try:
         while left > 0:
             # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
-            masked = taken_back or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
+            masked = declined or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             if abstained:
                 bias.append([abstention, False])
@@ -157,7 +159,7 @@ def served_recall(
             if run.after_notes and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
             run.after_notes = False
-            one = taken_back or abstained
+            one = abstained
             try:
                 reply = client.complete(engine, {**body, "n_predict": 1 if one else left, "logit_bias": bias},
                                         on_tokens=take)  # fmt: skip
@@ -171,19 +173,19 @@ def served_recall(
             engine = engine + reply.tokens
             left -= len(reply.tokens)
             if one:  # the one token in the masked id's place is written: go on as before
-                taken_back = abstained = False
+                abstained = False
                 if reply.stop_type == "limit" and reply.tokens:
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
             if memory is not None and _below_threshold(reply, recall_id, config.recall_threshold):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
-                # id there), so it is taken back and that one step is asked again without it. A
-                # streamer has seen the <recall> id (a special token: no text).
+                # id there), so it is taken back and the reply is asked again from that step
+                # without it. A streamer has seen the <recall> id (a special token: no text).
                 engine.pop()
                 sequence.pop()
                 left += 1
-                taken_back = True
+                declined = True
                 continue
             added = run.recall(sequence, reply_start=generated_start)
             engine = engine + added

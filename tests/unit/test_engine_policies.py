@@ -143,6 +143,38 @@ def test_the_models_recall_runs_only_at_recall_threshold_or_above(gen, p, thresh
         assert torch.equal(result.sequences, never.sequences) and result.text == never.text
 
 
+@pytest.mark.parametrize(("first", "declined"), [(0.45, True), (0.3, False)], ids=["declined", "not-first"])
+def test_a_recall_declined_once_stays_masked_for_the_reply(gen, first, declined):
+    """``<recall>`` the most likely token at the first step (0.45, under the 0.5 threshold) is
+    declined, and a confident one three tokens later (0.9) does not run either: the wish is judged
+    once. At 0.3, with another token at 0.4, it was never the model's choice, so the later one runs."""
+    recall_id, pad_id = gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id
+    other = gen.tokenizer.encode("Sure", add_special_tokens=False)[0]
+    start = [GiveAt(other, 0.4 / (1 - first), pad_id), GiveAt(recall_id, first, pad_id)]  # other: 0.4 of the whole
+    prompt = gen.encode(CHAT, config=MODEL).shape[1]
+    ungated = gen.generate(CHAT, config=MODEL.replace(recall_threshold=0.0), max_new_tokens=1,
+                           logits_processor=LogitsProcessorList(start))  # fmt: skip
+    assert (ungated.sequences[0, prompt].item() == recall_id) is declined  # the first token only at 0.45
+    asked = LogitsProcessorList([*start, GiveAt(recall_id, 0.9, pad_id, steps=(3,))])
+    result = gen.generate(CHAT, config=MODEL, logits_processor=asked, return_dict_in_generate=True, output_scores=True)
+    assert [r.trigger for r in result.recalls] == ([] if declined else ["model"])
+    if declined:
+        assert all(step[0, recall_id] == -float("inf") for step in result.output.scores)
+        assert result.sequences[0, prompt].item() == other  # the next most likely token in its place
+    else:
+        assert result.sequences[0, prompt].item() == other
+        assert result.recalls[0].position == prompt + 4  # <recall> was the reply's fourth token
+
+
+def test_a_recall_that_ran_leaves_the_next_one_free(gen):
+    """Only a declined wish masks the rest: after a recall that ran, a later confident one runs too
+    (max_recalls permitting)."""
+    recall_id, pad_id = gen.model.config.recall_token_id, gen.model.config.memory_pad_token_id
+    asked = LogitsProcessorList([GiveAt(recall_id, 0.9, pad_id, steps=(0, 3))])
+    result = gen.generate(CHAT, config=MODEL.replace(min_score=0.0), logits_processor=asked)
+    assert [r.trigger for r in result.recalls] == ["model", "model"]
+
+
 def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
     """0.5 by default; a masked ``<recall>`` shows as ``-inf`` in ``scores`` (what was sampled from)."""
     assert RecallConfig().recall_threshold == 0.5

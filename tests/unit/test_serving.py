@@ -233,7 +233,8 @@ def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
 @pytest.mark.parametrize(("p", "recalled"), [(0.4, False), (0.7, True)])
 def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float, recalled: bool) -> None:
     """The engine stops at the ``<recall>`` it sampled (with its probability from ``n_probs``); under
-    ``recall_threshold`` the loop drops it and asks for that one step with ``<recall>`` masked."""
+    ``recall_threshold`` the loop drops it and asks for the rest of the reply with ``<recall>``
+    masked (declined once, masked to the end, as in process)."""
     import math
 
     from recall_core.serving.client import Completion
@@ -244,8 +245,7 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
     if recalled:
         script = [stopped, Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])]
     else:
-        script = [stopped, Completion(tokens=[7], stop_type="limit", logprobs=[{7: -0.5}]),
-                  Completion(tokens=[8, end], stop_type="eos", logprobs=[{8: -0.1}, {end: -0.1}])]  # fmt: skip
+        script = [stopped, Completion(tokens=[7, 8, end], stop_type="eos", logprobs=[{7: -0.5}, {8: -0.1}, {end: -0.1}])]
     client = ScriptedEngine(*script)
     generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
     result = generator.generate([{"role": "user", "content": "Where do I live?"}],
@@ -257,10 +257,9 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
     else:
         reply = result.sequences[0, -3:].tolist()
         first_prompt = client.bodies[0]["prompt"]
-        # The second request is the same prompt, <recall> masked, one token; then the reply goes on.
-        assert client.bodies[1]["prompt"] == first_prompt and client.bodies[1]["n_predict"] == 1
-        assert [recall_id, False] in client.bodies[1]["logit_bias"]
-        assert [recall_id, False] not in client.bodies[2]["logit_bias"] and client.bodies[2]["n_predict"] == 5
+        # The second request is the same prompt and the whole budget, <recall> masked.
+        assert client.bodies[1]["prompt"] == first_prompt and client.bodies[1]["n_predict"] == 6
+        assert [recall_id, False] in client.bodies[1]["logit_bias"] and len(client.bodies) == 2
         assert reply == [7, 8, end] and recall_id not in result.output.engine_ids
         assert result.usage.generated_tokens == 3
 
