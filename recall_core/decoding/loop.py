@@ -54,7 +54,7 @@ from recall_core.decoding.hf_compat import (
 from recall_core.decoding.notes import memory_embeddings, note_lines
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
-from recall_core.decoding.triggers import UncertaintyTrigger, token_below_threshold
+from recall_core.decoding.triggers import ModelRecallGate, UncertaintyTrigger, token_below_threshold
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
@@ -207,9 +207,7 @@ class _RecallLoop:
         # The abstention's opening, while the next token is the first one decided after notes.
         self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
         self.after_notes = False
-        # <recall> was the most likely token once and fell short of recall_threshold: masked from
-        # then on in this reply (see _mask_control_tokens).
-        self.recall_declined = False
+        self.recall_gate = ModelRecallGate(self.recall_id, config.recall_threshold)
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
@@ -549,19 +547,11 @@ class _RecallLoop:
         """Pads are never written; ``<recall>`` only while recalls are left, under a policy that lets
         the model ask, and, when there is a memory to search, with at least ``recall_threshold`` of
         the (processed) probability. Without a memory nothing more is masked, so a call without one
-        stays token for token ``generate()``'s.
-
-        A ``<recall>`` that was the most likely token and fell short of the threshold is the model's
-        wish for its memory, declined: it stays masked for the rest of the reply. Judged again at
-        every step, the same wish comes back a few tokens later ("Good day." and then a recall that
-        passes) on prompts that need no memory, and each step is one more chance to pass."""
+        stays token for token ``generate()``'s. A declined ``<recall>`` stays masked (:class:`ModelRecallGate`)."""
         scores[:, self.pad_id] = -float("inf")
         if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
-        elif self.memory is not None and (
-            self.recall_declined or token_below_threshold(scores[0], self.recall_id, self.config.recall_threshold)
-        ):
-            self.recall_declined = self.recall_declined or int(scores[0].argmax()) == self.recall_id
+        elif self.memory is not None and self.recall_gate.masks(scores[0]):
             scores[:, self.recall_id] = -float("inf")
         return scores
 
