@@ -38,8 +38,9 @@ from recall_core.memory.text.lexical import (
     FTS_BACKFILL,
     FTS_SCHEMA,
     SCRATCH_SCHEMA,
-    bm25_search,
+    WordScores,
     prepare_connection,
+    word_scores,
 )
 
 PENDING = "pending"
@@ -461,8 +462,12 @@ class Journal:
 
     def search_text(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> list[tuple[str, float]]:
         """BM25 word search in ``user_id``'s rows: ``(memory id, score)``, best first (see lexical.py)."""
+        return self.search_words(user_id, text, k, states).ranked
+
+    def search_words(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> WordScores:
+        """:meth:`search_text`'s ranking with the query's weight, the scale the hybrid search reads it on."""
         with self._lock:
-            return bm25_search(self._db, user_id, text, k, states)
+            return word_scores(self._db, user_id, text, k, states)
 
     def visibility(self, user_id: str) -> Visibility:
         """What reads of ``user_id``'s index rows may return (see :class:`Visibility`)."""

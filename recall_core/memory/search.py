@@ -49,7 +49,7 @@ from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, MEMORIES, Chroma
 from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
-from recall_core.memory.text.lexical import linear_fusion
+from recall_core.memory.text.lexical import WordScores, linear_fusion
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: How ``text`` queries rank memories (see the module docstring).
@@ -151,9 +151,9 @@ def _ranked(
         vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
     if retrieval == "vector":
         return search_vector(index, user_id, MEMORIES, vector, k, where, visible)
-    words = journal.search_text(user_id, query.text, max(k, FUSION_DEPTH)) if query.text.strip() else []
+    words = journal.search_words(user_id, query.text, max(k, FUSION_DEPTH)) if query.text.strip() else WordScores()
     if retrieval == "lexical":
-        return _lexical(index, user_id, vector, words[:k], where)
+        return _lexical(index, user_id, vector, words.ranked[:k], where)
     return _hybrid(index, user_id, vector, words, k, where, visible)
 
 
@@ -220,7 +220,7 @@ def _hybrid(
     index: ChromaIndex,
     user_id: str,
     vector: np.ndarray,
-    words: list[tuple[str, float]],
+    words: WordScores,
     k: int,
     where: dict[str, Any] | None,
     visible: Visibility = EVERYTHING,
@@ -240,8 +240,8 @@ def _hybrid(
             for memory_id, d in index.nearest(collection, vector, size, wanted, where, ids=visible.only)
             if visible.allows(memory_id)
         }
-        cosine.update(_cosines(collection, [m for m, _ in words if m not in cosine], vector, where))
-        fused = linear_fusion(cosine, dict(words))[:k]
+        cosine.update(_cosines(collection, [m for m, _ in words.ranked if m not in cosine], vector, where))
+        fused = linear_fusion(cosine, dict(words.ranked), words.query_weight)[:k]
         return fetch(collection, [(memory_id, 1.0 - cosine[memory_id]) for memory_id, _ in fused])
 
     return _candidates(user_id, index.with_collection(user_id, MEMORIES, run), keep_order=True)

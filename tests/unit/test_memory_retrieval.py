@@ -151,6 +151,11 @@ def test_linear_fusion() -> None:
     fused = linear_fusion({"a": 0.5, "b": 0.3, "c": 0.1}, {"b": 4.0, "c": 2.0})
     assert fused == [("b", pytest.approx(1.3)), ("c", pytest.approx(0.6)), ("a", pytest.approx(0.5))]
     assert linear_fusion({"a": 0.5}, {}) == [("a", 0.5)]
+    # Scaled by the query's weight where it is above the best score (a partial match), by the
+    # best score where it is not.
+    partial = linear_fusion({"a": 0.5, "b": 0.3, "c": 0.1}, {"b": 4.0, "c": 2.0}, query_weight=8.0)
+    assert partial == [("b", pytest.approx(0.8)), ("a", pytest.approx(0.5)), ("c", pytest.approx(0.35))]
+    assert linear_fusion({"a": 0.5, "b": 0.3, "c": 0.1}, {"b": 4.0, "c": 2.0}, query_weight=3.0) == fused
 
 
 def test_word_index_follows_update_delete_and_forget(store: MemoryStore) -> None:

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
-from recall_core.memory.text.lexical import owner_token, query_words, row_tokens, user_statistics
+from recall_core.memory.text import lexical
+from recall_core.memory.text.lexical import (
+    inverse_document_frequency,
+    linear_fusion,
+    owner_token,
+    query_words,
+    row_tokens,
+    user_statistics,
+    word_scores,
+)
 
 TEXTS = [
     "Rafe read Stoner with his book club",
@@ -76,6 +85,47 @@ def test_a_name_in_every_other_turn_weighs_little_whatever_the_store(store: Memo
         write(store, f"other{other}", [f"a book I read, number {i}" for i in range(5)])
     ranked = [m for m, _ in store.journal.search_text("u", "What book did Rafe read?", 5)]
     assert ranked[0] == news and ranked.index(greeting) > 0
+
+
+def test_the_query_weight_is_the_idf_of_every_word_it_could_match(store: MemoryStore) -> None:
+    """A memory of mean length holding each query word once would score the sum of their idf:
+    the words searched (counted in the user's rows: "stoner" is only in another user's), and
+    words no memory holds ("zzyzx") as a word in none of the user's memories."""
+    write(store, "u", TEXTS)
+    write(store, "v", ["Stoner again", "marmalade"])
+    db = store.journal._db
+    found = word_scores(db, "u", "What book did Rafe read with Stoner and zzyzx?", 50, ("indexed",))
+    rows = len(TEXTS)
+    # book: 3 memories of u; rafe: 3; read (stem of "read", "reading"): 2; stoner: 2; zzyzx: none
+    expected = sum(inverse_document_frequency(rows, n) for n in (3, 3, 2, 2, 0))
+    assert found.query_weight == pytest.approx(expected)
+    assert found.ranked == store.journal.search_text("u", "What book did Rafe read with Stoner and zzyzx?", 50)
+    only_elsewhere = word_scores(db, "u", "marmalade", 50, ("indexed",))  # v's word, in none of u's memories
+    assert only_elsewhere.ranked == [] and only_elsewhere.query_weight == pytest.approx(inverse_document_frequency(rows, 0))
+
+
+def test_words_left_out_by_the_budget_weigh_nothing(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(store, "u", TEXTS)
+    monkeypatch.setattr(lexical, "POSTINGS_BUDGET", 2)  # "stoner" (2 memories) fits, "book" (3) does not
+    found = word_scores(store.journal._db, "u", "book Stoner", 50, ("indexed",))
+    assert found.query_weight == pytest.approx(inverse_document_frequency(len(TEXTS), 2))
+    assert {store.journal.get(m).text for m, _ in found.ranked} == {TEXTS[0], TEXTS[5]}
+
+
+def test_a_name_said_everywhere_does_not_carry_a_greeting_past_the_answer(store: MemoryStore) -> None:
+    """Asked "What did Hollis cook?" where "cook" is in no memory and "Hollis" in most, the word
+    half matched only the name, and scaled by its best score it gave the shortest memory naming
+    Hollis a full 1: "Hollis: Night night!" outranked the answer by 0.6 with a lower cosine
+    (the duo family's misses). Against the query's weight the name adds almost nothing."""
+    greeting, answer = write(store, "u", ["Hollis: Night night!", "Hollis: I made a sourdough loaf tonight and it worked"])
+    write(store, "u", [f"Hollis: thing number {i} happened at work" for i in range(8)])
+    write(store, "u", [f"Rafe: thing number {i} happened at home" for i in range(6)])
+    found = word_scores(store.journal._db, "u", "What did Hollis cook?", 50, ("indexed",))
+    words = dict(found.ranked)
+    assert max(words, key=words.get) == greeting  # the shortest memory naming him: BM25's best
+    cosine = {greeting: 0.37, answer: 0.40}  # as the encoder put them (duo, training seed)
+    assert linear_fusion(cosine, words, found.query_weight)[0][0] == answer
+    assert linear_fusion(cosine, words)[0][0] == greeting  # scaled by the best score alone: the defect
 
 
 def test_statistics_count_every_state_and_only_the_users_rows(store: MemoryStore) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 #: FTS5 table, triggers and backfill: each row's search text (``context``, else ``text``) and
@@ -102,6 +103,31 @@ def query_stems(db: Any, words: Sequence[str]) -> list[str | None]:
     return [stem_of.get(index) for index in range(len(words))]
 
 
+def stem_counts(db: Any, words: Sequence[str]) -> list[tuple[str, str, int]]:
+    """``(word, stem, how many memories of the whole journal hold the stem)`` for each of ``words``
+    the tokenizer keeps, in the query's order (0: a word no memory holds)."""
+    counts = []
+    for word, stem in zip(words, query_stems(db, words), strict=True):
+        if stem:
+            found = db.execute("SELECT doc FROM temp.recall_memory_stems WHERE term = ?", (stem,)).fetchone()
+            counts.append((word, stem, int(found[0]) if found else 0))
+    return counts
+
+
+def within_budget(counts: Sequence[tuple[str, str, int]], budget: int | None = None) -> list[tuple[str, str]]:
+    """``(word, stem)`` of the rarest words of ``counts`` (:func:`stem_counts`) whose document
+    counts add up to ``budget``, in the query's order; words in no memory are dropped (they
+    cannot match)."""
+    budget = POSTINGS_BUDGET if budget is None else budget
+    kept, used = [], 0
+    for count, index, word, stem in sorted((c, i, w, s) for i, (w, s, c) in enumerate(counts) if c):
+        if used + count > budget:
+            break
+        kept.append((index, word, stem))
+        used += count
+    return [(word, stem) for _, word, stem in sorted(kept)]
+
+
 def affordable_stems(db: Any, words: Sequence[str], budget: int | None = None) -> list[tuple[str, str]]:
     """``(word, stem)`` of the rarest of ``words`` whose document counts (over the whole journal)
     add up to ``budget``, in the query's order.
@@ -109,19 +135,7 @@ def affordable_stems(db: Any, words: Sequence[str], budget: int | None = None) -
     Stems come from SQLite's own porter tokenizer, so the counts are those of the index.
     Words in no memory are dropped (they cannot match).
     """
-    budget = POSTINGS_BUDGET if budget is None else budget
-    counts = []
-    for index, (word, stem) in enumerate(zip(words, query_stems(db, words), strict=True)):
-        found = db.execute("SELECT doc FROM temp.recall_memory_stems WHERE term = ?", (stem,)).fetchone() if stem else None
-        if found:
-            counts.append((int(found[0]), index, word, stem))
-    kept, used = [], 0
-    for count, index, word, stem in sorted(counts):
-        if used + count > budget:
-            break
-        kept.append((index, word, stem))
-        used += count
-    return [(word, stem) for _, word, stem in sorted(kept)]
+    return within_budget(stem_counts(db, words), budget)
 
 
 def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
@@ -188,17 +202,39 @@ def inverse_document_frequency(rows: int, holding: int) -> float:
     return idf if idf > 0 else 1e-6
 
 
-def linear_fusion(cosine: Mapping[str, float], bm25: Mapping[str, float]) -> list[tuple[str, float]]:
-    """``cosine + bm25 / (this query's best bm25)`` for every id in ``cosine``, best first.
+def linear_fusion(
+    cosine: Mapping[str, float], bm25: Mapping[str, float], query_weight: float = 0.0
+) -> list[tuple[str, float]]:
+    """``cosine + bm25 / scale`` for every id in ``cosine``, best first; ``scale`` is this query's
+    best BM25 score or its ``query_weight`` (:class:`WordScores`), whichever is larger.
 
-    An id missing from ``bm25`` scores 0 there. Scaling by the best BM25 score puts the
-    lexical half in [0, 1] like a cosine; the two halves weigh the same (not tuned per
-    question). On LoCoMo this beat reciprocal-rank fusion (BENCHMARKS.md) because it keeps how
-    far apart the scores are, not only their order.
+    An id missing from ``bm25`` scores 0 there. The scale puts the lexical half in [0, 1] like a
+    cosine, and the two halves weigh the same (not tuned per question). On LoCoMo this beat
+    reciprocal-rank fusion (BENCHMARKS.md) because it keeps how far apart the scores are, not
+    only their order. Scaling by the best score alone gave a full 1 to the best match however
+    little of the query it matched: asked "What did Hollis cook?" where "cook" is in no memory
+    and "Hollis" in most, the shortest memory naming Hollis ("Hollis: Night night!") won. Against
+    the query's weight, a memory matching its rare words scores near 1 and one matching only a
+    name said everywhere near 0.
     """
-    top = max(bm25.values(), default=0.0)
-    fused = {memory_id: cos + (bm25.get(memory_id, 0.0) / top if top > 0 else 0.0) for memory_id, cos in cosine.items()}
+    scale = max(max(bm25.values(), default=0.0), query_weight)
+    fused = {memory_id: cos + (bm25.get(memory_id, 0.0) / scale if scale > 0 else 0.0) for memory_id, cos in cosine.items()}
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+@dataclass(frozen=True)
+class WordScores:
+    """A word search's result: the ranking, and the scale it is read on.
+
+    ``query_weight`` is the BM25 score of a memory of mean length holding each query word once
+    (the sum of the words' idf): the words searched, and the words no memory holds at all (idf
+    as for a word in none of the user's memories). Words left out by :data:`POSTINGS_BUDGET`
+    (common in the whole journal) count 0: weighing them would read the postings the budget
+    saves.
+    """
+
+    ranked: list[tuple[str, float]] = field(default_factory=list)
+    query_weight: float = 0.0
 
 
 def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str]) -> list[tuple[str, float]]:
@@ -208,6 +244,11 @@ def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str])
     :func:`affordable_stems` keeps are searched. The statistics are ``user_id``'s rows (every
     state, as FTS5 counts every row); the scores are FTS5's ``bm25()`` over those rows.
     """
+    return word_scores(db, user_id, text, k, states).ranked
+
+
+def word_scores(db: Any, user_id: str, text: str, k: int, states: Sequence[str]) -> WordScores:
+    """:func:`bm25_search`'s ranking with its query's weight (:class:`WordScores`)."""
     # One read snapshot for the counts and the postings: another process writing between them
     # (WAL readers see each statement's own snapshot otherwise) could make a word occur in more
     # rows than the user was counted to have.
@@ -215,21 +256,24 @@ def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str])
     if own_snapshot:
         db.execute("BEGIN")
     try:
-        return _bm25_in_snapshot(db, user_id, text, k, states)
+        return _scores_in_snapshot(db, user_id, text, k, states)
     finally:
         if own_snapshot:
             db.execute("COMMIT")
 
 
-def _bm25_in_snapshot(db: Any, user_id: str, text: str, k: int, states: Sequence[str]) -> list[tuple[str, float]]:
-    """:func:`bm25_search`'s work, within one read snapshot of the journal."""
-    stems = sorted({stem for _, stem in affordable_stems(db, query_words(text))})
+def _scores_in_snapshot(db: Any, user_id: str, text: str, k: int, states: Sequence[str]) -> WordScores:
+    """:func:`word_scores`' work, within one read snapshot of the journal."""
+    counts = stem_counts(db, query_words(text))
+    stems = sorted({stem for _, stem in within_budget(counts)})
     if not stems:
-        return []
+        return WordScores()
     rows, mean_length = user_statistics(db, user_id)
     if not rows:
-        return []
+        return WordScores()
     mean_length = mean_length or 1.0  # no row sized at all (a damaged index): lengths play no part
+    unheard = {stem for _, stem, count in counts if count == 0}
+    query_weight = len(unheard) * inverse_document_frequency(rows, 0)
     wanted = set(states)
     ids: dict[int, str] = {}
     postings: list[tuple[int, int, float]] = []  # (row, tf, idf)
@@ -243,12 +287,13 @@ def _bm25_in_snapshot(db: Any, user_id: str, text: str, k: int, states: Sequence
             (stem, user_id),
         ).fetchall()
         idf = inverse_document_frequency(rows, len(hits))
+        query_weight += idf
         for seq, memory_id, state, tf in hits:
             if state in wanted:
                 ids[seq] = memory_id
                 postings.append((seq, int(tf), idf))
     if not postings:
-        return []
+        return WordScores([], query_weight)
     marks = ", ".join("?" * len(ids))
     lengths = dict(
         db.execute(f"SELECT id, {ROW_TOKENS_SQL}(sz) FROM memories_fts_docsize WHERE id IN ({marks})", list(ids))
@@ -258,4 +303,4 @@ def _bm25_in_snapshot(db: Any, user_id: str, text: str, k: int, states: Sequence
         # A row whose size is missing (a damaged index) counts as a memory of mean length.
         scores[seq] = scores.get(seq, 0.0) + okapi(tf, idf, lengths.get(seq) or mean_length, mean_length)
     ranked = sorted(((ids[seq], score) for seq, score in scores.items()), key=lambda item: (-item[1], item[0]))
-    return ranked[: int(k)]
+    return WordScores(ranked[: int(k)], query_weight)
