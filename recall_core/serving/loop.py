@@ -159,9 +159,8 @@ def served_recall(
             if run.after_notes and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
             run.after_notes = False
-            one = abstained
             try:
-                reply = client.complete(engine, {**body, "n_predict": 1 if one else left, "logit_bias": bias},
+                reply = client.complete(engine, {**body, "n_predict": 1 if abstained else left, "logit_bias": bias},
                                         on_tokens=take)  # fmt: skip
             except _Abstained as weak:  # never shown; asked again, that one step without it
                 run.output.dropped.append(weak.reply)
@@ -172,7 +171,7 @@ def served_recall(
                 body["id_slot"] = reply.slot
             engine = engine + reply.tokens
             left -= len(reply.tokens)
-            if one:  # the one token in the masked id's place is written: go on as before
+            if abstained:  # the one token in the masked id's place is written: go on as before
                 abstained = False
                 if reply.stop_type == "limit" and reply.tokens:
                     continue

@@ -128,19 +128,14 @@ def within_budget(counts: Sequence[tuple[str, str, int]], budget: int | None = N
     return [(word, stem) for _, word, stem in sorted(kept)]
 
 
-def affordable_stems(db: Any, words: Sequence[str], budget: int | None = None) -> list[tuple[str, str]]:
-    """``(word, stem)`` of the rarest of ``words`` whose document counts (over the whole journal)
-    add up to ``budget``, in the query's order.
+def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
+    """The rarest of ``words`` whose document counts (over the whole journal) add up to
+    ``budget``, in the query's order: what the search reads.
 
     Stems come from SQLite's own porter tokenizer, so the counts are those of the index.
     Words in no memory are dropped (they cannot match).
     """
-    return within_budget(stem_counts(db, words), budget)
-
-
-def affordable_words(db: Any, words: Sequence[str], budget: int | None = None) -> list[str]:
-    """The words of :func:`affordable_stems`: what the search reads, within ``budget`` postings."""
-    return [word for word, _ in affordable_stems(db, words, budget)]
+    return [word for word, _ in within_budget(stem_counts(db, words), budget)]
 
 
 def row_tokens(size: bytes) -> int:
@@ -241,7 +236,7 @@ def bm25_search(db: Any, user_id: str, text: str, k: int, states: Sequence[str])
     """``(memory id, BM25 score)`` of ``user_id``'s rows in ``states``, best first (higher is better).
 
     ``db`` is the journal's sqlite3 connection (the caller holds its lock); only the words
-    :func:`affordable_stems` keeps are searched. The statistics are ``user_id``'s rows (every
+    :func:`affordable_words` keeps are searched. The statistics are ``user_id``'s rows (every
     state, as FTS5 counts every row); the scores are FTS5's ``bm25()`` over those rows.
     """
     return word_scores(db, user_id, text, k, states).ranked
