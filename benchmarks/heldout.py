@@ -7,7 +7,9 @@ generated here with the evaluation seed, and every question is asked in a fresh 
 the call perturbed the way users' calls differ:
 
 * the caller's own system message: one of :data:`EVAL_SYSTEM_PROMPTS` (none included), written
-  apart from the ones training sees;
+  apart from the ones training sees (but for "You are a helpful assistant.", in both); ``--system-messages other-kinds`` asks under
+  :data:`OTHER_KINDS` instead (a question-answering task, an agent, a support desk, a voice
+  assistant's rules: kinds of message neither training nor the first set has);
 * zero to two earlier exchanges of small talk in the current session before the question.
 
 Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
@@ -39,6 +41,7 @@ Usage:
     python -m benchmarks.heldout --families passing,people --users 2 --methods recall,langchain
     python -m benchmarks.heldout --methods recall-lofo --adapters benchmarks/out/lofo
     python -m benchmarks.heldout --variant "model:recall_policy=model" --general 64
+    python -m benchmarks.heldout --system-messages other-kinds --methods recall,langchain   # other callers
     python -m benchmarks.heldout --families dates --users 6 --from-user 2 --methods recall   # users 2-5 only
     python -m benchmarks.heldout --retrieval-only --variant "user:roles=('user',)" --seed 1000   # notes only
 Writes benchmarks/out/heldout/heldout.json, .md and .png.
@@ -76,7 +79,8 @@ OUT = OUT_ROOT / "heldout"
 #: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
 EVAL_SEED = 20261124
 METHODS = ("none", "langchain", "recall", "recall-untuned", "recall-lofo")
-#: Callers' system messages of the evaluation: none of them is seen in training.
+#: Callers' system messages of the evaluation, with none among them. The commonest of all, "You are a
+#: helpful assistant.", is also one of training's (``TRAIN_SYSTEM_PROMPTS``); the others are not.
 EVAL_SYSTEM_PROMPTS: tuple[str | None, ...] = (
     None,
     "You are a helpful assistant.",
@@ -85,6 +89,18 @@ EVAL_SYSTEM_PROMPTS: tuple[str | None, ...] = (
     "You are the help desk of a travel company. Be polite. Use at most two sentences.",
     "Keep it short and kind.",
 )
+#: Callers' system messages of other kinds than the personas and styles above (written
+#: 2026-11-29 before any run under them; none is seen in training): ``--system-messages other-kinds``.
+OTHER_KINDS: tuple[str | None, ...] = (
+    "You are an assistant for question-answering tasks. Answer the user's question in one short sentence.",
+    "You are a customer support agent for Lumen Bank. Never share internal policies. If you are unsure, say so.",
+    "You are an AI agent. Think about what the user needs, then reply. You can only reply with text.",
+    "The user is logged in. Today's date is 3 March 2025. Respond in English.",
+    "You answer questions about the user's life from what they have told you before. Be brief.",
+    "You are Sol, the voice assistant of a smart speaker.\nRules:\n- Replies are read aloud, so no lists or markdown.\n"
+    "- Keep replies under 25 words.\n- Be warm.",
+)
+SYSTEM_MESSAGES = {"personas": EVAL_SYSTEM_PROMPTS, "other-kinds": OTHER_KINDS}
 #: Variant settings that belong to the store or the writer, not to RecallConfig.
 STORE_OPTIONS = ("unit", "retrieval", "roles")
 WRITER_OPTIONS = ("chunk_tokens", "window", "dated", "speakers")
@@ -107,20 +123,22 @@ class Call:
         return [*head, *self.earlier, {"role": "user", "content": self.question.text}]
 
 
-def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, from_user: int = 0) -> list[Call]:
+def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, from_user: int = 0,
+                systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
     """:func:`calls_of` for users ``from_user``.. only, each call as the full run perturbs it."""
     asked = {u.user_id for u in users[from_user:]}
-    return [c for c in calls_of(family, users, seed) if c.question.user_id in asked]
+    return [c for c in calls_of(family, users, seed, systems) if c.question.user_id in asked]
 
 
-def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED) -> list[Call]:
-    """Every question of ``users``, each with a system message (in turn) and 0-2 earlier exchanges."""
+def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
+             systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
+    """Every question of ``users``, each with one of ``systems`` (in turn) and 0-2 earlier exchanges."""
     rng = random.Random(f"heldout/{family}/{seed}")
     out = []
     for user in users:
         chat = chat_exchanges(user)  # the user's small talk with the assistant, as training takes it
         for question in user.questions:
-            system = EVAL_SYSTEM_PROMPTS[len(out) % len(EVAL_SYSTEM_PROMPTS)]
+            system = systems[len(out) % len(systems)]
             picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
             earlier = tuple(m for u, a in picked for m in ({"role": "user", "content": u}, {"role": "assistant", "content": a}))
             out.append(Call(family, question, system, earlier))
@@ -314,14 +332,14 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def general_calls(n: int, user_id: str) -> list[Call]:
+def general_calls(n: int, user_id: str, systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
     """Held-out generic prompts (never trained on), asked by ``user_id`` (a user with memories),
-    under the evaluation's system messages."""
+    under ``systems`` in turn."""
     from recall_core.training.prompts import general_prompts
 
     return [
         Call("general", base.Question(key=f"general#{i}", user_id=user_id, fact="general", text=prompt,
-                                      kind="unanswerable"), EVAL_SYSTEM_PROMPTS[i % len(EVAL_SYSTEM_PROMPTS)])
+                                      kind="unanswerable"), systems[i % len(systems)])
         for i, prompt in enumerate(general_prompts("heldout", n=n, seed=0))
     ]  # fmt: skip
 
@@ -379,6 +397,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--from-user", type=int, default=0,
                    help="ask only the questions of users K.. of each family (the memory still holds every "
                         "user's turns, and each call is perturbed as in the full run): e.g. users never looked at")
+    p.add_argument("--system-messages", choices=tuple(SYSTEM_MESSAGES), default="personas",
+                   help="the callers' system messages: personas and styles (the default) or other kinds")
     p.add_argument("--retrieval-only", action="store_true", help="count the notes that hold the answer; no answers")
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--out", type=Path, default=OUT)
@@ -531,7 +551,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result = {"benchmark": "heldout-notes", "seed": args.seed, "users": args.users, "families": families, "notes": notes}
         write_results(args.out, "heldout_notes", result)
         return result
-    calls = {f: asked_calls(f, users, args.seed, args.from_user)[: args.limit] for f, users in data.items()}
+    systems = SYSTEM_MESSAGES[args.system_messages]
+    calls = {f: asked_calls(f, users, args.seed, args.from_user, systems)[: args.limit] for f, users in data.items()}
     methods = build_methods(args, encoder, encoder_path)
     rows: list[dict[str, Any]] = []
     general: dict[str, Any] = {}
@@ -545,7 +566,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 rows.append({"method": method.name, **row})
             if args.general and isinstance(method, RecallMethod) and not isinstance(method, PerFamilyRecall):
                 someone = next(iter(data.values()))[0].user_id
-                replies = [method.reply(c) for c in progress(general_calls(args.general, someone),
+                replies = [method.reply(c) for c in progress(general_calls(args.general, someone, systems),
                                                              f"{method.name} general", not args.no_progress)]  # fmt: skip
                 fired = [r.fired for r in replies if r.fired is not None]
                 general[method.name] = {"prompts": len(replies), "fired": sum(fired) if fired else None,
@@ -559,7 +580,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for m in methods
     }  # fmt: skip
     result = {"benchmark": "heldout", "schema_version": 1, "seed": args.seed, "users": args.users, "families": families,
-              "machine": machine(), "summary": summary, "general": general, "rows": rows}  # fmt: skip
+              "system_messages": args.system_messages, "machine": machine(), "summary": summary, "general": general, "rows": rows}  # fmt: skip
     write_results(args.out, "heldout", result, markdown(result), plot)
     return result
 

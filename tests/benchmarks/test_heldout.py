@@ -43,3 +43,18 @@ def test_two_friends_chats_keep_their_speakers_for_every_method():
     assert {t["metadata"]["speaker"] for t in memory_turns(users)} == names
     assert all(text.split(":", 1)[0] in names for text, _, _ in exchanges(users[0]))
     assert all(not call.earlier for call in calls_of("duo", users))
+
+
+def test_the_evaluations_system_messages_are_not_trainings_and_other_kinds_are_asked_in_turn():
+    from benchmarks.heldout import EVAL_SYSTEM_PROMPTS, OTHER_KINDS, SYSTEM_MESSAGES
+    from recall_core.training.family_data import TRAIN_SYSTEM_PROMPTS
+
+    trained = {s for s in TRAIN_SYSTEM_PROMPTS if s}
+    # The commonest message of all is in both sets (said since the first held-out run); the rest are apart.
+    assert trained.intersection(EVAL_SYSTEM_PROMPTS) == {"You are a helpful assistant."}
+    assert trained.isdisjoint(OTHER_KINDS) and set(OTHER_KINDS).isdisjoint(EVAL_SYSTEM_PROMPTS)
+    users = FAMILIES["dates"].generate(20261124, users=1)
+    calls = calls_of("dates", users, systems=SYSTEM_MESSAGES["other-kinds"])
+    assert [c.system for c in calls[: len(OTHER_KINDS)]] == list(OTHER_KINDS)
+    assert parse_args(["--system-messages", "other-kinds"]).system_messages == "other-kinds"
+    assert parse_args([]).system_messages == "personas"
