@@ -98,7 +98,8 @@ class RecallConfig:
             its reply (``<recall>`` its most likely first token, with at least
             ``recall_threshold``), and when it asks, the notes go where ``"auto"`` puts them;
             when it does not, the reply has no recall (chat prompts with a memory; a string
-            prompt runs as ``"model"``: :mod:`recall_core.decoding.ask`); ``"uncertainty"``: a baseline for untrained models
+            prompt runs as ``"model"``: :mod:`recall_core.decoding.ask`; see also
+            ``ask_on_abstention``); ``"uncertainty"``: a baseline for untrained models
             (FLARE/DRAGIN-style) that writes ``<recall>`` before a content token whose next-token
             entropy exceeds ``uncertainty_threshold``, never under a constraint, and takes back a
             recall that injects nothing. Under the last two a chat prompt without a system message
@@ -120,6 +121,11 @@ class RecallConfig:
             always is. ``"all"`` computes every token: ``"tokens"`` mode, with no saving.
         uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
             distribution, after the logits processors, above which the loop recalls.
+        ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would open
+            with ``"I don't know."`` (greedy decoding, ``<recall>`` masked): giving up before
+            looking is the sign that it needs its memory. Under callers' task-style system messages
+            the recall-tuned default said "I don't know." on 26 of the 34 held-out memory questions
+            it did not ask on, and on 2 of 64 general prompts (docs/benchmarks/heldout.md).
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
             recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
             it the token is masked at that step and the reply goes on with the next most likely
@@ -170,6 +176,7 @@ class RecallConfig:
     kv_prefix: KVPrefix = "shared"
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
+    ask_on_abstention: bool = True
     recall_threshold: float = 0.5
     abstain_threshold: float = 0.5
     empty_notes: str | None = "(none)"
@@ -191,7 +198,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "match_names"):
+        for flag in ("newest_wins", "match_names", "ask_on_abstention"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

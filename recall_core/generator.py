@@ -17,6 +17,7 @@ import torch
 from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, first_pass, shared_cache
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
@@ -230,7 +231,8 @@ class RecallGenerator:
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """``"ask"``'s decision on ``ids`` and the cache of that pass (``None``: nothing to reuse)."""
         recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
-        return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold)
+        abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
+        return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention)
 
     def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
         """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``

@@ -29,7 +29,12 @@ ABSTENTION = "I don't know."
 
 def abstention_opening(tokenizer: Any) -> int | None:
     """The id the abstention opens with in ``tokenizer`` (``None``: no tokenizer, or no ids)."""
+    ids = abstention_ids(tokenizer)
+    return ids[0] if ids else None
+
+
+def abstention_ids(tokenizer: Any) -> tuple[int, ...]:
+    """The ids of the whole abstention in ``tokenizer`` (empty: no tokenizer)."""
     if tokenizer is None:
-        return None
-    ids = tokenizer.encode(ABSTENTION, add_special_tokens=False)
-    return int(ids[0]) if ids else None
+        return ()
+    return tuple(int(i) for i in tokenizer.encode(ABSTENTION, add_special_tokens=False))

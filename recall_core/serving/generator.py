@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
@@ -154,12 +155,26 @@ class ServedRecallGenerator(RecallGenerator):
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """``"ask"``'s decision from a one-token greedy request with its probability (``n_probs``);
-        the engine's prefix cache then holds the prompt for the call (nothing to hand over here)."""
+        the engine's prefix cache then holds the prompt for the call (nothing to hand over here).
+
+        ``ask_on_abstention``: when that token is the abstention's first or a declined ``<recall>``,
+        one greedy request as long as the abstention, ``<recall>`` masked, says whether the reply
+        without memory would be ``"I don't know."`` (as the in-process pass reads it teacher-forced).
+        """
         recall_id, pad_id, _ = self._ids
-        reply = self.client.complete(ids[0].tolist(), {**sampling_options({"do_sample": False}, 1),
-                                                       "logit_bias": [[pad_id, False]]})  # fmt: skip
+        prompt = ids[0].tolist()
+        reply = self.client.complete(prompt, {**sampling_options({"do_sample": False}, 1),
+                                              "logit_bias": [[pad_id, False]]})  # fmt: skip
         log_p = reply.logprobs[0].get(recall_id) if reply.tokens and reply.logprobs else None
-        return Decision.of(reply.tokens[0] if reply.tokens else None, log_p, recall_id, config.recall_threshold), None
+        first = reply.tokens[0] if reply.tokens else None
+        decision = Decision.of(first, log_p, recall_id, config.recall_threshold)
+        abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
+        if not decision.asked and abstention and first in (abstention[0], recall_id):
+            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, len(abstention)),
+                                                    "logit_bias": [[pad_id, False], [recall_id, False]]})  # fmt: skip
+            if tuple(without.tokens[: len(abstention)]) == abstention:
+                decision = decision.upon_abstention()
+        return decision, None
 
 
 class _Output:

@@ -31,7 +31,8 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig, SessionConfig
-from recall_core.decoding.ask import Decision, decide_logits
+from recall_core.decoding.abstain import abstention_ids
+from recall_core.decoding.ask import Decision, decide_logits, reads_abstention, unrecalled_token
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
@@ -312,7 +313,10 @@ class RecallSession:
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
         try:
-            decision = self._decide(self._forward(plan.ids, last_only=True)[0, -1], config)
+            logits = self._forward(plan.ids, last_only=True)[0, -1]
+            decision = self._decide(logits, config)
+            if not decision.asked and self._abstains(logits, config):
+                decision = decision.upon_abstention()
         except BaseException:
             self._rollback(plan, prefix)
             raise
@@ -327,6 +331,17 @@ class RecallSession:
     def _decide(self, logits: torch.Tensor, config: RecallConfig) -> Decision:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
         return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
+
+    def _abstains(self, logits: torch.Tensor, config: RecallConfig) -> bool:
+        """``ask_on_abstention``: would the reply without memory be ``"I don't know."``? (``logits``:
+        its first step's.) The abstention's ids are run on the cache when the reply opens with its
+        first one; the caller crops the cache or rolls it back whatever the answer."""
+        abstention = abstention_ids(self.generator.tokenizer) if config.ask_on_abstention else ()
+        first = unrecalled_token(logits, self.recall_id, self.pad_id)
+        if not abstention or first != abstention[0]:
+            return False
+        later = self._forward(list(abstention[:-1]))[0] if len(abstention) > 1 else None
+        return reads_abstention(first, later, abstention, self.recall_id, self.pad_id)
 
     def _reserve(self, kwargs: Mapping[str, Any]) -> int:
         """What a reply adds to a bounded cache besides its memories: its new tokens."""

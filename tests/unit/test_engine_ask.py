@@ -198,7 +198,8 @@ def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked
                                   logprobs=[{token: math.log(p)}]),
                        Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))  # fmt: skip
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
-    result = served.generate(CHAT, config=ASK, max_new_tokens=6)
+    # A declined <recall> would also have the abstention checked (below): not here.
+    result = served.generate(CHAT, config=ASK.replace(ask_on_abstention=False), max_new_tokens=6)
     decision, call = client.bodies
     assert decision["n_predict"] == 1 and decision["temperature"] == 0.0
     model_ids = served.encode(CHAT, config=RecallConfig(recall_policy="model"))[0].tolist()
@@ -208,3 +209,85 @@ def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked
         assert len(call["prompt"]) > len(model_ids) and result.recalls[0].length > 0
     else:  # "model" with no recall left: the same prompt, <recall> masked
         assert call["prompt"] == model_ids and [recall_id, False] in call["logit_bias"]
+
+
+# -- ask_on_abstention: a reply that would be "I don't know." without memory asks for it ----------
+
+
+def test_the_reply_reads_the_abstention_only_when_each_greedy_step_is_its_next_id():
+    from recall_core.decoding.ask import reads_abstention, unrecalled_token
+
+    recall_id, pad_id, abstention = 0, 1, (5, 6, 7)
+
+    def steps(*tokens: int) -> torch.Tensor:
+        logits = torch.zeros(len(tokens), 10)
+        for i, token in enumerate(tokens):
+            logits[i, token] = 5.0
+            logits[i, recall_id] = 9.0  # <recall> and pads are masked: the reply has no recall
+            logits[i, pad_id] = 9.0
+        return logits
+
+    assert unrecalled_token(steps(5)[0], recall_id, pad_id) == 5
+    assert reads_abstention(5, steps(6, 7), abstention, recall_id, pad_id)
+    assert not reads_abstention(5, steps(6, 8), abstention, recall_id, pad_id)  # it goes on otherwise
+    assert not reads_abstention(4, steps(6, 7), abstention, recall_id, pad_id)  # it opens otherwise
+    assert not reads_abstention(5, None, abstention, recall_id, pad_id) and not reads_abstention(5, None, (), 0, 1)
+    assert reads_abstention(5, None, (5,), recall_id, pad_id)
+
+
+def _greedy_reply_ids(gen: RecallGenerator, n: int) -> tuple[int, ...]:
+    """What the tiny model replies without memory, greedily (its "abstention" in these tests)."""
+    reply = _plain(gen, DECLINED, max_new_tokens=n)
+    return tuple(reply.sequences[0, -n:].tolist())
+
+
+def test_a_reply_that_would_be_the_abstention_asks_and_runs_as_auto(monkeypatch: pytest.MonkeyPatch):
+    import recall_core.generator as generator_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 10})
+    said = _greedy_reply_ids(gen, 3)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)
+    got = gen.generate(CHAT, config=ASK)
+    expected = _plain(gen, AUTO)
+    assert got.recalls and got.recalls[0].length > 0 and torch.equal(got.sequences, expected.sequences)
+    off = gen.generate(CHAT, config=ASK.replace(ask_on_abstention=False))
+    assert off.recalls == [] and torch.equal(off.sequences, _plain(gen, DECLINED).sequences)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
+    other = gen.generate(CHAT, config=ASK)  # the same opening, another third token: no abstention
+    assert other.recalls == [] and torch.equal(other.sequences, _plain(gen, DECLINED).sequences)
+
+
+def test_a_session_asks_when_its_reply_would_be_the_abstention(monkeypatch: pytest.MonkeyPatch):
+    import recall_core.session.session as session_module
+
+    session = _session(asked=False)
+    said = _greedy_reply_ids(session.generator, 3)
+    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    got = session.reply(CHAT)
+    expected = _expected(session, CHAT, USER_START)
+    assert got.recalls and got.text == expected.text
+    again = session.reply({"role": "user", "content": "And my cat?"})  # the cache went back: the turn goes on
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+@pytest.mark.parametrize(("first", "rest", "asked"), [("opening", "same", True), ("opening", "other", False),
+                                                      ("recall", "same", True), ("word", "same", False)])  # fmt: skip
+def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, rest: str, asked: bool):
+    from recall_core.decoding.abstain import abstention_ids
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    abstention = abstention_ids(tokenizer)
+    token = {"opening": abstention[0], "recall": recall_id, "word": 5}[first]
+    said = list(abstention) if rest == "same" else [*abstention[:-1], abstention[-1] + 1]
+    decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: math.log(0.3)}])
+    check = Completion(tokens=said, stop_type="limit", logprobs=[{t: -0.1} for t in said])
+    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
+    client = ScriptedEngine(decision, check, reply) if first != "word" else ScriptedEngine(decision, reply)
+    served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
+    result = served.generate(CHAT, config=ASK, max_new_tokens=6)
+    assert bool(result.recalls) is asked
+    if first != "word":  # a word that is not the abstention's opening costs no request
+        body = client.bodies[1]
+        assert body["n_predict"] == len(abstention) and [recall_id, False] in body["logit_bias"]
