@@ -214,7 +214,7 @@ class RecallGenerator:
         if config.recall_policy == "ask" and memory is not None and not isinstance(prompt, str):
             # The model decides on the prompt as "model" renders it; the call then runs as "auto"
             # or without recall, from what that pass computed (recall_core.decoding.ask).
-            decision, cache = self._first_pass(ids, config)
+            decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
             config = decision.config(config)
             asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
             cache = shared_cache(cache, ids, asked) if cache is not None else None
@@ -227,6 +227,15 @@ class RecallGenerator:
         if cache is not None:  # computed by this call's first pass, not read from a session's cache
             result = replace(result, usage=replace(result.usage, cached_tokens=0))
         return result
+
+    def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
+        """``config`` for ``"ask"``'s first pass: ``ask_on_abstention`` off where the reply cannot be
+        the abstention (a constrained reply: tools, ``response_format``) or where the abstention's
+        ids would not fit after the prompt's ``length`` tokens in the context window."""
+        fits = length + len(abstention_ids(self.tokenizer)) - 1 < self.context_window
+        if config.ask_on_abstention and (plan.constraint is not None or not fits):
+            return config.replace(ask_on_abstention=False)
+        return config
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """``"ask"``'s decision on ``ids`` and the cache of that pass (``None``: nothing to reuse)."""

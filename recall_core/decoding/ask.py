@@ -17,9 +17,12 @@ With ``RecallConfig.ask_on_abstention`` (the default) the model also asks when i
 memory would open with ``"I don't know."`` (greedy, ``<recall>`` masked): giving up before looking
 is its sign that it needs its memory. Under callers' task-style system messages the tuned default
 wrote ``<recall>`` first on 88% of held-out memory questions, and 26 of the 34 others were that
-reply (docs/benchmarks/heldout.md). The check costs nothing unless the reply's greedy first token
-is the abstention's: then the abstention's ids are run once, teacher-forced, on the first pass's
-cache (served: one greedy request as long as the abstention).
+reply (docs/benchmarks/heldout.md). The check is greedy whatever the sampling, and is not made
+under a constraint (tools, ``response_format``: such a reply cannot be the abstention) or where
+the abstention's ids would not fit in the context window. It costs nothing unless the reply's
+greedy first token is the abstention's: then the abstention's ids are run once, teacher-forced,
+on the first pass's cache (served: one greedy request as long as the abstention, which a declined
+``<recall>`` as the first token also costs).
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`

@@ -315,7 +315,7 @@ class RecallSession:
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
-            if not decision.asked and self._abstains(logits, config):
+            if not decision.asked and self._abstains(logits, config, plan, len(prefix)):
                 decision = decision.upon_abstention()
         except BaseException:
             self._rollback(plan, prefix)
@@ -332,13 +332,17 @@ class RecallSession:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
         return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
 
-    def _abstains(self, logits: torch.Tensor, config: RecallConfig) -> bool:
+    def _abstains(self, logits: torch.Tensor, config: RecallConfig, plan: Plan, cached: int) -> bool:
         """``ask_on_abstention``: would the reply without memory be ``"I don't know."``? (``logits``:
-        its first step's.) The abstention's ids are run on the cache when the reply opens with its
-        first one; the caller crops the cache or rolls it back whatever the answer."""
+        its first step's; ``cached``: the cache's length before the plan's ids.) The abstention's ids
+        are run on the cache when the reply opens with its first one; the caller crops the cache or
+        rolls it back whatever the answer. Not checked under a constraint (tools,
+        ``response_format``), or where those ids would not fit in the context window."""
         abstention = abstention_ids(self.generator.tokenizer) if config.ask_on_abstention else ()
+        constrained = plan.output is not None and plan.output.constraint is not None
+        fits = cached + len(plan.ids) + len(abstention) - 1 < self.generator.context_window
         first = unrecalled_token(logits, self.recall_id, self.pad_id)
-        if not abstention or first != abstention[0]:
+        if not abstention or constrained or not fits or first != abstention[0]:
             return False
         later = self._forward(list(abstention[:-1]))[0] if len(abstention) > 1 else None
         return reads_abstention(first, later, abstention, self.recall_id, self.pad_id)

@@ -291,3 +291,33 @@ def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, re
     if first != "word":  # a word that is not the abstention's opening costs no request
         body = client.bodies[1]
         assert body["n_predict"] == len(abstention) and [recall_id, False] in body["logit_bias"]
+
+
+def test_no_abstention_check_under_a_constraint_or_where_it_would_not_fit(monkeypatch: pytest.MonkeyPatch):
+    """A constrained reply cannot be "I don't know.", and the abstention's ids must fit in the window."""
+    import recall_core.generator as generator_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+    said = _greedy_reply_ids(gen, 3)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)
+    assert gen.generate(CHAT, config=ASK).recalls  # the check asks here...
+    constrained = gen.generate(CHAT, config=ASK, response_format={"type": "json_object"}, max_new_tokens=4)
+    assert constrained.recalls == []  # ...not under a constraint
+    length = gen.encode(CHAT, config=RecallConfig(recall_policy="model")).shape[1]
+    monkeypatch.setattr(gen.model.config, "max_position_embeddings", length + 2)  # one new token, not 2 forced ids
+    assert gen.generate(CHAT, config=ASK, max_new_tokens=1).recalls == []
+
+
+def test_a_session_whose_reply_opens_like_the_abstention_but_goes_on_otherwise_does_not_ask(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    import recall_core.session.session as session_module
+
+    session = _session(asked=False)
+    said = _greedy_reply_ids(session.generator, 3)
+    monkeypatch.setattr(session_module, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
+    got = session.reply(CHAT)
+    assert got.recalls == [] and got.text == _expected(session, CHAT, DECLINED).text  # the forced ids left the cache
+    again = session.reply({"role": "user", "content": "And my cat?"})
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
