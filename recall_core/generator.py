@@ -18,7 +18,7 @@ from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCrite
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
-from recall_core.decoding.ask import Decision, first_pass, shared_cache
+from recall_core.decoding.ask import Decision, checks_abstention, first_pass, shared_cache
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
@@ -232,10 +232,9 @@ class RecallGenerator:
         """``config`` for ``"ask"``'s first pass: ``ask_on_abstention`` off where the reply cannot be
         the abstention (a constrained reply: tools, ``response_format``) or where the abstention's
         ids would not fit after the prompt's ``length`` tokens in the context window."""
-        fits = length + len(abstention_ids(self.tokenizer)) - 1 < self.context_window
-        if config.ask_on_abstention and (plan.constraint is not None or not fits):
-            return config.replace(ask_on_abstention=False)
-        return config
+        checked = checks_abstention(config, abstention_ids(self.tokenizer), plan.constraint is not None, length,
+                                    self.context_window)  # fmt: skip
+        return config if checked or not config.ask_on_abstention else config.replace(ask_on_abstention=False)
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """``"ask"``'s decision on ``ids`` and the cache of that pass (``None``: nothing to reuse)."""

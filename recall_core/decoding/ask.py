@@ -33,7 +33,7 @@ decides on its cache the same way; when asked, the notes go at the start of the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -96,21 +96,30 @@ def unrecalled_token(logits: torch.Tensor, recall_id: int, pad_id: int) -> int:
     return int(logits.argmax())
 
 
-def reads_abstention(first: int, later: torch.Tensor | None, abstention: Sequence[int], recall_id: int,
-                     pad_id: int) -> bool:  # fmt: skip
+def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrained: bool, length: int,
+                      window: int) -> bool:  # fmt: skip
+    """Whether ``"ask"``'s first pass checks for ``abstention`` (its ids): ``ask_on_abstention``, a
+    reply that can be the abstention (not ``constrained`` by tools or ``response_format``), and
+    room for its ids after the prompt's ``length`` tokens in the context ``window``."""
+    return (config.ask_on_abstention and bool(abstention) and not constrained
+            and length + len(abstention) - 1 < window)  # fmt: skip
+
+
+def reads_abstention(logits: torch.Tensor, run: Callable[[list[int]], torch.Tensor], abstention: Sequence[int],
+                     recall_id: int, pad_id: int) -> bool:  # fmt: skip
     """Whether greedy decoding with no recall writes ``abstention`` from the reply's start.
 
-    ``first`` is the reply's greedy first token (:func:`unrecalled_token`); ``later`` (``[n - 1,
-    vocab]``) are the logits after each of the abstention's ``n`` ids but the last, teacher-forced
-    (``None`` when ``n`` is 1).
+    ``logits`` are the reply's first step's (``[vocab]``). Only when its greedy token is the
+    abstention's first id is ``run`` called: it runs the abstention's ids but the last on the
+    prompt's cache, teacher-forced, and returns their logits (``[n - 1, vocab]``); the caller crops
+    the cache or rolls it back.
     """
-    if not abstention or first != abstention[0]:
+    if not abstention or unrecalled_token(logits, recall_id, pad_id) != abstention[0]:
         return False
     rest = abstention[1:]
     if not rest:
         return True
-    if later is None or later.shape[0] < len(rest):
-        return False
+    later = run(list(abstention[:-1]))
     return all(unrecalled_token(later[i], recall_id, pad_id) == token for i, token in enumerate(rest))
 
 
@@ -130,14 +139,12 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     out = model(input_ids=ids, use_cache=True, **{CACHE_KEY: cache}, **last_logit_only(model))
     logits = out.logits[0, -1]
     decision = decide_logits(logits, recall_id, pad_id, threshold)
-    first = unrecalled_token(logits, recall_id, pad_id)
-    if not decision.asked and abstention and first == abstention[0]:
-        later = None
-        if len(abstention) > 1:  # the abstention's ids after the prompt, on the same cache
-            forced = torch.tensor([list(abstention[:-1])], device=ids.device)
-            later = model(input_ids=forced, use_cache=True, **{CACHE_KEY: cache}).logits[0]
-        if reads_abstention(first, later, abstention, recall_id, pad_id):
-            decision = decision.upon_abstention()
+
+    def run(forced: list[int]) -> torch.Tensor:  # the abstention's ids after the prompt, on the same cache
+        return model(input_ids=torch.tensor([forced], device=ids.device), use_cache=True, **{CACHE_KEY: cache}).logits[0]
+
+    if not decision.asked and reads_abstention(logits, run, abstention, recall_id, pad_id):
+        decision = decision.upon_abstention()
     crop_cache(cache, ids.shape[1] - 1)
     return decision, cache
 

@@ -32,7 +32,7 @@ import torch
 
 from recall_core.config import RecallConfig, SessionConfig
 from recall_core.decoding.abstain import abstention_ids
-from recall_core.decoding.ask import Decision, decide_logits, reads_abstention, unrecalled_token
+from recall_core.decoding.ask import Decision, checks_abstention, decide_logits, reads_abstention
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
@@ -338,14 +338,11 @@ class RecallSession:
         are run on the cache when the reply opens with its first one; the caller crops the cache or
         rolls it back whatever the answer. Not checked under a constraint (tools,
         ``response_format``), or where those ids would not fit in the context window."""
-        abstention = abstention_ids(self.generator.tokenizer) if config.ask_on_abstention else ()
+        abstention = abstention_ids(self.generator.tokenizer)
         constrained = plan.output is not None and plan.output.constraint is not None
-        fits = cached + len(plan.ids) + len(abstention) - 1 < self.generator.context_window
-        first = unrecalled_token(logits, self.recall_id, self.pad_id)
-        if not abstention or constrained or not fits or first != abstention[0]:
+        if not checks_abstention(config, abstention, constrained, cached + len(plan.ids), self.generator.context_window):
             return False
-        later = self._forward(list(abstention[:-1]))[0] if len(abstention) > 1 else None
-        return reads_abstention(first, later, abstention, self.recall_id, self.pad_id)
+        return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id)
 
     def _reserve(self, kwargs: Mapping[str, Any]) -> int:
         """What a reply adds to a bounded cache besides its memories: its new tokens."""

@@ -227,12 +227,24 @@ def test_the_reply_reads_the_abstention_only_when_each_greedy_step_is_its_next_i
             logits[i, pad_id] = 9.0
         return logits
 
+    ran: list[list[int]] = []
+
+    def forced(*tokens: int):
+        def run(ids: list[int]) -> torch.Tensor:
+            ran.append(ids)
+            return steps(*tokens)
+
+        return run
+
     assert unrecalled_token(steps(5)[0], recall_id, pad_id) == 5
-    assert reads_abstention(5, steps(6, 7), abstention, recall_id, pad_id)
-    assert not reads_abstention(5, steps(6, 8), abstention, recall_id, pad_id)  # it goes on otherwise
-    assert not reads_abstention(4, steps(6, 7), abstention, recall_id, pad_id)  # it opens otherwise
-    assert not reads_abstention(5, None, abstention, recall_id, pad_id) and not reads_abstention(5, None, (), 0, 1)
-    assert reads_abstention(5, None, (5,), recall_id, pad_id)
+    assert reads_abstention(steps(5)[0], forced(6, 7), abstention, recall_id, pad_id)
+    assert ran == [[5, 6]]  # the abstention's ids but the last, teacher-forced
+    assert not reads_abstention(steps(5)[0], forced(6, 8), abstention, recall_id, pad_id)  # it goes on otherwise
+    ran.clear()
+    assert not reads_abstention(steps(4)[0], forced(6, 7), abstention, recall_id, pad_id)  # it opens otherwise
+    assert ran == []  # nothing run when the reply opens otherwise
+    assert not reads_abstention(steps(5)[0], forced(), (), 0, 1)
+    assert reads_abstention(steps(5)[0], forced(), (5,), recall_id, pad_id) and ran == []
 
 
 def _greedy_reply_ids(gen: RecallGenerator, n: int) -> tuple[int, ...]:
