@@ -18,7 +18,15 @@ from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCrite
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
-from recall_core.decoding.ask import Decision, checks_abstention, first_pass, shared_cache
+from recall_core.decoding.ask import (
+    Decision,
+    abstention_recall,
+    as_abstention,
+    checks_abstention,
+    first_pass,
+    opening_marker,
+    shared_cache,
+)
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
@@ -211,14 +219,25 @@ class RecallGenerator:
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
         ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
         cache = None
-        if config.recall_policy == "ask" and memory is not None and not isinstance(prompt, str):
+        abstained = False
+        chat_with_memory = memory is not None and not isinstance(prompt, str)
+        if config.recall_policy == "ask" and chat_with_memory:
             # The model decides on the prompt as "model" renders it; the call then runs as "auto"
             # or without recall, from what that pass computed (recall_core.decoding.ask).
             decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
-            config = decision.config(config)
+            config, abstained = decision.config(config), decision.abstained
             asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
             cache = shared_cache(cache, ids, asked) if cache is not None else None
             ids = asked
+        elif config.recall_policy == "model" and chat_with_memory:
+            checked = self._abstention_checked(config, plan, ids.shape[1])
+            if checked.ask_on_abstention:
+                # A reply that would open with "I don't know." without looking opens with <recall>
+                # instead; the rest is the model's (recall_core.decoding.ask.opening_marker).
+                decision, cache = self._first_pass(ids, checked)
+                ids, abstained = opening_marker(ids, decision, recall_token_ids(self.model, self.tokenizer)[0])
+        if abstained:
+            on_recall = as_abstention(on_recall)
         result = self.generate_ids(
             ids, past_key_values=cache, plan=plan, memory=memory, config=config, stop=stop, on_recall=on_recall,
             streamer=streamer, stopping_criteria=stopping_criteria,
@@ -226,6 +245,8 @@ class RecallGenerator:
         )  # fmt: skip
         if cache is not None:  # computed by this call's first pass, not read from a session's cache
             result = replace(result, usage=replace(result.usage, cached_tokens=0))
+        if abstained:
+            result = replace(result, recalls=[abstention_recall(r) for r in result.recalls])
         return result
 
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:

@@ -93,7 +93,9 @@ class Recall:
         trigger: what placed the ``<recall>``: ``"prompt"`` (a marker in the prompt),
             ``"model"`` (the model generated it) or ``"uncertainty"`` (the loop wrote it before
             an uncertain token, ``recall_policy="uncertainty"``; when nothing was injected it was
-            taken back, and ``position`` is where it stood).
+            taken back, and ``position`` is where it stood) or ``"abstention"`` (the engine put it
+            at the reply's start because the reply without memory would have been "I don't
+            know.", ``RecallConfig.ask_on_abstention`` under ``"model"`` and ``"ask"``).
         entropy: for ``"uncertainty"``, the entropy (nats) of the next-token distribution that
             fired it; else ``None``.
     """
@@ -113,7 +115,7 @@ class Recall:
     kv_recomputed: int = 0
     kv_reused: int = 0
     kv_discarded: int = 0
-    trigger: Literal["prompt", "model", "uncertainty"] = "prompt"
+    trigger: Literal["prompt", "model", "uncertainty", "abstention"] = "prompt"
     entropy: float | None = None
 
     @property

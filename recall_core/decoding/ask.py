@@ -24,6 +24,12 @@ greedy first token is the abstention's: then the abstention's ids are run once, 
 on the first pass's cache (served: one greedy request as long as the abstention, which a declined
 ``<recall>`` as the first token also costs).
 
+Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that would be the abstention
+with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
+wants one, and the notes of the opening one are where the model's own first ``<recall>`` would
+have put them. A recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`),
+as is the recall of an ``"ask"`` call that asked upon the abstention.
+
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`
 decides on its cache the same way; when asked, the notes go at the start of the new user message
@@ -43,6 +49,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
+from recall_core.types import Recall
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,29 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
         decision = decision.upon_abstention()
     crop_cache(cache, ids.shape[1] - 1)
     return decision, cache
+
+
+def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) -> tuple[torch.LongTensor, bool]:
+    """``"model"``: the prompt ``ids`` (``[1, L]``) with ``<recall>`` after them when ``decision`` was
+    taken upon the abstention, so that the reply opens with the recall the model did not ask for;
+    and whether it was. A decision the model took itself (its own ``<recall>`` first) adds nothing:
+    the loop's decoding writes that marker."""
+    if not decision.abstained:
+        return ids, False
+    return torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1), True
+
+
+def abstention_recall(recall: Recall) -> Recall:
+    """``recall`` traced as placed upon the abstention (``trigger="abstention"``) when it is the
+    call's prompt marker; a recall the model asked for in its reply keeps its trigger."""
+    return replace(recall, trigger="abstention") if recall.in_prompt and recall.trigger == "prompt" else recall
+
+
+def as_abstention(on_recall: Callable[[Recall], None] | None) -> Callable[[Recall], None] | None:
+    """``on_recall`` handed each recall as :func:`abstention_recall` traces it (``None`` stays ``None``)."""
+    if on_recall is None:
+        return None
+    return lambda recall: on_recall(abstention_recall(recall))
 
 
 def shared_cache(cache: Any, first: torch.LongTensor, then: torch.LongTensor) -> Any | None:

@@ -32,7 +32,14 @@ import torch
 
 from recall_core.config import RecallConfig, SessionConfig
 from recall_core.decoding.abstain import abstention_ids
-from recall_core.decoding.ask import Decision, checks_abstention, decide_logits, reads_abstention
+from recall_core.decoding.ask import (
+    Decision,
+    abstention_recall,
+    as_abstention,
+    checks_abstention,
+    decide_logits,
+    reads_abstention,
+)
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
@@ -275,12 +282,17 @@ class RecallSession:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
+        opened = False  # the reply opens with a <recall> the model did not write (ask_on_abstention)
         if config.recall_policy == "ask" and kwargs["memory"] is not None:
-            plan, prefix, kwargs["config"] = self._ask(messages, config, outputs, reserve)
+            plan, prefix, kwargs["config"], opened = self._ask(messages, config, outputs, reserve)
         else:
             plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
             prefix = self._prepare(plan, reserve=reserve)
-        ids = plan.ids
+            if config.recall_policy == "model" and kwargs["memory"] is not None:
+                opened = self._opens_with_recall(plan, prefix, config)
+        ids = plan.ids + [self.recall_id] if opened and config.recall_policy == "model" else plan.ids
+        if opened:
+            kwargs["on_recall"] = as_abstention(kwargs.get("on_recall"))
         if self._cache is None:
             from transformers import DynamicCache
 
@@ -298,20 +310,46 @@ class RecallSession:
         self._trim(plan)
         if result.usage.cached_tokens != len(prefix):  # the decision pass computed the rest this call
             result = replace(result, usage=replace(result.usage, cached_tokens=len(prefix)))
+        if opened:
+            result = replace(result, recalls=[abstention_recall(r) for r in result.recalls])
         return replace(result, session=self._report(plan, len(prefix)))
 
     def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any],
-             reserve: int) -> tuple[Plan, list[int], RecallConfig]:  # fmt: skip
+             reserve: int) -> tuple[Plan, list[int], RecallConfig, bool]:  # fmt: skip
         """``recall_policy="ask"`` in a session: the new ids are prefilled on the cache and the model decides.
 
         Not asked: the cache keeps them (less the last id, whose logits the reply needs) and the
         reply runs as ``"model"`` with no recall. Asked: the cache goes back to before them and the
         turn is planned again with ``<recall>`` at the start of the new user message, where the
         reply runs as ``"auto"``; only the new message is computed twice (recall_core.decoding.ask).
-        Returns the plan, the cached ids and the config the reply runs under.
+        Returns the plan, the cached ids, the config the reply runs under and whether it asked
+        upon the abstention.
         """
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
+        decision = self._first_step(plan, prefix, config)
+        if not decision.asked:
+            crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
+            return plan, prefix, decision.config(config), False
+        self._rollback(plan, prefix)
+        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
+        prefix = self._prepare(plan, reserve=reserve)
+        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start"), decision.abstained
+
+    def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig) -> bool:
+        """``"model"`` with ``ask_on_abstention``: whether the reply opens with ``<recall>`` because
+        without memory it would be ``"I don't know."`` (:func:`recall_core.decoding.ask.opening_marker`).
+        The plan's ids are prefilled for the check and kept, less the last one (the reply needs its
+        logits); nothing is run where the check cannot be made (:meth:`_abstains`)."""
+        if not self._checks_abstention(config, plan, len(prefix)):
+            return False
+        decision = self._first_step(plan, prefix, config)
+        crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
+        return decision.abstained
+
+    def _first_step(self, plan: Plan, prefix: list[int], config: RecallConfig) -> Decision:
+        """Prefill the plan's ids on the cache and decide (:meth:`_decide`, then :meth:`_abstains`);
+        the cache holds them after, and goes back to ``prefix`` if anything fails."""
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
@@ -320,13 +358,7 @@ class RecallSession:
         except BaseException:
             self._rollback(plan, prefix)
             raise
-        if not decision.asked:
-            crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
-            return plan, prefix, decision.config(config)
-        self._rollback(plan, prefix)
-        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
-        prefix = self._prepare(plan, reserve=reserve)
-        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start")
+        return decision
 
     def _decide(self, logits: torch.Tensor, config: RecallConfig) -> Decision:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
@@ -338,11 +370,16 @@ class RecallSession:
         are run on the cache when the reply opens with its first one; the caller crops the cache or
         rolls it back whatever the answer. Not checked under a constraint (tools,
         ``response_format``), or where those ids would not fit in the context window."""
-        abstention = abstention_ids(self.generator.tokenizer)
-        constrained = plan.output is not None and plan.output.constraint is not None
-        if not checks_abstention(config, abstention, constrained, cached + len(plan.ids), self.generator.context_window):
+        if not self._checks_abstention(config, plan, cached):
             return False
+        abstention = abstention_ids(self.generator.tokenizer)
         return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id)
+
+    def _checks_abstention(self, config: RecallConfig, plan: Plan, cached: int) -> bool:
+        """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`)."""
+        constrained = plan.output is not None and plan.output.constraint is not None
+        return checks_abstention(config, abstention_ids(self.generator.tokenizer), constrained, cached + len(plan.ids),
+                                 self.generator.context_window)  # fmt: skip
 
     def _reserve(self, kwargs: Mapping[str, Any]) -> int:
         """What a reply adds to a bounded cache besides its memories: its new tokens."""

@@ -260,9 +260,12 @@ def test_a_reply_that_would_be_the_abstention_asks_and_runs_as_auto(monkeypatch:
     gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 10})
     said = _greedy_reply_ids(gen, 3)
     monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)
-    got = gen.generate(CHAT, config=ASK)
+    traced = []
+    got = gen.generate(CHAT, config=ASK, on_recall=traced.append)
     expected = _plain(gen, AUTO)
     assert got.recalls and got.recalls[0].length > 0 and torch.equal(got.sequences, expected.sequences)
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["abstention"]  # why it recalled
+    assert [r.trigger for r in expected.recalls] == ["prompt"]
     off = gen.generate(CHAT, config=ASK.replace(ask_on_abstention=False))
     assert off.recalls == [] and torch.equal(off.sequences, _plain(gen, DECLINED).sequences)
     monkeypatch.setattr(generator_module, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
@@ -333,3 +336,107 @@ def test_a_session_whose_reply_opens_like_the_abstention_but_goes_on_otherwise_d
     assert got.recalls == [] and got.text == _expected(session, CHAT, DECLINED).text  # the forced ids left the cache
     again = session.reply({"role": "user", "content": "And my cat?"})
     assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+# --------------------------------------------------------------------------- "model" with ask_on_abstention
+MODEL = RecallConfig(recall_policy="model")
+
+
+def test_a_model_reply_that_would_be_the_abstention_opens_with_recall(monkeypatch: pytest.MonkeyPatch):
+    """Under "model" the check puts ``<recall>`` where the model would have written it first; the
+    reply is the one the prompt with that marker gives, and the recall is traced as "abstention"."""
+    import recall_core.generator as generator_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 10})
+    recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    said = _greedy_reply_ids(gen, 3)
+    plain = gen.generate(CHAT, config=MODEL)  # the tiny model's reply is not the real abstention: as before
+    assert plain.recalls == [] and torch.equal(plain.sequences, _plain(gen, DECLINED).sequences)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)
+    traced = []
+    got = gen.generate(CHAT, config=MODEL, on_recall=traced.append)
+    ids = gen.encode(CHAT, config=MODEL)
+    marked = torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1)
+    expected = gen.generate_ids(marked, recall_query=CHAT[-1]["content"], config=MODEL, max_new_tokens=10)
+    assert torch.equal(got.sequences, expected.sequences) and got.text == expected.text
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["abstention"]
+    assert got.recalls[0].length > 0 and FACT in got.recalls[0].text
+    off = gen.generate(CHAT, config=MODEL.replace(ask_on_abstention=False))
+    assert off.recalls == [] and torch.equal(off.sequences, plain.sequences)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
+    other = gen.generate(CHAT, config=MODEL)  # the same opening, another third token: the model's reply
+    assert other.recalls == [] and torch.equal(other.sequences, plain.sequences)
+
+
+def test_a_model_reply_whose_first_token_is_the_models_own_recall_is_left_to_the_model():
+    """The marker is added only upon the abstention: where the model puts ``<recall>`` first itself
+    (the decision asked), nothing is added and the loop's decoding writes the model's own marker."""
+    gen = _generator(asked=True)
+    got = gen.generate(CHAT, config=MODEL)
+    assert gen.passes == 1 and torch.equal(got.sequences, _plain(gen, MODEL.replace(ask_on_abstention=False)).sequences)
+
+
+def test_a_model_session_opens_with_recall_when_its_reply_would_be_the_abstention(monkeypatch: pytest.MonkeyPatch):
+    import recall_core.session.session as session_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+    session = RecallSession(gen, recall_config=MODEL)
+    said = _greedy_reply_ids(gen, 3)
+    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    traced = []
+    got = session.reply(CHAT, on_recall=traced.append)
+    fresh = RecallSession(gen, recall_config=MODEL.replace(ask_on_abstention=False))
+    assert fresh.reply(CHAT).recalls == []  # without the check: no recall
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["abstention"]
+    assert got.recalls[0].length > 0 and FACT in got.recalls[0].text
+    assert got.usage.cached_tokens == 0  # the check's pass computed the prompt in this call
+    again = session.reply({"role": "user", "content": "And my cat?"})  # the cache goes on from the reply
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+def test_a_model_session_whose_check_fails_is_left_as_it_was(monkeypatch: pytest.MonkeyPatch):
+    import recall_core.session.session as session_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+    session = RecallSession(gen, recall_config=MODEL)
+    said = _greedy_reply_ids(gen, 3)
+    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    assert session.reply(CHAT).recalls  # the check opened this reply with <recall>
+    before = session.messages
+    real = session._forward
+    session._forward = lambda ids, **_: (_ for _ in ()).throw(RuntimeError("out of memory"))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        session.reply({"role": "user", "content": "And my cat?"})
+    assert session.messages == before
+    session._forward = real
+    again = session.reply({"role": "user", "content": "And my cat?"})
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+@pytest.mark.parametrize("first", ["opening", "word"])
+def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(first: str):
+    """Served "model": a one-token request decides; on the abstention's opening a greedy request as
+    long as it checks; the reply's request then carries ``<recall>`` and the notes after the prompt."""
+    from recall_core.decoding.abstain import abstention_ids
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    abstention = abstention_ids(tokenizer)
+    token = {"opening": abstention[0], "word": 5}[first]
+    decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: -0.1}])
+    check = Completion(tokens=list(abstention), stop_type="limit", logprobs=[{t: -0.1} for t in abstention])
+    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
+    client = ScriptedEngine(decision, check, reply) if first == "opening" else ScriptedEngine(decision, reply)
+    served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
+    result = served.generate(CHAT, config=MODEL, max_new_tokens=6)
+    prompt = client.bodies[0]["prompt"]
+    sent = client.bodies[-1]["prompt"]
+    if first == "opening":
+        assert [r.trigger for r in result.recalls] == ["abstention"] and result.recalls[0].length > 0
+        assert sent[: len(prompt) + 1] == [*prompt, recall_id] and len(sent) > len(prompt) + 1
+    else:
+        assert result.recalls == [] and sent == prompt and len(client.bodies) == 2
+
