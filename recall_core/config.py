@@ -123,8 +123,11 @@ class RecallConfig:
             distribution, after the logits processors, above which the loop recalls.
         ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would open
             with ``"I don't know."`` (greedy decoding, ``<recall>`` masked): giving up before
-            looking is the sign that it needs its memory. Not checked under a constraint (tools,
-            ``response_format``) or where the abstention would not fit in the context window.
+            looking is the sign that it needs its memory. ``"model"``: such a reply opens with
+            ``<recall>`` instead, where the model's own first marker would stand (chat prompts
+            with a memory). Either recall is traced ``trigger="abstention"``. Not checked under a
+            constraint (tools, ``response_format``) or where the abstention would not fit in the
+            context window.
             Under callers' task-style system messages
             the recall-tuned default said "I don't know." on 26 of the 34 held-out memory questions
             it did not ask on, and on 2 of 64 general prompts (docs/benchmarks/heldout.md).

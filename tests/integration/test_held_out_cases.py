@@ -3,7 +3,9 @@
 * ``make demo``'s three questions, each answered with its fact (the first said "I don't know."
   with both notes holding the dog's name);
 * two undated notes, the fact first: a plain ``generate()`` answered "I don't know.";
-* the caller's own system message: the notes still reach the answer under it.
+* the caller's own system message: the notes still reach the answer under it;
+* under a task-style system message ``recall_policy="model"`` gave up without asking ("I don't
+  know."): ``ask_on_abstention`` opens that reply with ``<recall>``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from recall_core import RecallGenerator
+from recall_core import RecallConfig, RecallGenerator
 from recall_core.cli import DEMO_CONVERSATION, DEMO_QUESTIONS, DEMO_USER
 from recall_core.memory import MemoryStore
 from tests.helpers.memories import FixedMemory
@@ -108,3 +110,27 @@ def _asked(smollm, folder: Path, turns: list[tuple[str, str]], question: str) ->
         generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
         result = generator.generate([{"role": "user", "content": question}], max_new_tokens=30)
     return result, " ".join(r.text for r in result.recalls)
+
+
+def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smollm, tmp_path: Path) -> None:
+    """Under a question-answering task's system message the tuned default did not write
+    ``<recall>`` and said "I don't know."; with ``ask_on_abstention`` (the default) that reply
+    opens with ``<recall>`` and reads the note. (A case written here, not a benchmark's.)"""
+    model, tokenizer = smollm
+    chat = [{"role": "system", "content": "You are a question-answering system. Give the answer in a few words."},
+            {"role": "user", "content": "What colour is my bike?"}]  # fmt: skip
+    with MemoryStore.local(tmp_path) as store:
+        store.writer.add_turns(
+            [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
+              "timestamp": "2026-10-01T10:00:00"}
+             for i, (role, text) in enumerate([("user", "I finally bought a bike, a second-hand green Peugeot."),
+                                               ("assistant", "Enjoy the rides!")])]
+        )  # fmt: skip
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
+        model_config = RecallConfig(recall_policy="model")
+        without = generator.generate(chat, config=model_config.replace(ask_on_abstention=False), max_new_tokens=20)
+        result = generator.generate(chat, config=model_config, max_new_tokens=20)
+    assert without.recalls == [] and "don't know" in without.text, without.text  # the case: it gave up
+    assert [r.trigger for r in result.recalls] == ["abstention"] and "green" in result.text.lower(), (
+        result.text, [r.text for r in result.recalls])
+
