@@ -94,7 +94,8 @@ class RecallConfig:
             only they recall (the model cannot write ``<recall>``); ``"off"``: no recall at all, not
             even at a marker in the prompt (the trace says ``"recall off"``);
             ``"model"``: the model's own ``<recall>``, at the start of its reply or mid-answer (a
-            recall-tuned model writes one); ``"ask"``: the model decides once, at the start of
+            recall-tuned model writes one; with ``ask_on_abstention`` a reply that would be
+            "I don't know." without memory opens with one, chat prompts with a memory); ``"ask"``: the model decides once, at the start of
             its reply (``<recall>`` its most likely first token, with at least
             ``recall_threshold``), and when it asks, the notes go where ``"auto"`` puts them;
             when it does not, the reply has no recall (chat prompts with a memory; a string

@@ -20,7 +20,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
-    abstention_recall,
+    abstention_result,
     as_abstention,
     checks_abstention,
     first_pass,
@@ -236,6 +236,8 @@ class RecallGenerator:
                 # instead; the rest is the model's (recall_core.decoding.ask.opening_marker).
                 decision, cache = self._first_pass(ids, checked)
                 ids, abstained = opening_marker(ids, decision, recall_token_ids(self.model, self.tokenizer)[0])
+        if cache is not None and self._own_cache_asked(generation_kwargs):
+            cache = None  # generate() takes a cache or a cache_implementation, not both: the pass is run again
         if abstained:
             on_recall = as_abstention(on_recall)
         result = self.generate_ids(
@@ -245,12 +247,16 @@ class RecallGenerator:
         )  # fmt: skip
         if cache is not None:  # computed by this call's first pass, not read from a session's cache
             result = replace(result, usage=replace(result.usage, cached_tokens=0))
-        if abstained:
-            result = replace(result, recalls=[abstention_recall(r) for r in result.recalls])
-        return result
+        return abstention_result(result) if abstained else result
+
+    def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
+        """Whether the call asks generate() for a cache of its own (``cache_implementation``), so
+        that the first pass's cache cannot go on into it."""
+        options = {**generation_options(self.generation_defaults), **generation_options(generation_kwargs)}
+        return options.get("cache_implementation") is not None
 
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
-        """``config`` for ``"ask"``'s first pass: ``ask_on_abstention`` off where the reply cannot be
+        """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
         the abstention (a constrained reply: tools, ``response_format``) or where the abstention's
         ids would not fit after the prompt's ``length`` tokens in the context window."""
         checked = checks_abstention(config, abstention_ids(self.tokenizer), plan.constraint is not None, length,
@@ -258,7 +264,7 @@ class RecallGenerator:
         return config if checked or not config.ask_on_abstention else config.replace(ask_on_abstention=False)
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
-        """``"ask"``'s decision on ``ids`` and the cache of that pass (``None``: nothing to reuse)."""
+        """The first pass's decision on ``ids`` (``"ask"``, ``"model"``) and its cache (``None``: nothing to reuse)."""
         recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
         return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention)

@@ -93,9 +93,10 @@ class Recall:
         trigger: what placed the ``<recall>``: ``"prompt"`` (a marker in the prompt),
             ``"model"`` (the model generated it) or ``"uncertainty"`` (the loop wrote it before
             an uncertain token, ``recall_policy="uncertainty"``; when nothing was injected it was
-            taken back, and ``position`` is where it stood) or ``"abstention"`` (the engine put it
-            at the reply's start because the reply without memory would have been "I don't
-            know.", ``RecallConfig.ask_on_abstention`` under ``"model"`` and ``"ask"``).
+            taken back, and ``position`` is where it stood) or ``"abstention"`` (the engine placed it
+            because the reply without memory would have been "I don't know.",
+            ``RecallConfig.ask_on_abstention``: under ``"model"`` at the reply's start, under
+            ``"ask"`` where ``"auto"`` puts it).
         entropy: for ``"uncertainty"``, the entropy (nats) of the next-token distribution that
             fired it; else ``None``.
     """

@@ -26,8 +26,9 @@ on the first pass's cache (served: one greedy request as long as the abstention,
 
 Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that would be the abstention
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
-wants one, and the notes of the opening one are where the model's own first ``<recall>`` would
-have put them. A recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`),
+wants one (the opening one counts against ``max_recalls``), and the notes of the opening one are
+where the model's own first ``<recall>`` would have put them. An opening marker that finds
+nothing is dropped, as a prompt's is, and the reply is the abstention it would have been. A recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`),
 as is the recall of an ``"ask"`` call that asked upon the abstention.
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
@@ -49,7 +50,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
-from recall_core.types import Recall
+from recall_core.types import Recall, RecallResult
 
 
 @dataclass(frozen=True)
@@ -105,10 +106,11 @@ def unrecalled_token(logits: torch.Tensor, recall_id: int, pad_id: int) -> int:
 
 def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrained: bool, length: int,
                       window: int) -> bool:  # fmt: skip
-    """Whether ``"ask"``'s first pass checks for ``abstention`` (its ids): ``ask_on_abstention``, a
-    reply that can be the abstention (not ``constrained`` by tools or ``response_format``), and
-    room for its ids after the prompt's ``length`` tokens in the context ``window``."""
-    return (config.ask_on_abstention and bool(abstention) and not constrained
+    """Whether the first pass (``"ask"``'s, ``"model"``'s) checks for ``abstention`` (its ids):
+    ``ask_on_abstention``, a recall allowed (``max_recalls`` above 0), a reply that can be the
+    abstention (not ``constrained`` by tools or ``response_format``), and room for its ids after
+    the prompt's ``length`` tokens in the context ``window``."""
+    return (config.ask_on_abstention and config.max_recalls > 0 and bool(abstention) and not constrained
             and length + len(abstention) - 1 < window)  # fmt: skip
 
 
@@ -170,6 +172,15 @@ def abstention_recall(recall: Recall) -> Recall:
     """``recall`` traced as placed upon the abstention (``trigger="abstention"``) when it is the
     call's prompt marker; a recall the model asked for in its reply keeps its trigger."""
     return replace(recall, trigger="abstention") if recall.in_prompt and recall.trigger == "prompt" else recall
+
+
+def abstention_result(result: RecallResult) -> RecallResult:
+    """``result`` with its recalls as :func:`abstention_recall` traces them, in its ``output`` too
+    (``return_dict_in_generate``)."""
+    recalls = [abstention_recall(r) for r in result.recalls]
+    if getattr(result.output, "recalls", None) is not None:
+        result.output.recalls = list(recalls)
+    return replace(result, recalls=recalls)
 
 
 def as_abstention(on_recall: Callable[[Recall], None] | None) -> Callable[[Recall], None] | None:

@@ -34,7 +34,7 @@ from recall_core.config import RecallConfig, SessionConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
-    abstention_recall,
+    abstention_result,
     as_abstention,
     checks_abstention,
     decide_logits,
@@ -311,7 +311,7 @@ class RecallSession:
         if result.usage.cached_tokens != len(prefix):  # the decision pass computed the rest this call
             result = replace(result, usage=replace(result.usage, cached_tokens=len(prefix)))
         if opened:
-            result = replace(result, recalls=[abstention_recall(r) for r in result.recalls])
+            result = abstention_result(result)
         return replace(result, session=self._report(plan, len(prefix)))
 
     def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any],

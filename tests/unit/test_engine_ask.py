@@ -440,3 +440,21 @@ def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(f
     else:
         assert result.recalls == [] and sent == prompt and len(client.bodies) == 2
 
+
+
+def test_the_model_check_leaves_calls_that_cannot_recall_or_bring_their_own_cache(monkeypatch: pytest.MonkeyPatch):
+    """``max_recalls=0`` allows no recall, so nothing is checked; a call that asks generate() for a
+    cache of its own (``cache_implementation``) does not get the first pass's; the full output's
+    trace says "abstention" too."""
+    import recall_core.generator as generator_module
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+    said = _greedy_reply_ids(gen, 3)
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)
+    none = gen.generate(CHAT, config=MODEL.replace(max_recalls=0))
+    assert none.recalls == [] and none.usage.prompt_tokens == gen.encode(CHAT, config=MODEL).shape[1]
+    own = gen.generate(CHAT, config=MODEL, cache_implementation="dynamic")
+    reused = gen.generate(CHAT, config=MODEL, return_dict_in_generate=True)
+    assert torch.equal(own.sequences, reused.sequences) and own.usage.cached_tokens == 0
+    assert [r.trigger for r in reused.output.recalls] == [r.trigger for r in reused.recalls] == ["abstention"]
