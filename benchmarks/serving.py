@@ -10,6 +10,8 @@ the same questions, in one run:
   ``--parallel`` slots, continuous batching), ``recall_policy="auto"``;
 * ``served-model``: the same with ``recall_policy="model"`` (the model decides; the continuation
   after ``<recall>`` should reuse the engine's cached prefix);
+* ``served-model-check-off``: ``served-model`` with ``ask_on_abstention=False``: what the
+  one-token decision request (and the check request on the abstention's opening) costs;
 * ``served-abstain-off``: ``served`` with ``abstain_threshold=0``: what the default's check of a
   weak "I don't know." costs (a dropped request and a re-ask of that step, counted per answer);
 * ``langchain``: the LangChain recipe over the same engine: ``ChatOpenAI`` pointed at its
@@ -58,7 +60,7 @@ from recall_core.training.families import base, generate  # noqa: E402
 
 OUT = OUT_ROOT / "serving"
 EVAL_SEED = 20261124
-METHODS = ("in-process", "served", "served-model", "served-abstain-off", "langchain", "none")
+METHODS = ("in-process", "served", "served-model", "served-model-check-off", "served-abstain-off", "langchain", "none")
 
 
 # -- one answer ---------------------------------------------------------------------------------
@@ -224,11 +226,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         served = ServedRecallGenerator(engine.url, timeout=300)
         model_policy, no_memory = RecallConfig(recall_policy="model"), RecallConfig(recall_policy="explicit")
         abstain_off = RecallConfig(abstain_threshold=0.0)
+        check_off = model_policy.replace(ask_on_abstention=False)
         memory = store.for_user
         answers = {
             "in-process": lambda q: _answer_recall(in_process, q, memory(q.user_id), None, args.max_new_tokens),
             "served": lambda q: _answer_recall(served, q, memory(q.user_id), None, args.max_new_tokens),
             "served-model": lambda q: _answer_recall(served, q, memory(q.user_id), model_policy, args.max_new_tokens),
+            "served-model-check-off": lambda q: _answer_recall(served, q, memory(q.user_id), check_off,
+                                                               args.max_new_tokens),
             "served-abstain-off": lambda q: _answer_recall(served, q, memory(q.user_id), abstain_off, args.max_new_tokens),
             "none": lambda q: _answer_recall(served, q, None, no_memory, args.max_new_tokens),
         }
@@ -284,7 +289,10 @@ def markdown(result: Mapping[str, Any]) -> str:
                  ("served", "langchain", "facts", "facts"), ("served", "none", "answers/s", "answers_per_s"),
                  ("served", "served-abstain-off", "answers/s", "answers_per_s"),
                  ("served", "served-abstain-off", "TTFT p50", "ttft_p50_s"),
-                 ("served", "served-abstain-off", "facts", "facts"))  # fmt: skip
+                 ("served", "served-abstain-off", "facts", "facts"),
+                 ("served-model", "served-model-check-off", "answers/s", "answers_per_s"),
+                 ("served-model", "served-model-check-off", "TTFT p50", "ttft_p50_s"),
+                 ("served-model", "served-model-check-off", "facts", "facts"))  # fmt: skip
         for a, b, label, key in pairs:
             x, y = summary.get(a, {}).get(level, {}).get(key), summary.get(b, {}).get(level, {}).get(key)
             if x is not None and y:

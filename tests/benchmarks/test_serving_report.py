@@ -22,3 +22,13 @@ def test_the_cost_of_the_abstention_check_is_reported_against_the_same_run_witho
     assert "- 8 users: served / served-abstain-off answers/s = 0.80" in text
     assert "- 8 users: served / served-abstain-off TTFT p50 = 1.25" in text
     assert "- 8 users: served / served-abstain-off facts = 1.25" in text
+
+
+def test_the_cost_of_the_models_abstention_check_is_reported_against_the_same_run_without_it():
+    assert "served-model-check-off" in METHODS
+    result = {"levels": [8], "summary": {"served-model": {"8": _summary(2.0, 0.6, 5, 0)},
+                                         "served-model-check-off": {"8": _summary(2.5, 0.5, 4, 0)}}}  # fmt: skip
+    text = markdown(result)
+    assert "- 8 users: served-model / served-model-check-off answers/s = 0.80" in text
+    assert "- 8 users: served-model / served-model-check-off TTFT p50 = 1.20" in text
+    assert "- 8 users: served-model / served-model-check-off facts = 1.25" in text
