@@ -95,9 +95,9 @@ class RecallConfig:
             even at a marker in the prompt (the trace says ``"recall off"``);
             ``"model"``: the model's own ``<recall>``, at the start of its reply or mid-answer (a
             recall-tuned model writes one; with ``ask_on_abstention`` a reply that would be
-            "I don't know." without memory opens with one, chat prompts with a memory); ``"ask"``: the model decides once, at the start of
-            its reply (``<recall>`` its most likely first token, with at least
-            ``recall_threshold``), and when it asks, the notes go where ``"auto"`` puts them;
+            "I don't know." without memory opens with one, chat prompts with a memory);
+            ``"ask"``: the model decides once, at the start of its reply (``<recall>`` its most
+            likely first token, with at least ``recall_threshold``), and when it asks, the notes go where ``"auto"`` puts them;
             when it does not, the reply has no recall (chat prompts with a memory; a string
             prompt runs as ``"model"``: :mod:`recall_core.decoding.ask`; see also
             ``ask_on_abstention``); ``"uncertainty"``: a baseline for untrained models

@@ -28,8 +28,9 @@ Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that woul
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
 wants one (the opening one counts against ``max_recalls``), and the notes of the opening one are
 where the model's own first ``<recall>`` would have put them. An opening marker that finds
-nothing is dropped, as a prompt's is, and the reply is the abstention it would have been. A recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`),
-as is the recall of an ``"ask"`` call that asked upon the abstention.
+nothing is dropped, as a prompt's is, and the reply is the abstention it would have been. A
+recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`), as is the
+recall of an ``"ask"`` call that asked upon the abstention.
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`

@@ -327,7 +327,7 @@ class RecallSession:
         """
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
-        decision = self._first_step(plan, prefix, config)
+        decision = self._first_step(plan, prefix, config, self._checks_abstention(config, plan, len(prefix)))
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
             return plan, prefix, decision.config(config), False
@@ -340,20 +340,21 @@ class RecallSession:
         """``"model"`` with ``ask_on_abstention``: whether the reply opens with ``<recall>`` because
         without memory it would be ``"I don't know."`` (:func:`recall_core.decoding.ask.opening_marker`).
         The plan's ids are prefilled for the check and kept, less the last one (the reply needs its
-        logits); nothing is run where the check cannot be made (:meth:`_abstains`)."""
+        logits); nothing is run where the check cannot be made (:meth:`_checks_abstention`)."""
         if not self._checks_abstention(config, plan, len(prefix)):
             return False
-        decision = self._first_step(plan, prefix, config)
+        decision = self._first_step(plan, prefix, config, check_abstention=True)
         crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
         return decision.abstained
 
-    def _first_step(self, plan: Plan, prefix: list[int], config: RecallConfig) -> Decision:
-        """Prefill the plan's ids on the cache and decide (:meth:`_decide`, then :meth:`_abstains`);
-        the cache holds them after, and goes back to ``prefix`` if anything fails."""
+    def _first_step(self, plan: Plan, prefix: list[int], config: RecallConfig, check_abstention: bool) -> Decision:
+        """Prefill the plan's ids on the cache and decide (:meth:`_decide`, then, where
+        ``check_abstention`` (:meth:`_checks_abstention`), :meth:`_abstains`); the cache holds
+        them after, and goes back to ``prefix`` if anything fails."""
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
-            if not decision.asked and self._abstains(logits, config, plan, len(prefix)):
+            if not decision.asked and check_abstention and self._abstains(logits):
                 decision = decision.upon_abstention()
         except BaseException:
             self._rollback(plan, prefix)
@@ -364,19 +365,17 @@ class RecallSession:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
         return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
 
-    def _abstains(self, logits: torch.Tensor, config: RecallConfig, plan: Plan, cached: int) -> bool:
+    def _abstains(self, logits: torch.Tensor) -> bool:
         """``ask_on_abstention``: would the reply without memory be ``"I don't know."``? (``logits``:
-        its first step's; ``cached``: the cache's length before the plan's ids.) The abstention's ids
-        are run on the cache when the reply opens with its first one; the caller crops the cache or
-        rolls it back whatever the answer. Not checked under a constraint (tools,
-        ``response_format``), or where those ids would not fit in the context window."""
-        if not self._checks_abstention(config, plan, cached):
-            return False
+        its first step's.) The abstention's ids are run on the cache when the reply opens with its
+        first one; the caller crops the cache or rolls it back whatever the answer."""
         abstention = abstention_ids(self.generator.tokenizer)
         return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id)
 
     def _checks_abstention(self, config: RecallConfig, plan: Plan, cached: int) -> bool:
-        """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`)."""
+        """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`):
+        not under a constraint (tools, ``response_format``), nor where its ids would not fit in the
+        context window after the ``cached`` ids and the plan's."""
         constrained = plan.output is not None and plan.output.constraint is not None
         return checks_abstention(config, abstention_ids(self.generator.tokenizer), constrained, cached + len(plan.ids),
                                  self.generator.context_window)  # fmt: skip

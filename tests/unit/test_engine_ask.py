@@ -377,17 +377,22 @@ def test_a_model_reply_whose_first_token_is_the_models_own_recall_is_left_to_the
     assert gen.passes == 1 and torch.equal(got.sequences, _plain(gen, MODEL.replace(ask_on_abstention=False)).sequences)
 
 
-def test_a_model_session_opens_with_recall_when_its_reply_would_be_the_abstention(monkeypatch: pytest.MonkeyPatch):
+def _abstaining_model_session(monkeypatch: pytest.MonkeyPatch) -> RecallSession:
+    """A ``"model"`` session on the tiny model whose own greedy reply stands in for the abstention."""
     import recall_core.session.session as session_module
 
     model, tokenizer = tiny_model("llama")
     gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
-    session = RecallSession(gen, recall_config=MODEL)
     said = _greedy_reply_ids(gen, 3)
     monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    return RecallSession(gen, recall_config=MODEL)
+
+
+def test_a_model_session_opens_with_recall_when_its_reply_would_be_the_abstention(monkeypatch: pytest.MonkeyPatch):
+    session = _abstaining_model_session(monkeypatch)
     traced = []
     got = session.reply(CHAT, on_recall=traced.append)
-    fresh = RecallSession(gen, recall_config=MODEL.replace(ask_on_abstention=False))
+    fresh = RecallSession(session.generator, recall_config=MODEL.replace(ask_on_abstention=False))
     assert fresh.reply(CHAT).recalls == []  # without the check: no recall
     assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["abstention"]
     assert got.recalls[0].length > 0 and FACT in got.recalls[0].text
@@ -397,13 +402,7 @@ def test_a_model_session_opens_with_recall_when_its_reply_would_be_the_abstentio
 
 
 def test_a_model_session_whose_check_fails_is_left_as_it_was(monkeypatch: pytest.MonkeyPatch):
-    import recall_core.session.session as session_module
-
-    model, tokenizer = tiny_model("llama")
-    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
-    session = RecallSession(gen, recall_config=MODEL)
-    said = _greedy_reply_ids(gen, 3)
-    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    session = _abstaining_model_session(monkeypatch)
     assert session.reply(CHAT).recalls  # the check opened this reply with <recall>
     before = session.messages
     real = session._forward
