@@ -136,6 +136,16 @@ class RecallConfig:
             recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
             it the token is masked at that step and the reply goes on with the next most likely
             token (greedy) or a sample without it; once ``<recall>`` was the most likely token and
+        ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
+            names someone or something (a capitalised word inside a sentence:
+            :func:`recall_core.decoding.names.names`) that one of the memory's ``top_k`` search
+            candidates for it says, whatever the model's first token; under ``"model"`` the reply
+            opens with ``<recall>`` as with ``ask_on_abstention``. Traced ``trigger="names"``. It
+            costs one search on a call whose question has names and that the model did not ask
+            for. Asked about a named friend, the recall-tuned default answered with made-up text
+            instead of asking ("What does Ingrid keep?"); on LoCoMo, whose every question names a
+            speaker, ``"ask"`` asked on 120 of 200 questions without it
+            (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
             fell short (served: was sampled and fell short), it stays masked for the rest of that
             reply, so that a wish the model had once is judged once, not again at every later
             step until it passes. The default 0.5 asks for the recall to be more
@@ -187,6 +197,7 @@ class RecallConfig:
     abstain_threshold: float = 0.5
     empty_notes: str | None = "(none)"
 
+    ask_on_names: bool = True
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
         one_of("inject_mode", self.inject_mode, get_args(InjectMode))
@@ -204,7 +215,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "match_names", "ask_on_abstention"):
+        for flag in ("newest_wins", "match_names", "ask_on_abstention", "ask_on_names"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

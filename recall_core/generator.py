@@ -20,12 +20,13 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
-    abstention_result,
-    as_abstention,
     checks_abstention,
     first_pass,
     opening_marker,
+    placed_result,
     shared_cache,
+    traced_as,
+    with_names,
 )
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
@@ -219,35 +220,39 @@ class RecallGenerator:
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
         ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
         cache = None
-        abstained = False
+        placed = None  # why the engine asked where the model did not ("abstention", "names")
         chat_with_memory = memory is not None and not isinstance(prompt, str)
+        question = None if isinstance(prompt, str) else last_user_text(prompt)
         if config.recall_policy == "ask" and chat_with_memory:
             # The model decides on the prompt as "model" renders it; the call then runs as "auto"
             # or without recall, from what that pass computed (recall_core.decoding.ask).
             decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
-            config, abstained = decision.config(config), decision.abstained
+            decision = with_names(decision, question, memory, config)
+            config, placed = decision.config(config), decision.placed
             asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
             cache = shared_cache(cache, ids, asked) if cache is not None else None
             ids = asked
         elif config.recall_policy == "model" and chat_with_memory:
+            # A reply that would open with "I don't know." without looking, or whose question names
+            # what the memory says, opens with <recall> instead; the rest is the model's
+            # (recall_core.decoding.ask.opening_marker). Without the abstention's check no pass is run.
             checked = self._abstention_checked(config, plan, ids.shape[1])
+            decision = Decision.unread()
             if checked.ask_on_abstention:
-                # A reply that would open with "I don't know." without looking opens with <recall>
-                # instead; the rest is the model's (recall_core.decoding.ask.opening_marker).
                 decision, cache = self._first_pass(ids, checked)
-                ids, abstained = opening_marker(ids, decision, recall_token_ids(self.model, self.tokenizer)[0])
+            decision = with_names(decision, question, memory, config)
+            ids, placed = opening_marker(ids, decision, recall_token_ids(self.model, self.tokenizer)[0])
         if cache is not None and self._own_cache_asked(generation_kwargs):
             cache = None  # generate() takes a cache or a cache_implementation, not both: the pass is run again
-        if abstained:
-            on_recall = as_abstention(on_recall)
+        if placed is not None:
+            on_recall = traced_as(on_recall, placed)
         result = self.generate_ids(
             ids, past_key_values=cache, plan=plan, memory=memory, config=config, stop=stop, on_recall=on_recall,
-            streamer=streamer, stopping_criteria=stopping_criteria,
-            recall_query=None if isinstance(prompt, str) else last_user_text(prompt), **generation_kwargs,
+            streamer=streamer, stopping_criteria=stopping_criteria, recall_query=question, **generation_kwargs,
         )  # fmt: skip
         if cache is not None:  # computed by this call's first pass, not read from a session's cache
             result = replace(result, usage=replace(result.usage, cached_tokens=0))
-        return abstention_result(result) if abstained else result
+        return placed_result(result, placed) if placed is not None else result
 
     def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
         """Whether the call asks generate() for a cache of its own (``cache_implementation``), so

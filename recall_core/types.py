@@ -96,7 +96,8 @@ class Recall:
             taken back, and ``position`` is where it stood) or ``"abstention"`` (the engine placed it
             because the reply without memory would have been "I don't know.",
             ``RecallConfig.ask_on_abstention``: under ``"model"`` at the reply's start, under
-            ``"ask"`` where ``"auto"`` puts it).
+            ``"ask"`` where ``"auto"`` puts it) or ``"names"`` (placed so because the question names
+            someone or something the memory says, ``RecallConfig.ask_on_names``).
         entropy: for ``"uncertainty"``, the entropy (nats) of the next-token distribution that
             fired it; else ``None``.
     """
@@ -116,7 +117,7 @@ class Recall:
     kv_recomputed: int = 0
     kv_reused: int = 0
     kv_discarded: int = 0
-    trigger: Literal["prompt", "model", "uncertainty", "abstention"] = "prompt"
+    trigger: Literal["prompt", "model", "uncertainty", "abstention", "names"] = "prompt"
     entropy: float | None = None
 
     @property

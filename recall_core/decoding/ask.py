@@ -29,8 +29,15 @@ with ``<recall>`` (:func:`opening_marker`): the model still writes its own marke
 wants one (the opening one counts against ``max_recalls``), and the notes of the opening one are
 where the model's own first ``<recall>`` would have put them. An opening marker that finds
 nothing is dropped, as a prompt's is, and the reply is the abstention it would have been. A
-recall so placed is traced with ``trigger="abstention"`` (:func:`abstention_recall`), as is the
+recall so placed is traced with ``trigger="abstention"`` (:func:`placed_recall`), as is the
 recall of an ``"ask"`` call that asked upon the abstention.
+
+With ``RecallConfig.ask_on_names`` (the default) both policies also recall when the question names
+someone or something that the memory's search candidates say (:func:`names_memory`), traced
+``trigger="names"``. That test needs no model: asked about a named friend, the tuned default
+wrote made-up text and neither ``<recall>`` nor the abstention ("What does Ingrid keep?" ->
+"Ingrid is a 2018 British-American fantasy series"), and on LoCoMo, whose every question names
+a speaker, ``"ask"`` asked on 120 of 200 questions without it.
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`
@@ -43,15 +50,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
+from recall_core.decoding.names import names, says_any
+from recall_core.decoding.select import search_memory
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
-from recall_core.types import Recall, RecallResult
+from recall_core.types import Memory, Recall, RecallQuery, RecallResult
+
+#: Why the engine asked where the model did not: the reply without memory would have been
+#: "I don't know." (``ask_on_abstention``), or the question names what the memory says (``ask_on_names``).
+Placed = Literal["abstention", "names"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +73,13 @@ class Decision:
 
     probability: float
     asked: bool
-    #: Asked because the reply without memory would have been ``"I don't know."`` (``ask_on_abstention``).
-    abstained: bool = False
+    #: Asked by the engine, not the model, and why (``None``: the model's own decision).
+    placed: Placed | None = None
+
+    @property
+    def abstained(self) -> bool:
+        """Asked because the reply without memory would have been ``"I don't know."`` (``ask_on_abstention``)."""
+        return self.placed == "abstention"
 
     @classmethod
     def of(cls, first: int | None, log_p: float | None, recall_id: int, threshold: float) -> Decision:
@@ -71,9 +89,18 @@ class Decision:
         known = -math.inf if log_p is None else log_p
         return cls(math.exp(known), first == recall_id and not below_threshold(known, threshold))
 
+    @classmethod
+    def unread(cls) -> Decision:
+        """No first pass was run: the model's decision is unknown, and not a recall."""
+        return cls(math.nan, False)
+
     def upon_abstention(self) -> Decision:
         """This decision, asked: the reply without memory would be the abstention."""
-        return replace(self, asked=True, abstained=True)
+        return replace(self, asked=True, placed="abstention")
+
+    def upon_names(self) -> Decision:
+        """This decision, asked: the question names someone or something the memory says (:func:`names_memory`)."""
+        return replace(self, asked=True, placed="names")
 
     def config(self, config: RecallConfig) -> RecallConfig:
         """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls."""
@@ -159,36 +186,61 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     return decision, cache
 
 
-def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) -> tuple[torch.LongTensor, bool]:
-    """``"model"``: the prompt ``ids`` (``[1, L]``) with ``<recall>`` after them when ``decision`` was
-    taken upon the abstention, so that the reply opens with the recall the model did not ask for;
-    and whether it was. A decision the model took itself (its own ``<recall>`` first) adds nothing:
-    the loop's decoding writes that marker."""
-    if not decision.abstained:
-        return ids, False
-    return torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1), True
+def names_memory(question: str | None, memory: Memory | None, config: RecallConfig) -> bool:
+    """``ask_on_names``: whether ``question`` names someone or something (:func:`recall_core.decoding.names.names`:
+    a capitalised word inside a sentence) that one of ``memory``'s search candidates for it says.
+
+    A question about a named person or thing the user has talked about needs the memory whatever the
+    model's first token says: asked "What does Ingrid keep?", the recall-tuned default wrote neither
+    ``<recall>`` nor the abstention but made-up encyclopedia text ("Ingrid is a 2018 ... series").
+    Nothing is searched for a question without names, with ``max_recalls`` 0 or without a memory; a
+    memory error goes as ``on_memory_error`` says (warned: not asked).
+    """
+    asked = names(question or "")
+    if not (config.ask_on_names and config.max_recalls > 0 and asked and memory is not None):
+        return False
+    _, _, candidates = search_memory(memory, RecallQuery(text=question or ""), config)
+    return any(says_any(candidate, asked) for candidate in candidates)
 
 
-def abstention_recall(recall: Recall) -> Recall:
-    """``recall`` traced as placed upon the abstention (``trigger="abstention"``) when it is the
-    call's prompt marker; a recall the model asked for in its reply keeps its trigger."""
-    return replace(recall, trigger="abstention") if recall.in_prompt and recall.trigger == "prompt" else recall
+def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:
+    """``decision``, asked upon the question's names (:meth:`Decision.upon_names`) when it was not
+    asked and :func:`names_memory` says the question names what the memory says."""
+    if decision.asked or not names_memory(question, memory, config):
+        return decision
+    return decision.upon_names()
 
 
-def abstention_result(result: RecallResult) -> RecallResult:
-    """``result`` with its recalls as :func:`abstention_recall` traces them, in its ``output`` too
+def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) -> tuple[torch.LongTensor, Placed | None]:
+    """``"model"``: the prompt ``ids`` (``[1, L]``) with ``<recall>`` after them when the engine took
+    ``decision`` (upon the abstention or the question's names), so that the reply opens with the
+    recall the model did not ask for; and why it was placed (``None``: not). A decision the model
+    took itself (its own ``<recall>`` first) adds nothing: the loop's decoding writes that marker."""
+    if decision.placed is None:
+        return ids, None
+    return torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1), decision.placed
+
+
+def placed_recall(recall: Recall, trigger: Placed) -> Recall:
+    """``recall`` traced as placed by the engine (``trigger``: ``"abstention"``, ``"names"``) when it is
+    the call's prompt marker; a recall the model asked for in its reply keeps its trigger."""
+    return replace(recall, trigger=trigger) if recall.in_prompt and recall.trigger == "prompt" else recall
+
+
+def placed_result(result: RecallResult, trigger: Placed) -> RecallResult:
+    """``result`` with its recalls as :func:`placed_recall` traces them, in its ``output`` too
     (``return_dict_in_generate``)."""
-    recalls = [abstention_recall(r) for r in result.recalls]
+    recalls = [placed_recall(r, trigger) for r in result.recalls]
     if getattr(result.output, "recalls", None) is not None:
         result.output.recalls = list(recalls)
     return replace(result, recalls=recalls)
 
 
-def as_abstention(on_recall: Callable[[Recall], None] | None) -> Callable[[Recall], None] | None:
-    """``on_recall`` handed each recall as :func:`abstention_recall` traces it (``None`` stays ``None``)."""
+def traced_as(on_recall: Callable[[Recall], None] | None, trigger: Placed) -> Callable[[Recall], None] | None:
+    """``on_recall`` handed each recall as :func:`placed_recall` traces it (``None`` stays ``None``)."""
     if on_recall is None:
         return None
-    return lambda recall: on_recall(abstention_recall(recall))
+    return lambda recall: on_recall(placed_recall(recall, trigger))
 
 
 def shared_cache(cache: Any, first: torch.LongTensor, then: torch.LongTensor) -> Any | None:

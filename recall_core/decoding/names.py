@@ -101,7 +101,7 @@ def says_relation(text: str, relation: str) -> bool:
 def about_someone_else(note: MemoryCandidate, asked: set[str], related: set[str] = frozenset()) -> bool:
     """Whether ``note`` says none of the names ``asked`` (nor, for ``related``, "my <relation>"
     about them) but names someone or something else."""
-    if _says_any(note, asked) or any(says_relation(note.text, relation) for relation in related):
+    if says_any(note, asked) or any(says_relation(note.text, relation) for relation in related):
         return False
     return bool(names(note.text) | _labels(note))
 
@@ -115,18 +115,20 @@ def keep_named(
     ``question`` ``None``, without names, or with names no candidate says leaves ``chosen`` as it is.
     """
     asked = names(question or "")
-    if not asked or not any(_says_any(c, asked) for c in candidates):
+    if not asked or not any(says_any(c, asked) for c in candidates):
         return list(chosen)
     related = {r for c in candidates for name in asked for r in relations(c.text, name)}
     kept = [c for c in chosen if not about_someone_else(c, asked, related)]
     if len(kept) == len(chosen):
         return kept
     ids = {c.id for c in chosen}
-    spare = [c for c in candidates if c.id not in ids and _says_any(c, asked)]
+    spare = [c for c in candidates if c.id not in ids and says_any(c, asked)]
     return kept + spare[: len(chosen) - len(kept)]
 
 
-def _says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
+def says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
+    """Whether ``candidate`` says one of the names ``asked`` (lower-cased): in its text as a whole
+    word, or as who it is labelled as said by."""
     return bool(_labels(candidate) & asked) or any(says(candidate.text, name) for name in asked)
 
 

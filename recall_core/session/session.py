@@ -34,11 +34,13 @@ from recall_core.config import RecallConfig, SessionConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
-    abstention_result,
-    as_abstention,
+    Placed,
     checks_abstention,
     decide_logits,
+    placed_result,
     reads_abstention,
+    traced_as,
+    with_names,
 )
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
@@ -282,17 +284,19 @@ class RecallSession:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
-        opened = False  # the reply opens with a <recall> the model did not write (ask_on_abstention)
-        if config.recall_policy == "ask" and kwargs["memory"] is not None:
-            plan, prefix, kwargs["config"], opened = self._ask(messages, config, outputs, reserve)
+        # The reply recalls where the model did not ask, and why (ask_on_abstention, ask_on_names).
+        placed: Placed | None = None
+        memory = kwargs["memory"]
+        if config.recall_policy == "ask" and memory is not None:
+            plan, prefix, kwargs["config"], placed = self._ask(messages, config, outputs, reserve, memory)
         else:
             plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
             prefix = self._prepare(plan, reserve=reserve)
-            if config.recall_policy == "model" and kwargs["memory"] is not None:
-                opened = self._opens_with_recall(plan, prefix, config)
-        ids = plan.ids + [self.recall_id] if opened and config.recall_policy == "model" else plan.ids
-        if opened:
-            kwargs["on_recall"] = as_abstention(kwargs.get("on_recall"))
+            if config.recall_policy == "model" and memory is not None:
+                placed = self._opens_with_recall(plan, prefix, config, memory)
+        ids = plan.ids + [self.recall_id] if placed is not None and config.recall_policy == "model" else plan.ids
+        if placed is not None:
+            kwargs["on_recall"] = traced_as(kwargs.get("on_recall"), placed)
         if self._cache is None:
             from transformers import DynamicCache
 
@@ -310,52 +314,56 @@ class RecallSession:
         self._trim(plan)
         if result.usage.cached_tokens != len(prefix):  # the decision pass computed the rest this call
             result = replace(result, usage=replace(result.usage, cached_tokens=len(prefix)))
-        if opened:
-            result = abstention_result(result)
+        if placed is not None:
+            result = placed_result(result, placed)
         return replace(result, session=self._report(plan, len(prefix)))
 
-    def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any],
-             reserve: int) -> tuple[Plan, list[int], RecallConfig, bool]:  # fmt: skip
+    def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any], reserve: int,
+             memory: Any) -> tuple[Plan, list[int], RecallConfig, Placed | None]:  # fmt: skip
         """``recall_policy="ask"`` in a session: the new ids are prefilled on the cache and the model decides.
 
         Not asked: the cache keeps them (less the last id, whose logits the reply needs) and the
         reply runs as ``"model"`` with no recall. Asked: the cache goes back to before them and the
         turn is planned again with ``<recall>`` at the start of the new user message, where the
         reply runs as ``"auto"``; only the new message is computed twice (recall_core.decoding.ask).
-        Returns the plan, the cached ids, the config the reply runs under and whether it asked
-        upon the abstention.
+        Returns the plan, the cached ids, the config the reply runs under and why the engine asked
+        where the model did not (``None``: it did not, or the model asked).
         """
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
-        decision = self._first_step(plan, prefix, config, self._checks_abstention(config, plan, len(prefix)))
+        decision = self._first_step(plan, prefix, config, self._checks_abstention(config, plan, len(prefix)), memory)
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
-            return plan, prefix, decision.config(config), False
+            return plan, prefix, decision.config(config), None
         self._rollback(plan, prefix)
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
         prefix = self._prepare(plan, reserve=reserve)
-        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start"), decision.abstained
+        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start"), decision.placed
 
-    def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig) -> bool:
-        """``"model"`` with ``ask_on_abstention``: whether the reply opens with ``<recall>`` because
-        without memory it would be ``"I don't know."`` (:func:`recall_core.decoding.ask.opening_marker`).
-        The plan's ids are prefilled for the check and kept, less the last one (the reply needs its
-        logits); nothing is run where the check cannot be made (:meth:`_checks_abstention`)."""
+    def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig, memory: Any) -> Placed | None:
+        """``"model"``: whether the reply opens with ``<recall>`` the model did not write, and why:
+        without memory it would be ``"I don't know."`` (``ask_on_abstention``), or the question names
+        what the memory says (``ask_on_names``; :func:`recall_core.decoding.ask.opening_marker`).
+        For the first, the plan's ids are prefilled and kept, less the last one (the reply needs its
+        logits); nothing is run where that check cannot be made (:meth:`_checks_abstention`)."""
         if not self._checks_abstention(config, plan, len(prefix)):
-            return False
-        decision = self._first_step(plan, prefix, config, check_abstention=True)
+            return with_names(Decision.unread(), plan.query, memory, config).placed
+        decision = self._first_step(plan, prefix, config, True, memory)
         crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
-        return decision.abstained
+        return decision.placed
 
-    def _first_step(self, plan: Plan, prefix: list[int], config: RecallConfig, check_abstention: bool) -> Decision:
+    def _first_step(self, plan: Plan, prefix: list[int], config: RecallConfig, check_abstention: bool,
+                    memory: Any) -> Decision:  # fmt: skip
         """Prefill the plan's ids on the cache and decide (:meth:`_decide`, then, where
-        ``check_abstention`` (:meth:`_checks_abstention`), :meth:`_abstains`); the cache holds
+        ``check_abstention`` (:meth:`_checks_abstention`), :meth:`_abstains`, then the question's
+        names against ``memory``: :func:`~recall_core.decoding.ask.with_names`); the cache holds
         them after, and goes back to ``prefix`` if anything fails."""
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
             if not decision.asked and check_abstention and self._abstains(logits):
                 decision = decision.upon_abstention()
+            decision = with_names(decision, plan.query, memory, config)
         except BaseException:
             self._rollback(plan, prefix)
             raise

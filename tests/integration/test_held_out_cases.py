@@ -5,7 +5,9 @@
 * two undated notes, the fact first: a plain ``generate()`` answered "I don't know.";
 * the caller's own system message: the notes still reach the answer under it;
 * under a task-style system message ``recall_policy="model"`` gave up without asking ("I don't
-  know."): ``ask_on_abstention`` opens that reply with ``<recall>``.
+  know."): ``ask_on_abstention`` opens that reply with ``<recall>``;
+* a question naming someone the memory knows was answered with made-up text, without asking:
+  ``ask_on_names`` recalls for it.
 """
 
 from __future__ import annotations
@@ -134,3 +136,28 @@ def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smoll
     assert [r.trigger for r in result.recalls] == ["abstention"] and "green" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
 
+
+
+@pytest.mark.parametrize("policy", ["ask", "model"])
+def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Path, policy: str) -> None:
+    """Under a task-style system message the tuned default answered a question about a named
+    cousin with made-up text ("Tomasz lives in the city of Kaczenslaa ..."), neither asking nor
+    saying "I don't know."; with ``ask_on_names`` (the default) the question's name, which the
+    memory says, makes the call recall. (A case written here, not a benchmark's.)"""
+    model, tokenizer = smollm
+    chat = [{"role": "system", "content": "You are a question-answering system. Give the answer in a few words."},
+            {"role": "user", "content": "Where does Tomasz live now?"}]  # fmt: skip
+    with MemoryStore.local(tmp_path) as store:
+        store.writer.add_turns(
+            [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
+              "timestamp": "2026-10-01T10:00:00"}
+             for i, (role, text) in enumerate([("user", "My cousin Tomasz just moved to Lisbon for a job at a bakery."),
+                                               ("assistant", "Exciting news for him!")])]
+        )  # fmt: skip
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
+        config = RecallConfig(recall_policy=policy)
+        without = generator.generate(chat, config=config.replace(ask_on_names=False), max_new_tokens=24)
+        result = generator.generate(chat, config=config, max_new_tokens=24)
+    assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
+    assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
+        result.text, [r.text for r in result.recalls])

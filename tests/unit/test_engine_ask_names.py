@@ -1,0 +1,184 @@
+"""``RecallConfig.ask_on_names``: under ``"ask"`` and ``"model"`` the engine also recalls when the
+question names someone or something that the memory's search candidates say
+(recall_core/decoding/ask.py: ``names_memory``, ``with_names``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from recall_core import RecallConfig, RecallGenerator, RecallSession
+from recall_core.decoding.ask import Decision, names_memory, with_names
+from recall_core.serving import ServedRecallGenerator
+from recall_core.serving.client import Completion
+from recall_core.tokens import RECALL_TOKEN
+from recall_core.types import MemoryCandidate, RecallQuery
+from tests.helpers.engines import ScriptedEngine
+from tests.helpers.memories import FixedMemory, ListMemory
+from tests.helpers.tiny import tiny_model
+
+FACT = "Ingrid keeps three hives of bees on her allotment."
+NAMED = [{"role": "user", "content": "What does Ingrid keep?"}]
+UNNAMED = [{"role": "user", "content": "What is my dog called?"}]
+ASK = RecallConfig(recall_policy="ask")
+MODEL = RecallConfig(recall_policy="model")
+AUTO = RecallConfig(recall_policy="auto")
+DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
+
+
+class Labelled:
+    """A memory whose one candidate is labelled with its speaker, as a named speaker's turn is stored."""
+
+    def __init__(self, speaker: str, text: str) -> None:
+        self.candidate = MemoryCandidate(id="m0", score=0.5, text=text, metadata={"speaker": speaker})
+
+    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
+        return [self.candidate]
+
+
+# --------------------------------------------------------------------------- the test itself
+def test_a_question_naming_what_a_candidate_says_asks():
+    config = RecallConfig()
+    assert names_memory("What does Ingrid keep?", FixedMemory(FACT), config)
+    assert names_memory("Remind me, what did Ingrid's sister study?", FixedMemory(FACT), config)  # possessive
+    assert names_memory("What is Ingrid up to these days?", Labelled("Ingrid", "I keep bees now."), config)
+    assert not names_memory("What does Ingrid keep?", FixedMemory("The user's dog is called Biscuit."), config)
+    assert not names_memory("What does Ingridson keep?", FixedMemory(FACT), config)  # whole words only
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is my dog called?", "Ingrid keeps what?", "OK, what do I keep?", "What did I do on Monday?", ""],
+)
+def test_a_question_without_names_is_not_searched(question: str):
+    """A name is a capitalised word inside a sentence: a sentence's first word, "I", "OK" and days
+    are not names, so nothing is searched."""
+    memory = FixedMemory(FACT, "Monday I keep free.")
+    assert not names_memory(question, memory, RecallConfig()) and memory.queries == []
+
+
+@pytest.mark.parametrize("config", [RecallConfig(ask_on_names=False), RecallConfig(max_recalls=0)])
+def test_off_or_with_no_recall_allowed_nothing_is_searched(config: RecallConfig):
+    memory = FixedMemory(FACT)
+    assert not names_memory("What does Ingrid keep?", memory, config) and memory.queries == []
+    assert not names_memory("What does Ingrid keep?", None, RecallConfig())
+
+
+def test_a_memory_error_warns_and_does_not_ask_or_raises_as_configured():
+    failing = ListMemory({"m0": FACT}, fail=ConnectionError("server down"))
+    with pytest.warns(RuntimeWarning, match="server down"):
+        assert not names_memory("What does Ingrid keep?", failing, RecallConfig())
+    with pytest.raises(ConnectionError):
+        names_memory("What does Ingrid keep?", failing, RecallConfig(on_memory_error="raise"))
+
+
+def test_the_models_own_decision_comes_first():
+    memory = FixedMemory(FACT)
+    asked = Decision(0.9, True)
+    assert with_names(asked, "What does Ingrid keep?", memory, RecallConfig()) is asked and memory.queries == []
+    named = with_names(Decision.unread(), "What does Ingrid keep?", memory, RecallConfig())
+    assert named.asked and named.placed == "names" and not named.abstained
+    assert math.isnan(named.probability)
+
+
+def test_ask_on_names_must_be_a_bool():
+    with pytest.raises(ValueError, match="ask_on_names must be True or False"):
+        RecallConfig(ask_on_names="yes")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- in process
+def _generator(text: str = FACT) -> RecallGenerator:
+    model, tokenizer = tiny_model("llama")
+    return RecallGenerator(model, tokenizer, memory=FixedMemory(text), generation_defaults={"max_new_tokens": 8})
+
+
+def _plain(gen: RecallGenerator, chat, config: RecallConfig, **kwargs):
+    return RecallGenerator.generate(gen, chat, config=config, **kwargs)
+
+
+def test_ask_recalls_on_a_named_question_as_auto_and_traces_names():
+    """The tiny model never asks; the question names Ingrid, whom the memory says: the call is
+    ``"auto"``'s token for token, and the recall is traced ``"names"``."""
+    gen = _generator()
+    traced = []
+    got = gen.generate(NAMED, config=ASK, on_recall=traced.append)
+    expected = _plain(gen, NAMED, AUTO)
+    assert torch.equal(got.sequences, expected.sequences) and got.text == expected.text
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["names"]
+    assert FACT in got.recalls[0].text
+    off = gen.generate(NAMED, config=ASK.replace(ask_on_names=False))
+    assert off.recalls == [] and torch.equal(off.sequences, _plain(gen, NAMED, DECLINED).sequences)
+    unnamed = gen.generate(UNNAMED, config=ASK)
+    assert unnamed.recalls == [] and torch.equal(unnamed.sequences, _plain(gen, UNNAMED, DECLINED).sequences)
+
+
+def test_ask_does_not_recall_when_no_candidate_says_the_name():
+    gen = _generator("The user's dog is called Biscuit.")
+    got = gen.generate(NAMED, config=ASK)
+    assert got.recalls == [] and torch.equal(got.sequences, _plain(gen, NAMED, DECLINED).sequences)
+
+
+@pytest.mark.parametrize("abstention_check", [True, False])
+def test_model_opens_a_named_question_with_recall(abstention_check: bool, monkeypatch: pytest.MonkeyPatch):
+    """Under ``"model"`` the reply opens with ``<recall>`` where the model's own first marker would
+    stand; without the abstention's check no first pass is run at all."""
+    gen = _generator()
+    passes = []
+    real = gen._first_pass
+    monkeypatch.setattr(gen, "_first_pass", lambda ids, config: passes.append(1) or real(ids, config))
+    config = MODEL.replace(ask_on_abstention=abstention_check)
+    got = gen.generate(NAMED, config=config, return_dict_in_generate=True)
+    recall_id = gen.tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    ids = gen.encode(NAMED, config=config)
+    marked = torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1)
+    expected = gen.generate_ids(marked, recall_query=NAMED[-1]["content"], config=config, max_new_tokens=8)
+    assert torch.equal(got.sequences, expected.sequences) and got.text == expected.text
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in got.output.recalls] == ["names"]
+    assert len(passes) == int(abstention_check)
+    off = gen.generate(NAMED, config=config.replace(ask_on_names=False))
+    assert off.recalls == []
+
+
+# --------------------------------------------------------------------------- sessions
+@pytest.mark.parametrize("config", [ASK, MODEL, MODEL.replace(ask_on_abstention=False)])
+def test_a_session_recalls_on_a_named_question_and_keeps_its_cache(config: RecallConfig):
+    session = RecallSession(_generator(), recall_config=config)
+    got = session.reply(NAMED)
+    assert [r.trigger for r in got.recalls] == ["names"] and FACT in got.recalls[0].text
+    again = session.reply({"role": "user", "content": "And what is my dog called?"})
+    assert again.recalls == [] and not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+@pytest.mark.parametrize("config", [ASK, MODEL])
+def test_a_session_whose_names_search_fails_is_left_as_it_was(config: RecallConfig):
+    """A memory that raises during the check (``on_memory_error="raise"``) leaves the session's
+    messages and cache as they were; the next turn goes on from the cache."""
+    gen = _generator()
+    session = RecallSession(gen, recall_config=config.replace(on_memory_error="raise"))
+    session.reply(UNNAMED)
+    before = session.messages
+    failing = ListMemory({"m0": FACT}, fail=ConnectionError("server down"))
+    with pytest.raises(ConnectionError):
+        session.reply(NAMED[0], memory=failing)  # a new turn (a list would be the whole conversation)
+    assert session.messages == before
+    again = session.reply(NAMED[0])
+    assert [r.trigger for r in again.recalls] == ["names"]
+    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+# --------------------------------------------------------------------------- served
+@pytest.mark.parametrize("policy", ["ask", "model"])
+def test_served_recalls_on_a_named_question_after_the_decision_request(policy: str):
+    """The engine's one-token decision says no; the question's names send the notes with the call."""
+    _, tokenizer = tiny_model("llama")
+    end = tokenizer.eos_token_id
+    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
+    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
+    client = ScriptedEngine(decision, reply)
+    served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
+    result = served.generate(NAMED, config=RecallConfig(recall_policy=policy), max_new_tokens=6)
+    prompt, sent = client.bodies[0]["prompt"], client.bodies[-1]["prompt"]
+    assert len(client.bodies) == 2 and [r.trigger for r in result.recalls] == ["names"]
+    assert result.recalls[0].length > 0 and len(sent) > len(prompt)
