@@ -56,7 +56,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
-from recall_core.decoding.names import names, says_any
+from recall_core.decoding.names import names, names_any
 from recall_core.decoding.select import search_memory
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
@@ -188,7 +188,8 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
 
 def names_memory(question: str | None, memory: Memory | None, config: RecallConfig) -> bool:
     """``ask_on_names``: whether ``question`` names someone or something (:func:`recall_core.decoding.names.names`:
-    a capitalised word inside a sentence) that one of ``memory``'s search candidates for it says.
+    a capitalised word inside a sentence) that one of ``memory``'s search candidates for it names
+    too (:func:`recall_core.decoding.names.names_any`: capitalised, or as its speaker).
 
     A question about a named person or thing the user has talked about needs the memory whatever the
     model's first token says: asked "What does Ingrid keep?", the recall-tuned default wrote neither
@@ -200,7 +201,7 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
     if not (config.ask_on_names and config.max_recalls > 0 and asked and memory is not None):
         return False
     _, _, candidates = search_memory(memory, RecallQuery(text=question or ""), config)
-    return any(says_any(candidate, asked) for candidate in candidates)
+    return any(names_any(candidate, asked) for candidate in candidates)
 
 
 def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:

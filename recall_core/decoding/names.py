@@ -132,6 +132,18 @@ def says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
     return bool(_labels(candidate) & asked) or any(says(candidate.text, name) for name in asked)
 
 
+def names_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
+    """Whether ``candidate`` *names* one of ``asked`` (lower-cased): labelled as said by it, or saying
+    it capitalised, as a whole word ("That's great!" does not name the Great Wall; "Ingrid keeps
+    bees." names Ingrid). Stricter than :func:`says_any`, which takes the word in any case."""
+    return bool(_labels(candidate) & asked) or any(_says_capitalised(candidate.text, name) for name in asked)
+
+
+def _says_capitalised(text: str, name: str) -> bool:
+    first, rest = re.escape(name[:1].upper()), re.escape(name[1:])
+    return re.search(rf"(?<![\w'’-]){first}(?i:{rest})(?![\w-])", text) is not None
+
+
 def _labels(candidate: MemoryCandidate) -> set[str]:
     """Who a note is labelled as said by: its speaker (not a bare role) and the labels of its lines."""
     meta = candidate.metadata or {}

@@ -46,6 +46,9 @@ def test_a_question_naming_what_a_candidate_says_asks():
     assert names_memory("What is Ingrid up to these days?", Labelled("Ingrid", "I keep bees now."), config)
     assert not names_memory("What does Ingrid keep?", FixedMemory("The user's dog is called Biscuit."), config)
     assert not names_memory("What does Ingridson keep?", FixedMemory(FACT), config)  # whole words only
+    # the memory must name it too: the word in lower case is not the name
+    assert not names_memory("What does Ingrid keep?", FixedMemory("i met ingrid at the market."), config)
+    assert not names_memory("Tell me about the Great Wall.", FixedMemory("That's great! A wall of books."), config)
 
 
 @pytest.mark.parametrize(
