@@ -132,20 +132,23 @@ class RecallConfig:
             Under callers' task-style system messages
             the recall-tuned default said "I don't know." on 26 of the 34 held-out memory questions
             it did not ask on, and on 2 of 64 general prompts (docs/benchmarks/heldout.md).
+        ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
+            names someone or something (a capitalised word inside a sentence:
+            :func:`recall_core.decoding.names.names`) that one of the memory's eligible search
+            candidates (the first ``top_k``, at least ``min_score``) names too, capitalised or as
+            its speaker (:func:`recall_core.decoding.names.names_any`), whatever the model's first
+            token; under ``"model"`` the reply opens with ``<recall>`` as with
+            ``ask_on_abstention``. Traced ``trigger="names"``. The check is one search, made when
+            the model did not ask (under ``"model"`` without the abstention's check, on every
+            call whose question has names, as no first pass says whether the model would ask);
+            the recall it places searches again. Asked about a named friend, the recall-tuned
+            default answered with made-up text instead of asking ("What does Ingrid keep?"); on
+            LoCoMo, whose every question names a speaker, ``"ask"`` asked on 120 of 200 questions
+            without it and on 198 with it (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
             recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
             it the token is masked at that step and the reply goes on with the next most likely
             token (greedy) or a sample without it; once ``<recall>`` was the most likely token and
-        ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
-            names someone or something (a capitalised word inside a sentence:
-            :func:`recall_core.decoding.names.names`) that one of the memory's ``top_k`` search
-            candidates for it says, whatever the model's first token; under ``"model"`` the reply
-            opens with ``<recall>`` as with ``ask_on_abstention``. Traced ``trigger="names"``. It
-            costs one search on a call whose question has names and that the model did not ask
-            for. Asked about a named friend, the recall-tuned default answered with made-up text
-            instead of asking ("What does Ingrid keep?"); on LoCoMo, whose every question names a
-            speaker, ``"ask"`` asked on 120 of 200 questions without it
-            (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
             fell short (served: was sampled and fell short), it stays masked for the rest of that
             reply, so that a wish the model had once is judged once, not again at every later
             step until it passes. The default 0.5 asks for the recall to be more
@@ -193,11 +196,11 @@ class RecallConfig:
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
     ask_on_abstention: bool = True
+    ask_on_names: bool = True
     recall_threshold: float = 0.5
     abstain_threshold: float = 0.5
     empty_notes: str | None = "(none)"
 
-    ask_on_names: bool = True
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
         one_of("inject_mode", self.inject_mode, get_args(InjectMode))

@@ -28,12 +28,13 @@ Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that woul
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
 wants one (the opening one counts against ``max_recalls``), and the notes of the opening one are
 where the model's own first ``<recall>`` would have put them. An opening marker that finds
-nothing is dropped, as a prompt's is, and the reply is the abstention it would have been. A
+nothing is dropped, as a prompt's is, and the reply is then the one the model would have written
+without it (for the abstention's check: the abstention). A
 recall so placed is traced with ``trigger="abstention"`` (:func:`placed_recall`), as is the
 recall of an ``"ask"`` call that asked upon the abstention.
 
 With ``RecallConfig.ask_on_names`` (the default) both policies also recall when the question names
-someone or something that the memory's search candidates say (:func:`names_memory`), traced
+someone or something that one of the memory's search candidates names too (:func:`names_memory`), traced
 ``trigger="names"``. That test needs no model: asked about a named friend, the tuned default
 wrote made-up text and neither ``<recall>`` nor the abstention ("What does Ingrid keep?" ->
 "Ingrid is a 2018 British-American fantasy series"), and on LoCoMo, whose every question names
@@ -57,7 +58,7 @@ import torch
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.names import names, names_any
-from recall_core.decoding.select import search_memory
+from recall_core.decoding.select import eligible_candidates, fetch_candidates
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
 from recall_core.types import Memory, Recall, RecallQuery, RecallResult
@@ -188,20 +189,25 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
 
 def names_memory(question: str | None, memory: Memory | None, config: RecallConfig) -> bool:
     """``ask_on_names``: whether ``question`` names someone or something (:func:`recall_core.decoding.names.names`:
-    a capitalised word inside a sentence) that one of ``memory``'s search candidates for it names
-    too (:func:`recall_core.decoding.names.names_any`: capitalised, or as its speaker).
+    a capitalised word inside a sentence) that one of ``memory``'s eligible candidates for it (the
+    first ``top_k``, at least ``min_score``: those a recall may inject) names too
+    (:func:`recall_core.decoding.names.names_any`: capitalised, or as its speaker).
 
     A question about a named person or thing the user has talked about needs the memory whatever the
     model's first token says: asked "What does Ingrid keep?", the recall-tuned default wrote neither
     ``<recall>`` nor the abstention but made-up encyclopedia text ("Ingrid is a 2018 ... series").
-    Nothing is searched for a question without names, with ``max_recalls`` 0 or without a memory; a
-    memory error goes as ``on_memory_error`` says (warned: not asked).
+    Nothing is searched for a question without names, with ``max_recalls`` 0 or without a memory. The
+    check searches with the question's text whatever ``query_mode``: it decides whether to recall,
+    and the recall searches as configured. A memory error raises under ``on_memory_error="raise"``;
+    otherwise it is warned and the check says no. A note's first word is capitalised whatever it
+    is, so "Great job!" names a question's "Great Wall": a false recall, never a missed one.
     """
     asked = names(question or "")
     if not (config.ask_on_names and config.max_recalls > 0 and asked and memory is not None):
         return False
-    _, _, candidates = search_memory(memory, RecallQuery(text=question or ""), config)
-    return any(names_any(candidate, asked) for candidate in candidates)
+    candidates, _ = fetch_candidates(memory, RecallQuery(text=question or ""), config,
+                                     "the ask_on_names check was skipped, the reply goes on as the model decided")  # fmt: skip
+    return any(names_any(candidate, asked) for candidate in eligible_candidates(candidates, config))
 
 
 def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:

@@ -52,7 +52,7 @@ def choose_candidates(
     """
     if not candidates:
         return [], NO_MEMORY
-    eligible = [c for c in candidates[: config.top_k] if c.score >= config.min_score]
+    eligible = eligible_candidates(candidates, config)
     if not eligible:
         return [], BELOW_MIN_SCORE
     chosen = _unique(_draw_order(eligible, config, generator))[: config.memories]
@@ -76,16 +76,32 @@ def search_memory(
     """
     if memory is None:
         return [], NO_MEMORY, []
+    candidates, error = fetch_candidates(memory, query, config, "recall skipped, generation goes on without memory")
+    if error is not None:
+        return [], error, []
+    chosen, reason = choose_candidates(candidates, config, question=query.text)
+    return chosen, reason, list(candidates)
+
+
+def fetch_candidates(memory: Memory, query: RecallQuery, config: RecallConfig,
+                     skipped: str) -> tuple[list[MemoryCandidate], str | None]:  # fmt: skip
+    """The memory's first ``config.top_k`` candidates for ``query``, and ``None``; on a memory error
+    ``([], reason)``, after a warning that says what was ``skipped``, or the error itself when
+    ``config.on_memory_error == "raise"``. The warning points at the caller of the function that
+    called the caller of this one (the loop's step method's caller, :func:`search_memory`'s)."""
     try:
-        candidates = memory.search(query, config.top_k)
+        return list(memory.search(query, config.top_k)), None
     except Exception as error:  # any backend failure: the config says whether to go on
         if config.on_memory_error == "raise":
             raise
         reason = f"memory error: {type(error).__name__}: {error}"
-        warnings.warn(f"recall skipped, generation goes on without memory ({reason})", RuntimeWarning, stacklevel=4)
-        return [], reason, []
-    chosen, reason = choose_candidates(candidates, config, question=query.text)
-    return chosen, reason, list(candidates)
+        warnings.warn(f"{skipped} ({reason})", RuntimeWarning, stacklevel=5)
+        return [], reason
+
+
+def eligible_candidates(candidates: Sequence[MemoryCandidate], config: RecallConfig) -> list[MemoryCandidate]:
+    """The candidates a recall may inject: the first ``config.top_k``, each at least ``config.min_score``."""
+    return [c for c in candidates[: config.top_k] if c.score >= config.min_score]
 
 
 def choose_candidate(

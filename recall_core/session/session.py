@@ -347,7 +347,11 @@ class RecallSession:
         For the first, the plan's ids are prefilled and kept, less the last one (the reply needs its
         logits); nothing is run where that check cannot be made (:meth:`_checks_abstention`)."""
         if not self._checks_abstention(config, plan, len(prefix)):
-            return with_names(Decision.unread(), plan.query, memory, config).placed
+            try:  # nothing was run; a failed search still leaves the session as a failed reply does
+                return with_names(Decision.unread(), plan.query, memory, config).placed
+            except BaseException:
+                self._rollback(plan, prefix)
+                raise
         decision = self._first_step(plan, prefix, config, True, memory)
         crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
         return decision.placed

@@ -137,7 +137,6 @@ def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smoll
         result.text, [r.text for r in result.recalls])
 
 
-
 @pytest.mark.parametrize("policy", ["ask", "model"])
 def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Path, policy: str) -> None:
     """Under a task-style system message the tuned default answered a question about a named

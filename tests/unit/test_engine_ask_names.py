@@ -147,28 +147,68 @@ def test_model_opens_a_named_question_with_recall(abstention_check: bool, monkey
 # --------------------------------------------------------------------------- sessions
 @pytest.mark.parametrize("config", [ASK, MODEL, MODEL.replace(ask_on_abstention=False)])
 def test_a_session_recalls_on_a_named_question_and_keeps_its_cache(config: RecallConfig):
+    """The reply is the one a fresh ``generate()`` gives the same conversation, the recall placed
+    where the session places it (``"ask"``: the start of the user message; ``"model"``: the reply's
+    start), and on_recall sees it traced "names"."""
+    from recall_core.prompt import with_system_prompt
+
     session = RecallSession(_generator(), recall_config=config)
-    got = session.reply(NAMED)
-    assert [r.trigger for r in got.recalls] == ["names"] and FACT in got.recalls[0].text
+    traced = []
+    got = session.reply(NAMED, on_recall=traced.append)
+    assert [r.trigger for r in got.recalls] == [r.trigger for r in traced] == ["names"] and FACT in got.recalls[0].text
+    chat = with_system_prompt(NAMED, config.system_prompt)
+    if config.recall_policy == "ask":
+        expected = _plain(session.generator, chat, AUTO.replace(recall_position="user_start"))
+    else:
+        ids = session.generator.encode(chat, config=config)
+        recall_id = session.generator.tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+        marked = torch.cat([ids, ids.new_full((1, 1), recall_id)], dim=-1)
+        expected = session.generator.generate_ids(marked, recall_query=NAMED[-1]["content"], config=config,
+                                                  max_new_tokens=8)  # fmt: skip
+    assert got.text == expected.text
     again = session.reply({"role": "user", "content": "And what is my dog called?"})
     assert again.recalls == [] and not again.session.fresh_prefill and again.session.reused_tokens > 0
 
 
-@pytest.mark.parametrize("config", [ASK, MODEL])
+@pytest.mark.parametrize("config", [ASK, MODEL, MODEL.replace(ask_on_abstention=False)])
 def test_a_session_whose_names_search_fails_is_left_as_it_was(config: RecallConfig):
     """A memory that raises during the check (``on_memory_error="raise"``) leaves the session's
-    messages and cache as they were; the next turn goes on from the cache."""
-    gen = _generator()
-    session = RecallSession(gen, recall_config=config.replace(on_memory_error="raise"))
+    messages and cache as they were; the next turn goes on from the cache and replies as a session
+    that never failed."""
+    config = config.replace(on_memory_error="raise")
+    session = RecallSession(_generator(), recall_config=config)
     session.reply(UNNAMED)
     before = session.messages
     failing = ListMemory({"m0": FACT}, fail=ConnectionError("server down"))
     with pytest.raises(ConnectionError):
         session.reply(NAMED[0], memory=failing)  # a new turn (a list would be the whole conversation)
-    assert session.messages == before
+    # the cache keeps what the turn's plan kept of it (the last reply's closing tokens are rendered again)
+    assert session.messages == before and session.cache_tokens > 0
+    kept = session.cache_tokens
     again = session.reply(NAMED[0])
     assert [r.trigger for r in again.recalls] == ["names"]
-    assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+    assert not again.session.fresh_prefill and again.session.reused_tokens == kept
+    never_failed = RecallSession(_generator(), recall_config=config)
+    never_failed.reply(UNNAMED)
+    assert again.text == never_failed.reply(NAMED[0]).text
+
+
+def test_a_candidate_below_min_score_does_not_ask():
+    """Only a candidate a recall may inject counts: the first ``top_k``, at least ``min_score``."""
+    weak = FixedMemory("The user's dog is called Biscuit.", FACT)  # scores 1.0 and 0.9
+    assert names_memory("What does Ingrid keep?", weak, RecallConfig())
+    assert not names_memory("What does Ingrid keep?", weak, RecallConfig(min_score=0.95))
+    assert not names_memory("What does Ingrid keep?", weak, RecallConfig(top_k=1))
+
+
+def test_the_check_draws_nothing_from_the_random_generator():
+    """Choosing notes may draw (``temperature`` above 0); the check only reads the candidates, so a
+    seeded sampled reply does not depend on whether its question has names."""
+    torch.manual_seed(3)
+    names_memory("What does Ingrid keep?", FixedMemory(FACT, "Ingrid's hives."), RecallConfig(temperature=1.0))
+    after = torch.rand(1)
+    torch.manual_seed(3)
+    assert torch.equal(after, torch.rand(1))
 
 
 # --------------------------------------------------------------------------- served
@@ -185,3 +225,17 @@ def test_served_recalls_on_a_named_question_after_the_decision_request(policy: s
     prompt, sent = client.bodies[0]["prompt"], client.bodies[-1]["prompt"]
     assert len(client.bodies) == 2 and [r.trigger for r in result.recalls] == ["names"]
     assert result.recalls[0].length > 0 and len(sent) > len(prompt)
+
+
+@pytest.mark.parametrize("policy", ["ask", "model"])
+def test_a_constrained_reply_to_a_named_question_recalls_and_keeps_its_format(policy: str):
+    """The abstention's check is skipped under a constraint (such a reply cannot be "I don't know."),
+    the names' is not: the notes come first, and the constrained reply after them is valid JSON."""
+    import json
+
+    gen = _generator()
+    got = gen.generate(NAMED, config=RecallConfig(recall_policy=policy), response_format={"type": "json_object"},
+                       max_new_tokens=16)  # fmt: skip
+    assert [r.trigger for r in got.recalls] == ["names"] and got.recalls[0].length > 0
+    if got.finish_reason == "stop":  # the tiny model may run out of tokens mid-object
+        json.loads(got.text)
