@@ -87,14 +87,16 @@ def test_ask_recalls_where_the_model_asks_and_reads_the_notes_as_auto(chat: Chat
     recalls = reply.response_metadata["recalls"]
     assert recalls and recalls[0]["memory_id"] is not None, recalls
     assert "bassoon" in reply.content.lower(), reply.content
-    thread = [HumanMessage("Which instrument do I play?"), reply, HumanMessage("What is the capital of France?")]
+    # A general question that names nothing: "the capital of France" would recall once an earlier
+    # exchange in this module's memory names France (ask_on_names).
+    thread = [HumanMessage("Which instrument do I play?"), reply, HumanMessage("How many legs does a spider have?")]
     follow = asking.invoke(thread, config={"configurable": {"thread_id": "t"}})  # the thread's session, not asked
     assert follow.usage_metadata["input_token_details"]["cache_read"] > 0 and not follow.response_metadata["recalls"]
     fresh = asking.invoke([HumanMessage("Which instrument do I play?")])
     assert fresh.response_metadata["recalls"] and "bassoon" in fresh.content.lower(), fresh.content
-    general = asking.invoke([HumanMessage("What is the capital of France?")])
+    general = asking.invoke([HumanMessage("How many legs does a spider have?")])
     assert general.response_metadata["recalls"] == [], general.response_metadata["recalls"]
-    assert "paris" in general.content.lower(), general.content
+    assert "8" in general.content or "eight" in general.content.lower(), general.content
 
 
 @pytest.mark.parametrize("policy", ["explicit", "off"])
