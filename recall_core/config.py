@@ -136,14 +136,14 @@ class RecallConfig:
             names someone or something (a capitalised word inside a sentence:
             :func:`recall_core.decoding.names.names`) that one of the memory's eligible search
             candidates (the first ``top_k``, at least ``min_score``) names too, capitalised or as
-            its speaker (:func:`recall_core.decoding.names.names_any`), whatever the model's first
+            its speaker (:func:`recall_core.decoding.names.says_any`), whatever the model's first
             token; under ``"model"`` the reply opens with ``<recall>`` as with
             ``ask_on_abstention``. Traced ``trigger="names"``. The check is one search, made when
             the model did not ask (under ``"model"`` without the abstention's check, on every
             call whose question has names, as no first pass says whether the model would ask);
             the recall it places searches again. Asked about a named friend, the recall-tuned
             default answered with made-up text instead of asking ("What does Ingrid keep?"); on
-            LoCoMo, whose every question names a speaker, ``"ask"`` asked on 120 of 200 questions
+            LoCoMo, whose questions nearly all name a speaker, ``"ask"`` asked on 120 of 200 questions
             without it and on 198 with it (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
             recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below

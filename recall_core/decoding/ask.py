@@ -37,8 +37,8 @@ With ``RecallConfig.ask_on_names`` (the default) both policies also recall when 
 someone or something that one of the memory's search candidates names too (:func:`names_memory`), traced
 ``trigger="names"``. That test needs no model: asked about a named friend, the tuned default
 wrote made-up text and neither ``<recall>`` nor the abstention ("What does Ingrid keep?" ->
-"Ingrid is a 2018 British-American fantasy series"), and on LoCoMo, whose every question names
-a speaker, ``"ask"`` asked on 120 of 200 questions without it.
+"Ingrid is a 2018 British-American fantasy series"), and on LoCoMo, whose questions nearly all
+name a speaker, ``"ask"`` asked on 120 of 200 questions without it.
 
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`
@@ -57,7 +57,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
-from recall_core.decoding.names import names, names_any
+from recall_core.decoding.names import names, says_any
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
@@ -191,7 +191,7 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
     """``ask_on_names``: whether ``question`` names someone or something (:func:`recall_core.decoding.names.names`:
     a capitalised word inside a sentence) that one of ``memory``'s eligible candidates for it (the
     first ``top_k``, at least ``min_score``: those a recall may inject) names too
-    (:func:`recall_core.decoding.names.names_any`: capitalised, or as its speaker).
+    (:func:`recall_core.decoding.names.says_any` with ``capitalised``: or as its speaker).
 
     A question about a named person or thing the user has talked about needs the memory whatever the
     model's first token says: asked "What does Ingrid keep?", the recall-tuned default wrote neither
@@ -207,7 +207,7 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
         return False
     candidates, _ = fetch_candidates(memory, RecallQuery(text=question or ""), config,
                                      "the ask_on_names check was skipped, the reply goes on as the model decided")  # fmt: skip
-    return any(names_any(candidate, asked) for candidate in eligible_candidates(candidates, config))
+    return any(says_any(candidate, asked, capitalised=True) for candidate in eligible_candidates(candidates, config))
 
 
 def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:

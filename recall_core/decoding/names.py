@@ -73,9 +73,14 @@ def _names_time(word: str) -> bool:
     return bool(TEMPORAL.fullmatch(word) or (word.lower().endswith("s") and TEMPORAL.fullmatch(word[:-1])))
 
 
-def says(text: str, name: str) -> bool:
-    """Whether ``text`` says ``name`` as a whole word, case aside (a possessive counts)."""
-    return re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+def says(text: str, name: str, capitalised: bool = False) -> bool:
+    """Whether ``text`` says ``name`` as a whole word, case aside (a possessive counts); with
+    ``capitalised``, only where its first letter is a capital ("That's great!" does not say the
+    "Great" of the Great Wall)."""
+    if not capitalised:
+        return re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+    first, rest = re.escape(name[:1].upper()), re.escape(name[1:])
+    return re.search(rf"(?<![\w'’-]){first}(?i:{rest})(?![\w-])", text) is not None
 
 
 def relations(text: str, name: str) -> set[str]:
@@ -126,22 +131,11 @@ def keep_named(
     return kept + spare[: len(chosen) - len(kept)]
 
 
-def says_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
+def says_any(candidate: MemoryCandidate, asked: set[str], capitalised: bool = False) -> bool:
     """Whether ``candidate`` says one of the names ``asked`` (lower-cased): in its text as a whole
-    word, or as who it is labelled as said by."""
-    return bool(_labels(candidate) & asked) or any(says(candidate.text, name) for name in asked)
-
-
-def names_any(candidate: MemoryCandidate, asked: set[str]) -> bool:
-    """Whether ``candidate`` *names* one of ``asked`` (lower-cased): labelled as said by it, or saying
-    it capitalised, as a whole word ("That's great!" does not name the Great Wall; "Ingrid keeps
-    bees." names Ingrid). Stricter than :func:`says_any`, which takes the word in any case."""
-    return bool(_labels(candidate) & asked) or any(_says_capitalised(candidate.text, name) for name in asked)
-
-
-def _says_capitalised(text: str, name: str) -> bool:
-    first, rest = re.escape(name[:1].upper()), re.escape(name[1:])
-    return re.search(rf"(?<![\w'’-]){first}(?i:{rest})(?![\w-])", text) is not None
+    word (with ``capitalised``, only capitalised: :func:`says`; "Ingrid keeps bees." says Ingrid),
+    or as who it is labelled as said by."""
+    return bool(_labels(candidate) & asked) or any(says(candidate.text, name, capitalised) for name in asked)
 
 
 def _labels(candidate: MemoryCandidate) -> set[str]:

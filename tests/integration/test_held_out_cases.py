@@ -114,24 +114,36 @@ def _asked(smollm, folder: Path, turns: list[tuple[str, str]], question: str) ->
     return result, " ".join(r.text for r in result.recalls)
 
 
+#: A caller's system message that sets a question-answering task (the kind under which the tuned
+#: default neither asked nor read, in the two cases below).
+TASK_SYSTEM = "You are a question-answering system. Give the answer in a few words."
+
+
+def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question: str, config: RecallConfig,
+                      without: RecallConfig, max_new_tokens: int) -> tuple[Any, Any]:  # fmt: skip
+    """``question`` asked under :data:`TASK_SYSTEM` of a fresh store holding one ``exchange`` (the
+    user's turn, the assistant's reply): the results under ``without`` and under ``config``."""
+    model, tokenizer = smollm
+    chat = [{"role": "system", "content": TASK_SYSTEM}, {"role": "user", "content": question}]
+    with MemoryStore.local(folder) as store:
+        store.writer.add_turns(
+            [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
+              "timestamp": "2026-10-01T10:00:00"} for i, (role, text) in enumerate(zip(("user", "assistant"), exchange, strict=True))]
+        )  # fmt: skip
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
+        return (generator.generate(chat, config=without, max_new_tokens=max_new_tokens),
+                generator.generate(chat, config=config, max_new_tokens=max_new_tokens))  # fmt: skip
+
+
 def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smollm, tmp_path: Path) -> None:
     """Under a question-answering task's system message the tuned default did not write
     ``<recall>`` and said "I don't know."; with ``ask_on_abstention`` (the default) that reply
     opens with ``<recall>`` and reads the note. (A case written here, not a benchmark's.)"""
-    model, tokenizer = smollm
-    chat = [{"role": "system", "content": "You are a question-answering system. Give the answer in a few words."},
-            {"role": "user", "content": "What colour is my bike?"}]  # fmt: skip
-    with MemoryStore.local(tmp_path) as store:
-        store.writer.add_turns(
-            [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
-              "timestamp": "2026-10-01T10:00:00"}
-             for i, (role, text) in enumerate([("user", "I finally bought a bike, a second-hand green Peugeot."),
-                                               ("assistant", "Enjoy the rides!")])]
-        )  # fmt: skip
-        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
-        model_config = RecallConfig(recall_policy="model")
-        without = generator.generate(chat, config=model_config.replace(ask_on_abstention=False), max_new_tokens=20)
-        result = generator.generate(chat, config=model_config, max_new_tokens=20)
+    model_config = RecallConfig(recall_policy="model")
+    without, result = _without_and_with(
+        smollm, tmp_path, ("I finally bought a bike, a second-hand green Peugeot.", "Enjoy the rides!"),
+        "What colour is my bike?", model_config, model_config.replace(ask_on_abstention=False), 20,
+    )  # fmt: skip
     assert without.recalls == [] and "don't know" in without.text, without.text  # the case: it gave up
     assert [r.trigger for r in result.recalls] == ["abstention"] and "green" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
@@ -143,20 +155,11 @@ def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Pa
     cousin with made-up text ("Tomasz lives in the city of Kaczenslaa ..."), neither asking nor
     saying "I don't know."; with ``ask_on_names`` (the default) the question's name, which the
     memory says, makes the call recall. (A case written here, not a benchmark's.)"""
-    model, tokenizer = smollm
-    chat = [{"role": "system", "content": "You are a question-answering system. Give the answer in a few words."},
-            {"role": "user", "content": "Where does Tomasz live now?"}]  # fmt: skip
-    with MemoryStore.local(tmp_path) as store:
-        store.writer.add_turns(
-            [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
-              "timestamp": "2026-10-01T10:00:00"}
-             for i, (role, text) in enumerate([("user", "My cousin Tomasz just moved to Lisbon for a job at a bakery."),
-                                               ("assistant", "Exciting news for him!")])]
-        )  # fmt: skip
-        generator = RecallGenerator(model, tokenizer, memory=store.for_user("u"))
-        config = RecallConfig(recall_policy=policy)
-        without = generator.generate(chat, config=config.replace(ask_on_names=False), max_new_tokens=24)
-        result = generator.generate(chat, config=config, max_new_tokens=24)
+    config = RecallConfig(recall_policy=policy)
+    without, result = _without_and_with(
+        smollm, tmp_path, ("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
+        "Where does Tomasz live now?", config, config.replace(ask_on_names=False), 24,
+    )  # fmt: skip
     assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
