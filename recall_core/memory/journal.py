@@ -175,6 +175,31 @@ def _row(values: Sequence[Any]) -> JournalRow:
     )  # fmt: skip
 
 
+#: Seconds a connection waits for another process's lock before giving up.
+_BUSY_TIMEOUT = 30.0
+
+
+def _enter_wal(db: sqlite3.Connection, timeout: float) -> None:
+    """Put ``db`` in WAL mode, waiting up to ``timeout`` seconds for other processes.
+
+    Switching a fresh file to WAL needs its exclusive lock, and SQLite answers "database is
+    locked" at once, without its busy handler, when another process opening the same fresh file
+    holds a lock: several writers or a server's workers starting together would fail at random.
+    So the switch is retried, with a growing pause, until ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.2)
+
+
 class Journal:
     """SQLite journal of memories (WAL mode), safe to share between threads and processes.
 
@@ -189,8 +214,8 @@ class Journal:
         # allows one writer at a time anyway, and this keeps transactions whole.
         self._lock = threading.RLock()
         self._depth = 0  # nesting of open transactions (under the lock)
-        self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
+        _enter_wal(self._db, _BUSY_TIMEOUT)
         # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")

@@ -16,6 +16,8 @@ import re
 import shutil
 import signal
 import sqlite3
+import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -33,7 +35,7 @@ from recall_core.memory import (
     repair,
 )
 from recall_core.memory.index import collection_name
-from recall_core.memory.journal import JournalRow
+from recall_core.memory.journal import Journal, JournalRow, _enter_wal
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
 from tests.helpers.processes import child
@@ -84,6 +86,65 @@ def test_sigkill_of_a_writer_mid_batch_loses_no_acknowledged_turn(tmp_path: Path
     assert promised <= set(texts(store.for_user("u")))
     assert store.for_user("u").search("batch 0 turn 7 about kites", 1)[0].text == "batch 0 turn 7 about kites"
     store.close()
+
+
+# -- processes opening one fresh journal at once -------------------------------------------
+
+
+def test_a_fresh_journal_waits_for_another_process_lock_instead_of_failing(tmp_path: Path) -> None:
+    """Switching a fresh file to WAL fails at once, without SQLite's busy handler, while another
+    connection holds its write lock: the journal must wait for it, within its timeout."""
+    path = tmp_path / "journal.sqlite3"
+    other = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE held (x)")
+    other.execute("BEGIN IMMEDIATE")
+    releases = threading.Timer(0.3, other.execute, ("COMMIT",))
+    releases.start()
+    started = time.monotonic()
+    journal = Journal(path)
+    assert time.monotonic() - started >= 0.25  # it waited for the lock, then opened
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    journal.close()
+    releases.join()
+    other.close()
+
+
+def test_a_lock_held_past_the_timeout_still_fails_loudly(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    other = sqlite3.connect(str(path), isolation_level=None)
+    other.execute("CREATE TABLE held (x)")
+    other.execute("BEGIN IMMEDIATE")
+    db = sqlite3.connect(str(path), isolation_level=None, timeout=0.1)
+    started = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _enter_wal(db, 0.2)
+    assert time.monotonic() - started < 5
+    db.close()
+    other.execute("ROLLBACK")
+    other.close()
+
+
+def test_writers_starting_together_on_a_fresh_journal_all_open_and_lose_nothing(tmp_path: Path) -> None:
+    """Several processes (a server's workers, writers started by one script) open the same new
+    journal in the same instant and each writes a turn: none fails, none is lost."""
+    path = tmp_path / "journal.sqlite3"
+    start = time.time() + 2.0  # children take about 0.6 s to import the memory
+    writers = [child(tmp_path, """
+        from recall_core.memory.journal import Journal, JournalRow, _enter_wal
+        while time.time() < float(sys.argv[2]):
+            pass
+        journal = Journal(sys.argv[1])
+        n = sys.argv[3]
+        journal.insert([JournalRow(id=f"turn-{n}", user_id="u", session_id="s", role="user",
+                                   text=f"writer {n} keeps bees", timestamp="", turn_index=int(n),
+                                   chunk_index=0, n_chunks=1)])
+        print("acknowledged", flush=True)
+    """, str(path), str(start), str(n)) for n in range(8)]
+    outputs = [writer.communicate(timeout=120) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0] * 8, [err[-500:] for _, err in outputs]
+    journal = Journal(path)
+    assert sorted(row.text for row in journal.rows("u")) == sorted(f"writer {n} keeps bees" for n in range(8))
+    journal.close()
 
 
 # -- a lost index ---------------------------------------------------------------------------
