@@ -122,14 +122,16 @@ class RecallConfig:
             always is. ``"all"`` computes every token: ``"tokens"`` mode, with no saving.
         uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
             distribution, after the logits processors, above which the loop recalls.
-        ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would open
-            with ``"I don't know."`` (greedy decoding, ``<recall>`` masked): giving up before
-            looking is the sign that it needs its memory. ``"model"``: such a reply opens with
-            ``<recall>`` instead, where the model's own first marker would stand (chat prompts
-            with a memory). Either recall is traced ``trigger="abstention"``. Not checked under a
-            constraint (tools, ``response_format``) or where the abstention would not fit in the
-            context window.
-            Under callers' task-style system messages
+        ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would give
+            up (greedy decoding, ``<recall>`` masked): open with ``"I don't know."``, or say it
+            after sentences of at most six words each ("Of course. I don't know."):
+            giving up before looking is the sign that it needs its memory. ``"model"``: such a
+            reply opens with ``<recall>`` instead, where the model's own first marker would stand
+            (chat prompts with a memory). Either recall is traced ``trigger="abstention"``. Not
+            checked under a constraint (tools, ``response_format``) or where the reply's first 24
+            ids would not fit in the context window. It costs up to 24 greedy steps on a call the
+            model does not ask on, fewer where a sentence longer than an opener comes first
+            (served: one greedy request of 24 tokens). Under callers' task-style system messages
             the recall-tuned default said "I don't know." on 26 of the 34 held-out memory questions
             it did not ask on, and on 2 of 64 general prompts (docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message

@@ -20,6 +20,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
+    ReplyReader,
     checks_abstention,
     first_pass,
     opening_marker,
@@ -272,7 +273,8 @@ class RecallGenerator:
         """The first pass's decision on ``ids`` (``"ask"``, ``"model"``) and its cache (``None``: nothing to reuse)."""
         recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
-        return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention)
+        reader = ReplyReader.of(self.tokenizer, self.eos_token_ids)
+        return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention, reader)
 
     def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:
         """How a call with ``tools`` / ``tool_choice`` / ``response_format`` / ``parallel_tool_calls``

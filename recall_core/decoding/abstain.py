@@ -20,11 +20,56 @@ held-out families): docs/benchmarks/heldout.md.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: What the recall tuning teaches the model to reply when no note holds the answer
 #: (``recall_core.training.family_data.UNKNOWN_REPLY`` is the same text).
 ABSTENTION = "I don't know."
+
+#: The longest sentence, in words, a reply may say before :data:`ABSTENTION` and still give up
+#: ("Of course. I'm sorry for any misunderstanding. I don't know."): courtesy openers and
+#: apologies, not an answer, which opens with a longer sentence nearly always.
+OPENER_WORDS = 6
+
+#: The most ids :func:`gives_up` is read on, greedily, by ``ask_on_abstention``: two or three
+#: openers and the abstention after them fit.
+GIVES_UP_TOKENS = 24
+
+#: A sentence or clause: ended by ``.``, ``!``, ``?`` or ``,`` and a space or the text's end, or by a line's end.
+_OPENER = re.compile(r"[^.!?,\n]*(?:[.!?,]+(?=\s|$)|(?=\n))")
+
+
+def gives_up(text: str) -> bool | None:
+    """Whether a reply that begins with ``text`` gives up before it says anything:
+    :data:`ABSTENTION` opens it, or opens a sentence after sentences of at most
+    :data:`OPENER_WORDS` words each ("Sure! I don't know.", "Of course. I'm sorry for any
+    misunderstanding. I don't know."). ``None``: ``text`` is too short to tell (it may still
+    become either).
+
+    Without its memory, the recall-tuned default often says the abstention after a courtesy
+    opener rather than at the start: under the held-out families' personas, 6 of the 7 memory
+    questions ``"ask"`` did not recall on were "Of course. I don't know." or "Sure! I don't
+    know." (docs/benchmarks/heldout.md), and questions written to probe it got "One moment.  I
+    don't know." and "Of course.  I'm sorry for any misunderstanding.  I don't know".
+    """
+    text = text.lstrip()
+    while True:
+        verdict = _opens_with_abstention(text)
+        if verdict is not False:
+            return verdict
+        opener = _OPENER.match(text)
+        if opener is None:  # this sentence has not ended yet
+            return None if len(text.split()) <= OPENER_WORDS else False
+        if len(opener.group().split()) > OPENER_WORDS:
+            return False
+        text = text[opener.end():].lstrip()
+
+
+def _opens_with_abstention(text: str) -> bool | None:
+    if text.startswith(ABSTENTION):
+        return True
+    return None if ABSTENTION.startswith(text) else False
 
 
 def abstention_opening(tokenizer: Any) -> int | None:

@@ -14,15 +14,18 @@ policy takes the decision and the reading each from where they work:
    cache of step 1, so a prompt that needs no memory costs one prefill, as before.
 
 With ``RecallConfig.ask_on_abstention`` (the default) the model also asks when its reply without
-memory would open with ``"I don't know."`` (greedy, ``<recall>`` masked): giving up before looking
-is its sign that it needs its memory. Under callers' task-style system messages the tuned default
-wrote ``<recall>`` first on 88% of held-out memory questions, and 26 of the 34 others were that
-reply (docs/benchmarks/heldout.md). The check is greedy whatever the sampling, and is not made
-under a constraint (tools, ``response_format``: such a reply cannot be the abstention) or where
-the abstention's ids would not fit in the context window. It costs nothing unless the reply's
-greedy first token is the abstention's: then the abstention's ids are run once, teacher-forced,
-on the first pass's cache (served: one greedy request as long as the abstention, which a declined
-``<recall>`` as the first token also costs).
+memory would give up (greedy, ``<recall>`` masked): open with ``"I don't know."``, or say it after
+short sentences ("Of course. I don't know.": :func:`recall_core.decoding.abstain.gives_up`).
+Giving up before looking is its sign that it needs its memory. Under callers' task-style system
+messages the tuned default wrote ``<recall>`` first on 88% of held-out memory questions, and 26 of
+the 34 others were the abstention, 2 more after an opener (docs/benchmarks/heldout.md). The check
+is greedy whatever the sampling, and is not made under a constraint (tools, ``response_format``:
+such a reply cannot be the abstention) or where ``GIVES_UP_TOKENS`` would not fit in the context
+window. When the reply's greedy first token is the abstention's, the abstention's ids are run
+once, teacher-forced, on the first pass's cache; otherwise the reply is decoded greedily on that
+cache, one id at a time, until its text tells (most answers after a few ids: a sentence longer
+than an opener), the reply ends, or ``GIVES_UP_TOKENS`` ids. Served, one greedy request says it: as long as the abstention on its opening, else
+``GIVES_UP_TOKENS`` long (an engine cannot be stopped on the text).
 
 Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that would be the abstention
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
@@ -49,13 +52,14 @@ decides on its cache the same way; when asked, the notes go at the start of the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import torch
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.abstain import GIVES_UP_TOKENS, gives_up
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.names import names, says_any
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
@@ -137,23 +141,45 @@ def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrain
                       window: int) -> bool:  # fmt: skip
     """Whether the first pass (``"ask"``'s, ``"model"``'s) checks for ``abstention`` (its ids):
     ``ask_on_abstention``, a recall allowed (``max_recalls`` above 0), a reply that can be the
-    abstention (not ``constrained`` by tools or ``response_format``), and room for its ids after
-    the prompt's ``length`` tokens in the context ``window``."""
+    abstention (not ``constrained`` by tools or ``response_format``), and room for the ids it reads
+    (the abstention's, and at least ``GIVES_UP_TOKENS``) after the prompt's ``length`` tokens in the
+    context ``window``."""
     return (config.ask_on_abstention and config.max_recalls > 0 and bool(abstention) and not constrained
-            and length + len(abstention) - 1 < window)  # fmt: skip
+            and length + max(len(abstention), GIVES_UP_TOKENS) - 1 < window)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReplyReader:
+    """What reading a reply's first words as text needs (:func:`reads_abstention` after an opener):
+    the tokenizer's ``decode`` and the ids that end a reply."""
+
+    decode: Callable[[Sequence[int]], str]
+    ends: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, tokenizer: Any, ends: Collection[int]) -> ReplyReader:
+        """The reader of ``tokenizer``'s text (special tokens left out), a reply ending on ``ends``."""
+        return cls(lambda ids: tokenizer.decode(list(ids), skip_special_tokens=True), frozenset(ends))
 
 
 def reads_abstention(logits: torch.Tensor, run: Callable[[list[int]], torch.Tensor], abstention: Sequence[int],
-                     recall_id: int, pad_id: int) -> bool:  # fmt: skip
-    """Whether greedy decoding with no recall writes ``abstention`` from the reply's start.
+                     recall_id: int, pad_id: int, reader: ReplyReader | None = None) -> bool:  # fmt: skip
+    """Whether greedy decoding with no recall gives up: writes ``abstention`` from the reply's start
+    or, with a ``reader``, after short sentences ("Of course. I don't know.":
+    :func:`recall_core.decoding.abstain.gives_up`).
 
-    ``logits`` are the reply's first step's (``[vocab]``). Only when its greedy token is the
-    abstention's first id is ``run`` called: it runs the abstention's ids but the last on the
-    prompt's cache, teacher-forced, and returns their logits (``[n - 1, vocab]``); the caller crops
-    the cache or rolls it back.
+    ``logits`` are the reply's first step's (``[vocab]``). ``run`` runs ids on the prompt's cache
+    (after those it ran before) and returns their logits (``[n, vocab]``); the caller crops the cache
+    or rolls it back. When the greedy first token is the abstention's first id, the abstention's ids
+    but the last are run at once, teacher-forced. Otherwise, with a ``reader``, the reply is decoded
+    greedily one id at a time until its text tells (a sentence of more than ``OPENER_WORDS`` words
+    before the abstention stops it at once), the end of the reply, or ``GIVES_UP_TOKENS`` ids.
     """
-    if not abstention or unrecalled_token(logits, recall_id, pad_id) != abstention[0]:
+    if not abstention:
         return False
+    first = unrecalled_token(logits, recall_id, pad_id)
+    if first != abstention[0]:
+        return reader is not None and _gives_up_greedily(first, run, reader, recall_id, pad_id)
     rest = abstention[1:]
     if not rest:
         return True
@@ -161,13 +187,26 @@ def reads_abstention(logits: torch.Tensor, run: Callable[[list[int]], torch.Tens
     return all(unrecalled_token(later[i], recall_id, pad_id) == token for i, token in enumerate(rest))
 
 
+def _gives_up_greedily(first: int, run: Callable[[list[int]], torch.Tensor], reader: ReplyReader, recall_id: int,
+                       pad_id: int) -> bool:  # fmt: skip
+    ids = [first]
+    while True:
+        verdict = gives_up(reader.decode(ids))
+        if verdict is not None:
+            return verdict
+        if ids[-1] in reader.ends or len(ids) >= GIVES_UP_TOKENS:
+            return False
+        ids.append(unrecalled_token(run([ids[-1]])[-1], recall_id, pad_id))
+
+
 @torch.no_grad()
 def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, threshold: float,
-               abstention: Sequence[int] = ()) -> tuple[Decision, Any]:  # fmt: skip
+               abstention: Sequence[int] = (), reader: ReplyReader | None = None) -> tuple[Decision, Any]:  # fmt: skip
     """Run ``ids`` (``[1, L]``, the prompt as ``"model"`` renders it) and decide.
 
-    Returns the decision (:func:`decide_logits`; asked too when the reply without memory would be
-    ``abstention``'s ids, :func:`reads_abstention`; ``()``: not checked) and a ``DynamicCache`` of
+    Returns the decision (:func:`decide_logits`; asked too when the reply without memory would give
+    up with ``abstention``'s ids, at its start or after an opener read by ``reader``:
+    :func:`reads_abstention`; ``()``: not checked) and a ``DynamicCache`` of
     the first ``L - 1`` ids (the last one is run again by the generation that follows, which needs
     its logits).
     """
@@ -178,10 +217,10 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     logits = out.logits[0, -1]
     decision = decide_logits(logits, recall_id, pad_id, threshold)
 
-    def run(forced: list[int]) -> torch.Tensor:  # the abstention's ids after the prompt, on the same cache
+    def run(forced: list[int]) -> torch.Tensor:  # the reply's ids after the prompt, on the same cache
         return model(input_ids=torch.tensor([forced], device=ids.device), use_cache=True, **{CACHE_KEY: cache}).logits[0]
 
-    if not decision.asked and reads_abstention(logits, run, abstention, recall_id, pad_id):
+    if not decision.asked and reads_abstention(logits, run, abstention, recall_id, pad_id, reader):
         decision = decision.upon_abstention()
     crop_cache(cache, ids.shape[1] - 1)
     return decision, cache

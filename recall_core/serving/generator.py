@@ -15,6 +15,7 @@ processes (N stateless clients, M engine replicas: docs/serving.md).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
-from recall_core.decoding.abstain import abstention_ids
+from recall_core.decoding.abstain import GIVES_UP_TOKENS, abstention_ids, gives_up
 from recall_core.decoding.ask import Decision
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
@@ -157,9 +158,11 @@ class ServedRecallGenerator(RecallGenerator):
         """``"ask"``'s decision from a one-token greedy request with its probability (``n_probs``);
         the engine's prefix cache then holds the prompt for the call (nothing to hand over here).
 
-        ``ask_on_abstention``: when that token is the abstention's first or a declined ``<recall>``,
-        one greedy request as long as the abstention, ``<recall>`` masked, says whether the reply
-        without memory would be ``"I don't know."`` (as the in-process pass reads it teacher-forced).
+        ``ask_on_abstention``: one greedy request, ``<recall>`` masked, says whether the reply without
+        memory would give up: as long as the abstention when that token is the abstention's first
+        (the reply must be ``"I don't know."``), else ``GIVES_UP_TOKENS`` long (its text must give up
+        after short openers, :func:`recall_core.decoding.abstain.gives_up`), as the in-process pass
+        reads it.
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
@@ -169,12 +172,22 @@ class ServedRecallGenerator(RecallGenerator):
         first = reply.tokens[0] if reply.tokens else None
         decision = Decision.of(first, log_p, recall_id, config.recall_threshold)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
-        if not decision.asked and abstention and first in (abstention[0], recall_id):
-            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, len(abstention)),
-                                                    "logit_bias": [[pad_id, False], [recall_id, False]]})  # fmt: skip
-            if tuple(without.tokens[: len(abstention)]) == abstention:
+        if not decision.asked and abstention and first is not None:
+            # As the in-process pass: the abstention's ids from the start, or the text giving up
+            # after short openers (the engine cannot stop early, so all GIVES_UP_TOKENS are asked).
+            opens = first == abstention[0]
+            without = self.client.complete(prompt, {
+                **sampling_options({"do_sample": False}, len(abstention) if opens else GIVES_UP_TOKENS),
+                "logit_bias": [[pad_id, False], [recall_id, False]]})  # fmt: skip
+            if (tuple(without.tokens[: len(abstention)]) == abstention if opens
+                    else gives_up(self.tokenizer.decode(self._reply(without.tokens), skip_special_tokens=True))):
                 decision = decision.upon_abstention()
         return decision, None
+
+    def _reply(self, tokens: Sequence[int]) -> list[int]:
+        """``tokens`` up to the first that ends a reply (an engine may go on past it)."""
+        ends = self.eos_token_ids
+        return list(itertools.takewhile(lambda token: token not in ends, tokens))
 
 
 class _Output:

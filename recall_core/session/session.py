@@ -35,6 +35,7 @@ from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
     Placed,
+    ReplyReader,
     checks_abstention,
     decide_logits,
     placed_result,
@@ -382,7 +383,9 @@ class RecallSession:
         its first step's.) The abstention's ids are run on the cache when the reply opens with its
         first one; the caller crops the cache or rolls it back whatever the answer."""
         abstention = abstention_ids(self.generator.tokenizer)
-        return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id)
+        reader = ReplyReader.of(self.generator.tokenizer, self.generator.eos_token_ids)
+        return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id,
+                                reader)  # fmt: skip
 
     def _checks_abstention(self, config: RecallConfig, plan: Plan, cached: int) -> bool:
         """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`):

@@ -286,26 +286,55 @@ def test_a_session_asks_when_its_reply_would_be_the_abstention(monkeypatch: pyte
     assert not again.session.fresh_prefill and again.session.reused_tokens > 0
 
 
-@pytest.mark.parametrize(("first", "rest", "asked"), [("opening", "same", True), ("opening", "other", False),
-                                                      ("recall", "same", True), ("word", "same", False)])  # fmt: skip
-def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, rest: str, asked: bool):
+def _check_tokens(tokenizer, said: str) -> list[int]:
+    """What the served check's greedy request answers: ``said``, or the abstention's ids with the
+    last one changed (``"other"``)."""
     from recall_core.decoding.abstain import abstention_ids
+
+    if said == "other":
+        abstention = abstention_ids(tokenizer)
+        return [*abstention[:-1], abstention[-1] + 1]
+    return tokenizer.encode(said, add_special_tokens=False)
+
+
+@pytest.mark.parametrize(("first", "said", "asked"), [
+    ("opening", "I don't know.", True), ("opening", "other", False), ("recall", "I don't know.", True),
+    ("word", "Sure! I don't know.", True), ("word", "Your dog is called Biscuit.", False),
+])  # fmt: skip
+def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, said: str, asked: bool):
+    """On the abstention's opening the request is as long as the abstention and must be it; otherwise
+    it is ``GIVES_UP_TOKENS`` long and its text must give up, at once or after a short opener."""
+    from recall_core.decoding.abstain import GIVES_UP_TOKENS, abstention_ids
 
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     abstention = abstention_ids(tokenizer)
     token = {"opening": abstention[0], "recall": recall_id, "word": 5}[first]
-    said = list(abstention) if rest == "same" else [*abstention[:-1], abstention[-1] + 1]
+    tokens = _check_tokens(tokenizer, said)
     decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: math.log(0.3)}])
-    check = Completion(tokens=said, stop_type="limit", logprobs=[{t: -0.1} for t in said])
+    check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, check, reply) if first != "word" else ScriptedEngine(decision, reply)
+    client = ScriptedEngine(decision, check, reply)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
     result = served.generate(CHAT, config=ASK, max_new_tokens=6)
     assert bool(result.recalls) is asked
-    if first != "word":  # a word that is not the abstention's opening costs no request
-        body = client.bodies[1]
-        assert body["n_predict"] == len(abstention) and [recall_id, False] in body["logit_bias"]
+    assert [r.trigger for r in result.recalls] == (["abstention"] if asked else [])
+    body = client.bodies[1]
+    assert body["n_predict"] == (len(abstention) if first == "opening" else GIVES_UP_TOKENS)
+    assert [recall_id, False] in body["logit_bias"] and len(client.bodies) == 3
+
+
+def test_served_check_reads_no_further_than_the_end_of_the_reply():
+    """An engine may go on past the reply's end: what follows it is not the reply's text."""
+    _, tokenizer = tiny_model("llama")
+    end = tokenizer.eos_token_id
+    tokens = [*_check_tokens(tokenizer, "Sure!"), end, *_check_tokens(tokenizer, "I don't know.")]
+    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
+    check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
+    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
+    served = ServedRecallGenerator(ScriptedEngine(decision, check, reply), tokenizer, context_window=512,
+                                   memory=FixedMemory(FACT))  # fmt: skip
+    assert served.generate(CHAT, config=ASK, max_new_tokens=6).recalls == []
 
 
 def test_no_abstention_check_under_a_constraint_or_where_it_would_not_fit(monkeypatch: pytest.MonkeyPatch):
@@ -415,30 +444,33 @@ def test_a_model_session_whose_check_fails_is_left_as_it_was(monkeypatch: pytest
     assert not again.session.fresh_prefill and again.session.reused_tokens > 0
 
 
-@pytest.mark.parametrize("first", ["opening", "word"])
-def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(first: str):
-    """Served "model": a one-token request decides; on the abstention's opening a greedy request as
-    long as it checks; the reply's request then carries ``<recall>`` and the notes after the prompt."""
-    from recall_core.decoding.abstain import abstention_ids
+@pytest.mark.parametrize(("first", "said"), [("opening", "I don't know."), ("word", "Of course. I don't know."),
+                                           ("word", "Your dog is called Biscuit.")])  # fmt: skip
+def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(first: str, said: str):
+    """Served "model": a one-token request decides; a greedy request checks whether the reply would
+    give up (at once or after an opener); the reply's request then carries ``<recall>`` and the
+    notes after the prompt."""
+    from recall_core.decoding.abstain import abstention_ids, gives_up
 
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     abstention = abstention_ids(tokenizer)
     token = {"opening": abstention[0], "word": 5}[first]
+    tokens = _check_tokens(tokenizer, said)
     decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: -0.1}])
-    check = Completion(tokens=list(abstention), stop_type="limit", logprobs=[{t: -0.1} for t in abstention])
+    check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, check, reply) if first == "opening" else ScriptedEngine(decision, reply)
+    client = ScriptedEngine(decision, check, reply)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
     result = served.generate(CHAT, config=MODEL, max_new_tokens=6)
     prompt = client.bodies[0]["prompt"]
     sent = client.bodies[-1]["prompt"]
-    if first == "opening":
+    assert len(client.bodies) == 3
+    if gives_up(said):
         assert [r.trigger for r in result.recalls] == ["abstention"] and result.recalls[0].length > 0
         assert sent[: len(prompt) + 1] == [*prompt, recall_id] and len(sent) > len(prompt) + 1
     else:
-        assert result.recalls == [] and sent == prompt and len(client.bodies) == 2
-
+        assert result.recalls == [] and sent == prompt
 
 
 def test_the_model_check_leaves_calls_that_cannot_recall_or_bring_their_own_cache(monkeypatch: pytest.MonkeyPatch):
