@@ -1,15 +1,16 @@
-"""What ``ask_on_abstention`` costs ``recall_policy="ask"`` on prompts that need no memory.
+"""What ``ask_after_openers`` costs ``recall_policy="ask"`` on prompts that need no memory.
 
-``"ask"`` runs the prompt once to decide; with ``ask_on_abstention`` (the default) it also reads
-the reply without memory, greedily, until its text says whether it gives up ("I don't know.", at
-once or after a short opener: ``recall_core.decoding.abstain.gives_up``). On a prompt the model
-does not ask on that reading is pure cost. This script asks the held-out general prompts
+``"ask"`` runs the prompt once to decide; with ``ask_after_openers`` it also reads the reply
+without memory, greedily, until its text says whether it gives up ("I don't know." after short
+openers: ``recall_core.decoding.abstain.gives_up``). On a prompt the model does not ask on that
+reading is pure cost. This script asks the held-out general prompts
 (``recall_core.training.prompts.general_prompts("heldout")``, never trained on) of the
-recall-tuned default with a small memory present, alternating ``ask_on_abstention`` on and off in
-one process so that machine noise hits both alike, and reports:
+recall-tuned default with a small memory present, alternating ``ask_after_openers`` on and off
+(the default) in one process so that machine noise hits both alike, and reports:
 
 * the model's forward calls per prompt, on and off (the difference is the check's greedy steps);
-* the median time of a whole call (``max_new_tokens`` tokens), on and off, and their ratio;
+* the median time of a whole call (``max_new_tokens`` tokens), on and off, and their ratio, with
+  ``"auto"`` (the default policy, which searches and injects notes on every call) beside them;
 * on how many prompts each asked for the memory.
 
 Usage: python -m benchmarks.ask_check [--prompts 64] [--new-tokens 32] [--no-progress]
@@ -62,13 +63,14 @@ class ForwardCounter:
 
 
 def measure(generator: Any, encoder: Any, prompts: list[str], new_tokens: int, show: bool) -> dict[str, Any]:
-    """Each prompt asked of ``generator`` twice, ``ask_on_abstention`` on and off (a store with
+    """Each prompt asked of ``generator`` with ``ask_after_openers`` on and off, and under ``"auto"`` (a store with
     ``encoder``; ``None``: the default one)."""
     from recall_core import RecallConfig
     from recall_core.memory import MemoryStore, MemoryWriter
 
     counter = ForwardCounter(generator.model)
-    configs = {"on": RecallConfig(recall_policy="ask"), "off": RecallConfig(recall_policy="ask", ask_on_abstention=False)}
+    configs = {"on": RecallConfig(recall_policy="ask", ask_after_openers=True), "off": RecallConfig(recall_policy="ask"),
+               "auto": RecallConfig(recall_policy="auto")}  # the default policy, for reference
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         store = MemoryStore.local(Path(folder) / "store", **({} if encoder is None else {"encoder": encoder}))
@@ -82,7 +84,7 @@ def measure(generator: Any, encoder: Any, prompts: list[str], new_tokens: int, s
             chat = [{"role": "user", "content": prompt}]
             row: dict[str, Any] = {"prompt": prompt}
             # Alternate which goes first, so warm-up and drift favour neither.
-            for name in ("on", "off") if i % 2 == 0 else ("off", "on"):
+            for name in ("on", "off", "auto") if i % 2 == 0 else ("auto", "off", "on"):
                 start = time.perf_counter()
                 result = generator.generate(chat, memory=memory, config=configs[name], **options)
                 row[f"{name}_s"] = time.perf_counter() - start
@@ -111,6 +113,8 @@ def summarise(rows: list[dict[str, Any]], new_tokens: int) -> dict[str, Any]:
         "call_s_median_on": on_s,
         "call_s_median_off": off_s,
         "ratio": on_s / off_s,
+        "call_s_median_auto": statistics.median(r["auto_s"] for r in rows),
+        "ratio_to_auto": on_s / statistics.median(r["auto_s"] for r in rows),
         "rows": rows,
     }  # fmt: skip
 
@@ -118,12 +122,13 @@ def summarise(rows: list[dict[str, Any]], new_tokens: int) -> dict[str, Any]:
 def markdown(result: dict[str, Any]) -> str:
     steps = result["check_steps_mean"]
     return "\n".join([
-        f"| `ask_on_abstention` | asked (of {result['prompts']}) | call p50 ({result['new_tokens']} new tokens) |",
+        f"| `\"ask\"`, `ask_after_openers` | asked (of {result['prompts']}) | call p50 ({result['new_tokens']} new tokens) |",
         "| --- | --- | --- |",
-        f"| off | {result['asked_off']} | {result['call_s_median_off']:.3f} s |",
+        f"| off (the default) | {result['asked_off']} | {result['call_s_median_off']:.3f} s |",
         f"| on | {result['asked_on']} | {result['call_s_median_on']:.3f} s |",
+        f"| `\"auto\"` (the default policy: notes on every call) | - | {result['call_s_median_auto']:.3f} s |",
         "",
-        f"On / off: **{result['ratio']:.3f}x**. On the {result['not_asked_either']} prompts neither asked on, the check ran "
+        f"On / off: **{result['ratio']:.3f}x**; on / `\"auto\"`: **{result['ratio_to_auto']:.3f}x**. On the {result['not_asked_either']} prompts neither asked on, the check ran "
         f"{'-' if steps is None else f'{steps:.1f}'} greedy steps on average (at most {result['check_steps_max']}).",
     ])  # fmt: skip
 
@@ -132,8 +137,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt = pyplot()
     neither = [r for r in result["rows"] if not r["on_asked"] and not r["off_asked"]]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.boxplot([[r["off_s"] for r in result["rows"]], [r["on_s"] for r in result["rows"]]])
-    left.set_xticks([1, 2], ["ask_on_abstention=False", "True (default)"])
+    left.boxplot([[r[f"{name}_s"] for r in result["rows"]] for name in ("off", "on", "auto")])
+    left.set_xticks([1, 2, 3], ['"ask"\n(default)', '"ask",\nask_after_openers', '"auto"'])
     left.set_ylabel("s per call")
     left.set_title(f"whole call, {result['new_tokens']} new tokens: {result['ratio']:.3f}x")
     right.hist([r["on_forward_calls"] - r["off_forward_calls"] for r in neither], bins=range(0, 18), color="tab:orange")

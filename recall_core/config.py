@@ -122,18 +122,22 @@ class RecallConfig:
             always is. ``"all"`` computes every token: ``"tokens"`` mode, with no saving.
         uncertainty_threshold: the ``"uncertainty"`` policy's entropy (nats) of the next-token
             distribution, after the logits processors, above which the loop recalls.
-        ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would give
-            up (greedy decoding, ``<recall>`` masked): open with ``"I don't know."``, or say it
-            after sentences of at most six words each ("Of course. I don't know."):
-            giving up before looking is the sign that it needs its memory. ``"model"``: such a
-            reply opens with ``<recall>`` instead, where the model's own first marker would stand
-            (chat prompts with a memory). Either recall is traced ``trigger="abstention"``. Not
-            checked under a constraint (tools, ``response_format``) or where the reply's first 24
-            ids would not fit in the context window. It costs up to 24 greedy steps on a call the
-            model does not ask on, fewer where a sentence longer than an opener comes first
-            (served: one greedy request of 24 tokens). Under callers' task-style system messages
-            the recall-tuned default said "I don't know." on 26 of the 34 held-out memory questions
-            it did not ask on, and on 2 of 64 general prompts (docs/benchmarks/heldout.md).
+        ask_on_abstention: ``"ask"``: the model also asks when its reply without memory would open
+            with ``"I don't know."`` (greedy decoding, ``<recall>`` masked): giving up before
+            looking is the sign that it needs its memory. ``"model"``: such a reply opens with
+            ``<recall>`` instead, where the model's own first marker would stand (chat prompts
+            with a memory). Either recall is traced ``trigger="abstention"``. Not checked under a
+            constraint (tools, ``response_format``) or where the abstention would not fit in the
+            context window. Under callers' task-style system messages the recall-tuned default
+            said "I don't know." on 26 of the 34 held-out memory questions it did not ask on, and
+            on 2 of 64 general prompts (docs/benchmarks/heldout.md).
+        ask_after_openers: with ``ask_on_abstention``, the abstention also counts after sentences of
+            at most six words each ("Of course. I don't know.", "Sure! I don't know."): the reply
+            without memory is decoded greedily, one id at a time, until its text tells, at most 24
+            ids (served: one greedy request of 24 tokens). Off by default: on the held-out
+            families it raised ``"ask"``'s recalls on memory questions from 278 to 281 and 280 of
+            283 on a seed nobody read, with no fact gained, and cost 1.16x per call on general
+            prompts (7 greedy steps on average; docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
             names someone or something (a capitalised word inside a sentence:
             :func:`recall_core.decoding.names.names`) that one of the memory's eligible search
@@ -198,6 +202,7 @@ class RecallConfig:
     kv_recompute: int | Literal["all"] = 0
     uncertainty_threshold: float = 3.0
     ask_on_abstention: bool = True
+    ask_after_openers: bool = False
     ask_on_names: bool = True
     recall_threshold: float = 0.5
     abstain_threshold: float = 0.5
@@ -220,7 +225,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "match_names", "ask_on_abstention", "ask_on_names"):
+        for flag in ("newest_wins", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

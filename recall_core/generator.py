@@ -273,7 +273,7 @@ class RecallGenerator:
         """The first pass's decision on ``ids`` (``"ask"``, ``"model"``) and its cache (``None``: nothing to reuse)."""
         recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
-        reader = ReplyReader.of(self.tokenizer, self.eos_token_ids)
+        reader = ReplyReader.of(self.tokenizer, self.eos_token_ids) if config.ask_after_openers else None
         return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention, reader)
 
     def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:

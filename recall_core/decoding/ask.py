@@ -14,18 +14,23 @@ policy takes the decision and the reading each from where they work:
    cache of step 1, so a prompt that needs no memory costs one prefill, as before.
 
 With ``RecallConfig.ask_on_abstention`` (the default) the model also asks when its reply without
-memory would give up (greedy, ``<recall>`` masked): open with ``"I don't know."``, or say it after
-short sentences ("Of course. I don't know.": :func:`recall_core.decoding.abstain.gives_up`).
-Giving up before looking is its sign that it needs its memory. Under callers' task-style system
-messages the tuned default wrote ``<recall>`` first on 88% of held-out memory questions, and 26 of
-the 34 others were the abstention, 2 more after an opener (docs/benchmarks/heldout.md). The check
-is greedy whatever the sampling, and is not made under a constraint (tools, ``response_format``:
-such a reply cannot be the abstention) or where ``GIVES_UP_TOKENS`` would not fit in the context
-window. When the reply's greedy first token is the abstention's, the abstention's ids are run
-once, teacher-forced, on the first pass's cache; otherwise the reply is decoded greedily on that
-cache, one id at a time, until its text tells (most answers after a few ids: a sentence longer
-than an opener), the reply ends, or ``GIVES_UP_TOKENS`` ids. Served, one greedy request says it: as long as the abstention on its opening, else
-``GIVES_UP_TOKENS`` long (an engine cannot be stopped on the text).
+memory would open with ``"I don't know."`` (greedy, ``<recall>`` masked): giving up before looking
+is its sign that it needs its memory. Under callers' task-style system messages the tuned default
+wrote ``<recall>`` first on 88% of held-out memory questions, and 26 of the 34 others were that
+reply (docs/benchmarks/heldout.md). The check is greedy whatever the sampling, and is not made
+under a constraint (tools, ``response_format``: such a reply cannot be the abstention) or where
+the abstention's ids would not fit in the context window. It costs nothing unless the reply's
+greedy first token is the abstention's: then the abstention's ids are run once, teacher-forced,
+on the first pass's cache (served: one greedy request as long as the abstention, which a declined
+``<recall>`` as the first token also costs).
+
+With ``RecallConfig.ask_after_openers`` (off by default) the abstention also counts after short
+sentences ("Of course. I don't know.": :func:`recall_core.decoding.abstain.gives_up`): a reply
+that does not open with the abstention's first id is decoded greedily on the first pass's cache,
+one id at a time, until its text tells (most answers after a few ids: a sentence longer than an
+opener), the reply ends, or ``GIVES_UP_TOKENS`` ids; served, one greedy request of
+``GIVES_UP_TOKENS`` tokens (an engine cannot be stopped on the text). Room for those ids in the
+context window is then needed too.
 
 Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that would be the abstention
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
@@ -142,10 +147,11 @@ def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrain
     """Whether the first pass (``"ask"``'s, ``"model"``'s) checks for ``abstention`` (its ids):
     ``ask_on_abstention``, a recall allowed (``max_recalls`` above 0), a reply that can be the
     abstention (not ``constrained`` by tools or ``response_format``), and room for the ids it reads
-    (the abstention's, and at least ``GIVES_UP_TOKENS``) after the prompt's ``length`` tokens in the
-    context ``window``."""
+    (the abstention's; with ``ask_after_openers`` at least ``GIVES_UP_TOKENS``) after the prompt's
+    ``length`` tokens in the context ``window``."""
+    read = max(len(abstention), GIVES_UP_TOKENS) if config.ask_after_openers else len(abstention)
     return (config.ask_on_abstention and config.max_recalls > 0 and bool(abstention) and not constrained
-            and length + max(len(abstention), GIVES_UP_TOKENS) - 1 < window)  # fmt: skip
+            and length + read - 1 < window)  # fmt: skip
 
 
 @dataclass(frozen=True)

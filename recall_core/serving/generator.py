@@ -158,11 +158,12 @@ class ServedRecallGenerator(RecallGenerator):
         """``"ask"``'s decision from a one-token greedy request with its probability (``n_probs``);
         the engine's prefix cache then holds the prompt for the call (nothing to hand over here).
 
-        ``ask_on_abstention``: one greedy request, ``<recall>`` masked, says whether the reply without
-        memory would give up: as long as the abstention when that token is the abstention's first
-        (the reply must be ``"I don't know."``), else ``GIVES_UP_TOKENS`` long (its text must give up
-        after short openers, :func:`recall_core.decoding.abstain.gives_up`), as the in-process pass
-        reads it.
+        ``ask_on_abstention``: when that token is the abstention's first or a declined ``<recall>``,
+        one greedy request as long as the abstention, ``<recall>`` masked, says whether the reply
+        without memory would be ``"I don't know."`` (as the in-process pass reads it teacher-forced).
+        With ``ask_after_openers``, on any other first token, one greedy request of
+        ``GIVES_UP_TOKENS`` tokens says whether its text gives up after short openers
+        (:func:`recall_core.decoding.abstain.gives_up`).
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
@@ -172,15 +173,18 @@ class ServedRecallGenerator(RecallGenerator):
         first = reply.tokens[0] if reply.tokens else None
         decision = Decision.of(first, log_p, recall_id, config.recall_threshold)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
-        if not decision.asked and abstention and first is not None:
-            # As the in-process pass: the abstention's ids from the start, or the text giving up
-            # after short openers (the engine cannot stop early, so all GIVES_UP_TOKENS are asked).
-            opens = first == abstention[0]
-            without = self.client.complete(prompt, {
-                **sampling_options({"do_sample": False}, len(abstention) if opens else GIVES_UP_TOKENS),
-                "logit_bias": [[pad_id, False], [recall_id, False]]})  # fmt: skip
-            if (tuple(without.tokens[: len(abstention)]) == abstention if opens
-                    else gives_up(self.tokenizer.decode(self._reply(without.tokens), skip_special_tokens=True))):
+        if decision.asked or not abstention or first is None:
+            return decision, None
+        masked = {"logit_bias": [[pad_id, False], [recall_id, False]]}
+        if config.ask_after_openers and first != abstention[0]:
+            # As the in-process pass reads it, but an engine cannot be stopped on the text, so all
+            # GIVES_UP_TOKENS are asked for.
+            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, GIVES_UP_TOKENS), **masked})
+            if gives_up(self.tokenizer.decode(self._reply(without.tokens), skip_special_tokens=True)):
+                decision = decision.upon_abstention()
+        elif first in (abstention[0], recall_id):
+            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, len(abstention)), **masked})
+            if tuple(without.tokens[: len(abstention)]) == abstention:
                 decision = decision.upon_abstention()
         return decision, None
 

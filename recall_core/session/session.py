@@ -366,7 +366,7 @@ class RecallSession:
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
-            if not decision.asked and check_abstention and self._abstains(logits):
+            if not decision.asked and check_abstention and self._abstains(logits, config):
                 decision = decision.upon_abstention()
             decision = with_names(decision, plan.query, memory, config)
         except BaseException:
@@ -378,12 +378,12 @@ class RecallSession:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
         return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
 
-    def _abstains(self, logits: torch.Tensor) -> bool:
+    def _abstains(self, logits: torch.Tensor, config: RecallConfig) -> bool:
         """``ask_on_abstention``: would the reply without memory be ``"I don't know."``? (``logits``:
         its first step's.) The abstention's ids are run on the cache when the reply opens with its
         first one; the caller crops the cache or rolls it back whatever the answer."""
         abstention = abstention_ids(self.generator.tokenizer)
-        reader = ReplyReader.of(self.generator.tokenizer, self.generator.eos_token_ids)
+        reader = ReplyReader.of(self.generator.tokenizer, self.generator.eos_token_ids) if config.ask_after_openers else None
         return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id,
                                 reader)  # fmt: skip
 

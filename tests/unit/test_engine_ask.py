@@ -297,31 +297,39 @@ def _check_tokens(tokenizer, said: str) -> list[int]:
     return tokenizer.encode(said, add_special_tokens=False)
 
 
-@pytest.mark.parametrize(("first", "said", "asked"), [
-    ("opening", "I don't know.", True), ("opening", "other", False), ("recall", "I don't know.", True),
-    ("word", "Sure! I don't know.", True), ("word", "Your dog is called Biscuit.", False),
+@pytest.mark.parametrize(("first", "said", "openers", "asked"), [
+    ("opening", "I don't know.", False, True), ("opening", "other", False, False),
+    ("recall", "I don't know.", False, True), ("word", None, False, False),
+    ("word", "Sure! I don't know.", True, True), ("word", "Your dog is called Biscuit.", True, False),
+    ("recall", "Of course. I don't know.", True, True), ("opening", "I don't know.", True, True),
 ])  # fmt: skip
-def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, said: str, asked: bool):
-    """On the abstention's opening the request is as long as the abstention and must be it; otherwise
-    it is ``GIVES_UP_TOKENS`` long and its text must give up, at once or after a short opener."""
+def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, said: str | None, openers: bool,
+                                                                  asked: bool):  # fmt: skip
+    """On the abstention's opening (or a declined ``<recall>``) the request is as long as the
+    abstention and must be it; a word that is not its opening costs no request. With
+    ``ask_after_openers`` any other first token asks for ``GIVES_UP_TOKENS`` tokens, whose text must
+    give up, at once or after short openers."""
     from recall_core.decoding.abstain import GIVES_UP_TOKENS, abstention_ids
 
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     abstention = abstention_ids(tokenizer)
     token = {"opening": abstention[0], "recall": recall_id, "word": 5}[first]
-    tokens = _check_tokens(tokenizer, said)
     decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: math.log(0.3)}])
-    check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, check, reply)
+    checks = []
+    if said is not None:
+        tokens = _check_tokens(tokenizer, said)
+        checks = [Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])]
+    client = ScriptedEngine(decision, *checks, reply)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
-    result = served.generate(CHAT, config=ASK, max_new_tokens=6)
-    assert bool(result.recalls) is asked
+    result = served.generate(CHAT, config=ASK.replace(ask_after_openers=openers), max_new_tokens=6)
     assert [r.trigger for r in result.recalls] == (["abstention"] if asked else [])
-    body = client.bodies[1]
-    assert body["n_predict"] == (len(abstention) if first == "opening" else GIVES_UP_TOKENS)
-    assert [recall_id, False] in body["logit_bias"] and len(client.bodies) == 3
+    assert len(client.bodies) == 2 + len(checks)
+    if checks:
+        long = openers and first != "opening"
+        assert client.bodies[1]["n_predict"] == (GIVES_UP_TOKENS if long else len(abstention))
+        assert [recall_id, False] in client.bodies[1]["logit_bias"]
 
 
 def test_served_check_reads_no_further_than_the_end_of_the_reply():
@@ -334,7 +342,7 @@ def test_served_check_reads_no_further_than_the_end_of_the_reply():
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
     served = ServedRecallGenerator(ScriptedEngine(decision, check, reply), tokenizer, context_window=512,
                                    memory=FixedMemory(FACT))  # fmt: skip
-    assert served.generate(CHAT, config=ASK, max_new_tokens=6).recalls == []
+    assert served.generate(CHAT, config=ASK.replace(ask_after_openers=True), max_new_tokens=6).recalls == []
 
 
 def test_no_abstention_check_under_a_constraint_or_where_it_would_not_fit(monkeypatch: pytest.MonkeyPatch):
@@ -444,29 +452,34 @@ def test_a_model_session_whose_check_fails_is_left_as_it_was(monkeypatch: pytest
     assert not again.session.fresh_prefill and again.session.reused_tokens > 0
 
 
-@pytest.mark.parametrize(("first", "said"), [("opening", "I don't know."), ("word", "Of course. I don't know."),
-                                           ("word", "Your dog is called Biscuit.")])  # fmt: skip
-def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(first: str, said: str):
+@pytest.mark.parametrize(("first", "said", "openers"), [
+    ("opening", "I don't know.", False), ("word", None, False),
+    ("word", "Of course. I don't know.", True), ("word", "Your dog is called Biscuit.", True),
+])  # fmt: skip
+def test_served_model_opens_with_recall_when_the_reply_would_be_the_abstention(first: str, said: str | None,
+                                                                               openers: bool):  # fmt: skip
     """Served "model": a one-token request decides; a greedy request checks whether the reply would
-    give up (at once or after an opener); the reply's request then carries ``<recall>`` and the
-    notes after the prompt."""
+    give up (on the abstention's opening; with ``ask_after_openers`` after any first token); the
+    reply's request then carries ``<recall>`` and the notes after the prompt."""
     from recall_core.decoding.abstain import abstention_ids, gives_up
 
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     abstention = abstention_ids(tokenizer)
     token = {"opening": abstention[0], "word": 5}[first]
-    tokens = _check_tokens(tokenizer, said)
     decision = Completion(tokens=[token], stop_type="limit", logprobs=[{token: -0.1}])
-    check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
+    checks = []
+    if said is not None:
+        tokens = _check_tokens(tokenizer, said)
+        checks = [Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])]
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, check, reply)
+    client = ScriptedEngine(decision, *checks, reply)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
-    result = served.generate(CHAT, config=MODEL, max_new_tokens=6)
+    result = served.generate(CHAT, config=MODEL.replace(ask_after_openers=openers), max_new_tokens=6)
     prompt = client.bodies[0]["prompt"]
     sent = client.bodies[-1]["prompt"]
-    assert len(client.bodies) == 3
-    if gives_up(said):
+    assert len(client.bodies) == 2 + len(checks)
+    if said is not None and gives_up(said):
         assert [r.trigger for r in result.recalls] == ["abstention"] and result.recalls[0].length > 0
         assert sent[: len(prompt) + 1] == [*prompt, recall_id] and len(sent) > len(prompt) + 1
     else:

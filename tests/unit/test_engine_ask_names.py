@@ -214,19 +214,16 @@ def test_the_check_draws_nothing_from_the_random_generator():
 # --------------------------------------------------------------------------- served
 @pytest.mark.parametrize("policy", ["ask", "model"])
 def test_served_recalls_on_a_named_question_after_the_decision_request(policy: str):
-    """The engine's one-token decision says no, and so does the abstention's check (the reply does
-    not give up); the question's names send the notes with the call."""
+    """The engine's one-token decision says no; the question's names send the notes with the call."""
     _, tokenizer = tiny_model("llama")
     end = tokenizer.eos_token_id
     decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
-    answer = tokenizer.encode("Ines lives in Lisbon.", add_special_tokens=False)
-    check = Completion(tokens=answer, stop_type="limit", logprobs=[{t: -0.1} for t in answer])
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, check, reply)
+    client = ScriptedEngine(decision, reply)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
     result = served.generate(NAMED, config=RecallConfig(recall_policy=policy), max_new_tokens=6)
     prompt, sent = client.bodies[0]["prompt"], client.bodies[-1]["prompt"]
-    assert len(client.bodies) == 3 and [r.trigger for r in result.recalls] == ["names"]
+    assert len(client.bodies) == 2 and [r.trigger for r in result.recalls] == ["names"]
     assert result.recalls[0].length > 0 and len(sent) > len(prompt)
 
 

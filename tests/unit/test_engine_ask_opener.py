@@ -1,4 +1,4 @@
-"""``ask_on_abstention`` after a courtesy opener: a reply that would be "Of course. I don't know."
+"""``ask_after_openers``: with ``ask_on_abstention``, a reply that would be "Of course. I don't know."
 without memory gives up as surely as one that opens with "I don't know." (recall_core/decoding/abstain.py,
 recall_core/decoding/ask.py). The served check is in tests/unit/test_engine_ask.py."""
 
@@ -18,8 +18,8 @@ from tests.helpers.tiny import tiny_model
 
 FACT = "The user's dog is called Biscuit."
 CHAT = [{"role": "user", "content": "What is my dog called?"}]
-ASK = RecallConfig(recall_policy="ask")
-MODEL = RecallConfig(recall_policy="model")
+ASK = RecallConfig(recall_policy="ask", ask_after_openers=True)
+MODEL = RecallConfig(recall_policy="model", ask_after_openers=True)
 AUTO = RecallConfig(recall_policy="auto")
 DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
 
@@ -189,3 +189,18 @@ def test_a_session_reads_the_reply_on_its_cache_and_goes_on_from_it(monkeypatch,
         assert got.text == _plain(gen, AUTO.replace(recall_position="user_start"), chat).text
     again = session.reply({"role": "user", "content": "And my cat?"})
     assert not again.session.fresh_prefill and again.session.reused_tokens > 0
+
+
+def test_off_by_default_nothing_past_the_first_token_is_read(monkeypatch):
+    """Without ``ask_after_openers`` (the default) a reply that gives up after an opener does not
+    ask, and the call is ``"model"``'s without a recall, as before the option."""
+    gen = _generator()
+    _gives_up_on(monkeypatch, gen, 2)
+    assert not RecallConfig().ask_after_openers
+    got = gen.generate(CHAT, config=ASK.replace(ask_after_openers=False))
+    assert got.recalls == [] and torch.equal(got.sequences, _plain(gen, DECLINED).sequences)
+
+
+def test_ask_after_openers_must_be_a_bool():
+    with pytest.raises(ValueError, match="ask_after_openers"):
+        RecallConfig(ask_after_openers="yes")
