@@ -35,6 +35,7 @@ from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
+from recall_core.decoding.abstain import GIVES_UP_TOKENS  # noqa: E402
 
 OUT = OUT_ROOT / "ask_check"
 USER = "bench-user"
@@ -141,7 +142,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
     left.set_xticks([1, 2, 3], ['"ask"\n(default)', '"ask",\nask_after_openers', '"auto"'])
     left.set_ylabel("s per call")
     left.set_title(f"whole call, {result['new_tokens']} new tokens: {result['ratio']:.3f}x")
-    right.hist([r["on_forward_calls"] - r["off_forward_calls"] for r in neither], bins=range(0, 18), color="tab:orange")
+    right.hist([r["on_forward_calls"] - r["off_forward_calls"] for r in neither], bins=range(0, GIVES_UP_TOKENS + 2),
+               color="tab:orange")  # fmt: skip
     right.set_xlabel("greedy steps the check ran")
     right.set_ylabel("prompts not asked on")
     right.set_title("the check's reading of the reply")

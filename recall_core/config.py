@@ -136,7 +136,7 @@ class RecallConfig:
             without memory is decoded greedily, one id at a time, until its text tells, at most 24
             ids (served: one greedy request of 24 tokens). Off by default: on the held-out
             families it raised ``"ask"``'s recalls on memory questions from 278 to 281 and 280 of
-            283 on a seed nobody read, with no fact gained, and cost 1.16x per call on general
+            283 on a seed nobody read, with no fact gained, and cost 1.2x per call on general
             prompts (7 greedy steps on average; docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
             names someone or something (a capitalised word inside a sentence:
