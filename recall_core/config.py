@@ -131,10 +131,11 @@ class RecallConfig:
             context window. Under callers' task-style system messages the recall-tuned default
             said "I don't know." on 26 of the 34 held-out memory questions it did not ask on, and
             on 2 of 64 general prompts (docs/benchmarks/heldout.md).
-        ask_after_openers: with ``ask_on_abstention``, the abstention also counts after sentences of
-            at most six words each ("Of course. I don't know.", "Sure! I don't know."): the reply
-            without memory is decoded greedily, one id at a time, until its text tells, at most 24
-            ids (served: one greedy request of 24 tokens). Off by default: on the held-out
+        ask_after_openers: with ``ask_on_abstention`` (nothing without it), the abstention also
+            counts after sentences or clauses of at most six words each ("Of course. I don't
+            know.", "Sure, I don't know."): the reply without memory is decoded greedily, one id at
+            a time, until its text tells, at most 24 ids (served: one greedy request of 24 tokens);
+            where 24 ids would not fit in the context window, only the reply's start is checked. Off by default: on the held-out
             families it raised ``"ask"``'s recalls on memory questions from 278 to 281 and 280 of
             283 on a seed nobody read, with no fact gained, and cost 1.2x per call on general
             prompts (7 greedy steps on average; docs/benchmarks/heldout.md).

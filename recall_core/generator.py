@@ -25,6 +25,7 @@ from recall_core.decoding.ask import (
     first_pass,
     opening_marker,
     placed_result,
+    reads_openers,
     shared_cache,
     traced_as,
     with_names,
@@ -264,9 +265,12 @@ class RecallGenerator:
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
         """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
         the abstention (a constrained reply: tools, ``response_format``) or where the abstention's
-        ids would not fit after the prompt's ``length`` tokens in the context window."""
+        ids would not fit after the prompt's ``length`` tokens in the context window;
+        ``ask_after_openers`` off where ``GIVES_UP_TOKENS`` ids would not (:func:`reads_openers`)."""
         checked = checks_abstention(config, abstention_ids(self.tokenizer), plan.constraint is not None, length,
                                     self.context_window)  # fmt: skip
+        if checked and config.ask_after_openers and not reads_openers(config, length, self.context_window):
+            return config.replace(ask_after_openers=False)  # no room to read past openers: the start only
         return config if checked or not config.ask_on_abstention else config.replace(ask_on_abstention=False)
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:

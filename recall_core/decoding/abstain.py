@@ -41,10 +41,11 @@ _OPENER = re.compile(r"[^.!?,\n]*(?:[.!?,]+(?=\s|$)|(?=\n))")
 
 
 def gives_up(text: str) -> bool | None:
-    """Whether a reply that begins with ``text`` gives up before it says anything:
-    :data:`ABSTENTION` opens it, or opens a sentence after sentences of at most
-    :data:`OPENER_WORDS` words each ("Sure! I don't know.", "Of course. I'm sorry for any
-    misunderstanding. I don't know."). ``None``: ``text`` is too short to tell (it may still
+    """Whether a reply that begins with ``text`` gives up before it says much:
+    :data:`ABSTENTION` opens it, or opens a sentence after sentences or clauses (a comma ends one
+    too) of at most :data:`OPENER_WORDS` words each ("Sure! I don't know.", "Of course. I'm sorry
+    for any misunderstanding. I don't know."). So a short answer followed by the abstention ("You
+    have a dog. I don't know.") counts too. ``None``: ``text`` is too short to tell (it may still
     become either).
 
     Without its memory, the recall-tuned default often says the abstention after a courtesy

@@ -146,12 +146,17 @@ def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrain
                       window: int) -> bool:  # fmt: skip
     """Whether the first pass (``"ask"``'s, ``"model"``'s) checks for ``abstention`` (its ids):
     ``ask_on_abstention``, a recall allowed (``max_recalls`` above 0), a reply that can be the
-    abstention (not ``constrained`` by tools or ``response_format``), and room for the ids it reads
-    (the abstention's; with ``ask_after_openers`` at least ``GIVES_UP_TOKENS``) after the prompt's
-    ``length`` tokens in the context ``window``."""
-    read = max(len(abstention), GIVES_UP_TOKENS) if config.ask_after_openers else len(abstention)
+    abstention (not ``constrained`` by tools or ``response_format``), and room for its ids after
+    the prompt's ``length`` tokens in the context ``window``."""
     return (config.ask_on_abstention and config.max_recalls > 0 and bool(abstention) and not constrained
-            and length + read - 1 < window)  # fmt: skip
+            and length + len(abstention) - 1 < window)  # fmt: skip
+
+
+def reads_openers(config: RecallConfig, length: int, window: int) -> bool:
+    """Whether a checked abstention is read past openers too: ``ask_after_openers``, and room for
+    ``GIVES_UP_TOKENS`` ids after the prompt's ``length`` tokens in the context ``window`` (without
+    it the abstention is still checked at the reply's start)."""
+    return config.ask_after_openers and length + GIVES_UP_TOKENS - 1 < window
 
 
 @dataclass(frozen=True)
@@ -176,16 +181,20 @@ def reads_abstention(logits: torch.Tensor, run: Callable[[list[int]], torch.Tens
 
     ``logits`` are the reply's first step's (``[vocab]``). ``run`` runs ids on the prompt's cache
     (after those it ran before) and returns their logits (``[n, vocab]``); the caller crops the cache
-    or rolls it back. When the greedy first token is the abstention's first id, the abstention's ids
-    but the last are run at once, teacher-forced. Otherwise, with a ``reader``, the reply is decoded
-    greedily one id at a time until its text tells (a sentence of more than ``OPENER_WORDS`` words
-    before the abstention stops it at once), the end of the reply, or ``GIVES_UP_TOKENS`` ids.
+    or rolls it back. Without a ``reader``, only when the greedy first token is the abstention's
+    first id are the abstention's ids but the last run at once, teacher-forced. With a ``reader``
+    the reply is decoded greedily one id at a time until its text tells (a sentence of more than
+    ``OPENER_WORDS`` words before the abstention stops it at once), the end of the reply, or
+    ``GIVES_UP_TOKENS`` ids, whatever its first token: "I'm sorry. I don't know." opens with the
+    abstention's first id too.
     """
     if not abstention:
         return False
     first = unrecalled_token(logits, recall_id, pad_id)
+    if reader is not None:
+        return _gives_up_greedily(first, run, reader, recall_id, pad_id)
     if first != abstention[0]:
-        return reader is not None and _gives_up_greedily(first, run, reader, recall_id, pad_id)
+        return False
     rest = abstention[1:]
     if not rest:
         return True

@@ -161,9 +161,9 @@ class ServedRecallGenerator(RecallGenerator):
         ``ask_on_abstention``: when that token is the abstention's first or a declined ``<recall>``,
         one greedy request as long as the abstention, ``<recall>`` masked, says whether the reply
         without memory would be ``"I don't know."`` (as the in-process pass reads it teacher-forced).
-        With ``ask_after_openers``, on any other first token, one greedy request of
-        ``GIVES_UP_TOKENS`` tokens says whether its text gives up after short openers
-        (:func:`recall_core.decoding.abstain.gives_up`).
+        With ``ask_after_openers``, whatever that token, one greedy request of ``GIVES_UP_TOKENS``
+        tokens says whether its text gives up, at once or after short openers
+        (:func:`recall_core.decoding.abstain.gives_up`), as the in-process pass reads it.
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
@@ -176,7 +176,7 @@ class ServedRecallGenerator(RecallGenerator):
         if decision.asked or not abstention or first is None:
             return decision, None
         masked = {"logit_bias": [[pad_id, False], [recall_id, False]]}
-        if config.ask_after_openers and first != abstention[0]:
+        if config.ask_after_openers:  # room for it: RecallGenerator._abstention_checked
             # As the in-process pass reads it, but an engine cannot be stopped on the text, so all
             # GIVES_UP_TOKENS are asked for.
             without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, GIVES_UP_TOKENS), **masked})

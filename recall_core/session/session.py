@@ -40,6 +40,7 @@ from recall_core.decoding.ask import (
     decide_logits,
     placed_result,
     reads_abstention,
+    reads_openers,
     traced_as,
     with_names,
 )
@@ -366,7 +367,7 @@ class RecallSession:
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
-            if not decision.asked and check_abstention and self._abstains(logits, config):
+            if not decision.asked and check_abstention and self._abstains(logits, config, len(prefix) + len(plan.ids)):
                 decision = decision.upon_abstention()
             decision = with_names(decision, plan.query, memory, config)
         except BaseException:
@@ -378,19 +379,25 @@ class RecallSession:
         """``"ask"``'s decision from the logits of the reply's first step (``[vocab]``)."""
         return decide_logits(logits, self.recall_id, self.pad_id, config.recall_threshold)
 
-    def _abstains(self, logits: torch.Tensor, config: RecallConfig) -> bool:
-        """``ask_on_abstention``: would the reply without memory be ``"I don't know."``? (``logits``:
-        its first step's.) The abstention's ids are run on the cache when the reply opens with its
-        first one; the caller crops the cache or rolls it back whatever the answer."""
-        abstention = abstention_ids(self.generator.tokenizer)
-        reader = ReplyReader.of(self.generator.tokenizer, self.generator.eos_token_ids) if config.ask_after_openers else None
-        return reads_abstention(logits, lambda forced: self._forward(forced)[0], abstention, self.recall_id, self.pad_id,
-                                reader)  # fmt: skip
+    def _abstains(self, logits: torch.Tensor, config: RecallConfig, length: int) -> bool:
+        """``ask_on_abstention``: would the reply without memory give up? (``logits``: its first
+        step's; ``length``: the ids on the cache.) The abstention's ids are run on the cache when the
+        reply opens with its first one; with ``ask_after_openers`` and room for ``GIVES_UP_TOKENS``
+        ids (:func:`~recall_core.decoding.ask.reads_openers`) the reply is read greedily there until
+        its text tells (:func:`~recall_core.decoding.ask.reads_abstention`). The caller crops the
+        cache or rolls it back whatever the answer."""
+        tokenizer = self.generator.tokenizer
+        reader = None
+        if reads_openers(config, length, self.generator.context_window):
+            reader = ReplyReader.of(tokenizer, self.generator.eos_token_ids)
+        forward = lambda forced: self._forward(forced)[0]  # noqa: E731
+        return reads_abstention(logits, forward, abstention_ids(tokenizer), self.recall_id, self.pad_id, reader)
 
     def _checks_abstention(self, config: RecallConfig, plan: Plan, cached: int) -> bool:
         """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`):
         not under a constraint (tools, ``response_format``), nor where its ids would not fit in the
-        context window after the ``cached`` ids and the plan's."""
+        context window after the ``cached`` ids and the plan's (reading past openers needs more
+        room: :meth:`_abstains`)."""
         constrained = plan.output is not None and plan.output.constraint is not None
         return checks_abstention(config, abstention_ids(self.generator.tokenizer), constrained, cached + len(plan.ids),
                                  self.generator.context_window)  # fmt: skip

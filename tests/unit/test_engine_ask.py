@@ -327,8 +327,7 @@ def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, sa
     assert [r.trigger for r in result.recalls] == (["abstention"] if asked else [])
     assert len(client.bodies) == 2 + len(checks)
     if checks:
-        long = openers and first != "opening"
-        assert client.bodies[1]["n_predict"] == (GIVES_UP_TOKENS if long else len(abstention))
+        assert client.bodies[1]["n_predict"] == (GIVES_UP_TOKENS if openers else len(abstention))
         assert [recall_id, False] in client.bodies[1]["logit_bias"]
 
 
@@ -336,7 +335,7 @@ def test_served_check_reads_no_further_than_the_end_of_the_reply():
     """An engine may go on past the reply's end: what follows it is not the reply's text."""
     _, tokenizer = tiny_model("llama")
     end = tokenizer.eos_token_id
-    tokens = [*_check_tokens(tokenizer, "Sure!"), end, *_check_tokens(tokenizer, "I don't know.")]
+    tokens = [*_check_tokens(tokenizer, "Sure!"), end, *_check_tokens(tokenizer, " I don't know.")]
     decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
     check = Completion(tokens=tokens, stop_type="limit", logprobs=[{t: -0.1} for t in tokens])
     reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])

@@ -62,7 +62,7 @@ END = 10
 
 def _steps(*tokens: int) -> torch.Tensor:
     """Logits whose greedy token at each step is ``tokens[i]`` once ``<recall>`` (0) and pads (1) are masked."""
-    logits = torch.zeros(len(tokens), 11)
+    logits = torch.zeros(len(tokens), 16)
     for i, token in enumerate(tokens):
         logits[i, token] = 5.0
         logits[i, 0] = logits[i, 1] = 9.0
@@ -104,6 +104,14 @@ def test_the_end_of_the_reply_or_the_budget_stops_the_reading():
     run, ran = _greedy(*[3] * (GIVES_UP_TOKENS + 5))
     assert not reads_abstention(_steps(3)[0], run, ABSTENTION, 0, 1, never_done)
     assert len(ran) == GIVES_UP_TOKENS - 1
+
+
+def test_with_a_reader_a_reply_opening_with_the_abstentions_first_id_is_read_too():
+    """"I see. I don't know." opens with the abstention's first id: read greedily, not teacher-forced."""
+    reader = ReplyReader(decode=lambda ids: "".join({11: "I", 13: " see.", **WORDS}.get(i, "?") for i in ids))
+    run, ran = _greedy(11, 13, 3, 4, 5)
+    assert reads_abstention(_steps(11)[0], run, ABSTENTION, 0, 1, reader)
+    assert ran == [[11], [13], [3], [4]]
 
 
 def test_without_a_reader_or_an_abstention_nothing_is_read():
@@ -204,3 +212,20 @@ def test_off_by_default_nothing_past_the_first_token_is_read(monkeypatch):
 def test_ask_after_openers_must_be_a_bool():
     with pytest.raises(ValueError, match="ask_after_openers"):
         RecallConfig(ask_after_openers="yes")
+
+
+def test_where_24_ids_would_not_fit_only_the_replys_start_is_checked(monkeypatch):
+    """``ask_after_openers`` needs room for ``GIVES_UP_TOKENS`` ids; without it the abstention is
+    still checked at the reply's start (teacher-forced), as with the option off."""
+    import recall_core.generator as generator_module
+
+    gen = _generator()
+    said = tuple(_plain(gen, DECLINED, max_new_tokens=3).sequences[0, -3:].tolist())
+    monkeypatch.setattr(generator_module, "abstention_ids", lambda _: said)  # the tiny reply "gives up"
+    length = gen.encode(CHAT, config=ASK).shape[1]
+    monkeypatch.setattr(gen.model.config, "max_position_embeddings", length + len(said) + 1)
+    got = gen.generate(CHAT, config=ASK, max_new_tokens=1)
+    assert [r.trigger for r in got.recalls] == ["abstention"]  # the start check ran, teacher-forced
+    monkeypatch.setattr(gen.model.config, "max_position_embeddings", 2048)
+    read = gen.generate(CHAT, config=ASK, max_new_tokens=1)
+    assert read.recalls == []  # with room the text is read, and the tiny model's bytes do not give up

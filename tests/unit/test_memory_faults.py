@@ -118,7 +118,7 @@ def test_a_lock_held_past_the_timeout_still_fails_loudly(tmp_path: Path) -> None
     started = time.monotonic()
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         _enter_wal(db, 0.2)
-    assert time.monotonic() - started < 5
+    assert 0.15 <= time.monotonic() - started < 5  # it retried until the timeout, then gave up
     db.close()
     other.execute("ROLLBACK")
     other.close()
