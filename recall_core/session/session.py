@@ -381,17 +381,14 @@ class RecallSession:
 
     def _abstains(self, logits: torch.Tensor, config: RecallConfig, length: int) -> bool:
         """``ask_on_abstention``: would the reply without memory give up? (``logits``: its first
-        step's; ``length``: the ids on the cache.) The abstention's ids are run on the cache when the
-        reply opens with its first one; with ``ask_after_openers`` and room for ``GIVES_UP_TOKENS``
-        ids (:func:`~recall_core.decoding.ask.reads_openers`) the reply is read greedily there until
-        its text tells (:func:`~recall_core.decoding.ask.reads_abstention`). The caller crops the
-        cache or rolls it back whatever the answer."""
-        tokenizer = self.generator.tokenizer
-        reader = None
-        if reads_openers(config, length, self.generator.context_window):
-            reader = ReplyReader.of(tokenizer, self.generator.eos_token_ids)
+        step's; ``length``: the ids on the cache.) Read on the cache by
+        :func:`~recall_core.decoding.ask.reads_abstention`, past openers where
+        :func:`~recall_core.decoding.ask.reads_openers`; the caller crops the cache or rolls it back."""
+        generator = self.generator
+        reads = reads_openers(config, length, generator.context_window)
+        reader = ReplyReader.of(generator.tokenizer, generator.eos_token_ids) if reads else None
         forward = lambda forced: self._forward(forced)[0]  # noqa: E731
-        return reads_abstention(logits, forward, abstention_ids(tokenizer), self.recall_id, self.pad_id, reader)
+        return reads_abstention(logits, forward, abstention_ids(generator.tokenizer), self.recall_id, self.pad_id, reader)
 
     def _checks_abstention(self, config: RecallConfig, plan: Plan, cached: int) -> bool:
         """Whether the abstention is checked for this plan (:func:`recall_core.decoding.ask.checks_abstention`):
