@@ -135,10 +135,11 @@ class RecallConfig:
             counts after sentences or clauses of at most six words each ("Of course. I don't
             know.", "Sure, I don't know."): the reply without memory is decoded greedily, one id at
             a time, until its text tells, at most 24 ids (served: one greedy request of 24 tokens);
-            where 24 ids would not fit in the context window, only the reply's start is checked. Off by default: on the held-out
-            families it raised ``"ask"``'s recalls on memory questions from 278 to 281 and 280 of
-            283 on a seed nobody read, with no fact gained, and cost 1.2x per call on general
-            prompts (7 greedy steps on average; docs/benchmarks/heldout.md).
+            where 24 ids would not fit in the context window, only the reply's start is checked.
+            Off by default: on the held-out families it raised ``"ask"``'s recalls on memory
+            questions from 278 to 281 and 280 of 283 on a seed nobody read, with no fact gained,
+            and cost 1.2x per call on general prompts (7 greedy steps on average;
+            docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
             names someone or something (a capitalised word inside a sentence:
             :func:`recall_core.decoding.names.names`) that one of the memory's eligible search

@@ -80,7 +80,7 @@ def search_memory(
     if error is not None:
         return [], error, []
     chosen, reason = choose_candidates(candidates, config, question=query.text)
-    return chosen, reason, list(candidates)
+    return chosen, reason, candidates
 
 
 def fetch_candidates(memory: Memory, query: RecallQuery, config: RecallConfig,

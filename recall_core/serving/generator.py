@@ -175,18 +175,21 @@ class ServedRecallGenerator(RecallGenerator):
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
         if decision.asked or not abstention or first is None:
             return decision, None
-        masked = {"logit_bias": [[pad_id, False], [recall_id, False]]}
         if config.ask_after_openers:  # room for it: RecallGenerator._abstention_checked
             # As the in-process pass reads it, but an engine cannot be stopped on the text, so all
             # GIVES_UP_TOKENS are asked for.
-            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, GIVES_UP_TOKENS), **masked})
-            if gives_up(self.tokenizer.decode(self._reply(without.tokens), skip_special_tokens=True)):
-                decision = decision.upon_abstention()
+            length = GIVES_UP_TOKENS
         elif first in (abstention[0], recall_id):
-            without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, len(abstention)), **masked})
-            if tuple(without.tokens[: len(abstention)]) == abstention:
-                decision = decision.upon_abstention()
-        return decision, None
+            length = len(abstention)
+        else:
+            return decision, None
+        without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, length),
+                                                "logit_bias": [[pad_id, False], [recall_id, False]]}).tokens  # fmt: skip
+        if config.ask_after_openers:
+            gave_up = gives_up(self.tokenizer.decode(self._reply(without), skip_special_tokens=True))
+        else:
+            gave_up = tuple(without[:length]) == abstention
+        return (decision.upon_abstention() if gave_up else decision), None
 
     def _reply(self, tokens: Sequence[int]) -> list[int]:
         """``tokens`` up to the first that ends a reply (an engine may go on past it)."""
