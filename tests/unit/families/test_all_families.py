@@ -4,36 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 
 from recall_core.training.families import FAMILIES, base, generate
-
-SEEDS = range(6)
-
-
-def _masked(text: str, values: tuple[str, ...]) -> str:
-    for value in sorted(set(values), key=len, reverse=True):
-        if value:
-            text = re.sub(re.escape(value), "{}", text, flags=re.I)
-    return re.sub(r"\s+", " ", text.strip().lower())
-
-
-def _shapes(family: str) -> set[tuple[str, str]]:
-    """The family's fact sentences and questions with their inserted values masked."""
-    shapes = set()
-    for seed in SEEDS:
-        for user in generate(family, seed):
-            shapes |= {("fact", _masked(t.content, t.values)) for t in user.turns if t.facts and t.role == "user"}
-            shapes |= {("question", _masked(q.text, q.values)) for q in user.questions}
-    return shapes
+from tests.helpers.families import SEEDS, family_shapes
 
 
 def test_no_family_shares_a_template_with_another():
-    shapes = {name: _shapes(name) for name in FAMILIES}
+    shapes = {name: family_shapes(name) for name in FAMILIES}
     shared = {
         (a, b): sorted(shapes[a] & shapes[b])[:5]
         for i, a in enumerate(FAMILIES) for b in list(FAMILIES)[i + 1 :] if shapes[a] & shapes[b]

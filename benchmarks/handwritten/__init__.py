@@ -1,0 +1,77 @@
+"""Hand-written conversations: an evaluation family that no generator made and no training sees.
+
+Every other family (:mod:`recall_core.training.families`) is a generator of templates, and the
+held-out ones share no template with training, but each is still one generator's idea of a
+conversation. These eight users were written by hand, in one go, by a writer who saw neither
+the families, the training code nor the benchmarks: free-form sessions in different voices
+(terse replies, long paragraphs with a fact in passing, typos, lower case, requests for help
+with facts dropped along the way), asked later about what they said, about facts that changed,
+about people around them, and about things they never said.
+
+The data (``users.json``) is fixed, so :func:`generate` ignores the seed but for its checks; the
+benchmark's perturbations (the caller's system message, earlier small talk) still follow the
+seed. It is **not** among the training families (:data:`recall_core.training.families.FAMILIES`):
+``recall train`` refuses it by name, and it must never be trained or tuned on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from recall_core.training.families import base
+
+NAME = "handwritten"
+DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
+DATA = Path(__file__).with_name("users.json")
+
+__all__ = ["DATA", "DESCRIPTION", "NAME", "generate"]
+
+
+def generate(seed: int = 0, users: int = 8) -> list[base.User]:
+    """The first ``users`` hand-written users (all eight when ``users`` is larger); ``seed`` is not used.
+
+    Raises ``ValueError`` when ``users`` is below 1.
+    """
+    written = _load()
+    if users < 1:
+        raise ValueError(f"users must be at least 1, got {users}")
+    return [_user(raw) for raw in written[:users]]
+
+
+@cache
+def _load() -> tuple[dict[str, Any], ...]:
+    return tuple(json.loads(DATA.read_text(encoding="utf-8")))
+
+
+def _user(raw: dict[str, Any]) -> base.User:
+    questions = [_question(raw["user_id"], q) for q in raw["questions"]]
+    user = base.User(raw["user_id"])
+    for number, session in enumerate(raw["sessions"], start=1):
+        start = datetime.fromisoformat(session["date"])
+        for index, turn in enumerate(session["turns"]):
+            content = turn["content"]
+            # the questions whose value (any version) this turn says, and those it names a near miss
+            # for: a fact turn is never reused as a call's small talk
+            own = [q.key for q in questions if (number, index) in q.evidence or _says(content, (*q.answers, *q.stale))]
+            near = [f"{q.key}:other" for q in questions if _says(content, q.decoys)]
+            values = tuple(v for q in questions for v in (*q.answers, *q.stale, *q.decoys) if base.names(content, v))
+            stamp = (start + timedelta(minutes=index)).strftime("%Y-%m-%dT%H:%M")
+            user.turns.append(base.Turn(turn["role"], content, number, stamp, index, tuple(own + near), values))
+    user.questions = questions
+    return user
+
+
+def _question(user_id: str, raw: dict[str, Any]) -> base.Question:
+    return base.Question(
+        key=raw["key"], user_id=user_id, fact=raw["key"], text=raw["text"], kind=raw["kind"],
+        answers=tuple(raw["answers"]), stale=tuple(raw["stale"]),
+        evidence=tuple((int(s), int(i)) for s, i in raw["evidence"]), decoys=tuple(raw["decoys"]),
+    )  # fmt: skip
+
+
+def _says(content: str, values: tuple[str, ...]) -> bool:
+    return any(base.names(content, v) for v in values)
