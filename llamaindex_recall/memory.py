@@ -14,6 +14,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments, write_turns
 from recall_core.memory.text.questions import turn_to_write
+from recall_core.memory.validation import check_user_id, check_write_roles
 
 from .llms import (
     RECALL_KEY,
@@ -104,6 +105,16 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             raise ValueError("RecallMemoryBlock needs store= (a recall_core.memory.MemoryStore)")
         return store
 
+    @field_validator("user_id")
+    @classmethod
+    def _check_user_id(cls, user_id: str) -> str:
+        return check_user_id(user_id)
+
+    @field_validator("write_roles", mode="before")
+    @classmethod
+    def _check_write_roles(cls, roles: Any) -> tuple[str, ...]:
+        return check_write_roles(roles)
+
     @field_validator("name")
     @classmethod
     def _check_name(cls, name: str) -> str:
@@ -151,7 +162,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             await asyncio.to_thread(write_turns, self.store, self.user_id, turns, session_id)
         except Exception as error:  # the chat goes on; the store's journal keeps what it accepted
             warnings.warn(
-                f"RecallMemoryBlock could not write {len(turns)} turn(s) to memory ({type(error).__name__}: {error})",
+                f"RecallMemoryBlock could not write all of {len(turns)} turn(s) to memory ({type(error).__name__}: {error})",
                 RuntimeWarning,
                 stacklevel=2,
             )

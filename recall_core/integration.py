@@ -22,10 +22,12 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, mo
 from recall_core.config import RecallConfig, RecallPolicy, SessionConfig
 from recall_core.generator import Prompt, RecallGenerator
 from recall_core.memory.text.questions import turn_to_write
+from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
 from recall_core.models.query_head import find_query_head, model_folder
 from recall_core.session.pool import SessionPool
-from recall_core.session.session import RecallSession, Writer
+from recall_core.session.session import RecallSession
+from recall_core.session.writes import Writer
 from recall_core.settings import check_option_names, generation_options, one_of, option_name, stop_strings
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import RECALL_TOKEN
@@ -152,19 +154,40 @@ def check_memory_arguments(memory: Any, store: Any) -> None:
         )
 
 
+def check_writing(adapter: Any) -> None:
+    """Check at init what an adapter writes memory with (``user_id``, ``write_roles``, ``session_id``,
+    those it has): a bad one would otherwise fail every write later, or write nothing."""
+    if getattr(adapter, "user_id", None) is not None:
+        check_user_id(adapter.user_id)
+    if hasattr(adapter, "write_roles"):
+        check_write_roles(adapter.write_roles)
+    if getattr(adapter, "session_id", None) is not None:
+        check_session(adapter.session_id)
+
+
 def write_turns(
     store: Any, user_id: str, turns: Sequence[tuple[str, str]], session_id: str | None = None
 ) -> list[str]:
     """Write ``(role, content)`` turns for ``user_id`` through the store's ``MemoryWriter``; return the ids.
 
-    ``<recall>`` markers are taken out first: they are instructions to the loop, not memory.
+    ``<recall>`` markers are taken out first: they are instructions to the loop, not memory. A
+    turn the memory refuses (``ValueError``: a NUL character, say) does not cost the others:
+    they are written, then a ``ValueError`` names the refused ones. Any other error (the index
+    down: that turn is in the journal) stops the write there.
     """
     ids: list[str] = []
+    refused: list[str] = []
     writer = store.writer
-    for role, content in turns:
+    for position, (role, content) in enumerate(turns):
         text = strip_marker(content).strip()
         if text:
-            ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))
+            try:
+                ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))
+            except ValueError as error:
+                refused.append(f"turn {position} ({role}): {error}")
+    if refused:
+        raise ValueError(f"{len(refused)} of {len(turns)} turn(s) were refused by the memory and not written "
+                         f"({'; '.join(refused)}); the others were written")  # fmt: skip
     return ids
 
 
@@ -370,6 +393,8 @@ class RecallAdapterBase(BaseModel):
             raise ValueError(f"set {', '.join(clash)} as field(s) of {owner}, not in {field}")
         self._instance_options()  # checks the values now rather than at the first call
         stop_strings(self.stop)
+        check_writing(self)
+
 
     @classmethod
     def from_model(cls: type[_Adapter], hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> _Adapter:

@@ -108,6 +108,35 @@ def check_role(role: object) -> str:
     return str(role)
 
 
+def check_count(name: str, value: object, low: int) -> int:
+    """``value`` if it is an int (not a bool) of at least ``low``, else ``ValueError`` naming ``name``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` if it is a bool, else ``ValueError`` naming ``name`` ("no" or "false" would read as True)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_write_roles(roles: object) -> tuple[str, ...]:
+    """``write_roles`` as a non-empty tuple of roles (:data:`ROLES`; one role may be given bare, as
+    ``"user"``, the way a store's ``roles`` is), else ``ValueError`` naming them."""
+    if isinstance(roles, str):
+        roles = (roles,)
+    allowed = ", ".join(map(repr, ROLES))
+    try:
+        out = tuple(roles)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"write_roles must be a role or a sequence of roles from {allowed}, got {roles!r}") from None
+    if not out or any(role not in ROLES for role in out):
+        raise ValueError(f"write_roles must be a non-empty sequence of roles from {allowed}, got {roles!r}")
+    return out
+
+
 def check_session(session_id: object) -> str:
     """The session id as a string (an int is accepted and written as its digits); default ``"default"``."""
     if session_id is None:

@@ -9,12 +9,12 @@ however it was written.
 
 Ids are a hash of (user, session, turn index, chunk) when the caller gives the turn's
 index (files), else of (user, session, content, chunk): writing the same turn twice never
-duplicates it. A keyed memory's id is a hash of (user, key).
+duplicates it, and a given position holds one turn (:mod:`recall_core.memory.positions`). A
+keyed memory's id is a hash of (user, key).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from recall_core.memory.backends import CHROMA_DIR
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.positions import HeldPositions, turn_key
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
 from recall_core.memory.text.chunking import chunk_text
@@ -32,6 +33,8 @@ from recall_core.memory.text.formats import jsonl_turns, locomo_turns, sniff
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
+    check_count,
+    check_flag,
     check_key,
     check_metadata,
     check_role,
@@ -55,12 +58,6 @@ class BulkTextWarning(UserWarning):
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
-
-
-def _turn_key(content: str, turn_index: int | None) -> str:
-    if turn_index is not None:
-        return f"turn:{turn_index}"
-    return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -135,8 +132,9 @@ class MemoryWriter:
         if encoder is not None:
             store.use_encoder(encoder)
         self.chunk_tokens = chunk_tokens
-        self.batch_size = max(1, int(batch_size))
-        self.search_text = SearchText(dated=bool(dated), window=check_window(window), speakers=bool(speakers))
+        self.batch_size = check_count("batch_size", batch_size, 1)
+        flags = {"dated": check_flag("dated", dated), "speakers": check_flag("speakers", speakers)}
+        self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
 
     @property
@@ -177,10 +175,12 @@ class MemoryWriter:
             timestamp: datetime, epoch seconds or a string; default now (UTC).
             metadata: extra flat metadata kept with each chunk.
             turn_index: the turn's position in its session; default: next in the journal.
-                Given, it makes the id positional (re-ingesting a file never duplicates).
+                Given, it makes the id positional (re-ingesting a file never duplicates), and
+                the position holds one turn: another text or role there is refused.
 
         Raises:
-            ValueError: bad role, empty or non-UTF-8 content, bad metadata (nothing is written).
+            ValueError: bad role, empty or non-UTF-8 content, bad metadata, another turn at
+                ``turn_index`` (nothing is written).
             MemoryUnavailableError: the index is unreachable; the turn is in the journal and
                 ``repair`` indexes it later.
         """
@@ -428,7 +428,7 @@ class MemoryWriter:
                 "were something the user said (write only the turns you want recalled)",
                 BulkTextWarning, stacklevel=4,
             )  # fmt: skip
-        key = _turn_key(content, turn_index)
+        key = turn_key(content, turn_index)
         ids = [memory_id(user_id, session_id, key, i) for i in range(len(chunks))]
         return _Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids)
 
@@ -442,13 +442,18 @@ class MemoryWriter:
         return prepared
 
     def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
+        # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
+        step = max(self.batch_size * 16, 1024)
+        parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
+        # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
+        # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
+        with self.store.journal.transaction():
+            part_ids = [self._journal_turns(part) for part in parts]
         bar, own_bar = _progress(progress, len(prepared))
         try:
-            # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
-            step = max(self.batch_size * 16, 1024)
-            for start in range(0, len(prepared), step):
-                part = prepared[start : start + step]
-                self._write(part)
+            for number, (part, ids) in enumerate(zip(parts, part_ids, strict=True)):
+                self._index_pending(ids, waiting=[i for later in part_ids[number + 1 :] for i in later])
+                self._precompute_kv(ids)
                 if bar is not None:
                     bar.update(len(part))
         finally:
@@ -457,14 +462,11 @@ class MemoryWriter:
         return [p.ids for p in prepared]
 
     def _write(self, prepared: Sequence[_Prepared]) -> None:
-        journal = self.store.journal
-        all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
-        # One write transaction from reading the next turn positions to journaling the rows:
-        # processes sharing the journal (a server store) never give two turns one position.
-        with journal.transaction():
-            self._journal_turns(prepared, all_ids)
-        self._index_pending(all_ids)
-        self._precompute_kv(all_ids)
+        # One transaction from reading the next positions to journaling: no two turns share one.
+        with self.store.journal.transaction():
+            ids = self._journal_turns(prepared)
+        self._index_pending(ids)
+        self._precompute_kv(ids)
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
         """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""
@@ -472,18 +474,23 @@ class MemoryWriter:
             rows = self.store.journal.get_many(list(ids))
             self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
 
-    def _journal_turns(self, prepared: Sequence[_Prepared], all_ids: list[str]) -> None:
+    def _journal_turns(self, prepared: Sequence[_Prepared]) -> list[str]:
         """Give turns without an index the next positions of their sessions, compose what each chunk
-        is searched by, and journal the new rows (inside the caller's transaction)."""
+        is searched by, and journal the new rows (inside the caller's transaction); return the ids
+        of every chunk of ``prepared``, once each. ``ValueError``: a given position holds another turn."""
         journal = self.store.journal
+        all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
         existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
         next_index: dict[tuple[str, str], int] = {}
         rows: list[JournalRow] = []
         seen: set[str] = set()
+        held = HeldPositions(journal)
         # (user, session) -> (turn index, speaker, last chunk) of the latest turn of this batch
         latest: dict[tuple[str, str], tuple[int, str, str]] = {}
         for p in prepared:
+            if p.turn_index is not None:  # a given position holds one turn: another one is refused
+                held.claim((p.user_id, p.session_id, p.turn_index), p.ids[0], p.role, p.chunks, existing.get(p.ids[0]))
             if all(i in existing for i in p.ids) or all(i in seen for i in p.ids):
                 continue  # the same turn again: nothing new (pending rows are picked up below)
             turn_index = p.turn_index
@@ -511,9 +518,11 @@ class MemoryWriter:
                 )
         # Journal first: from here on the turns survive a crash or an unreachable index.
         journal.insert(rows)
+        return all_ids
 
-    def _index_pending(self, ids: Sequence[str]) -> None:
-        """Embed and index those of ``ids`` the journal holds as pending."""
+    def _index_pending(self, ids: Sequence[str], waiting: Sequence[str] = ()) -> None:
+        """Embed and index those of ``ids`` the journal holds as pending. On an unreachable index the
+        error counts these and the pending ones of ``waiting`` (later steps, journaled) as safe."""
         journal = self.store.journal
         pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
         if not pending:
@@ -522,8 +531,9 @@ class MemoryWriter:
         try:
             self.index(pending)
         except MemoryUnavailableError as exc:
+            safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
-                f"{exc}. {len(pending)} memories are safe in the journal ({journal.path}) and will be indexed "
+                f"{exc}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
                 "by `repair` (`recall doctor --repair`)"
             ) from exc
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -47,9 +47,11 @@ from recall_core.decoding.ask import (
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
+from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
+from recall_core.session.writes import PendingWrites, Writer, store_writer
 from recall_core.settings import generation_options
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
@@ -57,8 +59,6 @@ from recall_core.types import Memory, RecallResult, SessionReport
 
 __all__ = ["AppendResult", "RecallSession"]
 
-#: Writes evicted messages (``{"role", "content", ...}``) to long-term memory; returns the ids written.
-Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
 _UNSET: Any = object()
 #: generate() keyword arguments of a reply that are not generation options.
 _CALL_ARGUMENTS = ("memory", "config", "stop", "on_recall", "streamer", "stopping_criteria")
@@ -133,17 +133,21 @@ class RecallSession:
         self.recall_config = recall_config or generator.config
         if store is not None and user_id is None:
             raise ValueError("a memory store is attached but no user_id was given: pass user_id=")
+        if user_id is not None:
+            check_user_id(user_id)
+        if memory_session_id is not None:
+            check_session(memory_session_id)
         if memory is _UNSET:
             memory = store.for_user(user_id) if store is not None else generator.memory
         self.memory = memory
         if writer is not None and callable(getattr(writer, "add_turn", None)):  # a MemoryWriter of its own
             if user_id is None:
                 raise ValueError("a MemoryWriter writes for a user: pass user_id=")
-            writer = _store_writer(writer, user_id, memory_session_id)
+            writer = store_writer(writer, user_id, memory_session_id)
         elif writer is None and store is not None:
-            writer = _store_writer(store.writer, user_id, memory_session_id)
+            writer = store_writer(store.writer, user_id, memory_session_id)
         self.writer = writer
-        self.write_roles = tuple(write_roles)
+        self.write_roles = check_write_roles(write_roles)
         window, limit = generator.context_window, self.config.max_cache_tokens
         if limit is not None and limit > window:
             raise ValueError(f"max_cache_tokens ({limit}) must be at most the model's context window ({window})")
@@ -153,7 +157,7 @@ class RecallSession:
         self.recall_id, self.pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self.planner = SessionPlanner(generator, self.recall_id, self.pad_id)
         self._lock = threading.RLock()
-        self._pending_writes: list[dict[str, Any]] = []
+        self._writes = PendingWrites(writer)
         self._forget()
 
     # ------------------------------------------------------------------ state
@@ -174,13 +178,13 @@ class RecallSession:
         be written, a ``RuntimeWarning`` says how many are lost.
         """
         with self._lock:
-            if self._pending_writes:
-                count = len(self._pending_writes)
+            if self._writes.waiting:
+                count = len(self._writes.waiting)
                 _, error = self._write([], warn=False)
-                if error is not None:
-                    warnings.warn(f"{count} evicted message(s) could not be written to memory and are dropped "
-                                  f"with the session ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
-                    self._pending_writes = []
+                if error is not None and self._writes.waiting:
+                    warnings.warn(f"{len(self._writes.waiting)} of {count} evicted message(s) could not be written to "
+                                  f"memory and are dropped with the session ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
+                    self._writes.waiting = []
             self._forget()
 
     def close(self) -> None:
@@ -478,23 +482,12 @@ class RecallSession:
             plan.reason = f"{len(unread)} new message(s) did not fit in the cache: evicted before they were read"
 
     def _write(self, messages: list[Message], warn: bool = True) -> tuple[list[str], str | None]:
-        """Write evicted messages (and any that failed before) to long-term memory; never raises."""
-        turns = self._pending_writes + [dict(m.message) for m in messages]
-        if self.writer is None or not turns:
-            return [], None
-        try:
-            ids = list(self.writer(turns))
-        except Exception as error:  # the turns are kept and tried again at the next eviction
-            self._pending_writes = turns
-            reason = f"{type(error).__name__}: {error}"
-            if warn:
-                warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried at "
-                              "the next eviction", RuntimeWarning, stacklevel=5)  # fmt: skip
-            return [], reason
-        self._pending_writes = []
-        for message in messages:
+        """Write evicted messages (and any that failed before) to long-term memory, one at a time
+        (:mod:`recall_core.session.writes`); never raises."""
+        written = self._writes.write([m.message for m in messages], warn)
+        for message in messages[: written.done]:
             message.written = True
-        return ids, None
+        return written.ids, written.error
 
     # ------------------------------------------------------------------ running and committing
     def _cache_ids(self) -> list[int]:
@@ -580,19 +573,3 @@ class RecallSession:
         return self.last_report
 
 
-# --------------------------------------------------------------------------- helpers
-def _store_writer(memory_writer: Any, user_id: str | None, session_id: str | None) -> Writer:
-    """Evicted messages through a ``MemoryWriter`` (``<recall>`` markers taken out: they are not memory)."""
-
-    def write(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-        ids: list[str] = []
-        for message in messages:
-            text = str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()
-            if text:
-                ids.extend(memory_writer.add_turn(
-                    user_id, str(message["role"]), text, session_id=message.get("session_id", session_id),
-                    timestamp=message.get("timestamp"), turn_index=message.get("turn_index"),
-                ))  # fmt: skip
-        return ids
-
-    return write

@@ -322,6 +322,27 @@ def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> N
     store.close()
 
 
+def test_a_write_bigger_than_one_step_while_the_index_is_down_journals_every_turn(tmp_path: Path) -> None:
+    """The writer indexes 1,024 turns at a time; every step is journaled before any is indexed, so
+    an unreachable index leaves all of the call's turns safe, and the error counts all of them."""
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise MemoryUnavailableError("the index is down (injected)")
+
+    write = store.index.write
+    store.index.write = down  # type: ignore[method-assign]
+    turns = [{"user_id": "u", "role": "user", "content": f"fact number {i} about kites"} for i in range(1500)]
+    with pytest.raises(MemoryUnavailableError, match="1500 memories are safe in the journal"):
+        writer.add_turns(turns)
+    assert store.journal.count("u") == 1500
+    store.index.write = write  # type: ignore[method-assign]
+    repair(store)
+    assert doctor(store).ok and store.index.count("u") == 1500
+    store.close()
+
+
 # -- a row an older recall let in -----------------------------------------------------------
 
 

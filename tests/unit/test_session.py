@@ -262,6 +262,8 @@ def test_too_small_a_cache_names_both_numbers():
     assert bounded.cache_tokens == before and bounded.messages == messages  # the cache as it was
     with pytest.raises(ValueError, match=r"max_cache_tokens \(4\) must be larger than sink_tokens \(4\)"):
         SessionConfig(max_cache_tokens=4, sink_tokens=4)
+    with pytest.raises(ValueError, match="max_sessions must be an int >= 1, got 0"):  # was taken, then failed in the pool
+        SessionConfig(max_sessions=0)
     with pytest.raises(ValueError, match=r"max_cache_tokens \(9000\) must be at most the model's context window \(512\)"):
         RecallSession(gen, max_cache_tokens=9000)
     with pytest.raises(TypeError, match="unexpected keyword argument.*positions"):
@@ -366,15 +368,57 @@ def test_a_session_closed_with_unwritten_evictions_tries_once_more_then_warns():
     session = RecallSession(gen, max_cache_tokens=150, writer=store)
     with pytest.warns(RuntimeWarning, match="retried"):
         list(_chat(session, 8))
-    assert session._pending_writes
+    assert session._writes.waiting
     down["on"] = False
     session.close()  # the store is back: written now
-    assert written and not session._pending_writes
+    assert written and not session._writes.waiting
     down["on"] = True
     with pytest.warns(RuntimeWarning, match="retried"):
         list(_chat(session, 8))
     with pytest.warns(RuntimeWarning, match=r"\d+ evicted message\(s\) could not be written to memory and are dropped"):
         session.close()
+
+
+def test_an_evicted_message_the_memory_refuses_is_dropped_and_blocks_no_later_write():
+    """A message refused for good (a ValueError: a NUL pasted in) used to fail every later
+    eviction's write with it, so nothing evicted after it was ever written."""
+    gen = _gen("llama")
+    written: list[dict] = []
+
+    def store(turns):
+        if any("\x00" in t["content"] for t in turns):
+            raise ValueError("content contains NUL characters")
+        written.extend(turns)
+        return [f"m{len(written)}"] * len(turns)
+
+    session = RecallSession(gen, max_cache_tokens=150, writer=store)
+    messages, evicted = [SYSTEM], []
+    with pytest.warns(RuntimeWarning, match="refused by the memory and is dropped.*NUL"):
+        for i in range(10):
+            messages.append({"role": "user", "content": USER_TURNS[i % len(USER_TURNS)] + ("\x00" if i == 0 else "")})
+            result = session.reply(list(messages))
+            messages.append({"role": "assistant", "content": result.text})
+            evicted.append(result.session.memory_written)
+    assert not session._writes.waiting
+    users = [t["content"] for t in written if t["role"] == "user"]
+    assert len(users) >= 3 and all("\x00" not in u for u in users)  # every evicted message but the refused one
+    assert sum(bool(ids) for ids in evicted) >= 3
+    session.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [({"write_roles": ("User",)}, "write_roles must be a non-empty sequence of roles from 'user'"),
+     ({"write_roles": None}, "write_roles must be a role or a sequence"),
+     ({"memory_session_id": " "}, "session_id must be"), ({"user_id": ""}, "user_id must be")],
+)  # fmt: skip
+def test_what_evicted_messages_are_written_with_is_checked_at_init(settings, message):
+    """``write_roles=("User",)`` was taken, and nothing was written, silently; ``"user"`` was read as
+    the roles u, s, e, r (it is now the one role, as a store's ``roles`` reads it)."""
+    with pytest.raises(ValueError, match=message):
+        RecallSession(_gen("llama"), max_cache_tokens=150, writer=lambda turns: [], **settings)
+    session = RecallSession(_gen("llama"), max_cache_tokens=150, writer=lambda turns: [], write_roles="user")
+    assert session.write_roles == ("user",)
 
 
 def test_stream_joins_to_the_reply():

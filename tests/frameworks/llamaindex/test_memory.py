@@ -48,6 +48,11 @@ def test_block_checks_its_arguments(store):
         RecallMemoryBlock(store=None, user_id="ada")
     with pytest.raises(ValueError):
         RecallMemoryBlock(store=store)  # whose memory?
+    with pytest.raises(ValueError, match="user_id must be"):
+        RecallMemoryBlock(store=store, user_id="  ")
+    with pytest.raises(ValueError, match="write_roles must be a non-empty sequence of roles"):
+        RecallMemoryBlock(store=store, user_id="ada", write_roles=("usr",))
+    assert RecallMemoryBlock(store=store, user_id="ada", write_roles="user").write_roles == ("user",)
 
 
 def test_a_marker_message_becomes_a_recall_for_its_user(generator, store, events):
@@ -137,8 +142,18 @@ def test_user_with_no_memories_is_answered_and_traced(generator, store):
 
 def test_a_failed_write_warns_and_the_chat_goes_on():
     block = RecallMemoryBlock(store=HalfDownStore(), user_id="ada")  # writes fail, searches fail the test
-    with pytest.warns(RuntimeWarning, match="could not write 1 turn"):
+    with pytest.warns(RuntimeWarning, match="could not write all of 1 turn"):
         asyncio.run(block.aput([ChatMessage(role="user", content=FACT)]))
+
+
+def test_a_message_the_memory_refuses_costs_no_other_message(store):
+    """One refused message (a NUL pasted in) used to stop the write there: the messages after it were lost."""
+    block = RecallMemoryBlock(store=store, user_id="ada")
+    history = [ChatMessage(role="user", content=FACT), ChatMessage(role="user", content="I paste\x00d this."),
+               ChatMessage(role="user", content="I live in Lisbon."), ChatMessage(role="assistant", content="Noted.")]  # fmt: skip
+    with pytest.warns(RuntimeWarning, match=r"1 of 4 turn\(s\) were refused.*turn 1 \(user\).*NUL"):
+        asyncio.run(block.aput(history))
+    assert sorted(r.text for r in store.for_user("ada").all()) == sorted([FACT, "I live in Lisbon.", "Noted."])
 
 
 def _engine(generator, store, session_id, **block):

@@ -1,0 +1,86 @@
+"""Evicted messages on their way to long-term memory, one at a time.
+
+A session writes the messages it evicts (and those whose write failed before) at each eviction.
+Written in one batch, one message the memory refuses for good (a ``ValueError``: a NUL
+character pasted in, another turn at a given position) failed the whole batch at every
+eviction, so nothing evicted after it was ever written. So each message is written on its own:
+
+* refused (``ValueError``): dropped, with a ``RuntimeWarning`` that names it; the rest go on;
+* not taken now (any other error: the index or server down): it and every message after it wait
+  for the next eviction, in order (trying the rest against a server that is down would only
+  wait out its timeout once per message).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recall_core.tokens import RECALL_TOKEN
+
+#: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
+Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
+
+
+@dataclass
+class Written:
+    """What one write did: the ids written, how many of the messages given are done with
+    (written or dropped, in order; the others wait), and why some are not written (``None``: all were)."""
+
+    ids: list[str]
+    done: int
+    error: str | None = None
+
+
+@dataclass
+class PendingWrites:
+    """The messages a session still has to write, and the writer that writes them."""
+
+    writer: Writer | None
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+
+    def write(self, messages: Sequence[Mapping[str, Any]], warn: bool = True) -> Written:
+        """Write the waiting messages, then ``messages``, one at a time (the module's rules); never raises.
+
+        ``warn``: a ``RuntimeWarning`` when messages must wait (a dropped message always warns).
+        """
+        turns = self.waiting + [dict(m) for m in messages]
+        if self.writer is None or not turns:
+            return Written([], len(messages))
+        ids: list[str] = []
+        dropped: list[str] = []
+        for position, turn in enumerate(turns):
+            try:
+                ids.extend(self.writer([turn]))
+            except ValueError as error:  # refused for good: writing it again would fail again
+                dropped.append(f"{type(error).__name__}: {error}")
+                warnings.warn(f"an evicted {turn.get('role', '')} message was refused by the memory and is dropped "
+                              f"({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=6)  # fmt: skip
+            except Exception as error:  # not now: this one and the rest wait for the next eviction
+                self.waiting = turns[position:]
+                reason = f"{type(error).__name__}: {error}"
+                if warn:
+                    warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried "
+                                  "at the next eviction", RuntimeWarning, stacklevel=6)  # fmt: skip
+                return Written(ids, max(0, position - (len(turns) - len(messages))), "; ".join([*dropped, reason]))
+        self.waiting = []
+        return Written(ids, len(messages), "; ".join(dropped) or None)
+
+
+def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None) -> Writer:
+    """Evicted messages through a ``MemoryWriter`` (``<recall>`` markers taken out: they are not memory)."""
+
+    def write(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+        ids: list[str] = []
+        for message in messages:
+            text = str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()
+            if text:
+                ids.extend(memory_writer.add_turn(
+                    user_id, str(message["role"]), text, session_id=message.get("session_id", session_id),
+                    timestamp=message.get("timestamp"), turn_index=message.get("turn_index"),
+                ))  # fmt: skip
+        return ids
+
+    return write

@@ -1,0 +1,89 @@
+"""A given turn position holds one turn: written again there, a turn must be the same words in the same role.
+
+Before, another text at a taken ``turn_index`` got the old ids back as if it had been written
+(its words were lost), and a longer one mixed its chunks with the old turn's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+
+TAKEN = "turn_index 0 of session 's1' \\(user 'ada'\\) already holds another user turn"
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(32)) as store:
+        yield store
+
+
+def texts(store: MemoryStore, user_id: str = "ada") -> list[tuple[int, int, str]]:
+    return sorted((r.turn_index, r.chunk_index, r.text) for r in store.for_user(user_id).all())
+
+
+def test_the_same_turn_again_is_written_once(store):
+    memory = store.for_user("ada")
+    first = memory.add("My dog is called Biscuit.", session_id="s1", turn_index=0)
+    assert memory.add("My dog is called   Biscuit.", session_id="s1", turn_index=0) == first  # spacing aside
+    assert texts(store) == [(0, 0, "My dog is called Biscuit.")]
+
+
+def test_another_text_at_a_taken_position_is_refused_and_nothing_is_written(store):
+    memory = store.for_user("ada")
+    memory.add("My dog is called Biscuit.", session_id="s1", turn_index=0)
+    batch = [
+        {"user_id": "ada", "role": "user", "content": "A new turn.", "session_id": "s1", "turn_index": 1},
+        {"user_id": "ada", "role": "user", "content": "I moved to Porto.", "session_id": "s1", "turn_index": 0},
+    ]
+    with pytest.raises(ValueError, match=TAKEN + ".*nothing was written"):
+        store.writer.add_turns(batch)
+    assert texts(store) == [(0, 0, "My dog is called Biscuit.")]
+
+
+def test_another_role_at_a_taken_position_is_refused(store):
+    store.writer.add_turn("ada", "user", "Thanks!", session_id="s1", turn_index=0)
+    with pytest.raises(ValueError, match="already holds another user turn"):
+        store.writer.add_turn("ada", "assistant", "Thanks!", session_id="s1", turn_index=0)
+
+
+def test_a_longer_text_at_a_taken_position_never_mixes_with_the_old_turn(store):
+    writer = MemoryWriter(store, chunk_tokens=8)
+    writer.add_turn("ada", "user", "I work as a nurse.", session_id="s1", turn_index=0)
+    with pytest.raises(ValueError, match=TAKEN):
+        writer.add_turn("ada", "user", "I work as a teacher at the school in Porto and I love it a lot.",
+                        session_id="s1", turn_index=0)  # fmt: skip
+    assert texts(store) == [(0, 0, "I work as a nurse.")]
+
+
+def test_a_chunked_turn_written_again_is_the_same_turn(store):
+    writer = MemoryWriter(store, chunk_tokens=8)
+    long = "I work as a teacher at the school in Porto and I love it a lot."
+    ids = writer.add_turn("ada", "user", long, session_id="s1", turn_index=0)
+    assert len(ids) > 1 and writer.add_turn("ada", "user", long, session_id="s1", turn_index=0) == ids
+
+
+def test_two_turns_at_one_position_in_one_batch_are_refused(store):
+    batch = [{"user_id": "ada", "role": "user", "content": text, "session_id": "s1", "turn_index": 0}
+             for text in ("My dog is called Biscuit.", "My cat is called Mochi.")]  # fmt: skip
+    with pytest.raises(ValueError, match="already holds another user turn"):
+        store.writer.add_turns(batch)
+    assert texts(store) == []
+
+
+def test_a_deleted_turns_position_takes_another_text(store):
+    memory = store.for_user("ada")
+    ids = memory.add("My dog is called Biscuit.", session_id="s1", turn_index=0)
+    memory.delete(ids)
+    memory.add("I moved to Porto.", session_id="s1", turn_index=0)
+    assert texts(store) == [(0, 0, "I moved to Porto.")]
+
+
+def test_the_same_position_in_another_session_or_user_is_free(store):
+    store.writer.add_turn("ada", "user", "My dog is called Biscuit.", session_id="s1", turn_index=0)
+    store.writer.add_turn("ada", "user", "I moved to Porto.", session_id="s2", turn_index=0)
+    store.writer.add_turn("bo", "user", "I moved to Porto.", session_id="s1", turn_index=0)
+    assert len(texts(store)) == 2 and texts(store, "bo") == [(0, 0, "I moved to Porto.")]
