@@ -109,6 +109,9 @@ class RecallStore(BaseStore):
         self.store = store
         self.user_position = user_position
         self.user_id = user_id
+        if isinstance(text_fields, str) or not all(isinstance(f, str) and f for f in text_fields):
+            # a bare "text" was read as the fields t, e, x, t: every item embedded as its raw JSON
+            raise ValueError(f"text_fields must be a sequence of field paths (non-empty strings), got {text_fields!r}")
         self.text_fields = tuple(text_fields)
         self.ttl_config = _check_ttl_config(ttl_config)
         self.sweep()
@@ -263,8 +266,9 @@ def _check_ttl_config(config: TTLConfig | None) -> TTLConfig | None:
     if not isinstance(config, Mapping):
         raise ValueError(f"ttl_config must be a dict (LangGraph's TTLConfig), got {type(config).__name__}")
     default = config.get("default_ttl")
-    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float)) or not default > 0):
-        raise ValueError(f"ttl_config['default_ttl'] must be minutes > 0 or None, got {default!r}")
+    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float))
+                                or not 0 < default < float("inf")):  # fmt: skip
+        raise ValueError(f"ttl_config['default_ttl'] must be a finite number of minutes > 0 or None, got {default!r}")
     return config
 
 

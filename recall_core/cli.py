@@ -168,8 +168,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
 def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="HF model id or folder (default: embedded SmolLM2-135M-Instruct)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1... (default: cuda if available)")
-    parser.add_argument("--max-new-tokens", type=int, default=128)
-    parser.add_argument("--temperature", type=float, default=0.0, help="0 for greedy decoding")
+    parser.add_argument("--max-new-tokens", type=_count, default=128)
+    parser.add_argument("--temperature", type=_temperature, default=0.0, help="0 for greedy decoding")
     parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
     parser.add_argument("--inject-mode", choices=["tokens", "kv"], default="tokens")
     parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
@@ -206,6 +206,16 @@ def _count(text: str) -> int:
         value = -1
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 (0: greedy), got {text!r}")
     return value
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, get_args
 
@@ -257,14 +258,27 @@ class RecallConfig:
         return asdict(self)
 
 
+def checked_config(config: object, name: str = "config") -> RecallConfig | None:
+    """``config`` if it is a :class:`RecallConfig` or ``None``, else ``TypeError`` naming ``name``
+    (a dict was taken and failed deep inside the first call)."""
+    if config is not None and not isinstance(config, RecallConfig):
+        raise TypeError(f"{name} must be a recall_core.RecallConfig (or None), got {type(config).__name__}")
+    return config
+
+
 def _check_template(name: str, template: object, fields: tuple[str, ...]) -> None:
     """``template`` is a format string with ``{text}`` and no field outside ``fields``."""
     if not isinstance(template, str) or "{text}" not in template:
         raise ValueError(f"{name} must be a string containing '{{text}}', got {template!r}")
+    allowed = ", ".join("{" + f + "}" for f in fields)
     try:
+        # Each field must be one of ``fields`` as it is: "{date.year}" or "{order.upper}" would
+        # reach into the value (an AttributeError at the first call, or a method's repr in the prompt).
+        used = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+        if any(field not in fields for field in used):
+            raise KeyError(next(field for field in used if field not in fields))
         template.format(**{f: "" for f in fields})
-    except (KeyError, IndexError, ValueError) as error:
-        allowed = ", ".join("{" + f + "}" for f in fields)
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
         raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None
 
 
@@ -301,7 +315,7 @@ class SessionConfig:
                 raise ValueError(
                     f"max_cache_tokens ({self.max_cache_tokens}) must be larger than sink_tokens ({self.sink_tokens})"
                 )
-        int_at_least("max_sessions", self.max_sessions, 0)
+        int_at_least("max_sessions", self.max_sessions, 1)  # SessionPool's range: sessions=None keeps none
         if self.max_bytes is not None:
             int_at_least("max_bytes", self.max_bytes, 1)
 

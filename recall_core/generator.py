@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
 
-from recall_core.config import RecallConfig
+from recall_core.config import RecallConfig, checked_config
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import (
     Decision,
@@ -92,7 +92,7 @@ class RecallGenerator:
         if query_head is not None:
             query_head.check(model)
         self.query_head = query_head
-        self.config = config or RecallConfig()
+        self.config = checked_config(config) or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
 
@@ -139,7 +139,7 @@ class RecallGenerator:
         self, prompt: Prompt, *, config: RecallConfig | None = None, tools: Sequence[Mapping[str, Any]] | None = None
     ) -> torch.LongTensor:
         """Ids ``[1, L]`` of a string prompt (as is) or chat messages (chat template with ``tools``, recall policy)."""
-        config = config or self.config
+        config = checked_config(config) or self.config
         if isinstance(prompt, str):
             if not prompt.replace(RECALL_TOKEN, "").strip():  # a marker alone (a text adapter's) is no prompt
                 raise ValueError("prompt is empty: give some text or chat messages")
@@ -216,7 +216,7 @@ class RecallGenerator:
             A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
             the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
-        config = config or self.config
+        config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
         plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
@@ -316,7 +316,7 @@ class RecallGenerator:
         Returns:
             A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
         """
-        config = config or self.config
+        config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)

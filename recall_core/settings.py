@@ -15,6 +15,7 @@ setting as it was written and its allowed range. The rules:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -33,10 +34,16 @@ class Range:
     integer: bool = False
 
 
+#: The smallest temperature above 0 that is sampled with (below it, the scaled logits overflow).
+MIN_TEMPERATURE = 1e-4
+
 #: ``generate()`` options checked here, so a bad value fails with its name and range before
 #: any work is done (transformers checks some of them only deep inside the first step).
 RANGES: Mapping[str, Range] = {
-    "temperature": Range(">= 0", lambda v: v >= 0),
+    # Below the floor the scaled logits overflow (1e-320 ended in a RuntimeError inside sampling),
+    # and an infinite one samples uniformly: neither is a temperature anybody means.
+    "temperature": Range(">= 0 (0: greedy; otherwise finite and at least 1e-4)",
+                         lambda v: v == 0 or MIN_TEMPERATURE <= v < math.inf),
     "top_p": Range("in (0, 1]", lambda v: 0 < v <= 1),
     "min_p": Range("in [0, 1]", lambda v: 0 <= v <= 1),
     "top_k": Range("an int >= 0", lambda v: v >= 0, integer=True),

@@ -73,6 +73,24 @@ def test_bad_settings_fail_at_init_naming_the_field(cls, generator, settings, me
 
 
 @pytest.mark.parametrize("cls", ADAPTERS)
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"user_id": "   "}, "user_id must be"),
+        ({"write_roles": ("User",)}, "write_roles must be a non-empty sequence of roles from 'user', 'assistant', 'system'"),
+        ({"write_roles": ()}, "write_roles must be a non-empty sequence"),
+        ({"session_id": "  "}, "session_id must be"),
+    ],
+)
+def test_what_memory_is_written_with_is_checked_at_init(cls, generator, settings, message):
+    """A bad one was accepted: every write then failed, or (roles nobody has) nothing was written, silently."""
+    if not all(name in cls.model_fields for name in settings):
+        pytest.skip(f"{cls.__name__} has no {', '.join(settings)}")
+    with pytest.raises(ValueError, match=message):
+        cls(generator=generator, **settings)
+
+
+@pytest.mark.parametrize("cls", ADAPTERS)
 def test_bad_call_settings_fail_naming_them(cls, generator):
     model = cls(generator=generator)
     with pytest.raises(ValueError, match="timeout must be a number of seconds > 0"):

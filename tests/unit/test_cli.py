@@ -19,6 +19,17 @@ def test_bad_arguments_fail_with_a_message(tmp_path, capsys):
     assert "--server must look like HOST:PORT" in capsys.readouterr().err
     assert main(["remember", "--store", str(tmp_path / "m"), "--user", "ada", "   "]) == 2
     assert "empty" in capsys.readouterr().err
+    assert main(["ask", "--user", "ada", "--server", "127.0.0.1:70000", "hi"]) == 2
+    assert "port must be an int in [1, 65535], got 70000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--temperature", "-1"), ("--temperature", "nan"),
+                                              ("--temperature", "inf"), ("--max-new-tokens", "0")])  # fmt: skip
+def test_bad_generation_arguments_fail_before_a_model_is_loaded(flag, value, capsys):
+    """``--temperature -1`` or ``nan`` was taken and decoded greedily, silently."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["ask", "--user", "ada", flag, value, "hi"])
+    assert exit_info.value.code == 2 and flag in capsys.readouterr().err
 
 
 def test_cli_encoder_option_repairs_a_store_written_with_another_encoder(tmp_path, capsys):

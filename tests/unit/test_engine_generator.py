@@ -199,3 +199,13 @@ def test_choose_greedy_sampled_top_p_and_min_score():
 def test_finish_text_examples():
     assert finish_text("Paris.<recall> Yes STOP more", ["STOP"]) == ("Paris. Yes ", True)
     assert finish_text("no stop here", ["STOP"]) == ("no stop here", False)
+
+
+def test_a_config_that_is_not_a_recall_config_is_refused_by_name(tiny):
+    """A dict was taken and failed deep inside the first call (an AttributeError)."""
+    model, tokenizer = tiny
+    with pytest.raises(TypeError, match="config must be a recall_core.RecallConfig \\(or None\\), got dict"):
+        RecallGenerator(model, tokenizer, config={"recall_policy": "off"})
+    generator = RecallGenerator(model, tokenizer)
+    with pytest.raises(TypeError, match="config must be a recall_core.RecallConfig"):
+        generator.generate("hi", config={"recall_policy": "off"})

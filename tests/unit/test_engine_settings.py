@@ -44,6 +44,8 @@ def test_temperature_zero_is_greedy_and_above_zero_samples():
     [
         ({"temperature": -0.1}, "temperature must be >= 0"),
         ({"temperature": "hot"}, "temperature must be >= 0"),
+        ({"temperature": 1e-320}, r"temperature must be >= 0 \(0: greedy; otherwise finite and at least 1e-4\)"),
+        ({"temperature": float("inf")}, "temperature must be >= 0 .*finite"),
         ({"top_p": 0.0}, r"top_p must be in \(0, 1\]"),
         ({"min_p": 1.5}, r"min_p must be in \[0, 1\]"),
         ({"top_k": 2.5}, "top_k must be an int >= 0"),

@@ -167,3 +167,31 @@ def test_a_store_written_with_a_non_nfc_id_keeps_working(tmp_path: Path) -> None
         assert collection_name(NFC) != collection_name(NFD)
         assert doctor(store).ok
         assert store.journal.renamed_users() == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [({"port": 70000}, r"port must be an int in \[1, 65535\], got 70000"), ({"port": "80a"}, "port must be an int"),
+     ({"port": True}, "port must be an int"), ({"host": ""}, "host must be a non-empty string"),
+     ({"timeout": -5}, "timeout must be a finite number of seconds > 0"),
+     ({"timeout": float("inf")}, "timeout must be a finite number")],
+)  # fmt: skip
+def test_a_server_store_refuses_an_impossible_address_at_once(tmp_path, settings, message):
+    """These were taken: each write then said "unreachable, safe in the journal, run repair", which
+    could never work (and ``timeout=-5`` raised a bare ValueError after journaling the turn)."""
+    with pytest.raises(ValueError, match=message):
+        MemoryStore.server(journal_path=tmp_path / "j.sqlite3", encoder=HashEncoder(8), **settings)
+    assert not (tmp_path / "j.sqlite3").exists()
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [({"batch_size": 0}, "batch_size must be an int >= 1, got 0"), ({"batch_size": 2.7}, "batch_size must be an int"),
+     ({"batch_size": None}, "batch_size must be an int"), ({"dated": "no"}, "dated must be True or False, got 'no'"),
+     ({"speakers": "false"}, "speakers must be True or False")],
+)  # fmt: skip
+def test_a_writer_refuses_settings_it_used_to_coerce(tmp_path, settings, message):
+    """``batch_size`` 0 or 2.7 was clamped or cut, and ``dated="no"`` read as True, silently."""
+    with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(8)) as store:
+        with pytest.raises(ValueError, match=message):
+            MemoryWriter(store, **settings)
