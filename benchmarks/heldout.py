@@ -2,7 +2,9 @@
 
 The conversation families (:mod:`recall_core.training.families`) are independent generators:
 facts said in passing in long turns, many people around the user, facts that change, dates,
-paraphrased questions, facts given as short answers, and the original templated one. Each is
+paraphrased questions, facts given as short answers, and the original templated one. Beside
+them, ``handwritten`` (:mod:`benchmarks.handwritten`): eight users' conversations written by
+hand, not from templates, by a writer who saw none of the rest; no training sees it. Each is
 generated here with the evaluation seed, and every question is asked in a fresh session with
 the call perturbed the way users' calls differ:
 
