@@ -281,7 +281,7 @@ import torch
 torch.set_num_threads(1)  # a tiny model: a second thread only waits (and on busy cores, waits long)
 path, user, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = MemoryStore.local(path, encoder=HashEncoder(64))
-evictions = {"n": 0}
+evictions = {"n": 0, "turn": -1, "counted": -1}
 index = W.index
 def index_or_die(self, rows):
     if evictions["n"] >= kill_at:  # in the kill_at-th eviction write (or the first after it that writes anything new):
@@ -294,12 +294,15 @@ model, tokenizer = tiny_model("llama")
 generator = RecallGenerator(model, tokenizer, memory=None)
 session = RecallSession(generator, store=store, user_id=user, max_cache_tokens=160, sink_tokens=4)
 write = session.writer
-def counted(messages):
-    evictions["n"] += 1
+def counted(messages):  # the session writes an eviction's messages one at a time: count evictions
+    if evictions["counted"] != evictions["turn"]:
+        evictions["counted"] = evictions["turn"]
+        evictions["n"] += 1
     return write(messages)
 session.writer = counted
 messages = []
 for turn in range(200):
+    evictions["turn"] = turn
     messages.append({"role": "user", "content": f"turn {turn}: my kite number {turn} is red and blue"})
     result = session.reply(messages, max_new_tokens=6)
     messages.append({"role": "assistant", "content": result.text})

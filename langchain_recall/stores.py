@@ -109,6 +109,7 @@ class RecallStore(BaseStore):
         self.store = store
         self.user_position = user_position
         self.user_id = user_id
+        text_fields = text_fields if isinstance(text_fields, str) else tuple(text_fields)  # an iterator, once
         if isinstance(text_fields, str) or not all(isinstance(f, str) and f for f in text_fields):
             # a bare "text" was read as the fields t, e, x, t: every item embedded as its raw JSON
             raise ValueError(f"text_fields must be a sequence of field paths (non-empty strings), got {text_fields!r}")

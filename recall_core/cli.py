@@ -15,6 +15,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from recall_core.settings import RANGES
+
 #: The modules of benchmarks/ that `recall bench NAME` runs (``python -m benchmarks.NAME``).
 BENCHMARKS = ("conversations", "locomo", "retrieval_methods", "memory", "decode_overhead", "recall_placement")
 DEMO_USER = "ada"
@@ -214,8 +216,9 @@ def _temperature(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 (0: greedy), got {text!r}")
+    limits = RANGES["temperature"]  # generate()'s own range, so a bad one fails before the model loads
+    if not limits.ok(value):
+        raise argparse.ArgumentTypeError(f"must be {limits.allowed}, got {text!r}")
     return value
 
 

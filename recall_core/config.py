@@ -277,6 +277,8 @@ def _check_template(name: str, template: object, fields: tuple[str, ...]) -> Non
         used = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
         if any(field not in fields for field in used):
             raise KeyError(next(field for field in used if field not in fields))
+        if "text" not in used:  # "{{text}}" holds the substring but prints a literal {text}
+            raise ValueError(f"{name} must contain a '{{text}}' field, got {template!r}")
         template.format(**{f: "" for f in fields})
     except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:
         raise ValueError(f"{name} may only use {allowed} (and '{{{{' / '}}}}' for braces): {error!r} in {template!r}") from None

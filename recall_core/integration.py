@@ -21,6 +21,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, mo
 
 from recall_core.config import RecallConfig, RecallPolicy, SessionConfig
 from recall_core.generator import Prompt, RecallGenerator
+from recall_core.memory.errors import MemoryStoreError
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
@@ -184,6 +185,8 @@ def write_turns(
             try:
                 ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))
             except ValueError as error:
+                if isinstance(error, MemoryStoreError):  # the memory's own (an encoder mismatch): journaled
+                    raise
                 refused.append(f"turn {position} ({role}): {error}")
     if refused:
         raise ValueError(f"{len(refused)} of {len(turns)} turn(s) were refused by the memory and not written "

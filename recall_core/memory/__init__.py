@@ -32,6 +32,7 @@ from recall_core.memory.errors import (
 )
 from recall_core.memory.records import MemoryRecord, Turn
 from recall_core.memory.store import MemoryStore
+from recall_core.memory.text.ingest import IngestReport
 from recall_core.memory.upkeep.maintenance import (
     DoctorReport,
     RepairReport,
@@ -41,7 +42,7 @@ from recall_core.memory.upkeep.maintenance import (
     repair,
 )
 from recall_core.memory.user import UserMemory
-from recall_core.memory.writer import IngestReport, MemoryWriter
+from recall_core.memory.writer import MemoryWriter
 
 __all__ = [
     "DoctorReport",

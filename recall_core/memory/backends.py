@@ -190,16 +190,19 @@ def local_backend(chroma_dir: Path, location: str) -> Backend:
     return Backend("local", location, open_client)
 
 
-def check_server(host: object, port: object, timeout: object) -> None:
-    """``ValueError`` naming the field unless ``host`` is a non-empty string, ``port`` an int in
-    1-65535 and ``timeout`` a finite number of seconds > 0: a bad one would only show at the first
+def check_server(host: object, port: object, timeout: object) -> int:
+    """``port`` as an int; ``ValueError`` naming the field unless ``host`` is a non-empty string,
+    ``port`` an int (or its digits) in 1-65535 and ``timeout`` a finite number of seconds > 0: a bad one would only show at the first
     write, as a server that cannot be reached (the turn journaled for a ``repair`` that can never work)."""
+    if isinstance(port, str) and port.strip().isdigit():  # "8000", from an environment variable
+        port = int(port)
     if not isinstance(host, str) or not host.strip():
         raise ValueError(f"host must be a non-empty string, got {host!r}")
     if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
         raise ValueError(f"port must be an int in [1, 65535], got {port!r}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    return port
 
 
 def open_server(

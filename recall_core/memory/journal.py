@@ -485,6 +485,16 @@ class Journal:
             ).fetchone()
         return None if values is None else _row(values)
 
+    def turn_rows(self, user_id: str, session_id: str, turn_index: int) -> list[JournalRow]:
+        """Every chunk (not deleted) at a turn position of a session, in chunk order."""
+        with self._lock:
+            rows = self._db.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index=? AND state!=?
+                    ORDER BY chunk_index""",
+                (user_id, session_id, turn_index, DELETING),
+            ).fetchall()
+        return [_row(values) for values in rows]
+
     def search_text(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> list[tuple[str, float]]:
         """BM25 word search in ``user_id``'s rows: ``(memory id, score)``, best first (see lexical.py)."""
         return self.search_words(user_id, text, k, states).ranked

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from recall_core.memory.journal import DELETING, Journal, JournalRow
+from recall_core.memory.journal import Journal, JournalRow
 from recall_core.memory.records import memory_id
 
 
@@ -24,23 +24,34 @@ def turn_key(content: str, turn_index: int | None) -> str:
     return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def journaled_words(journal: Journal, user_id: str, session_id: str, turn_index: int, chunks: int) -> str:
-    """The words of the journaled turn at a position, whose first chunk says it has ``chunks`` chunks."""
-    ids = [memory_id(user_id, session_id, turn_key("", turn_index), i) for i in range(chunks)]
-    rows = [r for r in journal.get_many(ids) if r.state != DELETING]
-    return " ".join(r.text for r in sorted(rows, key=lambda row: row.chunk_index))
+def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[JournalRow]] | None:
+    """``(role, chunks)`` of the turn written at ``where`` (user, session, turn index) with its
+    position given (positional ids; a turn numbered by the journal may share the number), the
+    chunks not deleted; ``None`` when there is none (never written, or every chunk deleted)."""
+    user_id, session_id, turn_index = where
+    key = turn_key("", turn_index)
+    rows = [r for r in journal.turn_rows(*where) if r.id == memory_id(user_id, session_id, key, r.chunk_index)]
+    return (rows[0].role, rows) if rows else None
 
 
-def check_same_turn(where: tuple[str, str, int], held: tuple[str, str], role: str, chunks: Sequence[str]) -> None:
-    """Refuse a turn of ``role`` and ``chunks`` at ``where`` (user, session, turn index) unless the
-    turn ``held`` there (role, words) is the same words in the same role."""
-    held_role, words = held
-    if held_role == role and words.split() == " ".join(chunks).split():
-        return
+def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:
+    """Whether a turn of ``role`` and ``chunks`` is the ``held`` one: the same words (spacing aside)
+    when all of it is there; with chunks deleted, the same chunks where it has some (writing it
+    again brings the deleted ones back)."""
+    held_role, rows = held
+    if held_role != role:
+        return False
+    if len(rows) == rows[0].n_chunks:
+        return " ".join(r.text for r in rows).split() == " ".join(chunks).split()
+    return rows[0].n_chunks == len(chunks) and all(r.text == chunks[r.chunk_index] for r in rows)
+
+
+def refuse(where: tuple[str, str, int], role: str, words: str) -> None:
+    """The ``ValueError`` of a turn written at ``where``, which holds another ``role`` turn of ``words``."""
     user_id, session_id, turn_index = where
     raise ValueError(
         f"turn_index {turn_index} of session {session_id!r} (user {user_id!r}) already holds another "
-        f"{held_role} turn ({words[:60]!r}); write it without turn_index, or delete that turn's memories first "
+        f"{role} turn ({words[:60]!r}); write it without turn_index, or delete that turn's memories first "
         "(nothing was written)"
     )
 
@@ -50,16 +61,18 @@ class HeldPositions:
     """The given positions of one write (a transaction): each holds one turn, journaled or in the write."""
 
     journal: Journal
-    #: the first chunk's id -> (role, words) of the turn this write puts there
-    claimed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: (user, session, turn index) -> (role, words) of the turn this write puts there
+    claimed: dict[tuple[str, str, int], tuple[str, str]] = field(default_factory=dict)
 
-    def claim(self, where: tuple[str, str, int], first_id: str, role: str, chunks: Sequence[str],
-              journaled: JournalRow | None) -> None:  # fmt: skip
-        """Put a turn of ``role`` and ``chunks`` at ``where`` (user, session, turn index), whose first
-        chunk's id is ``first_id`` and journaled row ``journaled`` (``None``: not journaled): refused
-        (:func:`check_same_turn`) when the journal or this write holds another turn there."""
-        if journaled is not None:
-            check_same_turn(where, (journaled.role, journaled_words(self.journal, *where, journaled.n_chunks)), role, chunks)
-        elif first_id in self.claimed:
-            check_same_turn(where, self.claimed[first_id], role, chunks)
-        self.claimed.setdefault(first_id, (role, " ".join(chunks)))
+    def claim(self, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> None:
+        """Put a turn of ``role`` and ``chunks`` at ``where`` (user, session, turn index): ``ValueError``
+        when the journal or this write holds another turn there."""
+        if where in self.claimed:
+            held_role, words = self.claimed[where]
+            if held_role != role or words.split() != " ".join(chunks).split():
+                refuse(where, held_role, words)
+            return
+        held = held_turn(self.journal, where)
+        if held is not None and not same_turn(held, role, chunks):
+            refuse(where, held[0], " ".join(r.text for r in held[1]))
+        self.claimed[where] = (role, " ".join(chunks))

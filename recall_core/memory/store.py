@@ -227,7 +227,7 @@ class MemoryStore:
                 sharing ``journal_path``); memories another machine wrote are found by vector only.
             unit: as in :meth:`local` (the turns around a memory come from this client's journal).
         """
-        check_server(host, port, timeout)
+        port = check_server(host, port, timeout)
         check_retrieval(retrieval)
         check_unit(unit)
         check_roles(roles)

@@ -15,8 +15,9 @@ keyed memory's id is a hash of (user, key).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
 from recall_core.memory.text.chunking import chunk_text
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
-from recall_core.memory.text.formats import jsonl_turns, locomo_turns, sniff
+from recall_core.memory.text.ingest import IngestReport, ingest_file
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
@@ -72,16 +73,8 @@ class _Prepared:
     ids: list[str]
 
 
-@dataclass
-class IngestReport:
-    """What :meth:`MemoryWriter.ingest` did."""
-
-    path: str
-    format: str
-    turns: int = 0
-    memories: int = 0
-    users: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+#: What a write does with a turn whose given position holds another one (instead of raising).
+_OnTaken = Callable[[_Prepared, ValueError], None]
 
 
 class MemoryWriter:
@@ -323,7 +316,6 @@ class MemoryWriter:
         if database is None or not database.is_file():
             return
         import sqlite3
-        import warnings
 
         try:
             connection = sqlite3.connect(database, timeout=30)
@@ -339,46 +331,9 @@ class MemoryWriter:
     def ingest(
         self, path: str | Path, user_id: str | None = None, progress: bool = True, skip_invalid: bool = False
     ) -> IngestReport:
-        """Remember the turns of a file: JSONL (one turn per line) or LoCoMo-style JSON.
-
-        JSONL lines are objects with ``role``, ``content`` (or ``text``) and optionally
-        ``user_id``, ``session_id``, ``timestamp``, ``metadata``, ``turn_index``; ``user_id``
-        fills lines without one (a line naming another user is an error).
-
-        LoCoMo JSON (a list of samples, or one sample, with ``conversation.session_N`` lists
-        and ``session_N_date_time``) is one user per conversation: ``user_id`` if given (one
-        conversation only), else the sample's ``sample_id``. ``speaker_a`` turns get role
-        ``user``, ``speaker_b`` ``assistant``; the text is ``"Speaker: text"`` (plus the image
-        caption if any); speaker, dia_id and session date are kept in metadata.
-
-        Every turn is checked first; a bad one raises ``ValueError`` naming its line or
-        dia_id and nothing is written, unless ``skip_invalid`` (then it is reported in
-        ``skipped``). Ids are positional, so ingesting a file twice does not duplicate.
-        """
-        path = Path(path)
-        if user_id is not None:
-            user_id = check_user_id(user_id)
-        raw = path.read_bytes()
-        fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else sniff(raw)
-        report = IngestReport(path=str(path), format=fmt)
-        if fmt == "jsonl":
-            items = list(jsonl_turns(raw, user_id, report.skipped if skip_invalid else None))
-        else:
-            items = list(locomo_turns(raw, user_id, path))
-        prepared: list[_Prepared] = []
-        for where, turn in items:
-            try:
-                prepared.append(self._prepare(turn))
-            except ValueError as exc:
-                if not skip_invalid:
-                    raise ValueError(f"{path}: {where}: {exc} (nothing was written)") from None
-                report.skipped.append(f"{where}: {exc}")
-        bar = _tqdm_bar(len(prepared), f"ingest {path.name}") if progress else False
-        ids = self._write_all(prepared, bar)
-        report.turns = len(prepared)
-        report.memories = len({i for turn_ids in ids for i in turn_ids})
-        report.users = sorted({p.user_id for p in prepared})
-        return report
+        """Remember the turns of a file: JSONL (one turn per line) or LoCoMo-style JSON
+        (:func:`recall_core.memory.text.ingest.ingest_file`, which says how)."""
+        return ingest_file(self, path, user_id, progress, skip_invalid)
 
     # -- embedding and indexing (also used by repair and rebuild) -----------------------------
 
@@ -420,8 +375,6 @@ class MemoryWriter:
         timestamp = format_timestamp(turn.timestamp)
         chunks = chunk_text(content, self._max_tokens(), self.encoder.count_tokens)
         if len(chunks) > BULK_CHUNKS:
-            import warnings
-
             warnings.warn(
                 f"a {role} turn of {len(content.split())} words becomes {len(chunks)} memories of user "
                 f"{user_id!r}: a pasted document is searched and injected piece by piece, as if each piece "
@@ -441,14 +394,14 @@ class MemoryWriter:
                 raise ValueError(f"turn {position}: {exc} (nothing was written)") from None
         return prepared
 
-    def _write_all(self, prepared: list[_Prepared], progress: bool | Any) -> list[list[str]]:
+    def _write_all(self, prepared: list[_Prepared], progress: bool | Any, on_taken: _OnTaken | None = None) -> list[list[str]]:
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
         step = max(self.batch_size * 16, 1024)
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
         # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
         # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
         with self.store.journal.transaction():
-            part_ids = [self._journal_turns(part) for part in parts]
+            part_ids = [self._journal_turns(part, on_taken) for part in parts]
         bar, own_bar = _progress(progress, len(prepared))
         try:
             for number, (part, ids) in enumerate(zip(parts, part_ids, strict=True)):
@@ -474,10 +427,11 @@ class MemoryWriter:
             rows = self.store.journal.get_many(list(ids))
             self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
 
-    def _journal_turns(self, prepared: Sequence[_Prepared]) -> list[str]:
+    def _journal_turns(self, prepared: Sequence[_Prepared], on_taken: _OnTaken | None = None) -> list[str]:
         """Give turns without an index the next positions of their sessions, compose what each chunk
         is searched by, and journal the new rows (inside the caller's transaction); return the ids
-        of every chunk of ``prepared``, once each. ``ValueError``: a given position holds another turn."""
+        of every chunk of ``prepared``, once each. A given position that holds another turn raises
+        ``ValueError``, or with ``on_taken`` is reported to it and the turn is not written."""
         journal = self.store.journal
         all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
@@ -490,7 +444,13 @@ class MemoryWriter:
         latest: dict[tuple[str, str], tuple[int, str, str]] = {}
         for p in prepared:
             if p.turn_index is not None:  # a given position holds one turn: another one is refused
-                held.claim((p.user_id, p.session_id, p.turn_index), p.ids[0], p.role, p.chunks, existing.get(p.ids[0]))
+                try:
+                    held.claim((p.user_id, p.session_id, p.turn_index), p.role, p.chunks)
+                except ValueError as taken:
+                    if on_taken is None:
+                        raise
+                    on_taken(p, taken)  # the caller keeps the position's turn and reports this one
+                    continue
             if all(i in existing for i in p.ids) or all(i in seen for i in p.ids):
                 continue  # the same turn again: nothing new (pending rows are picked up below)
             turn_index = p.turn_index

@@ -146,7 +146,7 @@ class RecallSession:
             writer = store_writer(writer, user_id, memory_session_id)
         elif writer is None and store is not None:
             writer = store_writer(store.writer, user_id, memory_session_id)
-        self.writer = writer
+        self._writes = PendingWrites(writer)
         self.write_roles = check_write_roles(write_roles)
         window, limit = generator.context_window, self.config.max_cache_tokens
         if limit is not None and limit > window:
@@ -157,8 +157,16 @@ class RecallSession:
         self.recall_id, self.pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self.planner = SessionPlanner(generator, self.recall_id, self.pad_id)
         self._lock = threading.RLock()
-        self._writes = PendingWrites(writer)
         self._forget()
+
+    @property
+    def writer(self) -> Writer | None:
+        """How evicted messages are written (may be replaced: a wrapper that counts, say)."""
+        return self._writes.writer
+
+    @writer.setter
+    def writer(self, writer: Writer | None) -> None:
+        self._writes.writer = writer
 
     # ------------------------------------------------------------------ state
     def _forget(self) -> None:

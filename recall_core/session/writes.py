@@ -5,7 +5,9 @@ Written in one batch, one message the memory refuses for good (a ``ValueError``:
 character pasted in, another turn at a given position) failed the whole batch at every
 eviction, so nothing evicted after it was ever written. So each message is written on its own:
 
-* refused (``ValueError``): dropped, with a ``RuntimeWarning`` that names it; the rest go on;
+* refused (a ``ValueError``, but for the memory's own errors: :func:`refused`): dropped, with a
+  ``RuntimeWarning`` that names it; the rest go on. A writer of your own should raise
+  ``ValueError`` only for a message it will never take;
 * not taken now (any other error: the index or server down): it and every message after it wait
   for the next eviction, in order (trying the rest against a server that is down would only
   wait out its timeout once per message).
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recall_core.memory.errors import MemoryStoreError
 from recall_core.tokens import RECALL_TOKEN
 
 #: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
@@ -54,11 +57,13 @@ class PendingWrites:
         for position, turn in enumerate(turns):
             try:
                 ids.extend(self.writer([turn]))
-            except ValueError as error:  # refused for good: writing it again would fail again
-                dropped.append(f"{type(error).__name__}: {error}")
-                warnings.warn(f"an evicted {turn.get('role', '')} message was refused by the memory and is dropped "
-                              f"({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=6)  # fmt: skip
-            except Exception as error:  # not now: this one and the rest wait for the next eviction
+            except Exception as error:
+                if refused(error):  # for good: writing it again would fail again
+                    dropped.append(f"{type(error).__name__}: {error}")
+                    warnings.warn(f"an evicted {turn.get('role', '')} message was refused by the memory and is "
+                                  f"dropped ({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=6)  # fmt: skip
+                    continue
+                # not now: this one and the rest wait for the next eviction
                 self.waiting = turns[position:]
                 reason = f"{type(error).__name__}: {error}"
                 if warn:
@@ -67,6 +72,12 @@ class PendingWrites:
                 return Written(ids, max(0, position - (len(turns) - len(messages))), "; ".join([*dropped, reason]))
         self.waiting = []
         return Written(ids, len(messages), "; ".join(dropped) or None)
+
+
+def refused(error: BaseException) -> bool:
+    """Whether a write failed for good: a ``ValueError`` (bad input), but not the memory's own
+    errors that are one too (an encoder mismatch is raised after the turn was journaled)."""
+    return isinstance(error, ValueError) and not isinstance(error, MemoryStoreError)
 
 
 def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None) -> Writer:

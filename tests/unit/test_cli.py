@@ -24,7 +24,8 @@ def test_bad_arguments_fail_with_a_message(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--temperature", "-1"), ("--temperature", "nan"),
-                                              ("--temperature", "inf"), ("--max-new-tokens", "0")])  # fmt: skip
+                                              ("--temperature", "inf"), ("--temperature", "1e-5"),
+                                              ("--max-new-tokens", "0")])  # fmt: skip
 def test_bad_generation_arguments_fail_before_a_model_is_loaded(flag, value, capsys):
     """``--temperature -1`` or ``nan`` was taken and decoded greedily, silently."""
     with pytest.raises(SystemExit) as exit_info:

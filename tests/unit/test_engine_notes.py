@@ -129,6 +129,7 @@ def test_each_memory_is_cut_to_max_memory_tokens(tiny):
         ("note_template", "{text} ({date.year})", r"note_template may only use \{text\}"),
         ("note_template", "{text} {speaker[name]}", r"note_template may only use \{text\}"),
         ("template", "{text}\n{order.upper}", r"template may only use \{text\}"),
+        ("note_template", "{{text}} {date}", r"note_template .*\{text\}"),  # a literal "{text}": no field
         ("order", "random", "order must be one of 'oldest_first', 'newest_first', 'relevance'"),
         ("recall_position", "middle", "recall_position must be one of 'system', 'user_start'"),
         ("system_prompt", None, "system_prompt must be a string"),

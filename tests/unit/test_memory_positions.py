@@ -87,3 +87,38 @@ def test_the_same_position_in_another_session_or_user_is_free(store):
     store.writer.add_turn("ada", "user", "I moved to Porto.", session_id="s2", turn_index=0)
     store.writer.add_turn("bo", "user", "I moved to Porto.", session_id="s1", turn_index=0)
     assert len(texts(store)) == 2 and texts(store, "bo") == [(0, 0, "I moved to Porto.")]
+
+
+def test_a_turn_with_a_deleted_chunk_written_again_brings_the_chunk_back(store):
+    writer = MemoryWriter(store, chunk_tokens=8)
+    long = "I work as a teacher at the school in Porto and I love it a lot."
+    ids = writer.add_turn("ada", "user", long, session_id="s1", turn_index=0)
+    store.for_user("ada").delete(ids[1])
+    assert writer.add_turn("ada", "user", long, session_id="s1", turn_index=0) == ids
+    assert len(texts(store)) == len(ids)
+
+
+def test_another_text_never_mixes_with_the_chunks_left_of_a_turn(store):
+    writer = MemoryWriter(store, chunk_tokens=8)
+    ids = writer.add_turn("ada", "user", "I work as a teacher at the school in Porto and I love it a lot.",
+                          session_id="s1", turn_index=0)  # fmt: skip
+    store.for_user("ada").delete(ids[0])
+    with pytest.raises(ValueError, match=TAKEN):
+        writer.add_turn("ada", "user", "I moved to Lisbon.", session_id="s1", turn_index=0)
+
+
+def test_reingesting_a_grown_file_keeps_a_corrected_turn_and_writes_the_new_ones(store, tmp_path: Path):
+    """A file's turn corrected with update() since: the file's text is reported, not written, and
+    the turns added to the file are written (a ValueError would have failed the whole file)."""
+    lines = ['{"role": "user", "content": "My dog is called Pluto.", "session_id": "s1", "turn_index": 0}']
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (dog,) = store.writer.ingest(path, user_id="ada", progress=False) and store.for_user("ada").all()
+    store.for_user("ada").update(dog.id, "My dog is called Pluto the Second.")
+    lines.append('{"role": "user", "content": "I moved to Porto.", "session_id": "s1", "turn_index": 1}')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.warns(RuntimeWarning, match="1 turn\\(s\\) at positions that hold another text were kept"):
+        report = store.writer.ingest(path, user_id="ada", progress=False)
+    assert report.skipped == [f"line 1: {report.skipped[0].split(': ', 1)[1]}"] and report.skipped[0].endswith("kept as it is")
+    assert "turn_index 0 of session 's1'" in report.skipped[0]
+    assert texts(store) == [(0, 0, "My dog is called Pluto the Second."), (1, 0, "I moved to Porto.")]

@@ -182,6 +182,8 @@ def test_a_server_store_refuses_an_impossible_address_at_once(tmp_path, settings
     with pytest.raises(ValueError, match=message):
         MemoryStore.server(journal_path=tmp_path / "j.sqlite3", encoder=HashEncoder(8), **settings)
     assert not (tmp_path / "j.sqlite3").exists()
+    with MemoryStore.server(port="8000", journal_path=tmp_path / "k.sqlite3", encoder=HashEncoder(8)) as store:
+        assert store.location.endswith(":8000")  # its digits, from an environment variable, still do
 
 
 @pytest.mark.parametrize(

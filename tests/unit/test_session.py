@@ -421,6 +421,28 @@ def test_what_evicted_messages_are_written_with_is_checked_at_init(settings, mes
     assert session.write_roles == ("user",)
 
 
+def test_a_writer_replaced_after_the_session_is_made_is_the_one_used():
+    """benchmarks/load.py wraps a session's writer to count (and kill in) its writes."""
+    from recall_core.memory.errors import EncoderMismatchError
+
+    session = RecallSession(_gen("llama"), max_cache_tokens=150, writer=lambda turns: ["unused"])
+    calls: list[dict] = []
+    session.writer = lambda turns: calls.extend(turns) or ["m"] * len(turns)
+    list(_chat(session, 8))
+    assert calls and session.writer is not None
+
+    def mismatch(turns):  # the memory's own error, a ValueError too: journaled, so kept, not dropped
+        raise EncoderMismatchError("the index was built with another encoder")
+
+    session.writer = mismatch
+    with pytest.warns(RuntimeWarning, match="retried at the next eviction"):
+        list(_chat(session, 8))
+    assert session._writes.waiting
+    session.writer = lambda turns: ["m"] * len(turns)
+    session.close()
+    assert not session._writes.waiting
+
+
 def test_stream_joins_to_the_reply():
     gen = _gen("llama", max_new_tokens=12)
     a, b = RecallSession(gen), RecallSession(gen)

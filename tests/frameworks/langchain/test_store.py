@@ -166,6 +166,7 @@ def test_bad_input(memory_store, users):
         RecallStore(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="text_fields must be a sequence of field paths"):
         RecallStore(memory_store, user_position=0, text_fields="text")  # was read as the fields t, e, x, t
+    assert RecallStore(memory_store, user_position=0, text_fields=iter(["text"])).text_fields == ("text",)
     with pytest.raises(ValueError, match=r"ttl_config\['default_ttl'\] must be a finite number of minutes"):
         RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": float("inf")})  # every put failed
     assert RecallStore(memory_store, user_position=0).get((ada, "m"), "missing") is None
