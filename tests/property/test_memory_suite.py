@@ -94,6 +94,7 @@ class MemoryMachine(RuleBasedStateMachine):
         self.users = [f"{prefix}-{name}" for name in ("ann", "bob", "cy")]
         # user -> id -> (text, role, session, turn_index)
         self.model: dict[str, dict[str, tuple[str, str, str, int]]] = {u: {} for u in self.users}
+        self.positional: set[str] = set()  # ids written at a given turn_index
 
     def _next_turn(self, user: str, session: str) -> int:
         indices = [t for (_, _, s, t) in self.model[user].values() if s == session]
@@ -113,6 +114,26 @@ class MemoryMachine(RuleBasedStateMachine):
         assert len(ids) == 1
         if ids[0] not in self.model[name]:
             self.model[name][ids[0]] = (content, role, session_id, expected_turn)
+
+    @rule(user=st.integers(0, 2), role=roles, content=texts, session=sessions, turn_index=st.integers(0, 3))
+    def add_at(self, user: int, role: str, content: str, session: str | None, turn_index: int) -> None:
+        """A turn written at a given position: the same turn there again writes nothing, another
+        one is refused and nothing is written (positions.py)."""
+        name = self.users[user]
+        session_id = session or "default"
+        held = [(i, t, r) for i, (t, r, s, n) in self.model[name].items()
+                if s == session_id and n == turn_index and i in self.positional]  # fmt: skip
+        if held and (held[0][2] != role or held[0][1].split() != content.split()):
+            with pytest.raises(ValueError, match=f"turn_index {turn_index} of session .* already holds another"):
+                self.writer.add_turn(name, role, content, session_id=session, turn_index=turn_index)
+            return
+        ids = self.writer.add_turn(name, role, content, session_id=session, turn_index=turn_index)
+        assert len(ids) == 1
+        if held:
+            assert ids == [held[0][0]]
+        else:
+            self.model[name][ids[0]] = (content, role, session_id, turn_index)
+            self.positional.add(ids[0])
 
     def _has_memories(self) -> bool:
         return any(self.model.values())
