@@ -50,6 +50,7 @@ from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow,
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.lexical import WordScores, linear_fusion
+from recall_core.memory.validation import role_names
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: How ``text`` queries rank memories (see the module docstring).
@@ -75,15 +76,7 @@ def check_roles(roles: object) -> tuple[str, ...] | None:
     """``roles`` as a tuple of speaker names (``None``: every speaker), else ``ValueError`` naming them."""
     if roles is None:
         return None
-    if isinstance(roles, str):
-        roles = (roles,)
-    try:
-        names = tuple(roles)  # type: ignore[arg-type]
-    except TypeError:
-        raise ValueError(f"roles must be None or a sequence of {', '.join(map(repr, ROLE_NAMES))}, got {roles!r}") from None
-    if not names or any(r not in ROLE_NAMES for r in names):
-        raise ValueError(f"roles must be None or a non-empty sequence of {', '.join(map(repr, ROLE_NAMES))}, got {roles!r}")
-    return names
+    return role_names(roles, "roles", ROLE_NAMES, ("None or a sequence of", "None or a non-empty sequence of"))
 
 
 def check_retrieval(retrieval: object) -> str:

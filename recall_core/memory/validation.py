@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -122,19 +122,27 @@ def check_flag(name: str, value: object) -> bool:
     return value
 
 
-def check_write_roles(roles: object) -> tuple[str, ...]:
-    """``write_roles`` as a non-empty tuple of roles (:data:`ROLES`; one role may be given bare, as
-    ``"user"``, the way a store's ``roles`` is), else ``ValueError`` naming them."""
+def role_names(roles: object, name: str, allowed: Sequence[str], shapes: tuple[str, str]) -> tuple[str, ...]:
+    """``roles`` as a non-empty tuple of ``allowed`` names (one may be given bare, as ``"user"``), else
+    ``ValueError``: "``name`` must be ``shapes[0]``/``shapes[1]`` ..." (not a sequence / empty or an
+    unknown name), followed by the allowed names. Shared by a store's ``roles`` and ``write_roles``."""
     if isinstance(roles, str):
         roles = (roles,)
-    allowed = ", ".join(map(repr, ROLES))
+    listed = ", ".join(map(repr, allowed))
     try:
         out = tuple(roles)  # type: ignore[arg-type]
     except TypeError:
-        raise ValueError(f"write_roles must be a role or a sequence of roles from {allowed}, got {roles!r}") from None
-    if not out or any(role not in ROLES for role in out):
-        raise ValueError(f"write_roles must be a non-empty sequence of roles from {allowed}, got {roles!r}")
+        raise ValueError(f"{name} must be {shapes[0]} {listed}, got {roles!r}") from None
+    if not out or any(role not in allowed for role in out):
+        raise ValueError(f"{name} must be {shapes[1]} {listed}, got {roles!r}")
     return out
+
+
+def check_write_roles(roles: object) -> tuple[str, ...]:
+    """``write_roles`` as a non-empty tuple of roles (:data:`ROLES`; one role may be given bare, as
+    ``"user"``, the way a store's ``roles`` is), else ``ValueError`` naming them."""
+    shapes = ("a role or a sequence of roles from", "a non-empty sequence of roles from")
+    return role_names(roles, "write_roles", ROLES, shapes)
 
 
 def check_session(session_id: object) -> str:
