@@ -3,8 +3,9 @@
 The conversation families (:mod:`recall_core.training.families`) are independent generators:
 facts said in passing in long turns, many people around the user, facts that change, dates,
 paraphrased questions, facts given as short answers, and the original templated one. Beside
-them, ``handwritten`` (:mod:`benchmarks.handwritten`): eight users' conversations written by
-hand, not from templates, by a writer who saw none of the rest; no training sees it. Each is
+them, ``handwritten`` and ``handwritten-changes`` (:mod:`benchmarks.handwritten`): users'
+conversations written by hand, not from templates, by writers who saw none of the rest; no
+training sees them. Each is
 generated here with the evaluation seed, and every question is asked in a fresh session with
 the call perturbed the way users' calls differ:
 
@@ -80,7 +81,7 @@ from recall_core.training.family_data import memory_turns as turns_of  # noqa: E
 
 OUT = OUT_ROOT / "heldout"
 #: Every family the benchmark asks: the generated ones and the hand-written one, which no training sees.
-ASKED_FAMILIES = {**FAMILIES, handwritten.NAME: handwritten}
+ASKED_FAMILIES = {**FAMILIES, **handwritten.FAMILIES}
 #: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
 EVAL_SEED = 20261124
 METHODS = ("none", "langchain", "recall", "recall-untuned", "recall-lofo")

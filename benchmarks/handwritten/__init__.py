@@ -1,22 +1,30 @@
-"""Hand-written conversations: an evaluation family that no generator made and no training sees.
+"""Hand-written conversations: evaluation families that no generator made and no training sees.
 
 Every other family (:mod:`recall_core.training.families`) is a generator of templates, and the
 held-out ones share no template with training, but each is still one generator's idea of a
-conversation. These eight users were written by hand, in one go, by a writer who saw neither
-the families, the training code nor the benchmarks: free-form sessions in different voices
-(terse replies, long paragraphs with a fact in passing, typos, lower case, requests for help
-with facts dropped along the way), asked later about what they said, about facts that changed,
-about people around them, and about things they never said.
+conversation. These were written by hand, each in one go, by a writer who saw neither the
+families, the training code nor the benchmarks:
 
-The data (``users.json``) is fixed, so :func:`generate` ignores the seed but for its checks; the
-benchmark's perturbations (the caller's system message, earlier small talk) still follow the
-seed. It is **not** among the training families (:data:`recall_core.training.families.FAMILIES`):
-``recall train`` refuses it by name, and it must never be trained or tuned on.
+- ``handwritten`` (``users.json``): eight users' free-form sessions in different voices (terse
+  replies, long paragraphs with a fact in passing, typos, lower case, requests for help with
+  facts dropped along the way), asked later about what they said, about facts that changed,
+  about people around them, and about things they never said;
+- ``handwritten-changes`` (``changes.json``): six more users, written later by another writer,
+  about facts that change (37 of 69 questions; 29 of those not about a day or a time), each
+  change said in the user's own words: outright, implied, with a reason, in a long paragraph,
+  in reply to the assistant. It was written after :mod:`recall_core.decoding.change_phrases`
+  was, and measured before anyone read its replies: the held-out check of stale answers.
+
+The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
+perturbations (the caller's system message, earlier small talk) still follow the seed.
+Neither is among the training families (:data:`recall_core.training.families.FAMILIES`):
+``recall train`` refuses them by name, and they must never be trained or tuned on.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -28,23 +36,47 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["DATA", "DESCRIPTION", "NAME", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "HandwrittenFamily", "generate"]
+
+
+@dataclass(frozen=True)
+class HandwrittenFamily:
+    """One file of hand-written users, asked like a generated family (``generate(seed, users=)``)."""
+
+    NAME: str
+    DESCRIPTION: str
+    DATA: Path
+
+    def generate(self, seed: int = 0, users: int = 8) -> list[base.User]:
+        """The first ``users`` users of the file (all when ``users`` is larger); ``seed`` is not used.
+
+        Raises ``ValueError`` when ``users`` is below 1.
+        """
+        if users < 1:
+            raise ValueError(f"users must be at least 1, got {users}")
+        return [_user(raw) for raw in _load(self.DATA)[:users]]
+
+
+CHANGES = HandwrittenFamily(
+    "handwritten-changes",
+    "Six users' conversations about facts that change, written by hand (evaluation only).",
+    Path(__file__).with_name("changes.json"),
+)
+#: Every hand-written family by name.
+FAMILIES = {NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA), CHANGES.NAME: CHANGES}
 
 
 def generate(seed: int = 0, users: int = 8) -> list[base.User]:
-    """The first ``users`` hand-written users (all eight when ``users`` is larger); ``seed`` is not used.
+    """The first ``users`` users of ``handwritten`` (all eight when ``users`` is larger); ``seed`` is not used.
 
     Raises ``ValueError`` when ``users`` is below 1.
     """
-    written = _load()
-    if users < 1:
-        raise ValueError(f"users must be at least 1, got {users}")
-    return [_user(raw) for raw in written[:users]]
+    return FAMILIES[NAME].generate(seed, users)
 
 
 @cache
-def _load() -> tuple[dict[str, Any], ...]:
-    return tuple(json.loads(DATA.read_text(encoding="utf-8")))
+def _load(path: Path) -> tuple[dict[str, Any], ...]:
+    return tuple(json.loads(path.read_text(encoding="utf-8")))
 
 
 def _user(raw: dict[str, Any]) -> base.User:

@@ -1,4 +1,4 @@
-"""The hand-written evaluation family: sound questions, no template shared with a generated family, never trained on."""
+"""The hand-written evaluation families: sound questions, no template shared with a generated family, never trained on."""
 
 from __future__ import annotations
 
@@ -9,14 +9,28 @@ from recall_core.training.families import FAMILIES, base
 from tests.helpers.families import family_shapes, user_shapes
 
 
-@pytest.fixture(scope="module")
-def users() -> list[base.User]:
-    return handwritten.generate()
+@pytest.fixture(scope="module", params=sorted(handwritten.FAMILIES))
+def users(request) -> list[base.User]:
+    return handwritten.FAMILIES[request.param].generate(users=50)
 
 
-def test_eight_users_each_with_memory_changed_and_unanswerable_questions(users):
+def test_eight_users_each_with_memory_changed_and_unanswerable_questions():
+    users = handwritten.generate()
     assert len(users) == 8 and len({u.user_id for u in users}) == 8
     assert handwritten.generate(0, users=3) == users[:3] and handwritten.generate(7, users=50) == users
+
+
+def test_the_changes_family_is_six_users_mostly_asked_about_changed_facts():
+    users = handwritten.CHANGES.generate(users=50)
+    assert len(users) == 6 and handwritten.CHANGES.generate(3, users=2) == users[:2]
+    memory = [q for u in users for q in u.questions if q.kind == "memory"]
+    changed = [q for q in memory if q.stale]
+    assert len(changed) >= 30 and len(changed) > len(memory) / 2
+    ids = {u.user_id for u in users} | {u.user_id for u in handwritten.generate()}
+    assert len(ids) == 14  # no user of one file is another's
+
+
+def test_every_user_has_memory_changed_and_unanswerable_questions(users):
     for user in users:
         kinds = [q.kind for q in user.questions]
         assert kinds.count("memory") >= 8 and kinds.count("unanswerable") >= 2, user.user_id
@@ -57,14 +71,17 @@ def test_it_shares_no_template_with_a_generated_family(users):
         assert not mine & family_shapes(family), family
 
 
-def test_training_refuses_it():
+@pytest.mark.parametrize("name", sorted(handwritten.FAMILIES))
+def test_training_refuses_it(name):
     from recall_core.training.lora import TrainConfig
 
-    assert handwritten.NAME not in FAMILIES
+    assert name not in FAMILIES
     with pytest.raises(ValueError, match="families and exclude must name families"):
-        TrainConfig(families=(handwritten.NAME,))
+        TrainConfig(families=(name,))
 
 
 def test_users_below_one_is_refused():
     with pytest.raises(ValueError, match="users must be at least 1"):
         handwritten.generate(0, users=0)
+    with pytest.raises(ValueError, match="users must be at least 1"):
+        handwritten.CHANGES.generate(0, users=0)
