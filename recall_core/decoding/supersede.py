@@ -15,9 +15,10 @@ a newer candidate ``B`` updates an older candidate ``A`` for question ``Q`` when
     answers as it gained on the families: a person's name was the shared subject, and "my gran
     moved to Swansea" replaced her car;
   - one sentence of ``B`` says that something changed (:data:`CHANGE_WORDS`: "moved",
-    "instead", "no longer", "now"...) and names a word of ``Q`` that ``A`` names too. Only the
-    words of ``Q``'s asking clauses count (:func:`asked_words`), and words of time ("day",
-    "21st") never do. Without a change said of the same subject, two dated notes are two
+    "instead", "no longer", "now"...; or a phrase of :mod:`~recall_core.decoding.change_phrases`,
+    listed apart from every conversation here: "put off until", "not ... after all") and names a word of ``Q`` that ``A`` names too. Only the
+    words of ``Q``'s asking clauses count (:func:`asked_words`; all of ``Q``'s where those name
+    nothing but a time), and words of time ("day", "21st") never do. Without a change said of the same subject, two dated notes are two
     events (LoCoMo asks when each happened), not two versions.
 
 A chosen ``A`` is then swapped for ``B`` (the newest such, following chains), and its place is
@@ -31,6 +32,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from recall_core.decoding.change_phrases import CHANGE_PHRASES
 from recall_core.memory.text.chunking import sentences
 from recall_core.memory.text.lexical import query_words
 from recall_core.types import MemoryCandidate
@@ -73,14 +75,23 @@ def names_time(text: str) -> bool:
 
 def asked_words(question: str) -> set[str]:
     """The words of ``question``'s asking clauses ("Okay, quick one: what do I collect?" -> collect),
-    or of all of it when no clause ends in "?": the small talk around a question is not its subject."""
-    asked = " ".join(_ASKED.findall(question))
-    return set(query_words(asked or question))
+    or of all of it when no clause ends in "?": the small talk around a question is not its subject.
+
+    An asking clause with no word but words of time ("I need time off for the periodontist.
+    Which date was it?") points back at the sentence before it, so then all of the question's
+    words count: a subject-less clause would leave the rule nothing to compare.
+    """
+    asked = set(query_words(" ".join(_ASKED.findall(question))))
+    if any(not _about_time(word) for word in asked):
+        return asked
+    return set(query_words(question))
 
 
 def says_change(text: str) -> bool:
-    """Whether ``text`` says that something changed (one of :data:`CHANGE_WORDS`)."""
-    return CHANGE_WORDS.search(text) is not None
+    """Whether ``text`` says that something changed: one of :data:`CHANGE_WORDS`, or of the phrases of
+    change (:data:`~recall_core.decoding.change_phrases.CHANGE_PHRASES`: "put off until", "fell
+    through", "not ... after all")."""
+    return CHANGE_WORDS.search(text) is not None or CHANGE_PHRASES.search(text.replace("\u2019", "'")) is not None
 
 
 def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], when: Callable[[MemoryCandidate], Any]) -> bool:

@@ -151,3 +151,37 @@ def test_only_strictly_newer_candidates_take_a_place_property():
 def test_newest_wins_must_be_a_bool():
     with pytest.raises(ValueError, match="newest_wins must be True or False"):
         RecallConfig(newest_wins="yes")  # type: ignore[arg-type]
+
+
+def test_an_asking_clause_that_names_only_a_time_reads_the_sentence_before_it():
+    """"I need time off for the periodontist. Which date was it?": the asking clause names nothing
+    but a time, so the subject is in the sentence before it, and the newer appointment wins."""
+    question = "My phone died and I lost my notes, so: I need to book time off for the periodontist. Which date was it?"
+    assert "periodontist" in asked_words(question)
+    assert asked_words("When am I seeing the optician? No rush.") == {"seeing", "optician"}  # unchanged
+    old = _c("o", 0.7, "Putting this here so I don't lose it: periodontist at 4pm on Thursday, July 11th.", "2024-02-20T10:00")
+    new = _c("n", 0.6, "The periodontist rang and they've had to move me. Now it's 8th July at eight o'clock.", "2024-04-07T10:00")
+    assert newest_versions([new, old], [new, old], question, _moment) == [new, new]
+    # the clause alone ("which date was it") names no subject: nothing is swapped on it
+    assert newest_versions([new, old], [new, old], "Which date was it?", _moment) == [new, old]
+
+
+def test_phrases_of_change_listed_apart_from_the_conversations():
+    for sentence in (
+        "The exam has been put back a week.",
+        "We\u2019re not going to Paris after all.",  # a curly apostrophe
+        "Something came up, so I can't do lunch.",
+        "I handed in my notice on Friday.",
+        "They've brought my surgery forward to Monday.",
+        "The house sale fell through.",
+    ):
+        assert says_change(sentence), sentence
+    for sentence in ("The optician was lovely.", "I'll see you at 4pm on the 7th.", "After the exams we fly to Bali."):
+        assert not says_change(sentence), sentence
+    old = _c("o", 0.7, "The operation is on the 14th of May at Woodend.", "2024-03-19T15:02")
+    new = _c("n", 0.6, "They've put the operation off until Monday the 3rd of June.", "2024-04-26T10:00")
+    question = "Remind me what date my operation ended up being on."
+    assert newest_versions([old, new], [old, new], question, _moment) == [new, new]
+    # the same change said without naming the operation leaves both: the subject must be shared
+    apart = _c("n", 0.6, "I'm to go in on Monday the 3rd of June, not in May after all.", "2024-04-26T10:00")
+    assert newest_versions([old, apart], [old, apart], question, _moment) == [old, apart]
