@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -26,7 +25,14 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
-from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall, last_exchange, write_turns
+from recall_core.integration import (
+    WRITE_MEMORY,
+    WRITE_QUESTIONS,
+    PreparedCall,
+    last_exchange,
+    write_reported,
+    write_turns,
+)
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
@@ -279,18 +285,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
             return {}
         exchange = last_exchange(messages, result.text, self.write_roles, self.write_questions)
         session_id = call.session_id or self.session_id or call.thread_id
-        try:
-            ids = write_turns(self.store, call.user_id, exchange, session_id=session_id)
-        except Exception as error:
-            reason = f"{type(error).__name__}: {error}"
-            warnings.warn(
-                f"the reply was generated, but writing it to memory failed ({reason})",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            return {"memory_write_error": reason}
-        self._mark_written(call, self.write_roles)  # a question left out is not written later either
-        return {"memory_written": ids}
+        written = write_reported(self.store, call.user_id, exchange, session_id=session_id)
+        if "memory_written" in written:  # a question left out (or refused) is not written later either
+            self._mark_written(call, self.write_roles)
+        return written
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""

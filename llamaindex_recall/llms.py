@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -42,7 +41,7 @@ from recall_core.integration import (
     model_display_name,
     recall_dicts,
     usage_dict,
-    write_turns,
+    write_reported,
 )
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
@@ -332,16 +331,10 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             return {}
         user_id, roles, session_id, questions = call.write
         exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles, questions)
-        try:
-            ids = write_turns(self.store, user_id, exchange, session_id=session_id)
-        except Exception as error:
-            reason = f"{type(error).__name__}: {error}"
-            warnings.warn(f"the reply was generated, but writing it to memory failed ({reason})", RuntimeWarning,
-                          stacklevel=2)  # fmt: skip
-            return {"memory_write_error": reason}
-        if call.prepared is not None:
-            self._mark_written(call.prepared, roles)  # a question left out is not written later either
-        return {"memory_written": ids}
+        written = write_reported(self.store, user_id, exchange, session_id=session_id)
+        if "memory_written" in written and call.prepared is not None:  # a question left out (or refused)
+            self._mark_written(call.prepared, roles)  # is not written later either
+        return written
 
     # ------------------------------------------------------------------ prompts
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:

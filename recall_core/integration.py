@@ -12,6 +12,7 @@ and turn results into plain dicts. Generation options are read by
 from __future__ import annotations
 
 import threading
+import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -166,6 +167,20 @@ def check_writing(adapter: Any) -> None:
         check_session(adapter.session_id)
 
 
+class TurnsRefused(ValueError):
+    """Some turns of a :func:`write_turns` call were refused by the memory; the others were written.
+
+    ``written`` holds the ids of the memories written (a caller reports them as it would after a
+    whole write), ``refused`` one line per refused turn ("turn 0 (user): ...").
+    """
+
+    def __init__(self, written: list[str], refused: list[str], turns: int) -> None:
+        super().__init__(f"{len(refused)} of {turns} turn(s) were refused by the memory and not written "
+                         f"({'; '.join(refused)}); the others were written")  # fmt: skip
+        self.written = written
+        self.refused = refused
+
+
 def write_turns(
     store: Any, user_id: str, turns: Sequence[tuple[str, str]], session_id: str | None = None
 ) -> list[str]:
@@ -173,8 +188,9 @@ def write_turns(
 
     ``<recall>`` markers are taken out first: they are instructions to the loop, not memory. A
     turn the memory refuses (``ValueError``: a NUL character, say) does not cost the others:
-    they are written, then a ``ValueError`` names the refused ones. Any other error (the index
-    down: that turn is in the journal) stops the write there.
+    they are written, then :class:`TurnsRefused` (a ``ValueError``) names the refused ones and
+    holds the ids written. Any other error (the index down: that turn is in the journal) stops
+    the write there.
     """
     ids: list[str] = []
     refused: list[str] = []
@@ -189,9 +205,28 @@ def write_turns(
                     raise
                 refused.append(f"turn {position} ({role}): {error}")
     if refused:
-        raise ValueError(f"{len(refused)} of {len(turns)} turn(s) were refused by the memory and not written "
-                         f"({'; '.join(refused)}); the others were written")  # fmt: skip
+        raise TurnsRefused(ids, refused, len(turns))
     return ids
+
+
+def write_reported(
+    store: Any, user_id: str, turns: Sequence[tuple[str, str]], session_id: str | None = None
+) -> dict[str, Any]:
+    """:func:`write_turns` for an adapter's reply metadata: ``{"memory_written": ids}``.
+
+    A failed write does not cost the user the reply they already have: it warns (a
+    ``RuntimeWarning`` pointing at the adapter method's caller) and reports
+    ``"memory_write_error"`` instead of raising. When only some turns were refused, the ids of
+    the others are reported as well; without ``"memory_written"`` nothing was written.
+    """
+    try:
+        return {"memory_written": write_turns(store, user_id, turns, session_id=session_id)}
+    except Exception as error:
+        reason = f"{type(error).__name__}: {error}"
+        warnings.warn(f"the reply was generated, but writing it to memory failed ({reason})", RuntimeWarning,
+                      stacklevel=3)  # fmt: skip
+        written = {"memory_written": error.written} if isinstance(error, TurnsRefused) else {}
+        return {**written, "memory_write_error": reason}
 
 
 def last_exchange(

@@ -149,6 +149,18 @@ def test_a_failed_write_keeps_the_reply(generator):
     assert "unreachable" in message.response_metadata["memory_write_error"]
 
 
+def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
+    """The memory refuses a message with a NUL in it; the reply is written all the same, and its id
+    is reported beside the error."""
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4, write_roles=("user", "assistant"))
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        message = chat.invoke("My cat is called Miso.\x00")
+    meta = message.response_metadata
+    assert "1 of 2 turn(s) were refused" in meta["memory_write_error"] and "turn 0 (user)" in meta["memory_write_error"]
+    stored = store.for_user("ada").all()
+    assert meta["memory_written"] == [r.id for r in stored] and {r.role for r in stored} == {"assistant"}
+
+
 def test_an_agents_next_step_writes_its_reply_not_the_question_again(tools_generator, store):
     """A call that goes on after a tool's result (what an agent's loop sends) adds only its reply:
     the user's question was written by the step that answered it first."""

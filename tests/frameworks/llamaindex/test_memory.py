@@ -269,6 +269,18 @@ def test_a_failed_write_after_the_reply_keeps_the_reply(generator):
     assert response.raw["recalls"][0]["injected"]  # the reply is there, with its recall
 
 
+def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
+    """The memory refuses a message with a NUL in it; the reply is written all the same, and its id
+    is reported beside the error."""
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+    block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user", "assistant"))
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        response = llm.chat([block.marker(), ChatMessage(role="user", content="My cat is called Miso.\x00")])
+    assert "1 of 2 turn(s) were refused" in response.raw["memory_write_error"]
+    stored = store.for_user("ada").all()
+    assert response.raw["memory_written"] == [r.id for r in stored] and {r.role for r in stored} == {"assistant"}
+
+
 KILLED_AFTER_THE_REPLY = """
 import os, signal, sys
 from llama_index.core.chat_engine import SimpleChatEngine
