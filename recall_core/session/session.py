@@ -51,7 +51,7 @@ from recall_core.memory.validation import check_session, check_user_id, check_wr
 from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
-from recall_core.session.writes import PendingWrites, Writer, store_writer
+from recall_core.session.writes import PendingWrites, Writer, caller_level, store_writer
 from recall_core.settings import generation_options
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
@@ -191,7 +191,7 @@ class RecallSession:
                 _, error = self._write([], warn=False)
                 if error is not None and self._writes.waiting:
                     warnings.warn(f"{len(self._writes.waiting)} of {count} evicted message(s) could not be written to "
-                                  f"memory and are dropped with the session ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
+                                  f"memory and are dropped with the session ({error})", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                     self._writes.waiting = []
             self._forget()
 

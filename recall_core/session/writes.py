@@ -15,9 +15,11 @@ eviction, so nothing evicted after it was ever written. So each message is writt
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from recall_core.memory.errors import MemoryStoreError
@@ -25,6 +27,21 @@ from recall_core.tokens import RECALL_TOKEN
 
 #: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
 Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
+
+#: The packages whose frames a session's warning skips: the engine and its two adapters.
+_OURS = tuple(str(Path(__file__).resolve().parents[2] / name) for name in ("recall_core", "langchain_recall",
+                                                                           "llamaindex_recall"))  # fmt: skip
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` that points a warning, raised by the function that calls this one, at
+    the first frame outside recall and its adapters: the caller's own line, however many of
+    our frames (``reply``, ``reset``, a chat model's ``invoke``) lie between."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_OURS):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @dataclass
@@ -61,14 +78,14 @@ class PendingWrites:
                 if refused(error):  # for good: writing it again would fail again
                     dropped.append(f"{type(error).__name__}: {error}")
                     warnings.warn(f"an evicted {turn.get('role', '')} message was refused by the memory and is "
-                                  f"dropped ({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=6)  # fmt: skip
+                                  f"dropped ({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                     continue
                 # not now: this one and the rest wait for the next eviction
                 self.waiting = turns[position:]
                 reason = f"{type(error).__name__}: {error}"
                 if warn:
                     warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried "
-                                  "at the next eviction", RuntimeWarning, stacklevel=6)  # fmt: skip
+                                  "at the next eviction", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                 return Written(ids, max(0, position - (len(turns) - len(messages))), "; ".join([*dropped, reason]))
         self.waiting = []
         return Written(ids, len(messages), "; ".join(dropped) or None)

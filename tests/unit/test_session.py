@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
+import warnings
 
 import pytest
 import torch
@@ -508,3 +510,30 @@ def test_a_long_history_that_does_not_fit_is_read_from_its_end():
     kept = session.messages[:-1]  # the reply is the session's last message
     assert kept[0] == decorate([SYSTEM], gen.config)[0] and kept[-1] == history[-1] and len(kept) < 40
     assert result.text == gen.generate(kept).text
+
+
+def test_the_sessions_write_warnings_point_at_the_callers_line():
+    """A refused message, a write that must wait and the messages dropped at reset each warn at
+    the line that called ``reply`` or ``reset``, not inside the session."""
+
+    def flaky(turns):
+        if any("\x00" in t["content"] for t in turns):
+            raise ValueError("a NUL character")
+        raise OSError("disk full")
+
+    session = RecallSession(_gen("llama"), max_cache_tokens=150, writer=flaky)
+    messages = [SYSTEM]
+    lines = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(10):
+            messages.append({"role": "user", "content": USER_TURNS[i % len(USER_TURNS)] + ("\x00" if i == 0 else "")})
+            lines.append(inspect.currentframe().f_lineno + 1)
+            result = session.reply(list(messages))
+            messages.append({"role": "assistant", "content": result.text})
+        lines.append(inspect.currentframe().f_lineno + 1)
+        session.reset()
+    said = {str(w.message).split(" (")[0]: (w.filename, w.lineno) for w in caught}
+    assert len(said) == 3, said  # refused, must wait, dropped with the session
+    for filename, line in said.values():
+        assert filename == __file__ and line in lines
