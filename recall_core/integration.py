@@ -29,7 +29,7 @@ from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
 from recall_core.models.query_head import find_query_head, model_folder
 from recall_core.session.pool import SessionPool
 from recall_core.session.session import RecallSession
-from recall_core.session.writes import Writer
+from recall_core.session.writes import Writer, caller_level
 from recall_core.settings import check_option_names, generation_options, one_of, option_name, stop_strings
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import RECALL_TOKEN
@@ -215,7 +215,7 @@ def write_reported(
     """:func:`write_turns` for an adapter's reply metadata: ``{"memory_written": ids}``.
 
     A failed write does not cost the user the reply they already have: it warns (a
-    ``RuntimeWarning`` pointing at the adapter method's caller) and reports
+    ``RuntimeWarning`` pointing at the caller's line, outside recall and its adapters) and reports
     ``"memory_write_error"`` instead of raising. When only some turns were refused, the ids of
     the others are reported as well; without ``"memory_written"`` nothing was written.
     """
@@ -224,7 +224,7 @@ def write_reported(
     except Exception as error:
         reason = f"{type(error).__name__}: {error}"
         warnings.warn(f"the reply was generated, but writing it to memory failed ({reason})", RuntimeWarning,
-                      stacklevel=3)  # fmt: skip
+                      stacklevel=caller_level())  # fmt: skip
         written = {"memory_written": error.written} if isinstance(error, TurnsRefused) else {}
         return {**written, "memory_write_error": reason}
 

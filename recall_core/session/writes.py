@@ -28,18 +28,25 @@ from recall_core.tokens import RECALL_TOKEN
 #: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
 Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
 
-#: The packages whose frames a session's warning skips: the engine and its two adapters.
+#: The packages whose frames a warning skips: the engine, its two adapters, and the frameworks
+#: between a caller and the adapters (a chat model's ``invoke`` runs through langchain_core).
 _OURS = tuple(str(Path(__file__).resolve().parents[2] / name) for name in ("recall_core", "langchain_recall",
                                                                            "llamaindex_recall"))  # fmt: skip
+_FRAMEWORKS = ("langchain_core", "llama_index.core", "llama_index_instrumentation")
 
 
 def caller_level() -> int:
     """The ``stacklevel`` that points a warning, raised by the function that calls this one, at
-    the first frame outside recall and its adapters: the caller's own line, however many of
-    our frames (``reply``, ``reset``, a chat model's ``invoke``) lie between."""
+    the first frame outside recall, its adapters and the frameworks they plug into: the caller's
+    own line, however many of those frames (``reply``, ``reset``, a chat model's ``invoke``) lie
+    between. Where every frame is theirs (a thread of their own), the outermost one."""
+    skipped = _OURS + tuple(
+        str(Path(module.__file__).parent) for name in _FRAMEWORKS
+        if (module := sys.modules.get(name)) is not None and getattr(module, "__file__", None)
+    )  # fmt: skip
     frame = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(_OURS):
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(skipped):
         frame, level = frame.f_back, level + 1
     return level
 

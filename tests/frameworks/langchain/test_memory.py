@@ -153,8 +153,9 @@ def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
     """The memory refuses a message with a NUL in it; the reply is written all the same, and its id
     is reported beside the error."""
     chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4, write_roles=("user", "assistant"))
-    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed") as caught:
         message = chat.invoke("My cat is called Miso.\x00")
+    assert caught[0].filename == __file__  # the caller's line, not the adapter's
     meta = message.response_metadata
     assert "1 of 2 turn(s) were refused" in meta["memory_write_error"] and "turn 0 (user)" in meta["memory_write_error"]
     stored = store.for_user("ada").all()

@@ -274,8 +274,9 @@ def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
     is reported beside the error."""
     llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
     block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user", "assistant"))
-    with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+    with pytest.warns(RuntimeWarning, match="writing it to memory failed") as caught:
         response = llm.chat([block.marker(), ChatMessage(role="user", content="My cat is called Miso.\x00")])
+    assert caught[0].filename == __file__  # the caller's line, not the adapter's nor llama_index's
     assert "1 of 2 turn(s) were refused" in response.raw["memory_write_error"]
     stored = store.for_user("ada").all()
     assert response.raw["memory_written"] == [r.id for r in stored] and {r.role for r in stored} == {"assistant"}
