@@ -10,7 +10,7 @@ import argparse
 import faulthandler
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -211,25 +211,25 @@ def _count(text: str) -> int:
     return value
 
 
-def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    limits = RANGES["temperature"]  # generate()'s own range, so a bad one fails before the model loads
-    if not limits.ok(value):
-        raise argparse.ArgumentTypeError(f"must be {limits.allowed}, got {text!r}")
-    return value
+def _number(ok: Callable[[float], bool], allowed: str) -> Callable[[str], float]:
+    """An argparse ``type`` for a number that ``ok`` accepts; anything else fails at parse time,
+    before a model loads, naming ``allowed``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
-    return value
+#: generate()'s own range for a temperature (0, or finite and at least 1e-4).
+_temperature = _number(RANGES["temperature"].ok, RANGES["temperature"].allowed)
+_seconds = _number(lambda value: 0 < value < float("inf"), "a number of seconds > 0")
 
 
 def _open_store(args: argparse.Namespace) -> Any:
