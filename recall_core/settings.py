@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from recall_core.memory.validation import check_count
-
 #: Names accepted for LangChain / OpenAI habits, and the ``generate()`` option each one sets.
 ALIASES: Mapping[str, str] = {"max_tokens": "max_new_tokens", "timeout": "max_time"}
 
@@ -150,9 +148,9 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> None:
 
 
 def int_at_least(name: str, value: object, low: int) -> None:
-    """``value`` is an int (not a bool) ``>= low``, else ``ValueError`` (the memory's own check:
-    :func:`recall_core.memory.validation.check_count`, one message for both)."""
-    check_count(name, value, low)
+    """``value`` is an int (not a bool) ``>= low``, else ``ValueError``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
 
 
 def in_range(name: str, value: object, limits: Range) -> None:
