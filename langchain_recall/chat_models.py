@@ -285,10 +285,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
             return {}
         exchange = last_exchange(messages, result.text, self.write_roles, self.write_questions)
         session_id = call.session_id or self.session_id or call.thread_id
-        written = write_reported(self.store, call.user_id, exchange, session_id=session_id)
-        if "memory_written" in written:  # a question left out (or refused) is not written later either
-            self._mark_written(call, self.write_roles)
-        return written
+        report = write_reported(self.store, call.user_id, exchange, session_id=session_id)
+        # what is done with is not written again at an eviction: a question left out, a turn refused
+        self._mark_written(call, self.write_roles if report.done_roles is None else report.done_roles)
+        return report.metadata
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""

@@ -331,10 +331,10 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             return {}
         user_id, roles, session_id, questions = call.write
         exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles, questions)
-        written = write_reported(self.store, user_id, exchange, session_id=session_id)
-        if "memory_written" in written and call.prepared is not None:  # a question left out (or refused)
-            self._mark_written(call.prepared, roles)  # is not written later either
-        return written
+        report = write_reported(self.store, user_id, exchange, session_id=session_id)
+        if call.prepared is not None:  # what is done with (a question left out, a turn refused) is not
+            self._mark_written(call.prepared, roles if report.done_roles is None else report.done_roles)
+        return report.metadata  # written again at an eviction
 
     # ------------------------------------------------------------------ prompts
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:

@@ -16,7 +16,7 @@ import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, TypeVar, get_args
+from typing import Any, NamedTuple, TypeVar, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -179,6 +179,10 @@ class TurnsRefused(ValueError):
                          f"({'; '.join(refused)}); the others were written")  # fmt: skip
         self.written = written
         self.refused = refused
+        self.turns = turns
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled and copied with its fields (executors, processes)
+        return type(self), (self.written, self.refused, self.turns)
 
 
 def write_turns(
@@ -190,9 +194,11 @@ def write_turns(
     turn the memory refuses (``ValueError``: a NUL character, say) does not cost the others:
     they are written, then :class:`TurnsRefused` (a ``ValueError``) names the refused ones and
     holds the ids written. Any other error (the index down: that turn is in the journal) stops
-    the write there.
+    the write there and is raised with what was written before it: ``error.written`` (ids) and
+    ``error.written_roles`` (the roles of the turns written).
     """
     ids: list[str] = []
+    roles: list[str] = []
     refused: list[str] = []
     writer = store.writer
     for position, (role, content) in enumerate(turns):
@@ -200,33 +206,57 @@ def write_turns(
         if text:
             try:
                 ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))
-            except ValueError as error:
-                if isinstance(error, MemoryStoreError):  # the memory's own (an encoder mismatch): journaled
+            except Exception as error:
+                if not isinstance(error, ValueError) or isinstance(error, MemoryStoreError):
+                    # not refused for good (the index down; an encoder mismatch, journaled): stop here
+                    _written_before(error, ids, roles)
                     raise
                 refused.append(f"turn {position} ({role}): {error}")
+                continue
+            roles.append(role)
     if refused:
         raise TurnsRefused(ids, refused, len(turns))
     return ids
 
 
+def _written_before(error: BaseException, ids: list[str], roles: list[str]) -> None:
+    try:
+        error.written, error.written_roles = list(ids), tuple(roles)  # type: ignore[attr-defined]
+    except AttributeError:  # an exception type that takes no attributes: nothing to report
+        pass
+
+
+class WriteReport(NamedTuple):
+    """What :func:`write_reported` did: the reply metadata, and the roles whose turns are done
+    with (written, or refused for good: not to be written again at an eviction); ``None`` when
+    the write went through (every role the caller writes is done)."""
+
+    metadata: dict[str, Any]
+    done_roles: tuple[str, ...] | None
+
+
 def write_reported(
     store: Any, user_id: str, turns: Sequence[tuple[str, str]], session_id: str | None = None
-) -> dict[str, Any]:
+) -> WriteReport:
     """:func:`write_turns` for an adapter's reply metadata: ``{"memory_written": ids}``.
 
     A failed write does not cost the user the reply they already have: it warns (a
-    ``RuntimeWarning`` pointing at the caller's line, outside recall and its adapters) and reports
-    ``"memory_write_error"`` instead of raising. When only some turns were refused, the ids of
-    the others are reported as well; without ``"memory_written"`` nothing was written.
+    ``RuntimeWarning`` pointing at the caller's line, outside recall, its adapters and their
+    frameworks, for a call made in the caller's thread) and reports ``"memory_write_error"``
+    instead of raising. The ids of the turns written before the failure, or beside the turns
+    the memory refused, are reported as well; without ``"memory_written"`` nothing was written.
     """
     try:
-        return {"memory_written": write_turns(store, user_id, turns, session_id=session_id)}
+        return WriteReport({"memory_written": write_turns(store, user_id, turns, session_id=session_id)}, None)
     except Exception as error:
         reason = f"{type(error).__name__}: {error}"
         warnings.warn(f"the reply was generated, but writing it to memory failed ({reason})", RuntimeWarning,
                       stacklevel=caller_level())  # fmt: skip
-        written = {"memory_written": error.written} if isinstance(error, TurnsRefused) else {}
-        return {**written, "memory_write_error": reason}
+        if isinstance(error, TurnsRefused):  # every turn is done with: written, or refused for good
+            return WriteReport({"memory_written": error.written, "memory_write_error": reason}, None)
+        written = getattr(error, "written", None)
+        metadata = {"memory_written": written} if written else {}
+        return WriteReport({**metadata, "memory_write_error": reason}, tuple(getattr(error, "written_roles", ())))
 
 
 def last_exchange(

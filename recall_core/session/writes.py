@@ -15,6 +15,7 @@ eviction, so nothing evicted after it was ever written. So each message is writt
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -30,8 +31,10 @@ Writer = Callable[[Sequence[Mapping[str, Any]]], Sequence[str]]
 
 #: The packages whose frames a warning skips: the engine, its two adapters, and the frameworks
 #: between a caller and the adapters (a chat model's ``invoke`` runs through langchain_core).
-_OURS = tuple(str(Path(__file__).resolve().parents[2] / name) for name in ("recall_core", "langchain_recall",
-                                                                           "llamaindex_recall"))  # fmt: skip
+#: Folders end in a separator ("recall_core_demo.py" is the caller's); paths are taken as imported,
+#: not resolved, as frames name their files.
+_OURS = tuple(os.path.join(str(Path(__file__).parents[2]), name, "") for name in ("recall_core", "langchain_recall",
+                                                                                  "llamaindex_recall"))  # fmt: skip
 _FRAMEWORKS = ("langchain_core", "llama_index.core", "llama_index_instrumentation")
 
 
@@ -39,9 +42,10 @@ def caller_level() -> int:
     """The ``stacklevel`` that points a warning, raised by the function that calls this one, at
     the first frame outside recall, its adapters and the frameworks they plug into: the caller's
     own line, however many of those frames (``reply``, ``reset``, a chat model's ``invoke``) lie
-    between. Where every frame is theirs (a thread of their own), the outermost one."""
+    between. Where every frame is theirs, the outermost one; a call run in a worker thread (the
+    adapters' ``ainvoke``, ``achat``) points at the thread's code, not at the ``await``."""
     skipped = _OURS + tuple(
-        str(Path(module.__file__).parent) for name in _FRAMEWORKS
+        os.path.join(os.path.dirname(module.__file__), "") for name in _FRAMEWORKS
         if (module := sys.modules.get(name)) is not None and getattr(module, "__file__", None)
     )  # fmt: skip
     frame = sys._getframe(1)

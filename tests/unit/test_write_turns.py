@@ -1,0 +1,82 @@
+"""write_turns / write_reported: what an adapter reports and marks after a whole, a partly
+refused and a broken write (a fake writer: the memory itself is tested elsewhere)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import warnings
+
+import pytest
+
+from recall_core.integration import TurnsRefused, write_reported, write_turns
+from recall_core.memory.errors import MemoryUnavailableError
+
+EXCHANGE = [("user", "My cat is called Miso."), ("assistant", "What a lovely name!")]
+
+
+class _Writer:
+    """Writes each turn as one id; ``refuse`` texts raise ValueError, the ``down``-th call the index error."""
+
+    def __init__(self, refuse: str = "\x00", down: int | None = None) -> None:
+        self.refuse, self.down, self.calls = refuse, down, 0
+
+    def add_turn(self, user_id, role, text, session_id=None):
+        self.calls += 1
+        if self.refuse in text:
+            raise ValueError("text must not contain NUL characters")
+        if self.calls == self.down:
+            raise MemoryUnavailableError("the index is down; the turn is in the journal")
+        return [f"{role}-{self.calls}"]
+
+
+class _Store:
+    def __init__(self, writer: _Writer) -> None:
+        self.writer = writer
+
+
+def _reported(store: _Store):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = write_reported(store, "ada", EXCHANGE)
+    return report, caught
+
+
+def test_a_whole_write_reports_its_ids_and_every_role_is_done():
+    report, caught = _reported(_Store(_Writer()))
+    assert report.metadata == {"memory_written": ["user-1", "assistant-2"]} and report.done_roles is None
+    assert caught == []
+
+
+def test_a_refused_turn_costs_no_other_and_both_are_done_with():
+    store = _Store(_Writer())
+    turns = [("user", "My cat is called Miso.\x00"), EXCHANGE[1]]
+    with pytest.raises(TurnsRefused) as raised:
+        write_turns(store, "ada", turns)
+    assert raised.value.written == ["assistant-2"] and "turn 0 (user)" in raised.value.refused[0]
+    store.writer.calls = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = write_reported(store, "ada", turns)
+    assert report.metadata["memory_written"] == ["assistant-2"] and report.done_roles is None
+    assert "1 of 2 turn(s) were refused" in report.metadata["memory_write_error"]
+    assert caught[0].filename == __file__
+
+
+def test_the_index_down_after_the_first_turn_reports_what_was_written_and_only_its_role():
+    """The user turn is written, the reply's write finds the index down: the user turn's id is
+    reported and only its role is done with (the session writes the reply at an eviction)."""
+    report, caught = _reported(_Store(_Writer(down=2)))
+    assert report.metadata["memory_written"] == ["user-1"]
+    assert report.metadata["memory_write_error"].startswith("MemoryUnavailableError")
+    assert report.done_roles == ("user",)
+    report, _ = _reported(_Store(_Writer(down=1)))  # nothing written: no ids, no role done
+    assert "memory_written" not in report.metadata and report.done_roles == ()
+    assert [str(w.message) for w in caught][0].startswith("the reply was generated, but writing it to memory failed")
+
+
+def test_turns_refused_pickles_and_copies_with_its_fields():
+    error = TurnsRefused(["a-1"], ["turn 0 (user): NUL"], 2)
+    for again in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
+        assert isinstance(again, TurnsRefused) and isinstance(again, ValueError)
+        assert (again.written, again.refused, again.turns, str(again)) == (error.written, error.refused, 2, str(error))
