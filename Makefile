@@ -32,11 +32,9 @@ demo: models
 
 # Two pytest-xdist workers (the suite keeps about one core busy; one worker took 24 min on 2 cores,
 # two take 13.5). --dist loadfile keeps a module's tests on one worker, so a module's fixtures
-# (a real model, a `chroma run` server) are made once. --no-loadscope-reorder hands the modules
-# out in collection order, where tests/conftest.py puts the longest first (xdist's own order is
-# by number of tests, which put the cookbook's 7 slow ones last). PYTEST_WORKERS=0 runs in one process.
+# (a real model, a `chroma run` server) are made once. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-PYTEST_XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+PYTEST_XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
 test: models engine
 	$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_XDIST) --durations=15

@@ -40,9 +40,8 @@ def is_integration(path: Path) -> bool:
 
 #: The modules that take longest (``make test --durations``, 2 workers on 2 cores: 289 s, 261 s,
 #: 149 s, ... of one worker's time), run first. ``make test`` hands whole modules to its two
-#: workers in collection order (``--no-loadscope-reorder``); in xdist's own order (most tests
-#: first) the cookbook's 5 minutes started late and ran alone at the end while the other worker
-#: had nothing left (the run used 180% of 200%).
+#: workers in collection order; in alphabetical order the cookbook's 5 minutes started late and
+#: ran alone at the end while the other worker had nothing left (the run used 180% of 200%).
 LONGEST_FIRST = (
     "integration/test_cookbook.py",
     "frameworks/langchain/test_standard_integration.py",
