@@ -38,41 +38,11 @@ def is_integration(path: Path) -> bool:
     return folder == "integration" or path.stem.endswith("_integration")
 
 
-#: The modules that take longest (``make test --durations``, 2 workers on 2 cores: 289 s, 261 s,
-#: 149 s, ... of one worker's time), run first. ``make test`` hands whole modules to its two
-#: workers in collection order; in alphabetical order the cookbook's 5 minutes started late and
-#: ran alone at the end while the other worker had nothing left (the run used 180% of 200%).
-LONGEST_FIRST = (
-    "integration/test_cookbook.py",
-    "frameworks/langchain/test_standard_integration.py",
-    "integration/test_readme.py",
-    "integration/test_cli.py",
-    "integration/test_serving.py",
-    "unit/test_startup.py",
-    "frameworks/llamaindex/test_agents_integration.py",
-    "property/test_memory_suite.py",
-    "unit/test_threads.py",
-    "integration/test_quiet_loading.py",
-    "integration/test_recall_defaults.py",
-    "benchmarks/test_conversations.py",
-)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The ``integration`` marker comes from the file's place, so a new test cannot forget it; the
-    modules of :data:`LONGEST_FIRST` go first, in that order (each module's own order is kept)."""
+    """The ``integration`` marker comes from the file's place, so a new test cannot forget it."""
     for item in items:
         if is_integration(item.path):
             item.add_marker(pytest.mark.integration)
-    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_under_tests(item.path), len(rank)))
-
-
-def _under_tests(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(TESTS).as_posix()
-    except ValueError:  # not under tests/
-        return ""
 
 
 @pytest.hookimpl(hookwrapper=True)
