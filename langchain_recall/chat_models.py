@@ -25,15 +25,9 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
-from recall_core.integration import (
-    WRITE_MEMORY,
-    WRITE_QUESTIONS,
-    PreparedCall,
-    last_exchange,
-    write_reported,
-    write_turns,
-)
+from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall
 from recall_core.memory.text.questions import turn_to_write
+from recall_core.remember import last_exchange, write_reported, write_turns
 from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
 
 from ._common import (

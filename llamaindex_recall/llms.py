@@ -36,13 +36,12 @@ from recall_core.integration import (
     WRITE_QUESTIONS,
     PreparedCall,
     RecallAdapterBase,
-    last_exchange,
     mark_for_recall,
     model_display_name,
     recall_dicts,
     usage_dict,
-    write_reported,
 )
+from recall_core.remember import last_exchange, write_reported
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
     ContentStream,

@@ -12,9 +12,10 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from recall_core import RECALL_TOKEN
-from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments, write_turns
+from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.memory.validation import check_user_id, check_write_roles
+from recall_core.remember import write_turns
 
 from .llms import (
     RECALL_KEY,

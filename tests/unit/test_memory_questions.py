@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from recall_core.integration import last_exchange
 from recall_core.memory.text.questions import only_asks, without_questions
+from recall_core.remember import last_exchange
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import warnings
 
 import pytest
 
-from recall_core.integration import TurnsRefused, write_reported, write_turns
 from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.remember import TurnsRefused, write_reported, write_turns
 
 EXCHANGE = [("user", "My cat is called Miso."), ("assistant", "What a lovely name!")]
 
