@@ -281,7 +281,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
         session_id = call.session_id or self.session_id or call.thread_id
         report = write_reported(self.store, call.user_id, exchange, session_id=session_id)
         # what is done with is not written again at an eviction: a question left out, a turn refused
-        self._mark_written(call, self.write_roles if report.done_roles is None else report.done_roles)
+        self._mark_written(call, report.done(self.write_roles))
         return report.metadata
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:

@@ -332,7 +332,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], result.text, roles, questions)
         report = write_reported(self.store, user_id, exchange, session_id=session_id)
         if call.prepared is not None:  # what is done with (a question left out, a turn refused) is not
-            self._mark_written(call.prepared, roles if report.done_roles is None else report.done_roles)
+            self._mark_written(call.prepared, report.done(roles))
         return report.metadata  # written again at an eviction
 
     # ------------------------------------------------------------------ prompts

@@ -12,9 +12,9 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from recall_core.memory.errors import MemoryStoreError
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.session.writes import caller_level
+from recall_core.session.writes import refused as refused_for_good
 from recall_core.tokens import RECALL_TOKEN
 
 __all__ = ["TurnsRefused", "WriteReport", "last_exchange", "strip_marker", "write_reported", "write_turns"]
@@ -60,8 +60,7 @@ def write_turns(
             try:
                 ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))
             except Exception as error:
-                if not isinstance(error, ValueError) or isinstance(error, MemoryStoreError):
-                    # not refused for good (the index down; an encoder mismatch, journaled): stop here
+                if not refused_for_good(error):  # the index down; an encoder mismatch, journaled: stop here
                     _written_before(error, ids, roles)
                     raise
                 refused.append(f"turn {position} ({role}): {error}")
@@ -86,6 +85,11 @@ class WriteReport(NamedTuple):
 
     metadata: dict[str, Any]
     done_roles: tuple[str, ...] | None
+
+    def done(self, roles: Sequence[str]) -> Sequence[str]:
+        """The roles to mark written, of ``roles`` (those the caller writes): all of them when the
+        write went through or only refused some turns, else those written before it stopped."""
+        return roles if self.done_roles is None else self.done_roles
 
 
 def write_reported(

@@ -16,10 +16,11 @@ a newer candidate ``B`` updates an older candidate ``A`` for question ``Q`` when
     moved to Swansea" replaced her car;
   - one sentence of ``B`` says that something changed (:data:`CHANGE_WORDS`: "moved",
     "instead", "no longer", "now"...; or a phrase of :mod:`~recall_core.decoding.change_phrases`,
-    listed apart from every conversation here: "put off until", "not ... after all") and names a word of ``Q`` that ``A`` names too. Only the
-    words of ``Q``'s asking clauses count (:func:`asked_words`; all of ``Q``'s where those name
-    nothing but a time), and words of time ("day", "21st") never do. Without a change said of the same subject, two dated notes are two
-    events (LoCoMo asks when each happened), not two versions.
+    listed apart from every conversation here: "put off until", "not ... after all") and names
+    a word of ``Q`` that ``A`` names too. Only the words of ``Q``'s asking clauses count
+    (:func:`asked_words`; all of ``Q``'s where those name nothing but a time), and words of time
+    ("day", "21st") never do. Without a change said of the same subject, two dated notes are
+    two events (LoCoMo asks when each happened), not two versions.
 
 A chosen ``A`` is then swapped for ``B`` (the newest such, following chains), and its place is
 not filled with another candidate. Nothing is written: the memory keeps every turn, and a
