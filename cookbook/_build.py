@@ -2,8 +2,8 @@
 
 Each notebook's cells live in a module of their own under ``cookbook/_notebooks/``
 (``nb01_quickstart.py`` makes ``01_quickstart.ipynb``): edit those, not the .ipynb files.
-The notebooks are stored without outputs; ``tests/integration/test_cookbook.py`` executes each one top
-to bottom (offline, embedded default model and encoder) and fails on any error.
+The notebooks are stored without outputs; ``tests/integration/test_cookbook_*.py`` execute each one top
+to bottom (offline, embedded default model and encoder) and fail on any error.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ Three ways to give the model what it knows about the user, measured on the same 
 We report each answer, whether it contains the expected word, the prompt tokens, the tokens
 injected, the time to the first token (prompt, search and injection included) and the time
 per generated token. Timings on a shared CPU are noisy: compare within one run. The model is small (135M parameters): read the numbers as a
-measurement, not a promise.
+measurement, not a promise. (The test suite runs this notebook on the first two questions:
+`RECALL_COOKBOOK_QUESTIONS=2`.)
 """),
     code(SETUP),
     code("""
@@ -48,7 +49,7 @@ questions = [
     ("What am I allergic to?", "peanut"),
     ("Which instrument do I play?", "cello"),
     ("What is my best friend called?", "marta"),
-]
+][: int(os.environ.get("RECALL_COOKBOOK_QUESTIONS", "5"))]
 store = MemoryStore.local(MEMORY_DIR)
 writer = MemoryWriter(store)
 for fact in facts:

@@ -1,6 +1,7 @@
 """The cookbook notebooks are stored as their generator writes them (sources only, no outputs).
 
-Running them is an integration test: tests/integration/test_cookbook.py.
+Running them is an integration test: tests/integration/test_cookbook_engine.py and
+test_cookbook_frameworks.py.
 """
 
 from __future__ import annotations
