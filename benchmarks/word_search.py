@@ -13,6 +13,7 @@ Only the journal is built (no encoder, no Chroma): the vector half is not timed 
 Usage:
     python -m benchmarks.word_search                      # 1k, 10k, 100k alone; 1k among 99k of 99 others
     python -m benchmarks.word_search --sizes 1000 --queries 50
+    python -m benchmarks.word_search --sizes 1000 --others 9   # 1k among 9k of 9 others (the test's run)
 Writes benchmarks/out/word_search/word_search.json, .md and .png.
 """
 
@@ -100,11 +101,15 @@ def timings(search: Callable[[Any, str, str, int], Any], db: Any, user_id: str, 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.others < 1:
+        raise ValueError(f"--others must be at least 1, got {args.others}")
     texts, questions = texts_and_questions(args.seed)
     questions = questions[: args.queries]
     sizes = {int(s) for s in args.sizes.split(",")}
     rows = []
-    for name, n, others, each in progress([x for x in LAYOUTS if x[1] in sizes], "layouts", not args.no_progress):
+    layouts = [(f"among {args.others} others", n, args.others, each) if others else (name, n, others, each)
+               for name, n, others, each in LAYOUTS if n in sizes]  # fmt: skip
+    for name, n, others, each in progress(layouts, "layouts", not args.no_progress):
         with tempfile.TemporaryDirectory() as folder:
             journal = Journal(Path(folder) / "journal.sqlite3")
             fill(journal, "me", texts, n)
@@ -156,6 +161,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="1000,10000,100000", help="the searching user's memories (comma-separated)")
     p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--others", type=int, default=99,
+                   help="other users (1k memories each) beside the searching user in the last layout")
     p.add_argument("--k", type=int, default=50, help="results per search (the hybrid search reads 50)")
     p.add_argument("--seed", type=int, default=1000, help="conversation families' seed")
     p.add_argument("--out", type=Path, default=OUT)
