@@ -32,6 +32,8 @@ README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 #: Commands a bash block may hold without being run (why: the module docstring).
 NOT_RUN = ("make ", "pip ")
+#: What a bash block's command prints on stdout, each command in a process of its own.
+ANSWERS = {'recall ask --user ada "What is the name of my dog?"': "Zorblax"}
 #: The first line of a block that goes on from the block before it, in a new process.
 LATER = "# later, in a new process"
 
@@ -102,6 +104,7 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
 def test_the_readme_has_the_blocks_this_test_runs():
     assert len(python_runs()) >= 3  # the engine, LangChain and LlamaIndex quick starts
     assert sum(len(run) > 1 for run in python_runs()) >= 2  # LangChain and LlamaIndex, across two processes
+    assert all(any(command in code for code in blocks("bash")) for command in ANSWERS)  # each answer is checked
     for code in blocks("bash"):
         commands = [line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("#")]
         assert all(line.startswith("recall ") for line in commands) or all(
@@ -124,4 +127,8 @@ def test_bash_block_of_recall_commands_runs(index: int, tmp_path: Path, fresh_ho
     script = tmp_path / f"readme_block_{index}.sh"
     prelude = f'set -euo pipefail\nrecall() {{ "{sys.executable}" -m recall_core.cli "$@"; }}\n'
     script.write_text(prelude + blocks("bash")[index], encoding="utf-8")
-    print(run(["bash", str(script)], tmp_path, fresh_home))
+    out = run(["bash", str(script)], tmp_path, fresh_home)
+    print(out)
+    for command, answer in ANSWERS.items():  # what a block's comments say a command prints
+        if command in blocks("bash")[index]:
+            assert answer in out, f"{command!r} should print {answer!r}"
