@@ -104,8 +104,9 @@ def test_explicit_and_off_do_not_recall_though_the_tuned_model_asks(chat: ChatRe
     """The recall-tuned default writes ``<recall>`` on its own (the test above); under ``"explicit"``
     (no marker in the messages) and ``"off"`` that token is masked: no recall, per call too."""
     question = [HumanMessage("Which instrument do I play?")]
-    for reply in (chat.invoke(question, recall=policy),
-                  chat.model_copy(update={"recall_config": RecallConfig(recall_policy=policy)}).invoke(question)):  # fmt: skip
+    short = chat.model_copy(update={"max_tokens": 12})  # a recalled "You play the bassoon." comes first
+    for reply in (short.invoke(question, recall=policy),
+                  short.model_copy(update={"recall_config": RecallConfig(recall_policy=policy)}).invoke(question)):  # fmt: skip
         assert reply.response_metadata["recalls"] == [], reply.response_metadata["recalls"]
         assert reply.usage_metadata["input_token_details"]["recall_injected"] == 0
         assert "bassoon" not in reply.content.lower(), reply.content
