@@ -7,7 +7,8 @@
 * under a task-style system message ``recall_policy="model"`` gave up without asking ("I don't
   know."): ``ask_on_abstention`` opens that reply with ``<recall>``;
 * a question naming someone the memory knows was answered with made-up text, without asking:
-  ``ask_on_names`` recalls for it.
+  ``ask_on_names`` recalls for it;
+* a user's statement about themselves is answered "I don't know." or "." (a strict xfail: not fixed).
 """
 
 from __future__ import annotations
@@ -163,3 +164,26 @@ def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Pa
     assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
+
+
+#: Things a user tells the assistant about themselves (no question), written for this test.
+STATEMENTS = (
+    "I adopted a cat from the shelter yesterday.",
+    "We're having a barbecue at my place on Saturday.",
+    "I finally finished painting the kitchen.",
+)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "found 2026-11-30: the recall-tuned default does not acknowledge what a user tells it about themselves. "
+    "With a memory attached it replies \"I don't know.\" (26 of 36 first turns of the hand-written families, "
+    "a new user; the release: 0 of 36), without one \".\" (8 of 10 short statements). The tuning data teaches "
+    "\"I don't know.\" for questions no note answers and has no statements to acknowledge: a retrain must "
+    "add them (issue 19: general replies close to the base model's)"))
+def test_a_users_statement_is_acknowledged(smollm, demo_store) -> None:
+    model, tokenizer = smollm
+    replies = []
+    for memory in (None, demo_store.for_user("newcomer")):  # no memory; a user with none yet
+        generator = RecallGenerator(model, tokenizer, memory=memory)
+        replies += [generator.generate([{"role": "user", "content": text}], max_new_tokens=12).text for text in STATEMENTS]
+    assert all(len(reply.split()) >= 2 and "don't know" not in reply.lower() for reply in replies), replies
