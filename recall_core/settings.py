@@ -148,7 +148,8 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> None:
 
 
 def int_at_least(name: str, value: object, low: int) -> None:
-    """``value`` is an int (not a bool) ``>= low``, else ``ValueError``."""
+    """``value`` is an int (not a bool) ``>= low``, else ``ValueError``. (The memory's
+    ``check_count`` says the same; it is not imported: that loads the memory package with this one.)"""
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
 

@@ -39,6 +39,11 @@ def notebooks(*numbers: str) -> list[Path]:
     return [path for path in NOTEBOOKS if path.name[:2] in numbers]
 
 
+#: The notebooks of each test module: the engine's, and the frameworks' (LangChain, LlamaIndex, agents).
+ENGINE = notebooks("01", "04", "05", "07")
+FRAMEWORKS = notebooks("02", "03", "06")
+
+
 def run_notebook(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs ``path`` in a fresh kernel and checks what it leaves: no error, its figures, no memory."""
     for name, value in SHORTER.get(path.name, {}).items():

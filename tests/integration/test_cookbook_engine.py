@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.notebooks import notebooks, run_notebook
-
-ENGINE = notebooks("01", "04", "05", "07")
+from tests.helpers.notebooks import ENGINE, run_notebook
 
 
 @pytest.mark.parametrize("path", ENGINE, ids=[p.stem for p in ENGINE])

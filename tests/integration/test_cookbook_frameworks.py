@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.notebooks import NOTEBOOKS, notebooks, run_notebook
-from tests.integration.test_cookbook_engine import ENGINE
-
-FRAMEWORKS = notebooks("02", "03", "06")
+from tests.helpers.notebooks import ENGINE, FRAMEWORKS, NOTEBOOKS, run_notebook
 
 
 def test_every_notebook_is_run_by_one_of_the_two_modules():

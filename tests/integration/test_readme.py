@@ -126,9 +126,10 @@ def test_python_block_runs(index: int, tmp_path: Path, fresh_home: dict[str, str
 def test_bash_block_of_recall_commands_runs(index: int, tmp_path: Path, fresh_home: dict[str, str]):
     script = tmp_path / f"readme_block_{index}.sh"
     prelude = f'set -euo pipefail\nrecall() {{ "{sys.executable}" -m recall_core.cli "$@"; }}\n'
-    script.write_text(prelude + blocks("bash")[index], encoding="utf-8")
+    code = blocks("bash")[index]
+    script.write_text(prelude + code, encoding="utf-8")
     out = run(["bash", str(script)], tmp_path, fresh_home)
     print(out)
     for command, answer in ANSWERS.items():  # what a block's comments say a command prints
-        if command in blocks("bash")[index]:
+        if command in code:
             assert answer in out, f"{command!r} should print {answer!r}"
