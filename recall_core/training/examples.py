@@ -64,6 +64,9 @@ class Mixture:
     mid_share: float = 0.15  # of the model-policy ones: <recall> after a few words of the reply
     general: int = 500
     auto_general: int = 150
+    # Examples of a user telling something about themselves (``prompts.statement_prompts``): the
+    # base model's acknowledgement is learned, half with notes in the system message.
+    statements: int = 0
     vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
     fill_share: float = 0.75  # of search misses: the deeper note naming the answer shown instead (family_data.asked)
     unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
@@ -77,7 +80,7 @@ class Mixture:
     format_share: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("repeats", "general", "auto_general"):
+        for name in ("repeats", "general", "auto_general", "statements"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
@@ -317,11 +320,13 @@ def _foreign(notes: Sequence[MemoryCandidate], item: Asked) -> list[MemoryCandid
 
 
 def general_examples(builder: ExampleBuilder, replies: Sequence[tuple[str, str | None, Sequence[int], bool]], kind: str,
-                     count: int, rng: random.Random, notes: Sequence[Sequence[MemoryCandidate]] = ()) -> list[Example]:
+                     count: int, rng: random.Random, notes: Sequence[Sequence[MemoryCandidate]] = (),
+                     family: str = "general") -> list[Example]:
     """``count`` examples that need no memory, from ``(prompt, system message, base reply ids, cut)``.
 
     ``auto-general`` puts notes a search returned (for another question: ``notes``) in the
     system message (the search finds something whatever is asked): the reply stays the base model's.
+    ``family`` is what ``meta["family"]`` says the prompts are (``"statement"``: a user's own news).
     """
     if not replies:
         raise ValueError("no base replies to build general examples from")
@@ -335,7 +340,7 @@ def general_examples(builder: ExampleBuilder, replies: Sequence[tuple[str, str |
         for i in order[: count - len(out)]:
             prompt, system, reply, cut = replies[i]
             messages = messages_for(prompt, system)
-            meta = {"question": prompt, "family": "general"}
+            meta = {"question": prompt, "family": family}
             if kind == "auto-general":
                 out.append(builder.auto_example(kind, messages, reply, usable[rng.randrange(len(usable))], meta, truncated=cut))
             else:

@@ -41,7 +41,8 @@ from recall_core.training.examples import (
     memory_examples,
 )
 from recall_core.training.families import FAMILIES
-from recall_core.training.prompts import general_prompts
+from recall_core.training.prompts import general_prompts, statement_prompts
+from recall_core.types import MemoryCandidate
 
 #: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
 DEFAULT_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -205,7 +206,31 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     if config.mixture.auto_general:
         examples += general_examples(builder, replies[config.mixture.general :], "auto-general",
                                      config.mixture.auto_general, rng, [i.notes for i in items])  # fmt: skip
+    if config.mixture.statements:
+        examples += statement_examples(model, tokenizer, builder, config, [i.notes for i in items], progress)
     return [e for e in examples if len(e.input_ids) <= config.max_length]
+
+
+def statement_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
+                       notes: Sequence[Sequence[MemoryCandidate]], progress: bool = True) -> list[Example]:
+    """``config.mixture.statements`` examples of a user telling the assistant something about
+    themselves: the reply is the base model's own (it acknowledges), without ``<recall>``.
+
+    Half are asked under the model's own policy with no notes, half with notes a search returned
+    in the system message (``"auto"``): a tuned model that learned "I don't know." for questions
+    no note answers otherwise says it to statements too, or writes ``<recall>`` and stops. Drawn
+    from a generator of their own (``f"statements-{seed}"``), so the other examples stay as they were.
+    """
+    count = config.mixture.statements
+    rng = random.Random(f"statements-{config.seed}")
+    prompts = statement_prompts("train", seed=config.seed)
+    prompts = [prompts[i % len(prompts)] for i in range(count)]
+    heads = [rng.choice(family_data.TRAIN_SYSTEM_PROMPTS) for _ in prompts]
+    replies = base_replies(model, tokenizer, prompts, systems=heads, max_new_tokens=config.distill_tokens,
+                           progress=progress)  # fmt: skip
+    half = count // 2
+    out = general_examples(builder, replies[:half], "general", half, rng, family="statement") if half else []
+    return out + general_examples(builder, replies[half:], "auto-general", count - half, rng, notes, family="statement")
 
 
 def save_examples(path: str | Path, examples: Sequence[Example]) -> Path:
@@ -393,7 +418,8 @@ def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | No
                     heldout: Sequence[str] = ()) -> dict[str, Any]:
     """Teacher-forced check of the decision: how often ``<recall>`` is the most likely first reply
     token, on questions of the trained families (a seed never trained on), of the held-out
-    families (if any), and on held-out generic prompts."""
+    families (if any), on held-out generic prompts and on held-out statements a user makes about
+    themselves (:func:`~recall_core.training.prompts.statement_prompts`)."""
     builder = ExampleBuilder(tokenizer, recall_config)
     device = next(model.parameters()).device
 
@@ -412,8 +438,10 @@ def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | No
 
     memory = questions_of(trained)
     general = general_prompts("heldout", n=questions, seed=seed)
+    statements = statement_prompts("heldout", n=questions, seed=seed)
     checks: dict[str, Any] = {"recall_first_on_memory_questions": rate(memory), "memory_questions": len(memory),
-                              "recall_first_on_general_prompts": rate(general), "general_prompts": len(general)}  # fmt: skip
+                              "recall_first_on_general_prompts": rate(general), "general_prompts": len(general),
+                              "recall_first_on_statements": rate(statements), "statements": len(statements)}  # fmt: skip
     if heldout:
         held = questions_of(heldout)
         checks |= {"recall_first_on_heldout_family_questions": rate(held), "heldout_family_questions": len(held)}

@@ -8,6 +8,10 @@ model learns to recall on.
 
 ``general_prompts("train")`` and ``general_prompts("heldout")`` never share a prompt, a
 topic, or a template: held-out prompts are made of topics and templates kept out of training.
+
+:func:`statement_prompts` are things a user tells the assistant about themselves ("I adopted a
+cat yesterday."). They need no memory either: the reply acknowledges them, as the base model
+does, rather than searching for an answer nobody asked for. Split the same way.
 """
 
 from __future__ import annotations
@@ -65,6 +69,54 @@ CHIT_CHAT = (
     "How can I stay focused while studying?", "What is a good way to relax?", "Teach me a new word.",
     "How many days are in a leap year?", "What is 12 times 12?", "Spell the word 'necessary'.",
 )
+
+
+#: What a user tells the assistant about their life: ``{n}`` a first name, ``{p}`` a place,
+#: ``{j}`` a job, ``{a}`` an animal, ``{h}`` a pastime, ``{r}`` a relative.
+STATEMENT_TEMPLATES = (
+    "My {r} is called {n}.", "I just started a new job as a {j}.", "We moved to {p} last month.",
+    "I adopted a {a} last weekend.", "I've been getting into {h} lately.", "My {r} {n} is visiting us next week.",
+    "I'm thinking of becoming a {j}.", "I spent the whole weekend on {h}.", "I grew up in {p}.",
+    "Our {a} is called {n}.", "My {r} works as a {j}.", "I'm flying to {p} on Friday.",
+    "I finally tried {h} for the first time today.", "I met {n} for coffee this morning.",
+    "My {r} just got a {a}.", "I used to live in {p} when I was a kid.", "I quit my job as a {j} yesterday.",
+    "{n} and I have been friends since school.", "We named the {a} {n}.", "I'm taking {h} classes on Tuesdays.",
+    "My {r} moved to {p} for work.", "I passed my exam today!", "Work was really stressful this week.",
+    "I've decided to run a marathon next spring.", "We're painting the living room this weekend.",
+    "I'm allergic to {a}s, sadly.", "My {r} and I went to {p} for the holidays.",
+)
+STATEMENT_VALUES = {
+    "n": ("Maya", "Tomas", "Priya", "Oskar", "Leila", "Jonah", "Ines", "Kenji", "Rosa", "Felix", "Amara", "Dmitri"),
+    "p": ("Lisbon", "Toronto", "Osaka", "Nairobi", "Glasgow", "Lima", "Krakow", "Melbourne", "Austin", "Ghent"),
+    "j": ("nurse", "carpenter", "data analyst", "teacher", "chef", "librarian", "pilot", "plumber", "designer"),
+    "a": ("cat", "dog", "rabbit", "parrot", "hamster", "tortoise", "puppy", "kitten", "goldfish"),
+    "h": ("pottery", "rock climbing", "knitting", "chess", "gardening", "salsa dancing", "birdwatching", "baking"),
+    "r": ("sister", "brother", "cousin", "neighbour", "uncle", "aunt", "partner", "grandmother", "son", "daughter"),
+}
+
+
+def statement_prompts(split: Split = "train", n: int | None = None, seed: int = 0) -> list[str]:
+    """Things a user says about themselves, shuffled by ``seed``; at most ``n`` (``None``: all).
+
+    Templates and each kind of value are divided as :func:`general_prompts` divides its lists
+    (every third one held out), so the two splits share no statement, template or value.
+    """
+    if split not in ("train", "heldout"):
+        raise ValueError(f"split must be 'train' or 'heldout', got {split!r}")
+    if n is not None and (not isinstance(n, int) or n < 0):
+        raise ValueError(f"n must be None or an int >= 0, got {n!r}")
+    held = split == "heldout"
+    values = {k: [v for i, v in enumerate(vs) if (i % 3 == 2) == held] for k, vs in STATEMENT_VALUES.items()}
+    rng = random.Random(f"statements-{seed}")
+    prompts: set[str] = set()
+    for i, template in enumerate(STATEMENT_TEMPLATES):
+        if (i % 3 == 2) != held:
+            continue
+        for _ in range(8):  # a few fillings of each template
+            prompts.add(template.format(**{k: rng.choice(vs) for k, vs in values.items()}))
+    ordered = sorted(prompts)
+    random.Random(seed).shuffle(ordered)
+    return ordered if n is None else ordered[:n]
 
 
 def general_prompts(split: Split = "train", n: int | None = None, seed: int = 0) -> list[str]:

@@ -35,8 +35,8 @@ from recall_core.training.examples import (
     perturbed_notes,
 )
 from recall_core.training.families import base
-from recall_core.training.lora import TrainConfig, agreement, train_recall
-from recall_core.training.prompts import general_prompts
+from recall_core.training.lora import TrainConfig, agreement, statement_examples, train_recall
+from recall_core.training.prompts import general_prompts, statement_prompts
 from tests.helpers.tiny import tiny_model
 
 SMALL = Mixture(repeats=1, general=4, auto_general=2)
@@ -308,6 +308,31 @@ def test_general_prompt_splits_share_nothing():
     assert general_prompts("train", n=5, seed=1) == general_prompts("train", n=5, seed=1)
     with pytest.raises(ValueError, match="split"):
         general_prompts("test")
+
+
+def test_statement_prompt_splits_share_no_statement_template_or_value():
+    train, heldout = statement_prompts("train"), statement_prompts("heldout")
+    assert len(train) >= 60 and len(heldout) >= 20 and not set(train) & set(heldout)
+    assert statement_prompts("train", n=5, seed=1) == statement_prompts("train", n=5, seed=1)
+    assert not any(s.endswith("?") for s in train + heldout)  # statements, not questions
+    train_words = {w.strip(".!,") for s in train for w in s.split()}
+    assert not {"Dmitri", "Austin", "librarian", "goldfish"} & train_words  # held-out values stay out of training
+    with pytest.raises(ValueError, match="split"):
+        statement_prompts("test")
+    with pytest.raises(ValueError, match="statements"):
+        Mixture(statements=-1)
+
+
+def test_statement_examples_learn_the_base_acknowledgement_with_and_without_notes(asked):
+    model, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    config = small_config(mixture=Mixture(repeats=1, general=0, auto_general=0, statements=5))
+    examples = statement_examples(model, tokenizer, builder, config, [i.notes for i in asked if i.notes], progress=False)
+    assert [e.kind for e in examples].count("general") == 2 and [e.kind for e in examples].count("auto-general") == 3
+    assert all(e.meta["family"] == "statement" and e.meta["question"] in statement_prompts("train") for e in examples)
+    assert all(builder.recall_id not in [t for t in e.labels if t != IGNORE] for e in examples)
+    auto = next(e for e in examples if e.kind == "auto-general")
+    assert builder.recall_id in auto.input_ids  # the notes sit in the system message after the marker
 
 
 # --------------------------------------------------------------------------- training
