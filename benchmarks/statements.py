@@ -1,0 +1,203 @@
+"""Does the model acknowledge what a user tells it about themselves, or answer a question nobody asked?
+
+A chatbot's user mostly *tells* it things ("I adopted a cat yesterday."). A recall-tuned model
+that learned "I don't know." for questions no note answers can say it to news as well, or write
+``<recall>`` and stop. This benchmark counts, for each model:
+
+* **acknowledged**: the reply has at least two words and does not say it does not know (what the
+  base model does);
+* **"I don't know."**: the reply says it does not know (:data:`benchmarks.new_user.DONT_KNOW`, the
+  new-user benchmark's test);
+* **recalled**: the model itself wrote ``<recall>`` (a statement needs no memory).
+
+Two sets of statements, neither trained on:
+
+* ``heldout``: :func:`recall_core.training.prompts.statement_prompts` ``("heldout")``: templates and
+  values kept out of the training split;
+* ``handwritten``: the first user turn of every session of the hand-written families
+  (:mod:`benchmarks.handwritten`) that does not end in "?": users' own openings, in their voices.
+
+Each is said under three memories: none; a new user's empty memory; and (``handwritten`` only)
+the user's own earlier sessions, written as the writer writes them (a returning user, so the
+``"auto"`` default puts their notes before the statement; sessions after the first only).
+
+Usage:
+    python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16]
+Writes benchmarks/out/statements/statements.json, .md and .png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import machine, report, write_results  # noqa: E402
+from benchmarks.new_user import DONT_KNOW  # noqa: E402
+
+OUT = OUT_ROOT / "statements"
+HANDWRITTEN = ("users.json", "changes.json")
+MEMORIES = ("none", "new user", "earlier sessions")
+
+
+def handwritten_openings() -> list[tuple[str, int, str]]:
+    """``(user_id, session index, text)`` for each session's first user turn that is not a question."""
+    folder = Path(__file__).with_name("handwritten")
+    out = []
+    for name in HANDWRITTEN:
+        for user in json.loads((folder / name).read_text(encoding="utf-8")):
+            for index, session in enumerate(user["sessions"]):
+                turn = next((t for t in session["turns"] if t["role"] == "user"), None)
+                if turn and not turn["content"].rstrip().endswith("?"):
+                    out.append((f"{name}:{user['user_id']}", index, turn["content"]))
+    return out
+
+
+def session_turns(user_key: str, upto: int) -> list[dict[str, Any]]:
+    """The memory turns of ``user_key`` 's sessions before ``upto`` (what a returning user has said)."""
+    name, _, user_id = user_key.partition(":")
+    folder = Path(__file__).with_name("handwritten")
+    user = next(u for u in json.loads((folder / name).read_text(encoding="utf-8")) if u["user_id"] == user_id)
+    turns = []
+    for index, session in enumerate(user["sessions"][:upto]):
+        for i, turn in enumerate(session["turns"]):
+            turns.append({"user_id": user_key, "session_id": f"s{index}", "role": turn["role"],
+                          "content": turn["content"], "turn_index": i, "timestamp": f"{session['date']}T10:00:00"})  # fmt: skip
+    return turns
+
+
+def judged(text: str, recalled: bool) -> dict[str, Any]:
+    """One reply's marks (see the module docstring)."""
+    unknown = bool(DONT_KNOW.search(text))
+    words = [w for w in text.split() if any(c.isalnum() for c in w)]
+    return {"reply": text, "acknowledged": len(words) >= 2 and not unknown, "unknown": unknown, "recalled": recalled}
+
+
+def cases(statements: Sequence[str], openings: Sequence[tuple[str, int, str]]) -> Iterator[tuple[str, str, str, str, int]]:
+    """``(set, memory, text, user, session)`` for every statement under every memory it is said with."""
+    for memory in MEMORIES[:2]:
+        for text in statements:
+            yield "heldout", memory, text, "", 0
+    for memory in MEMORIES:
+        for user, index, text in openings:
+            if memory != "earlier sessions" or index > 0:  # a first session has nothing earlier
+                yield "handwritten", memory, text, user, index
+
+
+def run_model(label: str, model: Any, tokenizer: Any, todo: Sequence[tuple[str, str, str, str, int]], tokens: int,
+              show: bool) -> list[dict[str, Any]]:  # fmt: skip
+    """Every case's reply from one model, under the engine's defaults."""
+    from recall_core import RecallGenerator
+    from recall_core.memory import MemoryStore
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder) as store:
+        written: set[tuple[str, int]] = set()
+        generator = RecallGenerator(model, tokenizer)
+        for kind, memory, text, user, index in progress(todo, f"{label} statements", show):
+            if memory == "none":
+                target = None
+            elif memory == "new user":
+                target = store.for_user("newcomer")
+            else:
+                if (user, index) not in written:  # a fresh user id per (user, session): only earlier sessions
+                    store.writer.add_turns([dict(t, user_id=f"{user}#{index}") for t in session_turns(user, index)])
+                    written.add((user, index))
+                target = store.for_user(f"{user}#{index}")
+            result = generator.generate([{"role": "user", "content": text}], memory=target, max_new_tokens=tokens)
+            recalled = any(r.trigger == "model" for r in result.recalls)
+            rows.append({"model": label, "set": kind, "memory": memory, "statement": text, **judged(result.text, recalled)})
+    return rows
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Counts per model, set and memory."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["model"], row["set"], row["memory"]), []).append(row)
+    return [{"model": m, "set": s, "memory": mem, "statements": len(g),
+             **{k: sum(r[k] for r in g) for k in ("acknowledged", "unknown", "recalled")}}
+            for (m, s, mem), g in groups.items()]  # fmt: skip
+
+
+def markdown(summary: Sequence[dict[str, Any]]) -> str:
+    lines = ["| model | statements | memory | acknowledged | \"I don't know.\" | wrote `<recall>` |",
+             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for s in summary:
+        n = s["statements"]
+        lines.append(f"| {s['model']} | {s['set']} | {s['memory']} | {s['acknowledged']}/{n} | {s['unknown']}/{n} "
+                     f"| {s['recalled']}/{n} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    plt = pyplot()
+    summary = result["summary"]
+    models = list(dict.fromkeys(s["model"] for s in summary))
+    slices = list(dict.fromkeys((s["set"], s["memory"]) for s in summary))
+    fig, ax = plt.subplots(figsize=(9, 4))
+    width = 0.8 / max(1, len(models))
+    for m, model in enumerate(models):
+        shares = []
+        for kind, memory in slices:
+            row = next((s for s in summary if (s["model"], s["set"], s["memory"]) == (model, kind, memory)), None)
+            shares.append(row["acknowledged"] / row["statements"] if row else 0.0)
+        ax.bar([i + m * width for i in range(len(slices))], shares, width, label=model)
+    ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(slices))])
+    ax.set_xticklabels([f"{k}\n{mem}" for k, mem in slices], fontsize=8)
+    ax.set_ylabel("share acknowledged")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("A user's statement about themselves: acknowledged, not 'I don't know.'")
+    ax.legend()
+    save(fig, path)
+
+
+def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any]] | None = None) -> int:
+    """Run the benchmark; ``models`` (``(label, model, tokenizer)``, for tests) replaces ``--models``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default="tuned,plain", help="comma-separated: tuned (shipped), plain (release)")
+    parser.add_argument("--adapter", default=None, help="also a candidate adapter folder (recall train --out)")
+    parser.add_argument("--tokens", type=int, default=16, help="reply length limit")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many statements of each set")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if args.tokens < 1:
+        raise ValueError(f"--tokens must be >= 1, got {args.tokens}")
+    from recall_core import load_model
+    from recall_core.training.prompts import statement_prompts
+
+    statements = statement_prompts("heldout")[: args.limit]
+    openings = handwritten_openings()[: args.limit]
+    todo = list(cases(statements, openings))
+    loads = {"tuned": {"tuned": True}, "plain": {"tuned": False}}
+    names = list(filter(None, args.models.split(","))) if models is None else []
+    if set(names) - set(loads):
+        raise ValueError(f"--models takes tuned and plain, got {sorted(set(names) - set(loads))}")
+    chosen = [(name, loads[name]) for name in names]
+    if args.adapter:
+        chosen.append((f"candidate ({Path(args.adapter).name})", {"tuned": False, "adapter": args.adapter}))
+    rows = []
+    for label, model, tokenizer in models or ((label, *load_model(**options)) for label, options in chosen):
+        rows += run_model(label, model, tokenizer, todo, args.tokens, not args.no_progress)
+    summary = summarize(rows)
+    result = {"summary": summary, "rows": rows, "tokens": args.tokens, "machine": machine(),
+              "command": "python -m benchmarks.statements " + " ".join(argv if argv is not None else sys.argv[1:])}  # fmt: skip
+    table = markdown(summary)
+    write_results(args.out, "statements", result, table, plot)
+    return report(table, args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""The statements benchmark: what counts as acknowledging, the cases it makes, and a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import statements
+from tests.helpers.tiny import tiny_model
+
+
+@pytest.mark.parametrize(
+    ("reply", "acknowledged", "unknown"),
+    [("That's wonderful news!", True, False), ("I don't know.", False, True), (".", False, False),
+     ("Congratulations", False, False), ("I'm unable to provide information about that.", False, True)],
+)  # fmt: skip
+def test_what_counts_as_acknowledging(reply, acknowledged, unknown):
+    marks = statements.judged(reply, recalled=False)
+    assert (marks["acknowledged"], marks["unknown"]) == (acknowledged, unknown)
+
+
+def test_the_handwritten_openings_are_first_turns_that_are_not_questions():
+    openings = statements.handwritten_openings()
+    assert len(openings) >= 30 and not any(text.rstrip().endswith("?") for _, _, text in openings)
+    assert any(index > 0 for _, index, _ in openings)
+    user, index = next((u, i) for u, i, _ in openings if i > 0)
+    earlier = statements.session_turns(user, index)
+    assert earlier and {t["session_id"] for t in earlier} == {f"s{i}" for i in range(index)}
+
+
+def test_a_tiny_run_writes_every_slice(tmp_path):
+    model, tokenizer = tiny_model()
+    argv = ["--limit", "2", "--tokens", "2", "--out", str(tmp_path), "--no-progress"]
+    assert statements.main(argv, models=[("tiny", model, tokenizer)]) == 0
+    report = json.loads((tmp_path / "statements.json").read_text())
+    slices = {(s["set"], s["memory"]) for s in report["summary"]}
+    assert slices == {("heldout", "none"), ("heldout", "new user"), ("handwritten", "none"),
+                      ("handwritten", "new user")} | ({("handwritten", "earlier sessions")} & slices)  # fmt: skip
+    assert all(s["statements"] <= 2 for s in report["summary"]) and (tmp_path / "statements.png").exists()
+    with pytest.raises(ValueError, match="--models"):
+        statements.main(["--models", "large", "--out", str(tmp_path)])
