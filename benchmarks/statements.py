@@ -29,7 +29,6 @@ Writes benchmarks/out/statements/statements.json, .md and .png.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -47,16 +46,17 @@ from benchmarks.common.results import machine, report, write_results  # noqa: E4
 from benchmarks.new_user import DONT_KNOW  # noqa: E402
 
 OUT = OUT_ROOT / "statements"
-HANDWRITTEN = ("users.json", "changes.json")
+HANDWRITTEN = ("handwritten", "handwritten-changes")  # benchmarks.handwritten.FAMILIES
 MEMORIES = ("none", "new user", "earlier sessions")
 
 
 def handwritten_openings() -> list[tuple[str, int, str]]:
-    """``(user_id, session index, text)`` for each session's first user turn that is not a question."""
-    folder = Path(__file__).with_name("handwritten")
+    """``(user, session index, text)`` for each session's first user turn that is not a question."""
+    from benchmarks.handwritten import FAMILIES
+
     out = []
     for name in HANDWRITTEN:
-        for user in json.loads((folder / name).read_text(encoding="utf-8")):
+        for user in FAMILIES[name].raw_users():
             for index, session in enumerate(user["sessions"]):
                 turn = next((t for t in session["turns"] if t["role"] == "user"), None)
                 if turn and not turn["content"].rstrip().endswith("?"):
@@ -66,9 +66,10 @@ def handwritten_openings() -> list[tuple[str, int, str]]:
 
 def session_turns(user_key: str, upto: int) -> list[dict[str, Any]]:
     """The memory turns of ``user_key`` 's sessions before ``upto`` (what a returning user has said)."""
+    from benchmarks.handwritten import FAMILIES
+
     name, _, user_id = user_key.partition(":")
-    folder = Path(__file__).with_name("handwritten")
-    user = next(u for u in json.loads((folder / name).read_text(encoding="utf-8")) if u["user_id"] == user_id)
+    user = next(u for u in FAMILIES[name].raw_users() if u["user_id"] == user_id)
     turns = []
     for index, session in enumerate(user["sessions"][:upto]):
         for i, turn in enumerate(session["turns"]):

@@ -54,7 +54,11 @@ class HandwrittenFamily:
         """
         if users < 1:
             raise ValueError(f"users must be at least 1, got {users}")
-        return [_user(raw) for raw in _load(self.DATA)[:users]]
+        return [_user(raw) for raw in self.raw_users()[:users]]
+
+    def raw_users(self) -> tuple[dict[str, Any], ...]:
+        """The file's users as written (``user_id``, ``sessions``, ``questions``), read once."""
+        return _load(self.DATA)
 
 
 CHANGES = HandwrittenFamily(

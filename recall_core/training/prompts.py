@@ -101,10 +101,7 @@ def statement_prompts(split: Split = "train", n: int | None = None, seed: int = 
     Templates and each kind of value are divided as :func:`general_prompts` divides its lists
     (every third one held out), so the two splits share no statement, template or value.
     """
-    if split not in ("train", "heldout"):
-        raise ValueError(f"split must be 'train' or 'heldout', got {split!r}")
-    if n is not None and (not isinstance(n, int) or n < 0):
-        raise ValueError(f"n must be None or an int >= 0, got {n!r}")
+    _check(split, n)
     held = split == "heldout"
     values = {k: [v for i, v in enumerate(vs) if (i % 3 == 2) == held] for k, vs in STATEMENT_VALUES.items()}
     rng = random.Random(f"statements-{seed}")
@@ -126,10 +123,7 @@ def general_prompts(split: Split = "train", n: int | None = None, seed: int = 0)
     held out), and the fixed lists of near misses and chit-chat likewise, so the two splits
     share no prompt and no topic.
     """
-    if split not in ("train", "heldout"):
-        raise ValueError(f"split must be 'train' or 'heldout', got {split!r}")
-    if n is not None and (not isinstance(n, int) or n < 0):
-        raise ValueError(f"n must be None or an int >= 0, got {n!r}")
+    _check(split, n)
     held = split == "heldout"
 
     def part(items: tuple[str, ...]) -> list[str]:
@@ -141,3 +135,11 @@ def general_prompts(split: Split = "train", n: int | None = None, seed: int = 0)
     prompts = sorted(set(prompts))
     random.Random(seed).shuffle(prompts)
     return prompts if n is None else prompts[:n]
+
+
+def _check(split: str, n: int | None) -> None:
+    """The arguments :func:`general_prompts` and :func:`statement_prompts` share, checked alike."""
+    if split not in ("train", "heldout"):
+        raise ValueError(f"split must be 'train' or 'heldout', got {split!r}")
+    if n is not None and (not isinstance(n, int) or n < 0):
+        raise ValueError(f"n must be None or an int >= 0, got {n!r}")
