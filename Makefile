@@ -85,9 +85,8 @@ engine-models: models
 # shipped model's figures on them are held-out figures (docs/benchmarks/heldout.md); circle and duo
 # came after it and are left out, so that this target makes the shipped weights again. Then the
 # query head of `query_mode="hidden"`, on the merged model (about 10 min). --statements: a user's news
-# about themselves, answered with the base model's own acknowledgement, half with the notes a search for
-# the news itself returns (found 2026-11-30: without them the tuned model wrote <recall> on "I adopted a
-# cat." and said "I don't know."; with unrelated notes only, a returning user's news got one word from them).
+# about themselves, answered with the base model's own acknowledgement (found 2026-11-30: without them
+# the tuned model wrote <recall> on "I adopted a cat." and said "I don't know.").
 adapter: models
 	OMP_NUM_THREADS=2 $(BIN)/recall train --users 6 --examples 0.6 --exclude passing,dates,paraphrase,circle,duo --agreement-prompts 32 \
 		--fill-share 1.0 --unknown-share 0.4 --passing-share 0.5 --empty-share 0.05 --statements 150 \

@@ -98,14 +98,9 @@ class Searched(NamedTuple):
     answering: MemoryCandidate | None = None
 
 
-def statement_key(i: int) -> str:
-    """The key :func:`retrieved` files the notes found for its ``i``-th statement under."""
-    return f"statement-{i}"
-
-
 def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *, encoder: Any = None,
               writer_options: Mapping[str, Any] | None = None, store_options: Mapping[str, Any] | None = None,
-              depth: int = 0, progress: bool = False, statements: Sequence[str] = ()) -> dict[str, Searched]:
+              depth: int = 0, progress: bool = False) -> dict[str, Searched]:
     """The notes a ``<recall>`` would inject for every question, by question key.
 
     The users' turns go into a temporary local store (``writer_options`` for the writer,
@@ -114,10 +109,6 @@ def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *,
     memories, deduplication). With ``depth`` above ``config.top_k``, a question whose chosen
     notes miss the answer is searched ``depth`` deep for a candidate that names it
     (:attr:`Searched.answering`), so that training can show the answer where the search missed it.
-
-    ``statements`` (a user's news about themselves) are searched too, the ``i``-th in the memory of
-    user ``i`` modulo their number, under the key ``statement_key(i)``: what ``"auto"`` puts in the
-    system message when a returning user says something, notes on the same topic as often as not.
     """
     from recall_core.memory import MemoryStore, MemoryWriter
 
@@ -139,10 +130,6 @@ def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *,
                         deeper = memory.search(query, depth)
                         answering = next((c for c in deeper if named_value([c], question) is not None), None)
                     out[question.key] = Searched(tuple(chosen), answering)
-            for i, statement in enumerate(statements):
-                memory = store.for_user(everyone[i % len(everyone)].user_id)
-                chosen, _ = choose_candidates(memory.search(RecallQuery(text=statement), config.top_k), config)
-                out[statement_key(i)] = Searched(tuple(chosen))
         finally:
             store.close()
     return out

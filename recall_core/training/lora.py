@@ -187,10 +187,8 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     builder = ExampleBuilder(tokenizer, recall_config)
     users = family_data.family_users(config.trained_families, config.users, family_data.TRAIN_SEED + config.seed)
     depth = FILL_DEPTH if config.mixture.fill_share else 0
-    statements = _statements(config)
     notes = family_data.retrieved(users, builder.config, encoder=config.encoder, writer_options=writer_options,
-                                  store_options=store_options, depth=depth, progress=progress,
-                                  statements=statements)  # fmt: skip
+                                  store_options=store_options, depth=depth, progress=progress)  # fmt: skip
     items = family_data.asked(users, notes, rng, builder.config, config.mixture.fill_share)
     systems = family_data.TRAIN_SYSTEM_PROMPTS
     examples = memory_examples(builder, items, config.mixture, rng, systems,
@@ -209,43 +207,30 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
         examples += general_examples(builder, replies[config.mixture.general :], "auto-general",
                                      config.mixture.auto_general, rng, [i.notes for i in items])  # fmt: skip
     if config.mixture.statements:
-        found = [notes[family_data.statement_key(i)].chosen for i in range(len(statements))]
-        examples += statement_examples(model, tokenizer, builder, config, statements, found, progress)
+        examples += statement_examples(model, tokenizer, builder, config, [i.notes for i in items], progress)
     return [e for e in examples if len(e.input_ids) <= config.max_length]
 
 
-def _statements(config: TrainConfig) -> list[str]:
-    """The ``config.mixture.statements`` statements to train on (the train split, repeated as needed)."""
-    prompts = statement_prompts("train", seed=config.seed)
-    return [prompts[i % len(prompts)] for i in range(config.mixture.statements)]
-
-
 def statement_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
-                       statements: Sequence[str], notes: Sequence[Sequence[MemoryCandidate]],
-                       progress: bool = True) -> list[Example]:
-    """An example per statement of a user telling the assistant something about themselves: the
-    reply is the base model's own (it acknowledges), without ``<recall>``.
+                       notes: Sequence[Sequence[MemoryCandidate]], progress: bool = True) -> list[Example]:
+    """``config.mixture.statements`` examples of a user telling the assistant something about
+    themselves: the reply is the base model's own (it acknowledges), without ``<recall>``.
 
-    Half are asked under the model's own policy with no notes. The other half have in the system
-    message (``"auto"``) the notes a search for the statement itself returned, ``notes[i]`` for
-    ``statements[i]`` (:func:`family_data.retrieved`): a returning user's news meets notes on the
-    same topic, and a model that learned to answer from its notes otherwise replies to "I started
-    a new job." with one word from them, or says "I don't know.". A statement whose search found
-    nothing keeps no notes, as the loop drops an empty block. The system messages are drawn by a
-    generator of their own (``f"statements-{seed}"``), so the other examples stay as they were.
+    Half are asked under the model's own policy with no notes, half with notes a search returned
+    in the system message (``"auto"``): a tuned model that learned "I don't know." for questions
+    no note answers otherwise says it to statements too, or writes ``<recall>`` and stops. Drawn
+    from a generator of their own (``f"statements-{seed}"``), so the other examples stay as they were.
     """
-    if len(notes) != len(statements):
-        raise ValueError(f"notes must have one entry per statement ({len(statements)}), got {len(notes)}")
+    count = config.mixture.statements
     rng = random.Random(f"statements-{config.seed}")
-    heads = [rng.choice(family_data.TRAIN_SYSTEM_PROMPTS) for _ in statements]
-    replies = base_replies(model, tokenizer, statements, systems=heads, max_new_tokens=config.distill_tokens,
+    prompts = statement_prompts("train", seed=config.seed)
+    prompts = [prompts[i % len(prompts)] for i in range(count)]
+    heads = [rng.choice(family_data.TRAIN_SYSTEM_PROMPTS) for _ in prompts]
+    replies = base_replies(model, tokenizer, prompts, systems=heads, max_new_tokens=config.distill_tokens,
                            progress=progress)  # fmt: skip
-    half = len(statements) // 2
+    half = count // 2
     out = general_examples(builder, replies[:half], "general", half, rng, family="statement") if half else []
-    for (prompt, system, reply, cut), found in zip(replies[half:], notes[half:], strict=True):
-        out.append(builder.auto_example("auto-general", family_data.messages_for(prompt, system), reply, found,
-                                        {"question": prompt, "family": "statement"}, truncated=cut))  # fmt: skip
-    return out
+    return out + general_examples(builder, replies[half:], "auto-general", count - half, rng, notes, family="statement")
 
 
 def save_examples(path: str | Path, examples: Sequence[Example]) -> Path:

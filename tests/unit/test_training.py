@@ -327,31 +327,12 @@ def test_statement_examples_learn_the_base_acknowledgement_with_and_without_note
     model, tokenizer = tiny_model()
     builder = ExampleBuilder(tokenizer)
     config = small_config(mixture=Mixture(repeats=1, general=0, auto_general=0, statements=5))
-    statements = statement_prompts("train", n=5)
-    notes = [i.notes for i in asked if i.notes][:5]
-    examples = statement_examples(model, tokenizer, builder, config, statements, notes, progress=False)
+    examples = statement_examples(model, tokenizer, builder, config, [i.notes for i in asked if i.notes], progress=False)
     assert [e.kind for e in examples].count("general") == 2 and [e.kind for e in examples].count("auto-general") == 3
-    assert [e.meta["question"] for e in examples if e.kind == "auto-general"] == statements[2:]
-    assert all(e.meta["family"] == "statement" for e in examples)
+    assert all(e.meta["family"] == "statement" and e.meta["question"] in statement_prompts("train") for e in examples)
     assert all(builder.recall_id not in [t for t in e.labels if t != IGNORE] for e in examples)
-    for example, found in zip([e for e in examples if e.kind == "auto-general"], notes[2:], strict=True):
-        assert builder.recall_id in example.input_ids  # the notes sit in the system message after the marker
-        assert builder.block(found) == example.input_ids[example.input_ids.index(builder.recall_id) + 1:][: len(builder.block(found))]
-    with pytest.raises(ValueError, match="one entry per statement"):
-        statement_examples(model, tokenizer, builder, config, statements, notes[:4], progress=False)
-
-
-def test_statements_are_searched_in_a_family_users_memory():
-    """A returning user's news meets notes on its own topic: each statement is searched as ``"auto"``
-    searches a user's turn, in one family user's memory, and keeps what the loop would inject."""
-    users = family_data.family_users(FAMILIES, 1)
-    statements = statement_prompts("train", n=6)
-    searched = family_data.retrieved(users, RecallConfig(), encoder="hash", statements=statements)
-    found = [searched[family_data.statement_key(i)].chosen for i in range(len(statements))]
-    everyone = [u.user_id for g in users.values() for u in g]
-    assert any(found) and all(len(f) <= RecallConfig().top_k for f in found)
-    for i, notes in enumerate(found):
-        assert all(n.metadata.get("user_id") == everyone[i % len(everyone)] for n in notes)
+    auto = next(e for e in examples if e.kind == "auto-general")
+    assert builder.recall_id in auto.input_ids  # the notes sit in the system message after the marker
 
 
 # --------------------------------------------------------------------------- training
