@@ -8,7 +8,7 @@
   know."): ``ask_on_abstention`` opens that reply with ``<recall>``;
 * a question naming someone the memory knows was answered with made-up text, without asking:
   ``ask_on_names`` recalls for it;
-* a user's statement about themselves is answered "I don't know." or "." (a strict xfail: not fixed).
+* a user's statement about themselves was answered "I don't know." or "." (fixed by the retrain with statements, 2026-11-30).
 """
 
 from __future__ import annotations
