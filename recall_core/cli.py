@@ -491,6 +491,8 @@ def _train_head(args: argparse.Namespace) -> int:
 
     if not args.out and args.model is not None and model_folder(args.model) is None:
         raise ValueError(f"--out is needed: {args.model!r} is not a local folder to save the head beside")
+    if args.out and args.model is None:
+        _check_head_out(Path(args.out).expanduser())
     model, tokenizer = load_model(args.model, device=args.device)
     out = Path(args.out).expanduser() if args.out else model_folder(args.model, model)
     encoder = load_encoder(args.encoder)
@@ -505,6 +507,24 @@ def _train_head(args: argparse.Namespace) -> int:
     recipe = head.meta.recipe
     print(f"saved the query head in {out} (layers {head.meta.layers}, loss {recipe['loss_first']} -> {recipe['loss_last']})")
     return 0
+
+
+def _check_head_out(out: Path) -> None:
+    """``ValueError`` when ``--out`` (without ``--model``) holds an adapter other than the shipped one.
+
+    Without ``--model`` the head is trained on the shipped recall-tuned model, whatever adapter
+    ``out`` holds; a head saved beside another adapter is the shipped model's, and loading that
+    adapter refuses it (the fingerprint check). Found 2026-11-30: a candidate's head trained this
+    way came out byte for byte the shipped one. ``make adapter`` writes the adapter into the shipped
+    folder first, so it passes.
+    """
+    from recall_core.models.loading import DEFAULT_ADAPTER
+
+    weights, shipped = out / "adapter_model.safetensors", DEFAULT_ADAPTER / "adapter_model.safetensors"
+    if weights.is_file() and not (shipped.is_file() and weights.read_bytes() == shipped.read_bytes()):
+        raise ValueError(f"--out {out} holds an adapter that is not the shipped one, but without --model the head is "
+                         f"trained on the shipped tuned model: copy the adapter into {DEFAULT_ADAPTER} first (as "
+                         "`make adapter` does), or pass --model with the adapter merged in")
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -186,3 +186,17 @@ def test_cli_train_head_needs_out_for_a_model_that_is_not_a_folder(capsys):
 
     assert main(["train-head", "--model", "no-such/model-on-the-hub", "--encoder", "hash-16"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_cli_train_head_refuses_an_out_folder_holding_another_adapter(tmp_path, capsys):
+    """Without --model the head is the shipped tuned model's: saving it beside another adapter would
+    make a head that adapter's model refuses. (The shipped folder itself passes: make adapter.)"""
+    from recall_core.cli import _check_head_out, main
+    from recall_core.models.loading import DEFAULT_ADAPTER
+
+    (tmp_path / "adapter_model.safetensors").write_bytes(b"a candidate")
+    assert main(["train-head", "--out", str(tmp_path), "--encoder", "hash-16"]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "not the shipped one" in err
+    _check_head_out(DEFAULT_ADAPTER)  # the shipped adapter's own folder
+    _check_head_out(tmp_path / "empty")  # no adapter there: nothing to refuse
