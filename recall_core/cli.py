@@ -157,7 +157,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
                    "train a model's hidden query head (<recall> hidden state -> the memory encoder's space)")  # fmt: skip
     head.add_argument("--model", default=None, help="model folder or HF id (default: the embedded SmolLM2-135M-Instruct)")
     head.add_argument("--out", default=None, help="folder to save the head in (default: the model's folder, where "
-                      "loading the model finds it)")  # fmt: skip
+                      "loading the model finds it); without --model, a folder holding a recall adapter gets a head "
+                      "for the default model with that adapter")  # fmt: skip
     head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
@@ -491,10 +492,11 @@ def _train_head(args: argparse.Namespace) -> int:
 
     if not args.out and args.model is not None and model_folder(args.model) is None:
         raise ValueError(f"--out is needed: {args.model!r} is not a local folder to save the head beside")
-    if args.out and args.model is None:
-        _check_head_out(Path(args.out).expanduser())
-    model, tokenizer = load_model(args.model, device=args.device)
+    adapter = _head_adapter(Path(args.out).expanduser()) if args.out else None
+    model, tokenizer = load_model(args.model, device=args.device, tuned=adapter is None, adapter=adapter)
     out = Path(args.out).expanduser() if args.out else model_folder(args.model, model)
+    on = args.model or ("the default model" if adapter else "the shipped recall-tuned default")
+    print(f"training the head on {on}{f' with the adapter in {adapter}' if adapter else ''}", flush=True)
     encoder = load_encoder(args.encoder)
     if args.vocabulary_texts < 0:
         raise ValueError(f"--vocabulary-texts must be >= 0, got {args.vocabulary_texts}")
@@ -509,22 +511,22 @@ def _train_head(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_head_out(out: Path) -> None:
-    """``ValueError`` when ``--out`` (without ``--model``) holds an adapter other than the shipped one.
+def _head_adapter(out: Path) -> Path | None:
+    """The recall adapter ``--out`` holds, if any: the head is then trained on the model (``--model``,
+    or the plain default) with that adapter merged in, the model that loading the adapter gives.
 
-    Without ``--model`` the head is trained on the shipped recall-tuned model, whatever adapter
-    ``out`` holds; a head saved beside another adapter is the shipped model's, and loading that
-    adapter refuses it (the fingerprint check). Found 2026-11-30: a candidate's head trained this
-    way came out byte for byte the shipped one. ``make adapter`` writes the adapter into the shipped
-    folder first, so it passes.
+    Why: a head is bound to the weights it reads (its fingerprint check refuses it for others).
+    Until 2026-11-30 a head saved beside a candidate adapter was trained on the shipped tuned model,
+    so it came out byte for byte the shipped head, and loading the candidate refused it. The
+    default model with an adapter applied has the very weights (and fingerprint) of the merged
+    folder ``load_model()`` makes once that adapter ships, so the head fits either way; for the
+    shipped folder (``make adapter``) it is the same model as before. ``--model`` with the adapter
+    already merged in is refused by the adapter's own fingerprint check: there, leave out ``--out``.
     """
-    from recall_core.models.loading import DEFAULT_ADAPTER
+    from recall_core.models.lora import META_FILE, WEIGHTS_FILE
 
-    weights, shipped = out / "adapter_model.safetensors", DEFAULT_ADAPTER / "adapter_model.safetensors"
-    if weights.is_file() and not (shipped.is_file() and weights.read_bytes() == shipped.read_bytes()):
-        raise ValueError(f"--out {out} holds an adapter that is not the shipped one, but without --model the head is "
-                         f"trained on the shipped tuned model: copy the adapter into {DEFAULT_ADAPTER} first (as "
-                         "`make adapter` does), or pass --model with the adapter merged in")
+    # either file: a half-written adapter is refused by name when applied, not silently skipped
+    return out if (out / META_FILE).is_file() or (out / WEIGHTS_FILE).is_file() else None
 
 
 def _bench(args: argparse.Namespace) -> int:

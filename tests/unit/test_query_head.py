@@ -188,15 +188,18 @@ def test_cli_train_head_needs_out_for_a_model_that_is_not_a_folder(capsys):
     assert "--out" in capsys.readouterr().err
 
 
-def test_cli_train_head_refuses_an_out_folder_holding_another_adapter(tmp_path, capsys):
-    """Without --model the head is the shipped tuned model's: saving it beside another adapter would
-    make a head that adapter's model refuses. (The shipped folder itself passes: make adapter.)"""
-    from recall_core.cli import _check_head_out, main
-    from recall_core.models.loading import DEFAULT_ADAPTER
+def test_cli_train_head_out_folder_with_a_broken_adapter_is_refused_by_name(tiny, tmp_path, capsys):
+    """An --out that holds adapter weights gets a head for the model with that adapter: a folder
+    without the adapter's meta is refused by name, not trained past (the head would not fit it).
+    (A real adapter end to end: tests/unit/test_training.py.)"""
+    from recall_core.cli import main
 
-    (tmp_path / "adapter_model.safetensors").write_bytes(b"a candidate")
-    assert main(["train-head", "--out", str(tmp_path), "--encoder", "hash-16"]) == 2
-    err = capsys.readouterr().err
-    assert "--out" in err and "not the shipped one" in err
-    _check_head_out(DEFAULT_ADAPTER)  # the shipped adapter's own folder
-    _check_head_out(tmp_path / "empty")  # no adapter there: nothing to refuse
+    model, tokenizer = tiny
+    base, out = tmp_path / "base", tmp_path / "candidate"
+    model.save_pretrained(base)
+    tokenizer.save_pretrained(base)
+    out.mkdir()
+    (out / "adapter_model.safetensors").write_bytes(b"a candidate")
+    assert main(["train-head", "--model", str(base), "--out", str(out), "--encoder", "hash-16", "--device", "cpu"]) == 2
+    assert "is not a recall adapter" in capsys.readouterr().err
+    assert not (out / HEAD_FILE).exists()

@@ -383,6 +383,29 @@ def test_load_model_merges_an_adapter_for_that_folder(trained, tmp_path):
         assert torch.allclose(loaded(input_ids=ids).logits, reference(input_ids=ids).logits, atol=1e-5)
 
 
+def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, tmp_path, capsys):
+    """``recall train-head --out ADAPTER``: the head is trained on the base with the adapter merged
+    in (what loading the adapter gives), not on the base alone. Until 2026-11-30 it was the shipped
+    model's whatever the folder held, and the candidate's model refused it."""
+    import shutil
+
+    from recall_core.cli import main
+    from recall_core.models.query_head import RecallQueryHead
+
+    model, tokenizer, result, _ = trained
+    base, out = tmp_path / "tiny", tmp_path / "candidate"
+    model.save_pretrained(base)
+    tokenizer.save_pretrained(base)
+    shutil.copytree(result.adapter, out)
+    assert main(["train-head", "--model", str(base), "--out", str(out), "--encoder", "hash-16", "--device", "cpu",
+                 "--vocabulary-texts", "0"]) == 0  # fmt: skip
+    assert f"with the adapter in {out}" in capsys.readouterr().out
+    tuned, _ = load_model(base, device="cpu", adapter=out)
+    head = RecallQueryHead.load(out, model=tuned)  # fits the tuned weights...
+    with pytest.raises(ValueError, match="fingerprint"):
+        head.check(load_model(base, device="cpu")[0])  # ...and not the base's
+
+
 def test_an_adapter_for_another_base_model_is_refused(trained):
     _, tokenizer, result, _ = trained
     other, other_tokenizer = tiny_model(seed=1)
