@@ -108,9 +108,12 @@ class RecallGenerator:
         **model_kwargs: Any,
     ) -> RecallGenerator:
         """Load a model with :func:`recall_core.load_model` (``None``: the embedded default), with
-        the query head saved in its folder if there is one (:func:`~recall_core.models.query_head.find_query_head`)."""
+        the query head saved in its folder if there is one (:func:`~recall_core.models.query_head.find_query_head`);
+        with ``adapter=`` given, the head saved beside the adapter comes first (``recall train-head --out``)."""
         model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
-        head = find_query_head(model_folder(name_or_path, model), model)
+        adapter = model_kwargs.get("adapter")
+        head = (find_query_head(adapter, model) if adapter is not None else None) or find_query_head(
+            model_folder(name_or_path, model), model)  # fmt: skip
         return cls(model, tokenizer, memory=memory, config=config, query_head=head)
 
     def kv_precompute(self) -> KVPrecompute:

@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from recall_core import RecallConfig
+from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.notes import block_ids, memory_token_ids
 from recall_core.models.loading import load_model
 from recall_core.models.lora import (
@@ -404,6 +404,8 @@ def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, 
     head = RecallQueryHead.load(out, model=tuned)  # fits the tuned weights...
     with pytest.raises(ValueError, match="fingerprint"):
         head.check(load_model(base, device="cpu")[0])  # ...and not the base's
+    found = RecallGenerator.from_pretrained(str(base), device="cpu", adapter=str(out)).query_head
+    assert found is not None and found.meta == head.meta  # loading the adapter finds the head beside it
 
 
 def test_an_adapter_for_another_base_model_is_refused(trained):
