@@ -12,11 +12,18 @@ config is a ``--variant NAME:field=value,...`` of ``RecallConfig`` on the chosen
 
 Reported per config: the share of replies that say they do not know (``DONT_KNOW``), the share
 of replies where the model's own ``<recall>`` fired, and a few replies to read. Run it on the
-tuned default (``--model`` unset) and on the plain release (``--plain``).
+tuned default (``--model`` unset) and on the plain release (``--plain``), or on a candidate
+adapter (``--adapter DIR``, merged into the plain default).
+
+Those questions come from a training family's generator: an in-distribution figure.
+``--families`` asks the questions of other families instead (the held-out ones of
+:mod:`benchmarks.heldout`, at its evaluation seed, e.g. ``passing,dates,paraphrase,handwritten``),
+which no training saw. Why: on 2026-11-30 a candidate said "I don't know." to the generator's
+questions but gave a new user's "What is the name of my parrot?" a made-up name.
 
 Usage:
-    python -m benchmarks.new_user [--plain] [--users 4] [--variant NAME:field=value,...]
-Writes benchmarks/out/new_user/new_user{,_plain}.json and .md.
+    python -m benchmarks.new_user [--plain | --adapter DIR] [--users 4] [--families A,B] [--variant NAME:field=value,...]
+Writes benchmarks/out/new_user/new_user{,_plain,_candidate}.json and .md.
 """
 
 from __future__ import annotations
@@ -65,14 +72,31 @@ def _variant(text: str) -> tuple[str, dict[str, Any]]:
     return name.removeprefix("recall:"), options
 
 
+def questions_of(args: argparse.Namespace) -> list[str]:
+    """The questions asked: of the training generator's ``--seed``, or of ``--families`` at the held-out
+    benchmark's evaluation seed (every question: for a new user none has an answer)."""
+    if args.families:
+        from benchmarks.heldout import ASKED_FAMILIES, EVAL_SEED
+
+        users = [u for name in args.families for u in ASKED_FAMILIES[name].generate(EVAL_SEED, users=args.users)]
+    else:
+        try:
+            seed = seed_of(str(args.seed))
+        except ValueError:
+            raise ValueError(f"--seed must be a name in {sorted(SEEDS)} or an integer, got {args.seed!r}") from None
+        users = generate(seed, users=args.users)
+    return [q.text for user in users for q in user.questions][: args.limit]
+
+
+def model_name(args: argparse.Namespace) -> str:
+    return "candidate" if args.adapter else "plain" if args.plain else "tuned"
+
+
 def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) -> dict[str, Any]:
     if generator is None:
-        generator = RecallGenerator(*load_model(tuned=not args.plain))
-    try:
-        seed = seed_of(str(args.seed))
-    except ValueError:
-        raise ValueError(f"--seed must be a name in {sorted(SEEDS)} or an integer, got {args.seed!r}") from None
-    questions = [q.text for user in generate(seed, users=args.users) for q in user.questions][: args.limit]
+        tuned = not (args.plain or args.adapter)
+        generator = RecallGenerator(*load_model(tuned=tuned, adapter=args.adapter))
+    questions = questions_of(args)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
         memory = store.for_user("newcomer")
@@ -94,11 +118,13 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
                 "asked": sum(r["asked"] for r in replies) / n,
                 "replies": replies,
             }
-    return {"model": "plain" if args.plain else "tuned", "seed": args.seed, "users": args.users, "results": results}
+    return {"model": model_name(args), "adapter": args.adapter, "seed": args.seed, "families": args.families,
+            "users": args.users, "results": results}  # fmt: skip
 
 
 def markdown(report: dict[str, Any], examples: int = 3) -> str:
-    lines = [f"New user, {report['model']} model ({report['seed']} seed, {report['users']} users)", "",
+    asked = f"families {', '.join(report['families'])}" if report.get("families") else f"{report['seed']} seed"
+    lines = [f"New user, {report['model']} model ({asked}, {report['users']} users)", "",
              "| config | questions | says it does not know | its own <recall> fired |", "| --- | --- | --- | --- |"]  # fmt: skip
     for name, r in report["results"].items():
         lines.append(f"| {name} | {r['questions']} | {r['dont_know']:.0%} | {r['asked']:.0%} |")
@@ -110,6 +136,11 @@ def markdown(report: dict[str, Any], examples: int = 3) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--plain", action="store_true", help="the plain release instead of the recall-tuned default")
+    p.add_argument("--adapter", default=None, help="a candidate adapter folder (recall train --out), merged into the "
+                   "plain default")  # fmt: skip
+    p.add_argument("--families", type=_families, default=None,
+                   help="ask these families' questions (comma-separated; e.g. passing,dates,paraphrase,handwritten: "
+                   "held out from training) instead of the training generator's")  # fmt: skip
     p.add_argument("--variant", type=_variant, action="append", default=None,
                    help=f"NAME:field=value,... of RecallConfig (default: {' '.join(DEFAULT_VARIANTS)})")  # fmt: skip
     p.add_argument("--seed", default="eval", help=f"a name in {sorted(SEEDS)} or an integer (default: eval)")
@@ -122,14 +153,27 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.variant = args.variant or [_variant(v) for v in DEFAULT_VARIANTS]
     if args.users < 1:
         p.error(f"--users must be >= 1, got {args.users}")
+    if args.plain and args.adapter:
+        p.error("--plain and --adapter exclude each other (an adapter is merged into the plain default)")
     return args
+
+
+def _families(text: str) -> list[str]:
+    from benchmarks.heldout import ASKED_FAMILIES
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ASKED_FAMILIES]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"--families must name families of {sorted(ASKED_FAMILIES)}, got {text!r}")
+    return names
 
 
 def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any = None) -> int:
     args = parse_args(argv)
     report = run(args, generator=generator, encoder=encoder)
     text = markdown(report)
-    write_results(args.out, "new_user_plain" if args.plain else "new_user", report, text)
+    name = {"tuned": "new_user"}.get(report["model"], f"new_user_{report['model']}")
+    write_results(args.out, name, report, text)
     print(text)
     return 0
 

@@ -65,3 +65,25 @@ def test_a_bad_variant_is_named_before_the_model_loads(variant, named, capsys):
     with pytest.raises(SystemExit):
         new_user.parse_args(["--variant", variant])
     assert named in capsys.readouterr().err
+
+
+def test_families_ask_held_out_questions_at_the_evaluation_seed():
+    """``--families``: the questions of families no training saw, not the training generator's."""
+    from benchmarks.heldout import ASKED_FAMILIES, EVAL_SEED
+
+    args = new_user.parse_args(["--families", "passing,handwritten", "--users", "1"])
+    expected = [q.text for name in ("passing", "handwritten") for u in ASKED_FAMILIES[name].generate(EVAL_SEED, users=1)
+                for q in u.questions]  # fmt: skip
+    asked = new_user.questions_of(args)
+    assert asked == expected and asked
+    assert not set(asked) & set(new_user.questions_of(new_user.parse_args(["--users", "1"])))
+    assert new_user.model_name(new_user.parse_args(["--adapter", "DIR"])) == "candidate"
+
+
+@pytest.mark.parametrize(("argv", "named"), [(["--families", "passing,nope"], "--families must name"),
+                                            (["--families", ","], "--families must name"),
+                                            (["--plain", "--adapter", "DIR"], "exclude each other")])  # fmt: skip
+def test_bad_families_or_models_are_named(argv, named, capsys):
+    with pytest.raises(SystemExit):
+        new_user.parse_args(argv)
+    assert named in capsys.readouterr().err
