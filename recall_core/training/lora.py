@@ -419,7 +419,13 @@ def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | No
     """Teacher-forced check of the decision: how often ``<recall>`` is the most likely first reply
     token, on questions of the trained families (a seed never trained on), of the held-out
     families (if any), on held-out generic prompts and on held-out statements a user makes about
-    themselves (:func:`~recall_core.training.prompts.statement_prompts`)."""
+    themselves (:func:`~recall_core.training.prompts.statement_prompts`).
+
+    And a new user's check (:func:`dont_know_with_nothing_found`), on the held-out families'
+    questions when there are any, else the trained ones'. Why: a candidate of 2026-11-30 answered
+    a new user's "What is the name of my parrot?" with a made-up name, which only a test of the
+    whole suite caught, after the long benchmarks.
+    """
     builder = ExampleBuilder(tokenizer, recall_config)
     device = next(model.parameters()).device
 
@@ -442,7 +448,28 @@ def decision_checks(model: Any, tokenizer: Any, recall_config: RecallConfig | No
     checks: dict[str, Any] = {"recall_first_on_memory_questions": rate(memory), "memory_questions": len(memory),
                               "recall_first_on_general_prompts": rate(general), "general_prompts": len(general),
                               "recall_first_on_statements": rate(statements), "statements": len(statements)}  # fmt: skip
-    if heldout:
-        held = questions_of(heldout)
+    held = questions_of(heldout) if heldout else []
+    if held:
         checks |= {"recall_first_on_heldout_family_questions": rate(held), "heldout_family_questions": len(held)}
+    checks["dont_know_with_nothing_found"] = dont_know_with_nothing_found(model, builder, held or memory)
     return checks
+
+
+@torch.no_grad()
+def dont_know_with_nothing_found(model: Any, builder: ExampleBuilder, questions: Sequence[str]) -> float:
+    """The share of ``questions`` whose greedy reply is exactly "I don't know." when a new user asks
+    them under ``"auto"`` and the search finds nothing: the prompt the loop builds then (the marker
+    dropped), and, where the model's most likely first token is its own ``<recall>``, the block the
+    loop injects for nothing found (``empty_notes``) after it. Teacher-forced: two forward passes."""
+    device = next(model.parameters()).device
+    hits = 0
+    for question in questions:
+        example = builder.auto_example("new-user", [{"role": "user", "content": question}], family_data.UNKNOWN_REPLY, ())
+        start = next(i for i, t in enumerate(example.labels) if t != IGNORE)  # where the reply begins
+        ids, reply = example.input_ids[:start], example.input_ids[start:]
+        first = int(model(input_ids=torch.tensor([ids], device=device)).logits[0, -1].argmax())
+        if first == builder.recall_id:
+            ids = [*ids, first, *builder.block(())]
+        logits = model(input_ids=torch.tensor([ids + reply], device=device)).logits[0]
+        hits += int(all(int(logits[len(ids) - 1 + i].argmax()) == t for i, t in enumerate(reply)))
+    return hits / max(1, len(questions))

@@ -346,7 +346,8 @@ def test_training_end_to_end_saves_a_small_adapter_and_leaves_the_model_alone(tr
     assert weights and all(t.dtype == torch.float16 for t in weights.values())
     meta = read_meta(result.adapter)
     assert meta["base_fingerprint"] == base_fingerprint(model) and meta["recipe"]["seed"] == 0
-    assert set(result.checks) >= {"recall_first_on_memory_questions", "recall_first_on_general_prompts", "agreement"}
+    assert set(result.checks) >= {"recall_first_on_memory_questions", "recall_first_on_general_prompts", "agreement",
+                                  "dont_know_with_nothing_found"}
     log = json.loads((result.adapter / "training_log.json").read_text())
     assert len(log["losses"]) == 3
 
@@ -531,3 +532,40 @@ def test_examples_round_trip_a_file_and_exclude_drops_a_family(asked, tmp_path):
     kept = load_examples(path, exclude=("people",))
     assert kept and all(e.meta["family"] != "people" for e in kept)
     assert len(kept) == sum(e.meta["family"] != "people" for e in examples)
+
+
+class _Scripted(torch.nn.Module):
+    """A greedy "model" that writes ``script`` after its prefix: each position's most likely next
+    token is the script's while the input follows it, else token 0."""
+
+    def __init__(self, script: list[int], vocab: int) -> None:
+        super().__init__()
+        self.script, self.vocab = script, vocab
+        self.anchor = torch.nn.Parameter(torch.zeros(1))  # a parameter: the device is read from it
+
+    def forward(self, input_ids):
+        ids = input_ids[0].tolist()
+        logits = torch.zeros(1, len(ids), self.vocab)
+        for j in range(len(ids)):
+            follows = ids[: j + 1] == self.script[: j + 1] and j + 1 < len(self.script)
+            logits[0, j, self.script[j + 1] if follows else 0] = 1.0
+        return type("Out", (), {"logits": logits})()
+
+
+@pytest.mark.parametrize(("via_recall", "reply", "counted"),
+                         [(False, family_data.UNKNOWN_REPLY, True), (True, family_data.UNKNOWN_REPLY, True),
+                          (True, "Your parrot is called Luna.", False), (False, "Luna.", False)])  # fmt: skip
+def test_the_new_user_check_follows_the_greedy_path_through_the_empty_notes(via_recall, reply, counted):
+    """The check counts what greedy decoding under "auto" with nothing found would say: straight
+    away, or after the model's own <recall> and the loop's empty-notes block."""
+    from recall_core.training.lora import dont_know_with_nothing_found
+
+    _, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    question = "What is the name of my parrot?"
+    example = builder.auto_example("x", [{"role": "user", "content": question}], reply, ())
+    start = next(i for i, t in enumerate(example.labels) if t != IGNORE)
+    prompt, answer = example.input_ids[:start], example.input_ids[start:]
+    script = [*prompt, builder.recall_id, *builder.block(()), *answer] if via_recall else [*prompt, *answer]
+    model = _Scripted(script, len(tokenizer))
+    assert dont_know_with_nothing_found(model, builder, [question]) == float(counted)
