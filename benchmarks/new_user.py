@@ -11,7 +11,9 @@ config is a ``--variant NAME:field=value,...`` of ``RecallConfig`` on the chosen
 * ``model``: ``recall_policy="model"``.
 
 Reported per config: the share of replies that say they do not know (``DONT_KNOW``), the share
-of replies where the model's own ``<recall>`` fired, and a few replies to read. Run it on the
+of replies where the model's own ``<recall>`` fired, and a few replies to read. ``--general N``
+also asks N held-out prompts that need no memory, which should get an answer: a rule that makes
+a new user's personal questions say "I don't know." must not make their other questions say it. Run it on the
 tuned default (``--model`` unset) and on the plain release (``--plain``), or on a candidate
 adapter (``--adapter DIR``, merged into the plain default).
 
@@ -43,6 +45,7 @@ from benchmarks.common.results import write_results
 from recall_core import RecallConfig, RecallGenerator, load_model
 from recall_core.memory import MemoryStore
 from recall_core.training.conversations import SEEDS, generate
+from recall_core.training.prompts import general_prompts
 
 OUT = OUT_ROOT / "new_user"
 #: How a reply says it does not know (the tuned model's "I don't know.", the plain model's
@@ -97,27 +100,29 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         tuned = not (args.plain or args.adapter)
         generator = RecallGenerator(*load_model(tuned=tuned, adapter=args.adapter))
     questions = questions_of(args)
+    general = general_prompts("heldout", n=args.general) if args.general else []
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder, encoder=encoder) as store:
         memory = store.for_user("newcomer")
         for name, options in args.variant:
             config = RecallConfig(**options)
-            replies = []
-            for question in progress(questions, name, not args.no_progress, unit="question"):
-                result = generator.generate([{"role": "user", "content": question}], memory=memory, config=config,
-                                            max_new_tokens=args.max_new_tokens)  # fmt: skip
-                asked = any(r.trigger == "model" for r in result.recalls)
-                replies.append({"question": question, "reply": result.text, "asked": asked,
-                                "dont_know": bool(DONT_KNOW.search(result.text)),
-                                "injected_tokens": result.usage.injected_tokens})  # fmt: skip
-            n = len(replies)
-            results[name] = {
-                "options": options,
-                "questions": n,
-                "dont_know": sum(r["dont_know"] for r in replies) / n,
-                "asked": sum(r["asked"] for r in replies) / n,
-                "replies": replies,
-            }
+
+            def ask(texts: list[str], label: str, config: RecallConfig = config) -> dict[str, Any]:
+                replies = []
+                for text in progress(texts, label, not args.no_progress, unit="question"):
+                    result = generator.generate([{"role": "user", "content": text}], memory=memory, config=config,
+                                                max_new_tokens=args.max_new_tokens)  # fmt: skip
+                    replies.append({"question": text, "reply": result.text,
+                                    "asked": any(r.trigger == "model" for r in result.recalls),
+                                    "dont_know": bool(DONT_KNOW.search(result.text)),
+                                    "injected_tokens": result.usage.injected_tokens})  # fmt: skip
+                n = max(1, len(replies))
+                return {"questions": len(replies), "dont_know": sum(r["dont_know"] for r in replies) / n,
+                        "asked": sum(r["asked"] for r in replies) / n, "replies": replies}  # fmt: skip
+
+            results[name] = {"options": options, **ask(questions, name)}
+            if general:  # what the same new user's prompts that need no memory get: an answer, not "I don't know."
+                results[name]["general"] = ask(general, f"{name} general")
     return {"model": model_name(args), "adapter": args.adapter, "seed": args.seed, "families": args.families,
             "users": args.users, "results": results}  # fmt: skip
 
@@ -125,9 +130,12 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
 def markdown(report: dict[str, Any], examples: int = 3) -> str:
     asked = f"families {', '.join(report['families'])}" if report.get("families") else f"{report['seed']} seed"
     lines = [f"New user, {report['model']} model ({asked}, {report['users']} users)", "",
-             "| config | questions | says it does not know | its own <recall> fired |", "| --- | --- | --- | --- |"]  # fmt: skip
+             "| config | questions | says it does not know | its own <recall> fired | general prompts: "
+             "says it does not know · <recall> fired |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name, r in report["results"].items():
-        lines.append(f"| {name} | {r['questions']} | {r['dont_know']:.0%} | {r['asked']:.0%} |")
+        g = r.get("general")
+        other = f"{g['dont_know']:.0%} · {g['asked']:.0%} of {g['questions']}" if g else "-"
+        lines.append(f"| {name} | {r['questions']} | {r['dont_know']:.0%} | {r['asked']:.0%} | {other} |")
     for name, r in report["results"].items():
         lines += ["", f"{name}:"] + [f"- {x['question']} -> {x['reply'][:100]!r}" for x in r["replies"][:examples]]
     return "\n".join(lines) + "\n"
@@ -147,12 +155,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--users", type=int, default=4)
     p.add_argument("--limit", type=int, default=None, help="ask only the first N questions")
     p.add_argument("--max-new-tokens", type=int, default=32)
+    p.add_argument("--general", type=int, default=0, help="also ask N held-out prompts that need no memory "
+                   "(recall_core.training.prompts, held-out split): they should get an answer, not \"I don't know.\"")  # fmt: skip
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     args.variant = args.variant or [_variant(v) for v in DEFAULT_VARIANTS]
     if args.users < 1:
         p.error(f"--users must be >= 1, got {args.users}")
+    if args.general < 0:
+        p.error(f"--general must be >= 0, got {args.general}")
     if args.plain and args.adapter:
         p.error("--plain and --adapter exclude each other (an adapter is merged into the plain default)")
     return args

@@ -8,6 +8,7 @@ import pytest
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from benchmarks import new_user
+from recall_core.training.prompts import general_prompts
 from tests.helpers.tiny import tiny_model
 
 
@@ -36,7 +37,8 @@ def test_a_tiny_run_asks_every_question_of_a_user_with_no_memories(tmp_path):
             processors = LogitsProcessorList([_AskFirst(self.model.config.recall_token_id)])
             return super().generate(messages, logits_processor=processors, **kwargs)
 
-    argv = ["--users", "1", "--limit", "3", "--max-new-tokens", "4", "--out", str(tmp_path), "--no-progress"]
+    argv = ["--users", "1", "--limit", "3", "--max-new-tokens", "4", "--out", str(tmp_path), "--no-progress",
+            "--general", "2"]
     assert new_user.main(argv, generator=Asking(model, tokenizer), encoder=HashEncoder(64)) == 0
     report = json.loads((tmp_path / "new_user.json").read_text())
     results = report["results"]
@@ -47,6 +49,8 @@ def test_a_tiny_run_asks_every_question_of_a_user_with_no_memories(tmp_path):
     assert all(x["injected_tokens"] == 0 for x in results["bare"]["replies"])
     assert results["bare"]["options"] == {"empty_notes": None}
     assert "| default | 3 |" in (tmp_path / "new_user.md").read_text()
+    general = results["default"]["general"]  # the new user's prompts that need no memory, asked too
+    assert general["questions"] == 2 and [r["question"] for r in general["replies"]] == general_prompts("heldout", n=2)
 
 
 @pytest.mark.parametrize(
