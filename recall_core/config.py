@@ -155,7 +155,8 @@ class RecallConfig:
             LoCoMo, whose questions nearly all name a speaker, ``"ask"`` asked on 120 of 200 questions
             without it and on 198 with it (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
-            recall to run (``"model"``, ``"ask"``'s decision, and a ``<recall>`` the model writes under ``"auto"``). Below
+            recall to run (``"model"``, ``"ask"``'s decision, ``"uncertainty"``; ``"auto"`` has
+            ``auto_recall_threshold``). Below
             it the token is masked at that step and the reply goes on with the next most likely
             token (greedy) or a sample without it; once ``<recall>`` was the most likely token and
             fell short (served: was sampled and fell short), it stays masked for the rest of that
@@ -165,6 +166,15 @@ class RecallConfig:
             shipped adapter put ``<recall>`` first at probabilities up to 0.55, on memory
             questions mostly above 0.5 (docs/benchmarks/heldout.md). ``0`` runs every
             ``<recall>`` the model writes.
+        auto_recall_threshold: the same for a ``<recall>`` the model writes itself under
+            ``"auto"``, where the threshold does not decide whether memory is used (the prompt's
+            recall ran): the model's own marker there mostly asks for what that search did not
+            find, and the loop then tells it so (``empty_notes``). The default 0 runs it whenever
+            the model writes it. (A reply ``"ask"`` placed notes for runs as ``"auto"`` but keeps
+            ``recall_threshold``: there the model's decision was judged by it.) Why: a new user's personal questions on the held-out families
+            got a made-up answer ("The new flat is $1500.") on 27 of 172 with 0.5; on 14 of them
+            ``<recall>`` was the most likely first token, below 0.5, and was masked. With 0, 13 of
+            172; held-out facts with a memory 93 against 91 of 286 (docs/benchmarks/recall-tuning.md).
         abstain_threshold: the least probability the model must give the opening of its
             ``"I don't know."`` at the first token it decides after notes were injected. Below it
             that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the
@@ -208,6 +218,7 @@ class RecallConfig:
     ask_after_openers: bool = False
     ask_on_names: bool = True
     recall_threshold: float = 0.5
+    auto_recall_threshold: float = 0.0
     abstain_threshold: float = 0.5
     empty_notes: str | None = "(none)"
 
@@ -244,7 +255,14 @@ class RecallConfig:
         in_range("min_score", self.min_score, _COSINE)
         in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
         in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
+        in_range("auto_recall_threshold", self.auto_recall_threshold, _PROBABILITY)
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
+
+    @property
+    def own_recall_threshold(self) -> float:
+        """The threshold a ``<recall>`` the model writes itself must pass under this policy
+        (``auto_recall_threshold`` under ``"auto"``, else ``recall_threshold``)."""
+        return self.auto_recall_threshold if self.recall_policy == "auto" else self.recall_threshold
 
     def block_text(self, notes: str) -> str:
         """``template`` around already written ``notes``, its ``{order}`` saying how they are ordered."""

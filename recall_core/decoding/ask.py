@@ -113,10 +113,20 @@ class Decision:
         return replace(self, asked=True, placed="names")
 
     def config(self, config: RecallConfig) -> RecallConfig:
-        """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls."""
+        """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls.
+        Asked, the reply keeps ``recall_threshold`` for the model's own later ``<recall>``
+        (:func:`asked_config`), not ``"auto"``'s own threshold."""
         if self.asked:
-            return config.replace(recall_policy="auto")
+            return asked_config(config)
         return config.replace(recall_policy="model", max_recalls=0)
+
+
+def asked_config(config: RecallConfig, **changes: Any) -> RecallConfig:
+    """The config of a reply ``"ask"`` (or a session's ``"model"``) placed notes for: ``"auto"``,
+    with ``recall_threshold`` still judging the model's own ``<recall>``. ``"auto"``'s own threshold
+    (``auto_recall_threshold``, 0 by default) is for a prompt whose search ran unasked; here the
+    model's decision was judged by ``recall_threshold``, and its later wishes are judged alike."""
+    return config.replace(recall_policy="auto", auto_recall_threshold=config.recall_threshold, **changes)
 
 
 def decide(log_probs: torch.Tensor, recall_id: int, threshold: float) -> Decision:

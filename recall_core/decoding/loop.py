@@ -207,7 +207,7 @@ class _RecallLoop:
         # The abstention's opening, while the next token is the first one decided after notes.
         self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
         self.after_notes = False
-        self.recall_gate = ModelRecallGate(self.recall_id, config.recall_threshold)
+        self.recall_gate = ModelRecallGate(self.recall_id, config.own_recall_threshold)
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
@@ -545,7 +545,7 @@ class _RecallLoop:
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
         """Pads are never written; ``<recall>`` only while recalls are left, under a policy that lets
-        the model ask, and, when there is a memory to search, with at least ``recall_threshold`` of
+        the model ask, and, when there is a memory to search, with at least ``own_recall_threshold`` of
         the (processed) probability. Without a memory nothing more is masked, so a call without one
         stays token for token ``generate()``'s. A declined ``<recall>`` stays masked (:class:`ModelRecallGate`)."""
         scores[:, self.pad_id] = -float("inf")

@@ -142,8 +142,8 @@ def served_recall(
     if streamer is not None:
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
-    # A <recall> the engine sampled below recall_threshold was taken back: masked for the rest of
-    # the reply, as the in-process loop masks a declined one (RecallConfig.recall_threshold).
+    # A <recall> the engine sampled below the policy's threshold was taken back: masked for the rest
+    # of the reply, as the in-process loop masks a declined one (RecallConfig.own_recall_threshold).
     declined = False
     abstained = False  # the last request opened with a weak abstention: one token without it
     # Not under a grammar: the engine starts a grammar again at each request.
@@ -177,7 +177,7 @@ def served_recall(
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
-            if memory is not None and _below_threshold(reply, recall_id, config.recall_threshold):
+            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
                 # id there), so it is taken back and the reply is asked again from that step
                 # without it. A streamer has seen the <recall> id (a special token: no text).

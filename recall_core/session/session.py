@@ -36,6 +36,7 @@ from recall_core.decoding.ask import (
     Decision,
     Placed,
     ReplyReader,
+    asked_config,
     checks_abstention,
     decide_logits,
     placed_result,
@@ -352,7 +353,7 @@ class RecallSession:
         self._rollback(plan, prefix)
         plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
         prefix = self._prepare(plan, reserve=reserve)
-        return plan, prefix, config.replace(recall_policy="auto", recall_position="user_start"), decision.placed
+        return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed
 
     def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig, memory: Any) -> Placed | None:
         """``"model"``: whether the reply opens with ``<recall>`` the model did not write, and why:

@@ -148,3 +148,18 @@ def test_a_new_users_personal_question_gets_i_dont_know(smollm, tmp_path: Path) 
                 asked = [r for r in result.recalls if r.trigger == "model"]
                 assert asked and asked[0].reason == "no memory" and asked[0].length > 0, result.recalls
                 assert "don't know" in result.text.lower(), (config.recall_policy, question, result.text)
+
+
+def test_a_new_users_question_with_a_weak_recall_still_gets_i_dont_know(smollm, tmp_path: Path) -> None:
+    """Under ``"auto"`` the prompt's search found nothing, and the tuned default's own ``<recall>``
+    is its most likely first token but below 0.5 on these (questions of two held-out families).
+    Masked by ``recall_threshold`` as before, the reply made an answer up ("Hmm, let me see.
+    2018.", "a fish named "Luna""); ``auto_recall_threshold`` 0 lets it run, reads the empty
+    notes and says it does not know."""
+    model, tokenizer = smollm
+    with MemoryStore.local(tmp_path) as store:
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("newcomer"))
+        for question in ("whats my fish called", "Which year did Gordon and I get married?"):
+            result = generator.generate([{"role": "user", "content": question}], max_new_tokens=20)
+            assert [r.trigger for r in result.recalls if r.trigger == "model"], (question, result.recalls)
+            assert "don't know" in result.text.lower(), (question, result.text)

@@ -184,6 +184,38 @@ def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
     assert result.recalls == [] and result.output.scores[0][0, recall_id] == -float("inf")
 
 
+@pytest.mark.parametrize(("config", "recalls"),
+                         [(RecallConfig(), True), (RecallConfig(auto_recall_threshold=0.5), False),
+                          (MODEL, False), (MODEL.replace(auto_recall_threshold=0.0), False)])  # fmt: skip
+def test_under_auto_the_models_own_recall_has_its_own_threshold(gen, config, recalls):
+    """Under ``"auto"`` a ``<recall>`` the model writes at 0.45 runs (``auto_recall_threshold`` 0 by
+    default: the prompt's recall ran already, so the threshold does not decide whether memory is
+    used); ``auto_recall_threshold=0.5`` masks it, and ``"model"`` keeps ``recall_threshold``."""
+    recall_id = gen.model.config.recall_token_id
+    assert config.own_recall_threshold == (config.auto_recall_threshold if config.recall_policy == "auto"
+                                           else config.recall_threshold)  # fmt: skip
+    low = LogitsProcessorList([GiveAt(recall_id, 0.45, gen.model.config.memory_pad_token_id)])
+    result = gen.generate(CHAT, config=config, logits_processor=low, max_new_tokens=4)
+    assert ("model" in [r.trigger for r in result.recalls]) is recalls
+
+
+def test_a_reply_ask_placed_notes_for_keeps_recall_threshold():
+    """``"ask"`` runs an asked reply as ``"auto"``, but its model's later ``<recall>`` is judged as its
+    decision was: by ``recall_threshold``, not ``"auto"``'s own threshold."""
+    from recall_core.decoding.ask import Decision
+
+    config = RecallConfig(recall_policy="ask", recall_threshold=0.3)
+    asked, declined = Decision(0.9, True).config(config), Decision(0.1, False).config(config)
+    assert asked.recall_policy == "auto" and asked.own_recall_threshold == 0.3
+    assert declined.recall_policy == "model" and declined.max_recalls == 0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1, "0", None])
+def test_a_bad_auto_recall_threshold_names_the_field_and_range(bad):
+    with pytest.raises(ValueError, match=r"auto_recall_threshold must be in \[0, 1\) \(a probability\)"):
+        RecallConfig(auto_recall_threshold=bad)
+
+
 def test_without_a_memory_a_low_recall_is_not_masked(gen):
     """No memory: nothing is masked beyond ``generate()``'s own, so the call stays ``generate()``'s."""
     recall_id = gen.model.config.recall_token_id

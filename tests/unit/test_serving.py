@@ -266,6 +266,24 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
         assert result.usage.generated_tokens == 3
 
 
+@pytest.mark.parametrize(("config", "recalled"), [(RecallConfig(), True), (RecallConfig(auto_recall_threshold=0.5), False)])
+def test_served_auto_judges_the_models_own_recall_by_auto_recall_threshold(config: RecallConfig, recalled: bool) -> None:
+    """Under ``"auto"`` a ``<recall>`` the engine samples at 0.4 runs by default
+    (``auto_recall_threshold`` 0), and is taken back at 0.5, as in process."""
+    import math
+
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    stopped = Completion(tokens=[recall_id], stop_type="eos", logprobs=[{recall_id: math.log(0.4)}])
+    client = ScriptedEngine(stopped, Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}], config=config, max_new_tokens=6)
+    assert ("model" in [r.trigger for r in result.recalls]) is recalled
+    assert ([recall_id, False] in client.bodies[1]["logit_bias"]) is not recalled  # taken back: masked from then on
+
+
 @pytest.mark.parametrize(("p", "masked"), [(0.3, True), (0.7, False)])
 def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked: bool) -> None:
     """The first token after the notes comes with its probability (``n_probs``): a weak "I" of
