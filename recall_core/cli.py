@@ -157,8 +157,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
                    "train a model's hidden query head (<recall> hidden state -> the memory encoder's space)")  # fmt: skip
     head.add_argument("--model", default=None, help="model folder or HF id (default: the embedded SmolLM2-135M-Instruct)")
     head.add_argument("--out", default=None, help="folder to save the head in (default: the model's folder, where "
-                      "loading the model finds it); without --model, a folder holding a recall adapter gets a head "
-                      "for the default model with that adapter")  # fmt: skip
+                      "loading the model finds it); a folder holding a recall adapter gets a head for the model "
+                      "with that adapter merged in")  # fmt: skip
     head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")

@@ -171,10 +171,11 @@ class RecallConfig:
             recall ran): the model's own marker there mostly asks for what that search did not
             find, and the loop then tells it so (``empty_notes``). The default 0 runs it whenever
             the model writes it. (A reply ``"ask"`` placed notes for runs as ``"auto"`` but keeps
-            ``recall_threshold``: there the model's decision was judged by it.) Why: a new user's personal questions on the held-out families
-            got a made-up answer ("The new flat is $1500.") on 27 of 172 with 0.5; on 14 of them
-            ``<recall>`` was the most likely first token, below 0.5, and was masked. With 0, 13 of
-            172; held-out facts with a memory 93 against 91 of 286 (docs/benchmarks/recall-tuning.md).
+            ``recall_threshold``: there the model's decision was judged by it.) Why: a new user's
+            personal questions on the held-out families got a made-up answer ("The new flat is
+            $1500.") on 27 of 172 with 0.5; on 14 of them ``<recall>`` was the most likely first
+            token, below 0.5, and was masked. With 0, 13 of 172; held-out facts with a memory 93
+            against 91 of 286 (docs/benchmarks/recall-tuning.md).
         abstain_threshold: the least probability the model must give the opening of its
             ``"I don't know."`` at the first token it decides after notes were injected. Below it
             that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the

@@ -122,7 +122,7 @@ class Decision:
 
 
 def asked_config(config: RecallConfig, **changes: Any) -> RecallConfig:
-    """The config of a reply ``"ask"`` (or a session's ``"model"``) placed notes for: ``"auto"``,
+    """The config of a reply ``"ask"`` placed notes for (in a call or a session): ``"auto"``,
     with ``recall_threshold`` still judging the model's own ``<recall>``. ``"auto"``'s own threshold
     (``auto_recall_threshold``, 0 by default) is for a prompt whose search ran unasked; here the
     model's decision was judged by ``recall_threshold``, and its later wishes are judged alike."""
