@@ -95,6 +95,22 @@ def model_name(args: argparse.Namespace) -> str:
     return "candidate" if args.adapter else "plain" if args.plain else "tuned"
 
 
+def asked(generator: Any, memory: Any, config: RecallConfig, texts: Sequence[str], label: str,
+          args: argparse.Namespace) -> dict[str, Any]:
+    """Each of ``texts`` asked in a fresh chat under ``config``: the replies, and the shares that say
+    they do not know and where the model's own ``<recall>`` fired."""
+    replies = []
+    for text in progress(texts, label, not args.no_progress, unit="question"):
+        result = generator.generate([{"role": "user", "content": text}], memory=memory, config=config,
+                                    max_new_tokens=args.max_new_tokens)  # fmt: skip
+        replies.append({"question": text, "reply": result.text, "asked": any(r.trigger == "model" for r in result.recalls),
+                        "dont_know": bool(DONT_KNOW.search(result.text)),
+                        "injected_tokens": result.usage.injected_tokens})  # fmt: skip
+    n = max(1, len(replies))
+    return {"questions": len(replies), "dont_know": sum(r["dont_know"] for r in replies) / n,
+            "asked": sum(r["asked"] for r in replies) / n, "replies": replies}  # fmt: skip
+
+
 def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) -> dict[str, Any]:
     if generator is None:
         tuned = not (args.plain or args.adapter)
@@ -106,23 +122,9 @@ def run(args: argparse.Namespace, generator: Any = None, encoder: Any = None) ->
         memory = store.for_user("newcomer")
         for name, options in args.variant:
             config = RecallConfig(**options)
-
-            def ask(texts: list[str], label: str, config: RecallConfig = config) -> dict[str, Any]:
-                replies = []
-                for text in progress(texts, label, not args.no_progress, unit="question"):
-                    result = generator.generate([{"role": "user", "content": text}], memory=memory, config=config,
-                                                max_new_tokens=args.max_new_tokens)  # fmt: skip
-                    replies.append({"question": text, "reply": result.text,
-                                    "asked": any(r.trigger == "model" for r in result.recalls),
-                                    "dont_know": bool(DONT_KNOW.search(result.text)),
-                                    "injected_tokens": result.usage.injected_tokens})  # fmt: skip
-                n = max(1, len(replies))
-                return {"questions": len(replies), "dont_know": sum(r["dont_know"] for r in replies) / n,
-                        "asked": sum(r["asked"] for r in replies) / n, "replies": replies}  # fmt: skip
-
-            results[name] = {"options": options, **ask(questions, name)}
+            results[name] = {"options": options, **asked(generator, memory, config, questions, name, args)}
             if general:  # what the same new user's prompts that need no memory get: an answer, not "I don't know."
-                results[name]["general"] = ask(general, f"{name} general")
+                results[name]["general"] = asked(generator, memory, config, general, f"{name} general", args)
     return {"model": model_name(args), "adapter": args.adapter, "seed": args.seed, "families": args.families,
             "users": args.users, "results": results}  # fmt: skip
 
