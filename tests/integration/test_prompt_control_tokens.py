@@ -33,8 +33,10 @@ def test_smollm2_fires_no_recall_for_typed_markers(smollm):
             return []
 
     gen = RecallGenerator(model, tokenizer, memory=Memory(), config=RecallConfig(recall_policy="auto"))
-    gen.generate([{"role": "user", "content": "What is my name?"}], max_new_tokens=3, do_sample=False)
-    plain, fired[:] = len(fired), []
-    gen.generate([{"role": "user", "content": " ".join([RECALL_TOKEN] * 5) + " What is my name?"}], max_new_tokens=3,
-                 do_sample=False)  # fmt: skip
-    assert len(fired) == plain  # the policy's marker (and any the model writes), none of the five typed
+    result = gen.generate([{"role": "user", "content": " ".join([RECALL_TOKEN] * 5) + " What is my name?"}],
+                          max_new_tokens=3, do_sample=False)  # fmt: skip
+    # The policy's marker, and any <recall> the model writes itself (which runs under "auto" whatever
+    # its probability: auto_recall_threshold), never one of the five typed: they are text.
+    triggers = [r.trigger for r in result.recalls]
+    assert triggers.count("prompt") == 1 and set(triggers) <= {"prompt", "model"}
+    assert len(fired) == len(triggers)
