@@ -25,7 +25,7 @@ questions but gave a new user's "What is the name of my parrot?" a made-up name.
 
 Usage:
     python -m benchmarks.new_user [--plain | --adapter DIR] [--users 4] [--families A,B] [--variant NAME:field=value,...]
-Writes benchmarks/out/new_user/new_user{,_plain,_candidate}.json and .md.
+Writes benchmarks/out/new_user/new_user{,_plain,_candidate}.json, .md and .png (the shares as bars).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Any
 
 from benchmarks.common.args import OUT as OUT_ROOT
 from benchmarks.common.args import parse_variant, seed_of
+from benchmarks.common.plotting import pyplot, save
 from benchmarks.common.progress import progress
 from benchmarks.common.results import write_results
 from recall_core import RecallConfig, RecallGenerator, load_model
@@ -143,6 +144,27 @@ def markdown(report: dict[str, Any], examples: int = 3) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(report: dict[str, Any], path: Path) -> Path:
+    """Bars per config: the share of the new user's personal questions answered "I don't know."
+    (right) and, with ``--general``, of their general prompts answered so (wrong)."""
+    plt = pyplot()
+    names = list(report["results"])
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(names) + 1.5), 3.2))
+    width = 0.38
+    personal = [100 * report["results"][n]["dont_know"] for n in names]
+    general = [100 * report["results"][n].get("general", {}).get("dont_know", 0.0) for n in names]
+    xs = range(len(names))
+    ax.bar([x - width / 2 for x in xs], personal, width, label="personal questions (right)")
+    if any("general" in report["results"][n] for n in names):
+        ax.bar([x + width / 2 for x in xs], general, width, label="general prompts (wrong)")
+    ax.set_xticks(list(xs), names)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel('says "I don\'t know." (%)')
+    ax.set_title(f"A new user, {report['model']} model", fontsize=10)
+    ax.legend(fontsize=8, loc="center right")
+    return save(fig, path)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--plain", action="store_true", help="the plain release instead of the recall-tuned default")
@@ -187,7 +209,7 @@ def main(argv: Sequence[str] | None = None, generator: Any = None, encoder: Any 
     report = run(args, generator=generator, encoder=encoder)
     text = markdown(report)
     name = {"tuned": "new_user"}.get(report["model"], f"new_user_{report['model']}")
-    write_results(args.out, name, report, text)
+    write_results(args.out, name, report, text, plot=plot)
     print(text)
     return 0
 

@@ -49,6 +49,7 @@ def test_a_tiny_run_asks_every_question_of_a_user_with_no_memories(tmp_path):
     assert all(x["injected_tokens"] == 0 for x in results["bare"]["replies"])
     assert results["bare"]["options"] == {"empty_notes": None}
     assert "| default | 3 |" in (tmp_path / "new_user.md").read_text()
+    assert (tmp_path / "new_user.png").stat().st_size > 1000  # the shares drawn
     general = results["default"]["general"]  # the new user's prompts that need no memory, asked too
     assert general["questions"] == 2 and [r["question"] for r in general["replies"]] == general_prompts("heldout", n=2)
 
