@@ -13,9 +13,9 @@ config is a ``--variant NAME:field=value,...`` of ``RecallConfig`` on the chosen
 Reported per config: the share of replies that say they do not know (``DONT_KNOW``), the share
 of replies where the model's own ``<recall>`` fired, and a few replies to read. ``--general N``
 also asks N held-out prompts that need no memory, which should get an answer: a rule that makes
-a new user's personal questions say "I don't know." must not make their other questions say it. Run it on the
-tuned default (``--model`` unset) and on the plain release (``--plain``), or on a candidate
-adapter (``--adapter DIR``, merged into the plain default).
+a new user's personal questions say "I don't know." must not make their other questions say
+it. Run it on the tuned default (``--model`` unset) and on the plain release (``--plain``), or
+on a candidate adapter (``--adapter DIR``, merged into the plain default).
 
 Those questions come from a training family's generator: an in-distribution figure.
 ``--families`` asks the questions of other families instead (the held-out ones of
