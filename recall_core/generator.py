@@ -35,7 +35,7 @@ from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
 from recall_core.kv.memories import KVPrecompute
 from recall_core.models.loading import load_model
-from recall_core.models.query_head import RecallQueryHead, find_query_head, model_folder
+from recall_core.models.query_head import RecallQueryHead, saved_query_head
 from recall_core.prompt import chat_prompt_ids, last_user_text
 from recall_core.reply import finish_text
 from recall_core.settings import generation_options, stop_strings
@@ -69,8 +69,11 @@ class RecallGenerator:
         generation_defaults: generate() keyword arguments used unless a call overrides them
             (default: greedy, 256 new tokens), read like a call's (:mod:`recall_core.settings`).
         query_head: a :class:`~recall_core.models.query_head.RecallQueryHead` trained for this model:
-            ``query_mode="hidden"`` searches with it (:meth:`from_pretrained` finds one saved in
-            the model's folder). A head trained for another model is refused (``ValueError``).
+            ``query_mode="hidden"`` searches with it. Default: the head saved for the model's
+            weights, looked for at the first ``query_mode="hidden"`` call, beside the adapter
+            :func:`recall_core.load_model` merged or in the folder the weights came from
+            (:func:`~recall_core.models.query_head.saved_query_head`; the recall-tuned default
+            ships one). A head trained for another model is refused (``ValueError``).
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class RecallGenerator:
         if query_head is not None:
             query_head.check(model)
         self.query_head = query_head
+        self._head_looked_for = query_head is not None  # the saved head is looked for once, when first needed
         self.config = checked_config(config) or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
@@ -108,13 +112,19 @@ class RecallGenerator:
         **model_kwargs: Any,
     ) -> RecallGenerator:
         """Load a model with :func:`recall_core.load_model` (``None``: the embedded default), with
-        the query head saved in its folder if there is one (:func:`~recall_core.models.query_head.find_query_head`);
-        with ``adapter=`` given, the head saved beside the adapter comes first (``recall train-head --out``)."""
+        the query head saved for its weights if there is one (:func:`~recall_core.models.query_head.saved_query_head`):
+        with ``adapter=`` given, the head saved beside the adapter (``recall train-head --out``), else
+        the one in the model's folder. Loaded now, so that a head for other weights fails here."""
         model, tokenizer = load_model(name_or_path, device=device, dtype=dtype, **model_kwargs)
-        adapter = model_kwargs.get("adapter")
-        head = (find_query_head(adapter, model) if adapter is not None else None) or find_query_head(
-            model_folder(name_or_path, model), model)  # fmt: skip
-        return cls(model, tokenizer, memory=memory, config=config, query_head=head)
+        return cls(model, tokenizer, memory=memory, config=config, query_head=saved_query_head(model))
+
+    def _query_head_for(self, config: RecallConfig) -> RecallQueryHead | None:
+        """The query head a call runs with: the one given, else, for ``query_mode="hidden"``, the
+        one saved for the model's weights (looked for once: most calls never need it)."""
+        if self.query_head is None and not self._head_looked_for and config.query_mode == "hidden":
+            self._head_looked_for = True
+            self.query_head = saved_query_head(self.model)
+        return self.query_head
 
     def kv_precompute(self) -> KVPrecompute:
         """What computes this generator's ``inject_mode="kv"`` blocks at write time (its model,
@@ -347,7 +357,7 @@ class RecallGenerator:
             recall_streamer=streamer,
             recall_callback=on_recall,
             recall_query=recall_query,
-            recall_query_head=self.query_head,
+            recall_query_head=self._query_head_for(config),
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},

@@ -23,7 +23,7 @@ from recall_core.config import RecallConfig, RecallPolicy, SessionConfig
 from recall_core.generator import Prompt, RecallGenerator
 from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
-from recall_core.models.query_head import find_query_head, model_folder
+from recall_core.models.query_head import saved_query_head
 from recall_core.session.pool import SessionPool
 from recall_core.session.session import RecallSession
 from recall_core.session.writes import Writer
@@ -119,8 +119,7 @@ def build_generator(
     if generator is not None:
         return generator
     model, tokenizer = shared_model(name_or_path, device=device, dtype=dtype)
-    head = find_query_head(model_folder(name_or_path, model), model)  # one saved beside the model's weights
-    return RecallGenerator(model, tokenizer, config=config, query_head=head)
+    return RecallGenerator(model, tokenizer, config=config, query_head=saved_query_head(model))
 
 
 # --------------------------------------------------------------------------- memory

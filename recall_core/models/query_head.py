@@ -37,8 +37,9 @@ DEFAULT_DEPTHS = (0.5, 0.75, 1.0)
 #: What ``query_mode="hidden"`` without a head says (the raw hidden state found too little to be offered).
 NO_QUERY_HEAD = (
     "query_mode='hidden' needs a query head trained for this model (it maps the <recall> hidden state into "
-    "the memory encoder's space): train one with `recall train-head --model <model folder>`, which saves it "
-    "where RecallGenerator.from_pretrained finds it (the recall-tuned default ships one), or pass "
+    "the memory encoder's space): train one with `recall train-head --model <model folder>` (or `--out "
+    "<adapter folder>`), which saves it where a RecallGenerator over that model finds it (the recall-tuned "
+    "default ships one), or pass "
     "RecallGenerator(query_head=RecallQueryHead.load(folder)); else use query_mode='text'"
 )
 
@@ -227,6 +228,27 @@ def find_query_head(folder: str | Path | None, model: Any) -> RecallQueryHead | 
     if folder is None or not (Path(folder) / HEAD_FILE).is_file():
         return None
     return RecallQueryHead.load(folder, model=model)
+
+
+#: The attribute :func:`recall_core.load_model` sets on a model it merged an adapter into: that
+#: folder, where ``recall train-head --out`` saves the head trained on those weights.
+ADAPTER_FOLDER = "recall_adapter_folder"
+
+
+def saved_query_head(model: Any) -> RecallQueryHead | None:
+    """The head saved for ``model``'s weights, wherever it was loaded from: beside the adapter
+    :func:`recall_core.load_model` merged into it (``adapter=``), else in the folder its weights
+    came from (the recall-tuned default ships one); ``None`` if neither holds one.
+
+    A head found there but trained for other weights raises ``ValueError`` (it is never applied).
+    """
+    loaded = getattr(model, "name_or_path", None)
+    folders = (getattr(model, ADAPTER_FOLDER, None), loaded if loaded and Path(str(loaded)).is_dir() else None)
+    for folder in folders:
+        head = find_query_head(folder, model)
+        if head is not None:
+            return head
+    return None
 
 
 # ---------------------------------------------------------------------- training

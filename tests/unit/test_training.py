@@ -407,6 +407,14 @@ def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, 
         head.check(load_model(base, device="cpu")[0])  # ...and not the base's
     found = RecallGenerator.from_pretrained(str(base), device="cpu", adapter=str(out)).query_head
     assert found is not None and found.meta == head.meta  # loading the adapter finds the head beside it
+    # load_model(adapter=) + a plain RecallGenerator finds it too, at the first call that needs it
+    plain = RecallGenerator(tuned, tokenizer)
+    assert plain._query_head_for(RecallConfig()) is None  # query_mode="text": not looked for
+    assert plain._query_head_for(RecallConfig(query_mode="hidden")).meta == head.meta
+    with pytest.raises(ValueError, match="fingerprint"):  # the base saved with a head for other weights
+        shutil.copy(out / "query_head.safetensors", base)
+        shutil.copy(out / "query_head.json", base)
+        RecallGenerator(load_model(base, device="cpu")[0], tokenizer)._query_head_for(RecallConfig(query_mode="hidden"))
 
 
 def test_an_adapter_for_another_base_model_is_refused(trained):
