@@ -390,9 +390,19 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
+def family_names(text: str) -> list[str]:
+    """``--families`` (an argparse type, shared with :mod:`benchmarks.new_user`): comma-separated
+    names of :data:`ASKED_FAMILIES`; none, or one that is not there, is refused by name."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names or set(names) - set(ASKED_FAMILIES):
+        raise argparse.ArgumentTypeError(f"--families must name families of {', '.join(ASKED_FAMILIES)}, got {text!r}")
+    return names
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--families", default=",".join(ASKED_FAMILIES), help=f"comma-separated, from {', '.join(ASKED_FAMILIES)}")
+    p.add_argument("--families", type=family_names, default=",".join(ASKED_FAMILIES),
+                   help=f"comma-separated, from {', '.join(ASKED_FAMILIES)}")
     p.add_argument("--users", type=int, default=5, help="users per family (20 questions each)")
     p.add_argument("--seed", type=int, default=EVAL_SEED)
     p.add_argument("--methods", default="recall,recall-untuned,langchain", help=f"comma-separated, from {', '.join(METHODS)}")
@@ -444,7 +454,7 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
         elif name == "recall-lofo":
             if args.adapters is None:
                 raise SystemExit("recall-lofo needs --adapters DIR (one adapter folder per family)")
-            families = [f for f in args.families.split(",") if f]
+            families = args.families
             missing = [f for f in families if not (args.adapters / f).is_dir()]
             if missing:
                 raise SystemExit(f"--adapters {args.adapters} has no adapter for {missing}")
@@ -546,10 +556,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from recall_core.memory.encoders import default_encoder, default_encoder_path
 
-    families = [f.strip() for f in args.families.split(",") if f.strip()]
-    bad = sorted(set(families) - set(ASKED_FAMILIES))
-    if bad:
-        raise SystemExit(f"unknown families {bad}; choose from {', '.join(ASKED_FAMILIES)}")
+    families = args.families
     encoder, encoder_path = default_encoder(), str(default_encoder_path())
     data = {f: ASKED_FAMILIES[f].generate(args.seed, users=args.users) for f in families}
     if args.retrieval_only:

@@ -58,3 +58,11 @@ def test_the_evaluations_system_messages_are_not_trainings_and_other_kinds_are_a
     assert [c.system for c in calls[: len(OTHER_KINDS)]] == list(OTHER_KINDS)
     assert parse_args(["--system-messages", "other-kinds"]).system_messages == "other-kinds"
     assert parse_args([]).system_messages == "personas"
+
+
+def test_families_are_parsed_and_a_bad_name_is_named(capsys):
+    """``--families`` is a list of asked families' names (the type new_user shares); a bad one is refused by name."""
+    assert parse_args(["--families", "passing, handwritten"]).families == ["passing", "handwritten"]
+    with pytest.raises(SystemExit):
+        parse_args(["--families", "passing,nope"])
+    assert "--families must name families of" in capsys.readouterr().err
