@@ -75,9 +75,15 @@ from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.timing import timed_stream  # noqa: E402
+from benchmarks.heldout_memory import (  # noqa: E402
+    STORE_OPTIONS,
+    WRITER_OPTIONS,
+    memory_turns,
+    notes_markdown,
+    retrieval_only,
+)
 from recall_core.training.families import FAMILIES, base  # noqa: E402
 from recall_core.training.family_data import chat_exchanges  # noqa: E402
-from recall_core.training.family_data import memory_turns as turns_of  # noqa: E402
 
 OUT = OUT_ROOT / "heldout"
 #: Every family the benchmark asks: the generated ones and the hand-written one, which no training sees.
@@ -107,9 +113,6 @@ OTHER_KINDS: tuple[str | None, ...] = (
     "- Keep replies under 25 words.\n- Be warm.",
 )
 SYSTEM_MESSAGES = {"personas": EVAL_SYSTEM_PROMPTS, "other-kinds": OTHER_KINDS}
-#: Variant settings that belong to the store or the writer, not to RecallConfig.
-STORE_OPTIONS = ("unit", "retrieval", "roles")
-WRITER_OPTIONS = ("chunk_tokens", "window", "dated", "speakers")
 
 
 # -- the calls ----------------------------------------------------------------------------------
@@ -178,11 +181,6 @@ class Method:
 
     def close(self) -> None:  # noqa: B027
         """Release what ``prepare`` opened."""
-
-
-def memory_turns(users: Sequence[base.User]) -> list[dict[str, Any]]:
-    """Every user's turns as the writer takes them (a named speaker kept: training's own conversion)."""
-    return [turn for user in users for turn in turns_of(user)]
 
 
 class RecallMethod(Method):
@@ -480,79 +478,6 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
     return methods
 
 
-def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.User]], encoder: Any,
-                   encoder_path: str) -> dict[str, Any]:
-    """Notes that hold the answer, per family, for recall's defaults, each variant and the LangChain recipe."""
-    from recall_core import RecallConfig
-    from recall_core.decoding.select import choose_candidates
-    from recall_core.memory import MemoryStore, MemoryWriter
-    from recall_core.types import RecallQuery
-
-    everyone = [u for users in data.values() for u in users]
-    family_of = {u.user_id: f for f, users in data.items() for u in users}
-    specs = [("recall", {})] + [parse_variant(v) for v in args.variant]
-    out: dict[str, Any] = {}
-    # per question: the ids of the notes chosen and whether they hold the answer (None: never said)
-    picked: dict[str, dict[str, tuple[tuple[str, ...], bool | None]]] = {}
-    for name, changes in specs:
-        changes = dict(changes)
-        changes.pop("model", None)
-        changes.pop("adapter", None)
-        store_options = {k: changes.pop(k) for k in STORE_OPTIONS if k in changes}
-        writer_options = {k: changes.pop(k) for k in WRITER_OPTIONS if k in changes}
-        config = RecallConfig(**changes)
-        held: dict[str, list[int]] = {f: [0, 0] for f in data}
-        # questions about a changed fact: notes naming an earlier value and not the current one;
-        # notes naming an earlier value at all; questions
-        stale = [0, 0, 0]
-        tokens: list[int] = []
-        with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
-            with MemoryStore.local(folder, encoder=encoder, **store_options) as store:
-                MemoryWriter(store, **writer_options).add_turns(memory_turns(everyone))
-                for user in progress(everyone, name, not args.no_progress, unit="user"):
-                    memory = store.for_user(user.user_id)
-                    for q in user.questions:
-                        found = memory.search(RecallQuery(text=q.text), config.top_k)
-                        chosen, _ = choose_candidates(found, config, question=q.text)
-                        text = "\n".join(c.text for c in chosen)
-                        holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
-                        picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)
-                        if q.kind != "memory":
-                            continue
-                        tokens.append(len(text.split()))
-                        held[family_of[user.user_id]][0] += holds
-                        held[family_of[user.user_id]][1] += 1
-                        if q.stale:
-                            earlier = any(base.names(text, v) for v in q.stale)
-                            stale[0] += earlier and not holds
-                            stale[1] += earlier
-                            stale[2] += 1
-        out[name] = {"held": held, "earlier_values": stale, "words": sum(tokens) / max(1, len(tokens)),
-                     "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
-        if name != "recall":
-            out[name]["against_default"] = against(picked["recall"], picked[name])
-    if "langchain" in args.methods:
-        from langchain_chroma import Chroma
-        from langchain_huggingface import HuggingFaceEmbeddings
-
-        embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
-        held = {f: [0, 0] for f in data}
-        for n, user in enumerate(everyone):
-            store = Chroma(collection_name=f"lc-notes-{n}", embedding_function=embeddings,
-                           collection_metadata={"hnsw:space": "cosine"})  # fmt: skip
-            texts = exchanges(user)
-            store.add_texts([t for t, _, _ in texts])
-            for q in user.questions:
-                if q.kind == "memory":
-                    docs = store.as_retriever(search_kwargs={"k": PEER_K}).invoke(q.text)
-                    text = "\n".join(d.page_content for d in docs)
-                    held[family_of[user.user_id]][0] += any(base.names(text, a) for a in q.answers)
-                    held[family_of[user.user_id]][1] += 1
-            store.delete_collection()
-        out["langchain"] = {"held": held, "words": None, "settings": {"k": PEER_K}}
-    return out
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from recall_core.memory.encoders import default_encoder, default_encoder_path
 
@@ -596,40 +521,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
               "system_messages": args.system_messages, "machine": machine(), "summary": summary, "general": general, "rows": rows}  # fmt: skip
     write_results(args.out, "heldout", result, markdown(result), plot)
     return result
-
-
-def against(default: Mapping[str, tuple[tuple[str, ...], bool | None]],
-            variant: Mapping[str, tuple[tuple[str, ...], bool | None]]) -> dict[str, int]:
-    """How a variant's notes differ from the default's, question by question: on how many memory
-    and never-answered questions it chose other notes, and how many lost or gained the answer."""
-    changed = [key for key in default if set(default[key][0]) != set(variant[key][0])]
-    memory = [key for key in changed if default[key][1] is not None]
-    return {"changed_memory": len(memory), "changed_unanswerable": len(changed) - len(memory),
-            "lost": sum(1 for key in memory if default[key][1] and not variant[key][1]),
-            "gained": sum(1 for key in memory if variant[key][1] and not default[key][1])}
-
-
-def notes_markdown(result: Mapping[str, Any]) -> str:
-    families = result["families"]
-    lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all |",
-             "| --- |" + " --- |" * (len(families) + 3)]  # fmt: skip
-    for name, row in result["notes"].items():
-        held = row["held"]
-        total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
-        words = "" if row["words"] is None else f"{row['words']:.0f}"
-        lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
-                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} |")
-    for name, row in result["notes"].items():
-        if "against_default" in row:
-            d = row["against_default"]
-            lines.append(f"\n{name} against the default: other notes on {d['changed_memory']} memory questions "
-                         f"and {d['changed_unanswerable']} never answered; its notes lose the answer the "
-                         f"default's held on {d['lost']}, and hold it where the default's did not on {d['gained']}.")
-    return "\n".join(lines) + "\n"
-
-
-def _stale_cell(stale: Sequence[int] | None) -> str:
-    return "" if not stale else f"{stale[0]}/{stale[2]} · {stale[1]}/{stale[2]}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,7 +38,8 @@ from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.timing import timed_stream  # noqa: E402
-from benchmarks.heldout import EVAL_SEED, Call, Reply, calls_of, memory_turns, score_reply, summarize  # noqa: E402
+from benchmarks.heldout import EVAL_SEED, Call, Reply, calls_of, score_reply, summarize  # noqa: E402
+from benchmarks.heldout_memory import memory_turns  # noqa: E402
 from recall_core.training.families import FAMILIES, base  # noqa: E402
 
 OUT = OUT_ROOT / "hygiene"

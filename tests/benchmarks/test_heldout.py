@@ -24,7 +24,7 @@ def test_from_user_outside_the_users_is_refused(flags: list[str], capsys: pytest
 
 
 def test_a_variants_notes_are_compared_with_the_defaults_question_by_question():
-    from benchmarks.heldout import against
+    from benchmarks.heldout_memory import against
 
     default = {"q1": (("a", "b"), True), "q2": (("c",), False), "q3": (("d",), None), "q4": (("e", "f"), True)}
     variant = {"q1": (("b", "x"), False), "q2": (("y",), True), "q3": (("z",), None), "q4": (("f", "e"), True)}
@@ -36,7 +36,7 @@ def test_two_friends_chats_keep_their_speakers_for_every_method():
     """A duo conversation is written with its speakers' names (the notes show them), the recipe's
     exchanges are labelled by name too, and no exchange of it becomes the caller's earlier turns."""
     from benchmarks.common.peers import exchanges
-    from benchmarks.heldout import memory_turns
+    from benchmarks.heldout_memory import memory_turns
 
     users = FAMILIES["duo"].generate(20261124, users=1)
     names = {t.speaker for t in users[0].turns}
