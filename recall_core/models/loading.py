@@ -250,11 +250,8 @@ def load_model(
     add_recall_tokens(model, tokenizer)
     if adapter is not None:
         from recall_core.models.lora import apply_adapter
-        from recall_core.models.query_head import ADAPTER_FOLDER
 
-        model = apply_adapter(model, tokenizer, adapter)
-        # where a generator over this model finds the head trained on these weights (`recall train-head --out`)
-        setattr(model, ADAPTER_FOLDER, str(Path(adapter).expanduser().resolve()))
+        model = apply_adapter(model, tokenizer, adapter)  # records the folder: the head saved beside it is found
     model.to(torch_device).eval()
     set_threads(model, torch_device, threads)
     if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.models.templates)

@@ -76,14 +76,22 @@ def check_adapter(model: Any, tokenizer: Any, path: str | Path) -> dict[str, Any
     return meta
 
 
+#: The attribute :func:`apply_adapter` sets on the model it returns: the adapter's folder, where
+#: ``recall train-head --out`` saves the query head trained on the merged weights
+#: (:func:`recall_core.models.query_head.saved_query_head` looks there).
+ADAPTER_FOLDER = "recall_adapter_folder"
+
+
 def apply_adapter(model: Any, tokenizer: Any, path: str | Path) -> Any:
     """``model`` with the adapter at ``path`` merged into its weights (no runtime cost).
 
     The fingerprint is checked first (:func:`check_adapter`). Returns the merged model
-    (a plain ``transformers`` model again), in eval mode.
+    (a plain ``transformers`` model again), in eval mode, with the folder it came from as
+    :data:`ADAPTER_FOLDER`.
     """
     from peft import PeftModel
 
     check_adapter(model, tokenizer, path)
     merged = PeftModel.from_pretrained(model, str(path), is_trainable=False).merge_and_unload()
+    setattr(merged, ADAPTER_FOLDER, str(Path(path).expanduser().resolve()))
     return merged.eval()

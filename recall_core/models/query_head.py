@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
+from recall_core.models.lora import ADAPTER_FOLDER
 from recall_core.models.lora import (
     base_fingerprint as model_fingerprint,  # dtype-independent: fp32 and bf16 alike
 )
@@ -230,15 +231,10 @@ def find_query_head(folder: str | Path | None, model: Any) -> RecallQueryHead | 
     return RecallQueryHead.load(folder, model=model)
 
 
-#: The attribute :func:`recall_core.load_model` sets on a model it merged an adapter into: that
-#: folder, where ``recall train-head --out`` saves the head trained on those weights.
-ADAPTER_FOLDER = "recall_adapter_folder"
-
-
 def saved_query_head(model: Any) -> RecallQueryHead | None:
     """The head saved for ``model``'s weights, wherever it was loaded from: beside the adapter
-    :func:`recall_core.load_model` merged into it (``adapter=``), else in the folder its weights
-    came from (the recall-tuned default ships one); ``None`` if neither holds one.
+    :func:`~recall_core.models.lora.apply_adapter` merged into it (``load_model(adapter=)``),
+    else in the folder its weights came from (the recall-tuned default ships one); ``None`` if neither holds one.
 
     A head found there but trained for other weights raises ``ValueError`` (it is never applied).
     """
