@@ -167,15 +167,17 @@ class RecallConfig:
             questions mostly above 0.5 (docs/benchmarks/heldout.md). ``0`` runs every
             ``<recall>`` the model writes.
         auto_recall_threshold: the same for a ``<recall>`` the model writes itself under
-            ``"auto"``, where the threshold does not decide whether memory is used (the prompt's
-            recall ran): the model's own marker there mostly asks for what that search did not
-            find, and the loop then tells it so (``empty_notes``). The default 0 runs it whenever
-            the model writes it. (A reply ``"ask"`` placed notes for runs as ``"auto"`` but keeps
-            ``recall_threshold``: there the model's decision was judged by it.) Why: a new user's
-            personal questions on the held-out families got a made-up answer ("The new flat is
-            $1500.") on 27 of 172 with 0.5; on 14 of them ``<recall>`` was the most likely first
-            token, below 0.5, and was masked. With 0, 13 of 172; held-out facts with a memory 93
-            against 91 of 286 (docs/benchmarks/recall-tuning.md).
+            ``"auto"`` while the reply has no notes yet: the prompt's recall ran and found nothing,
+            so the model's own marker asks for what that search did not find, and the loop tells
+            it so (``empty_notes``). The default 0 runs it whenever the model writes it. Once a
+            recall of the reply injected notes, ``recall_threshold`` judges a further one. (A
+            reply ``"ask"`` placed notes for runs as ``"auto"`` but keeps ``recall_threshold``:
+            there the model's decision was judged by it.) Why: a new user's personal questions on
+            the held-out families got a made-up answer ("The new flat is $1500.") on 27 of 172
+            with 0.5; on 14 of them ``<recall>`` was the most likely first token, below 0.5, and
+            was masked; with 0, 13 of 172. After notes, 0 let weak second recalls replace the
+            notes the reply was reading (seed 1000: 12 more, 2 facts lost, none gained;
+            docs/benchmarks/recall-tuning.md).
         abstain_threshold: the least probability the model must give the opening of its
             ``"I don't know."`` at the first token it decides after notes were injected. Below it
             that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the
@@ -259,11 +261,11 @@ class RecallConfig:
         in_range("auto_recall_threshold", self.auto_recall_threshold, _PROBABILITY)
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
 
-    @property
-    def own_recall_threshold(self) -> float:
-        """The threshold a ``<recall>`` the model writes itself must pass under this policy
-        (``auto_recall_threshold`` under ``"auto"``, else ``recall_threshold``)."""
-        return self.auto_recall_threshold if self.recall_policy == "auto" else self.recall_threshold
+    def own_recall_threshold(self, notes_found: bool) -> float:
+        """The threshold a ``<recall>`` the model writes itself must pass: ``auto_recall_threshold``
+        under ``"auto"`` while no recall of the reply has injected notes (``notes_found`` false),
+        else ``recall_threshold``."""
+        return self.auto_recall_threshold if self.recall_policy == "auto" and not notes_found else self.recall_threshold
 
     def block_text(self, notes: str) -> str:
         """``template`` around already written ``notes``, its ``{order}`` saying how they are ordered."""

@@ -207,7 +207,8 @@ class _RecallLoop:
         # The abstention's opening, while the next token is the first one decided after notes.
         self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
         self.after_notes = False
-        self.recall_gate = ModelRecallGate(self.recall_id, config.own_recall_threshold)
+        self.recall_gate = ModelRecallGate(self.recall_id, config)
+        self.notes_found = False  # a recall of this reply injected notes (the gate's threshold follows it)
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
@@ -539,19 +540,20 @@ class _RecallLoop:
     def _record(self, recall: Recall) -> None:
         self.recalls.append(recall)
         self.after_notes = self.after_notes or recall.memory_id is not None
+        self.notes_found = self.notes_found or recall.memory_id is not None
         if self.on_recall is not None:
             self.on_recall(recall)
 
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
         """Pads are never written; ``<recall>`` only while recalls are left, under a policy that lets
-        the model ask, and, when there is a memory to search, with at least ``own_recall_threshold`` of
+        the model ask, and, when there is a memory to search, with at least ``own_recall_threshold()`` of
         the (processed) probability. Without a memory nothing more is masked, so a call without one
         stays token for token ``generate()``'s. A declined ``<recall>`` stays masked (:class:`ModelRecallGate`)."""
         scores[:, self.pad_id] = -float("inf")
         if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
-        elif self.memory is not None and self.recall_gate.masks(scores[0]):
+        elif self.memory is not None and self.recall_gate.masks(scores[0], self.notes_found):
             scores[:, self.recall_id] = -float("inf")
         return scores
 

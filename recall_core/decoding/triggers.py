@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from recall_core.config import RecallConfig
 from recall_core.structured.constrained import token_texts
 
 #: Per tokenizer: its size when computed, and which ids are content tokens. Weak keys.
@@ -81,7 +82,7 @@ def token_below_threshold(scores: torch.Tensor, token: int, threshold: float) ->
 
 class ModelRecallGate:
     """Whether the model's own ``<recall>`` is masked at a step, for one reply
-    (``RecallConfig.recall_threshold``).
+    (``RecallConfig.recall_threshold``; under ``"auto"`` before notes, ``auto_recall_threshold``).
 
     Below the threshold it is masked at that step. A ``<recall>`` that was the most likely token
     and fell short is the model's wish for its memory, declined: it stays masked for the rest of
@@ -91,15 +92,16 @@ class ModelRecallGate:
     gate; docs/benchmarks/heldout.md).
     """
 
-    def __init__(self, recall_id: int, threshold: float) -> None:
-        self.recall_id, self.threshold = recall_id, threshold
+    def __init__(self, recall_id: int, config: RecallConfig) -> None:
+        self.recall_id, self.config = recall_id, config
         self.declined = False
 
-    def masks(self, scores: torch.Tensor) -> bool:
-        """Whether ``<recall>`` is masked at this step (``scores``: the step's processed ``[vocab]``)."""
+    def masks(self, scores: torch.Tensor, notes_found: bool) -> bool:
+        """Whether ``<recall>`` is masked at this step (``scores``: the step's processed ``[vocab]``;
+        ``notes_found``: a recall of this reply injected notes, :meth:`RecallConfig.own_recall_threshold`)."""
         if self.declined:
             return True
-        if not token_below_threshold(scores, self.recall_id, self.threshold):
+        if not token_below_threshold(scores, self.recall_id, self.config.own_recall_threshold(notes_found)):
             return False
         self.declined = int(scores.argmax()) == self.recall_id
         return True

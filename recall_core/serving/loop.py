@@ -143,7 +143,7 @@ def served_recall(
         streamer.put(torch.tensor([prompt]))  # as generate() does: a skip_prompt streamer drops it
     left = max_new_tokens
     # A <recall> the engine sampled below the policy's threshold was taken back: masked for the rest
-    # of the reply, as the in-process loop masks a declined one (RecallConfig.own_recall_threshold).
+    # of the reply, as the in-process loop masks a declined one (RecallConfig.own_recall_threshold()).
     declined = False
     abstained = False  # the last request opened with a weak abstention: one token without it
     # Not under a grammar: the engine starts a grammar again at each request.
@@ -177,7 +177,7 @@ def served_recall(
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
-            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold):
+            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes_found)):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
                 # id there), so it is taken back and the reply is asked again from that step
                 # without it. A streamer has seen the <recall> id (a special token: no text).
@@ -261,9 +261,11 @@ class _Run(TokenRecalls):
         self.trace: list[Recall] = []
         self.output = ServedOutput()
         self.after_notes = False  # notes were injected and no token has been decided since
+        self.notes_found = False  # a recall of this reply injected notes (RecallConfig.own_recall_threshold)
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)
         self.after_notes = self.after_notes or recall.memory_id is not None
+        self.notes_found = self.notes_found or recall.memory_id is not None
         if self.on_recall is not None:
             self.on_recall(recall)

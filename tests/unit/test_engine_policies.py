@@ -184,19 +184,26 @@ def test_the_default_recall_threshold_is_a_majority_and_the_scores_say_so(gen):
     assert result.recalls == [] and result.output.scores[0][0, recall_id] == -float("inf")
 
 
-@pytest.mark.parametrize(("config", "recalls"),
-                         [(RecallConfig(), True), (RecallConfig(auto_recall_threshold=0.5), False),
-                          (MODEL, False), (MODEL.replace(auto_recall_threshold=0.0), False)])  # fmt: skip
-def test_under_auto_the_models_own_recall_has_its_own_threshold(gen, config, recalls):
-    """Under ``"auto"`` a ``<recall>`` the model writes at 0.45 runs (``auto_recall_threshold`` 0 by
-    default: the prompt's recall ran already, so the threshold does not decide whether memory is
-    used); ``auto_recall_threshold=0.5`` masks it, and ``"model"`` keeps ``recall_threshold``."""
+@pytest.mark.parametrize(("config", "found", "recalls"),
+                         [(RecallConfig(), False, True), (RecallConfig(auto_recall_threshold=0.5), False, False),
+                          (RecallConfig(), True, False), (RecallConfig(recall_threshold=0.4), True, True),
+                          (MODEL, False, False), (MODEL.replace(auto_recall_threshold=0.0), False, False)])  # fmt: skip
+def test_under_auto_the_models_own_recall_has_its_own_threshold(gen, config, found, recalls):
+    """Under ``"auto"``, when the prompt's recall found nothing, a ``<recall>`` the model writes at
+    0.45 runs (``auto_recall_threshold`` 0 by default: it asks for what that search did not find);
+    ``auto_recall_threshold=0.5`` masks it. Once notes were injected, ``recall_threshold`` judges it
+    (a weak second recall would replace the notes the reply reads), and ``"model"`` keeps
+    ``recall_threshold`` throughout."""
     recall_id = gen.model.config.recall_token_id
-    assert config.own_recall_threshold == (config.auto_recall_threshold if config.recall_policy == "auto"
-                                           else config.recall_threshold)  # fmt: skip
+    memory = FixedMemory(FACT) if found else ListMemory({})
+    assert config.own_recall_threshold(False) == (config.auto_recall_threshold if config.recall_policy == "auto"
+                                                  else config.recall_threshold)  # fmt: skip
+    assert config.own_recall_threshold(True) == config.recall_threshold  # after notes: recall_threshold
     low = LogitsProcessorList([GiveAt(recall_id, 0.45, gen.model.config.memory_pad_token_id)])
-    result = gen.generate(CHAT, config=config, logits_processor=low, max_new_tokens=4)
+    result = gen.generate(CHAT, memory=memory, config=config, logits_processor=low, max_new_tokens=4)
     assert ("model" in [r.trigger for r in result.recalls]) is recalls
+    if config.recall_policy == "auto":  # the prompt's recall ran, and found what the memory holds
+        assert result.recalls[0].trigger == "prompt" and (result.recalls[0].memory_id is not None) is found
 
 
 def test_a_reply_ask_placed_notes_for_keeps_recall_threshold():
@@ -206,7 +213,7 @@ def test_a_reply_ask_placed_notes_for_keeps_recall_threshold():
 
     config = RecallConfig(recall_policy="ask", recall_threshold=0.3)
     asked, declined = Decision(0.9, True).config(config), Decision(0.1, False).config(config)
-    assert asked.recall_policy == "auto" and asked.own_recall_threshold == 0.3
+    assert asked.recall_policy == "auto" and asked.own_recall_threshold(False) == 0.3
     assert declined.recall_policy == "model" and declined.max_recalls == 0
 
 

@@ -19,7 +19,7 @@ from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator
 from recall_core.serving.loop import check_served_config, sampling_options
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, add_recall_tokens
 from tests.helpers.engines import ScriptedEngine
-from tests.helpers.memories import FixedMemory
+from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
 MEMORY = object()
@@ -266,10 +266,14 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
         assert result.usage.generated_tokens == 3
 
 
-@pytest.mark.parametrize(("config", "recalled"), [(RecallConfig(), True), (RecallConfig(auto_recall_threshold=0.5), False)])
-def test_served_auto_judges_the_models_own_recall_by_auto_recall_threshold(config: RecallConfig, recalled: bool) -> None:
-    """Under ``"auto"`` a ``<recall>`` the engine samples at 0.4 runs by default
-    (``auto_recall_threshold`` 0), and is taken back at 0.5, as in process."""
+@pytest.mark.parametrize(("config", "found", "recalled"),
+                         [(RecallConfig(), False, True), (RecallConfig(auto_recall_threshold=0.5), False, False),
+                          (RecallConfig(), True, False), (RecallConfig(recall_threshold=0.3), True, True)])  # fmt: skip
+def test_served_auto_judges_the_models_own_recall_by_auto_recall_threshold(config: RecallConfig, found: bool,
+                                                                           recalled: bool) -> None:  # fmt: skip
+    """Under ``"auto"``, when the prompt's recall found nothing, a ``<recall>`` the engine samples at
+    0.4 runs by default (``auto_recall_threshold`` 0) and is taken back at 0.5; after notes,
+    ``recall_threshold`` judges it: as in process."""
     import math
 
     from recall_core.serving.client import Completion
@@ -278,8 +282,10 @@ def test_served_auto_judges_the_models_own_recall_by_auto_recall_threshold(confi
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     stopped = Completion(tokens=[recall_id], stop_type="eos", logprobs=[{recall_id: math.log(0.4)}])
     client = ScriptedEngine(stopped, Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))
-    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    memory = FixedMemory("Ana lives in Lisbon.") if found else ListMemory({})
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=memory)
     result = generator.generate([{"role": "user", "content": "Where do I live?"}], config=config, max_new_tokens=6)
+    assert (result.recalls[0].trigger, result.recalls[0].memory_id is not None) == ("prompt", found)
     assert ("model" in [r.trigger for r in result.recalls]) is recalled
     assert ([recall_id, False] in client.bodies[1]["logit_bias"]) is not recalled  # taken back: masked from then on
 
