@@ -163,3 +163,28 @@ def test_a_new_users_question_with_a_weak_recall_still_gets_i_dont_know(smollm, 
             result = generator.generate([{"role": "user", "content": question}], max_new_tokens=20)
             assert [r.trigger for r in result.recalls if r.trigger == "model"], (question, result.recalls)
             assert "don't know" in result.text.lower(), (question, result.text)
+
+
+def test_a_weak_recall_after_the_prompts_notes_does_not_run(smollm, tmp_path: Path) -> None:
+    """Under ``"auto"``, once the prompt's recall injected notes, the model's own ``<recall>`` is
+    judged by ``recall_threshold`` again, not ``auto_recall_threshold``: a question of a held-out
+    family at the selection seed (1000), asked exactly as ``benchmarks.heldout`` asks it. Let
+    through at any probability, the weak second recall put other notes nearest the reply, and it
+    read those: "Onion with red lentils." instead of "On June 14." (2026-12-01)."""
+    from benchmarks.heldout import calls_of
+    from benchmarks.heldout_memory import memory_turns
+    from recall_core.memory import MemoryWriter
+    from recall_core.training.families import FAMILIES
+
+    model, tokenizer = smollm
+    users = FAMILIES["dates"].generate(1000, users=2)
+    call = next(c for c in calls_of("dates", users, seed=1000) if c.question.key == "dates-1000-01-q16")
+    assert call.question.text == "Calendar question: Do you remember the date of Ayesha's choir concert?"
+    with MemoryStore.local(tmp_path) as store:
+        MemoryWriter(store).add_turns(memory_turns([u for u in users if u.user_id == call.question.user_id]))
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user(call.question.user_id))
+        result = generator.generate(call.messages(), max_new_tokens=32)
+        assert [(r.trigger, r.memory_id is not None) for r in result.recalls] == [("prompt", True)]
+        assert "June 14" in result.text, result.text
+        anywhere = generator.generate(call.messages(), config=RecallConfig(recall_threshold=0.0), max_new_tokens=32)
+        assert [r.trigger for r in anywhere.recalls] == ["prompt", "model"] and "June 14" not in anywhere.text
