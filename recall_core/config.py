@@ -175,9 +175,9 @@ class RecallConfig:
             there the model's decision was judged by it.) Why: a new user's personal questions on
             the held-out families got a made-up answer ("The new flat is $1500.") on 27 of 172
             with 0.5; on 14 of them ``<recall>`` was the most likely first token, below 0.5, and
-            was masked; with 0, 13 of 172. After notes, 0 let weak second recalls replace the
-            notes the reply was reading (seed 1000: 12 more, 2 facts lost, none gained;
-            docs/benchmarks/recall-tuning.md).
+            was masked; with 0, 13 of 172. After notes, 0 let weak second recalls put other
+            notes nearest the reply, which it then read (the held-out families' selection seed:
+            12 such recalls, 2 facts lost, none gained; docs/benchmarks/recall-tuning.md).
         abstain_threshold: the least probability the model must give the opening of its
             ``"I don't know."`` at the first token it decides after notes were injected. Below it
             that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the
