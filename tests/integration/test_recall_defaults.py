@@ -132,6 +132,23 @@ def test_the_shipped_query_head_comes_with_the_tuned_default_only() -> None:
     assert tuned.query_head is not None and plain.query_head is None
 
 
+
+def test_a_generator_over_the_loaded_default_finds_its_head_when_hidden_mode_asks(smollm, tmp_path: Path) -> None:
+    """``load_model()`` and a plain ``RecallGenerator(model, tokenizer)`` (what the adapters'
+    ``from_model`` builds): the shipped head is looked for at the first ``query_mode="hidden"``
+    call, and the search runs with it (before 2026-12-01 only ``from_pretrained`` found it)."""
+    from recall_core.memory import MemoryWriter
+
+    model, tokenizer = smollm
+    with MemoryStore.local(tmp_path) as store:
+        MemoryWriter(store).add_turns([{"user_id": "ada", "role": "user", "content": "My dog is called Biscuit."}])
+        generator = RecallGenerator(model, tokenizer, memory=store.for_user("ada"))
+        assert generator.query_head is None  # not looked for yet: text mode never needs it
+        result = generator.generate([{"role": "user", "content": "What is my dog called?"}],
+                                    config=RecallConfig(query_mode="hidden"), max_new_tokens=12)  # fmt: skip
+        assert generator.query_head is not None and any(r.length > 0 for r in result.recalls), result.recalls
+
+
 def test_a_new_users_personal_question_gets_i_dont_know(smollm, tmp_path: Path) -> None:
     """A user with no memories yet asks about themselves: the tuned default asks its memory,
     reads that there is no note (``RecallConfig.empty_notes``) and says it does not know, with
