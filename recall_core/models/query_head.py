@@ -212,15 +212,23 @@ def model_folder(name_or_path: str | Path | None, model: Any = None) -> Path | N
     for the embedded default, the recall-tuned folder or, with ``tuned=False``, the plain one);
     else ``None`` means the embedded default as ``load_model()`` gives it.
     """
-    loaded = getattr(model, "name_or_path", None) if model is not None else None
-    if loaded and Path(str(loaded)).expanduser().is_dir():
-        return Path(str(loaded)).expanduser()
+    loaded = loaded_folder(model)
+    if loaded is not None:
+        return loaded
     if name_or_path is None:
         from recall_core.models.loading import default_model_dir, tuned_model_dir
 
         return tuned_model_dir() or default_model_dir()
     folder = Path(name_or_path).expanduser()
     return folder if folder.is_dir() else None
+
+
+def loaded_folder(model: Any) -> Path | None:
+    """The local folder ``model``'s weights were loaded from (``model.name_or_path``), or ``None``
+    (a hub name, a model built in memory, no model)."""
+    loaded = getattr(model, "name_or_path", None)
+    folder = Path(str(loaded)).expanduser() if loaded else None
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def find_query_head(folder: str | Path | None, model: Any) -> RecallQueryHead | None:
@@ -238,9 +246,7 @@ def saved_query_head(model: Any) -> RecallQueryHead | None:
 
     A head found there but trained for other weights raises ``ValueError`` (it is never applied).
     """
-    loaded = getattr(model, "name_or_path", None)
-    folders = (getattr(model, ADAPTER_FOLDER, None), loaded if loaded and Path(str(loaded)).is_dir() else None)
-    for folder in folders:
+    for folder in (getattr(model, ADAPTER_FOLDER, None), loaded_folder(model)):
         head = find_query_head(folder, model)
         if head is not None:
             return head

@@ -75,7 +75,6 @@ class ServedRecallGenerator(RecallGenerator):
         self.tokenizer = tokenizer
         self.memory = memory
         self.query_head = None
-        self._head_looked_for = True  # no model in process: query_mode="hidden" is not served
         self.config = config or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         super_check = RecallGenerator._generation_kwargs  # bad defaults fail here, not at the first call
