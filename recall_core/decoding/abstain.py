@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from recall_core.types import Recall
+
 #: What the recall tuning teaches the model to reply when no note holds the answer
 #: (``recall_core.training.family_data.UNKNOWN_REPLY`` is the same text).
 ABSTENTION = "I don't know."
@@ -84,3 +86,27 @@ def abstention_ids(tokenizer: Any) -> tuple[int, ...]:
     if tokenizer is None:
         return ()
     return tuple(int(i) for i in tokenizer.encode(ABSTENTION, add_special_tokens=False))
+
+
+class NotesShown:
+    """What one reply's recalls have injected, for the checks that follow it (both decode loops).
+
+    ``found``: some recall of this reply injected notes; the model's own ``<recall>`` then needs
+    ``recall_threshold`` (:meth:`~recall_core.config.RecallConfig.own_recall_threshold`).
+    ``fresh``: notes were injected and no token has been decided since; the next token is the
+    one the abstention check reads (:func:`take_fresh`).
+    """
+
+    def __init__(self) -> None:
+        self.found = False
+        self.fresh = False
+
+    def record(self, recall: Recall) -> None:
+        """Note one recall of the reply, in order (an empty one changes nothing)."""
+        if recall.memory_id is not None:
+            self.found = self.fresh = True
+
+    def take_fresh(self) -> bool:
+        """Whether notes were injected since the last token was decided; a token is being decided now."""
+        fresh, self.fresh = self.fresh, False
+        return fresh

@@ -30,6 +30,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import torch
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 
@@ -95,3 +96,37 @@ def last_logit_only(model: Any) -> dict[str, int]:
 @functools.cache
 def _takes_logits_to_keep(model_type: type) -> bool:
     return "logits_to_keep" in inspect.signature(model_type.forward).parameters
+
+
+# ---------------------------------------------------------------------- the model_kwargs between steps
+def counts_up(positions: torch.Tensor) -> bool:
+    """Are these the plain positions 0, 1, 2... of an unpadded prompt (every row alike)?"""
+    count = torch.arange(positions.shape[-1], dtype=positions.dtype, device=positions.device)
+    return bool((positions == count).all())
+
+
+def take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The step's cache (``outputs``') is the one the next step runs on."""
+    model_kwargs[CACHE_KEY] = cache_of(outputs)
+    return model_kwargs
+
+
+def grow_positions(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Positions continue and the attention mask opens for ``length`` new positions."""
+    positions = model_kwargs.get("position_ids")
+    if positions is not None:
+        step = torch.arange(1, length + 1, dtype=positions.dtype, device=positions.device)
+        model_kwargs["position_ids"] = torch.cat([positions, positions[..., -1:] + step], dim=-1)
+    mask = model_kwargs.get("attention_mask")
+    if mask is not None:
+        model_kwargs["attention_mask"] = torch.cat([mask, mask.new_ones((mask.shape[0], length))], dim=-1)
+    return model_kwargs
+
+
+def shrink_positions(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
+    """Undo :func:`grow_positions`: forget the last ``length`` positions."""
+    if model_kwargs.get("position_ids") is not None:
+        model_kwargs["position_ids"] = model_kwargs["position_ids"][..., :-length]
+    if model_kwargs.get("attention_mask") is not None:
+        model_kwargs["attention_mask"] = model_kwargs["attention_mask"][:, :-length]
+    return model_kwargs

@@ -39,16 +39,19 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
-from recall_core.decoding.abstain import abstention_opening
+from recall_core.decoding.abstain import NotesShown, abstention_opening
 from recall_core.decoding.budget import AddedPositions, count_generated_only
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
     cache_kwarg,
-    cache_of,
+    counts_up,
     croppable,
     decode_context,
     decode_forward,
+    grow_positions,
     prefill,
+    shrink_positions,
+    take_cache,
     update_model_kwargs,
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
@@ -206,9 +209,8 @@ class _RecallLoop:
         self.prompt_length = 0
         # The abstention's opening, while the next token is the first one decided after notes.
         self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
-        self.after_notes = False
+        self.notes = NotesShown()  # the gate's threshold and the abstention check follow it
         self.recall_gate = ModelRecallGate(self.recall_id, config)
-        self.notes_found = False  # a recall of this reply injected notes (the gate's threshold follows it)
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None
@@ -358,7 +360,7 @@ class _RecallLoop:
                     sequence, next_sequence_length=end - start, is_first_iteration=first, **model_kwargs
                 )
                 outputs = self.model(**{**inputs, **extra}, return_dict=True)
-            model_kwargs = _take_cache(outputs, model_kwargs)
+            model_kwargs = take_cache(outputs, model_kwargs)
             start = end
             if marker:
                 if keep == 2:
@@ -383,7 +385,7 @@ class _RecallLoop:
         return (self.config.inject_mode == "tokens"
                 and (self.memory is None or self.config.query_mode != "hidden")
                 and cache is not None and croppable(cache)
-                and (positions is None or _counts_up(positions))
+                and (positions is None or counts_up(positions))
                 and (mask is None or bool(mask.all())))  # fmt: skip
 
     def _prefill_once(self, prompt: torch.LongTensor, past: int, model_kwargs: dict[str, Any]):
@@ -410,7 +412,7 @@ class _RecallLoop:
                 running, next_sequence_length=len(run) - past, is_first_iteration=True, **model_kwargs
             )
             outputs = self.model(**inputs, return_dict=True)
-        model_kwargs = _take_cache(outputs, model_kwargs)
+        model_kwargs = take_cache(outputs, model_kwargs)
         if outputs.logits.shape[1] > 1:
             outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
@@ -469,7 +471,7 @@ class _RecallLoop:
         if inserted is not None:
             entropy, logits_before = inserted.entropy, inserted.logits
         trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
-        model_kwargs = _take_cache(outputs, model_kwargs)
+        model_kwargs = take_cache(outputs, model_kwargs)
         # Without a memory the loop stays plain generate(), bare <recall> and all (no empty notes).
         found = self.searches.search(sequence[0, :-1].tolist(), None if in_prompt else reply_start, trigger,
                                      getattr(outputs, "hidden_states", None))  # fmt: skip
@@ -479,7 +481,7 @@ class _RecallLoop:
             if logits_before is not None and croppable(cache):
                 cache.crop(-1)  # transformers 5: a negative count of tokens to remove
                 sequence = sequence[:, :-1]
-                model_kwargs = _shrink(model_kwargs, 1)
+                model_kwargs = shrink_positions(model_kwargs, 1)
                 outputs.logits = logits_before
                 position -= 1
                 if self.uncertainty is not None and trigger == "uncertainty":
@@ -500,7 +502,7 @@ class _RecallLoop:
         else:
             embeds = memory_embeddings(self.model, self.tokenizer, chosen, self.config, notes=notes).to(self.model.dtype)
             length = embeds.shape[1]
-        model_kwargs = _grow(model_kwargs, length)
+        model_kwargs = grow_positions(model_kwargs, length)
         pads = torch.full((1, length), self.pad_id, dtype=sequence.dtype, device=sequence.device)
         sequence = torch.cat([sequence, pads], dim=-1)
         inputs = self.model.prepare_inputs_for_generation(sequence, next_sequence_length=length, **model_kwargs)
@@ -512,7 +514,7 @@ class _RecallLoop:
             inputs["input_ids"] = None
             inputs["inputs_embeds"] = embeds
             outputs = self.model(**inputs, return_dict=True)
-        model_kwargs = _take_cache(outputs, model_kwargs)
+        model_kwargs = take_cache(outputs, model_kwargs)
         self.added.count += length
         score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
         self._record(Recall(position, score, memory_id, notes, query.text, length=length,
@@ -539,8 +541,7 @@ class _RecallLoop:
 
     def _record(self, recall: Recall) -> None:
         self.recalls.append(recall)
-        self.after_notes = self.after_notes or recall.memory_id is not None
-        self.notes_found = self.notes_found or recall.memory_id is not None
+        self.notes.record(recall)
         if self.on_recall is not None:
             self.on_recall(recall)
 
@@ -553,7 +554,7 @@ class _RecallLoop:
         scores[:, self.pad_id] = -float("inf")
         if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
             scores[:, self.recall_id] = -float("inf")
-        elif self.memory is not None and self.recall_gate.masks(scores[0], self.notes_found):
+        elif self.memory is not None and self.recall_gate.masks(scores[0], self.notes.found):
             scores[:, self.recall_id] = -float("inf")
         return scores
 
@@ -561,40 +562,7 @@ class _RecallLoop:
     def _mask_weak_abstention(self, scores: torch.FloatTensor) -> torch.FloatTensor:
         """At the first token decided after notes were injected, the abstention's opening is masked
         when it has less than ``abstain_threshold`` (:mod:`recall_core.decoding.abstain`)."""
-        if self.after_notes and self.abstention_id is not None:
-            self.after_notes = False
+        if self.abstention_id is not None and self.notes.take_fresh():
             if token_below_threshold(scores[0], self.abstention_id, self.config.abstain_threshold):
                 scores[:, self.abstention_id] = -float("inf")
         return scores
-
-
-def _counts_up(positions: torch.Tensor) -> bool:
-    """Are these the plain positions 0, 1, 2... of an unpadded prompt (every row alike)?"""
-    count = torch.arange(positions.shape[-1], dtype=positions.dtype, device=positions.device)
-    return bool((positions == count).all())
-
-
-def _take_cache(outputs: Any, model_kwargs: dict[str, Any]) -> dict[str, Any]:
-    model_kwargs[CACHE_KEY] = cache_of(outputs)
-    return model_kwargs
-
-
-def _grow(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
-    """Positions continue and the attention mask opens for ``length`` new positions."""
-    positions = model_kwargs.get("position_ids")
-    if positions is not None:
-        step = torch.arange(1, length + 1, dtype=positions.dtype, device=positions.device)
-        model_kwargs["position_ids"] = torch.cat([positions, positions[..., -1:] + step], dim=-1)
-    mask = model_kwargs.get("attention_mask")
-    if mask is not None:
-        model_kwargs["attention_mask"] = torch.cat([mask, mask.new_ones((mask.shape[0], length))], dim=-1)
-    return model_kwargs
-
-
-def _shrink(model_kwargs: dict[str, Any], length: int) -> dict[str, Any]:
-    """Undo ``_grow``: forget the last ``length`` positions."""
-    if model_kwargs.get("position_ids") is not None:
-        model_kwargs["position_ids"] = model_kwargs["position_ids"][..., :-length]
-    if model_kwargs.get("attention_mask") is not None:
-        model_kwargs["attention_mask"] = model_kwargs["attention_mask"][:, :-length]
-    return model_kwargs

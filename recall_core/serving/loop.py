@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
-from recall_core.decoding.abstain import abstention_opening
+from recall_core.decoding.abstain import NotesShown, abstention_opening
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold
@@ -156,9 +156,8 @@ def served_recall(
             if abstained:
                 bias.append([abstention, False])
             take = _on_tokens(sequence, streamer, criteria)
-            if run.after_notes and abstention is not None:  # the first token after notes is checked
+            if run.notes.take_fresh() and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
-            run.after_notes = False
             try:
                 reply = client.complete(engine, {**body, "n_predict": 1 if abstained else left, "logit_bias": bias},
                                         on_tokens=take)  # fmt: skip
@@ -177,7 +176,7 @@ def served_recall(
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
-            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes_found)):
+            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes.found)):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
                 # id there), so it is taken back and the reply is asked again from that step
                 # without it. A streamer has seen the <recall> id (a special token: no text).
@@ -260,12 +259,10 @@ class _Run(TokenRecalls):
         self.client, self.on_recall = client, on_recall
         self.trace: list[Recall] = []
         self.output = ServedOutput()
-        self.after_notes = False  # notes were injected and no token has been decided since
-        self.notes_found = False  # a recall of this reply injected notes (RecallConfig.own_recall_threshold)
+        self.notes = NotesShown()  # the abstention check and RecallConfig.own_recall_threshold follow it
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)
-        self.after_notes = self.after_notes or recall.memory_id is not None
-        self.notes_found = self.notes_found or recall.memory_id is not None
+        self.notes.record(recall)
         if self.on_recall is not None:
             self.on_recall(recall)
