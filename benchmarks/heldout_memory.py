@@ -32,7 +32,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                    encoder_path: str) -> dict[str, Any]:
     """Notes that hold the answer, per family, for recall's defaults, each variant and the LangChain recipe."""
     from recall_core import RecallConfig
-    from recall_core.decoding.select import choose_candidates
+    from recall_core.decoding.select import search_memory
     from recall_core.memory import MemoryStore, MemoryWriter
     from recall_core.types import RecallQuery
 
@@ -60,8 +60,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                 for user in progress(everyone, name, not args.no_progress, unit="user"):
                     memory = store.for_user(user.user_id)
                     for q in user.questions:
-                        found = memory.search(RecallQuery(text=q.text), config.top_k)
-                        chosen, _ = choose_candidates(found, config, question=q.text)
+                        chosen, _, _ = search_memory(memory, RecallQuery(text=q.text), config)
                         text = "\n".join(c.text for c in chosen)
                         holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
                         picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)

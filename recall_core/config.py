@@ -77,6 +77,11 @@ class RecallConfig:
             changed, "moved", "instead", "no longer"..., naming a word of the question that the
             older one names) is swapped for the newer one, and its place is not filled again
             (:mod:`recall_core.decoding.supersede`). ``False`` injects the candidates as ranked.
+        follow_updates: a chosen note that names something (a capitalised word that does not
+            open a sentence: "my Skoda Octavia") is searched for by those names, and a newer turn
+            found so that says in one sentence that something changed, naming one of them and a
+            new name ("I traded in my Skoda Octavia ... a Volvo V70"), takes its place
+            (:mod:`recall_core.decoding.follow`). One more search per such note.
         match_names: when the search's question names someone or something (a capitalised word
             that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
             a chosen note that does not say it but names someone else gives its place to the next
@@ -203,6 +208,7 @@ class RecallConfig:
     memories: int = 2
     order: NoteOrder = "newest_first"
     newest_wins: bool = True
+    follow_updates: bool = False
     match_names: bool = True
     top_k: int = 8
     temperature: float = 0.0
@@ -242,7 +248,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
+        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

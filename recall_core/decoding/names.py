@@ -42,7 +42,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _CLAUSE = re.compile(r"[:;()\[\]\"“”—–]|\s-\s")
 #: A line labelled with its speaker: "Caroline: ..." (an exchange's turns are labelled so): one to
 #: three capitalised words, so that "Quick question: ..." is not a speaker.
-_LABEL = re.compile(r"^\s*((?-i:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2})):\s", re.MULTILINE)
+LABEL = re.compile(r"^\s*((?-i:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2})):\s", re.MULTILINE)
 #: Capitalised words that are not names: the pronoun, interjections, roles, titles said alone.
 NOT_NAMES = frozenset(
     "i i'm i've i'd i'll ok okay hi hey oh yes no user assistant system mr mrs ms dr".split()
@@ -58,7 +58,7 @@ def names(text: str) -> set[str]:
     clause, less :data:`NOT_NAMES` and words of time, each without a possessive ``'s``."""
     found: set[str] = set()
     for sentence in sentences(text):
-        for clause in _CLAUSE.split(_LABEL.sub("", sentence)):
+        for clause in _CLAUSE.split(LABEL.sub("", sentence)):
             for position, match in enumerate(_WORD.finditer(clause)):
                 word = _POSSESSIVE.sub("", match.group())
                 if position == 0 or not word[:1].isupper() or _names_time(word):
@@ -141,7 +141,7 @@ def says_any(candidate: MemoryCandidate, asked: set[str], capitalised: bool = Fa
 def _labels(candidate: MemoryCandidate) -> set[str]:
     """Who a note is labelled as said by: its speaker (not a bare role) and the labels of its lines."""
     meta = candidate.metadata or {}
-    labels = {m.group(1) for m in _LABEL.finditer(candidate.text)}
+    labels = {m.group(1) for m in LABEL.finditer(candidate.text)}
     speaker = meta.get("speaker")
     if isinstance(speaker, str):
         labels.add(speaker)

@@ -18,7 +18,7 @@ said (oldest or newest first), or kept best first.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -26,6 +26,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import parse_moment
+from recall_core.decoding.follow import follow_updates
 from recall_core.decoding.names import keep_named
 from recall_core.decoding.supersede import newest_versions
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
@@ -40,6 +41,7 @@ def choose_candidates(
     config: RecallConfig,
     generator: torch.Generator | None = None,
     question: str | None = None,
+    search: Callable[[str], Sequence[MemoryCandidate]] | None = None,
 ) -> tuple[list[MemoryCandidate], str | None]:
     """Return ``(chosen, None)`` (at least one, at most ``config.memories``) or ``([], reason)``.
 
@@ -49,6 +51,8 @@ def choose_candidates(
     someone else than the question's names to a candidate that says one
     (:mod:`recall_core.decoding.names`), and ``config.newest_wins`` the place of a candidate that a
     newer eligible one updates for that question to it (:mod:`recall_core.decoding.supersede`).
+    With ``search`` too (a text to the memory's candidates), ``config.follow_updates`` searches a
+    chosen note's names for a newer turn that replaces it (:mod:`recall_core.decoding.follow`).
     """
     if not candidates:
         return [], NO_MEMORY
@@ -60,6 +64,8 @@ def choose_candidates(
         chosen = _unique(keep_named(chosen, eligible, question))
     if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
         chosen = _unique(newest_versions(chosen, eligible, question, _moment))
+    if config.follow_updates and question and search is not None:  # and newer turns found by its names
+        chosen = _unique(follow_updates(chosen, question, search, _moment))
     if config.order != "relevance":  # stable: equal moments keep their rank order
         chosen.sort(key=_moment, reverse=config.order == "newest_first")
     return chosen, None
@@ -79,7 +85,10 @@ def search_memory(
     candidates, error = fetch_candidates(memory, query, config, "recall skipped, generation goes on without memory")
     if error is not None:
         return [], error, []
-    chosen, reason = choose_candidates(candidates, config, question=query.text)
+    def by_names(text: str) -> list[MemoryCandidate]:  # config.follow_updates' searches
+        return fetch_candidates(memory, RecallQuery(text=text), config, "a note's newer version not searched")[0]
+
+    chosen, reason = choose_candidates(candidates, config, question=query.text, search=by_names)
     return chosen, reason, candidates
 
 

@@ -107,7 +107,7 @@ def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], 
     """Whether ``newer`` updates ``older`` for a question of words ``question`` (the module's test)."""
     if when(newer) <= when(older):
         return False
-    speakers = (_speaker(newer), _speaker(older))
+    speakers = (speaker(newer), speaker(older))
     if all(speakers) and speakers[0] != speakers[1]:
         return False
     if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
@@ -150,6 +150,7 @@ def _about_time(word: str) -> bool:
     return word.isdigit() or word in TIME_WORDS or TEMPORAL.fullmatch(word) is not None
 
 
-def _speaker(candidate: MemoryCandidate) -> str:
+def speaker(candidate: MemoryCandidate) -> str:
+    """Who said ``candidate`` (its ``speaker`` metadata), lower-cased; ``""`` when unknown."""
     meta = candidate.metadata or {}
     return str(meta.get("speaker") or "").strip().lower()
