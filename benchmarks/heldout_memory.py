@@ -7,7 +7,9 @@ defaults, each variant and the LangChain recipe's four documents.
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,13 +56,16 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
         # notes naming an earlier value at all; questions
         stale = [0, 0, 0]
         tokens: list[int] = []
+        seconds: list[float] = []  # per question: the search and the choice (search_memory), all kinds
         with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
             with MemoryStore.local(folder, encoder=encoder, **store_options) as store:
                 MemoryWriter(store, **writer_options).add_turns(memory_turns(everyone))
                 for user in progress(everyone, name, not args.no_progress, unit="user"):
                     memory = store.for_user(user.user_id)
                     for q in user.questions:
+                        started = time.perf_counter()
                         chosen, _, _ = search_memory(memory, RecallQuery(text=q.text), config)
+                        seconds.append(time.perf_counter() - started)
                         text = "\n".join(c.text for c in chosen)
                         holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
                         picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)
@@ -75,6 +80,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                             stale[1] += earlier
                             stale[2] += 1
         out[name] = {"held": held, "earlier_values": stale, "words": sum(tokens) / max(1, len(tokens)),
+                     "search_ms": 1000 * statistics.median(seconds) if seconds else None,
                      "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
         if name != "recall":
             out[name]["against_default"] = against(picked["recall"], picked[name])
@@ -113,14 +119,15 @@ def against(default: Mapping[str, tuple[tuple[str, ...], bool | None]],
 
 def notes_markdown(result: Mapping[str, Any]) -> str:
     families = result["families"]
-    lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all |",
-             "| --- |" + " --- |" * (len(families) + 3)]  # fmt: skip
+    lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all "
+             "| search ms (median) |", "| --- |" + " --- |" * (len(families) + 4)]  # fmt: skip
     for name, row in result["notes"].items():
         held = row["held"]
         total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
         words = "" if row["words"] is None else f"{row['words']:.0f}"
+        ms = "" if row.get("search_ms") is None else f"{row['search_ms']:.1f}"
         lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
-                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} |")
+                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} | {ms} |")
     for name, row in result["notes"].items():
         if "against_default" in row:
             d = row["against_default"]

@@ -43,6 +43,9 @@ from recall_core.types import MemoryCandidate
 
 #: How a unit labels the assistant's lines (:func:`~recall_core.memory.text.composition.speaker_of`).
 ASSISTANT = speaker_of("assistant", {}).lower()
+#: How deep a search by a note's names reads (at least; ``top_k`` when larger): the note's own turn
+#: and the units that hold it come first.
+FOLLOW_K = 8
 #: Most searches one chosen note may cause while its chain of newer versions is followed.
 MAX_FOLLOWS = 3
 

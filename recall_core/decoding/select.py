@@ -26,7 +26,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import parse_moment
-from recall_core.decoding.follow import follow_updates
+from recall_core.decoding.follow import FOLLOW_K, follow_updates
 from recall_core.decoding.names import keep_named
 from recall_core.decoding.supersede import newest_versions
 from recall_core.types import Memory, MemoryCandidate, RecallQuery
@@ -86,7 +86,8 @@ def search_memory(
     if error is not None:
         return [], error, []
     def by_names(text: str) -> list[MemoryCandidate]:  # config.follow_updates' searches
-        return fetch_candidates(memory, RecallQuery(text=text), config, "a note's newer version not searched")[0]
+        deep = config.replace(top_k=max(config.top_k, FOLLOW_K))
+        return fetch_candidates(memory, RecallQuery(text=text), deep, "a note's newer version not searched")[0]
 
     chosen, reason = choose_candidates(candidates, config, question=query.text, search=by_names)
     return chosen, reason, candidates

@@ -32,6 +32,16 @@ def test_a_variants_notes_are_compared_with_the_defaults_question_by_question():
     assert against(default, variant) == {"changed_memory": 2, "changed_unanswerable": 1, "lost": 1, "gained": 1}
 
 
+def test_the_notes_table_gives_each_variants_median_search_time():
+    from benchmarks.heldout_memory import notes_markdown
+
+    row = {"held": {"dates": [3, 4]}, "words": 40.2, "earlier_values": [1, 2, 4]}
+    table = notes_markdown({"families": ["dates"], "notes": {"recall": {**row, "search_ms": 12.34},
+                                                             "recall:old": {**row, "search_ms": None}}})
+    assert "| recall | 3/4 | **3/4** | 40 | 1/4 · 2/4 | 12.3 |" in table
+    assert "| recall:old | 3/4 | **3/4** | 40 | 1/4 · 2/4 |  |" in table  # a result written before the column
+
+
 def test_two_friends_chats_keep_their_speakers_for_every_method():
     """A duo conversation is written with its speakers' names (the notes show them), the recipe's
     exchanges are labelled by name too, and no exchange of it becomes the caller's earlier turns."""

@@ -32,11 +32,13 @@ class Memory:
 
     def __init__(self, by_names: list[MemoryCandidate] | None = None, fail: bool = False) -> None:
         self.queries: list[str] = []
+        self.depths: list[int] = []
         self.by_names = [OLD, NEW] if by_names is None else by_names
         self.fail = fail
 
     def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
         self.queries.append(query.text or "")
+        self.depths.append(k)
         if len(self.queries) == 1:
             return [OLD, OTHER][:k]
         if self.fail:
@@ -55,6 +57,16 @@ def test_a_note_gives_its_place_to_a_newer_turn_found_by_its_names():
     assert [c.id for c in chosen] == ["new", "other"]  # newest first: the update is the newest
     # the note's sentence that says its names is what was searched for
     assert memory.queries[1] == "My Skoda Octavia has started making a squealing noise in car parks."
+
+
+def test_the_search_by_names_reads_at_least_eight_deep():
+    """The note's own turn and the units that hold it come first: ``top_k=1`` would find only itself."""
+    memory = Memory()
+    chosen, _, _ = search_memory(memory, RecallQuery(text=QUESTION), ON.replace(top_k=1, memories=1))
+    assert memory.depths == [1, 8, 8] and [c.id for c in chosen] == ["new"]
+    deep = Memory()
+    search_memory(deep, RecallQuery(text=QUESTION), ON.replace(top_k=20))
+    assert deep.depths == [20, 20, 20]  # the question, the old note, then the new one (a chain ends there)
 
 
 def test_off_by_default_and_no_search_is_made():
