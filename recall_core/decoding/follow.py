@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from recall_core.decoding.names import LABEL, names, relations
-from recall_core.decoding.supersede import names_time, says_change, speaker
+from recall_core.decoding.supersede import later_by_same_speaker, names_time, says_change
 from recall_core.memory.text.chunking import sentences
 from recall_core.memory.text.composition import speaker_of
 from recall_core.types import MemoryCandidate
@@ -53,10 +53,7 @@ MAX_FOLLOWS = 3
 def replaces(newer: MemoryCandidate, older: MemoryCandidate, anchors: set[str],
              when: Callable[[MemoryCandidate], Any]) -> bool:  # fmt: skip
     """Whether ``newer`` replaces ``older``, whose names (less the question's) are ``anchors``."""
-    if newer.id == older.id or when(newer) <= when(older):
-        return False
-    speakers = (speaker(newer), speaker(older))
-    if all(speakers) and speakers[0] != speakers[1]:
+    if newer.id == older.id or not later_by_same_speaker(newer, older, when):
         return False
     older_names = names(older.text)
     changed: set[str] = set()  # the anchors that a sentence of change says, with a new name
@@ -64,11 +61,13 @@ def replaces(newer: MemoryCandidate, older: MemoryCandidate, anchors: set[str],
         said = names(sentence)
         if said & anchors and said - older_names and says_change(sentence):
             changed |= said & anchors
+    if not changed:
+        return False
     # every sentence of the older note that names a value (a name, a day or a time) names one the
     # newer one changes: a note that also says something else ("my boss's flat in Osaka", then
     # Thiago's car; a new start date, then who minds the dog) keeps its place
     stated = [s for s in sentences(own_words(older)) if names(s) & anchors or names_time(s)]
-    return bool(changed) and all(names(s) & changed for s in stated)
+    return all(names(s) & changed for s in stated)
 
 
 def follow_updates(

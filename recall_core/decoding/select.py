@@ -85,8 +85,10 @@ def search_memory(
     candidates, error = fetch_candidates(memory, query, config, "recall skipped, generation goes on without memory")
     if error is not None:
         return [], error, []
-    def by_names(text: str) -> list[MemoryCandidate]:  # config.follow_updates' searches
-        deep = config.replace(top_k=max(config.top_k, FOLLOW_K))
+    # config.follow_updates' searches by a note's names, at least FOLLOW_K deep (one config per call)
+    deep = config.replace(top_k=max(config.top_k, FOLLOW_K)) if config.follow_updates else config
+
+    def by_names(text: str) -> list[MemoryCandidate]:
         return fetch_candidates(memory, RecallQuery(text=text), deep, "a note's newer version not searched")[0]
 
     chosen, reason = choose_candidates(candidates, config, question=query.text, search=by_names)

@@ -105,10 +105,7 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], when: Callable[[MemoryCandidate], Any]) -> bool:
     """Whether ``newer`` updates ``older`` for a question of words ``question`` (the module's test)."""
-    if when(newer) <= when(older):
-        return False
-    speakers = (speaker(newer), speaker(older))
-    if all(speakers) and speakers[0] != speakers[1]:
+    if not later_by_same_speaker(newer, older, when):
         return False
     if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
         return False
@@ -116,6 +113,15 @@ def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], 
     # question names is not a subject: "What was on December 21st?" is not about the 21st of January)
     subject = {w for w in question & set(query_words(older.text)) if not _about_time(w)}
     return any(subject & set(query_words(sentence)) for sentence in sentences(newer.text) if says_change(sentence))
+
+
+def later_by_same_speaker(newer: MemoryCandidate, older: MemoryCandidate, when: Callable[[MemoryCandidate], Any]) -> bool:
+    """Whether ``newer`` was said strictly after ``older`` (``when``) and, where both name a speaker,
+    by the same one: what any newer version of a note must be."""
+    if when(newer) <= when(older):
+        return False
+    speakers = (_speaker(newer), _speaker(older))
+    return not (all(speakers) and speakers[0] != speakers[1])
 
 
 def newest_versions(
@@ -150,7 +156,7 @@ def _about_time(word: str) -> bool:
     return word.isdigit() or word in TIME_WORDS or TEMPORAL.fullmatch(word) is not None
 
 
-def speaker(candidate: MemoryCandidate) -> str:
+def _speaker(candidate: MemoryCandidate) -> str:
     """Who said ``candidate`` (its ``speaker`` metadata), lower-cased; ``""`` when unknown."""
     meta = candidate.metadata or {}
     return str(meta.get("speaker") or "").strip().lower()
