@@ -414,6 +414,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--system-messages", choices=tuple(SYSTEM_MESSAGES), default="personas",
                    help="the callers' system messages: personas and styles (the default) or other kinds")
     p.add_argument("--retrieval-only", action="store_true", help="count the notes that hold the answer; no answers")
+    p.add_argument("--server", action="store_true",
+                   help="--retrieval-only: the memory on a `chroma run` server (started and stopped here), not embedded")
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-progress", action="store_true")

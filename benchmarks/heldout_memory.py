@@ -7,10 +7,12 @@ defaults, each variant and the LangChain recipe's four documents.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from benchmarks.common.args import parse_variant
@@ -30,12 +32,41 @@ def memory_turns(users: Sequence[base.User]) -> list[dict[str, Any]]:
     return [turn for user in users for turn in turns_of(user)]
 
 
+class CountedSearches:
+    """A user's memory that counts its searches (the question's, and ``follow_updates``' by names)."""
+
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory
+        self.calls = 0
+
+    def search(self, query: Any, k: int) -> Any:
+        self.calls += 1
+        return self.memory.search(query, k)
+
+
+@contextlib.contextmanager
+def open_store(folder: str, encoder: Any, server: bool, **options: Any) -> Iterator[Any]:
+    """A store in ``folder``: embedded, or (``server``) on a ``chroma run`` server started there and
+    stopped after, so that each search and each search by names is a round trip."""
+    from recall_core.memory import MemoryStore
+    from recall_core.memory.chroma_server import ChromaServer
+
+    if not server:
+        with MemoryStore.local(folder, encoder=encoder, **options) as store:
+            yield store
+        return
+    with ChromaServer(Path(folder) / "server") as running:
+        journal = Path(folder) / "journal.sqlite3"
+        with MemoryStore.server(port=running.port, encoder=encoder, journal_path=journal, **options) as store:
+            yield store
+
+
 def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.User]], encoder: Any,
                    encoder_path: str) -> dict[str, Any]:
     """Notes that hold the answer, per family, for recall's defaults, each variant and the LangChain recipe."""
     from recall_core import RecallConfig
     from recall_core.decoding.select import search_memory
-    from recall_core.memory import MemoryStore, MemoryWriter
+    from recall_core.memory import MemoryWriter
     from recall_core.types import RecallQuery
 
     everyone = [u for users in data.values() for u in users]
@@ -57,15 +88,18 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
         stale = [0, 0, 0]
         tokens: list[int] = []
         seconds: list[float] = []  # per question: the search and the choice (search_memory), all kinds
+        searches: list[int] = []  # per question: the memory's searches
         with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
-            with MemoryStore.local(folder, encoder=encoder, **store_options) as store:
+            with open_store(folder, encoder, getattr(args, "server", False), **store_options) as store:
                 MemoryWriter(store, **writer_options).add_turns(memory_turns(everyone))
                 for user in progress(everyone, name, not args.no_progress, unit="user"):
-                    memory = store.for_user(user.user_id)
+                    memory = CountedSearches(store.for_user(user.user_id))
                     for q in user.questions:
                         started = time.perf_counter()
                         chosen, _, _ = search_memory(memory, RecallQuery(text=q.text), config)
                         seconds.append(time.perf_counter() - started)
+                        searches.append(memory.calls)
+                        memory.calls = 0
                         text = "\n".join(c.text for c in chosen)
                         holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
                         picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)
@@ -81,6 +115,8 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                             stale[2] += 1
         out[name] = {"held": held, "earlier_values": stale, "words": sum(tokens) / max(1, len(tokens)),
                      "search_ms": 1000 * statistics.median(seconds) if seconds else None,
+                     "search_ms_p90": 1000 * statistics.quantiles(seconds, n=10)[-1] if len(seconds) > 1 else None,
+                     "searches": statistics.mean(searches) if searches else None,
                      "settings": {**store_options, **writer_options, **changes}}  # fmt: skip
         if name != "recall":
             out[name]["against_default"] = against(picked["recall"], picked[name])
@@ -120,14 +156,17 @@ def against(default: Mapping[str, tuple[tuple[str, ...], bool | None]],
 def notes_markdown(result: Mapping[str, Any]) -> str:
     families = result["families"]
     lines = ["| notes of | " + " | ".join(families) + " | all | words | changed facts: an earlier value only · at all "
-             "| search ms (median) |", "| --- |" + " --- |" * (len(families) + 4)]  # fmt: skip
+             "| search ms: median · p90 | searches per question |", "| --- |" + " --- |" * (len(families) + 5)]  # fmt: skip
     for name, row in result["notes"].items():
         held = row["held"]
         total = [sum(held[f][0] for f in families), sum(held[f][1] for f in families)]
         words = "" if row["words"] is None else f"{row['words']:.0f}"
         ms = "" if row.get("search_ms") is None else f"{row['search_ms']:.1f}"
+        if row.get("search_ms_p90") is not None:
+            ms += f" · {row['search_ms_p90']:.1f}"
+        searches = "" if row.get("searches") is None else f"{row['searches']:.2f}"
         lines.append(f"| {name} | " + " | ".join(f"{held[f][0]}/{held[f][1]}" for f in families)
-                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} | {ms} |")
+                     + f" | **{total[0]}/{total[1]}** | {words} | {_stale_cell(row.get('earlier_values'))} | {ms} | {searches} |")
     for name, row in result["notes"].items():
         if "against_default" in row:
             d = row["against_default"]

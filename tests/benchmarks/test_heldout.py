@@ -32,14 +32,28 @@ def test_a_variants_notes_are_compared_with_the_defaults_question_by_question():
     assert against(default, variant) == {"changed_memory": 2, "changed_unanswerable": 1, "lost": 1, "gained": 1}
 
 
-def test_the_notes_table_gives_each_variants_median_search_time():
+def test_the_notes_table_gives_each_variants_search_times_and_searches():
     from benchmarks.heldout_memory import notes_markdown
 
     row = {"held": {"dates": [3, 4]}, "words": 40.2, "earlier_values": [1, 2, 4]}
-    table = notes_markdown({"families": ["dates"], "notes": {"recall": {**row, "search_ms": 12.34},
-                                                             "recall:old": {**row, "search_ms": None}}})
-    assert "| recall | 3/4 | **3/4** | 40 | 1/4 · 2/4 | 12.3 |" in table
-    assert "| recall:old | 3/4 | **3/4** | 40 | 1/4 · 2/4 |  |" in table  # a result written before the column
+    table = notes_markdown({"families": ["dates"], "notes": {
+        "recall": {**row, "search_ms": 12.34, "search_ms_p90": 20.01, "searches": 1.5},
+        "recall:old": {**row, "search_ms": None}}})  # fmt: skip
+    assert "| recall | 3/4 | **3/4** | 40 | 1/4 · 2/4 | 12.3 · 20.0 | 1.50 |" in table
+    assert "| recall:old | 3/4 | **3/4** | 40 | 1/4 · 2/4 |  |  |" in table  # a result written before the columns
+
+
+def test_the_searches_of_a_question_are_counted_and_the_server_flag_is_parsed():
+    from benchmarks.heldout_memory import CountedSearches
+
+    class Memory:
+        def search(self, query, k):
+            return [query] * k
+
+    memory = CountedSearches(Memory())
+    assert memory.search("q", 2) == ["q", "q"] and memory.search("r", 1) == ["r"]
+    assert memory.calls == 2
+    assert parse_args(["--retrieval-only", "--server"]).server and not parse_args([]).server
 
 
 def test_two_friends_chats_keep_their_speakers_for_every_method():
