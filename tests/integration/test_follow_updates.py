@@ -1,5 +1,7 @@
 """``follow_updates`` on a real store (Chroma, the packaged MiniLM, BM25): the update that shares no
-word with the question is found by the old note's names. Written for this test, no family's text."""
+word with the question is found by the old note's names; on a ``chroma run`` server killed between
+the question's search and the search by names, the note stays and a warning says so. Written for
+this test, no family's text."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import pytest
 
 from recall_core import RecallConfig
 from recall_core.decoding.select import search_memory
-from recall_core.memory import MemoryStore, MemoryWriter
+from recall_core.memory import MemoryStore, MemoryUnavailableError, MemoryWriter
+from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import RecallQuery
 
 TURNS = [
@@ -28,14 +31,16 @@ TURNS = [
 QUESTION = "Quick one: what am I driving these days?"
 
 
+def _turns() -> list[dict]:
+    return [{"user_id": "ada", "session_id": f"s{i // 2}", "timestamp": t, "role": r, "content": c, "turn_index": i % 2}
+            for i, (t, r, c) in enumerate(TURNS)]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory: pytest.TempPathFactory):
     folder: Path = tmp_path_factory.mktemp("follow")
     with MemoryStore.local(folder) as store:  # the packaged MiniLM encoder
-        MemoryWriter(store).add_turns(
-            [{"user_id": "ada", "session_id": f"s{i // 2}", "timestamp": t, "role": r, "content": c, "turn_index": i % 2}
-             for i, (t, r, c) in enumerate(TURNS)]
-        )
+        MemoryWriter(store).add_turns(_turns())
         yield store.for_user("ada")
 
 
@@ -60,3 +65,41 @@ def test_with_both_among_the_candidates_the_old_note_leaves_and_its_place_stays_
     assert "Mazda 3" in plain and "keeps stalling" in plain
     followed = _notes(memory, RecallConfig())
     assert "Mazda 3" in followed and "keeps stalling" not in followed
+
+
+class KilledAfterTheQuestion:
+    """A user's memory on a server that is killed (SIGKILL) once the question's search is answered."""
+
+    def __init__(self, memory, server: ChromaServer) -> None:
+        self.memory, self.server, self.searches = memory, server, 0
+
+    def search(self, query: RecallQuery, k: int):
+        self.searches += 1
+        if self.searches == 2:
+            assert self.server.process is not None
+            self.server.process.kill()
+            self.server.process.wait(timeout=10)
+        return self.memory.search(query, k)
+
+
+@pytest.mark.server
+def test_a_server_killed_before_the_search_by_names_leaves_the_note_and_warns(tmp_path: Path) -> None:
+    data = tmp_path / "server-data"
+    server = ChromaServer(data).start()
+    port = server.port
+    try:
+        with MemoryStore.server(port=port, journal_path=tmp_path / "journal.sqlite3", timeout=5) as store:
+            MemoryWriter(store).add_turns(_turns())
+            killed = KilledAfterTheQuestion(store.for_user("ada"), server)
+            with pytest.warns(RuntimeWarning, match="a note's newer version not searched .*MemoryUnavailableError"):
+                chosen, reason, _ = search_memory(killed, RecallQuery(text=QUESTION), RecallConfig(top_k=1))
+            # the question's note is injected as it was found, and the call goes on
+            assert reason is None and killed.searches == 2
+            assert "Peugeot 208 keeps stalling" in chosen[0].text
+            with pytest.raises(MemoryUnavailableError):  # "raise" asks for the error itself
+                search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), RecallConfig(on_memory_error="raise"))
+            server = ChromaServer(data, port=port).start()  # back: nothing was lost, the update is found again
+            chosen, reason, _ = search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), RecallConfig(top_k=1))
+            assert reason is None and "Mazda 3" in chosen[0].text
+    finally:
+        server.stop()
