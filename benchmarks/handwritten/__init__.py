@@ -13,7 +13,13 @@ families, the training code nor the benchmarks:
   about facts that change (37 of 69 questions; 29 of those not about a day or a time), each
   change said in the user's own words: outright, implied, with a reason, in a long paragraph,
   in reply to the assistant. It was written after :mod:`recall_core.decoding.change_phrases`
-  was, and measured before anyone read its replies: the held-out check of stale answers.
+  was, and measured before anyone read its replies: the held-out check of stale answers;
+- ``handwritten-updates`` (``updates.json``): six more users by a third writer (2026-12-01,
+  twenty-third session), briefed only on facts that change (some twice, some back, some only
+  implied; other people's attributes beside the user's), written after
+  :mod:`recall_core.decoding.follow` was and measured before anyone read its replies: the check
+  of ``follow_updates`` and ``newest_wins`` that no rule was written from, since one trace of
+  ``handwritten-changes`` was read for each.
 
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
@@ -36,7 +42,7 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "HandwrittenFamily", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "UPDATES", "HandwrittenFamily", "generate"]
 
 
 @dataclass(frozen=True)
@@ -66,8 +72,13 @@ CHANGES = HandwrittenFamily(
     "Six users' conversations about facts that change, written by hand (evaluation only).",
     Path(__file__).with_name("changes.json"),
 )
+UPDATES = HandwrittenFamily(
+    "handwritten-updates",
+    "Six users' conversations about facts that change, by a third writer (evaluation only).",
+    Path(__file__).with_name("updates.json"),
+)
 #: Every hand-written family by name.
-FAMILIES = {NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA), CHANGES.NAME: CHANGES}
+FAMILIES = {NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA), CHANGES.NAME: CHANGES, UPDATES.NAME: UPDATES}
 
 
 def generate(seed: int = 0, users: int = 8) -> list[base.User]:
