@@ -54,16 +54,16 @@ def test_the_update_is_found_by_the_old_notes_names(memory) -> None:
     """Four turns make every memory a candidate of the question's search: ``top_k=1`` stands for a
     memory large enough that the update ranks below the candidates (two of the selection seed's
     updates were not among eight)."""
-    plain = _notes(memory, RecallConfig(top_k=1, follow_updates=False))
+    plain = _notes(memory, RecallConfig(top_k=1))
     assert "Peugeot 208 keeps stalling" in plain and "Mazda" not in plain  # the question's search alone
-    followed = _notes(memory, RecallConfig(top_k=1))  # follow_updates: the default
+    followed = _notes(memory, RecallConfig(top_k=1, follow_updates=True))
     assert "Mazda 3" in followed and "keeps stalling" not in followed
 
 
 def test_with_both_among_the_candidates_the_old_note_leaves_and_its_place_stays_empty(memory) -> None:
-    plain = _notes(memory, RecallConfig(follow_updates=False))
+    plain = _notes(memory, RecallConfig())
     assert "Mazda 3" in plain and "keeps stalling" in plain
-    followed = _notes(memory, RecallConfig())
+    followed = _notes(memory, RecallConfig(follow_updates=True))
     assert "Mazda 3" in followed and "keeps stalling" not in followed
 
 
