@@ -81,10 +81,9 @@ class RecallConfig:
             open a sentence: "my Skoda Octavia") is searched for by those names, and a newer turn
             found so that says in one sentence that something changed, naming one of them and a
             new name ("I traded in my Skoda Octavia ... a Volvo V70"), takes its place
-            (:mod:`recall_core.decoding.follow`). One more search per such note (on a ``chroma
-            run`` server: 1.68 searches per question, median 49 -> 63 ms). On the held-out
-            families the notes held the answer more often, and lost it nowhere
-            (docs/benchmarks/heldout.md). ``False`` makes one search per recall.
+            (:mod:`recall_core.decoding.follow`). One more search per such note. Off by default:
+            on the held-out families the notes held the answer more often and the 135M default
+            answered no more facts (docs/benchmarks/heldout.md), and a slow memory pays each search.
         match_names: when the search's question names someone or something (a capitalised word
             that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
             a chosen note that does not say it but names someone else gives its place to the next
@@ -211,7 +210,7 @@ class RecallConfig:
     memories: int = 2
     order: NoteOrder = "newest_first"
     newest_wins: bool = True
-    follow_updates: bool = True
+    follow_updates: bool = False
     match_names: bool = True
     top_k: int = 8
     temperature: float = 0.0

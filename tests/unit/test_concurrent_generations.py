@@ -104,7 +104,5 @@ def test_sessions_of_different_threads_run_at_once():
 
     with ThreadPoolExecutor(4) as pool:
         replies = list(pool.map(call, range(4)))
-    # Each call searched with the question, then (follow_updates) by the note's name, Biscuit: all
-    # four met at each barrier. A broken barrier would be a failed search, not an error of the call.
-    assert memory.met == 8 and not memory.barrier.broken
+    assert memory.met == 4 and not memory.barrier.broken  # a failed search is not an error of the call
     assert len(set(replies)) == 1 and chat.session_pool is not None and len(chat.session_pool) == 4

@@ -69,11 +69,11 @@ def test_the_search_by_names_reads_at_least_eight_deep():
     assert deep.depths == [20, 20, 20]  # the question, the old note, then the new one (a chain ends there)
 
 
-def test_on_by_default_and_off_no_search_is_made():
+def test_off_by_default_and_no_search_is_made():
     memory = Memory()
-    chosen, _, _ = search_memory(memory, RecallQuery(text=QUESTION), RecallConfig(memories=2, follow_updates=False))
+    chosen, _, _ = search_memory(memory, RecallQuery(text=QUESTION), RecallConfig(memories=2))
     assert [c.id for c in chosen] == ["old", "other"] and len(memory.queries) == 1
-    assert RecallConfig().follow_updates
+    assert not RecallConfig().follow_updates
 
 
 def test_without_a_search_or_a_question_the_candidates_stay():

@@ -128,15 +128,14 @@ def test_the_loop_uses_the_head_in_hidden_mode_and_refuses_the_mode_without_one(
     model, tokenizer = tiny
     memory = FixedMemory("You live in Lisbon.")
     _generate(model, tokenizer, memory, RecallConfig(query_mode="hidden"), trained)
-    query = memory.queries[0]  # the question's (a search by the note's names, Lisbon, follows it: text)
+    query = memory.queries[-1]
     features = recall_features(model, tokenizer, ["Where do I live?"], trained.meta.layers)
     assert query.mode == "hidden" and query.vector_space == "hash-16"
     np.testing.assert_allclose(query.vector, trained.vectors(features)[0], atol=1e-4)
     with pytest.raises(ValueError, match="needs a query head"):
         _generate(model, tokenizer, memory, RecallConfig(query_mode="hidden"))
-    searched = len(memory.queries)
     _generate(model, tokenizer, memory, RecallConfig(query_mode="text"), trained)
-    assert memory.queries[searched].mode == "text" and memory.queries[searched].vector is None
+    assert memory.queries[-1].mode == "text" and memory.queries[-1].vector is None
     other, _ = tiny_model("llama", seed=1)
     with pytest.raises(ValueError, match="fingerprint"):
         _generate(other, tokenizer, memory, RecallConfig(query_mode="hidden"), trained)
@@ -174,7 +173,7 @@ def test_a_head_saved_in_the_model_folder_is_picked_up(tiny, tmp_path):
     memory = FixedMemory("You live in Lisbon.")
     generator.generate("Where do I live?" + RECALL_TOKEN, memory=memory, config=RecallConfig(query_mode="hidden"),
                        max_new_tokens=2)  # fmt: skip
-    assert memory.queries[0].vector is not None  # the question's search
+    assert memory.queries[-1].vector is not None
     other, other_tokenizer = tiny_model("llama", seed=1)
     with pytest.raises(ValueError, match="fingerprint"):
         RecallGenerator(other, other_tokenizer, query_head=head)
