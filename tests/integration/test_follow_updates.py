@@ -82,6 +82,10 @@ class KilledAfterTheQuestion:
         return self.memory.search(query, k)
 
 
+#: follow_updates on, and a search one candidate deep: the update is found only by the note's names.
+ON = RecallConfig(top_k=1, follow_updates=True)
+
+
 @pytest.mark.server
 def test_a_server_killed_before_the_search_by_names_leaves_the_note_and_warns(tmp_path: Path) -> None:
     data = tmp_path / "server-data"
@@ -92,14 +96,14 @@ def test_a_server_killed_before_the_search_by_names_leaves_the_note_and_warns(tm
             MemoryWriter(store).add_turns(_turns())
             killed = KilledAfterTheQuestion(store.for_user("ada"), server)
             with pytest.warns(RuntimeWarning, match="a note's newer version not searched .*MemoryUnavailableError"):
-                chosen, reason, _ = search_memory(killed, RecallQuery(text=QUESTION), RecallConfig(top_k=1))
+                chosen, reason, _ = search_memory(killed, RecallQuery(text=QUESTION), ON)
             # the question's note is injected as it was found, and the call goes on
             assert reason is None and killed.searches == 2
             assert "Peugeot 208 keeps stalling" in chosen[0].text
             with pytest.raises(MemoryUnavailableError):  # "raise" asks for the error itself
-                search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), RecallConfig(on_memory_error="raise"))
+                search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), ON.replace(on_memory_error="raise"))
             server = ChromaServer(data, port=port).start()  # back: nothing was lost, the update is found again
-            chosen, reason, _ = search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), RecallConfig(top_k=1))
+            chosen, reason, _ = search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), ON)
             assert reason is None and "Mazda 3" in chosen[0].text
     finally:
         server.stop()
