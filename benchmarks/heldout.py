@@ -421,6 +421,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not 0 <= args.from_user < args.users:
         p.error(f"--from-user must be in [0, {args.users}) (--users is {args.users}), got {args.from_user}")
+    if args.server and not args.retrieval_only:
+        p.error("--server applies to --retrieval-only (the answers run's memory is embedded)")
     return args
 
 

@@ -56,6 +56,12 @@ def test_the_searches_of_a_question_are_counted_and_the_server_flag_is_parsed():
     assert parse_args(["--retrieval-only", "--server"]).server and not parse_args([]).server
 
 
+def test_a_server_without_retrieval_only_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--server"])
+    assert "--server applies to --retrieval-only" in capsys.readouterr().err
+
+
 def test_two_friends_chats_keep_their_speakers_for_every_method():
     """A duo conversation is written with its speakers' names (the notes show them), the recipe's
     exchanges are labelled by name too, and no exchange of it becomes the caller's earlier turns."""
