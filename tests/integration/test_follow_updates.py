@@ -88,11 +88,8 @@ ON = RecallConfig(top_k=1, follow_updates=True)
 
 @pytest.mark.server
 def test_a_server_killed_before_the_search_by_names_leaves_the_note_and_warns(tmp_path: Path) -> None:
-    data = tmp_path / "server-data"
-    server = ChromaServer(data).start()
-    port = server.port
-    try:
-        with MemoryStore.server(port=port, journal_path=tmp_path / "journal.sqlite3", timeout=5) as store:
+    with ChromaServer(tmp_path / "server-data") as server:
+        with MemoryStore.server(port=server.port, journal_path=tmp_path / "journal.sqlite3", timeout=5) as store:
             MemoryWriter(store).add_turns(_turns())
             killed = KilledAfterTheQuestion(store.for_user("ada"), server)
             with pytest.warns(RuntimeWarning, match="a note's newer version not searched .*MemoryUnavailableError"):
@@ -102,8 +99,6 @@ def test_a_server_killed_before_the_search_by_names_leaves_the_note_and_warns(tm
             assert "Peugeot 208 keeps stalling" in chosen[0].text
             with pytest.raises(MemoryUnavailableError):  # "raise" asks for the error itself
                 search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), ON.replace(on_memory_error="raise"))
-            server = ChromaServer(data, port=port).start()  # back: nothing was lost, the update is found again
+            server.start()  # back on the same port and data: nothing was lost, the update is found again
             chosen, reason, _ = search_memory(store.for_user("ada"), RecallQuery(text=QUESTION), ON)
             assert reason is None and "Mazda 3" in chosen[0].text
-    finally:
-        server.stop()

@@ -64,11 +64,8 @@ def test_concurrent_writers_on_a_server_never_share_a_turn_position(tmp_path: Pa
 
 @pytest.mark.server
 def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
-    data = tmp_path / "server-data"
-    server = ChromaServer(data).start()
-    port = server.port
-    try:
-        store = MemoryStore.server(port=port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=5)
+    with ChromaServer(tmp_path / "server-data") as server:
+        store = MemoryStore.server(port=server.port, encoder=HashEncoder(32), journal_path=tmp_path / "j.sqlite3", timeout=5)
         writer = MemoryWriter(store, **RAW_TEXT)
         kept = writer.add_turn("u", "user", "indexed before the outage")
         doomed = writer.add_turn("u", "user", "to be deleted during the outage")
@@ -84,7 +81,7 @@ def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
         with pytest.raises(MemoryUnavailableError):
             store.for_user("v").forget()
 
-        server = ChromaServer(data, port=port).start()
+        server.start()  # back on the same port and data
         report = doctor(store)
         totals = report.totals()
         assert (totals["pending"], totals["deleting"]) == (1, 2)
@@ -95,8 +92,6 @@ def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
         assert memory.get(kept[0]) is not None and memory.get(doomed[0]) is None
         assert store.for_user("v").count() == 0  # the interrupted forget was finished, not undone
         store.close()
-    finally:
-        server.stop()
 
 
 @pytest.mark.server
