@@ -5,8 +5,9 @@ facts said in passing in long turns, many people around the user, facts that cha
 paraphrased questions, facts given as short answers, and the original templated one. Beside
 them, ``handwritten``, ``handwritten-changes`` and ``handwritten-updates``
 (:mod:`benchmarks.handwritten`): users' conversations written by hand, not from templates, by
-writers who saw none of the rest; no training sees them. Each is generated here with the evaluation seed, and every question is asked in a fresh session with
-the call perturbed the way users' calls differ:
+writers who saw none of the rest; no training sees them. Each is generated here with the
+evaluation seed, and every question is asked in a fresh session with the call perturbed the way
+users' calls differ:
 
 * the caller's own system message: one of :data:`EVAL_SYSTEM_PROMPTS` (none included), written
   apart from the ones training sees (but for "You are a helpful assistant.", in both); ``--system-messages other-kinds`` asks under

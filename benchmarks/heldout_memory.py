@@ -90,7 +90,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
         seconds: list[float] = []  # per question: the search and the choice (search_memory), all kinds
         searches: list[int] = []  # per question: the memory's searches
         with tempfile.TemporaryDirectory(prefix="recall-heldout-notes-") as folder:
-            with open_store(folder, encoder, getattr(args, "server", False), **store_options) as store:
+            with open_store(folder, encoder, args.server, **store_options) as store:
                 MemoryWriter(store, **writer_options).add_turns(memory_turns(everyone))
                 for user in progress(everyone, name, not args.no_progress, unit="user"):
                     memory = CountedSearches(store.for_user(user.user_id))
