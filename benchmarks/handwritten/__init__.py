@@ -19,7 +19,11 @@ families, the training code nor the benchmarks:
   implied; other people's attributes beside the user's), written after
   :mod:`recall_core.decoding.follow` was and measured before anyone read its replies: the check
   of ``follow_updates`` and ``newest_wins`` that no rule was written from, since one trace of
-  ``handwritten-changes`` was read for each.
+  ``handwritten-changes`` was read for each;
+- ``handwritten-revisions`` (``revisions.json``): six more users by a fourth writer (2026-12-01,
+  twenty-fourth session), briefed like the third, with assistants' replies as a chat assistant
+  writes them (long lists and drafts, follow-up questions): a second check of stale answers that
+  no rule or setting was chosen on, measured before anyone read its replies.
 
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
@@ -42,7 +46,7 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "UPDATES", "HandwrittenFamily", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "REVISIONS", "UPDATES", "HandwrittenFamily", "generate"]
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,18 @@ UPDATES = HandwrittenFamily(
     "Six users' conversations about facts that change, by a third writer (evaluation only).",
     Path(__file__).with_name("updates.json"),
 )
+REVISIONS = HandwrittenFamily(
+    "handwritten-revisions",
+    "Six users' conversations about facts that change, by a fourth writer (evaluation only).",
+    Path(__file__).with_name("revisions.json"),
+)
 #: Every hand-written family by name.
-FAMILIES = {NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA), CHANGES.NAME: CHANGES, UPDATES.NAME: UPDATES}
+FAMILIES = {
+    NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA),
+    CHANGES.NAME: CHANGES,
+    UPDATES.NAME: UPDATES,
+    REVISIONS.NAME: REVISIONS,
+}
 
 
 def generate(seed: int = 0, users: int = 8) -> list[base.User]:
