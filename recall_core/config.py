@@ -86,11 +86,6 @@ class RecallConfig:
             written from, and of no question in three hand-written families (one written after
             it) and 1 in 200 on LoCoMo, while making 1.7 to 2 searches per question
             (docs/benchmarks/heldout.md).
-        merge_notes: two chosen notes that share a turn (an assistant's reply with the user turn
-            it answers, and the user's answer to that reply's question) become one note of their
-            turns in order, and the next candidate takes the second one's place. ``False`` (the
-            default) drops the later one as a duplicate, and with it the turn only it holds
-            (docs/benchmarks/heldout.md).
         match_names: when the search's question names someone or something (a capitalised word
             that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
             a chosen note that does not say it but names someone else gives its place to the next
@@ -218,7 +213,6 @@ class RecallConfig:
     order: NoteOrder = "newest_first"
     newest_wins: bool = True
     follow_updates: bool = False
-    merge_notes: bool = False
     match_names: bool = True
     top_k: int = 8
     temperature: float = 0.0
@@ -258,7 +252,7 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "follow_updates", "merge_notes", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
+        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

@@ -59,13 +59,13 @@ def choose_candidates(
     eligible = eligible_candidates(candidates, config)
     if not eligible:
         return [], BELOW_MIN_SCORE
-    chosen = _unique(_draw_order(eligible, config, generator), config.merge_notes)[: config.memories]
+    chosen = _unique(_draw_order(eligible, config, generator))[: config.memories]
     if config.match_names and question:  # a note about someone else gives its place to one about the asked name
-        chosen = _unique(keep_named(chosen, eligible, question), config.merge_notes)
+        chosen = _unique(keep_named(chosen, eligible, question))
     if config.newest_wins and question:  # an older version gives its place to the newer one, unfilled
-        chosen = _unique(newest_versions(chosen, eligible, question, _moment), config.merge_notes)
+        chosen = _unique(newest_versions(chosen, eligible, question, _moment))
     if config.follow_updates and question and search is not None:  # and newer turns found by its names
-        chosen = _unique(follow_updates(chosen, question, search, _moment), config.merge_notes)
+        chosen = _unique(follow_updates(chosen, question, search, _moment))
     if config.order != "relevance":  # stable: equal moments keep their rank order
         chosen.sort(key=_moment, reverse=config.order == "newest_first")
     return chosen, None
@@ -144,62 +144,20 @@ def _draw_order(
     return [eligible[i] for i in order]
 
 
-def _unique(candidates: Sequence[MemoryCandidate], merge: bool = False) -> list[MemoryCandidate]:
-    """``candidates`` less each one that repeats an earlier one (the same text, or covering the same turns).
-
-    With ``merge``, a candidate that shares turns with a kept one but holds a turn of its own
-    (a reply with the turn it answers, beside the user's answer to that reply's question) is
-    joined to it (:func:`joined`) instead of dropped: the turn only it holds stays, and it takes
-    no place of its own.
-    """
+def _unique(candidates: Sequence[MemoryCandidate]) -> list[MemoryCandidate]:
+    """``candidates`` less each one that repeats an earlier one (the same text, or covering the same turns)."""
     out: list[MemoryCandidate] = []
     covered: set[str] = set()
     texts: set[str] = set()
     for candidate in candidates:
         covers = _covers(candidate)
         text = " ".join(candidate.text.split()).lower()
-        if merge and covers & covered and not covers <= covered and text not in texts:
-            for place, kept in enumerate(out):
-                whole = joined(kept, candidate)
-                if whole is not None:
-                    out[place] = whole
-                    covered |= covers
-                    texts.add(" ".join(whole.text.split()).lower())
-                    break
-            continue
         if covers & covered or text in texts:
             continue
         out.append(candidate)
         covered |= covers
         texts.add(text)
     return out
-
-
-def joined(kept: MemoryCandidate, other: MemoryCandidate) -> MemoryCandidate | None:
-    """``kept`` and ``other`` as one note when the turns of one end where the other's begin, else ``None``.
-
-    Both are units of consecutive turns (``metadata["covers"]`` lists their ids in order, and the
-    text is each turn labelled, one after the other), so when the last turns of one are the first
-    of the other, the whole is the first's text followed by the rest of the second's. The note
-    keeps ``kept``'s id, score and metadata, with ``covers`` the joined turns.
-    """
-    for first, second in ((other, kept), (kept, other)):
-        head, tail = _cover_list(first), _cover_list(second)
-        shared = next((n for n in range(min(len(head), len(tail)), 0, -1) if head[-n:] == tail[:n]), 0)
-        if not shared or shared == len(tail):
-            continue
-        # the shared turns' text: the longest start of ``second`` that ends a turn and ends ``first``
-        for cut in sorted((i for i, c in enumerate(second.text) if c == "\n"), reverse=True):
-            if first.text.endswith(second.text[:cut]):
-                text = first.text + second.text[cut:]
-                metadata = {**(kept.metadata or {}), "covers": ",".join(head + tail[shared:])}
-                return MemoryCandidate(kept.id, kept.score, text, kept.embedding, metadata)
-    return None
-
-
-def _cover_list(candidate: MemoryCandidate) -> list[str]:
-    covers = candidate.metadata.get("covers") if candidate.metadata else None
-    return covers.split(",") if isinstance(covers, str) and covers else [candidate.id]
 
 
 def _covers(candidate: MemoryCandidate) -> set[str]:
