@@ -4,6 +4,7 @@ generator, and ``--variant`` specs of ``RecallConfig`` changes."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,19 @@ def seed_of(text: str) -> int:
     return SEEDS[text] if text in SEEDS else int(text)
 
 
+#: A comma that starts the next ``field=`` of a variant (not one inside a value).
+_ITEM_SEPARATOR = re.compile(r",(?=\s*[A-Za-z_]\w*\s*=)")
+
+
 def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
-    """``"NAME:field=value,field=value"`` -> ``("recall:NAME", {field: value})`` (values as Python literals)."""
+    """``"NAME:field=value,field=value"`` -> ``("recall:NAME", {field: value})`` (values as Python literals).
+
+    Only a comma before the next ``field=`` separates items, so a value may hold commas:
+    ``roles=('user',)``, ``template='a, b'``.
+    """
     name, _, spec = text.partition(":")
     changes: dict[str, Any] = {}
-    for item in filter(None, (s.strip() for s in spec.split(","))):
+    for item in filter(None, (s.strip() for s in _ITEM_SEPARATOR.split(spec))):
         key, _, raw = item.partition("=")
         try:
             changes[key.strip()] = ast.literal_eval(raw.strip())

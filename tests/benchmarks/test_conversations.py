@@ -113,6 +113,12 @@ def test_variants_split_store_options_from_the_config():
     assert name == "recall:dated" and changes == {"unit": "window", "memories": 2, "template": "N:\n{text}"}
 
 
+def test_a_variant_value_may_hold_commas():
+    """The heldout docstring's own example: a tuple, and a string with a comma, stay whole."""
+    name, changes = parse_variant("user:roles=('user',), template='a, b {text}',memories=3")
+    assert name == "recall:user" and changes == {"roles": ("user",), "template": "a, b {text}", "memories": 3}
+
+
 @pytest.mark.integration
 def test_the_peers_answer_from_their_own_memories(tmp_path):
     """LangChain's and LlamaIndex's recipes on the real model and encoder, two questions each."""
