@@ -23,7 +23,13 @@ families, the training code nor the benchmarks:
 - ``handwritten-revisions`` (``revisions.json``): six more users by a fourth writer (2026-12-01,
   twenty-fourth session), briefed like the third, with assistants' replies as a chat assistant
   writes them (long lists and drafts, follow-up questions): a second check of stale answers that
-  no rule or setting was chosen on, measured before anyone read its replies.
+  no rule or setting was chosen on, measured before anyone read its replies;
+- ``handwritten-errands`` (``errands.json``): six more users by a fifth writer (2026-12-01,
+  twenty-fifth session), each in another variety of English (Irish, Indian, Australian,
+  Nigerian, American, Canadian), asking a chat assistant for help with errands; facts said in
+  passing, many people around each user, dates, a few changes (19 of 66 memory questions), and
+  questions with small talk of their own ("Remind me again, ... my head is like a sieve").
+  Written by a helper told to read nothing of the project; no reply of it is read.
 
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
@@ -46,7 +52,7 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "FAMILIES", "NAME", "REVISIONS", "UPDATES", "HandwrittenFamily", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "REVISIONS", "UPDATES", "HandwrittenFamily", "generate"]
 
 
 @dataclass(frozen=True)
@@ -86,12 +92,18 @@ REVISIONS = HandwrittenFamily(
     "Six users' conversations about facts that change, by a fourth writer (evaluation only).",
     Path(__file__).with_name("revisions.json"),
 )
+ERRANDS = HandwrittenFamily(
+    "handwritten-errands",
+    "Six users asking a chat assistant for help with errands, by a fifth writer (evaluation only).",
+    Path(__file__).with_name("errands.json"),
+)
 #: Every hand-written family by name.
 FAMILIES = {
     NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA),
     CHANGES.NAME: CHANGES,
     UPDATES.NAME: UPDATES,
     REVISIONS.NAME: REVISIONS,
+    ERRANDS.NAME: ERRANDS,
 }
 
 
