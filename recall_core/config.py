@@ -87,7 +87,8 @@ class RecallConfig:
             it) and 1 in 200 on LoCoMo, while making 1.7 to 2 searches per question
             (docs/benchmarks/heldout.md).
         match_names: when the search's question names someone or something (a capitalised word
-            that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
+            that does not open a sentence: "What's Yusuf's job?"; typed in lower case, a word the
+            candidates say so: "what's yusuf's job?") and a candidate says that name,
             a chosen note that does not say it but names someone else gives its place to the next
             candidate that says it, or leaves it empty (:mod:`recall_core.decoding.names`).
             ``False`` injects the candidates as ranked.
@@ -152,7 +153,9 @@ class RecallConfig:
             docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
             names someone or something (a capitalised word inside a sentence:
-            :func:`recall_core.decoding.names.names`) that one of the memory's eligible search
+            :func:`recall_core.decoding.names.names`; in a message typed in lower case, a word
+            of it that the candidates say so: :func:`recall_core.decoding.names.asked_names`)
+            that one of the memory's eligible search
             candidates (the first ``top_k``, at least ``min_score``) names too, capitalised or as
             its speaker (:func:`recall_core.decoding.names.says_any`), whatever the model's first
             token; under ``"model"`` the reply opens with ``<recall>`` as with

@@ -66,7 +66,7 @@ import torch
 from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import GIVES_UP_TOKENS, gives_up
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
-from recall_core.decoding.names import names, says_any
+from recall_core.decoding.names import asked_names, names, says_any, typed_in_lower_case
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
@@ -260,18 +260,24 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
     A question about a named person or thing the user has talked about needs the memory whatever the
     model's first token says: asked "What does Ingrid keep?", the recall-tuned default wrote neither
     ``<recall>`` nor the abstention but made-up encyclopedia text ("Ingrid is a 2018 ... series").
-    Nothing is searched for a question without names, with ``max_recalls`` 0 or without a memory. The
+    A question typed in lower case ("what does kim do") names the words of it that the candidates say
+    as names (:func:`recall_core.decoding.names.asked_names`), so it is searched even without capitals.
+    Nothing is searched for another question without names, with ``max_recalls`` 0 or without a memory. The
     check searches with the question's text whatever ``query_mode``: it decides whether to recall,
     and the recall searches as configured. A memory error raises under ``on_memory_error="raise"``;
     otherwise it is warned and the check says no. A note's first word is capitalised whatever it
     is, so "Great job!" names a question's "Great Wall": a false recall, never a missed one.
     """
-    asked = names(question or "")
-    if not (config.ask_on_names and config.max_recalls > 0 and asked and memory is not None):
+    text = question or ""
+    asked = names(text)
+    searched = asked or typed_in_lower_case(text)
+    if not (config.ask_on_names and config.max_recalls > 0 and searched and memory is not None):
         return False
-    candidates, _ = fetch_candidates(memory, RecallQuery(text=question or ""), config,
+    candidates, _ = fetch_candidates(memory, RecallQuery(text=text), config,
                                      "the ask_on_names check was skipped, the reply goes on as the model decided")  # fmt: skip
-    return any(says_any(candidate, asked, capitalised=True) for candidate in eligible_candidates(candidates, config))
+    eligible = eligible_candidates(candidates, config)
+    asked = asked_names(text, eligible)
+    return any(says_any(candidate, asked, capitalised=True) for candidate in eligible)
 
 
 def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:

@@ -20,6 +20,11 @@ another note says "my boss Siobhan"): a relation the candidates put next to an a
 boss Siobhan", "Yara, my sister", "Dmitri (my cousin)") counts as that name where a note says
 "my boss" without naming someone else right after it.
 
+A question typed in lower case ("which city is leah based in?", its first letter not a capital)
+has no capitals to tell its names by. There, a word of it that the candidates say as a name
+(capitalised inside a sentence, or as a speaker: "Leah lives in Leeds.") is one of its names
+(:func:`asked_names`); such a user writes every name the same way.
+
 Notes that name nothing stay ("my wifi password is..." for a question about the Wi-Fi); a
 question without a name, or about a name the memory never heard ("Where is Yuki going?" with no
 note saying Yuki: a misspelling, or a relation the notes use instead), changes nothing. Names
@@ -66,6 +71,26 @@ def names(text: str) -> set[str]:
                 if len(word) > 1 and word.lower() not in NOT_NAMES:
                     found.add(word.lower())
     return found
+
+
+def asked_names(question: str, candidates: Sequence[MemoryCandidate]) -> set[str]:
+    """The names ``question`` asks about, lower-cased: :func:`names`, and, when the question is
+    typed in lower case (its first letter is not a capital), each of its words that one of
+    ``candidates`` says as a name (:func:`names` of its text, or a label it is said by)."""
+    asked = names(question)
+    if not typed_in_lower_case(question) or not candidates:
+        return asked
+    words = {_POSSESSIVE.sub("", m.group()).lower() for m in _WORD.finditer(question)} - NOT_NAMES
+    named: set[str] = set()
+    for candidate in candidates:
+        named |= names(candidate.text) | _labels(candidate)
+    return asked | (words & named)
+
+
+def typed_in_lower_case(question: str) -> bool:
+    """Whether ``question``'s first letter is a lower-case one (its names need not be capitalised)."""
+    first = next((c for c in question if c.isalpha()), "")
+    return first.islower()
 
 
 def _names_time(word: str) -> bool:
@@ -118,8 +143,9 @@ def keep_named(
     the next of ``candidates`` (rank order) that says one of them, if any (the module's rule).
 
     ``question`` ``None``, without names, or with names no candidate says leaves ``chosen`` as it is.
+    A question typed in lower case names what the candidates name among its words (:func:`asked_names`).
     """
-    asked = names(question or "")
+    asked = asked_names(question or "", candidates)
     if not asked or not any(says_any(c, asked) for c in candidates):
         return list(chosen)
     related = {r for c in candidates for name in asked for r in relations(c.text, name)}

@@ -51,6 +51,18 @@ def test_a_question_naming_what_a_candidate_says_asks():
     assert not names_memory("Tell me about the Great Wall.", FixedMemory("That's great! A wall of books."), config)
 
 
+def test_a_question_typed_in_lower_case_asks_about_what_the_memory_names():
+    """A user who types in lower case writes names in lower case too: its words that a candidate says
+    as a name count (recall_core.decoding.names.asked_names)."""
+    memory = FixedMemory("My friend Ingrid keeps three hives of bees.")
+    assert names_memory("what does ingrid keep?", memory, RecallConfig()) and memory.queries
+    assert not names_memory("what does ingrid keep?", FixedMemory("i met ingrid at the market."), RecallConfig())
+    assert not names_memory("what does ingrid keep?", FixedMemory(FACT), RecallConfig())  # a sentence's first word
+    unnamed = FixedMemory(FACT)
+    assert not names_memory("what do i keep on my allotment?", unnamed, RecallConfig())
+    assert unnamed.queries  # searched (no capitals to tell), and nothing it asks is a name the memory says
+
+
 @pytest.mark.parametrize(
     "question",
     ["What is my dog called?", "Ingrid keeps what?", "OK, what do I keep?", "What did I do on Monday?", ""],

@@ -7,7 +7,15 @@ import random
 import pytest
 
 from recall_core import RecallConfig
-from recall_core.decoding.names import about_someone_else, keep_named, names, relations, says, says_relation
+from recall_core.decoding.names import (
+    about_someone_else,
+    asked_names,
+    keep_named,
+    names,
+    relations,
+    says,
+    says_relation,
+)
 from recall_core.decoding.select import choose_candidates
 from recall_core.types import MemoryCandidate
 
@@ -44,6 +52,24 @@ QUESTION = "Where is Yuki going on her trip?"
 )
 def test_names_are_capitalised_words_that_do_not_open_a_clause(text: str, expected: set[str]):
     assert names(text) == expected
+
+
+def test_a_question_typed_in_lower_case_names_what_the_candidates_name():
+    """No capitals to tell its names by: its words that a candidate says as a name are its names."""
+    lower = "where is yuki going on her trip?"
+    yuki = _c("yuki", 0.55, "My friend Yuki just started at the planetarium, she loves it.")
+    assert names(lower) == set() and asked_names(lower, [WREN, GARDEN, yuki]) == {"yuki"}
+    assert asked_names("where's yuki's trip to?", [yuki]) == {"yuki"}  # a possessive is dropped
+    assert asked_names(lower, [WREN, GARDEN]) == set()  # no candidate says Yuki
+    assert asked_names("did i weed the garden?", [GARDEN]) == set()  # the note says it in lower case: not a name
+    # a capital that opens a sentence tells nothing, as in :func:`names`; a speaker's label does
+    assert asked_names(lower, [YUKI]) == set()
+    assert asked_names(lower, [_c("y", 0.5, "I start at the planetarium.", speaker="Yuki")]) == {"yuki"}
+    # a question that opens with a capital keeps its capitals as the signal
+    assert asked_names("Where is yuki going on her trip?", [yuki]) == set()
+    assert asked_names(QUESTION, [yuki]) == {"yuki"}
+    chosen, _ = choose_candidates([WREN, GARDEN, yuki], RecallConfig(memories=2), question=lower)
+    assert {c.id for c in chosen} == {"garden", "yuki"}  # Wren's trip gives way, as for the capitalised question
 
 
 def test_a_name_is_said_as_a_whole_word_case_aside():
