@@ -99,6 +99,10 @@ class RecallConfig:
         max_recalls: most recalls in one call; later ``<recall>`` tokens stay as they are and the
             model is kept from emitting more.
         max_memory_tokens: a memory longer than this (in tokens) is cut.
+        plain_notes: a note shows a memory's markdown as plain text (``**Rent:** £650`` as
+            ``Rent: £650``; headings, rules, code ticks and link addresses off, every word kept:
+            :func:`recall_core.memory.text.markup.plain_text`), before ``max_memory_tokens`` cuts it.
+            Chat assistants' replies are markdown; the recall-tuned model was trained on plain notes.
         on_memory_error: ``"warn"`` goes on without recall (the trace says why); ``"raise"`` raises.
         recall_policy: who decides when to recall. ``"auto"`` (chat prompts): ``<recall>`` goes
             where ``recall_position`` says; ``"explicit"``: the prompt carries its own markers, and
@@ -223,6 +227,7 @@ class RecallConfig:
     min_score: float = 0.2
     max_recalls: int = 4
     max_memory_tokens: int = 256
+    plain_notes: bool = False
     on_memory_error: OnMemoryError = "warn"
     recall_policy: RecallPolicy = "auto"
     recall_position: RecallPosition = "system"
@@ -255,7 +260,8 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names"):
+        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names",
+                     "plain_notes"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

@@ -11,6 +11,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import day_label
+from recall_core.memory.text.markup import plain_text
 from recall_core.types import MemoryCandidate
 
 
@@ -51,13 +52,16 @@ def notes_text(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
 
 
 def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config: RecallConfig) -> list[str]:
-    """One :func:`note` per memory, each memory cut to ``config.max_memory_tokens`` first.
+    """One :func:`note` per memory, each memory cut to ``config.max_memory_tokens`` first (after
+    its markdown is made plain text, with ``config.plain_notes``).
 
     A note may hold line breaks of its own (an exchange): :func:`notes_text` joins these.
     """
     lines = []
     for memory in memories:
         text = memory if isinstance(memory, str) else memory.text
+        if config.plain_notes:
+            text = plain_text(text)
         ids = _plain_ids(tokenizer, text)
         if len(ids) > config.max_memory_tokens:
             text = tokenizer.decode(ids[: config.max_memory_tokens])

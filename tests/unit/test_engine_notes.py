@@ -118,6 +118,24 @@ def test_each_memory_is_cut_to_max_memory_tokens(tiny):
     assert len(tokenizer(first, add_special_tokens=False).input_ids) <= 6 and second == "short"
 
 
+REPLY = "Here's a start:\n\n## Budget\n\n**Rent:** £650\n- **Phone:** £28\n\n---\n\nSee [the form](https://x.ie/f)."
+
+
+def test_plain_notes_show_a_replys_markdown_as_plain_text_before_the_cut(tiny):
+    _, tokenizer = tiny
+    memory = _c("a", 1.0, REPLY)
+    plain = notes_text(tokenizer, [memory], RecallConfig(plain_notes=True))
+    assert plain == "Here's a start:\n\nBudget\n\nRent: £650\n- Phone: £28\n\nSee the form."
+    assert notes_text(tokenizer, [memory], RecallConfig()) == REPLY  # off: as written
+    # the budget is spent on words, not marks: the cut note of the plain text holds more of them
+    words = "**Rent:** £650. " * 40
+    cut = RecallConfig(plain_notes=True, max_memory_tokens=40)
+    assert notes_text(tokenizer, [_c("b", 1.0, words)], cut).count("Rent") > notes_text(
+        tokenizer, [_c("b", 1.0, words)], cut.replace(plain_notes=False)).count("Rent")  # fmt: skip
+    with pytest.raises(ValueError, match="plain_notes must be True or False"):
+        RecallConfig(plain_notes="yes")
+
+
 @pytest.mark.parametrize(
     "field, value, match",
     [

@@ -1,0 +1,44 @@
+"""A chat assistant's markdown, read as plain text: what a note shows the model.
+
+Chat assistants write their replies in markdown (``**Rent:** £650``, ``## Day 2``, ``[the
+form](https://...)``), and a memory keeps a reply as it was written. The recall-tuned model
+was trained on notes of plain sentences; to it the marks are noise that also spends the note's
+token budget (``RecallConfig.max_memory_tokens``). :func:`plain_text` takes off the marks
+that only format (emphasis, headings, rules, code ticks, a link's address) and keeps every word,
+list item and line break, so what the reply says is left as it was.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: ``**bold**`` between words' edges (its words stay, and never run into the next: ``**a**b`` is
+#: left; ``__`` is left alone, as Python's ``__init__`` is not bold).
+_STRONG = re.compile(r"(?<!\w)\*\*(?=\S)(.+?)(?<=\S)\*\*(?!\w)", re.DOTALL)
+#: ``*emphasis*`` between spaces or punctuation, not ``2*3*4`` or a list's ``* item``.
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+#: A heading's ``#`` marks at the start of a line.
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
+#: A rule: a line of three or more ``-``, ``*`` or ``_`` alone.
+_RULE = re.compile(r"^[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$\n?", re.MULTILINE)
+#: ``[text](address)``: the text stays.
+_LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^()\s]|\([^()\s]*\))+\)")
+#: Code ticks around words (``` ``` ``` fences and inline `` ` ``), not one between two words' letters.
+_TICKS = re.compile(r"(?<!\w)`{1,3}|`{1,3}(?!\w)")
+#: Three or more line breaks (with blanks between): one empty line is enough.
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without markdown's formatting marks; words, list items and line breaks stay.
+
+    >>> plain_text("**Fixed costs:**\\n- Rent: £650\\n\\n\\n## Day 2\\nSee [the form](https://x.ie/f).")
+    'Fixed costs:\\n- Rent: £650\\n\\nDay 2\\nSee the form.'
+    """
+    text = _LINK.sub(r"\1", text)
+    text = _STRONG.sub(r"\1", text)
+    text = _EMPHASIS.sub(r"\1", text)
+    text = _RULE.sub("", text)
+    text = _HEADING.sub("", text)
+    text = _TICKS.sub("", text)
+    return _BLANK_LINES.sub("\n\n", text).strip()
