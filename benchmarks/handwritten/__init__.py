@@ -23,7 +23,9 @@ families, the training code nor the benchmarks:
 - ``handwritten-revisions`` (``revisions.json``): six more users by a fourth writer (2026-12-01,
   twenty-fourth session), briefed like the third, with assistants' replies as a chat assistant
   writes them (long lists and drafts, follow-up questions): a second check of stale answers that
-  no rule or setting was chosen on, measured before anyone read its replies;
+  no rule or setting was chosen on, measured before anyone read its replies (its search misses
+  and ``"model"`` misses were read in the twenty-fifth session, which found the lower-case names
+  rule of :func:`recall_core.decoding.names.asked_names` there: a development family since);
 - ``handwritten-errands`` (``errands.json``): six more users by a fifth writer (2026-12-01,
   twenty-fifth session), each in another variety of English (Irish, Indian, Australian,
   Nigerian, American, Canadian), asking a chat assistant for help with errands; facts said in
