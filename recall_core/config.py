@@ -87,8 +87,7 @@ class RecallConfig:
             it) and 1 in 200 on LoCoMo, while making 1.7 to 2 searches per question
             (docs/benchmarks/heldout.md).
         match_names: when the search's question names someone or something (a capitalised word
-            that does not open a sentence: "What's Yusuf's job?"; typed in lower case, a word the
-            candidates say so: "what's yusuf's job?") and a candidate says that name,
+            that does not open a sentence: "What's Yusuf's job?") and a candidate says that name,
             a chosen note that does not say it but names someone else gives its place to the next
             candidate that says it, or leaves it empty (:mod:`recall_core.decoding.names`).
             ``False`` injects the candidates as ranked.

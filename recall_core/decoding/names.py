@@ -21,9 +21,12 @@ boss Siobhan", "Yara, my sister", "Dmitri (my cousin)") counts as that name wher
 "my boss" without naming someone else right after it.
 
 A question typed in lower case ("which city is leah based in?", its first letter not a capital)
-has no capitals to tell its names by. There, a word of it that the candidates say as a name
-(capitalised inside a sentence, or as a speaker: "Leah lives in Leeds.") is one of its names
-(:func:`asked_names`); such a user writes every name the same way.
+has no capitals to tell its names by. For the decision to recall (``ask_on_names``), a word of it
+that the candidates say as a name (capitalised inside a sentence, or as a speaker: "Leah lives in
+Leeds.") is one of its names (:func:`asked_names`); such a user writes every name the same way.
+Not here: a word a note capitalises by accident ("FAFSA", the "City" of "Music City Center")
+would make the notes that do not say it give way, which lost an answer's note on
+``handwritten-errands``, where a false recall only costs a search.
 
 Notes that name nothing stay ("my wifi password is..." for a question about the Wi-Fi); a
 question without a name, or about a name the memory never heard ("Where is Yuki going?" with no
@@ -143,9 +146,8 @@ def keep_named(
     the next of ``candidates`` (rank order) that says one of them, if any (the module's rule).
 
     ``question`` ``None``, without names, or with names no candidate says leaves ``chosen`` as it is.
-    A question typed in lower case names what the candidates name among its words (:func:`asked_names`).
     """
-    asked = asked_names(question or "", candidates)
+    asked = names(question or "")
     if not asked or not any(says_any(c, asked) for c in candidates):
         return list(chosen)
     related = {r for c in candidates for name in asked for r in relations(c.text, name)}
