@@ -20,6 +20,8 @@ from recall_core.memory.text.markup import plain_text
         ("Book the *early* slot.", "Book the early slot."),
         ("See [the form](https://example.ie/form_(a)) today.", "See the form today."),
         ("Run `pip install x` first.", "Run pip install x first."),
+        ("```\nmake test\n```", "make test"),
+        ("word``word and a`b", "word``word and a`b"),  # between two words' letters: taking it off would join them
         ("Intro\n\n---\n\nNext part", "Intro\n\nNext part"),
         ("One\n\n\n\nTwo", "One\n\nTwo"),
         # not formatting: arithmetic, a list's star, Python's dunder names, a lone asterisk
@@ -48,4 +50,6 @@ def test_markdown_like_text_keeps_its_words_and_loses_its_pairs_of_marks_propert
     text = "".join(parts)
     once = plain_text(text)
     assert re.findall(r"[^\W_]+", once) == re.findall(r"[^\W_]+", text)
-    assert re.search(r"(?<!\w)`|`(?!\w)", once) is None  # ticks at a word's edge go; "a`b" is one word    assert re.search(r"(?<![\w*])\*\*(word|Rent:)\*\*(?![\w*])", once) is None  # a pair between edges goes
+    # a run of ticks at a word's edge goes; "a`b" and "a``b" are one word each
+    assert re.search(r"(?<![\w`])`|`(?![\w`])", once) is None
+    assert re.search(r"(?<![\w*])\*\*(word|Rent:)\*\*(?![\w*])", once) is None  # a pair between edges goes

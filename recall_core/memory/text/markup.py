@@ -23,8 +23,10 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.MULTILINE)
 _RULE = re.compile(r"^[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$\n?", re.MULTILINE)
 #: ``[text](address)``: the text stays.
 _LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^()\s]|\([^()\s]*\))+\)")
-#: Code ticks around words (``` ``` ``` fences and inline `` ` ``), not one between two words' letters.
-_TICKS = re.compile(r"(?<!\w)`{1,3}|`{1,3}(?!\w)")
+#: A run of code ticks (``` ``` ``` fences and inline `` ` ``); it goes unless it sits between two
+#: words' letters (:func:`_untick`), where taking it off would join them.
+_TICKS = re.compile(r"`+")
+_WORD_CHAR = re.compile(r"\w")
 #: Three or more line breaks (with blanks between): one empty line is enough.
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 
@@ -40,5 +42,12 @@ def plain_text(text: str) -> str:
     text = _EMPHASIS.sub(r"\1", text)
     text = _RULE.sub("", text)
     text = _HEADING.sub("", text)
-    text = _TICKS.sub("", text)
+    text = _TICKS.sub(_untick, text)
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def _untick(match: re.Match[str]) -> str:
+    """A run of ticks taken off, or kept where a word's letter is on both sides ("a`b", "a``b")."""
+    text, start, end = match.string, match.start(), match.end()
+    inside = start > 0 and end < len(text) and _WORD_CHAR.match(text[start - 1]) and _WORD_CHAR.match(text[end])
+    return match.group() if inside else ""
