@@ -269,9 +269,8 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
     is, so "Great job!" names a question's "Great Wall": a false recall, never a missed one.
     """
     text = question or ""
-    asked = names(text)
-    searched = asked or typed_in_lower_case(text)
-    if not (config.ask_on_names and config.max_recalls > 0 and searched and memory is not None):
+    may_name = bool(names(text)) or typed_in_lower_case(text)  # else no word of it can be a name
+    if not (config.ask_on_names and config.max_recalls > 0 and may_name and memory is not None):
         return False
     candidates, _ = fetch_candidates(memory, RecallQuery(text=text), config,
                                      "the ask_on_names check was skipped, the reply goes on as the model decided")  # fmt: skip
