@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format-share", type=float, default=Mixture().format_share,
                         help="of the memory examples, the share whose question asks for an answer format (labelled "
                              "options to pick from, or the bare answer) and whose reply keeps it")
+    parser.add_argument("--reply-share", type=float, default=Mixture().reply_share,
+                        help="of the memory examples, the share whose notes carry a chat assistant's long replies "
+                             "(the base model's own, to generic prompts) around the user's words")
     parser.add_argument("--statements", type=int, default=Mixture().statements,
                         help="examples of a user telling the assistant about themselves, answered as the base model "
                              "answers (an acknowledgement, not a recall)")
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                       auto_general=max(1, round(base.auto_general * args.examples)),
                       fill_share=args.fill_share, unknown_share=args.unknown_share,
                       passing_share=args.passing_share, empty_share=args.empty_share,
-                      oldest_share=args.oldest_share, format_share=args.format_share,
+                      oldest_share=args.oldest_share, format_share=args.format_share, reply_share=args.reply_share,
                       statements=args.statements)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,

@@ -78,6 +78,9 @@ class Mixture:
     # Of memory examples: the question asks for an answer format (labelled options to pick from,
     # or the bare answer) and the reply keeps it (:mod:`recall_core.training.answer_formats`).
     format_share: float = 0.0
+    # Of memory examples: notes that carry a chat assistant's long replies around the user's words
+    # (``with_replies``), as notes of a chat with an assistant that answers at length do.
+    reply_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general", "statements"):
@@ -85,7 +88,7 @@ class Mixture:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
-                     "empty_share", "oldest_share", "format_share"):
+                     "empty_share", "oldest_share", "format_share", "reply_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -174,20 +177,25 @@ class ExampleBuilder:
 
 def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mixture, rng: random.Random,
                     systems: Sequence[str | None], order_rng: random.Random | None = None,
-                    format_rng: random.Random | None = None) -> list[Example]:
+                    format_rng: random.Random | None = None, replies: Sequence[str] = (),
+                    reply_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
     its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
 
     ``order_rng`` draws which dated examples get their notes oldest first (``mixture.oldest_share``),
     and ``format_rng`` which questions ask for an answer format (``mixture.format_share``); each is
     separate from ``rng`` so that a share changes only what it is about, not which examples are
-    made (default: ones seeded from nothing, ``random.Random(0)``).
+    made (default: ones seeded from nothing, ``random.Random(0)``). ``reply_rng`` likewise draws
+    which examples' notes carry one of ``replies`` (:func:`with_replies`, ``mixture.reply_share``).
     """
     from recall_core.training.answer_formats import distractor_pool, formatted
     from recall_core.training.family_data import LEAD_INS
 
     order_rng = order_rng or random.Random(0)
     format_rng = format_rng or random.Random(0)
+    reply_rng = reply_rng or random.Random(0)
+    if mixture.reply_share and not replies:
+        raise ValueError("mixture reply_share needs replies to put in the notes")
     pool = distractor_pool(items)
     out: list[Example] = []
     for item in items:
@@ -201,6 +209,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             notes, holds = perturbed_notes(item, others, mixture, rng)
             if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
                 notes = in_passing(notes, item, rng)
+            if reply_rng.random() < mixture.reply_share:  # drawn for every example, as the order is
+                notes = with_replies(notes, replies, reply_rng)
             empty = bool(mixture.empty_share) and rng.random() < mixture.empty_share
             if empty:  # nothing found: "auto" drops its marker, the model's own <recall> reads empty_notes
                 notes, holds = (), False
@@ -306,6 +316,46 @@ def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random
         lines[at] = label + " ".join(p.strip() for p in pieces)
         out[n] = MemoryCandidate(note.id, note.score, "\n".join(lines), note.embedding, note.metadata)
         break
+    return tuple(out)
+
+
+def with_replies(notes: Sequence[MemoryCandidate], replies: Sequence[str],
+                 rng: random.Random) -> tuple[MemoryCandidate, ...]:
+    """``notes`` as a chat with an assistant that answers at length makes them: each note, with
+    probability one half (at least one), gets one of ``replies`` as the assistant's words around it.
+
+    The training families' assistants say a few words ("Congratulations!"); a chat assistant's
+    reply is a paragraph or a list, and the ``"answered"`` unit puts it in the note with the user's
+    turn (after it, or before it when it asked the question the turn answers). The model must
+    learn to find the user's fact among the assistant's words, not to read the longest line.
+    A note of one unlabelled turn becomes two labelled lines, the reply after it or before it; a
+    note that has an assistant's line gets the reply added to that line. A named speaker's note
+    (a chat between people) has no assistant, and stays. Ids, scores and metadata are kept.
+    """
+    from recall_core.memory.text.composition import speaker_of
+
+    chosen = [rng.random() < 0.5 for _ in notes]
+    if notes and not any(chosen):
+        chosen[rng.randrange(len(notes))] = True
+    assistant = speaker_of("assistant", {})
+    out = []
+    for note, change in zip(notes, chosen, strict=True):
+        meta = note.metadata or {}
+        if not change or meta.get("speaker"):
+            out.append(note)
+            continue
+        reply = " ".join(rng.choice(list(replies)).split())
+        lines = note.text.split("\n")
+        at = next((i for i, line in enumerate(lines) if line.startswith(f"{assistant}: ")), None)
+        if at is not None:
+            lines[at] = f"{lines[at]} {reply}"
+        elif len(lines) == 1 and meta.get("role", "user") == "user":
+            user = f"{speaker_of('user', {})}: {note.text}"
+            lines = [user, f"{assistant}: {reply}"] if rng.random() < 0.5 else [f"{assistant}: {reply}", user]
+        else:
+            out.append(note)
+            continue
+        out.append(MemoryCandidate(note.id, note.score, "\n".join(lines), note.embedding, note.metadata))
     return tuple(out)
 
 

@@ -193,7 +193,9 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     systems = family_data.TRAIN_SYSTEM_PROMPTS
     examples = memory_examples(builder, items, config.mixture, rng, systems,
                                order_rng=random.Random(f"order-{config.seed}"),
-                               format_rng=random.Random(f"format-{config.seed}"))
+                               format_rng=random.Random(f"format-{config.seed}"),
+                               replies=note_replies(model, tokenizer, config, progress),
+                               reply_rng=random.Random(f"replies-{config.seed}"))
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).
     needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)
@@ -209,6 +211,25 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     if config.mixture.statements:
         examples += statement_examples(model, tokenizer, builder, config, [i.notes for i in items], progress)
     return [e for e in examples if len(e.input_ids) <= config.max_length]
+
+
+#: How many of the base model's replies are made to put in notes (``Mixture.reply_share``), and
+#: how long each may be: a paragraph, as a chat assistant's reply (or one chunk of a longer one) is.
+NOTE_REPLIES = 96
+NOTE_REPLY_TOKENS = 72
+
+
+def note_replies(model: Any, tokenizer: Any, config: TrainConfig, progress: bool = True) -> list[str]:
+    """The base model's replies to generic prompts, as text, for notes that carry a chat
+    assistant's words (:func:`~recall_core.training.examples.with_replies`); none when
+    ``config.mixture.reply_share`` is 0. The prompts are the last of the training split's
+    shuffle, under the default system message, and nothing is drawn for them, so that the
+    other examples stay as they were."""
+    if not config.mixture.reply_share:
+        return []
+    prompts = general_prompts("train", seed=config.seed)[-NOTE_REPLIES:]
+    replies = base_replies(model, tokenizer, prompts, max_new_tokens=NOTE_REPLY_TOKENS, progress=progress)
+    return [tokenizer.decode(ids, skip_special_tokens=True).strip() for _, _, ids, _ in replies]
 
 
 def statement_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
