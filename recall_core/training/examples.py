@@ -27,6 +27,7 @@ from typing import Any
 
 from recall_core.config import NoteOrder, RecallConfig
 from recall_core.decoding.notes import block_ids, memory_token_ids, plain_ids
+from recall_core.memory.text.composition import speaker_of
 from recall_core.prompt import chat_prompt_ids
 from recall_core.tokens import RECALL_TOKEN
 from recall_core.training.families import base
@@ -332,8 +333,6 @@ def with_replies(notes: Sequence[MemoryCandidate], replies: Sequence[str],
     note that has an assistant's line gets the reply added to that line. A named speaker's note
     (a chat between people) has no assistant, and stays. Ids, scores and metadata are kept.
     """
-    from recall_core.memory.text.composition import speaker_of
-
     chosen = [rng.random() < 0.5 for _ in notes]
     if notes and not any(chosen):
         chosen[rng.randrange(len(notes))] = True
