@@ -343,7 +343,7 @@ def with_replies(notes: Sequence[MemoryCandidate], replies: Sequence[str],
         if not change or meta.get("speaker"):
             out.append(note)
             continue
-        reply = " ".join(rng.choice(list(replies)).split())
+        reply = " ".join(rng.choice(replies).split())  # one line: a note's lines are its turns
         lines = note.text.split("\n")
         at = next((i for i, line in enumerate(lines) if line.startswith(f"{assistant}: ")), None)
         if at is not None:
