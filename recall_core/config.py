@@ -44,6 +44,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 NOTE_FIELDS = ("text", "date", "speaker", "role")
 _COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
 _POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
+_CONTRAST = Range("in [0, 10] (0: off)", lambda v: 0 <= v <= 10)
 _PROBABILITY = Range("in [0, 1) (a probability)", lambda v: 0 <= v < 1)
 
 
@@ -204,6 +205,12 @@ class RecallConfig:
             families most masked abstentions became guesses (right "I don't know." to never-said
             questions 7 to 1 of 24). ``0`` lets every abstention through
             (:mod:`recall_core.decoding.abstain`, docs/benchmarks/heldout.md).
+        abstain_contrast: with ``abstain_threshold``: when the weak abstention's opening is
+            masked, the token taken instead is the one the notes raise most over the sequence
+            without them, scored ``(1 + w) log p(t | notes) - w log p(t | no notes)`` (context-aware
+            decoding, Shi et al. 2023; ``w`` is this weight), not merely the next most likely one.
+            The sequence without notes is run from scratch once, only at that step. ``0`` takes
+            the next most likely token. The in-process backend only (docs/benchmarks/heldout.md).
         empty_notes: what the notes say when a ``<recall>`` the model wrote itself finds nothing,
             so that it reads it has no note and can say it does not know (past a bare ``<recall>``
             it was never trained on, it writes nonsense); ``None`` injects nothing there. Prompt
@@ -240,6 +247,7 @@ class RecallConfig:
     recall_threshold: float = 0.5
     auto_recall_threshold: float = 0.0
     abstain_threshold: float = 0.5
+    abstain_contrast: float = 0.0
     empty_notes: str | None = "(none)"
 
     def __post_init__(self) -> None:
@@ -278,6 +286,7 @@ class RecallConfig:
         in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
         in_range("auto_recall_threshold", self.auto_recall_threshold, _PROBABILITY)
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
+        in_range("abstain_contrast", self.abstain_contrast, _CONTRAST)
 
     def own_recall_threshold(self, notes_found: bool) -> float:
         """The threshold a ``<recall>`` the model writes itself must pass: ``auto_recall_threshold``

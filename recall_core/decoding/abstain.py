@@ -16,12 +16,19 @@ token, one step, the same probability (after the logits processors). The default
 abstention to be more likely than everything else together. A served backend checks the same
 token as it streams (:mod:`recall_core.serving.loop`). What it gains and costs (LoCoMo, the
 held-out families): docs/benchmarks/heldout.md.
+
+With ``abstain_contrast`` (off by default) the token taken instead of a masked opening is the one
+the notes raise most over the sequence without them (:func:`contrasted`, context-aware decoding,
+Shi et al. 2023), not the next most likely one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
+
+import torch
 
 from recall_core.types import Recall
 
@@ -86,6 +93,22 @@ def abstention_ids(tokenizer: Any) -> tuple[int, ...]:
     if tokenizer is None:
         return ()
     return tuple(int(i) for i in tokenizer.encode(ABSTENTION, add_special_tokens=False))
+
+
+def logits_without_notes(model: Any, ids: torch.LongTensor, skip: Sequence[int]) -> torch.Tensor:
+    """The model's next-token logits (``[1, V]``, float32) after ``ids`` (``[1, L]``) with the ids in
+    ``skip`` (the notes' pads, ``<recall>`` markers) left out: the sequence as it would run had
+    nothing been injected. Run from scratch, on no cache."""
+    keep = ids[:, ~torch.isin(ids[0], torch.tensor(list(skip), device=ids.device))]
+    with torch.no_grad():
+        return model(input_ids=keep, use_cache=False).logits[:, -1].float()
+
+
+def contrasted(scores: torch.Tensor, without: torch.Tensor, weight: float) -> torch.Tensor:
+    """``(1 + weight) log p(. | notes) - weight log p(. | no notes)``: context-aware decoding's
+    score (Shi et al. 2023), over ``scores`` (``[1, V]``, with the notes; masked ids stay masked)."""
+    with_notes = torch.log_softmax(scores, dim=-1)
+    return (1 + weight) * with_notes - weight * torch.log_softmax(without.to(scores.dtype), dim=-1)
 
 
 class NotesShown:

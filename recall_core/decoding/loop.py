@@ -39,7 +39,7 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
-from recall_core.decoding.abstain import NotesShown, abstention_opening
+from recall_core.decoding.abstain import NotesShown, abstention_opening, contrasted, logits_without_notes
 from recall_core.decoding.budget import AddedPositions, count_generated_only
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
@@ -259,7 +259,7 @@ class _RecallLoop:
                 model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
-                next_token_scores = self._mask_weak_abstention(next_token_scores)
+                next_token_scores = self._mask_weak_abstention(next_token_scores, input_ids)
                 entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
                 if entropy is not None:  # <recall> goes here; the token is sampled after the memory
                     next_tokens, inserted = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
@@ -559,10 +559,14 @@ class _RecallLoop:
         return scores
 
 
-    def _mask_weak_abstention(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def _mask_weak_abstention(self, scores: torch.FloatTensor, input_ids: torch.LongTensor) -> torch.FloatTensor:
         """At the first token decided after notes were injected, the abstention's opening is masked
-        when it has less than ``abstain_threshold`` (:mod:`recall_core.decoding.abstain`)."""
+        when it has less than ``abstain_threshold``; with ``abstain_contrast`` the token then taken is
+        the one the notes raise most (:mod:`recall_core.decoding.abstain`)."""
         if self.abstention_id is not None and self.notes.take_fresh():
             if token_below_threshold(scores[0], self.abstention_id, self.config.abstain_threshold):
                 scores[:, self.abstention_id] = -float("inf")
+                if self.config.abstain_contrast > 0:
+                    without = logits_without_notes(self.model, input_ids, (self.pad_id, self.recall_id))
+                    scores = contrasted(scores, without, self.config.abstain_contrast)
         return scores

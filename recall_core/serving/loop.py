@@ -81,6 +81,9 @@ def check_served_config(config: RecallConfig, memory: Memory | None) -> None:
     if memory is not None and config.recall_policy == "uncertainty":
         raise ValueError("recall_policy='uncertainty' reads the full next-token distribution before each token is "
                          "chosen, which an engine does not expose: use 'auto' or 'model' on a served backend")  # fmt: skip
+    if memory is not None and config.abstain_contrast > 0:
+        raise ValueError("abstain_contrast needs the next-token distribution with and without the notes, which an "
+                         "engine does not return: use abstain_contrast=0 on a served backend")  # fmt: skip
 
 
 def sampling_options(options: Mapping[str, Any], max_new_tokens: int) -> dict[str, Any]:
