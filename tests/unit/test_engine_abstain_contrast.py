@@ -125,3 +125,25 @@ def test_contrasted_keeps_masked_ids_masked():
     out = contrasted(scores, torch.tensor([[0.0, 5.0, -1.0]]), 0.5)
     assert out[0, 1] == -float("inf") and torch.isfinite(out[0, [0, 2]]).all()
     assert out[0, 2] > out[0, 0]  # raised by the notes, lowered by the prompt alone
+
+
+def test_under_model_the_token_after_its_own_recall_is_contrasted_with_the_sequence_without_it(gen):
+    """``"model"``: the sequence without notes is the prompt and the reply so far, its ``<recall>`` left out."""
+    alpha = 0.5
+    pad = gen.model.config.memory_pad_token_id
+    recall_id, _ = recall_token_ids(gen.model, gen.tokenizer)
+    config = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0)
+
+    def run(weight: float):
+        processors = LogitsProcessorList([GiveAt(recall_id, 0.99, pad, steps=(0,)),
+                                          GiveAt(abstention_opening(gen.tokenizer), 0.3, pad, steps=(1,))])  # fmt: skip
+        return gen.generate(CHAT, config=config.replace(abstain_contrast=weight), logits_processor=processors,
+                            return_dict_in_generate=True, output_scores=True)  # fmt: skip
+
+    plain, contrasted_run = run(0.0), run(alpha)
+    assert [r.trigger for r in contrasted_run.recalls] == ["model"] and contrasted_run.recalls[0].memory_id == "m0"
+    masked = plain.output.scores[1][0]  # the token after the notes: its opening masked, not contrasted
+    prompt = [t for t in gen.encode(CHAT, config=config)[0].tolist() if t != recall_id]
+    expected = (1 + alpha) * torch.log_softmax(masked, -1) - alpha * torch.log_softmax(_logits(gen.model, prompt), -1)
+    open_ = torch.isfinite(expected)
+    torch.testing.assert_close(contrasted_run.output.scores[1][0][open_], expected[open_], atol=1e-4, rtol=1e-4)
