@@ -10,7 +10,7 @@ from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.abstain import abstention_opening, contrasted, logits_without_notes
 from recall_core.serving.loop import check_served_config
 from recall_core.tokens import recall_token_ids
-from tests.helpers.logits import GiveAt
+from tests.helpers.logits import ForceAt, GiveAt
 from tests.helpers.memories import FixedMemory
 
 FACT = "The user's dog is called Biscuit."
@@ -28,10 +28,9 @@ def _give(gen, p: float) -> LogitsProcessorList:
     return LogitsProcessorList([GiveAt(abstention_opening(gen.tokenizer), p, gen.model.config.memory_pad_token_id)])
 
 
-def _first_scores(gen, config: RecallConfig, p: float, memory=...) -> tuple[torch.Tensor, object]:
-    kwargs = {} if memory is ... else {"memory": memory}
+def _first_scores(gen, config: RecallConfig, p: float) -> tuple[torch.Tensor, object]:
     result = gen.generate(CHAT, config=config, logits_processor=_give(gen, p), return_dict_in_generate=True,
-                          output_scores=True, **kwargs)  # fmt: skip
+                          output_scores=True)  # fmt: skip
     return result.output.scores[0][0], result
 
 
@@ -89,28 +88,11 @@ def test_without_notes_the_call_is_the_plain_one(gen, memory):
 def test_only_the_masked_step_is_contrasted(gen):
     """Later tokens are scored as they would be: the second step's scores are the plain ones on the same ids."""
     _, result = _first_scores(gen, AUTO.replace(abstain_contrast=2.0), 0.3)
-    sequence = result.sequences
+    first = int(result.sequences[0, result.output.generated_start])
     replay = gen.generate(CHAT, config=AUTO, logits_processor=LogitsProcessorList(
-        [GiveAt(abstention_opening(gen.tokenizer), 0.3, gen.model.config.memory_pad_token_id),
-         _Force(int(sequence[0, result.output.generated_start]), result.output.generated_start)]),
+        [GiveAt(abstention_opening(gen.tokenizer), 0.3, gen.model.config.memory_pad_token_id), ForceAt(0, [first])]),
         return_dict_in_generate=True, output_scores=True)  # fmt: skip
-    second = gen.generate(CHAT, config=AUTO.replace(abstain_contrast=2.0), logits_processor=_give(gen, 0.3),
-                          return_dict_in_generate=True, output_scores=True)  # fmt: skip
-    torch.testing.assert_close(second.output.scores[1], replay.output.scores[1])
-
-
-class _Force:
-    """Forces ``token`` at the first reply step (the sequence's length ``start``)."""
-
-    def __init__(self, token: int, start: int) -> None:
-        self.token, self.start = token, start
-
-    def __call__(self, input_ids, scores):
-        if input_ids.shape[1] == self.start:
-            forced = torch.full_like(scores, -float("inf"))
-            forced[:, self.token] = 0.0
-            return forced
-        return scores
+    torch.testing.assert_close(result.output.scores[1], replay.output.scores[1])
 
 
 # ---------------------------------------------------------------------- the pieces
