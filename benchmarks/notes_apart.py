@@ -1,0 +1,171 @@
+"""Each note read apart: would the reply be right more often if the model read one note at a time?
+
+The 135M model reads the wrong one of two notes, or the wrong span of one (docs/benchmarks/heldout.md).
+This script takes a held-out run's calls (``python -m benchmarks.heldout``, its ``heldout.json``) and
+answers each question again with the same notes, both together (the shipped reply, as a check) and
+each alone, greedily, keeping every reply's token log-probabilities (the processed scores the loop
+samples from). It then scores rules that pick one of the replies:
+
+- ``both``: the reply with both notes (what ships);
+- ``confident``: of the one-note replies that are not "I don't know.", the one whose tokens have the
+  highest mean log-probability (else the first);
+- ``confident_3``: the same over each reply's first 3 tokens;
+- ``newest_answers``: the reply of the newest note (the notes are newest first) that is not "I don't
+  know." (else the first);
+- ``agreement``: a one-note reply that the other readings repeat (text folded), else ``both``;
+- ``any`` (an oracle, not a rule): some reading is right.
+
+Only questions whose run injected notes are asked; a run's notes are split at their date labels, so
+undated notes count as one.
+
+Usage (from the repository root; the families and users of the run):
+    python -m benchmarks.notes_apart --run OUT/heldout.json --families handwritten,handwritten-changes \\
+        --users 8 --method recall --out benchmarks/out/notes_apart
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch  # noqa: E402
+
+from benchmarks import heldout  # noqa: E402
+from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.progress import progress  # noqa: E402
+from benchmarks.common.results import machine, write_results  # noqa: E402
+from recall_core.training.families import base  # noqa: E402
+from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
+
+OUT = OUT_ROOT / "notes_apart"
+#: Where one note ends and the next begins in a run's notes: a line that opens with a date label.
+NOTE_START = re.compile(r"\n(?=\[\d{1,2} [A-Z][a-z]+ \d{4}\] )")
+ABSTENTION = "I don't know"
+RULES = ("both", "confident", "confident_3", "newest_answers", "agreement", "any")
+
+
+class Pinned:
+    """A memory that returns the given notes (already rendered, so :func:`note` keeps them as they are)."""
+
+    def __init__(self, notes: Sequence[str]) -> None:
+        self.notes = list(notes)
+
+    def search(self, query: RecallQuery, k: int) -> list[MemoryCandidate]:
+        return [MemoryCandidate(id=f"n{i}", score=0.9 - 0.01 * i, text=t) for i, t in enumerate(self.notes)][:k]
+
+
+def reading(generator: Any, call: heldout.Call, notes: Sequence[str], max_new_tokens: int) -> dict[str, Any]:
+    """The greedy reply to ``call`` with ``notes``, its score and its tokens' log-probabilities."""
+    result = generator.generate(call.messages(), memory=Pinned(notes), max_new_tokens=max_new_tokens,
+                                return_dict_in_generate=True, output_scores=True)  # fmt: skip
+    scores = result.output.scores
+    new = result.sequences[0][-len(scores):] if scores else []
+    log_p = [float(torch.log_softmax(s[0].float(), dim=-1)[t]) for s, t in zip(scores, new, strict=True)]
+    return {"text": result.text, "log_p": log_p, **base.score(call.question, result.text)}
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("-inf")
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
+
+
+def pick(rule: str, both: dict[str, Any], apart: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The reading ``rule`` picks (``apart``: the one-note readings, newest note first)."""
+    if rule == "both" or not apart:
+        return both
+    answers = [r for r in apart if not r["text"].startswith(ABSTENTION)]
+    if rule in ("confident", "confident_3"):
+        n = 3 if rule == "confident_3" else None
+        return max(answers, key=lambda r: mean(r["log_p"][:n])) if answers else apart[0]
+    if rule == "newest_answers":
+        return answers[0] if answers else apart[0]
+    if rule == "agreement":
+        texts = [_folded(r["text"]) for r in (both, *apart)]
+        for i, r in enumerate(apart, start=1):
+            if r in answers and texts[i] and texts.count(texts[i]) > 1:
+                return r
+        return both
+    raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+
+
+def tally(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per question kind and rule: right replies, stale ones, abstentions."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for kind in ("memory", "unanswerable"):
+        rows = [r for r in records if r["kind"] == kind]
+        table = out.setdefault(kind, {"questions": {"n": len(rows)}})
+        for rule in RULES:
+            if rule == "any":
+                right = sum(r["both"]["correct"] or any(a["correct"] for a in r["apart"]) for r in rows)
+                table[rule] = {"correct": right}
+                continue
+            chosen = [pick(rule, r["both"], r["apart"]) for r in rows]
+            table[rule] = {k: sum(bool(c[k]) for c in chosen) for k in ("correct", "stale", "abstained")}
+    return out
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = ["| rule | " + " | ".join(f"{k} (of {v['questions']['n']}): right · stale · \"I don't know.\"" for k, v in result["tally"].items()) + " |",
+             "| --- | --- | --- |"]  # fmt: skip
+    for rule in RULES:
+        cells = []
+        for table in result["tally"].values():
+            t = table[rule]
+            cells.append(f"{t['correct']}" if rule == "any" else f"{t['correct']} · {t['stale']} · {t['abstained']}")
+        lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--run", type=Path, required=True, help="a held-out run's heldout.json")
+    p.add_argument("--method", default="recall", help="the run's method whose notes are read")
+    p.add_argument("--families", type=heldout.family_names, required=True)
+    p.add_argument("--users", type=int, required=True, help="the run's users per family")
+    p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
+    p.add_argument("--system-messages", choices=tuple(heldout.SYSTEM_MESSAGES), default="personas")
+    p.add_argument("--max-new-tokens", type=int, default=48)
+    p.add_argument("--limit", type=int, default=None, help="at most N questions per family")
+    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    from recall_core import RecallGenerator
+
+    run = {(r["family"], r["key"]): r for r in json.loads(args.run.read_text())["rows"] if r["method"] == args.method}
+    systems = heldout.SYSTEM_MESSAGES[args.system_messages]
+    calls = [c for f in args.families
+             for c in heldout.asked_calls(f, heldout.ASKED_FAMILIES[f].generate(args.seed, users=args.users), args.seed, 0,
+                                          systems)[: args.limit]]  # fmt: skip
+    generator = RecallGenerator.from_pretrained(device="cpu", tuned=True)
+    records = []
+    for call in progress(calls, "notes apart", not args.no_progress, unit="question"):
+        row = run.get((call.family, call.question.key))
+        if row is None or row["kind"] not in ("memory", "unanswerable") or not row["notes"]:
+            continue
+        notes = NOTE_START.split(row["notes"])
+        both = reading(generator, call, notes, args.max_new_tokens)
+        apart = [reading(generator, call, [n], args.max_new_tokens) for n in notes] if len(notes) > 1 else []
+        records.append({"family": call.family, "key": call.question.key, "kind": row["kind"],
+                        "run_reply": row["reply"], "both": both, "apart": apart})  # fmt: skip
+    result = {"benchmark": "notes_apart", "run": str(args.run), "method": args.method, "families": args.families,
+              "users": args.users, "seed": args.seed, "machine": machine(), "tally": tally(records),
+              "same_as_run": sum(r["both"]["text"] == r["run_reply"] for r in records), "records": records}  # fmt: skip
+    text = markdown(result)
+    print(text)
+    print(f"replies with both notes equal to the run's: {result['same_as_run']} of {len(records)}")
+    write_results(args.out, "notes_apart", result, text)
+    return result
+
+
+if __name__ == "__main__":
+    main()
