@@ -21,6 +21,8 @@ undated notes count as one.
 Usage (from the repository root; the families and users of the run):
     python -m benchmarks.notes_apart --run OUT/heldout.json --families handwritten,handwritten-changes \\
         --users 8 --method recall --out benchmarks/out/notes_apart
+    python -m benchmarks.notes_apart --figure docs/figures/notes_apart.png A/notes_apart.json B/notes_apart.json
+The second form draws several runs' memory questions side by side, one group of bars per run.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import torch  # noqa: E402
 
 from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from recall_core.training.families import base  # noqa: E402
@@ -126,12 +129,39 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(results: Sequence[dict[str, Any]], path: Path) -> Path:
+    """Per run (a group of bars, named by its families), the memory questions each rule gets right
+    (the oracle ``any`` as an outline) and, below, its stale replies."""
+    plt = pyplot()
+    rules = [r for r in RULES if r != "any"]
+    fig, (right, stale) = plt.subplots(2, 1, figsize=(2.6 + 2.4 * len(results), 6.0), sharex=True,
+                                       gridspec_kw={"height_ratios": [2, 1]})  # fmt: skip
+    width = 0.8 / len(rules)
+    for g, result in enumerate(results):
+        table = result["tally"]["memory"]
+        for i, rule in enumerate(rules):
+            x = g + (i - (len(rules) - 1) / 2) * width
+            right.bar(x, table[rule]["correct"], width, color=f"C{i}", label=rule if g == 0 else None)
+            stale.bar(x, table[rule]["stale"], width, color=f"C{i}")
+        right.bar(g, table["any"]["correct"], 0.86, fill=False, edgecolor="black", linestyle="--",
+                  label="some reading right" if g == 0 else None)  # fmt: skip
+    stale.set_xticks(range(len(results)), [f"{', '.join(r['families'])}\n(of {r['tally']['memory']['questions']['n']})"
+                                           for r in results], fontsize=7)  # fmt: skip
+    right.set_ylabel("memory questions right")
+    stale.set_ylabel("stale replies")
+    right.set_title("Each note read apart: the reply each rule picks")
+    right.legend(fontsize=7, ncol=3)
+    return save(fig, path)
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--run", type=Path, required=True, help="a held-out run's heldout.json")
+    p.add_argument("--figure", type=Path, default=None, help="draw the given results (notes_apart.json files) to this PNG")
+    p.add_argument("results", nargs="*", type=Path, help="with --figure: runs' notes_apart.json")
+    p.add_argument("--run", type=Path, help="a held-out run's heldout.json")
     p.add_argument("--method", default="recall", help="the run's method whose notes are read")
-    p.add_argument("--families", type=heldout.family_names, required=True)
-    p.add_argument("--users", type=int, required=True, help="the run's users per family")
+    p.add_argument("--families", type=heldout.family_names)
+    p.add_argument("--users", type=int, help="the run's users per family")
     p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
     p.add_argument("--system-messages", choices=tuple(heldout.SYSTEM_MESSAGES), default="personas")
     p.add_argument("--max-new-tokens", type=int, default=48)
@@ -139,6 +169,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+    if args.figure is not None:
+        results = [json.loads(path.read_text()) for path in args.results]
+        plot(results, args.figure)
+        return {"figure": str(args.figure), "runs": len(results)}
+    if args.run is None or args.families is None or args.users is None:
+        p.error("--run, --families and --users are required (or --figure with result files)")
     from recall_core import RecallGenerator
 
     run = {(r["family"], r["key"]): r for r in json.loads(args.run.read_text())["rows"] if r["method"] == args.method}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from benchmarks.heldout import Call
-from benchmarks.notes_apart import NOTE_START, Pinned, pick, reading, tally
+from benchmarks.notes_apart import NOTE_START, Pinned, main, pick, reading, tally
 from recall_core import RecallGenerator
 from recall_core.training.families import base
 from recall_core.types import RecallQuery
@@ -81,3 +83,22 @@ def test_reading_runs_the_engine_with_the_pinned_notes_and_scores_every_token(ti
     assert 1 <= len(got["log_p"]) <= 5 and all(lp <= 0 for lp in got["log_p"])
     assert seen and seen[0].text == "[3 May 2024] User: I live in Leeds."  # the note as rendered, unchanged
     assert set(got) >= {"correct", "stale", "abstained"}
+
+
+def test_the_figure_draws_several_runs_from_their_result_files(tmp_path):
+    records = [{"kind": "memory", "both": _reading("Leeds.", [-1.0], stale=True),
+                "apart": [_reading("York.", [-0.1], correct=True), _reading("Leeds.", [-0.5], stale=True)]}]  # fmt: skip
+    files = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"families": [name], "tally": tally(records)}))
+        files.append(str(path))
+    figure = tmp_path / "apart.png"
+    assert main(["--figure", str(figure), *files]) == {"figure": str(figure), "runs": 2}
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_run_needs_its_families_and_users(capsys):
+    with pytest.raises(SystemExit):
+        main(["--run", "heldout.json"])
+    assert "--families and --users are required" in capsys.readouterr().err
