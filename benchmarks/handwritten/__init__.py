@@ -32,6 +32,13 @@ families, the training code nor the benchmarks:
   passing, many people around each user, dates, a few changes (19 of 66 memory questions), and
   questions with small talk of their own ("Remind me again, ... my head is like a sieve").
   Written by a helper told to read nothing of the project; no reply of it is read.
+- ``handwritten-routines`` (``routines.json``): six more users by a sixth writer (2026-12-01,
+  twenty-eighth session), a helper told to read nothing of the project, on routines and
+  commitments (shifts, classes, standing appointments, rotas, payments), each user in another
+  register (terse fragments, long rambling paragraphs, formal, lower case with abbreviations,
+  a non-native speaker, voice dictation); facts that change (some twice, one back), other
+  people's routines beside the user's, facts in passing and in reply to the assistant's
+  follow-up questions. Measured once, before anyone read its replies; no reply of it is read.
 
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
@@ -54,7 +61,8 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "REVISIONS", "UPDATES", "HandwrittenFamily", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "REVISIONS", "ROUTINES", "UPDATES", "HandwrittenFamily",
+           "generate"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,11 @@ ERRANDS = HandwrittenFamily(
     "Six users asking a chat assistant for help with errands, by a fifth writer (evaluation only).",
     Path(__file__).with_name("errands.json"),
 )
+ROUTINES = HandwrittenFamily(
+    "handwritten-routines",
+    "Six users' routines and commitments told to a chat assistant, by a sixth writer (evaluation only).",
+    Path(__file__).with_name("routines.json"),
+)
 #: Every hand-written family by name.
 FAMILIES = {
     NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA),
@@ -106,6 +119,7 @@ FAMILIES = {
     UPDATES.NAME: UPDATES,
     REVISIONS.NAME: REVISIONS,
     ERRANDS.NAME: ERRANDS,
+    ROUTINES.NAME: ROUTINES,
 }
 
 
