@@ -36,7 +36,7 @@ families, the training code nor the benchmarks:
   twenty-eighth session), a helper told to read nothing of the project, on routines and
   commitments (shifts, classes, standing appointments, rotas, payments), each user in another
   register (terse fragments, long rambling paragraphs, formal, lower case with abbreviations,
-  a non-native speaker, voice dictation); facts that change (some twice, one back), other
+  a non-native speaker, voice dictation); facts that change (some twice, three back), other
   people's routines beside the user's, facts in passing and in reply to the assistant's
   follow-up questions. Measured once, before anyone read its replies; no reply of it is read.
 
