@@ -12,7 +12,7 @@ samples from). It then scores rules that pick one of the replies:
 - ``confident_3``: the same over each reply's first 3 tokens;
 - ``newest_answers``: the reply of the newest note (the notes are newest first) that is not "I don't
   know." (else the first);
-- ``agreement``: a one-note reply that the other readings repeat (text folded), else ``both``;
+- ``agreement``: a one-note reply that the other readings repeat (case and punctuation ignored), else ``both``;
 - ``any`` (an oracle, not a rule): some reading is right.
 
 Only questions whose run injected notes are asked; a run's notes are split at their date labels, so
@@ -78,10 +78,6 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("-inf")
 
 
-def _folded(text: str) -> str:
-    return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
-
-
 def pick(rule: str, both: dict[str, Any], apart: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The reading ``rule`` picks (``apart``: the one-note readings, newest note first)."""
     if rule == "both" or not apart:
@@ -93,9 +89,9 @@ def pick(rule: str, both: dict[str, Any], apart: Sequence[dict[str, Any]]) -> di
     if rule == "newest_answers":
         return answers[0] if answers else apart[0]
     if rule == "agreement":
-        texts = [_folded(r["text"]) for r in (both, *apart)]
+        texts = [base.normal(r["text"]) for r in (both, *apart)]  # case and punctuation ignored, as the scorer does
         for i, r in enumerate(apart, start=1):
-            if r in answers and texts[i] and texts.count(texts[i]) > 1:
+            if r in answers and texts[i].strip() and texts.count(texts[i]) > 1:
                 return r
         return both
     raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
@@ -106,7 +102,7 @@ def tally(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, in
     out: dict[str, dict[str, dict[str, int]]] = {}
     for kind in ("memory", "unanswerable"):
         rows = [r for r in records if r["kind"] == kind]
-        table = out.setdefault(kind, {"questions": {"n": len(rows)}})
+        table = out[kind] = {"questions": {"n": len(rows)}}
         for rule in RULES:
             if rule == "any":
                 right = sum(r["both"]["correct"] or any(a["correct"] for a in r["apart"]) for r in rows)
