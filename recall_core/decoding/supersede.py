@@ -109,10 +109,15 @@ def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], 
         return False
     if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
         return False
-    # what both are about: the question's words in the older one, less days and times (a day the
-    # question names is not a subject: "What was on December 21st?" is not about the 21st of January)
-    subject = {w for w in question & set(query_words(older.text)) if not _about_time(w)}
+    subject = subject_words(question, older.text)
     return any(subject & set(query_words(sentence)) for sentence in sentences(newer.text) if says_change(sentence))
+
+
+def subject_words(question: set[str], text: str) -> set[str]:
+    """What ``text`` and a question of words ``question`` are both about: the question's words in
+    ``text``, less days and times (a day the question names is not a subject: "What was on
+    December 21st?" is not about the 21st of January)."""
+    return {w for w in question & set(query_words(text)) if not _about_time(w)}
 
 
 def later_by_same_speaker(newer: MemoryCandidate, older: MemoryCandidate, when: Callable[[MemoryCandidate], Any]) -> bool:
@@ -129,11 +134,13 @@ def newest_versions(
     candidates: Sequence[MemoryCandidate],
     question: str | None,
     when: Callable[[MemoryCandidate], Any],
+    rule: Callable[[MemoryCandidate, MemoryCandidate, set[str], Callable[[MemoryCandidate], Any]], bool] | None = None,
 ) -> list[MemoryCandidate]:
     """``chosen`` in its order, each one that one of ``candidates`` updates swapped for the newest such.
 
     ``when`` gives a candidate's moment (comparable); ``question`` ``None`` or without words
-    leaves the list as it is. A swapped-in candidate may appear twice (it was chosen as well, or
+    leaves the list as it is. ``rule`` says whether a candidate updates another, as :func:`updates`
+    does (the default; ``benchmarks/supersede_rules.py`` measures looser ones). A swapped-in candidate may appear twice (it was chosen as well, or
     it updates two chosen ones): the caller keeps the first. The place of an older version is
     not filled with another candidate: a note on something else would only distract.
     """
@@ -144,7 +151,7 @@ def newest_versions(
     for candidate in chosen:
         current = candidate
         while True:  # follow a chain of updates to the newest one (each step strictly newer: it ends)
-            newer = [c for c in candidates if updates(c, current, words, when)]
+            newer = [c for c in candidates if (rule or updates)(c, current, words, when)]
             if not newer:
                 break
             current = max(newer, key=when)
