@@ -51,6 +51,7 @@ from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.change_phrases import CHANGE_PHRASES  # noqa: E402
 from recall_core.decoding.select import _moment, _unique, choose_candidates  # noqa: E402
 from recall_core.decoding.supersede import (  # noqa: E402
+    _APOSTROPHES,
     asked_words,
     later_by_same_speaker,
     newest_versions,
@@ -82,7 +83,6 @@ def change_phrase(newer: MemoryCandidate, older: MemoryCandidate, question: set[
     return later_by_same_speaker(newer, older, when) and said and _names_subject(newer, older, question)
 
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 RULES: dict[str, Rule] = {"newest_wins": updates, "any_change": any_change, "change_phrase": change_phrase}
 
 
