@@ -12,7 +12,7 @@ text, the text cut to ``--cut`` tokens), and the chosen notes are then picked fr
 exactly as the engine picks them (``match_names``, ``newest_wins``). Two orders:
 
 - ``upr``: by the question's likelihood alone;
-- ``fuse``: reciprocal rank fusion (k = 60) of the search's rank and UPR's.
+- ``fuse``: reciprocal rank fusion of the search's rank and UPR's, ``1 / (60 + rank)`` with ranks from 0.
 
 It reports how often the chosen notes hold the answer, how often they name an earlier value of a
 changed fact and not the current one, and the scoring's time per recall (all candidates in one batch).
@@ -54,7 +54,7 @@ OUT = OUT_ROOT / "rerank"
 #: UPR's instruction after the passage (the paper's wording), and the cue before the question.
 INSTRUCTION = "Please write a question based on this passage."
 ORDERS = ("search", "upr", "fuse")
-#: Reciprocal rank fusion's constant (Cormack et al. 2009).
+#: Reciprocal rank fusion's constant (Cormack et al. 2009), added to ranks counted from 0.
 RRF_K = 60
 
 

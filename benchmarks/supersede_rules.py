@@ -10,8 +10,9 @@ miss. This script asks, of the notes the default search chooses (no model is run
 
 1. **drop**: with a looser rule in place of ``updates``, on how many questions would the notes
    lose the answer, gain it, or name an earlier value of a changed fact and not the current one?
-2. **mark**: if the older note were kept and marked instead, would the mark fall on a note that
-   holds an earlier value and not the answer (``good``), or on the only note that holds the answer
+2. **mark**: if the older of two chosen notes were kept and marked instead (the newer one chosen
+   too, so that the model reads what replaced it), would the mark fall on a note that holds an
+   earlier value and not the answer (``good``), or on the only note that holds the answer
    (``harmful``: the mark would steer the model away from it)?
 
 The rules (each also needs the newer note strictly newer, by the same speaker):
@@ -49,9 +50,10 @@ from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.heldout_memory import memory_turns, open_store  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.change_phrases import CHANGE_PHRASES  # noqa: E402
-from recall_core.decoding.select import _moment, _unique, choose_candidates  # noqa: E402
+from recall_core.decoding.select import _moment, _unique, choose_candidates, eligible_candidates  # noqa: E402
 from recall_core.decoding.supersede import (  # noqa: E402
     _APOSTROPHES,
+    UpdateTest,
     asked_words,
     later_by_same_speaker,
     newest_versions,
@@ -65,7 +67,7 @@ from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
 OUT = OUT_ROOT / "supersede_rules"
 
-Rule = Callable[[MemoryCandidate, MemoryCandidate, set[str], Callable[[MemoryCandidate], Any]], bool]
+Rule = UpdateTest
 
 
 def _names_subject(newer: MemoryCandidate, older: MemoryCandidate, question: set[str]) -> bool:
@@ -93,14 +95,18 @@ def holds(notes: Iterable[MemoryCandidate], values: Sequence[str]) -> bool:
 
 
 def dropped(candidates: Sequence[MemoryCandidate], question: str, rule: Rule, config: RecallConfig) -> list[MemoryCandidate]:
-    """The notes chosen with ``rule`` in place of ``newest_wins``' own test."""
-    chosen, _ = choose_candidates(candidates, config.replace(newest_wins=False), question=question)
-    eligible = [c for c in candidates[: config.top_k] if c.score >= config.min_score]
-    return _unique(newest_versions(chosen, eligible, question, _moment, rule=rule))
+    """The notes chosen with ``rule`` in place of ``newest_wins``' own test, in the engine's order of
+    steps (chosen in rank order, swapped, repeats dropped; the final sort by date does not matter here)."""
+    chosen, _ = choose_candidates(candidates, config.replace(newest_wins=False, order="relevance"), question=question)
+    return _unique(newest_versions(chosen, eligible_candidates(candidates, config), question, _moment, rule=rule))
 
 
 def marks(chosen: Sequence[MemoryCandidate], question: str, rule: Rule) -> list[MemoryCandidate]:
-    """The chosen notes that another chosen note updates by ``rule``: those a mark would fall on."""
+    """The chosen notes that another chosen note updates by ``rule``: those a mark would fall on.
+
+    Only pairs inside ``chosen`` (the default's notes, after its own ``newest_wins``) count: a mark
+    can only point the model to a newer version it reads in the same block. So these are not the
+    same events as :func:`dropped`'s, which looks for the newer version among every eligible candidate."""
     words = asked_words(question)
     return [o for o in chosen if any(rule(n, o, words, _moment) for n in chosen if n is not o)]
 

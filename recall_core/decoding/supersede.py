@@ -103,6 +103,11 @@ def says_change(text: str) -> bool:
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
+#: A test of whether ``newer`` updates ``older`` for a question's words, given when each was said
+#: (:func:`updates`' signature).
+UpdateTest = Callable[[MemoryCandidate, MemoryCandidate, set[str], Callable[[MemoryCandidate], Any]], bool]
+
+
 def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], when: Callable[[MemoryCandidate], Any]) -> bool:
     """Whether ``newer`` updates ``older`` for a question of words ``question`` (the module's test)."""
     if not later_by_same_speaker(newer, older, when):
@@ -134,7 +139,7 @@ def newest_versions(
     candidates: Sequence[MemoryCandidate],
     question: str | None,
     when: Callable[[MemoryCandidate], Any],
-    rule: Callable[[MemoryCandidate, MemoryCandidate, set[str], Callable[[MemoryCandidate], Any]], bool] | None = None,
+    rule: UpdateTest | None = None,
 ) -> list[MemoryCandidate]:
     """``chosen`` in its order, each one that one of ``candidates`` updates swapped for the newest such.
 
