@@ -44,6 +44,23 @@ class CountedSearches:
         return self.memory.search(query, k)
 
 
+def memory_questions(data: Mapping[str, Sequence[base.User]], encoder: Any, show: bool = True,
+                     label: str = "users") -> Iterator[tuple[str, Any, base.Question]]:  # fmt: skip
+    """Every user's memory questions, each with its family and the user's memory: every user's turns
+    written by the default writer into a fresh local store, open until the iteration ends."""
+    from recall_core.memory import MemoryWriter
+
+    everyone = [u for users in data.values() for u in users]
+    family_of = {u.user_id: f for f, users in data.items() for u in users}
+    with tempfile.TemporaryDirectory(prefix="recall-heldout-questions-") as folder, open_store(folder, encoder, False) as store:
+        MemoryWriter(store).add_turns(memory_turns(everyone))
+        for user in progress(everyone, label, show, unit="user"):
+            memory = store.for_user(user.user_id)
+            for question in user.questions:
+                if question.kind == "memory":
+                    yield family_of[user.user_id], memory, question
+
+
 @contextlib.contextmanager
 def open_store(folder: str, encoder: Any, server: bool, **options: Any) -> Iterator[Any]:
     """A store in ``folder``: embedded, or (``server``) on a ``chroma run`` server started there and

@@ -22,7 +22,6 @@ Writes benchmarks/out/note_marks/note_marks.json and .md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 from collections import Counter
@@ -36,7 +35,7 @@ from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from benchmarks.notes_apart import NOTE_START, reading  # noqa: E402
+from benchmarks.notes_apart import NOTE_START, reading, run_calls  # noqa: E402
 
 OUT = OUT_ROOT / "note_marks"
 #: A note's label: ``[date] speaker:``.
@@ -89,15 +88,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = p.parse_args(argv)
     from recall_core import RecallGenerator
 
-    run = {(r["family"], r["key"]): r for r in json.loads(args.run.read_text())["rows"] if r["method"] == args.method}
-    systems = heldout.SYSTEM_MESSAGES[args.system_messages]
-    calls = [c for f in args.families
-             for c in heldout.asked_calls(f, heldout.ASKED_FAMILIES[f].generate(args.seed, users=args.users), args.seed, 0, systems)]  # fmt: skip
     generator = RecallGenerator.from_pretrained(device="cpu", tuned=True)
+    pairs = run_calls(args.run, args.method, args.families, args.users, args.seed, args.system_messages)
     records = []
-    for call in progress(calls, "marked notes", not args.no_progress, unit="question"):
-        row = run.get((call.family, call.question.key))
-        if row is None or row["kind"] != "memory" or not row["notes"] or (args.changed_only and not call.question.stale):
+    for call, row in progress(pairs, "marked notes", not args.no_progress, unit="question"):
+        if row["kind"] != "memory" or (args.changed_only and not call.question.stale):
             continue
         notes = NOTE_START.split(row["notes"])
         if len(notes) < 2:

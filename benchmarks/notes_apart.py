@@ -74,6 +74,18 @@ def reading(generator: Any, call: heldout.Call, notes: Sequence[str], max_new_to
     return {"text": result.text, "log_p": log_p, **base.score(call.question, result.text)}
 
 
+def run_calls(run_path: Path, method: str, families: Sequence[str], users: int, seed: int, system_messages: str,
+              limit: int | None = None) -> list[tuple[heldout.Call, dict[str, Any]]]:  # fmt: skip
+    """A held-out run's calls rebuilt (the same families, users, seed and callers' messages), each
+    with the run's row for ``method``, where the run has one that injected notes."""
+    run = {(r["family"], r["key"]): r for r in json.loads(run_path.read_text())["rows"] if r["method"] == method}
+    systems = heldout.SYSTEM_MESSAGES[system_messages]
+    calls = [c for f in families
+             for c in heldout.asked_calls(f, heldout.ASKED_FAMILIES[f].generate(seed, users=users), seed, 0, systems)[:limit]]  # fmt: skip
+    rows = ((call, run.get((call.family, call.question.key))) for call in calls)
+    return [(call, row) for call, row in rows if row is not None and row["notes"]]
+
+
 def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("-inf")
 
@@ -173,16 +185,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         p.error("--run, --families and --users are required (or --figure with result files)")
     from recall_core import RecallGenerator
 
-    run = {(r["family"], r["key"]): r for r in json.loads(args.run.read_text())["rows"] if r["method"] == args.method}
-    systems = heldout.SYSTEM_MESSAGES[args.system_messages]
-    calls = [c for f in args.families
-             for c in heldout.asked_calls(f, heldout.ASKED_FAMILIES[f].generate(args.seed, users=args.users), args.seed, 0,
-                                          systems)[: args.limit]]  # fmt: skip
     generator = RecallGenerator.from_pretrained(device="cpu", tuned=True)
+    pairs = run_calls(args.run, args.method, args.families, args.users, args.seed, args.system_messages, args.limit)
     records = []
-    for call in progress(calls, "notes apart", not args.no_progress, unit="question"):
-        row = run.get((call.family, call.question.key))
-        if row is None or row["kind"] not in ("memory", "unanswerable") or not row["notes"]:
+    for call, row in progress(pairs, "notes apart", not args.no_progress, unit="question"):
+        if row["kind"] not in ("memory", "unanswerable"):
             continue
         notes = NOTE_START.split(row["notes"])
         both = reading(generator, call, notes, args.max_new_tokens)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -41,9 +40,8 @@ import torch  # noqa: E402
 
 from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from benchmarks.heldout_memory import memory_turns, open_store  # noqa: E402
+from benchmarks.heldout_memory import memory_questions  # noqa: E402
 from benchmarks.supersede_rules import holds  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.notes import note  # noqa: E402
@@ -111,33 +109,23 @@ def measure(data: dict[str, Sequence[Any]], encoder: Any, model: Any, tokenizer:
     """Per order and family: memory questions, notes holding the answer, an earlier value only; and
     the scoring's seconds per recall that had two candidates or more."""
     config = RecallConfig()
-    everyone = [u for users in data.values() for u in users]
-    family_of = {u.user_id: f for f, users in data.items() for u in users}
     out: dict[str, dict[str, Counter]] = {o: {f: Counter() for f in data} for o in ORDERS}
     seconds: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="recall-rerank-") as folder, open_store(folder, encoder, False) as store:
-        from recall_core.memory import MemoryWriter
-
-        MemoryWriter(store).add_turns(memory_turns(everyone))
-        for user in progress(everyone, "users", show, unit="user"):
-            memory = store.for_user(user.user_id)
-            for q in user.questions:
-                if q.kind != "memory":
-                    continue
-                eligible = eligible_candidates(list(memory.search(RecallQuery(text=q.text), config.top_k)), config)
-                scores = [0.0] * len(eligible)
-                if len(eligible) > 1:
-                    started = time.perf_counter()
-                    scores = question_log_likelihood(model, tokenizer, q.text, passages(tokenizer, eligible, config, cut))
-                    seconds.append(time.perf_counter() - started)
-                for order in ORDERS:
-                    chosen, _ = choose_candidates(reorder(eligible, scores, order), config, question=q.text)
-                    t = out[order][family_of[user.user_id]]
-                    t["questions"] += 1
-                    found = holds(chosen, q.answers)
-                    t["holds"] += found
-                    t["earlier_only"] += bool(q.stale) and holds(chosen, q.stale) and not found
-                    t["changed_facts"] += bool(q.stale)
+    for family, memory, q in memory_questions(data, encoder, show):
+        eligible = eligible_candidates(list(memory.search(RecallQuery(text=q.text), config.top_k)), config)
+        scores = [0.0] * len(eligible)
+        if len(eligible) > 1:
+            started = time.perf_counter()
+            scores = question_log_likelihood(model, tokenizer, q.text, passages(tokenizer, eligible, config, cut))
+            seconds.append(time.perf_counter() - started)
+        for order in ORDERS:
+            chosen, _ = choose_candidates(reorder(eligible, scores, order), config, question=q.text)
+            t = out[order][family]
+            t["questions"] += 1
+            found = holds(chosen, q.answers)
+            t["holds"] += found
+            t["earlier_only"] += bool(q.stale) and holds(chosen, q.stale) and not found
+            t["changed_facts"] += bool(q.stale)
     return out, seconds
 
 

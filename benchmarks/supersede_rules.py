@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -45,9 +44,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from benchmarks.heldout_memory import memory_turns, open_store  # noqa: E402
+from benchmarks.heldout_memory import memory_questions  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.change_phrases import CHANGE_PHRASES  # noqa: E402
 from recall_core.decoding.select import _moment, _unique, choose_candidates, eligible_candidates  # noqa: E402
@@ -135,23 +133,13 @@ def count(question: base.Question, default: Sequence[MemoryCandidate], notes: Se
 def measure(data: dict[str, Sequence[base.User]], encoder: Any, show: bool = True) -> dict[str, dict[str, Counter]]:
     """Per rule and family, the tally of :func:`count` over every memory question."""
     config = RecallConfig()
-    everyone = [u for users in data.values() for u in users]
-    family_of = {u.user_id: f for f, users in data.items() for u in users}
     out: dict[str, dict[str, Counter]] = {name: {f: Counter() for f in data} for name in RULES}
-    with tempfile.TemporaryDirectory(prefix="recall-supersede-rules-") as folder, open_store(folder, encoder, False) as store:
-        from recall_core.memory import MemoryWriter
-
-        MemoryWriter(store).add_turns(memory_turns(everyone))
-        for user in progress(everyone, "users", show, unit="user"):
-            memory = store.for_user(user.user_id)
-            for q in user.questions:
-                if q.kind != "memory":
-                    continue
-                candidates = list(memory.search(RecallQuery(text=q.text), config.top_k))
-                default, _ = choose_candidates(candidates, config, question=q.text)
-                for name, rule in RULES.items():
-                    notes = dropped(candidates, q.text, rule, config)
-                    count(q, default, notes, marks(default, q.text, rule), out[name][family_of[user.user_id]])
+    for family, memory, q in memory_questions(data, encoder, show):
+        candidates = list(memory.search(RecallQuery(text=q.text), config.top_k))
+        default, _ = choose_candidates(candidates, config, question=q.text)
+        for name, rule in RULES.items():
+            notes = dropped(candidates, q.text, rule, config)
+            count(q, default, notes, marks(default, q.text, rule), out[name][family])
     return out
 
 

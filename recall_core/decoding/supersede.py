@@ -145,10 +145,12 @@ def newest_versions(
 
     ``when`` gives a candidate's moment (comparable); ``question`` ``None`` or without words
     leaves the list as it is. ``rule`` says whether a candidate updates another, as :func:`updates`
-    does (the default; ``benchmarks/supersede_rules.py`` measures looser ones). A swapped-in candidate may appear twice (it was chosen as well, or
-    it updates two chosen ones): the caller keeps the first. The place of an older version is
-    not filled with another candidate: a note on something else would only distract.
+    does (the default; ``benchmarks/supersede_rules.py`` measures looser ones). A swapped-in
+    candidate may appear twice (it was chosen as well, or it updates two chosen ones): the caller
+    keeps the first. The place of an older version is not filled with another candidate: a note on
+    something else would only distract.
     """
+    test = rule or updates
     words = asked_words(question or "")
     if not words or len(candidates) < 2:
         return list(chosen)
@@ -156,7 +158,7 @@ def newest_versions(
     for candidate in chosen:
         current = candidate
         while True:  # follow a chain of updates to the newest one (each step strictly newer: it ends)
-            newer = [c for c in candidates if (rule or updates)(c, current, words, when)]
+            newer = [c for c in candidates if test(c, current, words, when)]
             if not newer:
                 break
             current = max(newer, key=when)
