@@ -155,6 +155,18 @@ class RecallConfig:
             questions from 278 to 281 and 280 of 283 on a seed nobody read, with no fact gained,
             and cost 1.2x per call on general prompts (7 greedy steps on average;
             docs/benchmarks/heldout.md).
+        ask_on_refusal: with ``ask_on_abstention`` (nothing without it), a reply that would open
+            with an apology or a disclaimer counts as giving up too ("I'm sorry for any confusion,
+            but as a travel company's help desk, ...", "Unfortunately", "As an AI", "I'm not sure":
+            :data:`recall_core.decoding.abstain.REFUSALS`), where the abstention would (after openers
+            too with ``ask_after_openers``). The reply without memory is then decoded greedily, one
+            id at a time, until its first words tell, at most 8 ids (served: one greedy request of
+            8 tokens), only when its first id can open one of them. Asked about their own life
+            under a caller's role-play system message, the recall-tuned default said such an
+            apology instead of asking. Under ``"model"`` it raised the recalls on the generated
+            held-out families' memory questions from 273 to 280 of 286 and on three hand-written
+            ones from 193 to 198 of 205, with no fact lost and the general prompts' replies
+            unchanged (docs/benchmarks/heldout.md).
         ask_on_names: ``"ask"`` and ``"model"``: the engine also asks when the last user message
             names someone or something (a capitalised word inside a sentence:
             :func:`recall_core.decoding.names.names`; in a message typed in lower case, a word
@@ -243,6 +255,7 @@ class RecallConfig:
     uncertainty_threshold: float = 3.0
     ask_on_abstention: bool = True
     ask_after_openers: bool = False
+    ask_on_refusal: bool = True
     ask_on_names: bool = True
     recall_threshold: float = 0.5
     auto_recall_threshold: float = 0.0
@@ -267,8 +280,8 @@ class RecallConfig:
             raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
-        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_names",
-                     "plain_notes"):
+        for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_refusal",
+                     "ask_on_names", "plain_notes"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

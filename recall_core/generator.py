@@ -25,7 +25,8 @@ from recall_core.decoding.ask import (
     first_pass,
     opening_marker,
     placed_result,
-    reads_openers,
+    read_limit,
+    reads_text,
     shared_cache,
     traced_as,
     with_names,
@@ -279,18 +280,19 @@ class RecallGenerator:
         """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
         the abstention (a constrained reply: tools, ``response_format``) or where the abstention's
         ids would not fit after the prompt's ``length`` tokens in the context window;
-        ``ask_after_openers`` off where ``GIVES_UP_TOKENS`` ids would not (:func:`reads_openers`)."""
+        ``ask_after_openers`` and ``ask_on_refusal`` off where the ids read as text would not (:func:`reads_text`)."""
         checked = checks_abstention(config, abstention_ids(self.tokenizer), plan.constraint is not None, length,
                                     self.context_window)  # fmt: skip
-        if checked and config.ask_after_openers and not reads_openers(config, length, self.context_window):
-            return config.replace(ask_after_openers=False)  # no room to read past openers: the start only
+        if checked and read_limit(config) and not reads_text(config, length, self.context_window):
+            # no room to read the reply as text: the abstention at its start only
+            return config.replace(ask_after_openers=False, ask_on_refusal=False)
         return config if checked or not config.ask_on_abstention else config.replace(ask_on_abstention=False)
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """The first pass's decision on ``ids`` (``"ask"``, ``"model"``) and its cache (``None``: nothing to reuse)."""
         recall_id, pad_id = recall_token_ids(self.model, self.tokenizer)
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
-        reader = ReplyReader.of(self.tokenizer, self.eos_token_ids) if config.ask_after_openers else None
+        reader = ReplyReader.wanted(self.tokenizer, self.eos_token_ids, config)
         return first_pass(self.model, ids, recall_id, pad_id, config.recall_threshold, abstention, reader)
 
     def plan(self, prompt: Prompt, **outputs: Any) -> OutputPlan:

@@ -45,17 +45,31 @@ OPENER_WORDS = 6
 #: openers and the abstention after them fit.
 GIVES_UP_TOKENS = 24
 
+#: How chat models open a reply that refuses or cannot help (``RecallConfig.ask_on_refusal``): the
+#: apologies and disclaimers of the refusal-prefix list Zou et al. (2023, arXiv:2307.15043) test
+#: replies against, and "I'm not sure", the abstention's hedge. Each counts as a word or words
+#: ("Sorry" and not "Sorrowful"), and where :data:`ABSTENTION` would count: at the reply's start, or
+#: after openers with ``ask_after_openers``.
+REFUSALS = ("I'm sorry", "I am sorry", "Sorry", "I apologize", "I apologise", "My apologies", "Unfortunately",
+            "As an AI", "As a language model", "I'm not sure", "I am not sure")  # fmt: skip
+
+#: The most ids a reply's start is read on, greedily, for :data:`REFUSALS` and :data:`ABSTENTION`
+#: when openers are not read: every one of them fits, in the tokenizers of the shipped models, with
+#: the id after it that says the word ended.
+REFUSAL_TOKENS = 8
+
 #: A sentence or clause: ended by ``.``, ``!``, ``?`` or ``,`` and a space or the text's end, or by a line's end.
 _OPENER = re.compile(r"[^.!?,\n]*(?:[.!?,]+(?=\s|$)|(?=\n))")
 
 
-def gives_up(text: str) -> bool | None:
+def gives_up(text: str, *, openers: bool = True, refusals: bool = False) -> bool | None:
     """Whether a reply that begins with ``text`` gives up before it says much:
-    :data:`ABSTENTION` opens it, or opens a sentence after sentences or clauses (a comma ends one
-    too) of at most :data:`OPENER_WORDS` words each ("Sure! I don't know.", "Of course. I'm sorry
-    for any misunderstanding. I don't know."). So a short answer followed by the abstention ("You
-    have a dog. I don't know.") counts too. ``None``: ``text`` is too short to tell (it may still
-    become either).
+    :data:`ABSTENTION` opens it, or (``openers``) opens a sentence after sentences or clauses (a comma
+    ends one too) of at most :data:`OPENER_WORDS` words each ("Sure! I don't know.", "Of course. I'm
+    sorry for any misunderstanding. I don't know."). So a short answer followed by the abstention
+    ("You have a dog. I don't know.") counts too. With ``refusals`` an opening of :data:`REFUSALS`
+    ("I'm sorry for any confusion, but ...", "Unfortunately, I don't have ...") counts where the
+    abstention would. ``None``: ``text`` is too short to tell (it may still become either).
 
     Without its memory, the recall-tuned default often says the abstention after a courtesy
     opener rather than at the start: under the held-out families' personas, 6 of the 7 memory
@@ -65,8 +79,8 @@ def gives_up(text: str) -> bool | None:
     """
     text = text.lstrip()
     while True:
-        verdict = _opens_with_abstention(text)
-        if verdict is not False:
+        verdict = _opens_giving_up(text, refusals)
+        if verdict is not False or not openers:
             return verdict
         opener = _OPENER.match(text)
         if opener is None:  # this sentence has not ended yet
@@ -76,10 +90,26 @@ def gives_up(text: str) -> bool | None:
         text = text[opener.end():].lstrip()
 
 
-def _opens_with_abstention(text: str) -> bool | None:
-    if text.startswith(ABSTENTION):
+def _opens_giving_up(text: str, refusals: bool) -> bool | None:
+    verdicts = [_opens_with(text, ABSTENTION, whole_word=False)]
+    if refusals:
+        verdicts += [_opens_with(text, refusal, whole_word=True) for refusal in REFUSALS]
+    if True in verdicts:
         return True
-    return None if ABSTENTION.startswith(text) else False
+    return None if None in verdicts else False
+
+
+def _opens_with(text: str, opening: str, whole_word: bool) -> bool | None:
+    """``True``: ``text`` opens with ``opening`` (followed by a letter or digit, with ``whole_word``,
+    it does not); ``None``: it may still (a prefix of it, or all of it with nothing after yet)."""
+    if not text.startswith(opening):
+        return None if opening.startswith(text) else False
+    if not whole_word:
+        return True
+    rest = text[len(opening):]
+    if not rest:
+        return None  # "Sorry" may yet be "Sorrowful"
+    return not rest[0].isalnum()
 
 
 def abstention_opening(tokenizer: Any) -> int | None:

@@ -32,6 +32,13 @@ opener), the reply ends, or ``GIVES_UP_TOKENS`` ids; served, one greedy request 
 ``GIVES_UP_TOKENS`` tokens (an engine cannot be stopped on the text). Room for those ids in the
 context window is then needed too.
 
+With ``RecallConfig.ask_on_refusal`` (the default) a reply that would open with an apology or a
+disclaimer ("I'm sorry for any confusion, but as a hotel's front desk, ...":
+:data:`recall_core.decoding.abstain.REFUSALS`) gives up too. The reply without memory is read the
+same way, greedily, but only when its first id can open one of them or the abstention, and at most
+``REFUSAL_TOKENS`` ids (served: one greedy request of as many tokens); with ``ask_after_openers``
+too, a refusal counts after openers as the abstention does.
+
 Under ``"model"`` the same check (``ask_on_abstention``) opens a reply that would be the abstention
 with ``<recall>`` (:func:`opening_marker`): the model still writes its own markers wherever it
 wants one (the opening one counts against ``max_recalls``), and the notes of the opening one are
@@ -64,7 +71,7 @@ from typing import Any, Literal
 import torch
 
 from recall_core.config import RecallConfig
-from recall_core.decoding.abstain import GIVES_UP_TOKENS, gives_up
+from recall_core.decoding.abstain import GIVES_UP_TOKENS, REFUSAL_TOKENS, gives_up
 from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.names import asked_names, names, says_any, typed_in_lower_case
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
@@ -162,41 +169,71 @@ def checks_abstention(config: RecallConfig, abstention: Sequence[int], constrain
             and length + len(abstention) - 1 < window)  # fmt: skip
 
 
-def reads_openers(config: RecallConfig, length: int, window: int) -> bool:
-    """Whether a checked abstention is read past openers too: ``ask_after_openers``, and room for
-    ``GIVES_UP_TOKENS`` ids after the prompt's ``length`` tokens in the context ``window`` (without
-    it the abstention is still checked at the reply's start)."""
-    return config.ask_after_openers and length + GIVES_UP_TOKENS - 1 < window
+def reads_text(config: RecallConfig, length: int, window: int) -> bool:
+    """Whether a checked abstention is read as text (:class:`ReplyReader`): ``ask_after_openers`` or
+    ``ask_on_refusal``, and room for :func:`read_limit` ids after the prompt's ``length`` tokens in
+    the context ``window`` (without it the abstention is still checked at the reply's start)."""
+    limit = read_limit(config)
+    return limit > 0 and length + limit - 1 < window
+
+
+def read_limit(config: RecallConfig) -> int:
+    """The most ids of the reply without memory read as text: ``GIVES_UP_TOKENS`` with
+    ``ask_after_openers``, ``REFUSAL_TOKENS`` with ``ask_on_refusal`` alone, ``0`` (not read as text,
+    the abstention's ids only) with neither."""
+    if config.ask_after_openers:
+        return GIVES_UP_TOKENS
+    return REFUSAL_TOKENS if config.ask_on_refusal else 0
 
 
 @dataclass(frozen=True)
 class ReplyReader:
-    """What reading a reply's first words as text needs (:func:`reads_abstention` after an opener):
-    the tokenizer's ``decode`` and the ids that end a reply."""
+    """What reading a reply's first words as text needs (:func:`reads_abstention` past openers or for
+    refusals): the tokenizer's ``decode``, the ids that end a reply, and what counts as giving up
+    (:func:`recall_core.decoding.abstain.gives_up`'s ``openers`` and ``refusals``) within ``limit`` ids."""
 
     decode: Callable[[Sequence[int]], str]
     ends: frozenset[int] = frozenset()
+    openers: bool = True
+    refusals: bool = False
+    limit: int = GIVES_UP_TOKENS
 
     @classmethod
-    def of(cls, tokenizer: Any, ends: Collection[int]) -> ReplyReader:
-        """The reader of ``tokenizer``'s text (special tokens left out), a reply ending on ``ends``."""
-        return cls(lambda ids: tokenizer.decode(list(ids), skip_special_tokens=True), frozenset(ends))
+    def of(cls, tokenizer: Any, ends: Collection[int], config: RecallConfig | None = None) -> ReplyReader:
+        """The reader of ``tokenizer``'s text (special tokens left out), a reply ending on ``ends``,
+        reading what ``config`` asks (``ask_after_openers``, ``ask_on_refusal``; ``None``: openers only)."""
+        def decode(ids: Sequence[int]) -> str:
+            return tokenizer.decode(list(ids), skip_special_tokens=True)
+
+        if config is None:
+            return cls(decode, frozenset(ends))
+        return cls(decode, frozenset(ends), config.ask_after_openers, config.ask_on_refusal, read_limit(config))
+
+    @classmethod
+    def wanted(cls, tokenizer: Any, ends: Collection[int], config: RecallConfig) -> ReplyReader | None:
+        """:meth:`of` where ``config`` reads the reply as text (:func:`read_limit`), else ``None``."""
+        return cls.of(tokenizer, ends, config) if read_limit(config) else None
+
+    def verdict(self, ids: Sequence[int]) -> bool | None:
+        """Whether the reply that begins with ``ids`` gives up (``None``: too short to tell)."""
+        return gives_up(self.decode(ids), openers=self.openers, refusals=self.refusals)
 
 
 def reads_abstention(logits: torch.Tensor, run: Callable[[list[int]], torch.Tensor], abstention: Sequence[int],
                      recall_id: int, pad_id: int, reader: ReplyReader | None = None) -> bool:  # fmt: skip
     """Whether greedy decoding with no recall gives up: writes ``abstention`` from the reply's start
-    or, with a ``reader``, after short sentences ("Of course. I don't know.":
-    :func:`recall_core.decoding.abstain.gives_up`).
+    or, with a ``reader``, what it reads as giving up: the abstention after short sentences ("Of
+    course. I don't know."), a refusal ("I'm sorry for any confusion, but ..."):
+    :func:`recall_core.decoding.abstain.gives_up`.
 
     ``logits`` are the reply's first step's (``[vocab]``). ``run`` runs ids on the prompt's cache
     (after those it ran before) and returns their logits (``[n, vocab]``); the caller crops the cache
     or rolls it back. Without a ``reader``, only when the greedy first token is the abstention's
     first id are the abstention's ids but the last run at once, teacher-forced. With a ``reader``
-    the reply is decoded greedily one id at a time until its text tells (a sentence of more than
-    ``OPENER_WORDS`` words before the abstention stops it at once), the end of the reply, or
-    ``GIVES_UP_TOKENS`` ids, whatever its first token: "I'm sorry. I don't know." opens with the
-    abstention's first id too.
+    the reply is decoded greedily one id at a time until its text tells (a first word that opens
+    nothing the reader looks for, or a sentence of more than ``OPENER_WORDS`` words before the
+    abstention, stops it at once), the end of the reply, or the reader's ``limit`` ids, whatever its
+    first token: "I'm sorry. I don't know." opens with the abstention's first id too.
     """
     if not abstention:
         return False
@@ -216,10 +253,10 @@ def _gives_up_greedily(first: int, run: Callable[[list[int]], torch.Tensor], rea
                        pad_id: int) -> bool:  # fmt: skip
     ids = [first]
     while True:
-        verdict = gives_up(reader.decode(ids))
+        verdict = reader.verdict(ids)
         if verdict is not None:
             return verdict
-        if ids[-1] in reader.ends or len(ids) >= GIVES_UP_TOKENS:
+        if ids[-1] in reader.ends or len(ids) >= reader.limit:
             return False
         ids.append(unrecalled_token(run([ids[-1]])[-1], recall_id, pad_id))
 

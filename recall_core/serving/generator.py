@@ -23,8 +23,8 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
-from recall_core.decoding.abstain import GIVES_UP_TOKENS, abstention_ids, gives_up
-from recall_core.decoding.ask import Decision
+from recall_core.decoding.abstain import abstention_ids
+from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
 from recall_core.serving.loop import sampling_options, served_recall
@@ -163,7 +163,9 @@ class ServedRecallGenerator(RecallGenerator):
         without memory would be ``"I don't know."`` (as the in-process pass reads it teacher-forced).
         With ``ask_after_openers``, whatever that token, one greedy request of ``GIVES_UP_TOKENS``
         tokens says whether its text gives up, at once or after short openers
-        (:func:`recall_core.decoding.abstain.gives_up`), as the in-process pass reads it.
+        (:func:`recall_core.decoding.abstain.gives_up`), as the in-process pass reads it. With
+        ``ask_on_refusal`` alone, when that token can open the abstention or a refusal, one greedy
+        request of ``REFUSAL_TOKENS`` tokens says whether its text opens with either.
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
@@ -175,18 +177,22 @@ class ServedRecallGenerator(RecallGenerator):
         abstention = abstention_ids(self.tokenizer) if config.ask_on_abstention else ()
         if decision.asked or not abstention or first is None:
             return decision, None
-        if config.ask_after_openers:  # room for it: RecallGenerator._abstention_checked
+        reader = ReplyReader.wanted(self.tokenizer, self.eos_token_ids, config)  # room for it: _abstention_checked
+        if reader is not None:
             # As the in-process pass reads it, but an engine cannot be stopped on the text, so all
-            # GIVES_UP_TOKENS are asked for.
-            length = GIVES_UP_TOKENS
+            # the reader's ids are asked for; past openers whatever the first token, else only when
+            # it can open what the reader looks for (<recall> masked, it may be another).
+            if not reader.openers and first != recall_id and reader.verdict([first]) is False:
+                return decision, None
+            length = reader.limit
         elif first in (abstention[0], recall_id):
             length = len(abstention)
         else:
             return decision, None
         without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, length),
                                                 "logit_bias": [[pad_id, False], [recall_id, False]]}).tokens  # fmt: skip
-        if config.ask_after_openers:
-            gave_up = gives_up(self.tokenizer.decode(self._reply(without), skip_special_tokens=True))
+        if reader is not None:
+            gave_up = reader.verdict(self._reply(without)[:length]) is True
         else:
             gave_up = tuple(without[:length]) == abstention
         return (decision.upon_abstention() if gave_up else decision), None

@@ -41,7 +41,7 @@ from recall_core.decoding.ask import (
     decide_logits,
     placed_result,
     reads_abstention,
-    reads_openers,
+    reads_text,
     traced_as,
     with_names,
 )
@@ -395,11 +395,11 @@ class RecallSession:
     def _abstains(self, logits: torch.Tensor, config: RecallConfig, length: int) -> bool:
         """``ask_on_abstention``: would the reply without memory give up? (``logits``: its first
         step's; ``length``: the ids on the cache.) Read on the cache by
-        :func:`~recall_core.decoding.ask.reads_abstention`, past openers where
-        :func:`~recall_core.decoding.ask.reads_openers`; the caller crops the cache or rolls it back."""
+        :func:`~recall_core.decoding.ask.reads_abstention`, as text (past openers, refusals) where
+        :func:`~recall_core.decoding.ask.reads_text`; the caller crops the cache or rolls it back."""
         generator = self.generator
-        reads = reads_openers(config, length, generator.context_window)
-        reader = ReplyReader.of(generator.tokenizer, generator.eos_token_ids) if reads else None
+        reads = reads_text(config, length, generator.context_window)
+        reader = ReplyReader.of(generator.tokenizer, generator.eos_token_ids, config) if reads else None
         forward = lambda forced: self._forward(forced)[0]  # noqa: E731
         return reads_abstention(logits, forward, abstention_ids(generator.tokenizer), self.recall_id, self.pad_id, reader)
 

@@ -40,3 +40,26 @@ class GiveAt(LogitsProcessor):
             others = torch.cat([scores[0, : self.token], scores[0, self.token + 1 :]])
             scores[:, self.token] = torch.logsumexp(others, 0) + torch.logit(torch.tensor(self.p))
         return scores
+
+
+def greedy_steps(*tokens: int) -> torch.Tensor:
+    """Logits (``[n, 16]``) whose greedy token at each step is ``tokens[i]`` once ``<recall>`` (id 0)
+    and pads (id 1) are masked: what :func:`recall_core.decoding.ask.reads_abstention` reads."""
+    logits = torch.zeros(len(tokens), 16)
+    for i, token in enumerate(tokens):
+        logits[i, token] = 5.0
+        logits[i, 0] = logits[i, 1] = 9.0
+    return logits
+
+
+def scripted_run(*reply: int):
+    """A ``run`` for :func:`recall_core.decoding.ask.reads_abstention` that answers each id it is run
+    on with the next of ``reply``'s (the first is the reply's first token, read from its own
+    logits); returns it and the list of what it was run on."""
+    ran: list[list[int]] = []
+
+    def run(ids: list[int]) -> torch.Tensor:
+        ran.append(ids)
+        return greedy_steps(reply[len(ran)])
+
+    return run, ran

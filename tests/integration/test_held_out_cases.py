@@ -6,6 +6,9 @@
 * the caller's own system message: the notes still reach the answer under it;
 * under a task-style system message ``recall_policy="model"`` gave up without asking ("I don't
   know."): ``ask_on_abstention`` opens that reply with ``<recall>``;
+* under a caller's role (a hotel's front desk, a support agent) ``"model"`` apologised instead of
+  asking ("I'm sorry for any confusion, but as a hotel staff, ..."): ``ask_on_refusal`` opens that
+  reply with ``<recall>``;
 * a question naming someone the memory knows was answered with made-up text, without asking:
   ``ask_on_names`` recalls for it;
 * a user's statement about themselves was answered "I don't know." or "." (fixed by the retrain with statements, 2026-11-30).
@@ -128,11 +131,11 @@ TASK_SYSTEM = "You are a question-answering system. Give the answer in a few wor
 
 
 def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question: str, config: RecallConfig,
-                      without: RecallConfig, max_new_tokens: int) -> tuple[Any, Any]:  # fmt: skip
-    """``question`` asked under :data:`TASK_SYSTEM` of a fresh store holding one ``exchange`` (the
-    user's turn, the assistant's reply): the results under ``without`` and under ``config``."""
+                      without: RecallConfig, max_new_tokens: int, system: str = TASK_SYSTEM) -> tuple[Any, Any]:  # fmt: skip
+    """``question`` asked under ``system`` of a fresh store holding one ``exchange`` (the user's
+    turn, the assistant's reply): the results under ``without`` and under ``config``."""
     model, tokenizer = smollm
-    chat = [{"role": "system", "content": TASK_SYSTEM}, {"role": "user", "content": question}]
+    chat = [{"role": "system", "content": system}, {"role": "user", "content": question}]
     with MemoryStore.local(folder) as store:
         store.writer.add_turns(
             [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
@@ -155,6 +158,40 @@ def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smoll
     assert without.recalls == [] and "don't know" in without.text, without.text  # the case: it gave up
     assert [r.trigger for r in result.recalls] == ["abstention"] and "green" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
+
+
+#: Cases written here (not a benchmark's): a caller's role, a terse question about the user's life.
+REFUSED = [
+    ("You are the front desk of a hotel. Be polite. Use at most two sentences.",
+     ("We named our goldfish Captain Nemo.", "Ha, great name!"), "fish's name?", "nemo"),
+    ("You are a support agent for a software company. Be polite and brief.",
+     ("My dentist is Dr. Okafor, she's great with nervous patients.", "Good to have a dentist you trust!"),
+     "the name of my dentist, please.", "okafor"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("system", "exchange", "question", "fact"), REFUSED)
+def test_a_model_reply_that_would_apologise_opens_with_recall(smollm, tmp_path: Path, system: str,
+                                                              exchange: tuple[str, str], question: str, fact: str) -> None:  # fmt: skip
+    """In its caller's role the tuned default neither asked nor said "I don't know." but apologised
+    ("I'm sorry for any confusion, but as a hotel staff, ..."); with ``ask_on_refusal`` that reply
+    opens with ``<recall>`` and reads the note."""
+    config = RecallConfig(recall_policy="model", ask_on_refusal=True)
+    without, result = _without_and_with(smollm, tmp_path, exchange, question, config,
+                                        config.replace(ask_on_refusal=False), 24, system)  # fmt: skip
+    assert without.recalls == [] and without.text.startswith("I'm sorry"), without.text  # the case: it apologised
+    assert [r.trigger for r in result.recalls] == ["abstention"] and fact in result.text.lower(), (
+        result.text, [r.text for r in result.recalls])
+
+
+def test_every_refusal_is_read_within_its_budget_of_ids(smollm) -> None:
+    """``REFUSAL_TOKENS`` ids hold each refusal and the abstention in the shipped tokenizer, with
+    the id after it that tells the word has ended."""
+    from recall_core.decoding.abstain import ABSTENTION, REFUSAL_TOKENS, REFUSALS
+
+    _, tokenizer = smollm
+    for text in (ABSTENTION, *REFUSALS):
+        assert len(tokenizer.encode(f"{text},", add_special_tokens=False)) <= REFUSAL_TOKENS, text
 
 
 @pytest.mark.parametrize("policy", ["ask", pytest.param("model", marks=pytest.mark.xfail(strict=True, reason=(

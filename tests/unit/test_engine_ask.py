@@ -20,7 +20,10 @@ from tests.helpers.tiny import tiny_model
 
 FACT = "The user's dog is called Biscuit."
 CHAT = [{"role": "user", "content": "What is my dog called?"}]
-ASK = RecallConfig(recall_policy="ask")
+#: The abstention's own check (its ids, teacher-forced; served, a request as long as it): the
+#: options that read the reply as text instead are tested in test_engine_ask_opener.py and
+#: test_engine_ask_refusal.py (``ask_on_refusal``, on by default, is off here).
+ASK = RecallConfig(recall_policy="ask", ask_on_refusal=False)
 AUTO = RecallConfig(recall_policy="auto")
 DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
 
@@ -375,7 +378,7 @@ def test_a_session_whose_reply_opens_like_the_abstention_but_goes_on_otherwise_d
 
 
 # --------------------------------------------------------------------------- "model" with ask_on_abstention
-MODEL = RecallConfig(recall_policy="model")
+MODEL = RecallConfig(recall_policy="model", ask_on_refusal=False)
 
 
 def test_a_model_reply_that_would_be_the_abstention_opens_with_recall(monkeypatch: pytest.MonkeyPatch):
