@@ -69,7 +69,8 @@ def gives_up(text: str, *, openers: bool = True, refusals: bool = False) -> bool
     sorry for any misunderstanding. I don't know."). So a short answer followed by the abstention
     ("You have a dog. I don't know.") counts too. With ``refusals`` an opening of :data:`REFUSALS`
     ("I'm sorry for any confusion, but ...", "Unfortunately, I don't have ...") counts where the
-    abstention would. ``None``: ``text`` is too short to tell (it may still become either).
+    abstention would. A typeset apostrophe (’) reads as ``'``. ``None``: ``text`` is too short to
+    tell (it may still become either).
 
     Without its memory, the recall-tuned default often says the abstention after a courtesy
     opener rather than at the start: under the held-out families' personas, 6 of the 7 memory
@@ -77,7 +78,7 @@ def gives_up(text: str, *, openers: bool = True, refusals: bool = False) -> bool
     know." (docs/benchmarks/heldout.md), and questions written to probe it got "One moment.  I
     don't know." and "Of course.  I'm sorry for any misunderstanding.  I don't know".
     """
-    text = text.lstrip()
+    text = text.lstrip().replace("\u2019", "'")  # "I’m sorry", "I don’t know." as typeset
     while True:
         verdict = _opens_giving_up(text, refusals)
         if verdict is not False or not openers:

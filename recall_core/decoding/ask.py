@@ -22,7 +22,8 @@ under a constraint (tools, ``response_format``: such a reply cannot be the abste
 the abstention's ids would not fit in the context window. It costs nothing unless the reply's
 greedy first token is the abstention's: then the abstention's ids are run once, teacher-forced,
 on the first pass's cache (served: one greedy request as long as the abstention, which a declined
-``<recall>`` as the first token also costs).
+``<recall>`` as the first token also costs). That is the check with ``ask_on_refusal`` off; with it
+(the default) the reply is read as text instead, below.
 
 With ``RecallConfig.ask_after_openers`` (off by default) the abstention also counts after short
 sentences ("Of course. I don't know.": :func:`recall_core.decoding.abstain.gives_up`): a reply

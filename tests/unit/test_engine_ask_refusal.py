@@ -36,6 +36,7 @@ ASK = RecallConfig(recall_policy="ask", ask_on_refusal=True)
     ("Unfortunately, I don't have access to", True), ("As an AI, I don't", True),
     ("As a language model, I", True), ("I'm not sure.", True), ("I am not sure what", True),
     ("I don't know.", True),  # the abstention still counts
+    ("I\u2019m sorry, but", True), ("I don\u2019t know.", True),  # typeset apostrophes
     ("Sorrowful news.", False), ("As an AIrline", False), ("Iceland.", False), ("I'm Dr. Emma", False),
     ("The dog is called Rex.", False), ("Of course. 1967.", False),
     ("Good question. I'm sorry for any confusion.", False),  # after an opener: only with openers
