@@ -389,6 +389,11 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
+def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, list[base.User]]:
+    """The families of :data:`ASKED_FAMILIES` ``names`` says, each generated for ``seed`` with ``users`` users."""
+    return {f: ASKED_FAMILIES[f].generate(seed, users=users) for f in names}
+
+
 def family_names(text: str) -> list[str]:
     """``--families`` (an argparse type, shared with :mod:`benchmarks.new_user`): comma-separated
     names of :data:`ASKED_FAMILIES`; none, or one that is not there, is refused by name."""
@@ -488,7 +493,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     families = args.families
     encoder, encoder_path = default_encoder(), str(default_encoder_path())
-    data = {f: ASKED_FAMILIES[f].generate(args.seed, users=args.users) for f in families}
+    data = asked_families(families, args.seed, args.users)
     if args.retrieval_only:
         notes = retrieval_only(args, data, encoder, encoder_path)
         result = {"benchmark": "heldout-notes", "seed": args.seed, "users": args.users, "families": families, "notes": notes}

@@ -24,14 +24,12 @@ Writes benchmarks/out/rerank/rerank.json and .md.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -42,7 +40,7 @@ from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.heldout_memory import memory_questions  # noqa: E402
-from benchmarks.supersede_rules import holds  # noqa: E402
+from benchmarks.supersede_rules import holds, study_parser  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.notes import note  # noqa: E402
 from recall_core.decoding.select import choose_candidates, eligible_candidates  # noqa: E402
@@ -147,18 +145,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from recall_core.memory.encoders import default_encoder
     from recall_core.models.loading import load_model
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--families", type=heldout.family_names, required=True)
-    p.add_argument("--users", type=int, default=8)
-    p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
+    p = study_parser(__doc__, OUT)
     p.add_argument("--plain", action="store_true", help="score with the plain release (default: the recall-tuned model)")
     p.add_argument("--cut", type=int, default=96, help="tokens of each candidate's text scored")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--out", type=Path, default=OUT)
-    p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     model, tokenizer = load_model(tuned=not args.plain, device="cpu", threads=args.threads)
-    data = {f: heldout.ASKED_FAMILIES[f].generate(args.seed, users=args.users) for f in args.families}
+    data = heldout.asked_families(args.families, args.seed, args.users)
     by_order, seconds = measure(data, default_encoder(), model, tokenizer, args.cut, not args.no_progress)
     orders = {o: {**{f: dict(t) for f, t in per.items()}, "all": dict(sum(per.values(), Counter()))} for o, per in by_order.items()}
     ms = sorted(1000 * s for s in seconds) or [float("nan")]

@@ -200,15 +200,11 @@ class ReplyReader:
     limit: int = GIVES_UP_TOKENS
 
     @classmethod
-    def of(cls, tokenizer: Any, ends: Collection[int], config: RecallConfig | None = None) -> ReplyReader:
+    def of(cls, tokenizer: Any, ends: Collection[int], config: RecallConfig) -> ReplyReader:
         """The reader of ``tokenizer``'s text (special tokens left out), a reply ending on ``ends``,
-        reading what ``config`` asks (``ask_after_openers``, ``ask_on_refusal``; ``None``: openers only)."""
-        def decode(ids: Sequence[int]) -> str:
-            return tokenizer.decode(list(ids), skip_special_tokens=True)
-
-        if config is None:
-            return cls(decode, frozenset(ends))
-        return cls(decode, frozenset(ends), config.ask_after_openers, config.ask_on_refusal, read_limit(config))
+        reading what ``config`` asks (``ask_after_openers``, ``ask_on_refusal``)."""
+        return cls(lambda ids: tokenizer.decode(list(ids), skip_special_tokens=True), frozenset(ends),
+                   config.ask_after_openers, config.ask_on_refusal, read_limit(config))  # fmt: skip
 
     @classmethod
     def wanted(cls, tokenizer: Any, ends: Collection[int], config: RecallConfig) -> ReplyReader | None:
