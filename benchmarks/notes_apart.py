@@ -53,6 +53,7 @@ from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.scoring import continuation_log_probs  # noqa: E402
 from recall_core.training.families import base  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
 
@@ -86,14 +87,8 @@ def reading(generator: Any, call: heldout.Call, notes: Sequence[str], max_new_to
 def prior(generator: Any, call: heldout.Call, reply: dict[str, Any]) -> list[float]:
     """The log-probabilities of ``reply``'s tokens (as many as it scored) after ``call``'s messages
     with no notes (:func:`plain_prompt`), scored in one pass."""
-    prompt = plain_prompt(generator, call)
     ids = generator.tokenizer.encode(reply["text"], add_special_tokens=False)[: max(1, len(reply["log_p"]))]
-    if not ids:
-        return []
-    with torch.no_grad():
-        logits = generator.model(input_ids=torch.tensor([prompt + ids])).logits[0, len(prompt) - 1 : -1]
-    log_p = torch.log_softmax(logits.float(), dim=-1)
-    return [float(log_p[i, t]) for i, t in enumerate(ids)]
+    return continuation_log_probs(generator.model, [plain_prompt(generator, call)], ids)[0]
 
 
 def plain_prompt(generator: Any, call: heldout.Call) -> list[int]:

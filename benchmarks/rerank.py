@@ -34,11 +34,10 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402
-
 from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
+from benchmarks.common.scoring import continuation_log_probs  # noqa: E402
 from benchmarks.heldout_memory import memory_questions  # noqa: E402
 from benchmarks.supersede_rules import holds, study_parser  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
@@ -59,26 +58,13 @@ def passage_prompt(passage: str) -> str:
     return f"Passage: {passage}\n{INSTRUCTION}\nQuestion:"
 
 
-@torch.no_grad()
 def question_log_likelihood(model: Any, tokenizer: Any, question: str, passages: Sequence[str]) -> list[float]:
     """Per passage, the mean log-probability of ``question``'s tokens after :func:`passage_prompt`,
     all passages in one right-padded batch."""
     asked = tokenizer(" " + question, add_special_tokens=False).input_ids
     heads = [tokenizer(passage_prompt(p), add_special_tokens=False).input_ids for p in passages]
-    width = max(len(h) for h in heads) + len(asked)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    ids = torch.full((len(heads), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(heads), width), dtype=torch.long)
-    for row, head in enumerate(heads):
-        ids[row, : len(head) + len(asked)] = torch.tensor(head + asked)
-        mask[row, : len(head) + len(asked)] = 1
-    log_p = model(input_ids=ids, attention_mask=mask).logits.float().log_softmax(-1)
-    targets = torch.tensor(asked)
-    out = []
-    for row, head in enumerate(heads):
-        steps = torch.arange(len(head) - 1, len(head) - 1 + len(asked))  # each step predicts the next id
-        out.append(float(log_p[row, steps, targets].mean()))
-    return out
+    return [sum(row) / len(row) for row in continuation_log_probs(model, heads, asked, pad)]
 
 
 def reorder(candidates: Sequence[MemoryCandidate], scores: Sequence[float], order: str) -> list[MemoryCandidate]:
