@@ -82,6 +82,9 @@ class Mixture:
     # Of memory examples: notes that carry a chat assistant's long replies around the user's words
     # (``with_replies``), as notes of a chat with an assistant that answers at length do.
     reply_share: float = 0.0
+    # Of memory examples whose notes hold the answer: the answering line said together with the
+    # user's other statements of fact (``in_company``), so that a line holds values not asked for.
+    company_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general", "statements"):
@@ -89,7 +92,7 @@ class Mixture:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
-                     "empty_share", "oldest_share", "format_share", "reply_share"):
+                     "empty_share", "oldest_share", "format_share", "reply_share", "company_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -179,7 +182,8 @@ class ExampleBuilder:
 def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mixture, rng: random.Random,
                     systems: Sequence[str | None], order_rng: random.Random | None = None,
                     format_rng: random.Random | None = None, replies: Sequence[str] = (),
-                    reply_rng: random.Random | None = None) -> list[Example]:
+                    reply_rng: random.Random | None = None,
+                    company_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
     its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
 
@@ -187,7 +191,9 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     and ``format_rng`` which questions ask for an answer format (``mixture.format_share``); each is
     separate from ``rng`` so that a share changes only what it is about, not which examples are
     made (default: ones seeded from nothing, ``random.Random(0)``). ``reply_rng`` likewise draws
-    which examples' notes carry one of ``replies`` (:func:`with_replies`, ``mixture.reply_share``).
+    which examples' notes carry one of ``replies`` (:func:`with_replies`, ``mixture.reply_share``),
+    and ``company_rng`` which answering lines are said with the user's other facts (:func:`in_company`,
+    ``mixture.company_share``).
     """
     from recall_core.training.answer_formats import distractor_pool, formatted
     from recall_core.training.family_data import LEAD_INS
@@ -195,6 +201,7 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     order_rng = order_rng or random.Random(0)
     format_rng = format_rng or random.Random(0)
     reply_rng = reply_rng or random.Random(0)
+    company_rng = company_rng or random.Random(0)
     if mixture.reply_share and not replies:
         raise ValueError("mixture reply_share needs replies to put in the notes")
     pool = distractor_pool(items)
@@ -210,6 +217,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             notes, holds = perturbed_notes(item, others, mixture, rng)
             if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
                 notes = in_passing(notes, item, rng)
+            if company_rng.random() < mixture.company_share and holds:  # drawn for every example, as the order is
+                notes = in_company(notes, item, company_rng)
             if reply_rng.random() < mixture.reply_share:  # drawn for every example, as the order is
                 notes = with_replies(notes, replies, reply_rng)
             empty = bool(mixture.empty_share) and rng.random() < mixture.empty_share
@@ -301,6 +310,33 @@ def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random
     the model must learn to pick one clause out of a paragraph rather than where a fact usually
     sits. Only the first note that names the answer is changed; its id, date and speaker stay.
     """
+    pieces = rng.sample(list(item.small_talk), min(len(item.small_talk), rng.randint(2, 4)))
+    return _buried(notes, item, pieces, rng)
+
+
+def in_company(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random) -> tuple[MemoryCandidate, ...]:
+    """``notes`` with the line that holds the answer said together with one or two of the same
+    user's other statements of fact (``item.statements``): one line with several values, of which
+    the question asks one.
+
+    Why: the training families state one fact per turn, so the value in the answering line is
+    always the one asked; a user's own turns often say several at once ("I work as a lighthouse
+    keeper on Berlenga", "we moved to Mount Pleasant and the rent is 1,400"), and the tuned model
+    answered with the line's other value ("Lighthouse keeper." to "Where do I work?"). A statement
+    that names this question's answer or an earlier value of it is left out, so the reply stays
+    right. Only the first note that names the answer is changed; its id, date and speaker stay.
+    Unchanged when the user said nothing else usable.
+    """
+    values = (*item.question.answers, *item.question.stale)
+    usable = [s for s in item.statements if not any(base.names(s, v) for v in values)]
+    if not usable:
+        return tuple(notes)
+    return _buried(notes, item, rng.sample(usable, min(len(usable), rng.randint(1, 2))), rng)
+
+
+def _buried(notes: Sequence[MemoryCandidate], item: Asked, pieces: Sequence[str],
+            rng: random.Random) -> tuple[MemoryCandidate, ...]:
+    """``notes`` with the first line that names the answer said among ``pieces``, at a random place."""
     out = list(notes)
     for n, note in enumerate(out):
         lines = note.text.split("\n")
@@ -312,9 +348,9 @@ def in_passing(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random
             head, colon, rest = body.partition(": ")
             if colon and len(head) <= 40:
                 label, body = f"{head}: ", rest
-        pieces = rng.sample(list(item.small_talk), min(len(item.small_talk), rng.randint(2, 4)))
-        pieces.insert(rng.randint(0, len(pieces)), body)
-        lines[at] = label + " ".join(p.strip() for p in pieces)
+        said = list(pieces)
+        said.insert(rng.randint(0, len(said)), body)
+        lines[at] = label + " ".join(p.strip() for p in said)
         out[n] = MemoryCandidate(note.id, note.score, "\n".join(lines), note.embedding, note.metadata)
         break
     return tuple(out)

@@ -69,6 +69,7 @@ class Asked:
     earlier: tuple[dict[str, str], ...] = field(default_factory=tuple)  # exchanges of this session before it
     small_talk: tuple[str, ...] = ()  # what this user said that states no fact (to bury a fact in: examples.in_passing)
     systems: tuple[str, ...] = ()  # the conversation's own callers' system messages (base.User.systems)
+    statements: tuple[str, ...] = ()  # what this user said that states a fact (examples.in_company)
 
 
 def family_users(families: Iterable[str], users: int, seed: int = TRAIN_SEED) -> dict[str, list[base.User]]:
@@ -184,6 +185,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
         for user in group:
             chat = chat_exchanges(user)
             small_talk = tuple(said for said, _ in chat)
+            statements = tuple(t.content for t in user.turns if t.role == "user" and t.facts and not t.speaker)
             for question in user.questions:
                 searched = notes.get(question.key, Searched(()))
                 found = searched.chosen
@@ -194,7 +196,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
                 reply = answer_for(question.text, value, rng) if value is not None else UNKNOWN_REPLY
                 earlier = _earlier(chat, rng)
                 out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier, small_talk,
-                                 user.systems))  # fmt: skip
+                                 user.systems, statements))  # fmt: skip
     return out
 
 

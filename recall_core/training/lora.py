@@ -195,7 +195,8 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
                                order_rng=random.Random(f"order-{config.seed}"),
                                format_rng=random.Random(f"format-{config.seed}"),
                                replies=note_replies(model, tokenizer, config, progress),
-                               reply_rng=random.Random(f"replies-{config.seed}"))
+                               reply_rng=random.Random(f"replies-{config.seed}"),
+                               company_rng=random.Random(f"company-{config.seed}"))
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).
     needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)

@@ -492,12 +492,13 @@ def test_recall_train_command_on_a_tiny_model(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
     small = ["--examples", "0.004", "--users", "1", "--families", "templated", "--encoder", "hash", "--repeats", "1"]
     code = main(["train", "--model", str(tmp_path / "tiny"), *small, "--steps", "2", "--oldest-share", "0.5",
-                 "--agreement-prompts", "2", "--device", "cpu", "--no-progress"])  # fmt: skip
+                 "--company-share", "0.25", "--agreement-prompts", "2", "--device", "cpu", "--no-progress"])  # fmt: skip
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["adapter"] == str(tmp_path / "home" / "adapters" / "tiny")
     meta = read_meta(summary["adapter"])
     assert meta["base_model"] == "tiny" and meta["recipe"]["mixture"]["oldest_share"] == 0.5
+    assert meta["recipe"]["mixture"]["company_share"] == 0.25
     tokenizer.chat_template = None
     tokenizer.save_pretrained(tmp_path / "plain")
     model.save_pretrained(tmp_path / "plain")
