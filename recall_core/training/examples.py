@@ -319,10 +319,10 @@ def in_company(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random
     user's other statements of fact (``item.statements``): one line with several values, of which
     the question asks one.
 
-    Why: the training families state one fact per turn, so the value in the answering line is
-    always the one asked; a user's own turns often say several at once ("I work as a lighthouse
-    keeper on Berlenga", "we moved to Mount Pleasant and the rent is 1,400"), and the tuned model
-    answered with the line's other value ("Lighthouse keeper." to "Where do I work?"). A statement
+    Why: the training families state most facts one per turn (``people``'s chatty turns aside),
+    so the value in the answering line is nearly always the one asked; a user's own turns often
+    say several at once ("I work as a lighthouse keeper on Berlenga", "we moved to Mount Pleasant
+    and the rent is 1,400"), and the tuned model answered with the line's other value ("Lighthouse keeper." to "Where do I work?"). A statement
     that names this question's answer or an earlier value of it is left out, so the reply stays
     right. Only the first note that names the answer is changed; its id, date and speaker stay.
     Unchanged when the user said nothing else usable.
