@@ -80,17 +80,19 @@ engine-native-path:
 engine-models: models
 	$(BIN)/python -m recall_core.serving.gguf_export
 
-# Trains the recall adapter shipped for the default model (fixed seed, two threads as the shipped run; about 48 min on 2 quiet CPU cores).
+# Trains the recall adapter shipped for the default model (fixed seed, two threads as the shipped run; 20 min on 2 quiet CPU cores on 2026-12-02, 40 on busier days).
 # Four conversation families train it; passing, dates and paraphrase are held out, so that the
 # shipped model's figures on them are held-out figures (docs/benchmarks/heldout.md); circle and duo
 # came after it and are left out, so that this target makes the shipped weights again. Then the
 # query head of `query_mode="hidden"`, on the merged model (about 10 min). --statements: a user's news
 # about themselves, answered with the base model's own acknowledgement (found 2026-11-30: without them
-# the tuned model wrote <recall> on "I adopted a cat." and said "I don't know.").
+# the tuned model wrote <recall> on "I adopted a cat." and said "I don't know."). --rank 32 --company-share 0.5:
+# a four times larger adapter, trained on answering lines said with the user's other facts (2026-12-02:
+# more facts on the clean, generated held-out and development families and on a fresh seed; docs/benchmarks/heldout.md).
 adapter: models
 	OMP_NUM_THREADS=2 $(BIN)/recall train --users 6 --examples 0.6 --exclude passing,dates,paraphrase,circle,duo --agreement-prompts 32 \
 		--fill-share 1.0 --unknown-share 0.4 --passing-share 0.5 --empty-share 0.05 --statements 150 \
-		--out recall_core/models/weights/smollm2-135m-recall --seed 0
+		--rank 32 --company-share 0.5 --out recall_core/models/weights/smollm2-135m-recall --seed 0
 	$(BIN)/recall train-head --out recall_core/models/weights/smollm2-135m-recall
 
 clean:

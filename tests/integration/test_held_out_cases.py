@@ -146,27 +146,43 @@ def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question:
                 generator.generate(chat, config=config, max_new_tokens=max_new_tokens))  # fmt: skip
 
 
+#: Each case below turns on one of the ways a model's reply asks (``ask_on_abstention``,
+#: ``ask_on_refusal``, ``ask_on_names``) with the other two off, so the reply says which one asked.
+ASKING_OFF = {"ask_on_abstention": False, "ask_on_refusal": False, "ask_on_names": False}
+
+
 def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smollm, tmp_path: Path) -> None:
     """Under a question-answering task's system message the tuned default did not write
-    ``<recall>`` and said "I don't know."; with ``ask_on_abstention`` (the default) that reply
-    opens with ``<recall>`` and reads the note. (A case written here, not a benchmark's.)"""
-    model_config = RecallConfig(recall_policy="model")
+    ``<recall>`` and said "I don't know."; with ``ask_on_abstention`` that reply opens with
+    ``<recall>`` and reads the note. (A case written here, not a benchmark's. The rank-8 adapter
+    gave up on "What colour is my bike?"; the rank-32 one, 2026-12-02, asks there by itself and
+    gives up on this one.)"""
+    off = RecallConfig(recall_policy="model", **ASKING_OFF)
     without, result = _without_and_with(
-        smollm, tmp_path, ("I finally bought a bike, a second-hand green Peugeot.", "Enjoy the rides!"),
-        "What colour is my bike?", model_config, model_config.replace(ask_on_abstention=False), 20,
+        smollm, tmp_path, ("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
+        "Where does Tomasz live now?", off.replace(ask_on_abstention=True), off, 20,
     )  # fmt: skip
     assert without.recalls == [] and "don't know" in without.text, without.text  # the case: it gave up
-    assert [r.trigger for r in result.recalls] == ["abstention"] and "green" in result.text.lower(), (
+    assert [r.trigger for r in result.recalls] == ["abstention"] and "lisbon" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
 
 
 #: Cases written here (not a benchmark's): a caller's role, a terse question about the user's life.
+#: Both were the rank-8 adapter's. The rank-32 adapter (2026-12-02) opened with an apology in none
+#: of 36 pairings of six callers' roles and six such questions (these two among them) tried when it
+#: shipped: it answers
+#: ("Dr. Okafor.", after asking by itself), or opens with "Good question." and apologises after
+#: it ("Good question.  I'm sorry for any confusion."), which ``ask_on_refusal`` does not read as an
+#: opening and ``ask_after_openers`` (off) would.
+RANK_32 = "the rank-32 adapter (2026-12-02) does not open with an apology here: "
 REFUSED = [
-    ("You are the front desk of a hotel. Be polite. Use at most two sentences.",
-     ("We named our goldfish Captain Nemo.", "Ha, great name!"), "fish's name?", "nemo"),
-    ("You are a support agent for a software company. Be polite and brief.",
-     ("My dentist is Dr. Okafor, she's great with nervous patients.", "Good to have a dentist you trust!"),
-     "the name of my dentist, please.", "okafor"),
+    pytest.param("You are the front desk of a hotel. Be polite. Use at most two sentences.",
+                 ("We named our goldfish Captain Nemo.", "Ha, great name!"), "fish's name?", "nemo",
+                 marks=pytest.mark.xfail(strict=True, reason=RANK_32 + "'Good question.  I'm sorry for any confusion.'")),
+    pytest.param("You are a support agent for a software company. Be polite and brief.",
+                 ("My dentist is Dr. Okafor, she's great with nervous patients.", "Good to have a dentist you trust!"),
+                 "the name of my dentist, please.", "okafor",
+                 marks=pytest.mark.xfail(strict=True, reason=RANK_32 + "it asks by itself and answers 'Dr. Okafor.'")),
 ]  # fmt: skip
 
 
@@ -176,9 +192,9 @@ def test_a_model_reply_that_would_apologise_opens_with_recall(smollm, tmp_path: 
     """In its caller's role the tuned default neither asked nor said "I don't know." but apologised
     ("I'm sorry for any confusion, but as a hotel staff, ..."); with ``ask_on_refusal`` that reply
     opens with ``<recall>`` and reads the note."""
-    config = RecallConfig(recall_policy="model", ask_on_refusal=True)
-    without, result = _without_and_with(smollm, tmp_path, exchange, question, config,
-                                        config.replace(ask_on_refusal=False), 24, system)  # fmt: skip
+    off = RecallConfig(recall_policy="model", **ASKING_OFF)
+    without, result = _without_and_with(smollm, tmp_path, exchange, question, off.replace(ask_on_refusal=True),
+                                        off, 24, system)  # fmt: skip
     assert without.recalls == [] and without.text.startswith("I'm sorry"), without.text  # the case: it apologised
     assert [r.trigger for r in result.recalls] == ["abstention"] and fact in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
@@ -194,18 +210,16 @@ def test_every_refusal_is_read_within_its_budget_of_ids(smollm) -> None:
         assert len(tokenizer.encode(f"{text},", add_special_tokens=False)) <= REFUSAL_TOKENS, text
 
 
-@pytest.mark.parametrize("policy", ["ask", pytest.param("model", marks=pytest.mark.xfail(strict=True, reason=(
-    "the retrained adapter (2026-11-30, --statements 150) recalls the note under 'model' and answers 'Tomasz.', "
-    "the name asked about, not where he lives (Lisbon); under 'ask' it reads the note")))])
+@pytest.mark.parametrize("policy", ["ask", "model"])
 def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Path, policy: str) -> None:
     """Under a task-style system message the tuned default answered a question about a named
     cousin with made-up text ("Tomasz lives in the city of Kaczenslaa ..."), neither asking nor
     saying "I don't know."; with ``ask_on_names`` (the default) the question's name, which the
     memory says, makes the call recall. (A case written here, not a benchmark's.)"""
-    config = RecallConfig(recall_policy=policy)
+    off = RecallConfig(recall_policy=policy, **ASKING_OFF)
     without, result = _without_and_with(
         smollm, tmp_path, ("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
-        "Where does Tomasz live now?", config, config.replace(ask_on_names=False), 24,
+        "Where does Tomasz live now?", off.replace(ask_on_names=True), off, 24,
     )  # fmt: skip
     assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
