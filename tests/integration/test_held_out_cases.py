@@ -40,12 +40,13 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory):
         yield store
 
 
-#: Where the adapter retrained on 2026-11-30 (with a user's statements) reads the wrong part of the
-#: note: "Where do I work?" gets "Lighthouse keeper." (the job) where the previous adapter said
-#: "Berlenga." (the place). At the first reply token "I" (0.44, masked by ``abstain_threshold``)
-#: leads, then "L" 0.14 and "B" 0.08; the previous adapter had "Ber" first at 0.26.
-WORK_PLACE = ("the retrained adapter (2026-11-30, --statements 150) answers 'Where do I work?' with the job "
-              "('Lighthouse keeper.'), not the place the note gives (Berlenga); docs/benchmarks/recall-tuning.md")
+#: "Where do I work?" is not answered with the place the note gives (Berlenga). The adapter retrained
+#: on 2026-11-30 (with a user's statements) read the wrong part of the note, "Lighthouse keeper." (at
+#: the first reply token "I" 0.44, masked by ``abstain_threshold``, then "L" 0.14 and "B" 0.08; the
+#: adapter before it had "Ber" first at 0.26); the rank-32 adapter (2026-12-02) says "I don't know."
+#: with the note injected (docs/benchmarks/heldout.md).
+WORK_PLACE = ("the rank-32 adapter (2026-12-02) answers 'Where do I work?' with \"I don't know.\" though the note "
+              "gives the place (Berlenga); the adapter before it gave the job, 'Lighthouse keeper.'")
 DEMO_CASES = [pytest.param(q, f, marks=pytest.mark.xfail(strict=True, reason=WORK_PLACE)) if f == "Berlenga" else (q, f)
               for q, f in zip(DEMO_QUESTIONS, DEMO_FACTS, strict=True)]  # fmt: skip
 
@@ -149,6 +150,10 @@ def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question:
 #: Each case below turns on one of the ways a model's reply asks (``ask_on_abstention``,
 #: ``ask_on_refusal``, ``ask_on_names``) with the other two off, so the reply says which one asked.
 ASKING_OFF = {"ask_on_abstention": False, "ask_on_refusal": False, "ask_on_names": False}
+#: A case written here (not a benchmark's): news about a named cousin, asked about by name. The
+#: rank-32 adapter gives up on it ("I don't know.") unless the abstention or the name asks.
+TOMASZ = (("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
+          "Where does Tomasz live now?")
 
 
 def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smollm, tmp_path: Path) -> None:
@@ -158,10 +163,7 @@ def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smoll
     gave up on "What colour is my bike?"; the rank-32 one, 2026-12-02, asks there by itself and
     gives up on this one.)"""
     off = RecallConfig(recall_policy="model", **ASKING_OFF)
-    without, result = _without_and_with(
-        smollm, tmp_path, ("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
-        "Where does Tomasz live now?", off.replace(ask_on_abstention=True), off, 20,
-    )  # fmt: skip
+    without, result = _without_and_with(smollm, tmp_path, *TOMASZ, off.replace(ask_on_abstention=True), off, 20)
     assert without.recalls == [] and "don't know" in without.text, without.text  # the case: it gave up
     assert [r.trigger for r in result.recalls] == ["abstention"] and "lisbon" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
@@ -170,10 +172,9 @@ def test_a_model_reply_that_would_give_up_without_asking_opens_with_recall(smoll
 #: Cases written here (not a benchmark's): a caller's role, a terse question about the user's life.
 #: Both were the rank-8 adapter's. The rank-32 adapter (2026-12-02) opened with an apology in none
 #: of 36 pairings of six callers' roles and six such questions (these two among them) tried when it
-#: shipped: it answers
-#: ("Dr. Okafor.", after asking by itself), or opens with "Good question." and apologises after
-#: it ("Good question.  I'm sorry for any confusion."), which ``ask_on_refusal`` does not read as an
-#: opening and ``ask_after_openers`` (off) would.
+#: shipped: it answers ("Dr. Okafor.", after asking by itself), or opens with "Good question." and
+#: apologises after it ("Good question.  I'm sorry for any confusion."), which ``ask_on_refusal``
+#: does not read as an opening and ``ask_after_openers`` (off) would.
 RANK_32 = "the rank-32 adapter (2026-12-02) does not open with an apology here: "
 REFUSED = [
     pytest.param("You are the front desk of a hotel. Be polite. Use at most two sentences.",
@@ -217,10 +218,7 @@ def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Pa
     saying "I don't know."; with ``ask_on_names`` (the default) the question's name, which the
     memory says, makes the call recall. (A case written here, not a benchmark's.)"""
     off = RecallConfig(recall_policy=policy, **ASKING_OFF)
-    without, result = _without_and_with(
-        smollm, tmp_path, ("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
-        "Where does Tomasz live now?", off.replace(ask_on_names=True), off, 24,
-    )  # fmt: skip
+    without, result = _without_and_with(smollm, tmp_path, *TOMASZ, off.replace(ask_on_names=True), off, 24)
     assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
         result.text, [r.text for r in result.recalls])

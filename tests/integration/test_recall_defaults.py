@@ -152,19 +152,21 @@ def test_a_generator_over_the_loaded_default_finds_its_head_when_hidden_mode_ask
 #: The rank-32 adapter (2026-12-02) answers these two of a new user's questions without asking: it
 #: abstains less than the rank-8 adapter before it (docs/benchmarks/heldout.md, "right 'I don't know.'").
 MADE_UP = "the rank-32 adapter (2026-12-02) does not write <recall> here and makes an answer up"
+PARROT = "What is the name of my parrot?"
+assert PARROT in QUESTIONS
 
 
 @pytest.mark.parametrize(("policy", "question"), [
     *[("auto", q) for q in QUESTIONS],
-    *[pytest.param("model", q, marks=pytest.mark.xfail(strict=True, reason=f"{MADE_UP}: 'The name of your parrot "
-      "is called a parrot.'")) if q.endswith("parrot?") else ("model", q) for q in QUESTIONS],
+    *[("model", q) for q in QUESTIONS if q != PARROT],
+    pytest.param("model", PARROT, marks=pytest.mark.xfail(
+        strict=True, reason=f"{MADE_UP}: 'The name of your parrot is called a parrot.'")),
 ])  # fmt: skip
 def test_a_new_users_personal_question_gets_i_dont_know(smollm, tmp_path: Path, policy: str, question: str) -> None:
     """A user with no memories yet asks about themselves: the tuned default asks its memory,
     reads that there is no note (``RecallConfig.empty_notes``) and says it does not know, with
     the default policy and when it decides itself. Left at its bare ``<recall>`` it wrote text
     that made no sense ("am!am!am!")."""
-
     model, tokenizer = smollm
     with MemoryStore.local(tmp_path) as store:
         config = RecallConfig(recall_policy=policy)
