@@ -85,6 +85,11 @@ class Mixture:
     # Of memory examples whose notes hold the answer: the answering line said together with the
     # user's other statements of fact (``in_company``), so that a line holds values not asked for.
     company_share: float = 0.0
+    # Of memory examples whose notes hold the answer: one more example of the same question with
+    # every note that names its current or an earlier value taken out, so that what is left is the
+    # search's near misses (another person's job, another pet's name), and the reply is "I don't
+    # know." (``near_misses``). Kept whatever ``unknown_share`` says: these are the hard negatives.
+    near_miss_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general", "statements"):
@@ -92,7 +97,8 @@ class Mixture:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
-                     "empty_share", "oldest_share", "format_share", "reply_share", "company_share"):
+                     "empty_share", "oldest_share", "format_share", "reply_share", "company_share",
+                     "near_miss_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -183,7 +189,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
                     systems: Sequence[str | None], order_rng: random.Random | None = None,
                     format_rng: random.Random | None = None, replies: Sequence[str] = (),
                     reply_rng: random.Random | None = None,
-                    company_rng: random.Random | None = None) -> list[Example]:
+                    company_rng: random.Random | None = None,
+                    near_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
     its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
 
@@ -193,7 +200,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     made (default: ones seeded from nothing, ``random.Random(0)``). ``reply_rng`` likewise draws
     which examples' notes carry one of ``replies`` (:func:`with_replies`, ``mixture.reply_share``),
     and ``company_rng`` which answering lines are said with the user's other facts (:func:`in_company`,
-    ``mixture.company_share``).
+    ``mixture.company_share``). ``near_rng`` draws which answered questions get a near-miss
+    "I don't know." example as well (:func:`near_misses`, ``mixture.near_miss_share``).
     """
     from recall_core.training.answer_formats import distractor_pool, formatted
     from recall_core.training.family_data import LEAD_INS
@@ -202,6 +210,7 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     format_rng = format_rng or random.Random(0)
     reply_rng = reply_rng or random.Random(0)
     company_rng = company_rng or random.Random(0)
+    near_rng = near_rng or random.Random(0)
     if mixture.reply_share and not replies:
         raise ValueError("mixture reply_share needs replies to put in the notes")
     pool = distractor_pool(items)
@@ -215,6 +224,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             own = bool(item.systems) and rng.random() < 0.7
             messages = messages_for(item, rng.choice(item.systems if own else systems), item.earlier)
             notes, holds = perturbed_notes(item, others, mixture, rng)
+            if near_rng.random() < mixture.near_miss_share and holds:  # drawn for every example, as the order is
+                out.extend(_near_miss_example(builder, item, messages, notes, mixture, near_rng))
             if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
                 notes = in_passing(notes, item, rng)
             if company_rng.random() < mixture.company_share and holds:  # drawn for every example, as the order is
@@ -241,6 +252,34 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             lead_in = rng.choice(LEAD_INS) + " " if rng.random() < mixture.mid_share else ""
             out.append(builder.model_example("recall", messages, reply, notes, meta, lead_in=lead_in, order=order))
     return out
+
+
+def _near_miss_example(builder: ExampleBuilder, item: Asked, messages: Sequence[Mapping[str, str]],
+                       notes: Sequence[MemoryCandidate], mixture: Mixture, rng: random.Random) -> list[Example]:
+    """One "I don't know." example for ``item`` from its notes less those that name the answer
+    (:func:`near_misses`), under the same messages; none when no note is left."""
+    left = near_misses(notes, item)
+    if not left:
+        return []
+    meta = {"family": item.family, "question": messages[-1]["content"], "key": item.question.key,
+            "holds": False, "user_id": item.user_id, "notes": len(left), "order": builder.config.order,
+            "format": False, "near_miss": True}  # fmt: skip
+    if rng.random() < mixture.auto_share:
+        return [builder.auto_example("auto", messages, UNKNOWN_REPLY, left, meta)]
+    return [builder.model_example("recall", messages, UNKNOWN_REPLY, left, meta)]
+
+
+def near_misses(notes: Sequence[MemoryCandidate], item: Asked) -> tuple[MemoryCandidate, ...]:
+    """``notes`` less every one that names ``item``'s current or an earlier value: what a search
+    returns when the answer was never said, the question's neighbours (the same user's other
+    people, pets and places) kept.
+
+    Why: the rank-32 adapter says "I don't know." to 8 of 96 held-out questions whose answer was
+    never said (fresh seed, 2026-12-02) and answers the rest from a neighbour's note; the training
+    families' own never-said questions are few and mostly far from every note. An earlier value is
+    taken out too, or it would be the right answer.
+    """
+    return tuple(_foreign(notes, item))
 
 
 def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mixture: Mixture,

@@ -196,7 +196,8 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
                                format_rng=random.Random(f"format-{config.seed}"),
                                replies=note_replies(model, tokenizer, config, progress),
                                reply_rng=random.Random(f"replies-{config.seed}"),
-                               company_rng=random.Random(f"company-{config.seed}"))
+                               company_rng=random.Random(f"company-{config.seed}"),
+                               near_rng=random.Random(f"near-{config.seed}"))
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).
     needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)
