@@ -45,6 +45,7 @@ NOTE_FIELDS = ("text", "date", "speaker", "role")
 _COSINE = Range("in [-1, 1] (a cosine)", lambda v: -1 <= v <= 1)
 _POSITIVE = Range("a number of nats > 0", lambda v: 0 < v < float("inf"))
 _CONTRAST = Range("in [0, 10] (0: off)", lambda v: 0 <= v <= 10)
+_SCORE_GATE = Range("in [0, 1] (a cosine; 0 turns it off)", lambda v: 0 <= v <= 1)
 _PROBABILITY = Range("in [0, 1) (a probability)", lambda v: 0 <= v < 1)
 
 
@@ -182,6 +183,14 @@ class RecallConfig:
             default answered with made-up text instead of asking ("What does Ingrid keep?"); on
             LoCoMo, whose questions nearly all name a speaker, ``"ask"`` asked on 120 of 200 questions
             without it and on 198 with it (docs/benchmarks/heldout.md, docs/benchmarks/locomo.md).
+        ask_on_score: ``"ask"`` and ``"model"``: above 0, the engine also asks when one of the
+            memory's eligible search candidates for the last user message (the first ``top_k``, at
+            least ``min_score``) scores at least this cosine, whatever the model's first token;
+            under ``"model"`` the reply opens with ``<recall>`` as with ``ask_on_abstention``.
+            Traced ``trigger="score"``. It shares ``ask_on_names``' one search (made on every
+            call with a memory where the model did not ask). The scale is the encoder's: the value
+            suits the default encoder (all-MiniLM-L6-v2); with another, measure its scores on
+            questions that need no memory first. 0 turns it off.
         recall_threshold: the least probability the model must give its own ``<recall>`` for the
             recall to run (``"model"``, ``"ask"``'s decision, ``"uncertainty"``; ``"auto"`` has
             ``auto_recall_threshold``). Below
@@ -257,6 +266,7 @@ class RecallConfig:
     ask_after_openers: bool = False
     ask_on_refusal: bool = True
     ask_on_names: bool = True
+    ask_on_score: float = 0.0
     recall_threshold: float = 0.5
     auto_recall_threshold: float = 0.0
     abstain_threshold: float = 0.5
@@ -296,6 +306,7 @@ class RecallConfig:
         in_range("top_p", self.top_p, RANGES["top_p"])
         in_range("min_score", self.min_score, _COSINE)
         in_range("uncertainty_threshold", self.uncertainty_threshold, _POSITIVE)
+        in_range("ask_on_score", self.ask_on_score, _SCORE_GATE)
         in_range("recall_threshold", self.recall_threshold, _PROBABILITY)
         in_range("auto_recall_threshold", self.auto_recall_threshold, _PROBABILITY)
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)

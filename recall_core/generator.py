@@ -29,7 +29,7 @@ from recall_core.decoding.ask import (
     reads_text,
     shared_cache,
     traced_as,
-    with_names,
+    with_memory_search,
 )
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
@@ -236,14 +236,14 @@ class RecallGenerator:
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
         ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
         cache = None
-        placed = None  # why the engine asked where the model did not ("abstention", "names")
+        placed = None  # why the engine asked where the model did not ("abstention", "names", "score")
         chat_with_memory = memory is not None and not isinstance(prompt, str)
         question = None if isinstance(prompt, str) else last_user_text(prompt)
         if config.recall_policy == "ask" and chat_with_memory:
             # The model decides on the prompt as "model" renders it; the call then runs as "auto"
             # or without recall, from what that pass computed (recall_core.decoding.ask).
             decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
-            decision = with_names(decision, question, memory, config)
+            decision = with_memory_search(decision, question, memory, config)
             config, placed = decision.config(config), decision.placed
             asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
             cache = shared_cache(cache, ids, asked) if cache is not None else None
@@ -256,7 +256,7 @@ class RecallGenerator:
             decision = Decision.unread()
             if checked.ask_on_abstention:
                 decision, cache = self._first_pass(ids, checked)
-            decision = with_names(decision, question, memory, config)
+            decision = with_memory_search(decision, question, memory, config)
             ids, placed = opening_marker(ids, decision, recall_token_ids(self.model, self.tokenizer)[0])
         if cache is not None and self._own_cache_asked(generation_kwargs):
             cache = None  # generate() takes a cache or a cache_implementation, not both: the pass is run again

@@ -97,7 +97,8 @@ class Recall:
             because the reply without memory would have been "I don't know.",
             ``RecallConfig.ask_on_abstention``: under ``"model"`` at the reply's start, under
             ``"ask"`` where ``"auto"`` puts it) or ``"names"`` (placed so because the question names
-            someone or something the memory says, ``RecallConfig.ask_on_names``).
+            someone or something the memory says, ``RecallConfig.ask_on_names``) or ``"score"`` (placed
+            so because a memory scored at least ``RecallConfig.ask_on_score`` for the question).
         entropy: for ``"uncertainty"``, the entropy (nats) of the next-token distribution that
             fired it; else ``None``.
     """
@@ -117,7 +118,7 @@ class Recall:
     kv_recomputed: int = 0
     kv_reused: int = 0
     kv_discarded: int = 0
-    trigger: Literal["prompt", "model", "uncertainty", "abstention", "names"] = "prompt"
+    trigger: Literal["prompt", "model", "uncertainty", "abstention", "names", "score"] = "prompt"
     entropy: float | None = None
 
     @property

@@ -56,6 +56,11 @@ wrote made-up text and neither ``<recall>`` nor the abstention ("What does Ingri
 "Ingrid is a 2018 British-American fantasy series"), and on LoCoMo, whose questions nearly all
 name a speaker, ``"ask"`` asked on 120 of 200 questions without it.
 
+With ``RecallConfig.ask_on_score`` above 0 the same search also asks when one of its eligible
+candidates scores at least that (a cosine), traced ``trigger="score"``: asked "whats the vet's
+name" or "how much is my rent a week", the recall-tuned default under ``"model"`` made an answer up
+("The vet is called Dr. Elena.", "A week is 7 days.") where a note said it.
+
 A served backend takes the decision from a one-token request (:mod:`recall_core.serving.generator`);
 the engine's prefix cache then holds the prompt for the call. A :class:`~recall_core.RecallSession`
 decides on its cache the same way; when asked, the notes go at the start of the new user message
@@ -81,8 +86,9 @@ from recall_core.kv.cache import crop_cache
 from recall_core.types import Memory, Recall, RecallQuery, RecallResult
 
 #: Why the engine asked where the model did not: the reply without memory would have been
-#: "I don't know." (``ask_on_abstention``), or the question names what the memory says (``ask_on_names``).
-Placed = Literal["abstention", "names"]
+#: "I don't know." (``ask_on_abstention``), the question names what the memory says (``ask_on_names``),
+#: or the memory holds a close match for it (``ask_on_score``).
+Placed = Literal["abstention", "names", "score"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,10 @@ class Decision:
     def upon_names(self) -> Decision:
         """This decision, asked: the question names someone or something the memory says (:func:`names_memory`)."""
         return replace(self, asked=True, placed="names")
+
+    def upon_score(self) -> Decision:
+        """This decision, asked: the memory holds a candidate that scores at least ``ask_on_score`` (:func:`memory_asks`)."""
+        return replace(self, asked=True, placed="score")
 
     def config(self, config: RecallConfig) -> RecallConfig:
         """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls.
@@ -285,6 +295,36 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     return decision, cache
 
 
+def memory_asks(question: str | None, memory: Memory | None, config: RecallConfig) -> Placed | None:
+    """Why the memory's own search says the engine should ask where the model did not, with one search
+    for both checks: ``"names"`` (``ask_on_names``: :func:`names_memory`'s test), else ``"score"``
+    (``ask_on_score``: the best of the eligible candidates scores at least that), else ``None``.
+
+    Nothing is searched when neither check can say yes: ``ask_on_score`` 0 and a question without
+    names (or ``ask_on_names`` off), ``max_recalls`` 0 or no memory. The search uses the question's
+    text whatever ``query_mode``: it decides whether to recall, and the recall searches as
+    configured. A memory error raises under ``on_memory_error="raise"``; otherwise it is warned and
+    the checks say no.
+    """
+    text = question or ""
+    # else no word of it can be a name
+    check_names = config.ask_on_names and (bool(names(text)) or typed_in_lower_case(text))
+    check_score = config.ask_on_score > 0
+    if not ((check_names or check_score) and config.max_recalls > 0 and memory is not None):
+        return None
+    candidates, _ = fetch_candidates(memory, RecallQuery(text=text), config,
+                                     "the ask_on_names and ask_on_score checks were skipped, the reply goes on "
+                                     "as the model decided")  # fmt: skip
+    eligible = eligible_candidates(candidates, config)
+    if check_names:
+        asked = asked_names(text, eligible)
+        if any(says_any(candidate, asked, capitalised=True) for candidate in eligible):
+            return "names"
+    if check_score and any(candidate.score >= config.ask_on_score for candidate in eligible):
+        return "score"
+    return None
+
+
 def names_memory(question: str | None, memory: Memory | None, config: RecallConfig) -> bool:
     """``ask_on_names``: whether ``question`` names someone or something (:func:`recall_core.decoding.names.names`:
     a capitalised word inside a sentence) that one of ``memory``'s eligible candidates for it (the
@@ -296,29 +336,22 @@ def names_memory(question: str | None, memory: Memory | None, config: RecallConf
     ``<recall>`` nor the abstention but made-up encyclopedia text ("Ingrid is a 2018 ... series").
     A question typed in lower case ("what does kim do") names the words of it that the candidates say
     as names (:func:`recall_core.decoding.names.asked_names`), so it is searched even without capitals.
-    Nothing is searched for another question without names, with ``max_recalls`` 0 or without a memory. The
-    check searches with the question's text whatever ``query_mode``: it decides whether to recall,
-    and the recall searches as configured. A memory error raises under ``on_memory_error="raise"``;
-    otherwise it is warned and the check says no. A note's first word is capitalised whatever it
-    is, so "Great job!" names a question's "Great Wall": a false recall, never a missed one.
+    Nothing is searched for another question without names, with ``max_recalls`` 0 or without a memory.
+    A note's first word is capitalised whatever it is, so "Great job!" names a question's "Great
+    Wall": a false recall, never a missed one. (:func:`memory_asks` with ``ask_on_score`` off.)
     """
-    text = question or ""
-    may_name = bool(names(text)) or typed_in_lower_case(text)  # else no word of it can be a name
-    if not (config.ask_on_names and config.max_recalls > 0 and may_name and memory is not None):
-        return False
-    candidates, _ = fetch_candidates(memory, RecallQuery(text=text), config,
-                                     "the ask_on_names check was skipped, the reply goes on as the model decided")  # fmt: skip
-    eligible = eligible_candidates(candidates, config)
-    asked = asked_names(text, eligible)
-    return any(says_any(candidate, asked, capitalised=True) for candidate in eligible)
+    return memory_asks(question, memory, config.replace(ask_on_score=0.0)) == "names"
 
 
-def with_names(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:
-    """``decision``, asked upon the question's names (:meth:`Decision.upon_names`) when it was not
-    asked and :func:`names_memory` says the question names what the memory says."""
-    if decision.asked or not names_memory(question, memory, config):
+def with_memory_search(decision: Decision, question: str | None, memory: Memory | None, config: RecallConfig) -> Decision:
+    """``decision``, asked upon the memory's search (:func:`memory_asks`: the question's names, then
+    the best candidate's score) when it was not asked and the search says so."""
+    if decision.asked:
         return decision
-    return decision.upon_names()
+    placed = memory_asks(question, memory, config)
+    if placed is None:
+        return decision
+    return decision.upon_names() if placed == "names" else decision.upon_score()
 
 
 def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) -> tuple[torch.LongTensor, Placed | None]:
@@ -332,7 +365,7 @@ def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) ->
 
 
 def placed_recall(recall: Recall, trigger: Placed) -> Recall:
-    """``recall`` traced as placed by the engine (``trigger``: ``"abstention"``, ``"names"``) when it is
+    """``recall`` traced as placed by the engine (``trigger``: ``"abstention"``, ``"names"``, ``"score"``) when it is
     the call's prompt marker; a recall the model asked for in its reply keeps its trigger."""
     return replace(recall, trigger=trigger) if recall.in_prompt and recall.trigger == "prompt" else recall
 

@@ -43,7 +43,7 @@ from recall_core.decoding.ask import (
     reads_abstention,
     reads_text,
     traced_as,
-    with_names,
+    with_memory_search,
 )
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
@@ -363,7 +363,7 @@ class RecallSession:
         logits); nothing is run where that check cannot be made (:meth:`_checks_abstention`)."""
         if not self._checks_abstention(config, plan, len(prefix)):
             try:  # nothing was run; a failed search still leaves the session as a failed reply does
-                return with_names(Decision.unread(), plan.query, memory, config).placed
+                return with_memory_search(Decision.unread(), plan.query, memory, config).placed
             except BaseException:
                 self._rollback(plan, prefix)
                 raise
@@ -375,14 +375,14 @@ class RecallSession:
                     memory: Any) -> Decision:  # fmt: skip
         """Prefill the plan's ids on the cache and decide (:meth:`_decide`, then, where
         ``check_abstention`` (:meth:`_checks_abstention`), :meth:`_abstains`, then the question's
-        names against ``memory``: :func:`~recall_core.decoding.ask.with_names`); the cache holds
+        names and the best score against ``memory``: :func:`~recall_core.decoding.ask.with_memory_search`); the cache holds
         them after, and goes back to ``prefix`` if anything fails."""
         try:
             logits = self._forward(plan.ids, last_only=True)[0, -1]
             decision = self._decide(logits, config)
             if not decision.asked and check_abstention and self._abstains(logits, config, len(prefix) + len(plan.ids)):
                 decision = decision.upon_abstention()
-            decision = with_names(decision, plan.query, memory, config)
+            decision = with_memory_search(decision, plan.query, memory, config)
         except BaseException:
             self._rollback(plan, prefix)
             raise

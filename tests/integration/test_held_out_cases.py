@@ -11,6 +11,8 @@
   reply with ``<recall>``;
 * a question naming someone the memory knows was answered with made-up text, without asking:
   ``ask_on_names`` recalls for it;
+* a question without names that the memory matches well was answered with made-up text, without
+  asking: ``ask_on_score`` recalls for it;
 * a user's statement about themselves was answered "I don't know." or "." (fixed by the retrain with statements, 2026-11-30).
 """
 
@@ -133,10 +135,10 @@ TASK_SYSTEM = "You are a question-answering system. Give the answer in a few wor
 
 def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question: str, config: RecallConfig,
                       without: RecallConfig, max_new_tokens: int, system: str = TASK_SYSTEM) -> tuple[Any, Any]:  # fmt: skip
-    """``question`` asked under ``system`` of a fresh store holding one ``exchange`` (the user's
-    turn, the assistant's reply): the results under ``without`` and under ``config``."""
+    """``question`` asked under ``system`` (``""``: none) of a fresh store holding one ``exchange`` (the
+    user's turn, the assistant's reply): the results under ``without`` and under ``config``."""
     model, tokenizer = smollm
-    chat = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+    chat = [*([{"role": "system", "content": system}] if system else []), {"role": "user", "content": question}]
     with MemoryStore.local(folder) as store:
         store.writer.add_turns(
             [{"user_id": "u", "session_id": "s1", "role": role, "content": text, "turn_index": i,
@@ -221,6 +223,31 @@ def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Pa
     without, result = _without_and_with(smollm, tmp_path, *TOMASZ, off.replace(ask_on_names=True), off, 24)
     assert without.recalls == [] and "lisbon" not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["names"] and "lisbon" in result.text.lower(), (
+        result.text, [r.text for r in result.recalls])
+
+
+#: Cases written here (not a benchmark's), each a fact the user said and a question about it without
+#: a name: under ``"model"``, with every other way of asking on, the rank-32 adapter made an answer up
+#: ("The vet is called Dr. Elena.", "The rent at the new flat is approximately $1,200."), neither
+#: writing ``<recall>`` nor giving up. The memory's best candidates score 0.48 and 0.72.
+UNASKED = [
+    pytest.param(("Our vet is Dr Okafor at the Riverside clinic. Pepper has her jabs there next month.",
+                  "Good to know, I hope the jabs go smoothly!"), "whats the vet's name, need to ring them", "okafor", id="vet"),
+    pytest.param(("The rent on the new flat is 950 a month, bills on top.", "That sounds manageable."),
+                 "how much is the rent at the new flat", "950", id="rent"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("exchange", "question", "fact"), UNASKED)
+def test_a_question_the_memory_matches_well_recalls_under_model(smollm, tmp_path: Path, exchange, question: str,
+                                                                fact: str) -> None:  # fmt: skip
+    """``ask_on_score`` 0.4: the memory's search finds a close match for the question, so the reply
+    opens with ``<recall>`` and reads it (no system message: the default ``system_prompt``)."""
+    on = RecallConfig(recall_policy="model", ask_on_score=0.4)
+    without, result = _without_and_with(smollm, tmp_path, exchange, question, on, on.replace(ask_on_score=0.0), 24,
+                                        system="")  # fmt: skip
+    assert without.recalls == [] and fact not in without.text.lower(), without.text  # the case: made up
+    assert [r.trigger for r in result.recalls] == ["score"] and fact in result.text.lower(), (
         result.text, [r.text for r in result.recalls])
 
 

@@ -1,6 +1,6 @@
 """``RecallConfig.ask_on_names``: under ``"ask"`` and ``"model"`` the engine also recalls when the
 question names someone or something that the memory's search candidates say
-(recall_core/decoding/ask.py: ``names_memory``, ``with_names``)."""
+(recall_core/decoding/ask.py: ``names_memory``, ``with_memory_search``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession
-from recall_core.decoding.ask import Decision, names_memory, with_names
+from recall_core.decoding.ask import Decision, names_memory, with_memory_search
 from recall_core.serving import ServedRecallGenerator
 from recall_core.serving.client import Completion
 from recall_core.tokens import RECALL_TOKEN
@@ -92,8 +92,8 @@ def test_a_memory_error_warns_and_does_not_ask_or_raises_as_configured():
 def test_the_models_own_decision_comes_first():
     memory = FixedMemory(FACT)
     asked = Decision(0.9, True)
-    assert with_names(asked, "What does Ingrid keep?", memory, RecallConfig()) is asked and memory.queries == []
-    named = with_names(Decision.unread(), "What does Ingrid keep?", memory, RecallConfig())
+    assert with_memory_search(asked, "What does Ingrid keep?", memory, RecallConfig()) is asked and memory.queries == []
+    named = with_memory_search(Decision.unread(), "What does Ingrid keep?", memory, RecallConfig())
     assert named.asked and named.placed == "names" and not named.abstained
     assert math.isnan(named.probability)
 
