@@ -150,8 +150,8 @@ def _without_and_with(smollm, folder: Path, exchange: tuple[str, str], question:
 
 
 #: Each case below turns on one of the ways a model's reply asks (``ask_on_abstention``,
-#: ``ask_on_refusal``, ``ask_on_names``) with the other two off, so the reply says which one asked.
-ASKING_OFF = {"ask_on_abstention": False, "ask_on_refusal": False, "ask_on_names": False}
+#: ``ask_on_refusal``, ``ask_on_names``, ``ask_on_score``) with the others off, so the reply says which one asked.
+ASKING_OFF = {"ask_on_abstention": False, "ask_on_refusal": False, "ask_on_names": False, "ask_on_score": 0.0}
 #: A case written here (not a benchmark's): news about a named cousin, asked about by name. The
 #: rank-32 adapter gives up on it ("I don't know.") unless the abstention or the name asks.
 TOMASZ = (("My cousin Tomasz just moved to Lisbon for a job at a bakery.", "Exciting news for him!"),
@@ -227,7 +227,7 @@ def test_a_question_naming_someone_the_memory_knows_recalls(smollm, tmp_path: Pa
 
 
 #: Cases written here (not a benchmark's), each a fact the user said and a question about it without
-#: a name: under ``"model"``, with every other way of asking on, the rank-32 adapter made an answer up
+#: a name: under ``"model"``, with the other ways of asking on, the rank-32 adapter made an answer up
 #: ("The vet is called Dr. Elena.", "The rent at the new flat is approximately $1,200."), neither
 #: writing ``<recall>`` nor giving up. The memory's best candidates score 0.48 and 0.72.
 UNASKED = [
@@ -241,11 +241,11 @@ UNASKED = [
 @pytest.mark.parametrize(("exchange", "question", "fact"), UNASKED)
 def test_a_question_the_memory_matches_well_recalls_under_model(smollm, tmp_path: Path, exchange, question: str,
                                                                 fact: str) -> None:  # fmt: skip
-    """``ask_on_score`` 0.4: the memory's search finds a close match for the question, so the reply
-    opens with ``<recall>`` and reads it (no system message: the default ``system_prompt``)."""
-    on = RecallConfig(recall_policy="model", ask_on_score=0.4)
-    without, result = _without_and_with(smollm, tmp_path, exchange, question, on, on.replace(ask_on_score=0.0), 24,
-                                        system="")  # fmt: skip
+    """``ask_on_score`` 0.4 (the default): the memory's search finds a close match for the question,
+    so the reply opens with ``<recall>`` and reads it (no system message: the default ``system_prompt``)."""
+    default = RecallConfig(recall_policy="model")
+    without, result = _without_and_with(smollm, tmp_path, exchange, question, default,
+                                        default.replace(ask_on_score=0.0), 24, system="")  # fmt: skip
     assert without.recalls == [] and fact not in without.text.lower(), without.text  # the case: made up
     assert [r.trigger for r in result.recalls] == ["score"] and fact in result.text.lower(), (
         result.text, [r.text for r in result.recalls])

@@ -119,7 +119,8 @@ def test_served_replies_match_the_in_process_loop(policy: str, served, in_proces
 def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(served, in_process) -> None:
     """The engine reports the probability of the ``<recall>`` it stopped at; under ``recall_threshold``
     both backends write the reply the model gives without it."""
-    config = RecallConfig(recall_policy="model", recall_threshold=0.99)
+    # ask_on_score off: Notes scores every search 0.9, which would open the reply with <recall>
+    config = RecallConfig(recall_policy="model", recall_threshold=0.99, ask_on_score=0.0)
     memory = Notes(list(FACTS.values()))
     messages = [{"role": "user", "content": QUESTIONS[0]}]
     mine = in_process.generate(messages, memory=memory, config=config, max_new_tokens=20)
@@ -153,7 +154,7 @@ def test_a_weak_abstention_after_notes_is_masked_on_the_engine_as_in_process(ser
 def test_ask_decides_on_the_engine_as_in_process(served, in_process) -> None:
     """``recall_policy="ask"``: the engine's one-token first pass decides as the in-process one, and
     the reply is the same (asked on the questions about the user, not on a general one)."""
-    config = RecallConfig(recall_policy="ask")
+    config = RecallConfig(recall_policy="ask", ask_on_score=0.0)  # Notes scores every search 0.9
     memory = Notes(list(FACTS.values()))
     for question in [*QUESTIONS, "What is the capital of France?"]:
         messages = [{"role": "user", "content": question}]

@@ -15,7 +15,8 @@ from tests.helpers.memories import FixedMemory, ListMemory
 FACT = "The user's dog is called Biscuit."
 CHAT = [{"role": "user", "content": "What is my dog called?"}]
 AUTO = RecallConfig(recall_policy="auto", abstain_threshold=0.5)
-MODEL = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0)
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+MODEL = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0, ask_on_score=0.0)
 
 
 @pytest.fixture

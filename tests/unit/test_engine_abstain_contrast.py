@@ -114,7 +114,7 @@ def test_under_model_the_token_after_its_own_recall_is_contrasted_with_the_seque
     alpha = 0.5
     pad = gen.model.config.memory_pad_token_id
     recall_id, _ = recall_token_ids(gen.model, gen.tokenizer)
-    config = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0)
+    config = RecallConfig(recall_policy="model", abstain_threshold=0.5, recall_threshold=0.0, ask_on_score=0.0)
 
     def run(weight: float):
         processors = LogitsProcessorList([GiveAt(recall_id, 0.99, pad, steps=(0,)),

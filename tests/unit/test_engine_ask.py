@@ -23,7 +23,8 @@ CHAT = [{"role": "user", "content": "What is my dog called?"}]
 #: The abstention's own check (its ids, teacher-forced; served, a request as long as it): the
 #: options that read the reply as text instead are tested in test_engine_ask_opener.py and
 #: test_engine_ask_refusal.py (``ask_on_refusal``, on by default, is off here).
-ASK = RecallConfig(recall_policy="ask", ask_on_refusal=False)
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+ASK = RecallConfig(recall_policy="ask", ask_on_refusal=False, ask_on_score=0.0)
 AUTO = RecallConfig(recall_policy="auto")
 DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
 
@@ -378,7 +379,7 @@ def test_a_session_whose_reply_opens_like_the_abstention_but_goes_on_otherwise_d
 
 
 # --------------------------------------------------------------------------- "model" with ask_on_abstention
-MODEL = RecallConfig(recall_policy="model", ask_on_refusal=False)
+MODEL = RecallConfig(recall_policy="model", ask_on_refusal=False, ask_on_score=0.0)
 
 
 def test_a_model_reply_that_would_be_the_abstention_opens_with_recall(monkeypatch: pytest.MonkeyPatch):

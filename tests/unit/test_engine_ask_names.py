@@ -22,8 +22,9 @@ from tests.helpers.tiny import tiny_model
 FACT = "Ingrid keeps three hives of bees on her allotment."
 NAMED = [{"role": "user", "content": "What does Ingrid keep?"}]
 UNNAMED = [{"role": "user", "content": "What is my dog called?"}]
-ASK = RecallConfig(recall_policy="ask")
-MODEL = RecallConfig(recall_policy="model")
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+ASK = RecallConfig(recall_policy="ask", ask_on_score=0.0)
+MODEL = RecallConfig(recall_policy="model", ask_on_score=0.0)
 AUTO = RecallConfig(recall_policy="auto")
 DECLINED = RecallConfig(recall_policy="model", max_recalls=0)
 

@@ -13,8 +13,9 @@ from recall_core.decoding.ask import ReplyReader, reads_abstention
 from tests.helpers import reading
 from tests.helpers.logits import greedy_steps, scripted_run
 
-ASK = RecallConfig(recall_policy="ask", ask_after_openers=True)
-MODEL = RecallConfig(recall_policy="model", ask_after_openers=True)
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+ASK = RecallConfig(recall_policy="ask", ask_after_openers=True, ask_on_score=0.0)
+MODEL = RecallConfig(recall_policy="model", ask_after_openers=True, ask_on_score=0.0)
 
 
 # -- the text ---------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ from tests.helpers.logits import greedy_steps, scripted_run
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model
 
-MODEL = RecallConfig(recall_policy="model", ask_on_refusal=True)
-ASK = RecallConfig(recall_policy="ask", ask_on_refusal=True)
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+MODEL = RecallConfig(recall_policy="model", ask_on_refusal=True, ask_on_score=0.0)
+ASK = RecallConfig(recall_policy="ask", ask_on_refusal=True, ask_on_score=0.0)
 
 
 # -- the text ---------------------------------------------------------------------------------

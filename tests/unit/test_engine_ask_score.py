@@ -1,4 +1,4 @@
-"""``RecallConfig.ask_on_score``: under ``"ask"`` and ``"model"`` the engine also recalls when one of the
+"""``RecallConfig.ask_on_score`` (0.4 by default): under ``"ask"`` and ``"model"`` the engine also recalls when one of the
 memory's eligible candidates scores at least that, sharing ``ask_on_names``' one search
 (recall_core/decoding/ask.py: ``memory_asks``, ``with_memory_search``)."""
 
@@ -54,7 +54,7 @@ def test_a_candidate_at_or_above_the_score_asks():
 
 def test_off_searches_nothing_for_a_question_without_names():
     memory = Scored((FACT, 0.9))
-    assert memory_asks(UNNAMED[0]["content"].capitalize(), memory, RecallConfig()) is None
+    assert memory_asks(UNNAMED[0]["content"].capitalize(), memory, RecallConfig(ask_on_score=0.0)) is None
     assert memory.queries == []
     assert memory_asks(UNNAMED[0]["content"], memory, RecallConfig(ask_on_score=0.4, max_recalls=0)) is None
     assert memory_asks(UNNAMED[0]["content"], None, RecallConfig(ask_on_score=0.4)) is None
@@ -94,8 +94,10 @@ def test_ask_on_score_outside_its_range_names_the_field_and_the_range(value: flo
         RecallConfig(ask_on_score=value)
 
 
-def test_the_default_is_off():
-    assert RecallConfig().ask_on_score == 0.0
+def test_the_default_asks_at_0_4():
+    """Chosen on the development families for the default encoder (docs/configuration.md)."""
+    assert RecallConfig().ask_on_score == 0.4
+    assert memory_asks(UNNAMED[0]["content"], Scored((FACT, 0.41)), RecallConfig()) == "score"
 
 
 # --------------------------------------------------------------------------- in process

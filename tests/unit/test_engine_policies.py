@@ -17,7 +17,8 @@ from tests.helpers.memories import FixedMemory, ListMemory
 FACT = "The user's dog is called Biscuit."
 QUESTION = "What is my dog called?"
 CHAT = [{"role": "user", "content": QUESTION}]
-MODEL = RecallConfig(recall_policy="model")
+# ask_on_score off: the test memories' candidates score up to 1.0, which would ask on every call (test_engine_ask_score.py)
+MODEL = RecallConfig(recall_policy="model", ask_on_score=0.0)
 NEVER = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=1e6)
 ALWAYS = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=1e-6)
 SAMPLING = [{"do_sample": False}, {"do_sample": True, "temperature": 0.9, "top_k": 30}]

@@ -248,9 +248,10 @@ def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float,
         script = [stopped, Completion(tokens=[7, 8, end], stop_type="eos", logprobs=[{7: -0.5}, {8: -0.1}, {end: -0.1}])]
     client = ScriptedEngine(*script)
     generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
-    # ask_on_abstention off: with it, "model" first makes the one-token check request (test_engine_ask.py)
+    # ask_on_abstention off: with it, "model" first makes the one-token check request (test_engine_ask.py);
+    # ask_on_score off: FixedMemory's candidate scores 1.0, which would open the reply with <recall>
     result = generator.generate([{"role": "user", "content": "Where do I live?"}],
-                                config=RecallConfig(recall_policy="model", ask_on_abstention=False),
+                                config=RecallConfig(recall_policy="model", ask_on_abstention=False, ask_on_score=0.0),
                                 max_new_tokens=6)  # fmt: skip
     assert [r.trigger for r in result.recalls] == (["model"] if recalled else [])
     if recalled:
