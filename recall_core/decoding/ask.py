@@ -300,16 +300,16 @@ def memory_asks(question: str | None, memory: Memory | None, config: RecallConfi
     for both checks: ``"names"`` (``ask_on_names``: :func:`names_memory`'s test), else ``"score"``
     (``ask_on_score``: the best of the eligible candidates scores at least that), else ``None``.
 
-    Nothing is searched when neither check can say yes: ``ask_on_score`` 0 and a question without
-    names (or ``ask_on_names`` off), ``max_recalls`` 0 or no memory. The search uses the question's
+    Nothing is searched when neither check can say yes: ``ask_on_score`` 0 (or an empty message) and a
+    question without names (or ``ask_on_names`` off), ``max_recalls`` 0 or no memory. The search uses the question's
     text whatever ``query_mode``: it decides whether to recall, and the recall searches as
     configured. A memory error raises under ``on_memory_error="raise"``; otherwise it is warned and
     the checks say no.
     """
     text = question or ""
-    # else no word of it can be a name
+    # a question without capitals or typed in lower case has no word that can be a name
     check_names = config.ask_on_names and (bool(names(text)) or typed_in_lower_case(text))
-    check_score = config.ask_on_score > 0
+    check_score = config.ask_on_score > 0 and bool(text.strip())  # an empty message matches nothing
     if not ((check_names or check_score) and config.max_recalls > 0 and memory is not None):
         return None
     candidates, _ = fetch_candidates(memory, RecallQuery(text=text), config,

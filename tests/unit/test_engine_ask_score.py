@@ -58,6 +58,7 @@ def test_off_searches_nothing_for_a_question_without_names():
     assert memory.queries == []
     assert memory_asks(UNNAMED[0]["content"], memory, RecallConfig(ask_on_score=0.4, max_recalls=0)) is None
     assert memory_asks(UNNAMED[0]["content"], None, RecallConfig(ask_on_score=0.4)) is None
+    assert memory_asks("  ", memory, RecallConfig(ask_on_score=0.4)) is None  # an empty message
     assert memory.queries == []
 
 
