@@ -118,17 +118,14 @@ class Decision:
         """No first pass was run: the model's decision is unknown, and not a recall."""
         return cls(math.nan, False)
 
+    def upon(self, placed: Placed) -> Decision:
+        """This decision, asked by the engine for the reason ``placed``: the reply without memory
+        would be the abstention, or the memory's search says so (:func:`memory_asks`)."""
+        return replace(self, asked=True, placed=placed)
+
     def upon_abstention(self) -> Decision:
         """This decision, asked: the reply without memory would be the abstention."""
-        return replace(self, asked=True, placed="abstention")
-
-    def upon_names(self) -> Decision:
-        """This decision, asked: the question names someone or something the memory says (:func:`names_memory`)."""
-        return replace(self, asked=True, placed="names")
-
-    def upon_score(self) -> Decision:
-        """This decision, asked: the memory holds a candidate that scores at least ``ask_on_score`` (:func:`memory_asks`)."""
-        return replace(self, asked=True, placed="score")
+        return self.upon("abstention")
 
     def config(self, config: RecallConfig) -> RecallConfig:
         """The config the call runs under: ``"auto"`` when asked, else ``"model"`` without recalls.
@@ -349,9 +346,7 @@ def with_memory_search(decision: Decision, question: str | None, memory: Memory 
     if decision.asked:
         return decision
     placed = memory_asks(question, memory, config)
-    if placed is None:
-        return decision
-    return decision.upon_names() if placed == "names" else decision.upon_score()
+    return decision if placed is None else decision.upon(placed)
 
 
 def opening_marker(ids: torch.LongTensor, decision: Decision, recall_id: int) -> tuple[torch.LongTensor, Placed | None]:

@@ -243,15 +243,21 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             if answer_format:
                 question, reply = formatted(item, holds, reply, pool, format_rng)
                 messages = [*messages[:-1], {"role": "user", "content": question}]
-            meta = {"family": item.family, "question": messages[-1]["content"], "key": item.question.key,
-                    "holds": holds, "user_id": item.user_id, "notes": len(notes), "order": order,
-                    "format": answer_format}  # fmt: skip
+            meta = _meta(item, messages, holds, notes, order, answer_format)
             if rng.random() < mixture.auto_share:
                 out.append(builder.auto_example("auto", messages, reply, notes, meta, order=order))
                 continue
             lead_in = rng.choice(LEAD_INS) + " " if rng.random() < mixture.mid_share else ""
             out.append(builder.model_example("recall", messages, reply, notes, meta, lead_in=lead_in, order=order))
     return out
+
+
+def _meta(item: Asked, messages: Sequence[Mapping[str, str]], holds: bool, notes: Sequence[MemoryCandidate],
+          order: NoteOrder, answer_format: bool) -> dict[str, Any]:
+    """What a memory example records of itself (``Example.meta``): its question, whether a note holds
+    the answer, how many notes and in which order, whether it asks for an answer format."""
+    return {"family": item.family, "question": messages[-1]["content"], "key": item.question.key, "holds": holds,
+            "user_id": item.user_id, "notes": len(notes), "order": order, "format": answer_format}
 
 
 def _near_miss_example(builder: ExampleBuilder, item: Asked, messages: Sequence[Mapping[str, str]],
@@ -261,9 +267,7 @@ def _near_miss_example(builder: ExampleBuilder, item: Asked, messages: Sequence[
     left = near_misses(notes, item)
     if not left:
         return []
-    meta = {"family": item.family, "question": messages[-1]["content"], "key": item.question.key,
-            "holds": False, "user_id": item.user_id, "notes": len(left), "order": builder.config.order,
-            "format": False, "near_miss": True}  # fmt: skip
+    meta = {**_meta(item, messages, False, left, builder.config.order, False), "near_miss": True}
     if rng.random() < mixture.auto_share:
         return [builder.auto_example("auto", messages, UNKNOWN_REPLY, left, meta)]
     return [builder.model_example("recall", messages, UNKNOWN_REPLY, left, meta)]

@@ -23,3 +23,11 @@ class ScriptedEngine(EngineClient):
         if on_tokens is not None:
             on_tokens(reply.tokens, reply.logprobs[: len(reply.tokens)])
         return reply
+
+
+def declining_engine(end_id: int) -> ScriptedEngine:
+    """An engine whose one-token decision request does not ask (token 5), then replies with one
+    token and ``end_id``: for tests where something other than the model places the recall."""
+    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
+    reply = Completion(tokens=[7, end_id], stop_type="eos", logprobs=[{7: -0.1}, {end_id: -0.1}])
+    return ScriptedEngine(decision, reply)

@@ -12,10 +12,9 @@ import torch
 from recall_core import RecallConfig, RecallGenerator, RecallSession
 from recall_core.decoding.ask import Decision, names_memory, with_memory_search
 from recall_core.serving import ServedRecallGenerator
-from recall_core.serving.client import Completion
 from recall_core.tokens import RECALL_TOKEN
 from recall_core.types import MemoryCandidate, RecallQuery
-from tests.helpers.engines import ScriptedEngine
+from tests.helpers.engines import declining_engine
 from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model
 
@@ -229,10 +228,7 @@ def test_the_check_draws_nothing_from_the_random_generator():
 def test_served_recalls_on_a_named_question_after_the_decision_request(policy: str):
     """The engine's one-token decision says no; the question's names send the notes with the call."""
     _, tokenizer = tiny_model("llama")
-    end = tokenizer.eos_token_id
-    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
-    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, reply)
+    client = declining_engine(tokenizer.eos_token_id)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
     result = served.generate(NAMED, config=RecallConfig(recall_policy=policy), max_new_tokens=6)
     prompt, sent = client.bodies[0]["prompt"], client.bodies[-1]["prompt"]

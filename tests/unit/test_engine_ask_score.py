@@ -10,10 +10,9 @@ import torch
 from recall_core import RecallConfig, RecallGenerator, RecallSession
 from recall_core.decoding.ask import Decision, memory_asks, with_memory_search
 from recall_core.serving import ServedRecallGenerator
-from recall_core.serving.client import Completion
 from recall_core.tokens import RECALL_TOKEN
 from recall_core.types import MemoryCandidate, RecallQuery
-from tests.helpers.engines import ScriptedEngine
+from tests.helpers.engines import declining_engine
 from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model
 
@@ -145,10 +144,7 @@ def test_a_session_recalls_upon_the_score(config: RecallConfig):
 def test_served_recalls_upon_the_score_after_the_decision_request(policy: str):
     """The engine's one-token decision says no; the memory's score sends the notes with the call."""
     _, tokenizer = tiny_model("llama")
-    end = tokenizer.eos_token_id
-    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}])
-    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}])
-    client = ScriptedEngine(decision, reply)
+    client = declining_engine(tokenizer.eos_token_id)
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=Scored((FACT, 0.9)))
     config = RecallConfig(recall_policy=policy, ask_on_score=SCORED)
     result = served.generate(UNNAMED, config=config, max_new_tokens=6)

@@ -33,23 +33,26 @@ def test_no_note_left_names_the_answer_or_an_earlier_value(asked):
         assert left == tuple(n for n in item.notes if not any(base.names(n.text, v) for v in values))
 
 
-def test_an_earlier_value_alone_is_taken_out_too():
-    item = next(i for i in _asked_with_stale())
+def test_an_earlier_value_alone_is_taken_out_too(asked):
+    item = next(i for i in asked if i.question.stale)
     stale = MemoryCandidate("old", 0.4, f"I used to say {item.question.stale[0]}.", None, {})
     other = MemoryCandidate("other", 0.3, "I like tea.", None, {})
     assert near_misses([stale, other], item) == (other,)
 
 
-def _asked_with_stale():
-    users = family_data.family_users(("changes",), 1)
-    notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
-    return [i for i in family_data.asked(users, notes, random.Random(0)) if i.question.stale]
+@pytest.fixture(scope="module")
+def builder():
+    return ExampleBuilder(tiny_model()[1])
 
 
-def test_the_share_adds_unknown_examples_and_leaves_the_others_as_they_were(asked):
-    _, tokenizer = tiny_model()
-    builder = ExampleBuilder(tokenizer)
-    plain = memory_examples(builder, asked, Mixture(repeats=1), random.Random(0), [None])
+@pytest.fixture(scope="module")
+def plain(builder, asked):
+    """The examples without near misses."""
+    return memory_examples(builder, asked, Mixture(repeats=1), random.Random(0), [None])
+
+
+def test_the_share_adds_unknown_examples_and_leaves_the_others_as_they_were(asked, builder, plain):
+    tokenizer = builder.tokenizer
     mixed = memory_examples(builder, asked, Mixture(repeats=1, near_miss_share=1.0), random.Random(0), [None],
                             near_rng=random.Random(1))  # fmt: skip
     added = [e for e in mixed if e.meta.get("near_miss")]
@@ -72,10 +75,7 @@ def test_the_share_adds_unknown_examples_and_leaves_the_others_as_they_were(aske
         Mixture(near_miss_share=-0.1)
 
 
-def test_a_zero_share_changes_nothing(asked):
-    _, tokenizer = tiny_model()
-    builder = ExampleBuilder(tokenizer)
-    plain = memory_examples(builder, asked, Mixture(repeats=1), random.Random(0), [None])
+def test_a_zero_share_changes_nothing(asked, builder, plain):
     zero = memory_examples(builder, asked, Mixture(repeats=1, near_miss_share=0.0), random.Random(0), [None],
                            near_rng=random.Random(5))  # fmt: skip
     assert [e.input_ids for e in zero] == [e.input_ids for e in plain]
