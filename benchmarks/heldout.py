@@ -329,6 +329,9 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "questions": len(rows), "memory_questions": len(memory), "answered": sum(r["correct"] for r in memory),
         "unanswerable": len(never), "abstained_unanswerable": sum(r["correct"] for r in never),
         "stale": sum(r["stale"] for r in memory), "stale_possible": len(stale_asked),
+        # The changed facts answered with the current value: a method that answers few of them
+        # gives few stale answers too, so the stale count is read beside this one.
+        "current_of_changed": sum(r["correct"] for r in stale_asked),
         "notes_hold_answer": sum(r["notes_hold_answer"] for r in memory),
         "unknown_with_answer": sum(r["unknown_with_answer"] for r in rows),
         "fired_on_memory": sum(fired) if fired else None,
@@ -354,7 +357,7 @@ def general_calls(n: int, user_id: str, systems: Sequence[str | None] = EVAL_SYS
 
 def markdown(result: Mapping[str, Any]) -> str:
     families = result["families"]
-    lines = ["| method | " + " | ".join(families) + " | all | unknown w/ answer | stale | fired |",
+    lines = ["| method | " + " | ".join(families) + " | all | unknown w/ answer | stale (current) | fired |",
              "| --- | " + " | ".join("---" for _ in families) + " | --- | --- | --- | --- |"]
     for name, per in result["summary"].items():
         cells = [f"{per[f]['answered']}/{per[f]['memory_questions']} · {per[f]['abstained_unanswerable']}/{per[f]['unanswerable']}"
@@ -363,9 +366,10 @@ def markdown(result: Mapping[str, Any]) -> str:
         fired = "" if a["fired_on_memory"] is None else f"{a['fired_on_memory']}/{a['memory_questions']}"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | **{a['answered']}/{a['memory_questions']}** · "
                      f"{a['abstained_unanswerable']}/{a['unanswerable']} | {a['unknown_with_answer']} | "
-                     f"{a['stale']}/{a['stale_possible']} | {fired} |")  # fmt: skip
+                     f"{a['stale']}/{a['stale_possible']} ({a.get('current_of_changed', '-')}) | {fired} |")  # fmt: skip
     lines.append("")
-    lines.append("Cells: facts answered / memory questions · \"don't know\" / questions never answered in the conversation.")
+    lines.append("Cells: facts answered / memory questions · \"don't know\" / questions never answered in the conversation. "
+                 "Stale: an earlier value of a changed fact / changed facts asked (the current value given).")
     for name, general in result.get("general", {}).items():
         lines.append(f"General prompts, {name}: recall fired on {general['fired']} of {general['prompts']}.")
     return "\n".join(lines) + "\n"

@@ -96,3 +96,17 @@ def test_families_are_parsed_and_a_bad_name_is_named(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--families", "passing,nope"])
     assert "--families must name families of" in capsys.readouterr().err
+
+
+def test_the_stale_count_is_read_beside_the_changed_facts_answered_with_the_current_value():
+    from benchmarks.heldout import markdown, summarize
+
+    def row(correct: bool, stale: bool, changed: bool = True) -> dict:
+        return {"kind": "memory", "correct": correct, "stale": stale, "stale_possible": changed, "fired": None,
+                "notes_hold_answer": True, "unknown_with_answer": False, "processed_tokens": 10, "ttft_s": 0.1}  # fmt: skip
+
+    rows = [row(True, False), row(False, True), row(True, False), row(True, False, changed=False), row(False, False)]
+    summary = summarize(rows)
+    assert (summary["stale"], summary["stale_possible"], summary["current_of_changed"]) == (1, 4, 2)
+    table = markdown({"families": ["changes"], "summary": {"recall": {"changes": summary, "all": summary}}})
+    assert "| 1/4 (2) |" in table and "stale (current)" in table
