@@ -99,9 +99,10 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
                 partial: Path | None = None) -> list[dict[str, Any]]:
     """Every method on every sampled question; one row per question (also appended to ``partial``, JSON lines)."""
     rows = []
-    bar = progress(None, "answers", show, unit="q", total=len(questions) * len(methods))
-    for q in questions:
-        prompt = build_prompt(q, bench.conversations[q.sample_id], bench.args.seed)
+    asked = [(q, place) for q in questions for place in places_of(q, getattr(bench.args, "no_info_place", "drawn"))]
+    bar = progress(None, "answers", show, unit="q", total=len(asked) * len(methods))
+    for q, place in asked:
+        prompt = build_prompt(q, bench.conversations[q.sample_id], bench.args.seed, place)
         row: dict[str, Any] = {"key": q.key, "category": q.category, "question": q.question,
                                "answer": q.answer or NO_INFO, "evidence": list(q.evidence), "methods": {}}
         if prompt.options:  # where "No information available" sat: a model that always writes "(a)" is right half the time
@@ -115,6 +116,15 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
                 handle.write(json.dumps(row) + "\n")
     bar.close()
     return rows
+
+
+def places_of(question: Question, no_info_place: str) -> list[str | None]:
+    """Where "No information available" goes for ``question`` under ``--no-info-place``: ``[None]``
+    (drawn per question, the protocol; every category but 5), one place, or both (``"both"``: the
+    question is asked twice, a row for each)."""
+    if question.category != 5 or no_info_place == "drawn":
+        return [None]
+    return ["a", "b"] if no_info_place == "both" else [no_info_place]
 
 
 def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any]:

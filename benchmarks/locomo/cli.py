@@ -104,6 +104,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="(d)/(f): any other RecallConfig field, e.g. match_names=False (repeatable; Python literals)")
     p.add_argument("--categories", default=None,
                    help="answer only the sampled questions of these categories, e.g. 5 or 1,2 (the sample is drawn first)")
+    p.add_argument("--no-info-place", choices=["drawn", "a", "b", "both"], default="drawn",
+                   help="category 5: where \"No information available\" goes: drawn per question (the protocol), "
+                        "always (a) or (b), or both (each question asked twice; its rate is then free of a letter's bias)")
     p.add_argument("--max-new-tokens", type=int, default=24, help="answers are a few words; most stop at a line break")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     p.add_argument("--out", default=str(OUT), help="output folder")

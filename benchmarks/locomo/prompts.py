@@ -35,12 +35,16 @@ class Prompt:
     options: dict[str, str] | None = None
 
 
-def build_prompt(question: Question, conversation: Conversation, seed: int) -> Prompt:
+def build_prompt(question: Question, conversation: Conversation, seed: int, no_info_place: str | None = None) -> Prompt:
     """The official protocol's wording: a date hint for category 2, an (a)/(b) choice for category 5.
 
     The category-2 hint follows the question. The order of the two category-5 options is drawn per question from ``seed`` (the official
-    code draws it at random).
+    code draws it at random), unless ``no_info_place`` (``"a"`` or ``"b"``) says where "No information
+    available" goes: asked in both places, a model that always writes the same letter scores 0.5
+    whatever the draw.
     """
+    if no_info_place not in (None, "a", "b"):
+        raise ValueError(f"no_info_place must be 'a', 'b' or None (drawn), not {no_info_place!r}")
     system = SYSTEM.format(a=conversation.speaker_a, b=conversation.speaker_b)
     if question.category == 2:
         # After the question, not in the system prompt: every prompt of a conversation then
@@ -50,7 +54,9 @@ def build_prompt(question: Question, conversation: Conversation, seed: int) -> P
         return Prompt(system, question.question)
     other = question.adversarial_answer or question.answer or "Yes"
     rng = random.Random(f"{seed}:{question.key}")
-    options = {"a": NO_INFO, "b": other} if rng.random() < 0.5 else {"a": other, "b": NO_INFO}
+    drawn_first = rng.random() < 0.5  # drawn whatever no_info_place says, so the draw stays the protocol's
+    first = drawn_first if no_info_place is None else no_info_place == "a"
+    options = {"a": NO_INFO, "b": other} if first else {"a": other, "b": NO_INFO}
     user = f"{question.question} (a) {options['a']} (b) {options['b']}. Select the correct answer by writing (a) or (b)."
     return Prompt(system, user, options)
 

@@ -324,3 +324,51 @@ def test_categories_keeps_only_those_of_the_drawn_sample(tmp_path, data_file):
     assert cli.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
     rows = json.loads((out / "locomo.json").read_text())["answers"]["rows"]
     assert [r["key"] for r in rows] == kept
+
+
+@pytest.fixture(scope="module")
+def synthetic_file(tmp_path_factory) -> Path:
+    """The synthetic slice, which has a category-5 question (the dev slice's first sessions may not)."""
+    path = tmp_path_factory.mktemp("locomo") / "synthetic.json"
+    path.write_text(json.dumps(synthetic_locomo()))
+    return path
+
+
+def test_no_info_place_puts_the_option_where_asked_and_keeps_the_draw_otherwise(synthetic_file):
+    from benchmarks.locomo.answers import places_of
+    from benchmarks.locomo.prompts import NO_INFO, build_prompt
+
+    conversations = load_locomo(synthetic_file)
+    conversation = conversations[0]
+    adversarial = next(q for c in conversations for q in c.questions if q.category == 5)
+    other = next(q for c in conversations for q in c.questions if q.category != 5)
+    drawn = build_prompt(adversarial, conversation, seed=0).options
+    assert build_prompt(adversarial, conversation, 0, None).options == drawn
+    assert build_prompt(adversarial, conversation, 0, "a").options["a"] == NO_INFO
+    assert build_prompt(adversarial, conversation, 0, "b").options["b"] == NO_INFO
+    assert build_prompt(other, conversation, 0, "a").options is None  # only category 5 has options
+    with pytest.raises(ValueError, match="no_info_place must be 'a', 'b' or None"):
+        build_prompt(adversarial, conversation, 0, "c")
+    assert places_of(adversarial, "both") == ["a", "b"] and places_of(adversarial, "b") == ["b"]
+    assert places_of(adversarial, "drawn") == [None] and places_of(other, "both") == [None]
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--no-info-place", "c"])
+
+
+def test_both_places_ask_each_adversarial_question_twice(tmp_path, synthetic_file):
+    """``--no-info-place both``: every category-5 question is asked with "No information available" as
+    (a) and again as (b), a row each, so the place split counts each question once in each place."""
+    model, tokenizer = tiny_model("llama")
+    from recall_core import RecallGenerator
+
+    out = tmp_path / "out"
+    argv = ["--data", str(synthetic_file), "--encoder", "hash", "--all", "--out", str(out), "--methods", "none",
+            "--categories", "5", "--no-info-place", "both", "--max-new-tokens", "2", "--no-progress"]  # fmt: skip
+    assert cli.main(argv, generator=RecallGenerator(model, tokenizer)) == 0
+    answers = json.loads((out / "locomo.json").read_text())["answers"]
+    rows = answers["rows"]
+    assert rows and len(rows) == 2 * answers["sample_size"]
+    assert [r["no_info_option"] for r in rows] == ["a", "b"] * answers["sample_size"]
+    assert [r["key"] for r in rows[::2]] == [r["key"] for r in rows[1::2]]
+    places = answers["methods"]["none"]["adversarial_by_place"]
+    assert places["a"]["questions"] == places["b"]["questions"] == answers["sample_size"]
