@@ -67,12 +67,18 @@ def sign_test(only_a: int, only_b: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def rows_of(spec: str) -> dict[tuple[str, str], Row]:
-    """The rows of ``PATH@METHOD``, by (family, key). Raises ``ValueError`` for a spec without a
-    method, or a method the run does not hold (naming those it does)."""
+def parts(spec: str) -> tuple[str, str]:
+    """``PATH@METHOD`` as ``(PATH, METHOD)``; ``ValueError`` for a spec without both."""
     path, sep, method = spec.rpartition("@")
     if not sep or not path or not method:
         raise ValueError(f"--pair takes PATH@METHOD (a heldout.json and one of its methods), not {spec!r}")
+    return path, method
+
+
+def rows_of(spec: str) -> dict[tuple[str, str], Row]:
+    """The rows of ``PATH@METHOD``, by (family, key). Raises ``ValueError`` for a spec without a
+    method, or a method the run does not hold (naming those it does)."""
+    path, method = parts(spec)
     run = json.loads(Path(path).read_text(encoding="utf-8"))
     rows = {(r["family"], r["key"]): r for r in run["rows"] if r["method"] == method}
     if not rows:
@@ -137,14 +143,14 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Compare every ``--pair`` and pool them. A run file in two pairs is refused: pooled sets must
     be different questions (keys repeat across seeds and families, so only the files can tell)."""
-    files = [path for pair in args.pair for path in {spec.rpartition("@")[0] for spec in pair}]
+    files = [path for pair in args.pair for path in {parts(spec)[0] for spec in pair}]
     if len(files) != len(set(files)):
         raise ValueError("a run file is named in two --pair: the pooled sets must be different questions")
     pairs = []
     for spec_a, spec_b in args.pair:
         pairs.append({"a": spec_a, "b": spec_b, "label": f"{_short(spec_a)} against {_short(spec_b)}",
                       "comparison": compare(rows_of(spec_a), rows_of(spec_b))})  # fmt: skip
-    result = {"benchmark": "paired", "schema_version": 1, "a": _method(args.pair[0][0]), "b": _method(args.pair[0][1]),
+    result = {"benchmark": "paired", "schema_version": 1, "a": parts(args.pair[0][0])[1], "b": parts(args.pair[0][1])[1],
               "pairs": pairs, "pooled": pooled([p["comparison"] for p in pairs])}  # fmt: skip
     write_results(args.out, "paired", result, markdown(result), plot)
     return result
@@ -155,13 +161,9 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
-def _method(spec: str) -> str:
-    return spec.rpartition("@")[2]
-
-
 def _short(spec: str) -> str:
     """``FOLDER@METHOD`` of a spec: the run's folder names the set."""
-    path, _, method = spec.rpartition("@")
+    path, method = parts(spec)
     return f"{Path(path).parent.name}@{method}"
 
 

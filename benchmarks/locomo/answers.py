@@ -99,7 +99,7 @@ def answer_rows(bench: Bench, questions: Sequence[Question], methods: Sequence[s
                 partial: Path | None = None) -> list[dict[str, Any]]:
     """Every method on every sampled question; one row per question (also appended to ``partial``, JSON lines)."""
     rows = []
-    asked = [(q, place) for q in questions for place in places_of(q, getattr(bench.args, "no_info_place", "drawn"))]
+    asked = [(q, place) for q in questions for place in places_of(q, bench.args.no_info_place)]
     bar = progress(None, "answers", show, unit="q", total=len(asked) * len(methods))
     for q, place in asked:
         prompt = build_prompt(q, bench.conversations[q.sample_id], bench.args.seed, place)

@@ -54,8 +54,7 @@ def build_prompt(question: Question, conversation: Conversation, seed: int, no_i
         return Prompt(system, question.question)
     other = question.adversarial_answer or question.answer or "Yes"
     rng = random.Random(f"{seed}:{question.key}")
-    drawn_first = rng.random() < 0.5  # drawn whatever no_info_place says, so the draw stays the protocol's
-    first = drawn_first if no_info_place is None else no_info_place == "a"
+    first = rng.random() < 0.5 if no_info_place is None else no_info_place == "a"
     options = {"a": NO_INFO, "b": other} if first else {"a": other, "b": NO_INFO}
     user = f"{question.question} (a) {options['a']} (b) {options['b']}. Select the correct answer by writing (a) or (b)."
     return Prompt(system, user, options)
