@@ -38,7 +38,6 @@ from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from recall_core.training.families import FAMILIES  # noqa: E402
 
 OUT = OUT_ROOT / "abstention"
 THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -119,8 +118,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from recall_core.decoding.abstain import abstention_opening
     from recall_core.memory.encoders import default_encoder
 
-    families = [f for f in args.families.split(",") if f]
-    data = {f: FAMILIES[f].generate(args.seed, users=args.users) for f in families}
+    families = list(args.families)
+    data = heldout.asked_families(families, args.seed, args.users)
     generator = RecallGenerator.from_pretrained(device="cpu", tuned=True)
     opening = abstention_opening(generator.tokenizer)
     base = generator.config.replace(abstain_threshold=0.0)
@@ -151,7 +150,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--families", default="passing,dates,paraphrase")
+    p.add_argument("--families", type=heldout.family_names, default="passing,dates,paraphrase",
+                   help="comma-separated, from the held-out benchmark's families (generated and hand-written)")
     p.add_argument("--users", type=int, default=2)
     p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
     p.add_argument("--max-new-tokens", type=int, default=48)  # as benchmarks.heldout
