@@ -217,8 +217,11 @@ class RecallMethod(Method):
             fired: bool | None = bool(result.recalls)
         else:
             fired = any(r.trigger != "prompt" for r in result.recalls) if policy in ("model", "uncertainty") else None
+        # Each injected note's cosine, in the notes' order: what a rule on the scores (how many
+        # notes, a gap between them) is read against afterwards, without searching again.
+        scores = [round(score, 4) for r in injected for _, score in r.memories]
         return Reply(text, notes, fired, usage.prompt_tokens + usage.injected_tokens, ttft, total,
-                     {"triggers": [r.trigger for r in result.recalls]})  # fmt: skip
+                     {"triggers": [r.trigger for r in result.recalls], "note_scores": scores})  # fmt: skip
 
     def close(self) -> None:
         if self.store is not None:

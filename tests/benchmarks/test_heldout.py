@@ -110,3 +110,31 @@ def test_the_stale_count_is_read_beside_the_changed_facts_answered_with_the_curr
     assert (summary["stale"], summary["stale_possible"], summary["current_of_changed"]) == (1, 4, 2)
     table = markdown({"families": ["changes"], "summary": {"recall": {"changes": summary, "all": summary}}})
     assert "| 1/4 (2) |" in table and "stale (current)" in table
+
+
+def test_a_recall_row_keeps_each_injected_notes_score_in_the_notes_order():
+    """The held-out rows keep the cosine of every injected note (``note_scores``), so that a rule on
+    the scores can be read against a run afterwards without searching again."""
+    from benchmarks.heldout import RecallMethod, score_reply
+    from recall_core import RecallGenerator
+    from recall_core.memory import HashEncoder
+    from tests.helpers.tiny import tiny_model
+
+    model, tokenizer = tiny_model("llama")
+    generator = RecallGenerator(model, tokenizer)
+    users = FAMILIES["dates"].generate(20261124, users=1)
+    method = RecallMethod("recall", generator, 4, HashEncoder(64))
+    method.prepare(users)
+    counts = set()
+    try:
+        for call in calls_of("dates", users)[:6]:
+            reply = method.reply(call)
+            memories = method.store.for_user(call.question.user_id)
+            result = generator.generate(call.messages(), memory=memories, max_new_tokens=4)
+            injected = [score for r in result.recalls if r.length > 0 for _, score in r.memories]
+            assert reply.extra["note_scores"] == [round(score, 4) for score in injected]
+            assert score_reply(call, reply)["note_scores"] == reply.extra["note_scores"]
+            counts.add(len(injected))
+    finally:
+        method.close()
+    assert generator.config.memories in counts  # a call with two notes among them: both scores kept
