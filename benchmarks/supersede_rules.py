@@ -20,7 +20,9 @@ The rules (each also needs the newer note strictly newer, by the same speaker):
 - ``newest_wins``: the engine's own :func:`~recall_core.decoding.supersede.updates`;
 - ``any_change``: no day or time needed; the newer note says a change anywhere (a change word such
   as "now" or a phrase of change) and names a subject word of the question and the older note;
-- ``change_phrase``: the same with the phrases of change only ("moved to", "switched", "fell through").
+- ``change_phrase``: the same with the phrases of change only ("moved to", "switched", "fell through");
+- ``change_with_context``: ``newest_wins`` with the subject named in the sentence that says the
+  change or in the one before it.
 
 Whether the model reads a mark at all is ``benchmarks/note_marks.py``'s question.
 
@@ -54,11 +56,13 @@ from recall_core.decoding.supersede import (  # noqa: E402
     UpdateTest,
     asked_words,
     later_by_same_speaker,
+    names_time,
     newest_versions,
     says_change,
     subject_words,
     updates,
 )
+from recall_core.memory.text.chunking import sentences  # noqa: E402
 from recall_core.memory.text.lexical import query_words  # noqa: E402
 from recall_core.training.families import base  # noqa: E402
 from recall_core.types import MemoryCandidate, RecallQuery  # noqa: E402
@@ -83,7 +87,23 @@ def change_phrase(newer: MemoryCandidate, older: MemoryCandidate, question: set[
     return later_by_same_speaker(newer, older, when) and said and _names_subject(newer, older, question)
 
 
-RULES: dict[str, Rule] = {"newest_wins": updates, "any_change": any_change, "change_phrase": change_phrase}
+def change_with_context(newer: MemoryCandidate, older: MemoryCandidate, question: set[str],
+                        when: Callable[[MemoryCandidate], Any]) -> bool:  # fmt: skip
+    """``newest_wins`` with the subject named in the sentence that says the change *or the one
+    before it* ("They've had to put my operation back. I'm to go in on the 3rd of June, not in May
+    after all."): a change is often said in the sentence after the one that names its subject."""
+    if not later_by_same_speaker(newer, older, when):
+        return False
+    if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
+        return False
+    subject = subject_words(question, older.text)
+    said = sentences(newer.text)
+    return any(says_change(sentence) and subject & set(query_words(" ".join(said[max(0, i - 1): i + 1])))
+               for i, sentence in enumerate(said))  # fmt: skip
+
+
+RULES: dict[str, Rule] = {"newest_wins": updates, "any_change": any_change, "change_phrase": change_phrase,
+                          "change_with_context": change_with_context}  # fmt: skip
 
 
 def holds(notes: Iterable[MemoryCandidate], values: Sequence[str]) -> bool:
