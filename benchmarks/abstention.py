@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from recall_core.decoding.abstain import abstention_opening
     from recall_core.memory.encoders import default_encoder
 
-    families = list(args.families)
+    families = args.families
     data = heldout.asked_families(families, args.seed, args.users)
     generator = RecallGenerator.from_pretrained(device="cpu", tuned=True)
     opening = abstention_opening(generator.tokenizer)
@@ -149,14 +149,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--families", type=heldout.family_names, default="passing,dates,paraphrase",
-                   help="comma-separated, from the held-out benchmark's families (generated and hand-written)")
-    p.add_argument("--users", type=int, default=2)
-    p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
+    p = heldout.study_parser(__doc__, OUT, families="passing,dates,paraphrase", users=2)
     p.add_argument("--max-new-tokens", type=int, default=48)  # as benchmarks.heldout
-    p.add_argument("--out", type=Path, default=OUT)
-    p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     print(markdown(run(args)))
     return 0

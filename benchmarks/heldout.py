@@ -410,6 +410,21 @@ def family_names(text: str) -> list[str]:
     return names
 
 
+def study_parser(doc: str, out: Path, *, families: str | None = None, users: int = 8) -> argparse.ArgumentParser:
+    """The options of a study run on the families this benchmark asks (:mod:`benchmarks.supersede_rules`,
+    :mod:`benchmarks.rerank`, :mod:`benchmarks.abstention`, :mod:`benchmarks.note_perturbations`):
+    ``--families`` (required where ``families`` is ``None``), ``--users``, ``--seed``, ``--out``
+    (default ``out``), ``--no-progress``; ``doc``'s first line describes it."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--families", type=family_names, required=families is None, default=families,
+                   help="comma-separated, from the held-out benchmark's families (generated and hand-written)")
+    p.add_argument("--users", type=int, default=users)
+    p.add_argument("--seed", type=int, default=EVAL_SEED)
+    p.add_argument("--out", type=Path, default=out)
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--families", type=family_names, default=",".join(ASKED_FAMILIES),

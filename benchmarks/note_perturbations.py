@@ -189,11 +189,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         models["plain"] = RecallGenerator.from_pretrained(device="cpu", tuned=False)
     search = heldout.RecallMethod("search", models["tuned"], args.max_new_tokens, default_encoder())
     search.prepare([u for users in data.values() for u in users])
-    calls = [c for f in args.families
-             for c in [c for c in heldout.calls_of(f, data[f], args.seed) if c.question.kind == "memory"][: args.limit]]
+    asked = {f: [c for c in heldout.calls_of(f, data[f], args.seed) if c.question.kind == "memory"] for f in args.families}
+    calls = [c for f in args.families for c in asked[f][: args.limit]]
     records, no_fact = [], 0
-    work = [(c, m) for c in calls for m in models]
-    bar = progress(None, "perturbed notes", not args.no_progress, unit="reading", total=len(work) * len(CONDITIONS))
+    total = len(calls) * len(models) * len(CONDITIONS)
+    bar = progress(None, "perturbed notes", not args.no_progress, unit="reading", total=total)
     try:
         for call in calls:
             found = search.store.for_user(call.question.user_id).search(RecallQuery(call.question.text), SEARCHED)
@@ -228,16 +228,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--families", type=heldout.family_names, default="passing,dates,paraphrase,circle",
-                   help="comma-separated, from the held-out benchmark's families (generated and hand-written)")
-    p.add_argument("--users", type=int, default=2)
-    p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
+    p = heldout.study_parser(__doc__, OUT, families="passing,dates,paraphrase,circle", users=2)
     p.add_argument("--limit", type=int, default=None, help="only the first N memory questions of each family")
     p.add_argument("--plain", action="store_true", help="the plain model too, with recall's defaults")
     p.add_argument("--max-new-tokens", type=int, default=48)  # as benchmarks.heldout
-    p.add_argument("--out", type=Path, default=OUT)
-    p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     print(markdown(run(args)))
     return 0

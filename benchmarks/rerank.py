@@ -39,7 +39,7 @@ from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.scoring import continuation_log_probs  # noqa: E402
 from benchmarks.heldout_memory import memory_questions  # noqa: E402
-from benchmarks.supersede_rules import holds, study_parser  # noqa: E402
+from benchmarks.supersede_rules import holds  # noqa: E402
 from recall_core.config import RecallConfig  # noqa: E402
 from recall_core.decoding.notes import note  # noqa: E402
 from recall_core.decoding.select import choose_candidates, eligible_candidates  # noqa: E402
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from recall_core.memory.encoders import default_encoder
     from recall_core.models.loading import load_model
 
-    p = study_parser(__doc__, OUT)
+    p = heldout.study_parser(__doc__, OUT)
     p.add_argument("--plain", action="store_true", help="score with the plain release (default: the recall-tuned model)")
     p.add_argument("--cut", type=int, default=96, help="tokens of each candidate's text scored")
     p.add_argument("--threads", type=int, default=2)

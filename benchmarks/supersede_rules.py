@@ -35,11 +35,9 @@ Writes benchmarks/out/supersede_rules/supersede_rules.json and .md.
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -174,23 +172,10 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def study_parser(doc: str, out: Path) -> argparse.ArgumentParser:
-    """The options of a study of the default search's notes on families this generates (this one,
-    :mod:`benchmarks.rerank`): ``--families`` (required), ``--users``, ``--seed``, ``--out``
-    (default ``out``), ``--no-progress``; ``doc``'s first line describes it."""
-    p = argparse.ArgumentParser(description=doc.split("\n")[0])
-    p.add_argument("--families", type=heldout.family_names, required=True)
-    p.add_argument("--users", type=int, default=8)
-    p.add_argument("--seed", type=int, default=heldout.EVAL_SEED)
-    p.add_argument("--out", type=Path, default=out)
-    p.add_argument("--no-progress", action="store_true")
-    return p
-
-
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from recall_core.memory.encoders import default_encoder
 
-    args = study_parser(__doc__, OUT).parse_args(argv)
+    args = heldout.study_parser(__doc__, OUT).parse_args(argv)
     data = heldout.asked_families(args.families, args.seed, args.users)
     by_rule = measure(data, default_encoder(), not args.no_progress)
     every = {name: sum(per.values(), Counter()) for name, per in by_rule.items()}
