@@ -54,7 +54,7 @@ from recall_core.decoding.supersede import (  # noqa: E402
     UpdateTest,
     asked_words,
     later_by_same_speaker,
-    names_time,
+    may_update,
     newest_versions,
     says_change,
     subject_words,
@@ -90,9 +90,7 @@ def change_with_context(newer: MemoryCandidate, older: MemoryCandidate, question
     """``newest_wins`` with the subject named in the sentence that says the change *or the one
     before it* ("They've had to put my operation back. I'm to go in on the 3rd of June, not in May
     after all."): a change is often said in the sentence after the one that names its subject."""
-    if not later_by_same_speaker(newer, older, when):
-        return False
-    if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
+    if not may_update(newer, older, when):
         return False
     subject = subject_words(question, older.text)
     said = sentences(newer.text)

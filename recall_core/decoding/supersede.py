@@ -110,12 +110,17 @@ UpdateTest = Callable[[MemoryCandidate, MemoryCandidate, set[str], Callable[[Mem
 
 def updates(newer: MemoryCandidate, older: MemoryCandidate, question: set[str], when: Callable[[MemoryCandidate], Any]) -> bool:
     """Whether ``newer`` updates ``older`` for a question of words ``question`` (the module's test)."""
-    if not later_by_same_speaker(newer, older, when):
-        return False
-    if not (names_time(newer.text) and names_time(older.text) and says_change(newer.text)):
+    if not may_update(newer, older, when):
         return False
     subject = subject_words(question, older.text)
     return any(subject & set(query_words(sentence)) for sentence in sentences(newer.text) if says_change(sentence))
+
+
+def may_update(newer: MemoryCandidate, older: MemoryCandidate, when: Callable[[MemoryCandidate], Any]) -> bool:
+    """The conditions of :func:`updates` before the subject: ``newer`` said strictly after ``older``
+    by the same speaker, both naming a day or a time, and ``newer`` saying a change somewhere."""
+    return (later_by_same_speaker(newer, older, when) and names_time(newer.text) and names_time(older.text)
+            and says_change(newer.text))  # fmt: skip
 
 
 def subject_words(question: set[str], text: str) -> set[str]:
