@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--near-miss-share", type=float, default=Mixture().near_miss_share,
                         help="of the memory examples whose notes hold the answer, the share that also gets an "
                              "example with the notes naming the answer taken out, answered \"I don't know.\"")
+    parser.add_argument("--neighbour-share", type=float, default=Mixture().neighbour_share,
+                        help="of the memory examples whose notes hold the answer, the share whose answering note is "
+                             "shown among one to five of the same user's near misses (the search's deeper candidates)")
     parser.add_argument("--statements", type=int, default=Mixture().statements,
                         help="examples of a user telling the assistant about themselves, answered as the base model "
                              "answers (an acknowledgement, not a recall)")
@@ -91,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
                       passing_share=args.passing_share, empty_share=args.empty_share,
                       oldest_share=args.oldest_share, format_share=args.format_share, reply_share=args.reply_share,
                       company_share=args.company_share, near_miss_share=args.near_miss_share,
+                      neighbour_share=args.neighbour_share,
                       statements=args.statements)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,

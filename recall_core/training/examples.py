@@ -90,6 +90,10 @@ class Mixture:
     # search's near misses (another person's job, another pet's name), and the reply is "I don't
     # know." (``near_misses``). Kept whatever ``unknown_share`` says: these are the hard negatives.
     near_miss_share: float = 0.0
+    # Of memory examples whose notes hold the answer: the answering note shown among one to five of
+    # the same user's memories nearest the question that do not hold it (``among_neighbours``), at
+    # any place, so that the fact is read second or sixth behind near misses, not only first.
+    neighbour_share: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("repeats", "general", "auto_general", "statements"):
@@ -98,7 +102,7 @@ class Mixture:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
                      "empty_share", "oldest_share", "format_share", "reply_share", "company_share",
-                     "near_miss_share"):
+                     "near_miss_share", "neighbour_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"mixture {name} must be in [0, 1], got {value!r}")
@@ -190,7 +194,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
                     format_rng: random.Random | None = None, replies: Sequence[str] = (),
                     reply_rng: random.Random | None = None,
                     company_rng: random.Random | None = None,
-                    near_rng: random.Random | None = None) -> list[Example]:
+                    near_rng: random.Random | None = None,
+                    neighbour_rng: random.Random | None = None) -> list[Example]:
     """``mixture.repeats`` examples per question: each with a system message drawn from ``systems``,
     its earlier exchanges, and a policy (``auto``, or the model's own recall, at the start or mid-answer).
 
@@ -201,7 +206,9 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     which examples' notes carry one of ``replies`` (:func:`with_replies`, ``mixture.reply_share``),
     and ``company_rng`` which answering lines are said with the user's other facts (:func:`in_company`,
     ``mixture.company_share``). ``near_rng`` draws which answered questions get a near-miss
-    "I don't know." example as well (:func:`near_misses`, ``mixture.near_miss_share``).
+    "I don't know." example as well (:func:`near_misses`, ``mixture.near_miss_share``), and
+    ``neighbour_rng`` which answering notes are shown among the user's near misses
+    (:func:`among_neighbours`, ``mixture.neighbour_share``).
     """
     from recall_core.training.answer_formats import distractor_pool, formatted
     from recall_core.training.family_data import LEAD_INS
@@ -211,6 +218,7 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
     reply_rng = reply_rng or random.Random(0)
     company_rng = company_rng or random.Random(0)
     near_rng = near_rng or random.Random(0)
+    neighbour_rng = neighbour_rng or random.Random(0)
     if mixture.reply_share and not replies:
         raise ValueError("mixture reply_share needs replies to put in the notes")
     pool = distractor_pool(items)
@@ -224,6 +232,8 @@ def memory_examples(builder: ExampleBuilder, items: Sequence[Asked], mixture: Mi
             own = bool(item.systems) and rng.random() < 0.7
             messages = messages_for(item, rng.choice(item.systems if own else systems), item.earlier)
             notes, holds = perturbed_notes(item, others, mixture, rng)
+            if neighbour_rng.random() < mixture.neighbour_share and holds:  # drawn for every example, as the order is
+                notes = among_neighbours(notes, item, neighbour_rng)
             if near_rng.random() < mixture.near_miss_share and holds:  # drawn for every example, as the order is
                 out.extend(_near_miss_example(builder, item, messages, notes, mixture, near_rng))
             if mixture.passing_share and holds and item.small_talk and rng.random() < mixture.passing_share:
@@ -321,6 +331,34 @@ def perturbed_notes(item: Asked, others: Sequence[Sequence[MemoryCandidate]], mi
     seen: set[str] = set()
     unique = [n for n in notes if not (n.id in seen or seen.add(n.id))]
     return tuple(unique), holds
+
+
+def among_neighbours(notes: Sequence[MemoryCandidate], item: Asked,
+                     rng: random.Random) -> tuple[MemoryCandidate, ...]:
+    """The first of ``notes`` that names the answer, among one to five of ``item.deeper`` (the same
+    user's memories nearest the question) that name neither the answer nor an earlier value.
+
+    Why: the tuned model reads the first of its notes. With the fact alone it answered 43 of 57
+    held-out questions, with one near miss before it 31, with five 12 (``benchmarks/note_perturbations.py``,
+    2026-12-03). Training's other notes are the search's top two or *another* user's notes
+    (:func:`perturbed_notes`), which share no subject with the question; the search's deeper
+    candidates do: another relative's name, another pet. When the answering note is dated, half of
+    the time the notes keep their dates and are put newest first, as the loop puts them (the
+    fact's place follows its date); else they are undated, in a random order. Unchanged when there
+    is no answering note or no such neighbour.
+    """
+    answering = next((n for n in notes if _holds(n, item)), None)
+    shown = {n.id for n in notes}
+    pool = [n for n in _foreign(item.deeper, item) if n.id not in shown]
+    if answering is None or not pool:
+        return tuple(notes)
+    out = [answering, *rng.sample(pool, min(len(pool), rng.randint(1, 5)))]
+    if rng.random() < 0.5 and all(_said_at(n) for n in out):
+        out.sort(key=_said_at, reverse=True)
+    else:
+        rng.shuffle(out)
+        out = [MemoryCandidate(n.id, n.score, n.text, None, {}) for n in out]
+    return tuple(out)
 
 
 def oldest_first(notes: Sequence[MemoryCandidate], order: NoteOrder, share: float,

@@ -70,6 +70,7 @@ class Asked:
     small_talk: tuple[str, ...] = ()  # what this user said that states no fact (to bury a fact in: examples.in_passing)
     systems: tuple[str, ...] = ()  # the conversation's own callers' system messages (base.User.systems)
     statements: tuple[str, ...] = ()  # what this user said that states a fact (examples.in_company)
+    deeper: tuple[MemoryCandidate, ...] = ()  # the search's candidates below the notes (examples.among_neighbours)
 
 
 def family_users(families: Iterable[str], users: int, seed: int = TRAIN_SEED) -> dict[str, list[base.User]]:
@@ -97,6 +98,9 @@ class Searched(NamedTuple):
 
     chosen: tuple[MemoryCandidate, ...]
     answering: MemoryCandidate | None = None
+    #: The candidates of the deeper search below the chosen notes, best first (``depth``): the
+    #: same user's other memories nearest the question, near misses among them.
+    deeper: tuple[MemoryCandidate, ...] = ()
 
 
 def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *, encoder: Any = None,
@@ -107,9 +111,11 @@ def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *,
     The users' turns go into a temporary local store (``writer_options`` for the writer,
     ``store_options`` for the store, e.g. ``unit``); each question is searched with its text
     and the candidates chosen as the loop chooses them (``config``: top_k, min_score,
-    memories, deduplication). With ``depth`` above ``config.top_k``, a question whose chosen
-    notes miss the answer is searched ``depth`` deep for a candidate that names it
-    (:attr:`Searched.answering`), so that training can show the answer where the search missed it.
+    memories, deduplication). With ``depth`` above ``config.top_k``, every memory question is
+    also searched ``depth`` deep: the candidates below the chosen notes are kept
+    (:attr:`Searched.deeper`), and where the chosen notes miss the answer, the best-ranked deeper
+    candidate that names it (:attr:`Searched.answering`), so that training can show the answer
+    where the search missed it.
     """
     from recall_core.memory import MemoryStore, MemoryWriter
 
@@ -126,11 +132,14 @@ def retrieved(users: Mapping[str, Sequence[base.User]], config: RecallConfig, *,
                 for question in user.questions:
                     query = RecallQuery(text=question.text)
                     chosen, _ = choose_candidates(memory.search(query, config.top_k), config)
-                    answering = None
-                    if depth > config.top_k and question.kind == "memory" and named_value(chosen, question) is None:
+                    answering, below = None, ()
+                    if depth > config.top_k and question.kind == "memory":
                         deeper = memory.search(query, depth)
-                        answering = next((c for c in deeper if named_value([c], question) is not None), None)
-                    out[question.key] = Searched(tuple(chosen), answering)
+                        seen = {c.id for c in chosen}
+                        below = tuple(c for c in deeper if c.id not in seen)
+                        if named_value(chosen, question) is None:
+                            answering = next((c for c in deeper if named_value([c], question) is not None), None)
+                    out[question.key] = Searched(tuple(chosen), answering, below)
         finally:
             store.close()
     return out
@@ -196,7 +205,7 @@ def asked(users: Mapping[str, Sequence[base.User]], notes: Mapping[str, Searched
                 reply = answer_for(question.text, value, rng) if value is not None else UNKNOWN_REPLY
                 earlier = _earlier(chat, rng)
                 out.append(Asked(family, user.user_id, question, found, reply, value is not None, earlier, small_talk,
-                                 user.systems, statements))  # fmt: skip
+                                 user.systems, statements, searched.deeper))  # fmt: skip
     return out
 
 

@@ -46,8 +46,8 @@ from recall_core.types import MemoryCandidate
 
 #: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
 DEFAULT_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-#: How deep a question whose notes missed the answer is searched for a note that names it
-#: (``Mixture.fill_share``).
+#: How deep a question is searched for a note that names the answer where its notes missed it
+#: (``Mixture.fill_share``), and for its near misses (``Mixture.neighbour_share``).
 FILL_DEPTH = 16
 
 
@@ -186,7 +186,7 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     rng = random.Random(config.seed)
     builder = ExampleBuilder(tokenizer, recall_config)
     users = family_data.family_users(config.trained_families, config.users, family_data.TRAIN_SEED + config.seed)
-    depth = FILL_DEPTH if config.mixture.fill_share else 0
+    depth = FILL_DEPTH if config.mixture.fill_share or config.mixture.neighbour_share else 0
     notes = family_data.retrieved(users, builder.config, encoder=config.encoder, writer_options=writer_options,
                                   store_options=store_options, depth=depth, progress=progress)  # fmt: skip
     items = family_data.asked(users, notes, rng, builder.config, config.mixture.fill_share)
@@ -197,7 +197,8 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
                                replies=note_replies(model, tokenizer, config, progress),
                                reply_rng=random.Random(f"replies-{config.seed}"),
                                company_rng=random.Random(f"company-{config.seed}"),
-                               near_rng=random.Random(f"near-{config.seed}"))
+                               near_rng=random.Random(f"near-{config.seed}"),
+                               neighbour_rng=random.Random(f"neighbours-{config.seed}"))
     # One base reply per prompt and system message, each used about once (there are 300 train prompts).
     needed = config.mixture.general + config.mixture.auto_general
     prompts = general_prompts("train", n=needed, seed=config.seed)
