@@ -24,6 +24,7 @@ right.
 Usage:
     python -m benchmarks.note_perturbations --families passing,dates,paraphrase,circle --users 2
     python -m benchmarks.note_perturbations --families handwritten-updates,handwritten-errands --users 2 --plain
+    python -m benchmarks.note_perturbations --users 1 --no-tuned --adapter CANDIDATE   # a trained candidate alone
 Writes benchmarks/out/note_perturbations/note_perturbations.json, .md and .png.
 """
 
@@ -184,10 +185,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from recall_core.types import RecallQuery
 
     data = heldout.asked_families(args.families, args.seed, args.users)
-    models = {"tuned": RecallGenerator.from_pretrained(device="cpu", tuned=True)}
+    models = {} if args.no_tuned else {"tuned": RecallGenerator.from_pretrained(device="cpu", tuned=True)}
     if args.plain:
         models["plain"] = RecallGenerator.from_pretrained(device="cpu", tuned=False)
-    search = heldout.RecallMethod("search", models["tuned"], args.max_new_tokens, default_encoder())
+    if args.adapter is not None:  # a candidate: the plain model with that adapter merged in
+        models["adapter"] = RecallGenerator.from_pretrained(device="cpu", tuned=False, adapter=str(args.adapter))
+    first = next(iter(models.values()))  # every model has the default RecallConfig: the search is the same
+    search = heldout.RecallMethod("search", first, args.max_new_tokens, default_encoder())
     search.prepare([u for users in data.values() for u in users])
     asked = {f: [c for c in heldout.calls_of(f, data[f], args.seed) if c.question.kind == "memory"] for f in args.families}
     calls = [c for f in args.families for c in asked[f][: args.limit]]
@@ -197,7 +201,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         for call in calls:
             found = search.store.for_user(call.question.user_id).search(RecallQuery(call.question.text), SEARCHED)
-            fact, others = split_candidates(call.question, distinct(found, models["tuned"].config))
+            fact, others = split_candidates(call.question, distinct(found, first.config))
             if fact is None:
                 no_fact += 1
                 bar.update(len(models) * len(CONDITIONS))
@@ -231,8 +235,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = heldout.study_parser(__doc__, OUT, families="passing,dates,paraphrase,circle", users=2)
     p.add_argument("--limit", type=int, default=None, help="only the first N memory questions of each family")
     p.add_argument("--plain", action="store_true", help="the plain model too, with recall's defaults")
+    p.add_argument("--adapter", type=Path, default=None,
+                   help="a candidate: the plain model with this recall adapter (a `recall train --out` folder) too")
+    p.add_argument("--no-tuned", action="store_true", help="leave out the shipped tuned model (with --plain or --adapter)")
     p.add_argument("--max-new-tokens", type=int, default=48)  # as benchmarks.heldout
     args = p.parse_args(argv)
+    if args.no_tuned and not (args.plain or args.adapter):
+        p.error("--no-tuned needs --plain or --adapter: no model would be left to read the notes")
     print(markdown(run(args)))
     return 0
 

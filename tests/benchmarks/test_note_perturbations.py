@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.note_perturbations import (
     CONDITIONS,
     TEMPLATES,
     Condition,
     distinct,
+    main,
     markdown,
     rendered,
     split_candidates,
@@ -79,3 +82,9 @@ def test_tally_and_table_count_each_condition():
     assert "| 1 note | 2 | 1 · 1 · 0 |" in table
     assert "| 2 other notes only | 1 | 0 · 0 · 1 (right) |" in table
     assert "left out): 1 of 3" in table
+
+
+def test_leaving_out_the_shipped_model_needs_another_reader(capsys):
+    with pytest.raises(SystemExit):
+        main(["--no-tuned"])
+    assert "--no-tuned needs --plain or --adapter" in capsys.readouterr().err
