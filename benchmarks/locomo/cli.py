@@ -26,6 +26,7 @@ Usage:
     python -m benchmarks.locomo --retrieval-only          # retrieval metrics only (no answers)
     python -m benchmarks.locomo --conversations 1 --sample 20 --methods none,rag,recall
     python -m benchmarks.locomo --model Qwen/Qwen2.5-0.5B-Instruct --device cuda --all
+    python -m benchmarks.locomo --methods recall --adapter CANDIDATE   # a trained candidate, merged on load
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--data", default=None, help="LoCoMo JSON; relative paths from the repository root "
                    "(default ../shared/data/locomo_dev.json)")
     p.add_argument("--model", default=None, help="HF model id or folder (default: the embedded SmolLM2-135M-Instruct)")
+    p.add_argument("--adapter", default=None,
+                   help="a recall adapter (a `recall train --out` folder) merged on load into --model, or into the "
+                        "plain default: a trained candidate, without merging it into a folder first")
     p.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda if available)")
     p.add_argument("--encoder", default=None, help="memory encoder (default all-MiniLM-L6-v2; 'hash' for tests)")
     p.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
@@ -159,11 +163,28 @@ def ingest(
             "format": args.memory_format}  # fmt: skip
 
 
+def load_generator(args: argparse.Namespace) -> Any:
+    """The generator of ``--model`` (default: the shipped tuned model), or, with ``--adapter``, of
+    ``--model`` (default: the plain embedded model) with that adapter merged in."""
+    from recall_core import RecallGenerator
+
+    if args.adapter is None:
+        return RecallGenerator.from_pretrained(args.model, device=args.device)
+    tuned = {} if args.model else {"tuned": False}  # the shipped adapter is merged in the tuned default already
+    return RecallGenerator.from_pretrained(args.model, device=args.device, adapter=args.adapter, **tuned)
+
+
+def model_label(args: argparse.Namespace) -> str:
+    """The model as ``locomo.json`` names it."""
+    if args.adapter is None:
+        return args.model or "SmolLM2-135M-Instruct (embedded)"
+    return f"{args.model or 'SmolLM2-135M-Instruct (embedded, plain)'} + adapter {args.adapter}"
+
+
 def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     """The whole benchmark; returns what goes into ``locomo.json``."""
     import torch
 
-    from recall_core import RecallGenerator
     from recall_core.memory import MemoryStore
 
     if args.threads:
@@ -173,8 +194,8 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
     data_path = resolve_data(args.data)
     conversations = load_locomo(data_path, args.conversations)
     questions = [q for c in conversations for q in c.questions]
-    generator = generator or RecallGenerator.from_pretrained(args.model, device=args.device)
-    model_name = args.model or "SmolLM2-135M-Instruct (embedded)"
+    generator = generator or load_generator(args)
+    model_name = model_label(args)
     sample = questions if args.all else stratified_sample(questions, args.sample, args.seed)
     if args.categories:  # after the draw, so the questions kept are the full sample's
         sample = [q for q in sample if q.category in args.categories]

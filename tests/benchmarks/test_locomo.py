@@ -289,6 +289,22 @@ def test_the_recall_settings_flags_reach_the_config():
         cli.parse_args(["--set", "no_such_field=1"])
 
 
+def test_an_adapter_is_merged_into_the_plain_default_or_the_model_given(monkeypatch):
+    """``--adapter``: a trained candidate measured without merging it into a folder first. On the
+    default it must load the plain model (the tuned one has the shipped adapter merged in already)."""
+    from recall_core import RecallGenerator
+
+    calls: list[tuple[object, dict]] = []
+    monkeypatch.setattr(RecallGenerator, "from_pretrained", lambda name=None, **kw: calls.append((name, kw)))
+    for flags in ([], ["--adapter", "CAND"], ["--model", "M", "--adapter", "CAND"]):
+        cli.load_generator(cli.parse_args(flags))
+    assert calls == [(None, {"device": None}), (None, {"device": None, "adapter": "CAND", "tuned": False}),
+                     ("M", {"device": None, "adapter": "CAND"})]  # fmt: skip
+    assert cli.model_label(cli.parse_args(["--adapter", "CAND"])) == "SmolLM2-135M-Instruct (embedded, plain) + adapter CAND"
+    assert cli.model_label(cli.parse_args([])) == "SmolLM2-135M-Instruct (embedded)"
+    json.dumps(vars(cli.parse_args(["--adapter", "CAND"])))  # locomo.json keeps every argument
+
+
 def test_c_and_d_both_see_who_said_each_turn():
     """(c)'s excerpts and (d)'s notes name the speaker: category 5 asks one speaker about what the other did."""
     from recall_core import RecallConfig
