@@ -1,0 +1,138 @@
+"""Where each stale answer of a ``benchmarks.heldout`` run came from: the search, or the reading.
+
+A stale answer names an earlier value of a changed fact and not the current one. The count alone
+("16 / 99") does not say what to fix. For each stale reply this study looks at the notes the method
+read (recall's injected notes, the recipe's retrieved documents, in the order given) and puts it
+in one of five cases:
+
+* ``current not in the notes``: no note names the current value. The search (or the writer)
+  lost it: no reading could have answered.
+* ``both in one note``: the note that names the current value names the earlier one too (the
+  turn that says the change: "it moved to the 19th, because of the wedding on the 12th").
+* ``earlier value in a later note``: the current value's note comes first, and the reply took the
+  value of a note after it (for recall's notes, newest first: an older note).
+* ``earlier value in an earlier note``: a note before the current value's names the earlier value.
+* ``earlier value in no note``: the reply's earlier value is not in the notes (the session's
+  earlier turns, the system message, or the model's guess).
+
+The earlier values come from the families' questions, generated again for the run's seed and
+users. Notes are split where the engine's dated notes start (``[3 June 2024] ...``) for recall
+methods and at blank lines for the recipe's documents; a recall row whose split does not give as
+many notes as it has scores is counted as ``unsplit``.
+
+Usage:
+    python -m benchmarks.stale_cases RUN/heldout.json [RUN2/heldout.json ...]
+Writes benchmarks/out/stale_cases/stale_cases.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common.args import OUT
+from benchmarks.common.results import report, write_results
+from benchmarks.heldout import asked_families
+from recall_core.training.families import base
+
+CASES = (
+    "current not in the notes",
+    "both in one note",
+    "earlier value in a later note",
+    "earlier value in an earlier note",
+    "earlier value in no note",
+)
+DATED_NOTE = re.compile(r"\n(?=\[[^\]\n]{4,40}\] )")  # a line that opens with the note template's date
+
+
+def split_notes(row: Mapping[str, Any]) -> list[str] | None:
+    """The notes one row's method read, in order; ``None`` when a recall row's split is unsure."""
+    text = row.get("notes") or ""
+    if not text:
+        return []
+    if row["method"].startswith("langchain"):
+        return text.split("\n\n")
+    notes = DATED_NOTE.split(text)
+    scores = row.get("note_scores")
+    return notes if scores is None or len(scores) == len(notes) else None
+
+
+def first_naming(notes: Sequence[str], values: Sequence[str]) -> int | None:
+    """The place of the first note that names one of ``values``, or ``None``."""
+    return next((i for i, note in enumerate(notes) if any(base.names(note, v) for v in values)), None)
+
+
+def case_of(notes: Sequence[str], current: Sequence[str], earlier: Sequence[str], reply: str) -> str:
+    """Which of :data:`CASES` a stale ``reply`` is, given the notes read and the fact's values."""
+    named = [v for v in earlier if base.names(reply, v)] or list(earlier)
+    at_current, at_earlier = first_naming(notes, current), first_naming(notes, named)
+    if at_current is None:
+        return CASES[0]
+    if at_earlier is None:
+        return CASES[4]
+    if any(base.names(notes[at_current], v) for v in named):
+        return CASES[1]
+    return CASES[2] if at_earlier > at_current else CASES[3]
+
+
+def earlier_values(run: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """``(family, key)`` -> the earlier values of that question's fact, from the families generated again."""
+    data = asked_families(run["families"], run["seed"], run["users"])
+    return {(f, q.key): tuple(q.stale) for f, users in data.items() for u in users for q in u.questions}
+
+
+def study(run: Mapping[str, Any]) -> dict[str, Any]:
+    """Per method of ``run``: its stale replies by case, each with its question, reply and case."""
+    stale_of = earlier_values(run)
+    out: dict[str, Any] = {}
+    for method in dict.fromkeys(r["method"] for r in run["rows"]):
+        rows = [r for r in run["rows"] if r["method"] == method and r["kind"] == "memory" and r.get("stale_possible")]
+        cases, listed = Counter(), []
+        for row in rows:
+            if not row["stale"]:
+                continue
+            notes = split_notes(row)
+            case = "unsplit" if notes is None else case_of(notes, row["answers"], stale_of[(row["family"], row["key"])], row["reply"])
+            cases[case] += 1
+            listed.append({"family": row["family"], "key": row["key"], "question": row["question"],
+                           "reply": row["reply"], "case": case})  # fmt: skip
+        out[method] = {"changed_facts": len(rows), "current": sum(r["correct"] for r in rows),
+                       "stale": len(listed), "cases": dict(cases), "rows": listed}  # fmt: skip
+    return out
+
+
+def markdown(result: Mapping[str, Any]) -> str:
+    columns = [*CASES, "unsplit"]
+    lines = ["| run · method | changed facts asked | current value | stale | " + " | ".join(columns) + " |",
+             "| --- | --- | --- | --- | " + " | ".join("---" for _ in columns) + " |"]  # fmt: skip
+    for run, methods in result["runs"].items():
+        for method, m in methods.items():
+            cells = " | ".join(str(m["cases"].get(c, 0)) for c in columns)
+            lines.append(f"| {run} · {method} | {m['changed_facts']} | {m['current']} | **{m['stale']}** | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("runs", nargs="+", type=Path, help="heldout.json files of benchmarks.heldout")
+    p.add_argument("--out", type=Path, default=OUT / "stale_cases")
+    args = p.parse_args(argv)
+    runs = {}
+    for path in args.runs:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        if run.get("benchmark") != "heldout":
+            p.error(f"{path} is not a benchmarks.heldout run")
+        runs[f"{path.parent.name}/{path.name}"] = study(run)
+    result = {"benchmark": "stale_cases", "schema_version": 1, "runs": runs}
+    table = markdown(result)
+    write_results(args.out, "stale_cases", result, table)
+    return report(table, args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
