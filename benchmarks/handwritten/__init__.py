@@ -39,6 +39,14 @@ families, the training code nor the benchmarks:
   a non-native speaker, voice dictation); facts that change (some twice, three back), other
   people's routines beside the user's, facts in passing and in reply to the assistant's
   follow-up questions. Measured once, before anyone read its replies; no reply of it is read.
+- ``handwritten-plans`` (``plans.json``): six more users by a seventh writer (2026-12-04,
+  forty-second session), a helper told to read nothing under /work, on plans and arrangements
+  that keep shifting over months (a wedding, a renovation, a sister's care, a band tour, a
+  research trip, a junior football season): facts changed outright, corrected in the same
+  session, cancelled and replaced, only implied, reported by someone else, changed twice or
+  changed and back, buried in a long message or said in reply to the assistant; others'
+  attributes beside the user's. Written to check the stale goal on a set no rule, setting or
+  candidate was chosen on; measured once, before anyone read its replies.
 
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
@@ -61,8 +69,8 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "REVISIONS", "ROUTINES", "UPDATES", "HandwrittenFamily",
-           "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "PLANS", "REVISIONS", "ROUTINES", "UPDATES",
+           "HandwrittenFamily", "generate"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,11 @@ ROUTINES = HandwrittenFamily(
     "Six users' routines and commitments told to a chat assistant, by a sixth writer (evaluation only).",
     Path(__file__).with_name("routines.json"),
 )
+PLANS = HandwrittenFamily(
+    "handwritten-plans",
+    "Six users' plans and arrangements that keep shifting, by a seventh writer (evaluation only).",
+    Path(__file__).with_name("plans.json"),
+)
 #: Every hand-written family by name.
 FAMILIES = {
     NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA),
@@ -120,6 +133,7 @@ FAMILIES = {
     REVISIONS.NAME: REVISIONS,
     ERRANDS.NAME: ERRANDS,
     ROUTINES.NAME: ROUTINES,
+    PLANS.NAME: PLANS,
 }
 
 
