@@ -10,6 +10,7 @@ exchange), how many are injected at one ``<recall>``, the search (vector, hybrid
 Usage:
     python -m benchmarks.locomo_tune                      # 60 tuning questions, the grid below
     python -m benchmarks.locomo_tune --questions 30 --grid quick
+    python -m benchmarks.locomo_tune --grid layout --model TUNED   # the protocol's layout against the engine's
 Writes benchmarks/out/locomo_tune.json and .md.
 """
 
@@ -30,6 +31,7 @@ from benchmarks.locomo.answers import answer_rows, answer_summary
 from benchmarks.locomo.bench import Bench
 from benchmarks.locomo.cli import ingest, parse_args
 from benchmarks.locomo.prompts import history_block, history_budget
+from recall_core.config import DEFAULT_TEMPLATE
 
 #: (name, method, overrides of benchmarks.locomo's arguments)
 GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
@@ -46,6 +48,16 @@ GRID: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
         ("recall after the question", "recall",
          {"recall_position": "user_end", "template": "\n\nConversation:\n{text}\n"}),
         ("recall vector search", "recall", {"retrieval": "vector"}),
+    ],
+    # The protocol's (d) layout was chosen here on 2026-11-24 for the plain model and the adapter
+    # of that day; the shipped adapter was trained on the engine's own layout (two notes at the
+    # end of the system message, under DEFAULT_TEMPLATE), which this grid sets beside it.
+    "layout": [
+        ("recall (the protocol: 10 exchanges where (c) writes)", "recall", {}),
+        ("recall, the engine's layout (2 notes, system message)", "recall",
+         {"recall_position": "system", "template": DEFAULT_TEMPLATE, "memories": 2}),
+        ("recall, the engine's template, 10 notes", "recall",
+         {"recall_position": "system", "template": DEFAULT_TEMPLATE}),
     ],
     "quick": [
         ("rag k=10", "rag", {"rag_k": 10}),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import locomo_tune
 from benchmarks.common.locomo_data import load_locomo, stratified_sample
 from recall_core import RecallGenerator
@@ -21,17 +23,18 @@ def test_the_tuning_questions_are_not_the_reported_ones(tmp_path):
     assert len(tuning) == 2 and not reported & {q.key for q in tuning}
 
 
-def test_each_row_of_the_grid_answers_the_same_questions(tmp_path, capsys):
+@pytest.mark.parametrize("grid", ["quick", "layout"])
+def test_each_row_of_the_grid_answers_the_same_questions(tmp_path, capsys, grid):
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(synthetic_locomo()))
-    argv = ["--grid", "quick", "--questions", "3", "--report-sample", "2", "--data", str(path), "--encoder", "hash",
+    argv = ["--grid", grid, "--questions", "3", "--report-sample", "2", "--data", str(path), "--encoder", "hash",
             "--max-new-tokens", "3", "--no-progress", "--out", str(tmp_path / "out")]  # fmt: skip
     assert locomo_tune.main(argv, generator=RecallGenerator(*tiny_model("llama"))) == 0
     result = json.loads((tmp_path / "out" / "locomo_tune.json").read_text())
     assert len(result["questions"]) == 3
-    assert [c["config"] for c in result["configs"]] == [name for name, _, _ in locomo_tune.GRID["quick"]]
+    assert [c["config"] for c in result["configs"]] == [name for name, _, _ in locomo_tune.GRID[grid]]
     assert all(c["questions"] == 3 for c in result["configs"])
     recall_rows = [c for c in result["configs"] if c["method"] == "recall"]
     assert recall_rows and all(c["injected_tokens"]["mean"] > 0 for c in recall_rows)
     assert (tmp_path / "out" / "locomo_tune.md").read_text().startswith("| configuration |")
-    assert "rag k=10" in capsys.readouterr().out
+    assert locomo_tune.GRID[grid][0][0].split(" (")[0] in capsys.readouterr().out
