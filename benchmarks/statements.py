@@ -22,7 +22,8 @@ the user's own earlier sessions, written as the writer writes them (a returning 
 ``"auto"`` default puts their notes before the statement; sessions after the first only).
 
 Usage:
-    python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16]
+    python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16] [--families A,B]
+        [--variant NAME:field=value,...]
 Writes benchmarks/out/statements/statements.json, .md and .png.
 """
 
@@ -40,6 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
+from benchmarks.common.args import parse_variant  # noqa: E402
 from benchmarks.common.plotting import pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
@@ -50,18 +52,29 @@ HANDWRITTEN = ("handwritten", "handwritten-changes")  # benchmarks.handwritten.F
 MEMORIES = ("none", "new user", "earlier sessions")
 
 
-def handwritten_openings() -> list[tuple[str, int, str]]:
-    """``(user, session index, text)`` for each session's first user turn that is not a question."""
+def handwritten_openings(families: Sequence[str] = HANDWRITTEN) -> list[tuple[str, int, str]]:
+    """``(user, session index, text)`` for each session's first user turn that is not a question,
+    in the hand-written ``families``."""
     from benchmarks.handwritten import FAMILIES
 
     out = []
-    for name in HANDWRITTEN:
+    for name in families:
         for user in FAMILIES[name].raw_users():
             for index, session in enumerate(user["sessions"]):
                 turn = next((t for t in session["turns"] if t["role"] == "user"), None)
                 if turn and not turn["content"].rstrip().endswith("?"):
                     out.append((f"{name}:{user['user_id']}", index, turn["content"]))
     return out
+
+
+def handwritten_names(text: str) -> list[str]:
+    """``--families``: comma-separated hand-written families (:mod:`benchmarks.handwritten`); others refused by name."""
+    from benchmarks.handwritten import FAMILIES
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names or set(names) - set(FAMILIES):
+        raise argparse.ArgumentTypeError(f"--families must name hand-written families of {', '.join(FAMILIES)}, got {text!r}")
+    return names
 
 
 def session_turns(user_key: str, upto: int) -> list[dict[str, Any]]:
@@ -97,15 +110,15 @@ def cases(statements: Sequence[str], openings: Sequence[tuple[str, int, str]]) -
 
 
 def run_model(label: str, model: Any, tokenizer: Any, todo: Sequence[tuple[str, str, str, str, int]], tokens: int,
-              show: bool) -> list[dict[str, Any]]:  # fmt: skip
-    """Every case's reply from one model, under the engine's defaults."""
-    from recall_core import RecallGenerator
+              show: bool, changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Every case's reply from one model, under the engine's defaults with ``changes`` (a ``--variant``'s)."""
+    from recall_core import RecallConfig, RecallGenerator
     from recall_core.memory import MemoryStore
 
     rows = []
     with tempfile.TemporaryDirectory() as folder, MemoryStore.local(folder) as store:
         written: set[tuple[str, int]] = set()
-        generator = RecallGenerator(model, tokenizer)
+        generator = RecallGenerator(model, tokenizer, config=RecallConfig(**(changes or {})))
         for kind, memory, text, user, index in progress(todo, f"{label} statements", show):
             if memory == "none":
                 target = None
@@ -171,6 +184,10 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     parser.add_argument("--adapter", default=None, help="also a candidate adapter folder (recall train --out)")
     parser.add_argument("--tokens", type=int, default=16, help="reply length limit")
     parser.add_argument("--limit", type=int, default=None, help="at most this many statements of each set")
+    parser.add_argument("--families", type=handwritten_names, default=list(HANDWRITTEN),
+                        help="the hand-written families whose session openings are said (default: %(default)s)")
+    parser.add_argument("--variant", type=parse_variant, action="append", default=[],
+                        help="also each model under RecallConfig changes, NAME:field=value,... (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -180,7 +197,7 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     from recall_core.training.prompts import statement_prompts
 
     statements = statement_prompts("heldout")[: args.limit]
-    openings = handwritten_openings()[: args.limit]
+    openings = handwritten_openings(args.families)[: args.limit]
     todo = list(cases(statements, openings))
     loads = {"tuned": {"tuned": True}, "plain": {"tuned": False}}
     names = list(filter(None, args.models.split(","))) if models is None else []
@@ -190,8 +207,11 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     if args.adapter:
         chosen.append((f"candidate ({Path(args.adapter).name})", {"tuned": False, "adapter": args.adapter}))
     rows = []
+    configs = [("", {}), *((name.removeprefix("recall:"), changes) for name, changes in args.variant)]
     for label, model, tokenizer in models or ((label, *load_model(**options)) for label, options in chosen):
-        rows += run_model(label, model, tokenizer, todo, args.tokens, not args.no_progress)
+        for name, changes in configs:
+            rows += run_model(f"{label} · {name}" if name else label, model, tokenizer, todo, args.tokens,
+                              not args.no_progress, changes)  # fmt: skip
     summary = summarize(rows)
     result = {"summary": summary, "rows": rows, "tokens": args.tokens, "machine": machine(),
               "command": "python -m benchmarks.statements " + " ".join(argv if argv is not None else sys.argv[1:])}  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, get_args
@@ -221,6 +222,13 @@ class RecallConfig:
             was masked; with 0, 13 of 172. After notes, 0 let weak second recalls put other
             notes nearest the reply, which it then read (the held-out families' selection seed:
             12 such recalls, 2 facts lost, none gained; docs/benchmarks/recall-tuning.md).
+        own_recall_on_statements: under ``"auto"``, whether a ``<recall>`` the model writes itself
+            while the reply has no notes yet runs when the user's last message asks nothing (no
+            question mark and no question word: "morning. tryna learn rust on weekends";
+            :func:`recall_core.memory.text.questions.asks`). There the prompt's recall found
+            nothing (a new user), so the model's own one finds nothing either and the empty notes
+            it reads make it say "I don't know." to news. ``False`` masks it on such a message,
+            and the reply is the one the model writes without it; questions are not touched.
         abstain_threshold: the least probability the model must give the opening of its
             ``"I don't know."`` at the first token it decides after notes were injected. Below it
             that token is masked at that step, as ``recall_threshold`` masks ``<recall>``, and the
@@ -275,6 +283,7 @@ class RecallConfig:
     ask_on_score: float = 0.4
     recall_threshold: float = 0.5
     auto_recall_threshold: float = 0.0
+    own_recall_on_statements: bool = True
     abstain_threshold: float = 0.5
     abstain_contrast: float = 0.0
     empty_notes: str | None = "(none)"
@@ -297,7 +306,7 @@ class RecallConfig:
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
         for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_refusal",
-                     "ask_on_names", "plain_notes"):
+                     "ask_on_names", "plain_notes", "own_recall_on_statements"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):
@@ -318,11 +327,14 @@ class RecallConfig:
         in_range("abstain_threshold", self.abstain_threshold, _PROBABILITY)
         in_range("abstain_contrast", self.abstain_contrast, _CONTRAST)
 
-    def own_recall_threshold(self, notes_found: bool) -> float:
+    def own_recall_threshold(self, notes_found: bool, states: bool = False) -> float:
         """The threshold a ``<recall>`` the model writes itself must pass: ``auto_recall_threshold``
         under ``"auto"`` while no recall of the reply has injected notes (``notes_found`` false),
-        else ``recall_threshold``."""
-        return self.auto_recall_threshold if self.recall_policy == "auto" and not notes_found else self.recall_threshold
+        else ``recall_threshold``. Infinite (never passed) in that first case when the user's
+        message asks nothing (``states``) and ``own_recall_on_statements`` is off."""
+        if self.recall_policy == "auto" and not notes_found:
+            return math.inf if states and not self.own_recall_on_statements else self.auto_recall_threshold
+        return self.recall_threshold
 
     def block_text(self, notes: str) -> str:
         """``template`` around already written ``notes``, its ``{order}`` saying how they are ordered."""

@@ -62,6 +62,7 @@ from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
+from recall_core.memory.text.questions import asks
 from recall_core.models.query_head import NO_QUERY_HEAD, RecallQueryHead
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
 from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
@@ -210,7 +211,7 @@ class _RecallLoop:
         # The abstention's opening, while the next token is the first one decided after notes.
         self.abstention_id = abstention_opening(tokenizer) if config.abstain_threshold > 0 else None
         self.notes = NotesShown()  # the gate's threshold and the abstention check follow it
-        self.recall_gate = ModelRecallGate(self.recall_id, config)
+        self.recall_gate = ModelRecallGate(self.recall_id, config, states=prompt_query is not None and not asks(prompt_query))
         # recall_policy="uncertainty", with a memory, never inside a constrained reply (forced tool
         # calls, response_format).
         self.uncertainty: UncertaintyTrigger | None = None

@@ -92,8 +92,9 @@ class ModelRecallGate:
     gate; docs/benchmarks/heldout.md).
     """
 
-    def __init__(self, recall_id: int, config: RecallConfig) -> None:
+    def __init__(self, recall_id: int, config: RecallConfig, states: bool = False) -> None:
         self.recall_id, self.config = recall_id, config
+        self.states = states  # the user's message asks nothing (RecallConfig.own_recall_on_statements)
         self.declined = False
 
     def masks(self, scores: torch.Tensor, notes_found: bool) -> bool:
@@ -101,7 +102,7 @@ class ModelRecallGate:
         ``notes_found``: a recall of this reply injected notes, :meth:`RecallConfig.own_recall_threshold`)."""
         if self.declined:
             return True
-        if not token_below_threshold(scores, self.recall_id, self.config.own_recall_threshold(notes_found)):
+        if not token_below_threshold(scores, self.recall_id, self.config.own_recall_threshold(notes_found, self.states)):
             return False
         self.declined = int(scores.argmax()) == self.recall_id
         return True

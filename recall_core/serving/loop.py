@@ -21,6 +21,7 @@ a ``ValueError`` that says so (:func:`check_served_config`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from recall_core.decoding.abstain import NotesShown, abstention_opening
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold
+from recall_core.memory.text.questions import asks
 from recall_core.serving.client import Completion, EngineClient
 from recall_core.types import Memory, Recall
 
@@ -148,13 +150,15 @@ def served_recall(
     # A <recall> the engine sampled below the policy's threshold was taken back: masked for the rest
     # of the reply, as the in-process loop masks a declined one (RecallConfig.own_recall_threshold()).
     declined = False
+    states = prompt_query is not None and not asks(prompt_query)  # RecallConfig.own_recall_on_statements
     abstained = False  # the last request opened with a weak abstention: one token without it
     # Not under a grammar: the engine starts a grammar again at each request.
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     try:
         while left > 0:
             # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
-            masked = declined or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
+            masked = (declined or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
+                      or (memory is not None and math.isinf(config.own_recall_threshold(run.notes.found, states))))
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             if abstained:
                 bias.append([abstention, False])
@@ -179,7 +183,7 @@ def served_recall(
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
-            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes.found)):
+            if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes.found, states)):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
                 # id there), so it is taken back and the reply is asked again from that step
                 # without it. A streamer has seen the <recall> id (a special token: no text).

@@ -207,6 +207,39 @@ def test_under_auto_the_models_own_recall_has_its_own_threshold(gen, config, fou
         assert result.recalls[0].trigger == "prompt" and (result.recalls[0].memory_id is not None) is found
 
 
+STATEMENT = [{"role": "user", "content": "morning. tryna learn rust on weekends, the borrow checker is bullying me"}]
+
+
+@pytest.mark.parametrize(("on_statements", "chat", "recalls"),
+                         [(True, STATEMENT, True), (False, STATEMENT, False), (False, CHAT, True)])  # fmt: skip
+def test_a_new_users_news_is_not_answered_from_the_empty_notes(gen, on_statements, chat, recalls):
+    """Under ``"auto"`` a new user's prompt recall finds nothing; a ``<recall>`` the model then
+    writes itself reads the empty notes ("I don't know."). With ``own_recall_on_statements`` off it
+    is masked when the message asks nothing, even as the model's most likely token, and stays masked
+    for the reply; a question still recalls."""
+    recall_id = gen.model.config.recall_token_id
+    config = RecallConfig(own_recall_on_statements=on_statements)
+    sure = LogitsProcessorList([GiveAt(recall_id, 0.99, gen.model.config.memory_pad_token_id)])
+    result = gen.generate(chat, memory=ListMemory({}), config=config, logits_processor=sure, max_new_tokens=4)
+    assert ("model" in [r.trigger for r in result.recalls]) is recalls
+    assert result.recalls[0].trigger == "prompt"  # the prompt's recall ran either way
+    assert config.own_recall_threshold(True, states=True) == config.recall_threshold  # after notes: as before
+
+
+def test_statements_change_only_autos_threshold_before_notes():
+    off = RecallConfig(own_recall_on_statements=False)
+    assert off.own_recall_threshold(False, states=True) == float("inf")
+    assert off.own_recall_threshold(False, states=False) == off.auto_recall_threshold
+    assert off.replace(recall_policy="model").own_recall_threshold(False, states=True) == off.recall_threshold
+    assert RecallConfig().own_recall_threshold(False, states=True) == RecallConfig().auto_recall_threshold
+
+
+@pytest.mark.parametrize("bad", [1, "no", None])
+def test_a_bad_own_recall_on_statements_names_the_field(bad):
+    with pytest.raises(ValueError, match="own_recall_on_statements"):
+        RecallConfig(own_recall_on_statements=bad)
+
+
 def test_a_reply_ask_placed_notes_for_keeps_recall_threshold():
     """``"ask"`` runs an asked reply as ``"auto"``, but its model's later ``<recall>`` is judged as its
     decision was: by ``recall_threshold``, not ``"auto"``'s own threshold."""

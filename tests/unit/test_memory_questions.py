@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_core.memory.text.questions import only_asks, without_questions
+from recall_core.memory.text.questions import asks, only_asks, without_questions
 from recall_core.remember import last_exchange
 
 
@@ -46,3 +46,22 @@ def test_last_exchange_leaves_a_question_out_only_when_told():
 )  # fmt: skip
 def test_what_a_message_states_without_its_questions(text, stated):
     assert without_questions(text) == stated
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What is my dog called?", "which gym am i at now", "wat instrument does marcus play in band, im making him a cake topper",
+     "Kindly remind me of the date of Lakshmi's birthday.", "Tell me my sister's name.", "where's the vet again",
+     "I moved to Lyon last week; know a good bakery there?"],
+)  # fmt: skip
+def test_messages_that_ask_with_or_without_a_question_mark(text):
+    assert asks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I started a new job today.", "morning. tryna learn rust on weekends, the borrow checker is bullying me",
+     "Thanks!", "", "We moved to Lima last month."],
+)  # fmt: skip
+def test_messages_that_only_state(text):
+    assert not asks(text)

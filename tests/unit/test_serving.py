@@ -291,6 +291,26 @@ def test_served_auto_judges_the_models_own_recall_by_auto_recall_threshold(confi
     assert ([recall_id, False] in client.bodies[1]["logit_bias"]) is not recalled  # taken back: masked from then on
 
 
+@pytest.mark.parametrize(("on_statements", "text", "masked"),
+                         [(True, "I started a new job today.", False), (False, "I started a new job today.", True),
+                          (False, "Where do I live?", False)])  # fmt: skip
+def test_served_auto_masks_the_models_own_recall_on_a_new_users_news(on_statements: bool, text: str,
+                                                                     masked: bool) -> None:  # fmt: skip
+    """``own_recall_on_statements`` off: to a message that asks nothing, after a prompt recall that
+    found nothing, the engine is never let sample ``<recall>`` (masked from the first request), as
+    in process; a question is asked as before."""
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    client = ScriptedEngine(Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=ListMemory({}))
+    config = RecallConfig(own_recall_on_statements=on_statements)
+    result = generator.generate([{"role": "user", "content": text}], config=config, max_new_tokens=6)
+    assert [r.trigger for r in result.recalls] == ["prompt"]
+    assert ([recall_id, False] in client.bodies[0]["logit_bias"]) is masked
+
+
 @pytest.mark.parametrize(("p", "masked"), [(0.3, True), (0.7, False)])
 def test_served_abstention_after_notes_is_checked_as_in_process(p: float, masked: bool) -> None:
     """The first token after the notes comes with its probability (``n_probs``): a weak "I" of

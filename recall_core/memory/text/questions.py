@@ -17,19 +17,31 @@ The test is punctuation, and errs towards writing:
   any tips?" keeps "I'm moving to Lyon next week."); sentences that do not ask are kept;
 * what is left is written when one of its sentences has more than three words: greetings and
   fillers around a question ("Hi again.", "Quick question:") are not facts.
+
+:func:`asks` tells a message that asks something from one that only states ("I started a new job
+today."), for the decoding loop (``RecallConfig.own_recall_on_statements``). People leave the
+question mark out ("which gym am i at now"), so a question word anywhere counts as asking too;
+the test errs towards asking, which keeps the loop as it was.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["only_asks", "turn_to_write", "without_questions"]
+__all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+")
 _WORD = re.compile(r"\w+")
 #: A statement this short, next to a question, is a greeting or a filler, not a fact.
 FILLER_WORDS = 3
+_LOWER_WORD = re.compile(r"[a-z']+")
+#: Words that ask, with or without a question mark: the wh-words (and their contractions and chat
+#: spellings) and the requests to say back what was said ("remind me", "tell me").
+QUESTION_WORDS = frozenset({
+    "what", "whats", "what's", "wat", "where", "wheres", "where's", "when", "whens", "when's", "who", "whos", "who's",
+    "whom", "whose", "which", "why", "how", "hows", "how's", "remind", "tell", "recall", "remember",
+})  # fmt: skip
 
 
 def without_questions(text: str) -> str:
@@ -49,6 +61,11 @@ def without_questions(text: str) -> str:
         if len(_WORD.findall(sentence)) > FILLER_WORDS:
             kept.append(sentence)
     return " ".join(kept)
+
+
+def asks(text: str) -> bool:
+    """Does ``text`` ask something: a question mark, or a question word anywhere (see :data:`QUESTION_WORDS`)?"""
+    return "?" in text or any(word in QUESTION_WORDS for word in _LOWER_WORD.findall(text.lower()))
 
 
 def only_asks(text: str) -> bool:
