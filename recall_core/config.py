@@ -222,6 +222,13 @@ class RecallConfig:
             was masked; with 0, 13 of 172. After notes, 0 let weak second recalls put other
             notes nearest the reply, which it then read (the held-out families' selection seed:
             12 such recalls, 2 facts lost, none gained; docs/benchmarks/recall-tuning.md).
+        ask_on_statements: under ``"auto"``, a user's message that asks nothing (no question mark
+            and no question word: news, "switched gyms. crunch now, closer to office.") runs as
+            ``"ask"`` on the model's own decision: no notes unless the model writes ``<recall>``
+            first (``recall_threshold``). The engine's own reasons to ask (``ask_on_abstention``,
+            ``ask_on_refusal``, ``ask_on_names``, ``ask_on_score``) read a question and are off for
+            it. Questions are not touched. Why: the recall-tuned default, given notes with a
+            returning user's news, answers it with one word read from them ("£720.").
         own_recall_on_statements: under ``"auto"``, whether a ``<recall>`` the model writes itself
             while the reply has no notes yet runs when the user's last message asks nothing (no
             question mark and no question word: "morning. tryna learn rust on weekends";
@@ -283,6 +290,7 @@ class RecallConfig:
     ask_on_score: float = 0.4
     recall_threshold: float = 0.5
     auto_recall_threshold: float = 0.0
+    ask_on_statements: bool = False
     own_recall_on_statements: bool = True
     abstain_threshold: float = 0.5
     abstain_contrast: float = 0.0
@@ -306,7 +314,7 @@ class RecallConfig:
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
         for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_refusal",
-                     "ask_on_names", "plain_notes", "own_recall_on_statements"):
+                     "ask_on_names", "plain_notes", "own_recall_on_statements", "ask_on_statements"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

@@ -28,6 +28,7 @@ from recall_core.decoding.ask import (
     read_limit,
     reads_text,
     shared_cache,
+    statement_config,
     traced_as,
     with_memory_search,
 )
@@ -230,15 +231,15 @@ class RecallGenerator:
             A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
             the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
-        config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
+        question = None if isinstance(prompt, str) else last_user_text(prompt)
+        config = statement_config(checked_config(config) or self.config, question if memory is not None else None)
         plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
         ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
         cache = None
         placed = None  # why the engine asked where the model did not ("abstention", "names", "score")
         chat_with_memory = memory is not None and not isinstance(prompt, str)
-        question = None if isinstance(prompt, str) else last_user_text(prompt)
         if config.recall_policy == "ask" and chat_with_memory:
             # The model decides on the prompt as "model" renders it; the call then runs as "auto"
             # or without recall, from what that pass computed (recall_core.decoding.ask).

@@ -83,6 +83,7 @@ from recall_core.decoding.names import asked_names, names, says_any, typed_in_lo
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
 from recall_core.decoding.triggers import below_threshold
 from recall_core.kv.cache import crop_cache
+from recall_core.memory.text.questions import asks
 from recall_core.types import Memory, Recall, RecallQuery, RecallResult
 
 #: Why the engine asked where the model did not: the reply without memory would have been
@@ -134,6 +135,17 @@ class Decision:
         if self.asked:
             return asked_config(config)
         return config.replace(recall_policy="model", max_recalls=0)
+
+
+def statement_config(config: RecallConfig, question: str | None) -> RecallConfig:
+    """The config of a call whose last user message is ``question``: under ``"auto"`` with
+    ``ask_on_statements``, a message that asks nothing (:func:`recall_core.memory.text.questions.asks`)
+    runs as ``"ask"`` on the model's own decision alone (the engine's reasons to ask, which read a
+    question, off). Otherwise ``config`` as it is."""
+    if config.recall_policy != "auto" or not config.ask_on_statements or question is None or asks(question):
+        return config
+    return config.replace(recall_policy="ask", ask_on_abstention=False, ask_on_refusal=False, ask_on_names=False,
+                          ask_on_score=0.0)  # fmt: skip
 
 
 def asked_config(config: RecallConfig, **changes: Any) -> RecallConfig:

@@ -42,6 +42,7 @@ from recall_core.decoding.ask import (
     placed_result,
     reads_abstention,
     reads_text,
+    statement_config,
     traced_as,
     with_memory_search,
 )
@@ -49,6 +50,7 @@ from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
 from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
 from recall_core.memory.validation import check_session, check_user_id, check_write_roles
+from recall_core.prompt import last_user_text
 from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
@@ -295,8 +297,10 @@ class RecallSession:
 
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
-        config = kwargs.get("config") or self.recall_config
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
+        memory = kwargs.get("memory", self.memory)
+        question = None if memory is None else _user_text(messages)
+        config = statement_config(kwargs.get("config") or self.recall_config, question)
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
         # The reply recalls where the model did not ask, and why (ask_on_abstention, ask_on_names).
@@ -582,3 +586,10 @@ class RecallSession:
         return self.last_report
 
 
+def _user_text(messages: Input) -> str | None:
+    """The last user message's text of a call's ``messages`` (a string is one): what its recall asks with."""
+    if isinstance(messages, str):
+        return messages
+    if isinstance(messages, Mapping):
+        return str(messages.get("content") or "") if messages.get("role") == "user" else None
+    return last_user_text(messages)
