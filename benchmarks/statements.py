@@ -23,7 +23,7 @@ the user's own earlier sessions, written as the writer writes them (a returning 
 
 Usage:
     python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16] [--families A,B]
-        [--variant NAME:field=value,...]
+        [--turn 0|1] [--variant NAME:field=value,...]
 Writes benchmarks/out/statements/statements.json, .md and .png.
 """
 
@@ -52,16 +52,18 @@ HANDWRITTEN = ("handwritten", "handwritten-changes")  # benchmarks.handwritten.F
 MEMORIES = ("none", "new user", "earlier sessions")
 
 
-def handwritten_openings(families: Sequence[str] = HANDWRITTEN) -> list[tuple[str, int, str]]:
+def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int = 0) -> list[tuple[str, int, str]]:
     """``(user, session index, text)`` for each session's first user turn that is not a question,
-    in the hand-written ``families``."""
+    in the hand-written ``families`` (``turn_index`` 1: the second user turn instead, said after the
+    session's first exchange, which the call does not see)."""
     from benchmarks.handwritten import FAMILIES
 
     out = []
     for name in families:
         for user in FAMILIES[name].raw_users():
             for index, session in enumerate(user["sessions"]):
-                turn = next((t for t in session["turns"] if t["role"] == "user"), None)
+                said = [t for t in session["turns"] if t["role"] == "user"]
+                turn = said[turn_index] if len(said) > turn_index else None
                 if turn and not turn["content"].rstrip().endswith("?"):
                     out.append((f"{name}:{user['user_id']}", index, turn["content"]))
     return out
@@ -186,6 +188,8 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     parser.add_argument("--limit", type=int, default=None, help="at most this many statements of each set")
     parser.add_argument("--families", type=handwritten_names, default=list(HANDWRITTEN),
                         help="the hand-written families whose session openings are said (default: %(default)s)")
+    parser.add_argument("--turn", type=int, choices=(0, 1), default=0,
+                        help="which user turn of each session is said: 0 its opening, 1 the second")
     parser.add_argument("--variant", type=parse_variant, action="append", default=[],
                         help="also each model under RecallConfig changes, NAME:field=value,... (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -197,7 +201,7 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     from recall_core.training.prompts import statement_prompts
 
     statements = statement_prompts("heldout")[: args.limit]
-    openings = handwritten_openings(args.families)[: args.limit]
+    openings = handwritten_openings(args.families, args.turn)[: args.limit]
     todo = list(cases(statements, openings))
     loads = {"tuned": {"tuned": True}, "plain": {"tuned": False}}
     names = list(filter(None, args.models.split(","))) if models is None else []
