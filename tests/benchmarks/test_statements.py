@@ -49,7 +49,7 @@ def test_other_families_openings_and_a_variant_run_beside_the_defaults(tmp_path)
     assert second and {t for _, _, t in second}.isdisjoint(t for _, _, t in openings)
     model, tokenizer = tiny_model()
     argv = ["--limit", "1", "--tokens", "2", "--out", str(tmp_path), "--no-progress", "--families", "handwritten-plans",
-            "--variant", "stm:own_recall_on_statements=False", "--turn", "1"]  # fmt: skip
+            "--variant", "stm:own_recall_on_statements=False"]  # fmt: skip
     assert statements.main(argv, models=[("tiny", model, tokenizer)]) == 0
     report = json.loads((tmp_path / "statements.json").read_text())
     assert {s["model"] for s in report["summary"]} == {"tiny", "tiny · stm"}
