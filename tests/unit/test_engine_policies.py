@@ -231,7 +231,9 @@ def test_statements_change_only_autos_threshold_before_notes():
     assert off.own_recall_threshold(False, states=True) == float("inf")
     assert off.own_recall_threshold(False, states=False) == off.auto_recall_threshold
     assert off.replace(recall_policy="model").own_recall_threshold(False, states=True) == off.recall_threshold
-    assert RecallConfig().own_recall_threshold(False, states=True) == RecallConfig().auto_recall_threshold
+    on = RecallConfig(own_recall_on_statements=True)
+    assert on.own_recall_threshold(False, states=True) == on.auto_recall_threshold
+    assert RecallConfig().own_recall_threshold(False, states=True) == float("inf")  # the default masks it
 
 
 @pytest.mark.parametrize("bad", [1, "no", None])
