@@ -218,7 +218,7 @@ def test_a_new_users_news_is_not_answered_from_the_empty_notes(gen, on_statement
     is masked when the message asks nothing, even as the model's most likely token, and stays masked
     for the reply; a question still recalls."""
     recall_id = gen.model.config.recall_token_id
-    config = RecallConfig(own_recall_on_statements=on_statements)
+    config = RecallConfig(own_recall_on_statements=on_statements, ask_on_statements=False)
     sure = LogitsProcessorList([GiveAt(recall_id, 0.99, gen.model.config.memory_pad_token_id)])
     result = gen.generate(chat, memory=ListMemory({}), config=config, logits_processor=sure, max_new_tokens=4)
     assert ("model" in [r.trigger for r in result.recalls]) is recalls

@@ -63,7 +63,8 @@ def test_a_session_reads_the_new_message_the_same_way():
     assert news.usage.injected_tokens == 0 and not any(r.memory_id for r in news.recalls)
     asked = session.reply(QUESTION[0]["content"])
     assert asked.recalls[0].trigger == "prompt" and asked.recalls[0].memory_id is not None
-    auto = RecallSession(gen, memory=FixedMemory(FACT), recall_config=AUTO).reply(NEWS[0]["content"])
+    auto = RecallSession(gen, memory=FixedMemory(FACT), recall_config=AUTO.replace(ask_on_statements=False)).reply(
+        NEWS[0]["content"])
     assert auto.recalls[0].memory_id is not None  # "auto" alone puts the notes before news too
 
 
@@ -77,3 +78,13 @@ def test_a_served_statement_is_decided_by_one_token_first():
     result = generator.generate(NEWS, config=STATEMENTS, max_new_tokens=6)
     assert client.bodies[0]["n_predict"] == 1 and len(client.bodies) == 2
     assert not result.recalls and tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in client.bodies[1]["prompt"]
+
+
+@pytest.mark.xfail(strict=True, reason="a turn run as \"ask\" renders the conversation without \"auto\"'s marker, so "
+                   "the next question's turn differs from message 0 and is prefilled again: why ask_on_statements is off")
+def test_a_session_keeps_its_cache_across_news_and_a_question():
+    gen = _generator(asked=False)
+    session = RecallSession(gen, memory=FixedMemory(FACT), recall_config=STATEMENTS)
+    first = session.reply(NEWS)  # the whole conversation each call, as the adapters send it
+    session.reply([*NEWS, {"role": "assistant", "content": first.text}, *QUESTION])
+    assert session.last_report.reused_tokens > 0

@@ -305,7 +305,7 @@ def test_served_auto_masks_the_models_own_recall_on_a_new_users_news(on_statemen
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     client = ScriptedEngine(Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))
     generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=ListMemory({}))
-    config = RecallConfig(own_recall_on_statements=on_statements)
+    config = RecallConfig(own_recall_on_statements=on_statements, ask_on_statements=False)
     result = generator.generate([{"role": "user", "content": text}], config=config, max_new_tokens=6)
     assert [r.trigger for r in result.recalls] == ["prompt"]
     assert ([recall_id, False] in client.bodies[0]["logit_bias"]) is masked
