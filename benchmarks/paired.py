@@ -35,7 +35,7 @@ from typing import Any
 
 from benchmarks.common.args import OUT
 from benchmarks.common.plotting import pyplot, save
-from benchmarks.common.results import write_results
+from benchmarks.common.results import report, write_results
 
 Row = Mapping[str, Any]
 
@@ -167,24 +167,32 @@ def _short(spec: str) -> str:
     return f"{Path(path).parent.name}@{method}"
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"),
-                   help="two methods to compare, each PATH@METHOD of a heldout.json (repeat for more sets; pooled at the end)")  # fmt: skip
-    p.add_argument("--out", type=Path, default=OUT / "paired")
-    return p.parse_args(argv)
+def pairs_parser(doc: str, out: Path, pair_help: str) -> argparse.ArgumentParser:
+    """The command line of a study of ``--pair A B`` heldout runs (this one, :mod:`benchmarks.standing`)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"), help=pair_help)
+    p.add_argument("--out", type=Path, default=out)
+    return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
+def run_pairs(name: str, args: argparse.Namespace, run: Callable[[argparse.Namespace], Any],
+              markdown: Callable[[Any], str]) -> int:  # fmt: skip
+    """``run(args)`` and print its table; a bad run file or spec is exit code 2, said on stderr."""
     try:
         result = run(args)
     except (ValueError, OSError, KeyError) as error:
-        print(f"paired: error: {error}", file=sys.stderr)
+        print(f"{name}: error: {error}", file=sys.stderr)
         return 2
-    print(markdown(result))
-    print(f"written to {args.out}")
-    return 0
+    return report(markdown(result), args.out)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return pairs_parser(__doc__, OUT / "paired", "two methods to compare, each PATH@METHOD of a heldout.json "
+                        "(repeat for more sets; pooled at the end)").parse_args(argv)  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_pairs("paired", parse_args(argv), run, markdown)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from benchmarks.common.args import OUT
 from benchmarks.common.plotting import pyplot, save
 from benchmarks.common.results import write_results
 from benchmarks.heldout import summarize
-from benchmarks.paired import compare, parts, rows_of
+from benchmarks.paired import compare, pairs_parser, parts, rows_of, run_pairs
 
 FACTS_RATIO = 1.5  # issue 19: the default answers at least 1.5x the recipe's facts
 IDK_SHARE = 0.05  # issue 19: "I don't know." with the answer among the notes on at most 5% of questions
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows.append({"set": label, "family": family, **family_rows(a, b, family)})
         # Keys repeat across runs (the same family under another system-message set): the pair's
         # index keeps them apart in the pooled count.
-        all_a.update({(str(i), *k): r for k, r in a.items() if (k[0], k[1]) in b})
-        all_b.update({(str(i), *k): r for k, r in b.items() if (k[0], k[1]) in a})
+        all_a.update({(str(i), *k): r for k, r in a.items() if k in b})
+        all_b.update({(str(i), *k): r for k, r in b.items() if k in a})
     return {"benchmark": "standing", "schema_version": 1, "a": parts(args.pair[0][0])[1],
             "b": parts(args.pair[0][1])[1], "pairs": [list(p) for p in args.pair], "rows": rows,
             "pooled": standing(all_a, all_b)}  # fmt: skip
@@ -147,24 +147,19 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--pair", nargs=2, action="append", required=True, metavar=("A", "B"),
-                   help="the default and its peer, each PATH@METHOD of a heldout.json (repeat for more runs)")  # fmt: skip
-    p.add_argument("--out", type=Path, default=OUT / "standing")
-    return p.parse_args(argv)
+    return pairs_parser(__doc__, OUT / "standing", "the default and its peer, each PATH@METHOD of a heldout.json "
+                        "(repeat for more runs)").parse_args(argv)  # fmt: skip
+
+
+def written(args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`run`, its files written."""
+    result = run(args)
+    write_results(args.out, "standing", result, markdown(result), plot)
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    try:
-        result = run(args)
-    except (ValueError, OSError, KeyError) as error:
-        print(f"standing: error: {error}", file=sys.stderr)
-        return 2
-    write_results(args.out, "standing", result, markdown(result), plot)
-    print(markdown(result))
-    print(f"written to {args.out}")
-    return 0
+    return run_pairs("standing", parse_args(argv), written, markdown)
 
 
 if __name__ == "__main__":

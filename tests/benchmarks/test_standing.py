@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmarks.standing import main, parse_args, run
+from tests.benchmarks.test_paired import _run
 
 
 def _row(method: str, family: str, key: str, kind: str = "memory", correct: bool = False, stale: bool = False,
@@ -17,13 +17,6 @@ def _row(method: str, family: str, key: str, kind: str = "memory", correct: bool
             "stale_possible": stale_possible, "unknown_with_answer": unknown_with_answer, "notes_hold_answer": True,
             "fired": None, "processed_tokens": 100 if method == "recall" else 300,
             "ttft_s": 1.0 if method == "recall" else 2.0}  # fmt: skip
-
-
-def _run(tmp_path: Path, name: str, rows: list[dict[str, Any]]) -> Path:
-    path = tmp_path / name / "heldout.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"benchmark": "heldout", "rows": rows}), encoding="utf-8")
-    return path
 
 
 # Family "x": recall answers 3, the recipe 2 (1.5x: met); recall is stale on one changed fact, the
