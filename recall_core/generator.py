@@ -23,6 +23,7 @@ from recall_core.decoding.ask import (
     ReplyReader,
     checks_abstention,
     first_pass,
+    is_statement,
     opening_marker,
     placed_result,
     read_limit,
@@ -31,6 +32,7 @@ from recall_core.decoding.ask import (
     statement_config,
     traced_as,
     with_memory_search,
+    without_marker,
 )
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
@@ -233,22 +235,28 @@ class RecallGenerator:
         """
         memory = self.memory if memory is _UNSET else memory
         question = None if isinstance(prompt, str) else last_user_text(prompt)
-        config = statement_config(checked_config(config) or self.config, question if memory is not None else None)
+        base = checked_config(config) or self.config
+        config = statement_config(base, question if memory is not None else None)
         plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
-        ids = self.encode(plan.prompt, config=config, tools=plan.template_tools)
+        statement = is_statement(base, config)  # rendered as "auto" renders it, less the marker
+        ids = self.encode(plan.prompt, config=base if statement else config, tools=plan.template_tools)
+        if statement:
+            ids = without_marker(ids, recall_token_ids(self.model, self.tokenizer)[0])
         cache = None
         placed = None  # why the engine asked where the model did not ("abstention", "names", "score")
         chat_with_memory = memory is not None and not isinstance(prompt, str)
         if config.recall_policy == "ask" and chat_with_memory:
-            # The model decides on the prompt as "model" renders it; the call then runs as "auto"
-            # or without recall, from what that pass computed (recall_core.decoding.ask).
+            # The model decides on the prompt as "model" renders it (a statement: as "auto" does,
+            # unmarked); the call then runs as "auto" or without recall, from what that pass
+            # computed (recall_core.decoding.ask).
             decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
             decision = with_memory_search(decision, question, memory, config)
             config, placed = decision.config(config), decision.placed
-            asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
-            cache = shared_cache(cache, ids, asked) if cache is not None else None
-            ids = asked
+            if decision.asked or not statement:  # a statement not asked goes on from the ids it was decided on
+                asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
+                cache = shared_cache(cache, ids, asked) if cache is not None else None
+                ids = asked
         elif config.recall_policy == "model" and chat_with_memory:
             # A reply that would open with "I don't know." without looking, or whose question names
             # what the memory says, opens with <recall> instead; the rest is the model's

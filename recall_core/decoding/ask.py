@@ -141,11 +141,28 @@ def statement_config(config: RecallConfig, question: str | None) -> RecallConfig
     """The config of a call whose last user message is ``question``: under ``"auto"`` with
     ``ask_on_statements``, a message that asks nothing (:func:`recall_core.memory.text.questions.asks`)
     runs as ``"ask"`` on the model's own decision alone (the engine's reasons to ask, which read a
-    question, off). Otherwise ``config`` as it is."""
+    question, off). Otherwise ``config`` as it is.
+
+    Such a turn is still rendered as ``"auto"`` renders the conversation, less this turn's marker
+    (:func:`is_statement`, :func:`without_marker`): the model decides on the prompt ``"auto"`` would
+    have run, and a conversation whose turns take either path keeps one rendering, so a session
+    (or an engine's prefix cache) reuses it from turn to turn."""
     if config.recall_policy != "auto" or not config.ask_on_statements or question is None or asks(question):
         return config
     return config.replace(recall_policy="ask", ask_on_abstention=False, ask_on_refusal=False, ask_on_names=False,
                           ask_on_score=0.0)  # fmt: skip
+
+
+def is_statement(base: RecallConfig, config: RecallConfig) -> bool:
+    """Whether ``config`` is ``base``'s for a message that asks nothing (:func:`statement_config`
+    turned ``"auto"`` into ``"ask"``): the call is rendered as ``base`` renders it."""
+    return base.recall_policy == "auto" and config.recall_policy == "ask"
+
+
+def without_marker(ids: torch.LongTensor, recall_id: int) -> torch.LongTensor:
+    """Prompt ids ``[1, L]`` less their ``<recall>`` ids: ``"auto"``'s rendering with nothing
+    marked (a message's typed ``<recall>`` is text, never that id)."""
+    return ids[:, ids[0] != recall_id]
 
 
 def asked_config(config: RecallConfig, **changes: Any) -> RecallConfig:

@@ -290,26 +290,28 @@ class RecallSession:
                 logprobs = torch.log_softmax(logits[0, :-1].float(), dim=-1).gather(-1, targets)[:, 0].cpu()
             return AppendResult(self._report(plan, len(prefix)), ids, logprobs)
 
-    def _plan_for(self, messages: Input, **kwargs: Any) -> Plan:
-        """Read a call and plan it against what the cache stands for now (nothing changes yet)."""
+    def _plan_for(self, messages: Input, rendered: RecallConfig | None = None, **kwargs: Any) -> Plan:
+        """Read a call and plan it against what the cache stands for now (nothing changes yet).
+        The conversation is rendered as ``rendered`` (default: the call's ``config``) renders it."""
         state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
-        return self.planner.plan(state, *self.planner.read(state, messages, kwargs["config"]), **kwargs)
+        return self.planner.plan(state, *self.planner.read(state, messages, rendered or kwargs["config"]), **kwargs)
 
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         memory = kwargs.get("memory", self.memory)
         question = None if memory is None else _user_text(messages)
-        config = statement_config(kwargs.get("config") or self.recall_config, question)
+        base = kwargs.get("config") or self.recall_config
+        config = statement_config(base, question)  # a statement is still rendered as base renders it
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
         # The reply recalls where the model did not ask, and why (ask_on_abstention, ask_on_names).
         placed: Placed | None = None
         memory = kwargs["memory"]
         if config.recall_policy == "ask" and memory is not None:
-            plan, prefix, kwargs["config"], placed = self._ask(messages, config, outputs, reserve, memory)
+            plan, prefix, kwargs["config"], placed = self._ask(messages, config, outputs, reserve, memory, base)
         else:
-            plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
+            plan = self._plan_for(messages, base, generate=True, config=config, outputs=outputs)
             prefix = self._prepare(plan, reserve=reserve)
             if config.recall_policy == "model" and memory is not None:
                 placed = self._opens_with_recall(plan, prefix, config, memory)
@@ -338,7 +340,7 @@ class RecallSession:
         return replace(result, session=self._report(plan, len(prefix)))
 
     def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any], reserve: int,
-             memory: Any) -> tuple[Plan, list[int], RecallConfig, Placed | None]:  # fmt: skip
+             memory: Any, rendered: RecallConfig) -> tuple[Plan, list[int], RecallConfig, Placed | None]:  # fmt: skip
         """``recall_policy="ask"`` in a session: the new ids are prefilled on the cache and the model decides.
 
         Not asked: the cache keeps them (less the last id, whose logits the reply needs) and the
@@ -346,16 +348,17 @@ class RecallSession:
         turn is planned again with ``<recall>`` at the start of the new user message, where the
         reply runs as ``"auto"``; only the new message is computed twice (recall_core.decoding.ask).
         Returns the plan, the cached ids, the config the reply runs under and why the engine asked
-        where the model did not (``None``: it did not, or the model asked).
+        where the model did not (``None``: it did not, or the model asked). The conversation is
+        rendered as ``rendered`` renders it (a statement under ``"auto"``: as ``"auto"`` does).
         """
-        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs)
+        plan = self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs)
         prefix = self._prepare(plan, reserve=reserve)
         decision = self._first_step(plan, prefix, config, self._checks_abstention(config, plan, len(prefix)), memory)
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
             return plan, prefix, decision.config(config), None
         self._rollback(plan, prefix)
-        plan = self._plan_for(messages, generate=True, config=config, outputs=outputs, asked=True)
+        plan = self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs, asked=True)
         prefix = self._prepare(plan, reserve=reserve)
         return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed
 

@@ -80,11 +80,37 @@ def test_a_served_statement_is_decided_by_one_token_first():
     assert not result.recalls and tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in client.bodies[1]["prompt"]
 
 
-@pytest.mark.xfail(strict=True, reason="a turn run as \"ask\" renders the conversation without \"auto\"'s marker, so "
-                   "the next question's turn differs from message 0 and is prefilled again: why ask_on_statements is off")
 def test_a_session_keeps_its_cache_across_news_and_a_question():
+    """A statement's turn is rendered as "auto" renders the conversation, less its marker: the
+    question's turn after it reuses the cache (the whole conversation each call, as the adapters
+    send it), and so does news after a question."""
     gen = _generator(asked=False)
     session = RecallSession(gen, memory=FixedMemory(FACT), recall_config=STATEMENTS)
-    first = session.reply(NEWS)  # the whole conversation each call, as the adapters send it
-    session.reply([*NEWS, {"role": "assistant", "content": first.text}, *QUESTION])
-    assert session.last_report.reused_tokens > 0
+    first = session.reply(NEWS)
+    chat = [*NEWS, {"role": "assistant", "content": first.text}, *QUESTION]
+    asked = session.reply(chat)
+    assert session.last_report.reused_tokens > 0 and session.last_report.reason is None
+    assert asked.recalls[0].memory_id is not None  # the question's notes, at the start of its message
+    session.reply([*chat, {"role": "assistant", "content": asked.text}, *NEWS])
+    assert session.last_report.reused_tokens > 0 and session.last_report.reason is None
+
+
+@pytest.mark.parametrize("position", ["system", "user_start", "assistant_start"])
+def test_a_statement_is_decided_on_autos_rendering_less_its_marker(position: str):
+    gen = _generator(asked=False)
+    seen = []
+    first_pass = gen._first_pass
+    gen._first_pass = lambda ids, config: (seen.append(ids), first_pass(ids, config))[1]
+    config = STATEMENTS.replace(recall_position=position)
+    result = gen.generate(NEWS, config=config)
+    recall_id = gen.tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    auto = gen.encode(NEWS, config=config)[0].tolist()
+    assert auto.count(recall_id) == 1 and seen[0][0].tolist() == [i for i in auto if i != recall_id]
+    assert result.sequences[0, : seen[0].shape[1]].tolist() == seen[0][0].tolist()  # the reply goes on from them
+
+
+def test_a_statement_not_asked_in_a_session_replies_as_generate_does():
+    gen = _generator(asked=False)
+    session = RecallSession(gen, memory=FixedMemory(FACT), recall_config=STATEMENTS)
+    got, expected = session.reply(NEWS), gen.generate(NEWS, config=STATEMENTS)
+    assert got.text == expected.text and got.session.prefilled_tokens == expected.usage.prompt_tokens
