@@ -65,6 +65,8 @@ def configurations(base: Any, policies: Sequence[str], thresholds: Sequence[floa
         if policy == "uncertainty":
             for threshold in thresholds:
                 configs[f"uncertainty@{threshold:g}"] = base.replace(recall_policy=policy, uncertainty_threshold=threshold)
+        elif policy == "auto":  # the reference: its marker before every reply, news too
+            configs[policy] = base.replace(recall_policy=policy, ask_on_statements=False)
         else:
             configs[policy] = base.replace(recall_policy=policy)
     return configs

@@ -55,7 +55,7 @@ MEMORIES = ("none", "new user", "earlier sessions")
 def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int = 0) -> list[tuple[str, int, str]]:
     """``(user, session index, text)`` for each session's first user turn that is not a question,
     in the hand-written ``families`` (``turn_index`` 1: the second user turn instead, said after the
-    session's first exchange, which the call does not see)."""
+    session's first exchange, which the call does not see; 2 the third, and so on)."""
     from benchmarks.handwritten import FAMILIES
 
     out = []
@@ -188,8 +188,8 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     parser.add_argument("--limit", type=int, default=None, help="at most this many statements of each set")
     parser.add_argument("--families", type=handwritten_names, default=list(HANDWRITTEN),
                         help="the hand-written families whose session openings are said (default: %(default)s)")
-    parser.add_argument("--turn", type=int, choices=(0, 1), default=0,
-                        help="which user turn of each session is said: 0 its opening, 1 the second")
+    parser.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=0,
+                        help="which user turn of each session is said: 0 its opening, 1 the second, ...")
     parser.add_argument("--variant", type=parse_variant, action="append", default=[],
                         help="also each model under RecallConfig changes, NAME:field=value,... (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)

@@ -107,7 +107,9 @@ def test_calls_on_one_thread_are_serialized_other_threads_run_alongside(generato
 
     async def two(first: str, second: str) -> float:
         start = time.perf_counter()
-        await asyncio.gather(chat.ainvoke("Hello", thread_id=first), chat.ainvoke("Hello there", thread_id=second))
+        # questions: the memory is searched for them (a message that asks nothing may not be: ask_on_statements)
+        await asyncio.gather(chat.ainvoke("Where do I live?", thread_id=first),
+                             chat.ainvoke("What is my dog called?", thread_id=second))
         return time.perf_counter() - start
 
     assert asyncio.run(two("same", "same")) >= 0.8  # one after the other

@@ -69,7 +69,7 @@ def test_cli_timeout_bounds_a_hung_server(tmp_path, capsys):
         start = time.monotonic()
         with pytest.warns(RuntimeWarning, match="recall skipped"):
             code = main(["ask", "--server", f"127.0.0.1:{port}", "--timeout", "1", "--encoder", "hash-16",
-                         "--user", "u", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "hello"])
+                         "--user", "u", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "where do I live?"])
         elapsed = time.monotonic() - start
     finally:
         hung.close()

@@ -73,7 +73,7 @@ def test_concurrent_generations_equal_sequential_ones():
         return result.sequences[0].tolist(), len(result.recalls)
 
     sequential = [answer(q) for q in questions]
-    assert all(recalls == 1 for _, recalls in sequential)
+    assert [recalls for _, recalls in sequential[:2]] == [1, 1]  # the questions recall; the news is decided on
     with ThreadPoolExecutor(len(questions)) as pool:
         for _ in range(6):
             assert list(pool.map(answer, questions)) == sequential

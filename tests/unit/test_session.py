@@ -124,7 +124,7 @@ def test_new_messages_alone_continue_the_session(tiny):
 def test_a_memory_injected_in_an_earlier_turn_stays_in_the_cache(tiny, position):
     """Turn 2 reuses turn 1's cache, memory span included, and replies as if that memory were written there."""
     model, tokenizer = tiny
-    config = RecallConfig(recall_position=position, max_recalls=1)
+    config = RecallConfig(recall_position=position, max_recalls=1, ask_on_statements=False)  # "auto" before news too
     gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), config=config,
                           generation_defaults={"max_new_tokens": 10})  # fmt: skip
     session = RecallSession(gen)
@@ -328,7 +328,8 @@ def test_a_failed_call_leaves_the_session_usable():
     chat = list(_chat(session, 2))
     before = session.cache_tokens
     broken = RecallConfig(on_memory_error="raise", max_recalls=1, max_memory_tokens=16)
-    messages = chat[-1][0] + [{"role": "assistant", "content": chat[-1][1].text}, {"role": "user", "content": "Hi"}]
+    messages = chat[-1][0] + [{"role": "assistant", "content": chat[-1][1].text},
+                              {"role": "user", "content": "Where do I live?"}]  # a question: its memory is searched
     with pytest.raises(RuntimeError, match="down"):
         session.reply(messages, memory=ListMemory({}, fail=RuntimeError("down")), config=broken)
     assert session.cache_tokens <= before

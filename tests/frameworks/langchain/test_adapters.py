@@ -208,11 +208,11 @@ def test_chat_batch(chat):
 def test_async_generation_does_not_block_the_event_loop(generator, kind):
     cls = RecallLLM if kind == "llm" else ChatRecall
     model = cls(generator=generator, memory=SlowMemory(FACT, delay=0.4), max_tokens=4)
-    _, ticks = ticker_during(lambda: model.ainvoke("Hello"))
+    _, ticks = ticker_during(lambda: model.ainvoke(QUESTION))  # a question: its memory is searched
     assert ticks >= 10  # 0.4 s of blocking search: a blocked loop would tick at most once
 
     async def consume():
-        return [piece async for piece in model.astream("Hello")]
+        return [piece async for piece in model.astream(QUESTION)]
 
     pieces, ticks = ticker_during(consume)
     assert ticks >= 10 and pieces

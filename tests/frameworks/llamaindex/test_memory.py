@@ -266,7 +266,7 @@ def test_a_failed_write_after_the_reply_keeps_the_reply(generator):
     with pytest.warns(RuntimeWarning, match="writing it to memory failed"):
         response = llm.chat([block.marker(), ChatMessage(role="user", content=FACT)])
     assert response.raw["memory_write_error"].startswith("MemoryUnavailableError")
-    assert response.raw["recalls"][0]["injected"]  # the reply is there, with its recall
+    assert response.raw["usage"]["generated_tokens"] > 0  # the reply is there, beside the error
 
 
 def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
@@ -276,7 +276,8 @@ def test_a_refused_message_reports_the_reply_it_wrote(generator, store):
     block = RecallMemoryBlock(store=store, user_id="ada", write_roles=("user", "assistant"))
     with pytest.warns(RuntimeWarning, match="writing it to memory failed") as caught:
         response = llm.chat([block.marker(), ChatMessage(role="user", content="My cat is called Miso.\x00")])
-    assert caught[0].filename == __file__  # the caller's line, not the adapter's nor llama_index's
+    (refused,) = [w for w in caught if "writing it to memory failed" in str(w.message)]
+    assert refused.filename == __file__  # the caller's line, not the adapter's nor llama_index's
     assert "1 of 2 turn(s) were refused" in response.raw["memory_write_error"]
     stored = store.for_user("ada").all()
     assert response.raw["memory_written"] == [r.id for r in stored] and {r.role for r in stored} == {"assistant"}
