@@ -28,7 +28,9 @@ def test_only_a_message_that_asks_nothing_runs_as_ask_on_the_models_decision_alo
     assert not (ask.ask_on_abstention or ask.ask_on_refusal or ask.ask_on_names) and ask.ask_on_score == 0.0
     assert statement_config(STATEMENTS, QUESTION[0]["content"]) == STATEMENTS  # a question word, no "?"
     assert statement_config(STATEMENTS, None) == STATEMENTS  # a text prompt: no message to read
-    assert statement_config(RecallConfig(), NEWS[0]["content"]) == RecallConfig()  # off by default
+    assert statement_config(RecallConfig(), NEWS[0]["content"]).recall_policy == "ask"  # the default
+    off = RecallConfig(ask_on_statements=False)
+    assert statement_config(off, NEWS[0]["content"]) == off
     model = STATEMENTS.replace(recall_policy="model")
     assert statement_config(model, NEWS[0]["content"]) == model  # "auto" only
 
