@@ -221,3 +221,17 @@ def test_a_weak_recall_after_the_prompts_notes_does_not_run(smollm, tmp_path: Pa
         result = generator.generate(call.messages(), max_new_tokens=32)
         assert [(r.trigger, r.memory_id is not None) for r in result.recalls] == [("prompt", True)]
         assert "June 14" in result.text, result.text
+
+
+def test_a_thread_keeps_its_cache_across_news_and_a_question(chat: ChatRecall) -> None:
+    """With ``ask_on_statements`` (the default), news runs as ``"ask"``; its turn is rendered as
+    ``"auto"`` renders the conversation, so the question after it reuses the thread's cache and
+    still gets its notes. Before that rendering, the question's turn prefilled everything again."""
+    quiet = ChatRecall(generator=chat.generator, store=chat.store, user_id="ada", max_tokens=40, write_memory=False)
+    news = [HumanMessage("Back from holiday, the weather was lovely all week.")]
+    first = quiet.invoke(news, thread_id="news-then-question")
+    assert not any(r["injected"] for r in first.response_metadata["recalls"])  # the model did not ask
+    second = quiet.invoke([*news, first, HumanMessage("What car do I drive?")], thread_id="news-then-question")
+    report = second.response_metadata["session"]
+    assert report["reused_tokens"] > 0 and not report["fresh_prefill"], report
+    assert "skoda" in second.content.lower(), second.content
