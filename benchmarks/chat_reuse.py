@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.args import parse_variant  # noqa: E402
-from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from benchmarks.statements import HANDWRITTEN, handwritten_names, session_turns  # noqa: E402
@@ -111,15 +111,12 @@ def plot(result: dict[str, Any], path: Path) -> None:
     labels = list(dict.fromkeys(r["config"] for r in rows))
     turns = sorted({r["turn"] for r in rows})
     fig, ax = plt.subplots(figsize=(8, 4))
-    width = 0.8 / max(1, len(labels))
-    for k, label in enumerate(labels):
-        means = []
-        for turn in turns:
-            at = [r["prefilled"] for r in rows if r["config"] == label and r["turn"] == turn]
-            means.append(sum(at) / len(at) if at else 0.0)
-        ax.bar([t + k * width for t in range(len(turns))], means, width, label=label)
-    ax.set_xticks([t + width * (len(labels) - 1) / 2 for t in range(len(turns))])
-    ax.set_xticklabels([str(t + 1) for t in turns])
+    prefilled: dict[tuple[str, int], list[int]] = {}
+    for row in rows:
+        prefilled.setdefault((row["config"], row["turn"]), []).append(row["prefilled"])
+    means = {label: [sum(at) / len(at) if at else 0.0 for at in (prefilled.get((label, t), []) for t in turns)]
+             for label in labels}  # fmt: skip
+    grouped_bars(ax, [str(t + 1) for t in turns], means)
     ax.set_xlabel("user turn of the session")
     ax.set_ylabel("tokens prefilled (mean)")
     ax.set_title("A returning user's sessions, the whole conversation sent each call")

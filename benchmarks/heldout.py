@@ -72,7 +72,7 @@ from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.args import parse_variant  # noqa: E402
 from benchmarks.common.methods import PEER_K  # noqa: E402
 from benchmarks.common.peers import LANGCHAIN_SYSTEM, exchanges  # noqa: E402
-from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.timing import timed_stream  # noqa: E402
@@ -383,12 +383,9 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     families = result["families"]
     methods = list(result["summary"])
     fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(families) + 2), 4))
-    width = 0.8 / max(1, len(methods))
-    for i, name in enumerate(methods):
-        per = result["summary"][name]
-        shares = [per[f]["answered"] / max(1, per[f]["memory_questions"]) for f in families]
-        ax.bar([x + i * width for x in range(len(families))], shares, width, label=name)
-    ax.set_xticks([x + width * (len(methods) - 1) / 2 for x in range(len(families))], families)
+    summary = result["summary"]
+    grouped_bars(ax, families, {name: [summary[name][f]["answered"] / max(1, summary[name][f]["memory_questions"])
+                                       for f in families] for name in methods})  # fmt: skip
     ax.set_ylim(0, 1)
     ax.set_ylabel("facts answered (share of memory questions)")
     ax.legend(fontsize=8)

@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.common.timing import timed_stream  # noqa: E402
@@ -116,12 +116,9 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     families = [*result["families"], "all"]
     names = list(result["summary"])
     fig, ax = plt.subplots(figsize=(max(7, 1.2 * len(families) + 2), 4))
-    width = 0.8 / max(1, len(names))
-    for i, name in enumerate(names):
-        per = result["summary"][name]["2"]
-        shares = [per[f]["answered"] / max(1, per[f]["memory_questions"]) for f in families]
-        ax.bar([x + i * width for x in range(len(families))], shares, width, label=name)
-    ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(families))], families)
+    second = {name: result["summary"][name]["2"] for name in names}
+    grouped_bars(ax, families, {name: [per[f]["answered"] / max(1, per[f]["memory_questions"]) for f in families]
+                                for name, per in second.items()})  # fmt: skip
     ax.set_ylim(0, 1)
     ax.set_ylabel("facts answered, second round")
     ax.legend(fontsize=8, title="written from the chat")

@@ -41,7 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks import heldout  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
 from benchmarks.notes_apart import Pinned  # noqa: E402
@@ -166,12 +166,9 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 4.5))
     names = [c.name for c in CONDITIONS]
-    width = 0.8 / max(1, len(result["tallies"]))
-    for j, (model, rows) in enumerate(result["tallies"].items()):
-        shares = [(r["facts"] if r["fact_given"] else r["abstained"]) / max(1, r["questions"]) for r in rows]
-        ax.bar([i + j * width for i in range(len(names))], shares, width, label=model)
-    ax.set_xticks([i + width * (len(result["tallies"]) - 1) / 2 for i in range(len(names))], names,
-                  rotation=35, ha="right", fontsize=8)  # fmt: skip
+    shares = {model: [(r["facts"] if r["fact_given"] else r["abstained"]) / max(1, r["questions"]) for r in rows]
+              for model, rows in result["tallies"].items()}  # fmt: skip
+    grouped_bars(ax, names, shares, rotation=35, ha="right", fontsize=8)
     ax.set_ylabel("share answered with the fact\n(other notes only: right \"I don't know.\")")
     ax.set_title(f"The same questions, the notes perturbed · {', '.join(result['families'])}", fontsize=10)
     ax.legend(fontsize=8)

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.args import parse_variant  # noqa: E402
-from benchmarks.common.plotting import pyplot, save  # noqa: E402
+from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from benchmarks.new_user import DONT_KNOW  # noqa: E402
@@ -163,15 +163,11 @@ def plot(result: dict[str, Any], path: Path) -> None:
     models = list(dict.fromkeys(s["model"] for s in summary))
     slices = list(dict.fromkeys((s["set"], s["memory"]) for s in summary))
     fig, ax = plt.subplots(figsize=(9, 4))
-    width = 0.8 / max(1, len(models))
-    for m, model in enumerate(models):
-        shares = []
-        for kind, memory in slices:
-            row = next((s for s in summary if (s["model"], s["set"], s["memory"]) == (model, kind, memory)), None)
-            shares.append(row["acknowledged"] / row["statements"] if row else 0.0)
-        ax.bar([i + m * width for i in range(len(slices))], shares, width, label=model)
-    ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(slices))])
-    ax.set_xticklabels([f"{k}\n{mem}" for k, mem in slices], fontsize=8)
+    counts = {(s["model"], s["set"], s["memory"]): s for s in summary}
+    shares = {model: [row["acknowledged"] / row["statements"] if row else 0.0
+                      for row in (counts.get((model, kind, memory)) for kind, memory in slices)]
+              for model in models}  # fmt: skip
+    grouped_bars(ax, [f"{k}\n{mem}" for k, mem in slices], shares, fontsize=8)
     ax.set_ylabel("share acknowledged")
     ax.set_ylim(0, 1.05)
     ax.set_title("A user's statement about themselves: acknowledged, not 'I don't know.'")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,3 +23,15 @@ def save(fig: Any, path: Path, dpi: int = 120) -> Path:
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
     return path
+
+
+def grouped_bars(ax: Any, groups: Sequence[str], series: Mapping[str, Sequence[float]], **tick_options: Any) -> None:
+    """One bar per series in each group, side by side, the group's name under the middle of its bars.
+
+    ``series`` maps each legend label to one value per group, in ``groups``' order;
+    ``tick_options`` go to the group names (``fontsize``, ``rotation``...).
+    """
+    width = 0.8 / max(1, len(series))
+    for i, (label, values) in enumerate(series.items()):
+        ax.bar([x + i * width for x in range(len(groups))], list(values), width, label=label)
+    ax.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(groups))], list(groups), **tick_options)
