@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--statements", type=int, default=Mixture().statements,
                         help="examples of a user telling the assistant about themselves, answered as the base model "
                              "answers (an acknowledgement, not a recall)")
+    parser.add_argument("--chat", type=int, default=Mixture().chat,
+                        help="examples of a user's own messages from the training families' conversations (one to "
+                             "three turns said together), answered as the base model answers them")
     parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
     parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
@@ -95,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                       oldest_share=args.oldest_share, format_share=args.format_share, reply_share=args.reply_share,
                       company_share=args.company_share, near_miss_share=args.near_miss_share,
                       neighbour_share=args.neighbour_share,
-                      statements=args.statements)  # fmt: skip
+                      statements=args.statements, chat=args.chat)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
                          families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,

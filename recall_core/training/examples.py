@@ -68,6 +68,11 @@ class Mixture:
     # Examples of a user telling something about themselves (``prompts.statement_prompts``): the
     # base model's acknowledgement is learned, half with notes in the system message.
     statements: int = 0
+    # Examples of a user's own messages from the training families' conversations (one to three
+    # turns said together, ``family_data.chat_messages``), answered with the base model's reply,
+    # half with notes in the system message: a user's turn is often several sentences with a
+    # request in it, and the tuned model answered such turns with one word taken from them.
+    chat: int = 0
     vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
     fill_share: float = 0.75  # of search misses: the deeper note naming the answer shown instead (family_data.asked)
     unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
@@ -96,7 +101,7 @@ class Mixture:
     neighbour_share: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("repeats", "general", "auto_general", "statements"):
+        for name in ("repeats", "general", "auto_general", "statements", "chat"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")

@@ -225,6 +225,26 @@ def chat_exchanges(user: base.User) -> list[tuple[str, str]]:
     return out
 
 
+def chat_messages(users: Mapping[str, Sequence[base.User]], n: int, rng: random.Random) -> list[str]:
+    """``n`` messages a user sends that ask nothing: one to three of one user's turns of one
+    session, in order, said together (a user's turn in a chat is often several sentences, news
+    and a request in one). Turns that end with ``?`` (a question may be one the memory answers)
+    and turns between named people are left out. Distinct messages, deterministic for ``rng``;
+    fewer than ``n`` where the users have fewer."""
+    runs: list[list[str]] = []
+    for family in sorted(users):
+        for user in users[family]:
+            sessions: dict[int, list[str]] = {}
+            for turn in user.turns:
+                if turn.role == "user" and not turn.speaker and not turn.content.rstrip().endswith("?"):
+                    sessions.setdefault(turn.session, []).append(turn.content.strip())
+            runs += [said for _, said in sorted(sessions.items())]
+    pool = sorted({" ".join(said[i : i + size]) for said in runs for size in (1, 2, 3)
+                   for i in range(len(said) - size + 1)})  # fmt: skip
+    rng.shuffle(pool)
+    return pool[:n]
+
+
 def _earlier(chat: Sequence[tuple[str, str]], rng: random.Random) -> tuple[dict[str, str], ...]:
     """Zero to two exchanges of small talk before the question (half of the questions have none)."""
     if not chat or rng.random() < 0.5:

@@ -213,6 +213,10 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
                                      config.mixture.auto_general, rng, [i.notes for i in items])  # fmt: skip
     if config.mixture.statements:
         examples += statement_examples(model, tokenizer, builder, config, [i.notes for i in items], progress)
+    if config.mixture.chat:
+        messages = family_data.chat_messages(users, config.mixture.chat, random.Random(f"chat-{config.seed}"))
+        examples += distilled_examples(model, tokenizer, builder, config, messages, [i.notes for i in items],
+                                       random.Random(f"chat-replies-{config.seed}"), "chat", progress)  # fmt: skip
     return [e for e in examples if len(e.input_ids) <= config.max_length]
 
 
@@ -246,15 +250,26 @@ def statement_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, conf
     from a generator of their own (``f"statements-{seed}"``), so the other examples stay as they were.
     """
     count = config.mixture.statements
-    rng = random.Random(f"statements-{config.seed}")
     prompts = statement_prompts("train", seed=config.seed)
     prompts = [prompts[i % len(prompts)] for i in range(count)]
+    return distilled_examples(model, tokenizer, builder, config, prompts, notes,
+                              random.Random(f"statements-{config.seed}"), "statement", progress)  # fmt: skip
+
+
+def distilled_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
+                       prompts: Sequence[str], notes: Sequence[Sequence[MemoryCandidate]], rng: random.Random,
+                       family: str, progress: bool = True) -> list[Example]:
+    """One example per prompt, answered with the base model's own greedy reply under a training
+    system message drawn by ``rng``: the first half under the model's own policy with no notes,
+    the rest with ``notes`` a search returned in the system message (``"auto"``), the reply still
+    the base model's. ``family`` is what ``meta["family"]`` says the prompts are."""
     heads = [rng.choice(family_data.TRAIN_SYSTEM_PROMPTS) for _ in prompts]
     replies = base_replies(model, tokenizer, prompts, systems=heads, max_new_tokens=config.distill_tokens,
                            progress=progress)  # fmt: skip
-    half = count // 2
-    out = general_examples(builder, replies[:half], "general", half, rng, family="statement") if half else []
-    return out + general_examples(builder, replies[half:], "auto-general", count - half, rng, notes, family="statement")
+    count, half = len(prompts), len(prompts) // 2
+    out = general_examples(builder, replies[:half], "general", half, rng, family=family) if half else []
+    rest = replies[half:]
+    return out + (general_examples(builder, rest, "auto-general", count - half, rng, notes, family=family) if rest else [])
 
 
 def save_examples(path: str | Path, examples: Sequence[Example]) -> Path:
