@@ -8,7 +8,9 @@ that learned "I don't know." for questions no note answers can say it to news as
   base model does);
 * **"I don't know."**: the reply says it does not know (:data:`benchmarks.new_user.DONT_KNOW`, the
   new-user benchmark's test);
-* **recalled**: the model itself wrote ``<recall>`` (a statement needs no memory).
+* **recalled**: the model itself wrote ``<recall>`` (a statement needs no memory);
+* **ran on**: the reply went on into a new turn of the chat template (a line that is only
+  ``user``, ``assistant`` or ``system``: the end of its turn was written and its text skipped).
 
 Two sets of statements, neither trained on:
 
@@ -23,7 +25,7 @@ the user's own earlier sessions, written as the writer writes them (a returning 
 
 Usage:
     python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16] [--families A,B]
-        [--turn 0|1] [--variant NAME:field=value,...]
+        [--turn 0|1|2|3] [--memories none,new user,earlier sessions] [--variant NAME:field=value,...]
 Writes benchmarks/out/statements/statements.json, .md and .png.
 """
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -50,6 +53,8 @@ from benchmarks.new_user import DONT_KNOW  # noqa: E402
 OUT = OUT_ROOT / "statements"
 HANDWRITTEN = ("handwritten", "handwritten-changes")  # benchmarks.handwritten.FAMILIES
 MEMORIES = ("none", "new user", "earlier sessions")
+#: A line of its own that names a chat role: the reply wrote its turn's end and went on.
+RAN_ON = re.compile(r"^(?:user|assistant|system)$", re.MULTILINE)
 
 
 def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int = 0) -> list[tuple[str, int, str]]:
@@ -67,6 +72,14 @@ def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int 
                 if turn and not turn["content"].rstrip().endswith("?"):
                     out.append((f"{name}:{user['user_id']}", index, turn["content"]))
     return out
+
+
+def memory_names(text: str) -> list[str]:
+    """``--memories``: comma-separated names of :data:`MEMORIES`; others refused by name."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names or set(names) - set(MEMORIES):
+        raise argparse.ArgumentTypeError(f"--memories must name memories of {', '.join(MEMORIES)}, got {text!r}")
+    return names
 
 
 def handwritten_names(text: str) -> list[str]:
@@ -97,15 +110,17 @@ def judged(text: str, recalled: bool) -> dict[str, Any]:
     """One reply's marks (see the module docstring)."""
     unknown = bool(DONT_KNOW.search(text))
     words = [w for w in text.split() if any(c.isalnum() for c in w)]
-    return {"reply": text, "acknowledged": len(words) >= 2 and not unknown, "unknown": unknown, "recalled": recalled}
+    return {"reply": text, "acknowledged": len(words) >= 2 and not unknown, "unknown": unknown, "recalled": recalled,
+            "ran_on": bool(RAN_ON.search(text))}
 
 
-def cases(statements: Sequence[str], openings: Sequence[tuple[str, int, str]]) -> Iterator[tuple[str, str, str, str, int]]:
-    """``(set, memory, text, user, session)`` for every statement under every memory it is said with."""
-    for memory in MEMORIES[:2]:
+def cases(statements: Sequence[str], openings: Sequence[tuple[str, int, str]],
+          memories: Sequence[str] = MEMORIES) -> Iterator[tuple[str, str, str, str, int]]:  # fmt: skip
+    """``(set, memory, text, user, session)`` for every statement under every memory of ``memories`` it is said with."""
+    for memory in (m for m in MEMORIES[:2] if m in memories):
         for text in statements:
             yield "heldout", memory, text, "", 0
-    for memory in MEMORIES:
+    for memory in (m for m in MEMORIES if m in memories):
         for user, index, text in openings:
             if memory != "earlier sessions" or index > 0:  # a first session has nothing earlier
                 yield "handwritten", memory, text, user, index
@@ -143,17 +158,17 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         groups.setdefault((row["model"], row["set"], row["memory"]), []).append(row)
     return [{"model": m, "set": s, "memory": mem, "statements": len(g),
-             **{k: sum(r[k] for r in g) for k in ("acknowledged", "unknown", "recalled")}}
+             **{k: sum(r.get(k, False) for r in g) for k in ("acknowledged", "unknown", "recalled", "ran_on")}}
             for (m, s, mem), g in groups.items()]  # fmt: skip
 
 
 def markdown(summary: Sequence[dict[str, Any]]) -> str:
-    lines = ["| model | statements | memory | acknowledged | \"I don't know.\" | wrote `<recall>` |",
-             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = ["| model | statements | memory | acknowledged | \"I don't know.\" | wrote `<recall>` | ran on |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for s in summary:
         n = s["statements"]
         lines.append(f"| {s['model']} | {s['set']} | {s['memory']} | {s['acknowledged']}/{n} | {s['unknown']}/{n} "
-                     f"| {s['recalled']}/{n} |")  # fmt: skip
+                     f"| {s['recalled']}/{n} | {s['ran_on']}/{n} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -186,6 +201,8 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
                         help="the hand-written families whose session openings are said (default: %(default)s)")
     parser.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=0,
                         help="which user turn of each session is said: 0 its opening, 1 the second, ...")
+    parser.add_argument("--memories", type=memory_names, default=list(MEMORIES),
+                        help="comma-separated, which memories each statement is said under (default: all three)")
     parser.add_argument("--variant", type=parse_variant, action="append", default=[],
                         help="also each model under RecallConfig changes, NAME:field=value,... (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -198,7 +215,7 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
 
     statements = statement_prompts("heldout")[: args.limit]
     openings = handwritten_openings(args.families, args.turn)[: args.limit]
-    todo = list(cases(statements, openings))
+    todo = list(cases(statements, openings, args.memories))
     loads = {"tuned": {"tuned": True}, "plain": {"tuned": False}}
     names = list(filter(None, args.models.split(","))) if models is None else []
     if set(names) - set(loads):

@@ -19,7 +19,10 @@ this loop, which follows ``GenerationMixin._sample`` step for step and adds only
   same trace and sequence as the pieces, with the first token sooner.
 
 With no ``<recall>`` anywhere the loop performs exactly the same operations as ``_sample``
-and so returns the same tokens (greedy, or sampling under the same seed).
+and so returns the same tokens (greedy, or sampling under the same seed). Without a memory the
+model may not write ``<recall>`` (there is nothing to search: it is masked, as after
+``max_recalls``), so such a call returns ``generate()``'s tokens with ``<recall>`` suppressed,
+the same tokens wherever the model would not have asked.
 
 transformers 5.23 does not pass ``streamer=`` or ``tokenizer=`` on to a callable
 ``custom_generate``, so this loop takes them as ``recall_streamer`` and ``recall_tokenizer``;
@@ -121,7 +124,8 @@ def recall_generate(
 
     Args:
         memory: anything with ``search(RecallQuery, k) -> list[MemoryCandidate]``; ``None``
-            decodes without recall (every ``<recall>`` is traced as "no memory").
+            decodes without recall: a prompt's ``<recall>`` is dropped and traced as "no memory",
+            and the model may not write one.
         recall_config: a :class:`RecallConfig`; default ``RecallConfig()``.
         recall_tokenizer: the model's tokenizer, needed to build text queries and to
             tokenize memories (``generate()`` does not forward ``tokenizer=`` to callables).
@@ -259,7 +263,7 @@ class _RecallLoop:
                     inserted = None
                 model_kwargs = update_model_kwargs(model, outputs, model_kwargs)
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
-                next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, next_token_logits))
+                next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, self._searchable(next_token_logits)))
                 next_token_scores = self._mask_weak_abstention(next_token_scores, input_ids)
                 entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
                 if entropy is not None:  # <recall> goes here; the token is sampled after the memory
@@ -473,7 +477,6 @@ class _RecallLoop:
             entropy, logits_before = inserted.entropy, inserted.logits
         trigger = "prompt" if in_prompt else ("uncertainty" if entropy is not None else "model")
         model_kwargs = take_cache(outputs, model_kwargs)
-        # Without a memory the loop stays plain generate(), bare <recall> and all (no empty notes).
         found = self.searches.search(sequence[0, :-1].tolist(), None if in_prompt else reply_start, trigger,
                                      getattr(outputs, "hidden_states", None))  # fmt: skip
         query, chosen, reason, considered, empty = found.query, found.chosen, found.reason, found.considered, found.empty
@@ -548,17 +551,32 @@ class _RecallLoop:
 
     # ------------------------------------------------------------------ budget
     def _mask_control_tokens(self, scores: torch.FloatTensor) -> torch.FloatTensor:
-        """Pads are never written; ``<recall>`` only while recalls are left, under a policy that lets
-        the model ask, and, when there is a memory to search, with at least ``own_recall_threshold()`` of
-        the (processed) probability. Without a memory nothing more is masked, so a call without one
-        stays token for token ``generate()``'s. A declined ``<recall>`` stays masked (:class:`ModelRecallGate`)."""
+        """Pads are never written; ``<recall>`` only with a memory to search, while recalls are left,
+        under a policy that lets the model ask, and with at least ``own_recall_threshold()`` of the
+        (processed) probability. A declined ``<recall>`` stays masked (:class:`ModelRecallGate`).
+
+        Without a memory a ``<recall>`` would find nothing, and the tuned model was never trained
+        past a bare one: it ended its reply there, or wrote its turn's end and went on as the user
+        (docs/benchmarks/recall-tuning.md, "No memory attached"). So the call is ``generate()``'s
+        with ``<recall>`` suppressed."""
         scores[:, self.pad_id] = -float("inf")
-        if self.searches.attempts >= self.config.max_recalls or self.config.recall_policy in NO_MODEL_RECALL_POLICIES:
+        if (self.memory is None or self.searches.attempts >= self.config.max_recalls
+                or self.config.recall_policy in NO_MODEL_RECALL_POLICIES):  # fmt: skip
             scores[:, self.recall_id] = -float("inf")
-        elif self.memory is not None and self.recall_gate.masks(scores[0], self.notes.found):
+        elif self.recall_gate.masks(scores[0], self.notes.found):
             scores[:, self.recall_id] = -float("inf")
         return scores
 
+
+    def _searchable(self, logits: torch.FloatTensor) -> torch.FloatTensor:
+        """The logits the processors see: without a memory, ``<recall>`` is out of the vocabulary
+        from the start, as ``generate(suppress_tokens=...)`` leaves it, so top-k and top-p choose
+        among the tokens that can be written (the raw logits kept for ``output_logits`` are untouched)."""
+        if self.memory is not None:
+            return logits
+        logits = logits.clone()
+        logits[:, self.recall_id] = -float("inf")
+        return logits
 
     def _mask_weak_abstention(self, scores: torch.FloatTensor, input_ids: torch.LongTensor) -> torch.FloatTensor:
         """At the first token decided after notes were injected, the abstention's opening is masked

@@ -156,9 +156,11 @@ def served_recall(
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     try:
         while left > 0:
-            # The model's own <recall> is never sampled past max_recalls, nor under "explicit" / "off".
-            masked = (declined or run.attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
-                      or (memory is not None and math.isinf(config.own_recall_threshold(run.notes.found, states))))
+            # The model's own <recall> is never sampled without a memory, past max_recalls, nor under
+            # "explicit" / "off" (as the in-process loop's _mask_control_tokens).
+            masked = (declined or memory is None or run.attempts >= config.max_recalls
+                      or config.recall_policy in NO_MODEL_RECALL_POLICIES
+                      or math.isinf(config.own_recall_threshold(run.notes.found, states)))  # fmt: skip
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             if abstained:
                 bias.append([abstention, False])

@@ -55,3 +55,19 @@ def test_other_families_openings_and_a_variant_run_beside_the_defaults(tmp_path)
     assert {s["model"] for s in report["summary"]} == {"tiny", "tiny · stm"}
     with pytest.raises(SystemExit):  # argparse refuses a family that is not hand-written, by name
         statements.main(["--families", "passing", "--out", str(tmp_path)])
+
+
+@pytest.mark.parametrize(("reply", "ran_on"), [("\nuser\nI don't know.", True), ("Great!\nassistant\nOk", True),
+                                               ("The user said hi.", False), ("\n", False)])  # fmt: skip
+def test_a_reply_that_goes_on_into_a_new_turn_is_marked(reply, ran_on):
+    assert statements.judged(reply, recalled=False)["ran_on"] is ran_on
+
+
+def test_memories_chooses_what_each_statement_is_said_under(tmp_path):
+    model, tokenizer = tiny_model()
+    argv = ["--limit", "1", "--tokens", "2", "--out", str(tmp_path), "--no-progress", "--memories", "none"]
+    assert statements.main(argv, models=[("tiny", model, tokenizer)]) == 0
+    report = json.loads((tmp_path / "statements.json").read_text())
+    assert {s["memory"] for s in report["summary"]} == {"none"} and all("ran_on" in s for s in report["summary"])
+    with pytest.raises(SystemExit):  # argparse refuses a memory it does not know, by name
+        statements.main(["--memories", "none,everything", "--out", str(tmp_path)])

@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from langchain_recall import ChatRecall
-from recall_core import RecallConfig, RecallGenerator
+from recall_core import RECALL_TOKEN, RecallConfig, RecallGenerator
 from recall_core.memory import MemoryStore
 
 CONVERSATION = [
@@ -62,6 +62,22 @@ def test_without_memory_the_model_does_not_know(smollm) -> None:
     for question, fact in QUESTIONS.items():
         answer = generator.generate([{"role": "user", "content": question}], max_new_tokens=40).text
         assert fact.lower() not in answer.lower(), answer
+
+
+@pytest.mark.parametrize("news", [
+    "random but I switched my phone plan to the cheaper one, should save 10 quid a month",
+    "my brother's band is playing at the Crown on saturday, might go if I'm not wrecked",
+])  # fmt: skip
+def test_without_a_memory_the_tuned_model_answers_news_instead_of_asking(smollm, news: str) -> None:
+    """Left to itself the tuned default writes ``<recall>`` on these (written for this test), and
+    with nothing to search it used to end the reply there ("\n"). With no memory the marker is
+    masked, so it replies in words and never runs on into another turn."""
+    model, tokenizer = smollm
+    result = RecallGenerator(model, tokenizer).generate([{"role": "user", "content": news}], memory=None,
+                                                        max_new_tokens=16)  # fmt: skip
+    recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
+    assert recall_id not in result.sequences[0].tolist() and not any(r.trigger == "model" for r in result.recalls)
+    assert len(result.text.split()) >= 2 and "\nuser\n" not in f"\n{result.text}\n", result.text
 
 
 def test_the_tuned_model_decides_when_to_recall(chat: ChatRecall) -> None:

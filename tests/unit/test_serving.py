@@ -209,9 +209,23 @@ def test_served_policies_that_forbid_the_models_recall_mask_it(policy: str) -> N
                                 config=RecallConfig(recall_policy=policy), max_new_tokens=4)  # fmt: skip
     assert result.recalls == [] and [recall_id, False] in client.bodies[0]["logit_bias"]
     allowed = _ScriptedClient([5, end])
-    ServedRecallGenerator(allowed, tokenizer, context_window=512).generate(
-        [{"role": "user", "content": "Where do I live?"}], config=RecallConfig(recall_policy="model"), max_new_tokens=4)
+    ServedRecallGenerator(allowed, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon.")).generate(
+        [{"role": "user", "content": "Where do I live?"}], max_new_tokens=4,
+        config=RecallConfig(recall_policy="model", ask_on_abstention=False, ask_on_score=0.0))  # no first passes
     assert [recall_id, False] not in allowed.bodies[0]["logit_bias"]
+
+
+def test_served_without_a_memory_the_model_may_not_recall() -> None:
+    """As in process (test_engine_policies.py): with nothing to search the engine is told never to
+    sample ``<recall>``, whatever the policy, and the reply is the engine's own."""
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    for policy in ("auto", "model"):
+        client = _ScriptedClient([5, 6, end])
+        result = ServedRecallGenerator(client, tokenizer, context_window=512).generate(
+            [{"role": "user", "content": "Where do I live?"}], config=RecallConfig(recall_policy=policy), max_new_tokens=4)
+        assert [recall_id, False] in client.bodies[0]["logit_bias"] and len(client.bodies) == 1
+        assert not any(r.injected for r in result.recalls)
 
 
 def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
