@@ -25,7 +25,7 @@ the user's own earlier sessions, written as the writer writes them (a returning 
 
 Usage:
     python -m benchmarks.statements [--models tuned,plain] [--adapter DIR] [--tokens 16] [--families A,B]
-        [--turn 0|1|2|3] [--memories none,new user,earlier sessions] [--variant NAME:field=value,...]
+        [--turn 0-6[,...]] [--memories none,new user,earlier sessions] [--variant NAME:field=value,...]
 Writes benchmarks/out/statements/statements.json, .md and .png.
 """
 
@@ -72,6 +72,17 @@ def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int 
                 if turn and not turn["content"].rstrip().endswith("?"):
                     out.append((f"{name}:{user['user_id']}", index, turn["content"]))
     return out
+
+
+def turn_indices(text: str) -> list[int]:
+    """``--turn``: comma-separated user-turn indices, each 0 to 6; others refused with the range."""
+    try:
+        turns = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        turns = []
+    if not turns or any(not 0 <= t <= 6 for t in turns):
+        raise argparse.ArgumentTypeError(f"--turn must be user-turn indices from 0 to 6, comma-separated, got {text!r}")
+    return list(dict.fromkeys(turns))
 
 
 def memory_names(text: str) -> list[str]:
@@ -199,8 +210,9 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     parser.add_argument("--limit", type=int, default=None, help="at most this many statements of each set")
     parser.add_argument("--families", type=handwritten_names, default=list(HANDWRITTEN),
                         help="the hand-written families whose session openings are said (default: %(default)s)")
-    parser.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=0,
-                        help="which user turn of each session is said: 0 its opening, 1 the second, ...")
+    parser.add_argument("--turn", type=turn_indices, default=[0], metavar="0-6[,0-6...]",
+                        help="which user turns of each session are said: 0 its opening, 1 the second, ... "
+                             "(comma-separated; sessions without that many user turns are left out)")
     parser.add_argument("--memories", type=memory_names, default=list(MEMORIES),
                         help="comma-separated, which memories each statement is said under (default: all three)")
     parser.add_argument("--variant", type=parse_variant, action="append", default=[],
@@ -214,7 +226,7 @@ def main(argv: Sequence[str] | None = None, models: Sequence[tuple[str, Any, Any
     from recall_core.training.prompts import statement_prompts
 
     statements = statement_prompts("heldout")[: args.limit]
-    openings = handwritten_openings(args.families, args.turn)[: args.limit]
+    openings = [o for turn in args.turn for o in handwritten_openings(args.families, turn)][: args.limit]
     todo = list(cases(statements, openings, args.memories))
     loads = {"tuned": {"tuned": True}, "plain": {"tuned": False}}
     names = list(filter(None, args.models.split(","))) if models is None else []

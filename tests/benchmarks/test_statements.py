@@ -71,3 +71,10 @@ def test_memories_chooses_what_each_statement_is_said_under(tmp_path):
     assert {s["memory"] for s in report["summary"]} == {"none"} and all("ran_on" in s for s in report["summary"])
     with pytest.raises(SystemExit):  # argparse refuses a memory it does not know, by name
         statements.main(["--memories", "none,everything", "--out", str(tmp_path)])
+
+
+def test_turn_takes_several_indices_and_refuses_others_with_the_range():
+    assert statements.turn_indices("4,5,6") == [4, 5, 6] and statements.turn_indices("2") == [2]
+    for bad in ("7", "-1", "x", ""):
+        with pytest.raises(Exception, match="from 0 to 6"):
+            statements.turn_indices(bad)

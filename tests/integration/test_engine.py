@@ -30,12 +30,21 @@ def test_injected_memory_puts_an_unknowable_fact_into_the_answer(smollm):
 
 @pytest.mark.parametrize("which", ["smollm_plain", "smollm"])
 def test_no_recall_matches_generate_on_the_real_model(which, request):
+    """Without a memory the loop is ``generate()`` with ``<recall>`` suppressed: the plain release
+    never writes it, so that is ``generate()`` itself; the tuned default asks for its memory here,
+    which it may not do with nothing to search."""
     model, tokenizer = request.getfixturevalue(which)
     ids = torch.tensor([tokenizer.apply_chat_template(QUESTION, add_generation_prompt=True, return_dict=False)])
-    expected = model.generate(ids, max_new_tokens=20, do_sample=False)
+    recall_id = model.config.recall_token_id
+    plain = model.generate(ids, max_new_tokens=20, do_sample=False)
+    suppressed = [*(model.generation_config.suppress_tokens or []), recall_id]
+    expected = model.generate(ids, max_new_tokens=20, do_sample=False, suppress_tokens=suppressed)
     got = model.generate(ids, max_new_tokens=20, do_sample=False, custom_generate=recall_generate,
                          recall_tokenizer=tokenizer)
     assert torch.equal(got, expected)
+    assert (recall_id in plain[0, ids.shape[1]:].tolist()) is (which == "smollm")
+    if which == "smollm_plain":
+        assert torch.equal(got, plain)
 
 
 @pytest.mark.parametrize("which", ["smollm_plain", "smollm"])
