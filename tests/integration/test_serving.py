@@ -116,6 +116,19 @@ def test_served_replies_match_the_in_process_loop(policy: str, served, in_proces
         assert theirs.recalls and theirs.recalls[0].length > 0
 
 
+@pytest.mark.parametrize("policy", ["auto", "model"])
+def test_without_a_memory_the_engine_never_stops_at_recall_as_in_process(policy: str, served, in_process) -> None:
+    """News on which the tuned default, left to itself, writes ``<recall>`` (tests/integration/
+    test_recall_defaults.py): with no memory both backends mask it and reply in the same words."""
+    config = RecallConfig(recall_policy=policy)
+    messages = [{"role": "user", "content": "my brother's band is playing at the Crown on saturday, might go if I'm not wrecked"}]
+    mine = in_process.generate(messages, memory=None, config=config, max_new_tokens=16)
+    theirs = served.generate(messages, memory=None, config=config, max_new_tokens=16)
+    recall_id = in_process.model.config.recall_token_id
+    assert recall_id not in theirs.output.engine_ids and len(theirs.output.requests) == 1
+    assert theirs.sequences.tolist() == mine.sequences.tolist() and len(theirs.text.split()) >= 2
+
+
 def test_a_recall_under_the_threshold_is_taken_back_on_the_engine_as_in_process(served, in_process) -> None:
     """The engine reports the probability of the ``<recall>`` it stopped at; under ``recall_threshold``
     both backends write the reply the model gives without it."""
