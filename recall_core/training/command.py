@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from recall_core.training.examples import Mixture
+from recall_core.training.examples import CHAT_OPENINGS, Mixture
 from recall_core.training.families import FAMILIES
 
 
@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chat", type=int, default=Mixture().chat,
                         help="examples of a user's own messages from the training families' conversations (one to "
                              "three turns said together), answered as the base model answers them")
+    parser.add_argument("--chat-openings", choices=CHAT_OPENINGS, default=Mixture().chat_openings,
+                        help="which base replies to --chat messages are learned: any, or only those that do not open "
+                             "with the abstention's first token (\"I\")")
     parser.add_argument("--users", type=int, default=8, help="users of each family (training seeds only)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to train on")
     parser.add_argument("--exclude", default="", help="comma-separated families to leave out (held out)")
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                       oldest_share=args.oldest_share, format_share=args.format_share, reply_share=args.reply_share,
                       company_share=args.company_share, near_miss_share=args.near_miss_share,
                       neighbour_share=args.neighbour_share,
-                      statements=args.statements, chat=args.chat)  # fmt: skip
+                      statements=args.statements, chat=args.chat, chat_openings=args.chat_openings)  # fmt: skip
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, learning_rate=args.learning_rate,
                          rank=args.rank, alpha=2 * args.rank, mixture=mixture, users=args.users,
                          families=_names(args.families), exclude=_names(args.exclude), encoder=args.encoder,

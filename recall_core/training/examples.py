@@ -55,6 +55,10 @@ class Example:
             raise ValueError("input_ids and labels must have the same length")
 
 
+#: ``Mixture.chat_openings``: which base replies to a user's own messages are learned.
+CHAT_OPENINGS = ("any", "not-abstention")
+
+
 @dataclass(frozen=True)
 class Mixture:
     """How the examples are made: how often each question is used, under which policy, and how
@@ -73,6 +77,13 @@ class Mixture:
     # half with notes in the system message: a user's turn is often several sentences with a
     # request in it, and the tuned model answered such turns with one word taken from them.
     chat: int = 0
+    # Which of those base replies are learned: "any"; or "not-abstention", only replies that do not
+    # open with the abstention's first token (``decoding.abstain.abstention_opening``, "I" in
+    # SmolLM2's vocabulary). The base model opens 87 of 200 with "I'm sorry ..." and a candidate
+    # trained on them gave that opening more probability after notes, past ``abstain_threshold``
+    # (docs/benchmarks/recall-tuning.md, the ``--chat 200`` candidate). Messages are drawn until
+    # ``chat`` replies are kept, or the messages run out.
+    chat_openings: str = "any"
     vary_share: float = 0.5  # of memory examples: notes varied (count, place, irrelevant only, undated)
     fill_share: float = 0.75  # of search misses: the deeper note naming the answer shown instead (family_data.asked)
     unknown_share: float = 1.0  # of memory examples whose reply is "I don't know.": the share kept
@@ -105,6 +116,8 @@ class Mixture:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"mixture {name} must be an int >= 0, got {value!r}")
+        if self.chat_openings not in CHAT_OPENINGS:
+            raise ValueError(f"mixture chat_openings must be one of {', '.join(CHAT_OPENINGS)}, got {self.chat_openings!r}")
         for name in ("auto_share", "mid_share", "vary_share", "fill_share", "unknown_share", "passing_share",
                      "empty_share", "oldest_share", "format_share", "reply_share", "company_share",
                      "near_miss_share", "neighbour_share"):

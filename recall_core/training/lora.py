@@ -17,7 +17,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import torch
 from tqdm.auto import tqdm
 
 from recall_core.config import DEFAULT_SYSTEM_PROMPT, RecallConfig
+from recall_core.decoding.abstain import abstention_opening
 from recall_core.models.lora import base_fingerprint
 from recall_core.prompt import apply_chat_template, chat_prompt_ids
 from recall_core.settings import int_at_least
@@ -214,9 +215,7 @@ def build_examples(model: Any, tokenizer: Any, config: TrainConfig, recall_confi
     if config.mixture.statements:
         examples += statement_examples(model, tokenizer, builder, config, [i.notes for i in items], progress)
     if config.mixture.chat:
-        messages = family_data.chat_messages(users, config.mixture.chat, random.Random(f"chat-{config.seed}"))
-        examples += distilled_examples(model, tokenizer, builder, config, messages, [i.notes for i in items],
-                                       random.Random(f"chat-replies-{config.seed}"), "chat", progress)  # fmt: skip
+        examples += chat_examples(model, tokenizer, builder, config, users, [i.notes for i in items], progress)
     return [e for e in examples if len(e.input_ids) <= config.max_length]
 
 
@@ -256,17 +255,43 @@ def statement_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, conf
                               random.Random(f"statements-{config.seed}"), "statement", progress)  # fmt: skip
 
 
+#: ``Mixture.chat_openings="not-abstention"``: messages drawn per reply wanted (most base replies
+#: open with "I": the pool must be larger than what is kept).
+CHAT_POOL = 4
+
+
+def chat_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
+                  users: Mapping[str, Sequence[Any]], notes: Sequence[Sequence[MemoryCandidate]],
+                  progress: bool = True) -> list[Example]:
+    """``config.mixture.chat`` examples of the training users' own messages
+    (:func:`~recall_core.training.family_data.chat_messages`), answered as the base model answers
+    them; under ``chat_openings="not-abstention"`` only replies that do not open with the
+    abstention's first token, from a pool ``CHAT_POOL`` times as large."""
+    wanted = config.mixture.chat
+    filtered = config.mixture.chat_openings == "not-abstention"
+    messages = family_data.chat_messages(users, wanted * (CHAT_POOL if filtered else 1), random.Random(f"chat-{config.seed}"))
+    opening = abstention_opening(tokenizer)
+    keep = (lambda reply: not reply or reply[0] != opening) if filtered else None
+    return distilled_examples(model, tokenizer, builder, config, messages, notes,
+                              random.Random(f"chat-replies-{config.seed}"), "chat", progress, keep=keep, limit=wanted)  # fmt: skip
+
+
 def distilled_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, config: TrainConfig,
                        prompts: Sequence[str], notes: Sequence[Sequence[MemoryCandidate]], rng: random.Random,
-                       family: str, progress: bool = True) -> list[Example]:
+                       family: str, progress: bool = True, keep: Callable[[Sequence[int]], bool] | None = None,
+                       limit: int | None = None) -> list[Example]:  # fmt: skip
     """One example per prompt, answered with the base model's own greedy reply under a training
     system message drawn by ``rng``: the first half under the model's own policy with no notes,
     the rest with ``notes`` a search returned in the system message (``"auto"``), the reply still
-    the base model's. ``family`` is what ``meta["family"]`` says the prompts are."""
+    the base model's. ``family`` is what ``meta["family"]`` says the prompts are. With ``keep``,
+    only the prompts whose reply ids it accepts, the first ``limit`` of them."""
     heads = [rng.choice(family_data.TRAIN_SYSTEM_PROMPTS) for _ in prompts]
     replies = base_replies(model, tokenizer, prompts, systems=heads, max_new_tokens=config.distill_tokens,
                            progress=progress)  # fmt: skip
-    count, half = len(prompts), len(prompts) // 2
+    if keep is not None:
+        replies = [r for r in replies if keep(r[2])]
+    replies = replies[:limit]
+    count, half = len(replies), len(replies) // 2
     out = general_examples(builder, replies[:half], "general", half, rng, family=family) if half else []
     rest = replies[half:]
     return out + (general_examples(builder, rest, "auto-general", count - half, rng, notes, family=family) if rest else [])

@@ -10,7 +10,7 @@ from recall_core import RecallConfig
 from recall_core.training import family_data
 from recall_core.training.examples import IGNORE, ExampleBuilder, Mixture
 from recall_core.training.families import base
-from recall_core.training.lora import TrainConfig, build_examples, distilled_examples
+from recall_core.training.lora import TrainConfig, base_replies, build_examples, distilled_examples
 from tests.helpers.tiny import tiny_model
 
 FAMILIES = ("templated", "people")
@@ -88,3 +88,40 @@ def test_the_chat_share_adds_its_examples_and_leaves_the_others_as_they_were():
 def test_a_bad_chat_count_names_the_field(value):
     with pytest.raises(ValueError, match="chat"):
         Mixture(chat=value)
+
+
+def test_keep_leaves_out_the_replies_it_refuses_and_limit_caps_the_rest(users):
+    model, tokenizer = tiny_model()
+    builder = ExampleBuilder(tokenizer)
+    notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
+    asked = family_data.asked(users, notes, random.Random(0))
+    config = TrainConfig(distill_tokens=6, encoder="hash", max_length=768)
+    messages = family_data.chat_messages(users, 8, random.Random(0))
+    replies = base_replies(model, tokenizer, messages, max_new_tokens=6, progress=False)
+    opening = replies[0][2][0]  # the first reply's opening id: refused below
+    refused = {m for m, _, ids, _ in replies if ids and ids[0] == opening}
+    kept = distilled_examples(model, tokenizer, builder, config, messages, [i.notes for i in asked if i.notes],
+                              random.Random(0), "chat", progress=False, keep=lambda ids: not ids or ids[0] != opening,
+                              limit=3)  # fmt: skip
+    assert refused and len(kept) <= 3 and not {e.meta["question"] for e in kept} & refused
+    learned = [[t for t in e.labels if t != IGNORE] for e in kept]
+    assert all(ids and ids[0] != opening for ids in learned)
+
+
+def test_not_abstention_draws_more_messages_and_keeps_no_reply_that_opens_as_the_abstention():
+    from recall_core.decoding.abstain import abstention_opening
+
+    model, tokenizer = tiny_model()
+    options = dict(steps=1, batch_size=4, users=1, distill_tokens=4, agreement_prompts=1, families=FAMILIES,
+                   encoder="hash", max_length=768)  # fmt: skip
+    mixture = Mixture(repeats=1, general=2, auto_general=1, chat=4, chat_openings="not-abstention")
+    examples = build_examples(model, tokenizer, TrainConfig(mixture=mixture, **options), progress=False)
+    chat = [e for e in examples if e.meta.get("family") == "chat"]
+    opening = abstention_opening(tokenizer)
+    assert 0 < len(chat) <= 4
+    assert all([t for t in e.labels if t != IGNORE][0] != opening for e in chat)
+
+
+def test_a_bad_chat_openings_names_the_field_and_the_choices():
+    with pytest.raises(ValueError, match="chat_openings must be one of any, not-abstention"):
+        Mixture(chat_openings="no-sorry")
