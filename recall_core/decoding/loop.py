@@ -60,7 +60,12 @@ from recall_core.decoding.hf_compat import (
 from recall_core.decoding.notes import memory_embeddings, note_lines
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
-from recall_core.decoding.triggers import ModelRecallGate, UncertaintyTrigger, token_below_threshold
+from recall_core.decoding.triggers import (
+    ModelRecallGate,
+    UncertaintyTrigger,
+    recall_ruled_out,
+    token_below_threshold,
+)
 from recall_core.kv.blocks import plan_block
 from recall_core.kv.cache import cache_length
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
@@ -560,13 +565,11 @@ class _RecallLoop:
         (docs/benchmarks/recall-tuning.md, "No memory attached"). So the call is ``generate()``'s
         with ``<recall>`` suppressed."""
         scores[:, self.pad_id] = -float("inf")
-        if (self.memory is None or self.searches.attempts >= self.config.max_recalls
-                or self.config.recall_policy in NO_MODEL_RECALL_POLICIES):  # fmt: skip
+        if recall_ruled_out(self.config, self.memory, self.searches.attempts):
             scores[:, self.recall_id] = -float("inf")
         elif self.recall_gate.masks(scores[0], self.notes.found):
             scores[:, self.recall_id] = -float("inf")
         return scores
-
 
     def _searchable(self, logits: torch.FloatTensor) -> torch.FloatTensor:
         """The logits the processors see: without a memory, ``<recall>`` is out of the vocabulary

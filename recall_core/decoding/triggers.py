@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from recall_core.config import RecallConfig
+from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
 from recall_core.structured.constrained import token_texts
 
 #: Per tokenizer: its size when computed, and which ids are content tokens. Weak keys.
@@ -71,6 +71,14 @@ def below_threshold(log_p: float, threshold: float) -> bool:
     behind the in-process loop's mask, the served loop's take-back and ``"ask"``'s decision
     (and the same for the abstention's opening and ``abstain_threshold``)."""
     return threshold > 0 and log_p < math.log(threshold)
+
+
+def recall_ruled_out(config: RecallConfig, memory: object, attempts: int) -> bool:
+    """Whether the model's own ``<recall>`` is masked whatever its probability: there is no memory to
+    search (the tuned model, left at a bare ``<recall>``, ended its reply or went on as the user),
+    ``max_recalls`` searches were made (``attempts``), or the policy does not let the model ask.
+    The one rule behind the in-process loop's mask and the served loop's ``logit_bias``."""
+    return memory is None or attempts >= config.max_recalls or config.recall_policy in NO_MODEL_RECALL_POLICIES
 
 
 def token_below_threshold(scores: torch.Tensor, token: int, threshold: float) -> bool:

@@ -28,11 +28,11 @@ from typing import Any
 
 import torch
 
-from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
+from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import NotesShown, abstention_opening
 from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
-from recall_core.decoding.triggers import below_threshold
+from recall_core.decoding.triggers import below_threshold, recall_ruled_out
 from recall_core.memory.text.questions import asks
 from recall_core.serving.client import Completion, EngineClient
 from recall_core.types import Memory, Recall
@@ -158,8 +158,7 @@ def served_recall(
         while left > 0:
             # The model's own <recall> is never sampled without a memory, past max_recalls, nor under
             # "explicit" / "off" (as the in-process loop's _mask_control_tokens).
-            masked = (declined or memory is None or run.attempts >= config.max_recalls
-                      or config.recall_policy in NO_MODEL_RECALL_POLICIES
+            masked = (declined or recall_ruled_out(config, memory, run.attempts)
                       or math.isinf(config.own_recall_threshold(run.notes.found, states)))  # fmt: skip
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             if abstained:
