@@ -69,7 +69,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from benchmarks import handwritten  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.args import parse_variant  # noqa: E402
+from benchmarks.common.args import names_in, parse_variant  # noqa: E402
 from benchmarks.common.methods import PEER_K  # noqa: E402
 from benchmarks.common.peers import LANGCHAIN_SYSTEM, exchanges  # noqa: E402
 from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
@@ -401,10 +401,7 @@ def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, lis
 def family_names(text: str) -> list[str]:
     """``--families`` (an argparse type, shared with :mod:`benchmarks.new_user`): comma-separated
     names of :data:`ASKED_FAMILIES`; none, or one that is not there, is refused by name."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names or set(names) - set(ASKED_FAMILIES):
-        raise argparse.ArgumentTypeError(f"--families must name families of {', '.join(ASKED_FAMILIES)}, got {text!r}")
-    return names
+    return names_in(text, ASKED_FAMILIES, "--families", "families")
 
 
 def study_parser(doc: str, out: Path, *, families: str | None = None, users: int = 8) -> argparse.ArgumentParser:

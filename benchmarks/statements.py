@@ -44,7 +44,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.args import parse_variant  # noqa: E402
+from benchmarks.common.args import names_in, parse_variant  # noqa: E402
 from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
@@ -87,20 +87,14 @@ def turn_indices(text: str) -> list[int]:
 
 def memory_names(text: str) -> list[str]:
     """``--memories``: comma-separated names of :data:`MEMORIES`; others refused by name."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names or set(names) - set(MEMORIES):
-        raise argparse.ArgumentTypeError(f"--memories must name memories of {', '.join(MEMORIES)}, got {text!r}")
-    return names
+    return names_in(text, MEMORIES, "--memories", "memories")
 
 
 def handwritten_names(text: str) -> list[str]:
     """``--families``: comma-separated hand-written families (:mod:`benchmarks.handwritten`); others refused by name."""
     from benchmarks.handwritten import FAMILIES
 
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names or set(names) - set(FAMILIES):
-        raise argparse.ArgumentTypeError(f"--families must name hand-written families of {', '.join(FAMILIES)}, got {text!r}")
-    return names
+    return names_in(text, FAMILIES, "--families", "hand-written families")
 
 
 def session_turns(user_key: str, upto: int) -> list[dict[str, Any]]:
@@ -169,7 +163,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         groups.setdefault((row["model"], row["set"], row["memory"]), []).append(row)
     return [{"model": m, "set": s, "memory": mem, "statements": len(g),
-             **{k: sum(r.get(k, False) for r in g) for k in ("acknowledged", "unknown", "recalled", "ran_on")}}
+             **{k: sum(r[k] for r in g) for k in ("acknowledged", "unknown", "recalled", "ran_on")}}
             for (m, s, mem), g in groups.items()]  # fmt: skip
 
 

@@ -3,8 +3,10 @@ generator, and ``--variant`` specs of ``RecallConfig`` changes."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,16 @@ def seed_of(text: str) -> int:
     from recall_core.training.conversations import SEEDS
 
     return SEEDS[text] if text in SEEDS else int(text)
+
+
+def names_in(text: str, allowed: Iterable[str], option: str, what: str) -> list[str]:
+    """The body of an argparse type for ``option``: comma-separated names of ``allowed``; none, or
+    one that is not there, is refused by name (``"{option} must name {what} of ..."``)."""
+    allowed = list(allowed)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names or set(names) - set(allowed):
+        raise argparse.ArgumentTypeError(f"{option} must name {what} of {', '.join(allowed)}, got {text!r}")
+    return names
 
 
 #: A comma that starts the next ``field=`` of a variant (not one inside a value).

@@ -56,15 +56,21 @@ def test_messages_are_distinct_deterministic_and_at_most_n(users):
     assert not any(m.endswith("?") for m in first)
 
 
-def test_distilled_examples_learn_the_base_reply_half_with_notes(users):
+@pytest.fixture(scope="module")
+def distilling(users):
+    """What distilled_examples takes besides its prompts: a tiny model, its builder, a config and notes."""
     model, tokenizer = tiny_model()
-    builder = ExampleBuilder(tokenizer)
     notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
     asked = family_data.asked(users, notes, random.Random(0))
     config = TrainConfig(distill_tokens=6, encoder="hash", max_length=768)
+    return model, tokenizer, ExampleBuilder(tokenizer), config, [i.notes for i in asked if i.notes]
+
+
+def test_distilled_examples_learn_the_base_reply_half_with_notes(users, distilling):
+    model, tokenizer, builder, config, notes = distilling
     messages = family_data.chat_messages(users, 5, random.Random(0))
-    examples = distilled_examples(model, tokenizer, builder, config, messages, [i.notes for i in asked if i.notes],
-                                  random.Random(0), "chat", progress=False)  # fmt: skip
+    examples = distilled_examples(model, tokenizer, builder, config, messages, notes, random.Random(0), "chat",
+                                  progress=False)  # fmt: skip
     assert [e.kind for e in examples] == ["general"] * 2 + ["auto-general"] * 3
     assert sorted(e.meta["question"] for e in examples) == sorted(messages)
     assert all(e.meta["family"] == "chat" for e in examples)
@@ -90,19 +96,14 @@ def test_a_bad_chat_count_names_the_field(value):
         Mixture(chat=value)
 
 
-def test_keep_leaves_out_the_replies_it_refuses_and_limit_caps_the_rest(users):
-    model, tokenizer = tiny_model()
-    builder = ExampleBuilder(tokenizer)
-    notes = family_data.retrieved(users, RecallConfig(), encoder="hash")
-    asked = family_data.asked(users, notes, random.Random(0))
-    config = TrainConfig(distill_tokens=6, encoder="hash", max_length=768)
+def test_keep_leaves_out_the_replies_it_refuses_and_limit_caps_the_rest(users, distilling):
+    model, tokenizer, builder, config, notes = distilling
     messages = family_data.chat_messages(users, 8, random.Random(0))
     replies = base_replies(model, tokenizer, messages, max_new_tokens=6, progress=False)
     opening = replies[0][2][0]  # the first reply's opening id: refused below
     refused = {m for m, _, ids, _ in replies if ids and ids[0] == opening}
-    kept = distilled_examples(model, tokenizer, builder, config, messages, [i.notes for i in asked if i.notes],
-                              random.Random(0), "chat", progress=False, keep=lambda ids: not ids or ids[0] != opening,
-                              limit=3)  # fmt: skip
+    kept = distilled_examples(model, tokenizer, builder, config, messages, notes, random.Random(0), "chat",
+                              progress=False, keep=lambda ids: not ids or ids[0] != opening, limit=3)  # fmt: skip
     assert refused and len(kept) <= 3 and not {e.meta["question"] for e in kept} & refused
     learned = [[t for t in e.labels if t != IGNORE] for e in kept]
     assert all(ids and ids[0] != opening for ids in learned)
