@@ -10,7 +10,13 @@ that learned "I don't know." for questions no note answers can say it to news as
   new-user benchmark's test);
 * **recalled**: the model itself wrote ``<recall>`` (a statement needs no memory);
 * **ran on**: the reply went on into a new turn of the chat template (a line that is only
-  ``user``, ``assistant`` or ``system``: the end of its turn was written and its text skipped).
+  ``user``, ``assistant`` or ``system``: the end of its turn was written and its text skipped);
+* **apology**: the reply opens with an apology, a disclaimer or a hedge
+  (:data:`recall_core.decoding.abstain.REFUSALS`: "I'm sorry", "Unfortunately", "As an AI"...).
+  It is counted beside *acknowledged*, not taken out of it: "I'm sorry to hear that." can be the
+  right reply to bad news, but "I'm sorry for your loss." to a wedding, or "I'm sorry for any
+  misunderstanding, but as a text-based AI, I ..." to a plan, is not, and on users' own turns the
+  recall-tuned default opened over half its acknowledged replies so (2026-12-04; read the replies).
 
 Two sets of statements, neither trained on:
 
@@ -49,12 +55,17 @@ from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, report, write_results  # noqa: E402
 from benchmarks.new_user import DONT_KNOW  # noqa: E402
+from recall_core.decoding.abstain import REFUSALS  # noqa: E402
 
 OUT = OUT_ROOT / "statements"
 HANDWRITTEN = ("handwritten", "handwritten-changes")  # benchmarks.handwritten.FAMILIES
 MEMORIES = ("none", "new user", "earlier sessions")
 #: A line of its own that names a chat role: the reply wrote its turn's end and went on.
 RAN_ON = re.compile(r"^(?:user|assistant|system)$", re.MULTILINE)
+#: A reply that opens with an apology, a disclaimer or a hedge (whole words: not "Sorrowful").
+APOLOGY = re.compile(r"^\s*(?:" + "|".join(re.escape(r) for r in REFUSALS) + r")(?![\w])")
+#: The marks :func:`judged` gives a reply that :func:`summarize` counts.
+MARKS = ("acknowledged", "unknown", "recalled", "ran_on", "apology")
 
 
 def handwritten_openings(families: Sequence[str] = HANDWRITTEN, turn_index: int = 0) -> list[tuple[str, int, str]]:
@@ -116,7 +127,7 @@ def judged(text: str, recalled: bool) -> dict[str, Any]:
     unknown = bool(DONT_KNOW.search(text))
     words = [w for w in text.split() if any(c.isalnum() for c in w)]
     return {"reply": text, "acknowledged": len(words) >= 2 and not unknown, "unknown": unknown, "recalled": recalled,
-            "ran_on": bool(RAN_ON.search(text))}
+            "ran_on": bool(RAN_ON.search(text)), "apology": bool(APOLOGY.match(text.replace("\u2019", "'")))}
 
 
 def cases(statements: Sequence[str], openings: Sequence[tuple[str, int, str]],
@@ -163,17 +174,17 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         groups.setdefault((row["model"], row["set"], row["memory"]), []).append(row)
     return [{"model": m, "set": s, "memory": mem, "statements": len(g),
-             **{k: sum(r[k] for r in g) for k in ("acknowledged", "unknown", "recalled", "ran_on")}}
+             **{k: sum(r[k] for r in g) for k in MARKS}}
             for (m, s, mem), g in groups.items()]  # fmt: skip
 
 
 def markdown(summary: Sequence[dict[str, Any]]) -> str:
-    lines = ["| model | statements | memory | acknowledged | \"I don't know.\" | wrote `<recall>` | ran on |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = ["| model | statements | memory | acknowledged | \"I don't know.\" | wrote `<recall>` | ran on "
+             "| opens with an apology |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for s in summary:
         n = s["statements"]
         lines.append(f"| {s['model']} | {s['set']} | {s['memory']} | {s['acknowledged']}/{n} | {s['unknown']}/{n} "
-                     f"| {s['recalled']}/{n} | {s['ran_on']}/{n} |")  # fmt: skip
+                     f"| {s['recalled']}/{n} | {s['ran_on']}/{n} | {s['apology']}/{n} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -57,6 +57,18 @@ def test_other_families_openings_and_a_variant_run_beside_the_defaults(tmp_path)
         statements.main(["--families", "passing", "--out", str(tmp_path)])
 
 
+@pytest.mark.parametrize(
+    ("reply", "apology"),
+    [("I'm sorry for your loss.", True), ("I’m sorry to hear that.", True), ("  Unfortunately, no.", True),
+     ("Sorrowful news indeed.", False), ("Congratulations! I'm sorry I missed it.", False), ("Sorry", True)],
+)  # fmt: skip
+def test_a_reply_that_opens_with_an_apology_is_marked_beside_acknowledged(reply, apology):
+    marks = statements.judged(reply, recalled=False)
+    assert marks["apology"] is apology
+    if reply.count(" ") >= 1:  # counted beside acknowledging, not taken out of it
+        assert marks["acknowledged"]
+
+
 @pytest.mark.parametrize(("reply", "ran_on"), [("\nuser\nI don't know.", True), ("Great!\nassistant\nOk", True),
                                                ("The user said hi.", False), ("\n", False)])  # fmt: skip
 def test_a_reply_that_goes_on_into_a_new_turn_is_marked(reply, ran_on):
