@@ -38,7 +38,7 @@ from typing import Any
 from benchmarks.common.args import OUT
 from benchmarks.common.plotting import pyplot, save
 from benchmarks.common.results import write_results
-from benchmarks.paired import MEASURES, Row, rows_of, run_pairs
+from benchmarks.paired import MEASURES, Row, rows_of, run_pairs, short_name
 
 Rows = Mapping[tuple[str, str], Row]
 
@@ -116,7 +116,7 @@ def markdown(result: Mapping[str, Any]) -> str:
     lines = [head, "|" + " --- |" * (len(MEASURES) + 1)]
     for recipe in result["recipes"]:
         for spec, c in recipe["draws"].items():
-            lines.append(f"| {recipe['name']} · {_short(spec)} | "
+            lines.append(f"| {recipe['name']} · {short_name(spec)} | "
                          + " | ".join(f"{c[m.name]['hits']} / {c[m.name]['of']}" for m in MEASURES) + " |")  # fmt: skip
         s = recipe["summary"]
         lines.append(f"| **{recipe['name']}: mean (range)** | "
@@ -147,12 +147,6 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     ax.set_ylabel(f"facts answered (of {result['recipes'][0]['summary']['facts']['of']})")
     ax.set_title("training draws: each dot one seed, the line the mean", fontsize=9)
     return save(fig, path)
-
-
-def _short(spec: str) -> str:
-    """``FOLDER@METHOD`` of a spec: the run's folder names the draw."""
-    path, _, method = spec.rpartition("@")
-    return f"{Path(path).parent.name}@{method}"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("a run file is named in two --pair: the pooled sets must be different questions")
     pairs = []
     for spec_a, spec_b in args.pair:
-        pairs.append({"a": spec_a, "b": spec_b, "label": f"{_short(spec_a)} against {_short(spec_b)}",
+        pairs.append({"a": spec_a, "b": spec_b, "label": f"{short_name(spec_a)} against {short_name(spec_b)}",
                       "comparison": compare(rows_of(spec_a), rows_of(spec_b))})  # fmt: skip
     result = {"benchmark": "paired", "schema_version": 1, "a": parts(args.pair[0][0])[1], "b": parts(args.pair[0][1])[1],
               "pairs": pairs, "pooled": pooled([p["comparison"] for p in pairs])}  # fmt: skip
@@ -161,7 +161,7 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
-def _short(spec: str) -> str:
+def short_name(spec: str) -> str:
     """``FOLDER@METHOD`` of a spec: the run's folder names the set."""
     path, method = parts(spec)
     return f"{Path(path).parent.name}@{method}"
