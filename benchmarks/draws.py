@@ -13,8 +13,8 @@ each recipe's mean and range. Two readings across recipes:
 
 * **draws**: the exact permutation test of the difference in mean counts, over every way of
   splitting the pooled draws into groups of the recipes' sizes (two recipes only). With two or
-  three draws a side its smallest possible p is 0.1 to 0.2: it says how little a few draws can
-  tell, which is the point;
+  three draws a side its smallest possible p is 0.1 (three against two or three) to 0.33 (two
+  against two): it says how little a few draws can tell, which is the point;
 * **questions**: how many questions k of a recipe's n draws answer (``facts``), so "the draws
   agree" is a count, not an impression.
 

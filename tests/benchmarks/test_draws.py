@@ -30,10 +30,11 @@ def _run(tmp_path: Path, name: str, answered: list[bool], method: str = "recall"
 def test_the_permutation_test_counts_every_split_of_the_pooled_draws():
     # [1, 2] against [3, 4]: of the 6 ways to pick two of four, {1, 2} and {3, 4} are as far apart.
     assert permutation_p([1, 2], [3, 4]) == pytest.approx(2 / 6)
-    # Three draws against two: 10 splits, the observed one and its mirror image at most.
+    # Three draws against two: 10 splits; 9 of them are at least as far apart as 91 · 72 · 78 against 79 · 75.
     assert permutation_p([91, 72, 78], [79, 75]) == pytest.approx(0.9)
     assert permutation_p([10, 11, 12], [1, 2]) == pytest.approx(1 / 10)  # the smallest p three against two can give
     assert permutation_p([5, 5], [5, 5]) == 1.0
+    assert permutation_p([10, 11], [1, 2]) == pytest.approx(2 / 6)  # the smallest p two against two can give
     assert permutation_p([], [1]) == 1.0
 
 
