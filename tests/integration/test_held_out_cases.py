@@ -47,7 +47,7 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory):
 #: the first reply token "I" 0.44, masked by ``abstain_threshold``, then "L" 0.14 and "B" 0.08; the
 #: adapter before it had "Ber" first at 0.26); the rank-32 adapter (2026-12-02) says "I don't know."
 #: with the note injected (docs/benchmarks/heldout.md). Which draw of the recipe users get decides it:
-#: 5 of 8 training draws of the two recipes answer with the place (docs/benchmarks/recall-tuning.md,
+#: 6 of 9 training draws of the two recipes answer with the place (docs/benchmarks/recall-tuning.md,
 #: "Soups of draws"); the shipped one, the best of five on the development families, does not.
 WORK_PLACE = ("the rank-32 adapter (2026-12-02) answers 'Where do I work?' with \"I don't know.\" though the note "
               "gives the place (Berlenga); the adapter before it gave the job, 'Lighthouse keeper.'")
