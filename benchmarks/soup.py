@@ -29,6 +29,7 @@ from pathlib import Path
 import torch
 
 from recall_core.models.lora import META_FILE, WEIGHTS_FILE, read_meta
+from recall_core.training.adapter import replace_folder
 
 CONFIG_FILE = "adapter_config.json"
 #: What every draw must share for the soup to be their mean: the same base model and recall
@@ -79,16 +80,19 @@ def soup(out: str | Path, adapters: Sequence[str | Path]) -> Path:
         else:
             mixed[name] = torch.stack(parts).mean(dim=0)  # trained token rows (their values)
         mixed[name] = mixed[name].to(dtype).contiguous()
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    save_file(mixed, str(folder / WEIGHTS_FILE), metadata={"format": "pt"})
     config = dict(configs[0], r=configs[0]["r"] * n, lora_alpha=configs[0]["lora_alpha"] * n)
-    (folder / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     meta = dict(metas[0], soup=[{"adapter": str(f), "seed": m.get("recipe", {}).get("seed")}
                                 for f, m in zip(folders, metas, strict=True)])  # fmt: skip
     meta.pop("checks", None)  # the first draw's checks are not the soup's
-    (folder / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
-    return folder
+
+    def write(staging: Path) -> None:
+        save_file(mixed, str(staging / WEIGHTS_FILE), metadata={"format": "pt"})
+        (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
+        (staging / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+    # Whole or not at all: a soup's rank differs from its draws', so its weights beside an older
+    # folder's config (or an older query head) would load as a wrong model.
+    return replace_folder(out, write)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

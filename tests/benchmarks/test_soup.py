@@ -73,7 +73,12 @@ def test_a_soup_of_adapters_that_differ_is_refused_and_names_the_field(tmp_path:
 
 def test_the_command_line_writes_the_soup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draws = [str(_adapter(tmp_path / f"s{seed}", seed)) for seed in (0, 1)]
+    (tmp_path / "soup").mkdir()
+    (tmp_path / "soup" / "query_head.json").write_text("{}")  # an older folder's file, for another model
     assert main([str(tmp_path / "soup"), *draws]) == 0
     assert "the mean of 2 adapters" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "soup").iterdir()) == [
+        "adapter_config.json", "adapter_model.safetensors", "recall_adapter.json"]  # the folder replaced whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s0", "s1", "soup"]  # no staging folder left
     with pytest.raises(SystemExit):
         main([str(tmp_path / "again"), draws[0]])
