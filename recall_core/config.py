@@ -270,6 +270,20 @@ class RecallConfig:
             so that it reads it has no note and can say it does not know (past a bare ``<recall>``
             it was never trained on, it writes nonsense); ``None`` injects nothing there. Prompt
             markers and the uncertainty trigger's are taken back instead.
+        base_replies: a chat reply that reads no notes is written by the base model the
+            recall-tuned one was made from (its adapter off), as ``generate()`` on that model
+            writes it: a call with no memory attached, and an ``"ask"`` call (a statement under
+            ``"auto"`` with ``ask_on_statements`` too) the engine decided not to recall for. The
+            decision is still the tuned model's. Why: the adapter was trained to read notes, and
+            with none it answers users' news with a stock apology ("I'm sorry for any
+            confusion ..."): with no memory, 101 of 269 of users' third and fourth turns in the
+            hand-written families got a reply in their own turn without one, against the plain
+            release's 194 (docs/benchmarks/recall-tuning.md). Needs the base model: one loaded by
+            :func:`recall_core.load_model` with its adapter (the default, or ``adapter=``) knows it
+            and loads it at the first such reply (as much memory again as the model), or pass
+            ``RecallGenerator(base_model=...)``. In-process calls of :meth:`RecallGenerator.generate`
+            only: a :class:`~recall_core.RecallSession` and a served backend refuse it
+            (``ValueError``). Off by default (not yet in sessions, which the adapters use).
     """
 
     query_mode: QueryMode = "text"
@@ -308,6 +322,7 @@ class RecallConfig:
     abstain_threshold: float = 0.5
     abstain_contrast: float = 0.0
     empty_notes: str | None = "(none)"
+    base_replies: bool = False
 
     def __post_init__(self) -> None:
         one_of("query_mode", self.query_mode, get_args(QueryMode))
@@ -327,7 +342,7 @@ class RecallConfig:
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
         for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_refusal",
-                     "ask_on_names", "plain_notes", "own_recall_on_statements", "ask_on_statements"):
+                     "ask_on_names", "plain_notes", "own_recall_on_statements", "ask_on_statements", "base_replies"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.empty_notes is not None and not isinstance(self.empty_notes, str):

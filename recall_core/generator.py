@@ -38,6 +38,7 @@ from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
 from recall_core.kv.memories import KVPrecompute
+from recall_core.models.base import base_model_of
 from recall_core.models.loading import load_model
 from recall_core.models.query_head import RecallQueryHead, saved_query_head
 from recall_core.prompt import chat_prompt_ids, last_user_text
@@ -78,6 +79,10 @@ class RecallGenerator:
             :func:`recall_core.load_model` merged or in the folder the weights came from
             (:func:`~recall_core.models.query_head.saved_query_head`; the recall-tuned default
             ships one). A head trained for another model is refused (``ValueError``).
+        base_model: the model ``model`` was recall-tuned from, with the same tokenizer:
+            ``RecallConfig.base_replies`` has it write the replies that read no notes. Default:
+            the one :func:`recall_core.load_model` recorded on ``model``, loaded when first needed
+            (:mod:`recall_core.models.base`).
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class RecallGenerator:
         config: RecallConfig | None = None,
         generation_defaults: Mapping[str, Any] | None = None,
         query_head: RecallQueryHead | None = None,
+        base_model: Any = None,
     ) -> None:
         if MEMORY_PAD_TOKEN not in tokenizer.get_vocab():
             from recall_core.tokens import add_recall_tokens
@@ -101,6 +107,8 @@ class RecallGenerator:
         self.query_head = query_head
         self._head_looked_for = query_head is not None  # the saved head is looked for once, when first needed
         self.config = checked_config(config) or RecallConfig()
+        self._base_model = base_model
+        self._base: RecallGenerator | None = None  # made at the first reply that reads no notes
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
 
@@ -236,6 +244,13 @@ class RecallGenerator:
         memory = self.memory if memory is _UNSET else memory
         question = None if isinstance(prompt, str) else last_user_text(prompt)
         base = checked_config(config) or self.config
+        reply_kwargs = {"stop": stop, "streamer": streamer, "stopping_criteria": stopping_criteria, "tools": tools,
+                        "tool_choice": tool_choice, "response_format": response_format,
+                        "parallel_tool_calls": parallel_tool_calls, **generation_kwargs}  # fmt: skip
+        if base.base_replies:
+            self._check_base_replies()
+            if memory is None and not isinstance(prompt, str):
+                return self._base_reply(prompt, base, reply_kwargs)
         config = statement_config(base, question if memory is not None else None)
         plan = self.plan(prompt, tools=tools, tool_choice=tool_choice, response_format=response_format,
                          parallel_tool_calls=parallel_tool_calls)  # fmt: skip
@@ -252,6 +267,8 @@ class RecallGenerator:
             # computed (recall_core.decoding.ask).
             decision, cache = self._first_pass(ids, self._abstention_checked(config, plan, ids.shape[1]))
             decision = with_memory_search(decision, question, memory, config)
+            if not decision.asked and base.base_replies:
+                return self._base_reply(prompt, base, reply_kwargs)
             config, placed = decision.config(config), decision.placed
             if decision.asked or not statement:  # a statement not asked goes on from the ids it was decided on
                 asked = self.encode(plan.prompt, config=config, tools=plan.template_tools)
@@ -278,6 +295,38 @@ class RecallGenerator:
         if cache is not None:  # computed by this call's first pass, not read from a session's cache
             result = replace(result, usage=replace(result.usage, cached_tokens=0))
         return placed_result(result, placed) if placed is not None else result
+
+    def _base_reply(self, prompt: Prompt, config: RecallConfig, kwargs: dict[str, Any]) -> RecallResult:
+        """``RecallConfig.base_replies``: the base model's reply to ``prompt`` with no memory, as this
+        generator's :meth:`generate` on that model gives it under ``config``; nothing was recalled, so
+        no recall is traced (a prompt's marker that found no memory is not shown either)."""
+        result = self.base_generator().generate(prompt, memory=None, config=config.replace(base_replies=False), **kwargs)
+        return replace(result, recalls=[])
+
+    def _check_base_replies(self) -> None:
+        """Refuse ``base_replies`` where it cannot be honoured (a served backend); in process the base
+        model is found when a reply first needs it (:meth:`base_generator`)."""
+
+    def base_generator(self) -> RecallGenerator:
+        """A generator over the base model this one's was recall-tuned from (``RecallConfig.base_replies``),
+        made once; its generation defaults are this one's.
+
+        Raises:
+            ValueError: no base model is known (pass ``base_model=``), or its vocabulary is not this tokenizer's.
+        """
+        if self._base is None:
+            model = self._base_model if self._base_model is not None else base_model_of(self.model)
+            if model is None:
+                raise ValueError("base_replies=True needs the base model the recall-tuned one was made from: load "
+                                 "the model with recall_core.load_model (the default, or adapter=), or pass "
+                                 "RecallGenerator(base_model=...)")  # fmt: skip
+            width = model.get_output_embeddings().weight.shape[0]
+            if width != self.vocab_size:
+                raise ValueError(f"base_model has {width} output ids, this model {self.vocab_size}: it must share "
+                                 "this model's tokenizer (with the recall tokens)")  # fmt: skip
+            self._base = RecallGenerator(model, self.tokenizer, config=self.config.replace(base_replies=False),
+                                         generation_defaults=self.generation_defaults)  # fmt: skip
+        return self._base
 
     def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
         """Whether the call asks generate() for a cache of its own (``cache_implementation``), so

@@ -233,6 +233,8 @@ def load_model(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from recall_core.models.base import remember_base
+
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
     if adapter is not None and name_or_path is None and tuned:
@@ -254,6 +256,10 @@ def load_model(
         model = apply_adapter(model, tokenizer, adapter)  # records the folder: the head saved beside it is found
     model.to(torch_device).eval()
     set_threads(model, torch_device, threads)
+    if adapter is not None or (name_or_path is None and tuned and source != default_model_dir()):
+        # the model the adapter was merged into, for replies that read no notes (RecallConfig.base_replies)
+        remember_base(model, lambda: load_model(name_or_path, device=torch_device, dtype=torch_dtype, tuned=False,
+                                                threads=threads, **from_pretrained_kwargs)[0])  # fmt: skip
     if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.models.templates)
         from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 

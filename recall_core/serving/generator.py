@@ -27,7 +27,7 @@ from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, RecallGenerator
 from recall_core.serving.client import EngineClient
-from recall_core.serving.loop import sampling_options, served_recall
+from recall_core.serving.loop import BASE_REPLIES_SERVED, sampling_options, served_recall
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
@@ -110,6 +110,12 @@ class ServedRecallGenerator(RecallGenerator):
 
     def kv_precompute(self) -> Any:
         raise ValueError("inject_mode='kv' blocks need the model in process: a served backend injects tokens")
+
+    def _check_base_replies(self) -> None:
+        raise ValueError(BASE_REPLIES_SERVED)
+
+    def base_generator(self) -> RecallGenerator:
+        raise ValueError(BASE_REPLIES_SERVED)
 
     def generate_ids(
         self,

@@ -302,6 +302,8 @@ class RecallSession:
         memory = kwargs.get("memory", self.memory)
         question = None if memory is None else _user_text(messages)
         base = kwargs.get("config") or self.recall_config
+        if base.base_replies:  # its cache holds the recall-tuned model's keys and values
+            raise ValueError("base_replies=True is not supported in a session: use RecallGenerator.generate()")
         config = statement_config(base, question)  # a statement is still rendered as base renders it
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)

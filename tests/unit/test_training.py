@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.notes import block_ids, memory_token_ids
+from recall_core.models.base import base_model_of
 from recall_core.models.loading import load_model
 from recall_core.models.lora import (
     META_FILE,
@@ -382,6 +383,11 @@ def test_load_model_merges_an_adapter_for_that_folder(trained, tmp_path):
     ids = torch.tensor([[1, 2, 3]])
     with torch.no_grad():
         assert torch.allclose(loaded(input_ids=ids).logits, reference(input_ids=ids).logits, atol=1e-5)
+        # the model it was merged into, for RecallConfig.base_replies: loaded when first asked for
+        base = base_model_of(loaded)
+        assert base is not loaded and base_model_of(loaded) is base
+        assert torch.allclose(base(input_ids=ids).logits, model(input_ids=ids).logits, atol=1e-5)
+    assert base_model_of(load_model(tmp_path / "tiny", device="cpu")[0]) is None  # no adapter: nothing recorded
 
 
 def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, tmp_path, capsys):

@@ -1,0 +1,119 @@
+"""``RecallConfig.base_replies``: a chat reply that reads no notes is the base model's.
+
+The recall-tuned model still decides (``"ask"``, a statement under ``"auto"``); what it decided
+not to recall for, and every call with no memory attached, is answered by the base model as
+``generate()`` on that model answers it. Everything that reads notes stays the tuned model's.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from recall_core import RecallConfig, RecallGenerator, RecallSession
+from recall_core.models.base import BASE_LOADER, base_model_of, remember_base
+from recall_core.serving import ServedRecallGenerator
+from tests.helpers.engines import ScriptedEngine
+from tests.helpers.memories import FixedMemory
+from tests.helpers.tiny import tiny_model
+from tests.unit.test_engine_ask import Decided
+
+FACT = "The user's new flat in Stockport is £720 a month."
+NEWS = [{"role": "user", "content": "omg we got it!! the flat in stockport, moving in march 1st"}]
+QUESTION = [{"role": "user", "content": "how much is the rent on my new flat"}]
+ON = RecallConfig(base_replies=True)
+DEFAULTS = {"max_new_tokens": 8}
+
+
+def _pair(asked: bool = False) -> tuple[Decided, RecallGenerator]:
+    """A "tuned" generator (seed 0) given a "base" model (seed 1, another random model with the same
+    tokenizer), and a generator over that base model alone."""
+    tuned, tokenizer = tiny_model("llama", seed=0)
+    base, _ = tiny_model("llama", seed=1)
+    gen = Decided(tuned, tokenizer, memory=FixedMemory(FACT), generation_defaults=DEFAULTS, base_model=base,
+                  asked=asked)  # fmt: skip
+    return gen, RecallGenerator(base, tokenizer, generation_defaults=DEFAULTS)
+
+
+def test_no_memory_the_reply_is_the_base_models_generate():
+    gen, plain = _pair()
+    got = gen.generate(NEWS, memory=None, config=ON)
+    expected = plain.generate(NEWS, memory=None)
+    assert got.text == expected.text and torch.equal(got.sequences, expected.sequences)
+    assert not got.recalls
+    tuned = gen.generate(NEWS, memory=None)  # off (the default): the tuned model's own reply
+    assert not torch.equal(tuned.sequences, got.sequences)
+
+
+def test_a_statement_the_model_does_not_ask_for_is_answered_by_the_base_model():
+    gen, plain = _pair(asked=False)
+    got = gen.generate(NEWS, config=ON)
+    assert gen.passes == 1  # the tuned model decided
+    assert got.text == plain.generate(NEWS, memory=None).text
+    assert got.usage.injected_tokens == 0 and not got.recalls
+
+
+def test_what_reads_notes_stays_the_tuned_models():
+    gen, _ = _pair(asked=True)
+    asked = gen.generate(NEWS, config=ON)  # the model asked: notes, tuned model
+    assert asked.recalls and asked.recalls[0].memory_id is not None
+    assert torch.equal(asked.sequences, gen.generate(NEWS, config=ON.replace(base_replies=False)).sequences)
+    question = gen.generate(QUESTION, config=ON)  # a question under "auto": notes, no decision
+    assert torch.equal(question.sequences, gen.generate(QUESTION).sequences)
+    assert gen._base is None  # the base model was never needed
+
+
+def test_ask_not_asked_is_the_base_models_and_a_text_prompt_is_never_gated():
+    gen, plain = _pair(asked=False)
+    ask = ON.replace(recall_policy="ask", ask_on_score=0.0, ask_on_names=False)  # the model's decision alone
+    got = gen.generate(QUESTION, config=ask)
+    assert gen.passes == 1 and not got.recalls
+    assert got.text == plain.generate(QUESTION, memory=None, config=ask.replace(base_replies=False)).text
+    text = gen.generate("The weather today is", memory=None, config=ON)
+    assert torch.equal(text.sequences, gen.generate("The weather today is", memory=None).sequences)
+
+
+def test_streaming_and_stop_strings_reach_the_base_model():
+    gen, plain = _pair()
+    expected = plain.generate(NEWS, memory=None).text
+    pieces = list(gen.stream(NEWS, memory=None, config=ON))
+    assert "".join(pieces) == expected
+
+
+def test_without_a_known_base_model_it_is_refused_by_name():
+    tuned, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(tuned, tokenizer, generation_defaults=DEFAULTS)
+    with pytest.raises(ValueError, match="base_replies"):
+        gen.generate(NEWS, memory=None, config=ON)
+    other, _ = tiny_model("llama", seed=1)
+    other.resize_token_embeddings(len(tokenizer) + 8)
+    with pytest.raises(ValueError, match="base_model has"):
+        RecallGenerator(tuned, tokenizer, base_model=other).generate(NEWS, memory=None, config=ON)
+    with pytest.raises(ValueError, match="base_replies must be True or False"):
+        RecallConfig(base_replies="yes")
+
+
+def test_the_base_model_is_loaded_once_from_what_the_tuned_model_records():
+    tuned, tokenizer = tiny_model("llama")
+    base, _ = tiny_model("llama", seed=1)
+    loads = []
+    remember_base(tuned, lambda: loads.append(1) or base)
+    assert getattr(tuned, BASE_LOADER) is not None and not loads  # nothing loaded until needed
+    first = RecallGenerator(tuned, tokenizer, generation_defaults=DEFAULTS)
+    second = RecallGenerator(tuned, tokenizer, generation_defaults=DEFAULTS)
+    assert first.generate(NEWS, memory=None, config=ON).text == second.generate(NEWS, memory=None, config=ON).text
+    assert loads == [1] and base_model_of(tuned) is base
+    assert base_model_of(base) is None  # a model nothing was recorded on
+
+
+def test_a_session_and_a_served_backend_refuse_it():
+    gen, _ = _pair()
+    session = RecallSession(gen, memory=FixedMemory(FACT), recall_config=ON)
+    with pytest.raises(ValueError, match="base_replies=True is not supported in a session"):
+        session.reply(NEWS[0]["content"])
+    assert session.reply(NEWS[0]["content"], config=RecallConfig()).text is not None  # nothing was left half done
+    _, tokenizer = tiny_model("llama")
+    served = ServedRecallGenerator(ScriptedEngine(), tokenizer, context_window=512)
+    for memory in (None, FixedMemory(FACT)):
+        with pytest.raises(ValueError, match="base_replies=True needs the base model in process"):
+            served.generate(NEWS, memory=memory, config=ON, max_new_tokens=4)
