@@ -278,11 +278,11 @@ def test_a_reply_that_would_be_the_abstention_asks_and_runs_as_auto(monkeypatch:
 
 
 def test_a_session_asks_when_its_reply_would_be_the_abstention(monkeypatch: pytest.MonkeyPatch):
-    import recall_core.session.session as session_module
+    import recall_core.session.decisions as decisions
 
     session = _session(asked=False)
     said = _greedy_reply_ids(session.generator, 3)
-    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    monkeypatch.setattr(decisions, "abstention_ids", lambda _: said)
     got = session.reply(CHAT)
     expected = _expected(session, CHAT, USER_START)
     assert got.recalls and got.text == expected.text
@@ -367,11 +367,11 @@ def test_no_abstention_check_under_a_constraint_or_where_it_would_not_fit(monkey
 def test_a_session_whose_reply_opens_like_the_abstention_but_goes_on_otherwise_does_not_ask(
     monkeypatch: pytest.MonkeyPatch,
 ):
-    import recall_core.session.session as session_module
+    import recall_core.session.decisions as decisions
 
     session = _session(asked=False)
     said = _greedy_reply_ids(session.generator, 3)
-    monkeypatch.setattr(session_module, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
+    monkeypatch.setattr(decisions, "abstention_ids", lambda _: (*said[:2], (said[2] + 1) % 50))
     got = session.reply(CHAT)
     assert got.recalls == [] and got.text == _expected(session, CHAT, DECLINED).text  # the forced ids left the cache
     again = session.reply({"role": "user", "content": "And my cat?"})
@@ -419,12 +419,12 @@ def test_a_model_reply_whose_first_token_is_the_models_own_recall_is_left_to_the
 
 def _abstaining_model_session(monkeypatch: pytest.MonkeyPatch) -> RecallSession:
     """A ``"model"`` session on the tiny model whose own greedy reply stands in for the abstention."""
-    import recall_core.session.session as session_module
+    import recall_core.session.decisions as decisions
 
     model, tokenizer = tiny_model("llama")
     gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
     said = _greedy_reply_ids(gen, 3)
-    monkeypatch.setattr(session_module, "abstention_ids", lambda _: said)
+    monkeypatch.setattr(decisions, "abstention_ids", lambda _: said)
     return RecallSession(gen, recall_config=MODEL)
 
 
