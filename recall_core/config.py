@@ -281,9 +281,10 @@ class RecallConfig:
             release's 194 (docs/benchmarks/recall-tuning.md). Needs the base model: one loaded by
             :func:`recall_core.load_model` with its adapter (the default, or ``adapter=``) knows it
             and loads it at the first such reply (as much memory again as the model), or pass
-            ``RecallGenerator(base_model=...)``. In-process calls of :meth:`RecallGenerator.generate`
-            only: a :class:`~recall_core.RecallSession` and a served backend refuse it
-            (``ValueError``). Off by default (not yet in sessions, which the adapters use).
+            ``RecallGenerator(base_model=...)``. In a :class:`~recall_core.RecallSession` (the
+            adapters keep one per thread) such a reply costs a prefill of the conversation on the
+            base model, which has no cache there; the tuned model then runs the reply on the
+            session's cache. A served backend refuses it (``ValueError``). Off by default.
     """
 
     query_mode: QueryMode = "text"

@@ -248,7 +248,7 @@ class RecallGenerator:
                         "tool_choice": tool_choice, "response_format": response_format,
                         "parallel_tool_calls": parallel_tool_calls, **generation_kwargs}  # fmt: skip
         if base.base_replies:
-            self._check_base_replies()
+            self.check_base_replies()
             if memory is None and not isinstance(prompt, str):
                 return self._base_reply(prompt, base, reply_kwargs)
         config = statement_config(base, question if memory is not None else None)
@@ -303,9 +303,9 @@ class RecallGenerator:
         result = self.base_generator().generate(prompt, memory=None, config=config.replace(base_replies=False), **kwargs)
         return replace(result, recalls=[])
 
-    def _check_base_replies(self) -> None:
-        """Refuse ``base_replies`` where it cannot be honoured (a served backend); in process the base
-        model is found when a reply first needs it (:meth:`base_generator`)."""
+    def check_base_replies(self) -> None:
+        """Refuse ``RecallConfig.base_replies`` where it cannot be honoured (a served backend: ``ValueError``);
+        in process the base model is found when a reply first needs it (:meth:`base_generator`)."""
 
     def base_generator(self) -> RecallGenerator:
         """A generator over the base model this one's was recall-tuned from (``RecallConfig.base_replies``),

@@ -111,7 +111,7 @@ class ServedRecallGenerator(RecallGenerator):
     def kv_precompute(self) -> Any:
         raise ValueError("inject_mode='kv' blocks need the model in process: a served backend injects tokens")
 
-    def _check_base_replies(self) -> None:
+    def check_base_replies(self) -> None:
         raise ValueError(BASE_REPLIES_SERVED)
 
     def base_generator(self) -> RecallGenerator:

@@ -41,15 +41,15 @@ class SessionDecisions:
     _cache: Any
 
     def _ask(self, messages: Input, config: RecallConfig, outputs: dict[str, Any], reserve: int,
-             memory: Any, rendered: RecallConfig) -> tuple[Plan, list[int], RecallConfig, Placed | None]:  # fmt: skip
+             memory: Any, rendered: RecallConfig) -> tuple[Plan, list[int], RecallConfig, Placed | None, bool]:  # fmt: skip
         """``recall_policy="ask"`` in a session: the new ids are prefilled on the cache and the model decides.
 
         Not asked: the cache keeps them (less the last id, whose logits the reply needs) and the
         reply runs as ``"model"`` with no recall. Asked: the cache goes back to before them and the
         turn is planned again with ``<recall>`` at the start of the new user message, where the
         reply runs as ``"auto"``; only the new message is computed twice (recall_core.decoding.ask).
-        Returns the plan, the cached ids, the config the reply runs under and why the engine asked
-        where the model did not (``None``: it did not, or the model asked). The conversation is
+        Returns the plan, the cached ids, the config the reply runs under, why the engine asked
+        where the model did not (``None``: it did not, or the model asked), and whether it asked. The conversation is
         rendered as ``rendered`` renders it (a statement under ``"auto"``: as ``"auto"`` does).
         """
         plan = self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs)
@@ -57,11 +57,11 @@ class SessionDecisions:
         decision = self._first_step(plan, prefix, config, self._checks_abstention(config, plan, len(prefix)), memory)
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
-            return plan, prefix, decision.config(config), None
+            return plan, prefix, decision.config(config), None, False
         self._rollback(plan, prefix)
         plan = self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs, asked=True)
         prefix = self._prepare(plan, reserve=reserve)
-        return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed
+        return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed, True
 
     def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig, memory: Any) -> Placed | None:
         """``"model"``: whether the reply opens with ``<recall>`` the model did not write, and why:

@@ -66,6 +66,7 @@ class Plan:
     eviction: Eviction = field(default_factory=Eviction)
     output: OutputPlan | None = None  # tools / structured output, for the generator
     query: str | None = None  # what this turn's recall searches with: the last user message
+    messages: list[dict[str, Any]] = field(default_factory=list)  # the conversation the call renders (cached and new)
 
     @property
     def ids(self) -> list[int]:
@@ -174,7 +175,7 @@ class SessionPlanner:
         new_units = self._split(conversation, view, held, tokens, keep_text, generate)
         keep = sum(u.length for u in kept)
         return Plan(kept, keep, new_units, digests, keep == 0 and state.turn > 0, reason,
-                     output=view.output, query=view.query)  # fmt: skip
+                     output=view.output, query=view.query, messages=[m for _, m in conversation])  # fmt: skip
 
     def _fresh_plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
                     config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None,
@@ -190,7 +191,7 @@ class SessionPlanner:
         new_units = self._split(conversation, view, 0, tokens, 0, generate)
         evicted = 0 if start == 0 else state.evicted
         return Plan([], 0, new_units, digests, True, reason or "started afresh", evicted,
-                     output=view.output, query=view.query)  # fmt: skip
+                     output=view.output, query=view.query, messages=[m for _, m in conversation])  # fmt: skip
 
     def _render(self, conversation: Conversation, generate: bool, config: RecallConfig,
                 outputs: Mapping[str, Any] | None, asked: bool = False) -> View:  # fmt: skip

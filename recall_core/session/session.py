@@ -294,8 +294,8 @@ class RecallSession(SessionDecisions):
         memory = kwargs.get("memory", self.memory)
         question = None if memory is None else _user_text(messages)
         base = kwargs.get("config") or self.recall_config
-        if base.base_replies:  # its cache holds the recall-tuned model's keys and values
-            raise ValueError("base_replies=True is not supported in a session: use RecallGenerator.generate()")
+        if base.base_replies:
+            self.generator.check_base_replies()
         config = statement_config(base, question)  # a statement is still rendered as base renders it
         kwargs = {"memory": self.memory, **kwargs, "config": config}
         reserve = self._reserve(kwargs)
@@ -303,12 +303,16 @@ class RecallSession(SessionDecisions):
         placed: Placed | None = None
         memory = kwargs["memory"]
         if config.recall_policy == "ask" and memory is not None:
-            plan, prefix, kwargs["config"], placed = self._ask(messages, config, outputs, reserve, memory, base)
+            plan, prefix, kwargs["config"], placed, asked = self._ask(messages, config, outputs, reserve, memory, base)
+            to_base = base.base_replies and not asked
         else:
             plan = self._plan_for(messages, base, generate=True, config=config, outputs=outputs)
             prefix = self._prepare(plan, reserve=reserve)
+            to_base = base.base_replies and memory is None
             if config.recall_policy == "model" and memory is not None:
                 placed = self._opens_with_recall(plan, prefix, config, memory)
+        if to_base:
+            return self._base_reply(plan, prefix, base, kwargs, outputs)
         ids = plan.ids + [self.recall_id] if placed is not None and config.recall_policy == "model" else plan.ids
         if placed is not None:
             kwargs["on_recall"] = traced_as(kwargs.get("on_recall"), placed)
@@ -332,6 +336,30 @@ class RecallSession(SessionDecisions):
         if placed is not None:
             result = placed_result(result, placed)
         return replace(result, session=self._report(plan, len(prefix)))
+
+    def _base_reply(self, plan: Plan, prefix: list[int], config: RecallConfig, kwargs: dict[str, Any],
+                    outputs: dict[str, Any]) -> RecallResult:  # fmt: skip
+        """``RecallConfig.base_replies``: the base model answers the conversation the session holds
+        (:attr:`Plan.messages`, as the session renders it), prefilled afresh: it has no cache here.
+        Then the recall-tuned model runs the new ids and the reply on the session's cache, so the
+        next turn goes on from it as after any reply."""
+        options = {k: v for k, v in kwargs.items() if k not in ("memory", "config", "on_recall")}
+        as_held = config.replace(base_replies=False, recall_policy="explicit")  # rendered already: no marker
+        try:
+            result = self.generator.base_generator().generate(plan.messages, memory=None, config=as_held,
+                                                              **outputs, **options)  # fmt: skip
+            reply = result.sequences[0, result.usage.prompt_tokens:].tolist()
+            sequence = prefix + plan.ids + reply
+            ran = cache_length(self._cache) if self._cache is not None else 0
+            if len(sequence) - 1 > ran:  # the reply's last id is never run, as after any reply
+                self._forward(sequence[ran:-1])
+        except BaseException:
+            self._rollback(plan, prefix)
+            raise
+        self._commit(plan, sequence)
+        self._last_text = result.text
+        self._trim(plan)
+        return replace(result, recalls=[], session=self._report(plan, len(prefix)))
 
     def _reserve(self, kwargs: Mapping[str, Any]) -> int:
         """What a reply adds to a bounded cache besides its memories: its new tokens."""

@@ -2,7 +2,8 @@
 
 The recall-tuned model still decides (``"ask"``, a statement under ``"auto"``); what it decided
 not to recall for, and every call with no memory attached, is answered by the base model as
-``generate()`` on that model answers it. Everything that reads notes stays the tuned model's.
+``generate()`` on that model answers it, in a call or in a session. Everything that reads notes
+stays the tuned model's.
 """
 
 from __future__ import annotations
@@ -106,12 +107,50 @@ def test_the_base_model_is_loaded_once_from_what_the_tuned_model_records():
     assert base_model_of(base) is None  # a model nothing was recorded on
 
 
-def test_a_session_and_a_served_backend_refuse_it():
+def test_a_session_gives_the_same_reply_and_goes_on_from_it_as_from_any_reply():
+    """The base model answers the conversation the session holds; the tuned model then runs that
+    reply on the session's cache, so the next (tuned) turn is what a fresh session on the whole
+    conversation gives."""
     gen, _ = _pair()
-    session = RecallSession(gen, memory=FixedMemory(FACT), recall_config=ON)
-    with pytest.raises(ValueError, match="base_replies=True is not supported in a session"):
-        session.reply(NEWS[0]["content"])
-    assert session.reply(NEWS[0]["content"], config=RecallConfig()).text is not None  # nothing was left half done
+    session = RecallSession(gen, memory=None, recall_config=ON)
+    first = session.reply(NEWS[0]["content"])
+    assert first.text == gen.generate(NEWS, memory=None, config=ON).text and not first.recalls
+    assert first.session.prefilled_tokens > 0 and session.cache_tokens > 0
+    then = session.reply("and what about march", config=RecallConfig())
+    assert then.session.reused_tokens > 0
+    whole = [*NEWS, {"role": "assistant", "content": first.text}, {"role": "user", "content": "and what about march"}]
+    fresh = RecallSession(gen, memory=None).reply(whole)
+    new = then.usage.generated_tokens
+    assert new == fresh.usage.generated_tokens and then.text == fresh.text
+    assert torch.equal(then.sequences[0, -new:], fresh.sequences[0, -new:])
+
+
+def test_a_session_statement_not_asked_is_the_base_models_and_asked_is_the_tuned_models():
+    from tests.unit.test_engine_ask import DecidedSession
+
+    for asked in (False, True):
+        gen, plain = _pair()
+        session = DecidedSession(gen, memory=FixedMemory(FACT), recall_config=ON, asked=asked)
+        result = session.reply(NEWS[0]["content"])
+        assert session.passes == 1
+        assert bool(result.recalls and result.recalls[0].memory_id) is asked
+        if not asked:
+            assert result.text == plain.generate(NEWS, memory=None).text
+            assert result.usage.cached_tokens == 0  # the base model has no cache here: all prefilled
+
+
+def test_a_failed_base_reply_leaves_the_session_as_it_was():
+    tuned, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(tuned, tokenizer, generation_defaults=DEFAULTS)  # no base model known
+    session, untouched = RecallSession(gen, memory=None), RecallSession(gen, memory=None)
+    assert session.reply(NEWS[0]["content"]).text == untouched.reply(NEWS[0]["content"]).text
+    with pytest.raises(ValueError, match="base_replies"):
+        session.reply("and what about march", config=ON)
+    assert session.turns == untouched.turns
+    assert session.reply("and what about march").text == untouched.reply("and what about march").text
+
+
+def test_a_served_backend_refuses_it():
     _, tokenizer = tiny_model("llama")
     served = ServedRecallGenerator(ScriptedEngine(), tokenizer, context_window=512)
     for memory in (None, FixedMemory(FACT)):
