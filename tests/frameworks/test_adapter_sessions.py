@@ -203,3 +203,20 @@ def test_a_session_writes_evicted_turns_with_their_date_and_session(generator, s
     assert first.session_id == "s1" and first.timestamp.startswith("2026-03-01") and first.turn_index == 0
     result = session.reply("What did I do on day 1?", memory=store.for_user("ada"), max_new_tokens=4)
     assert any("day 1" in r.text for r in result.recalls if r.injected)
+
+
+def test_base_replies_reach_the_chat_model_with_and_without_a_session():
+    """``RecallConfig(base_replies=True)``: with no memory the reply is the base model's, whether the
+    adapter keeps a session for the thread or not."""
+    from recall_core import RecallGenerator
+    from tests.helpers.tiny import tiny_model
+
+    tuned, tokenizer = tiny_model("llama", seed=0)
+    base, _ = tiny_model("llama", seed=1)
+    generator = RecallGenerator(tuned, tokenizer, base_model=base)
+    plain = ChatRecall(generator=RecallGenerator(base, tokenizer), max_tokens=6, sessions=None).invoke(HISTORY)
+    on = RecallConfig(base_replies=True)
+    with_session = ChatRecall(generator=generator, max_tokens=6, recall_config=on).invoke(HISTORY, thread_id="t1")
+    without = ChatRecall(generator=generator, max_tokens=6, recall_config=on, sessions=None).invoke(HISTORY)
+    assert with_session.content == without.content == plain.content
+    assert ChatRecall(generator=generator, max_tokens=6).invoke(HISTORY).content != plain.content
