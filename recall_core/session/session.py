@@ -173,6 +173,7 @@ class RecallSession(SessionDecisions):
         self._last_text = ""
         self._turn = 0
         self.last_report: SessionReport | None = None  # what the last call did with the cache
+        self._base_session: RecallSession | None = None  # the base model's, for base_replies (made when first needed)
 
     def reset(self) -> None:
         """Drop the cache and the conversation (the long-term memory is left as it is).
@@ -201,8 +202,8 @@ class RecallSession(SessionDecisions):
 
     @property
     def cache_bytes(self) -> int:
-        """Bytes held by the cache's keys and values."""
-        return cache_nbytes(self._cache)
+        """Bytes held by the cache's keys and values (and the base model's, with ``base_replies``)."""
+        return cache_nbytes(self._cache) + (self._base_session.cache_bytes if self._base_session else 0)
 
     @property
     def evicted_messages(self) -> int:
@@ -340,15 +341,19 @@ class RecallSession(SessionDecisions):
     def _base_reply(self, plan: Plan, prefix: list[int], config: RecallConfig, kwargs: dict[str, Any],
                     outputs: dict[str, Any]) -> RecallResult:  # fmt: skip
         """``RecallConfig.base_replies``: the base model answers the conversation the session holds
-        (:attr:`Plan.messages`, as the session renders it), prefilled afresh: it has no cache here.
-        Then the recall-tuned model runs the new ids and the reply on the session's cache, so the
-        next turn goes on from it as after any reply."""
+        (:attr:`Plan.messages`, as the session renders it) in a session of its own, which prefills
+        what its cache does not hold yet (the turns since its last reply). Then the recall-tuned
+        model runs the new ids and the reply on this session's cache, so the next turn goes on
+        from it as after any reply."""
         options = {k: v for k, v in kwargs.items() if k not in ("memory", "config", "on_recall")}
         as_held = config.replace(base_replies=False, recall_policy="explicit")  # rendered already: no marker
         try:
-            result = self.generator.base_generator().generate(plan.messages, memory=None, config=as_held,
-                                                              **outputs, **options)  # fmt: skip
-            reply = result.sequences[0, result.usage.prompt_tokens:].tolist()
+            if self._base_session is None:
+                self._base_session = RecallSession(self.generator.base_generator(), self.config, memory=None,
+                                                   recall_config=as_held)  # fmt: skip
+            result = self._base_session.reply(plan.messages, config=as_held, **outputs, **options)
+            new = result.usage.generated_tokens
+            reply = result.sequences[0, result.sequences.shape[1] - new :].tolist()
             sequence = prefix + plan.ids + reply
             ran = cache_length(self._cache) if self._cache is not None else 0
             if len(sequence) - 1 > ran:  # the reply's last id is never run, as after any reply

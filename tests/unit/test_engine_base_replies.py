@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession
+from recall_core.kv.cache import cache_nbytes
 from recall_core.models.base import BASE_LOADER, base_model_of, remember_base
 from recall_core.serving import ServedRecallGenerator
 from tests.helpers.engines import ScriptedEngine
@@ -123,6 +124,14 @@ def test_a_session_gives_the_same_reply_and_goes_on_from_it_as_from_any_reply():
     new = then.usage.generated_tokens
     assert new == fresh.usage.generated_tokens and then.text == fresh.text
     assert torch.equal(then.sequences[0, -new:], fresh.sequences[0, -new:])
+    # the base model's own session: the next base reply prefills only what it has not seen
+    again = session.reply("ok thanks")
+    assert 0 < again.usage.cached_tokens < again.usage.prompt_tokens
+    talk = [*whole, {"role": "assistant", "content": then.text}, {"role": "user", "content": "ok thanks"}]
+    assert again.text == gen.generate(talk, memory=None, config=ON).text
+    assert session.cache_bytes > cache_nbytes(session._cache) > 0  # the base model's cache counted too
+    session.reset()
+    assert session.cache_bytes == 0
 
 
 def test_a_session_statement_not_asked_is_the_base_models_and_asked_is_the_tuned_models():
