@@ -1,0 +1,29 @@
+"""``benchmarks.base_replies`` on tiny models: both sessions answer every turn, the base model's
+replies are the ones the figures time, and the table and the plot are written."""
+
+from __future__ import annotations
+
+from benchmarks import base_replies
+from recall_core import RecallGenerator
+from tests.helpers.tiny import tiny_model
+
+LINES = ["I went hiking on Saturday.", "The weather was lovely.", "We saw a deer near the lake."]
+
+
+def test_both_sessions_answer_each_turn_and_the_figures_are_written(tmp_path):
+    tuned, tokenizer = tiny_model("llama", seed=0)
+    base, _ = tiny_model("llama", seed=1)
+    generator = RecallGenerator(tuned, tokenizer, base_model=base)
+    result = base_replies.run(generator, LINES, tokens=4, show=False)
+    assert [r["turn"] for r in result["turns"]] == [1, 2, 3]
+    first, last = result["turns"][0], result["turns"][-1]
+    plain = RecallGenerator(base, tokenizer).generate(
+        [{"role": "system", "content": base_replies.SYSTEM}, {"role": "user", "content": LINES[0]}],
+        memory=None, max_new_tokens=4, do_sample=False)  # fmt: skip
+    assert first["base_replies"]["reply"] == plain.text != first["tuned"]["reply"]
+    assert last["base_replies"]["prefilled"] < last["base_replies"]["prompt_tokens"]  # its own session's cache
+    assert set(result["median_after_turn_1"]) == set(base_replies.MODES)
+    table = base_replies.markdown(result)
+    assert "base_replies" in table and "resident memory" in table
+    base_replies.plot(result, tmp_path / "base_replies.png")
+    assert (tmp_path / "base_replies.png").stat().st_size > 0
