@@ -282,9 +282,10 @@ class RecallConfig:
             :func:`recall_core.load_model` with its adapter (the default, or ``adapter=``) knows it
             and loads it at the first such reply (as much memory again as the model), or pass
             ``RecallGenerator(base_model=...)``. In a :class:`~recall_core.RecallSession` (the
-            adapters keep one per thread) such a reply costs a prefill of the conversation on the
-            base model, which has no cache there; the tuned model then runs the reply on the
-            session's cache. A served backend refuses it (``ValueError``). Off by default.
+            adapters keep one per thread) the base model keeps a session of its own, which
+            prefills the turns since its last reply; the tuned model then runs the new message
+            and the reply on the session's cache. A served backend refuses it (``ValueError``).
+            Off by default.
     """
 
     query_mode: QueryMode = "text"

@@ -244,11 +244,12 @@ class RecallGenerator:
         memory = self.memory if memory is _UNSET else memory
         question = None if isinstance(prompt, str) else last_user_text(prompt)
         base = checked_config(config) or self.config
-        reply_kwargs = {"stop": stop, "streamer": streamer, "stopping_criteria": stopping_criteria, "tools": tools,
-                        "tool_choice": tool_choice, "response_format": response_format,
-                        "parallel_tool_calls": parallel_tool_calls, **generation_kwargs}  # fmt: skip
+        reply_kwargs: dict[str, Any] = {}  # what a base model's reply is given (base_replies only)
         if base.base_replies:
             self.check_base_replies()
+            reply_kwargs = {"stop": stop, "streamer": streamer, "stopping_criteria": stopping_criteria, "tools": tools,
+                            "tool_choice": tool_choice, "response_format": response_format,
+                            "parallel_tool_calls": parallel_tool_calls, **generation_kwargs}  # fmt: skip
             if memory is None and not isinstance(prompt, str):
                 return self._base_reply(prompt, base, reply_kwargs)
         config = statement_config(base, question if memory is not None else None)
