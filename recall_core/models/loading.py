@@ -233,7 +233,7 @@ def load_model(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from recall_core.models.base import remember_base
+    from recall_core.models.base import remember_base, without_adapter
 
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
@@ -256,10 +256,11 @@ def load_model(
         model = apply_adapter(model, tokenizer, adapter)  # records the folder: the head saved beside it is found
     model.to(torch_device).eval()
     set_threads(model, torch_device, threads)
-    if adapter is not None or (name_or_path is None and tuned and source != default_model_dir()):
-        # the model the adapter was merged into, for replies that read no notes (RecallConfig.base_replies)
-        remember_base(model, lambda: load_model(name_or_path, device=torch_device, dtype=torch_dtype, tuned=False,
-                                                threads=threads, **from_pretrained_kwargs)[0])  # fmt: skip
+    merged = adapter if adapter is not None else DEFAULT_ADAPTER if name_or_path is None and tuned else None
+    if merged is not None and source != default_model_dir():
+        # the model the adapter was merged into, for replies that read no notes (RecallConfig.base_replies):
+        # made from this one when first needed, its weights shared, the adapter taken out
+        remember_base(model, lambda: without_adapter(model, merged))
     if name_or_path is None:  # the same text as its own template, plus tools (see recall_core.models.templates)
         from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 

@@ -12,9 +12,10 @@ from safetensors.torch import load_file
 
 from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.notes import block_ids, memory_token_ids
-from recall_core.models.base import base_model_of
+from recall_core.models.base import BASE_LOADER, base_model_of, without_adapter
 from recall_core.models.loading import load_model
 from recall_core.models.lora import (
+    ADAPTER_FOLDER,
     META_FILE,
     WEIGHTS_FILE,
     apply_adapter,
@@ -388,6 +389,30 @@ def test_load_model_merges_an_adapter_for_that_folder(trained, tmp_path):
         assert base is not loaded and base_model_of(loaded) is base
         assert torch.allclose(base(input_ids=ids).logits, model(input_ids=ids).logits, atol=1e-5)
     assert base_model_of(load_model(tmp_path / "tiny", device="cpu")[0]) is None  # no adapter: nothing recorded
+
+
+def test_the_base_is_the_tuned_model_less_its_adapter_sharing_its_weights(trained, tmp_path):
+    """``without_adapter``: the model an adapter was merged into, made from the merged one, for
+    ``base_replies``: the same logits (the recall tokens' included) and the same greedy reply as the
+    model loaded again, at the cost of the adapter's factors alone; the tuned model is untouched."""
+    model, tokenizer, result, _ = trained
+    model.save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    tuned, _ = load_model(tmp_path / "tiny", device="cpu", adapter=result.adapter)
+    plain, _ = load_model(tmp_path / "tiny", device="cpu")
+    ids = torch.tensor([[1, 5, tokenizer.convert_tokens_to_ids(RECALL_TOKEN), 7, 9]])
+    with torch.no_grad():
+        before = tuned(input_ids=ids).logits
+        base = without_adapter(tuned, result.adapter)
+        assert (base(input_ids=ids).logits - plain(input_ids=ids).logits).abs().max() < 1e-5
+        assert torch.equal(tuned(input_ids=ids).logits, before)  # the tuned model is as it was
+        assert (before - plain(input_ids=ids).logits).abs().max() > 1e-3
+    weights = {p.data_ptr() for p in tuned.parameters()}
+    assert all(p.data_ptr() in weights for name, p in base.named_parameters() if "lora_" not in name)
+    assert not hasattr(base, BASE_LOADER) and not hasattr(base, ADAPTER_FOLDER)
+    prompt = torch.tensor([[1, 5, 7, 9, 11]])
+    assert torch.equal(base.generate(prompt, max_new_tokens=12, do_sample=False),
+                       plain.generate(prompt, max_new_tokens=12, do_sample=False))  # fmt: skip
 
 
 def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, tmp_path, capsys):
