@@ -4,11 +4,15 @@ A chat with no memory attached (``--turns`` user messages: one LoCoMo speaker's 
 replies the model's own), answered turn by turn by two :class:`recall_core.RecallSession` s of
 the recall-tuned default: one with the defaults (the tuned model writes every reply) and one
 with ``base_replies=True`` (the base model writes them, in a session of its own, and the tuned
-model then runs each reply on its cache). Per turn: time to the first token and to the end of
-the call (wall and CPU seconds), prompt and prefilled tokens; once: the resident memory (RSS)
-before and after the base model is loaded, and how long the call that loads it takes.
+model then runs each reply on its cache). With ``--loaded-base``, a third session does the same
+with the base model loaded again as a model of its own (``RecallGenerator(base_model=...)``, what
+``load_model`` did until 2026-12-05) instead of the tuned model less its adapter, which shares the
+tuned model's weights (:func:`recall_core.models.base.without_adapter`). Per turn: time to the
+first token and to the end of the call (wall and CPU seconds), prompt and prefilled tokens;
+once: the resident memory (RSS) before and after each base model is made, and how long the call
+that makes it takes.
 
-    python -m benchmarks.base_replies --turns 20 --data ../shared/data/locomo_dev.json
+    python -m benchmarks.base_replies --turns 20 --loaded-base --data ../shared/data/locomo_dev.json
 
 Speed figures need a quiet machine. Writes ``base_replies.json``, ``.md`` and ``.png`` to ``--out``
 (default ``benchmarks/out/base_replies``) and prints the table.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,7 @@ from benchmarks.sessions import SYSTEM, _rss, user_lines
 
 OUT = OUT_ROOT / "base_replies"
 MODES = ("tuned", "base_replies")
+LOADED = "base_loaded"  # base_replies with the base model loaded again (--loaded-base)
 
 
 def _turn(session: Any, messages: list[dict[str, str]], tokens: int) -> tuple[Any, dict[str, float | None]]:
@@ -45,18 +50,30 @@ def _turn(session: Any, messages: list[dict[str, str]], tokens: int) -> tuple[An
     return result, {"ttft": first, "total": end - start, "cpu": end_cpu - start_cpu}
 
 
-def run(generator: Any, lines: Sequence[str], tokens: int, show: bool) -> dict[str, Any]:
-    """Both sessions through the same user messages, turn by turn, each on its own replies."""
-    from recall_core import RecallConfig, RecallSession
+def run(generator: Any, lines: Sequence[str], tokens: int, show: bool,
+        load_base: Callable[[], Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The sessions through the same user messages, turn by turn, each on its own replies.
 
+    ``load_base`` (optional) loads the base model as a model of its own: a third session replies
+    with it, made after the first turn of the other two so that each one's memory is seen apart.
+    """
+    from recall_core import RecallConfig, RecallGenerator, RecallSession
+
+    on = RecallConfig(base_replies=True)
     sessions = {"tuned": RecallSession(generator, memory=None),
-                "base_replies": RecallSession(generator, memory=None, recall_config=RecallConfig(base_replies=True))}  # fmt: skip
-    talks = {mode: [{"role": "system", "content": SYSTEM}] for mode in MODES}
+                "base_replies": RecallSession(generator, memory=None, recall_config=on)}  # fmt: skip
+    modes = (*MODES, LOADED) if load_base is not None else MODES
+    talks = {mode: [{"role": "system", "content": SYSTEM}] for mode in modes}
     rows: list[dict[str, Any]] = []
     rss = {"before": _rss()}
     for turn, line in enumerate(progress(lines, "turns", show), start=1):
         row: dict[str, Any] = {"turn": turn}
-        for mode in MODES:
+        for mode in modes:
+            if mode not in sessions:  # the base loaded again, after the view's memory was read
+                rss["after_base_loaded"] = _rss()
+                loaded = RecallGenerator(generator.model, generator.tokenizer, config=generator.config,
+                                         query_head=generator.query_head, base_model=load_base())  # fmt: skip
+                sessions[mode] = RecallSession(loaded, memory=None, recall_config=on)
             talks[mode].append({"role": "user", "content": line})
             result, times = _turn(sessions[mode], talks[mode], tokens)
             talks[mode].append({"role": "assistant", "content": result.text})
@@ -64,30 +81,40 @@ def run(generator: Any, lines: Sequence[str], tokens: int, show: bool) -> dict[s
                          "prefilled": result.usage.prompt_tokens - result.usage.cached_tokens,
                          "generated": result.usage.generated_tokens, "reply": result.text}  # fmt: skip
         if turn == 1:
-            rss["after_base_loaded"] = _rss()
+            rss.setdefault("after_base_loaded", _rss())
+            if load_base is not None:
+                rss["after_loaded_again"] = _rss()
         rows.append(row)
     later = rows[1:] or rows
     summary = {mode: {key: statistics.median(r[mode][key] for r in later) for key in ("ttft", "total", "cpu")}
-               for mode in MODES}  # fmt: skip
+               for mode in modes}  # fmt: skip
     return {"turns": rows, "rss": rss, "median_after_turn_1": summary,
-            "first_call_s": {mode: rows[0][mode]["total"] for mode in MODES},
-            "cache_bytes": {mode: sessions[mode].cache_bytes for mode in MODES}}  # fmt: skip
+            "first_call_s": {mode: rows[0][mode]["total"] for mode in modes},
+            "cache_bytes": {mode: sessions[mode].cache_bytes for mode in modes}}  # fmt: skip
 
 
 def markdown(result: dict[str, Any]) -> str:
     median, first, rss = result["median_after_turn_1"], result["first_call_s"], result["rss"]
-    lines = ["| | tuned (default) | base_replies | ratio |", "| --- | --- | --- | --- |"]
+    loaded = LOADED in median
+    head = "| | tuned (default) | base_replies | ratio |" + (" base_replies, the base loaded again | ratio |" if loaded else "")
+    lines = [head, "| --- " * (6 if loaded else 4) + "|"]
+    modes = ("base_replies", LOADED) if loaded else ("base_replies",)
     for key, name in (("ttft", "first token, median of turns 2+ (s)"), ("total", "whole call, median (s)"),
                       ("cpu", "CPU of the call, median (s)")):  # fmt: skip
-        a, b = median["tuned"][key], median["base_replies"][key]
-        lines.append(f"| {name} | {cell(a, 3)} | {cell(b, 3)} | {cell(b / a if a else None, 2)}x |")
-    lines.append(f"| first call (s; base_replies: loads the base model) | {cell(first['tuned'], 2)} | "
-                 f"{cell(first['base_replies'], 2)} | |")
+        a = median["tuned"][key]
+        cells = "".join(f" {cell(median[m][key], 3)} | {cell(median[m][key] / a if a else None, 2)}x |" for m in modes)
+        lines.append(f"| {name} | {cell(a, 3)} |{cells}")
+    lines.append(f"| first call (s; base_replies: makes the base model) | {cell(first['tuned'], 2)} |"
+                 + "".join(f" {cell(first[m], 2)} | |" for m in modes))
     cache = result["cache_bytes"]
-    lines.append(f"| KV cache at the end (MB) | {cache['tuned'] / 2**20:.1f} | {cache['base_replies'] / 2**20:.1f} | |")
+    lines.append(f"| KV cache at the end (MB) | {cache['tuned'] / 2**20:.1f} |"
+                 + "".join(f" {cache[m] / 2**20:.1f} | |" for m in modes))
     grown = (rss["after_base_loaded"] - rss["before"]) / 2**20
     lines.append(f"\nresident memory: {rss['before'] / 2**20:.0f} MB before, {rss['after_base_loaded'] / 2**20:.0f} MB "
                  f"after the first turn of both sessions (+{grown:.0f} MB: the base model and two caches)")
+    if loaded:
+        again = (rss["after_loaded_again"] - rss["after_base_loaded"]) / 2**20
+        lines.append(f"the base loaded again: +{again:.0f} MB more ({rss['after_loaded_again'] / 2**20:.0f} MB)")
     return "\n".join(lines)
 
 
@@ -95,7 +122,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.6))
     turns = [r["turn"] for r in result["turns"]]
-    for mode, style in zip(MODES, ("-o", "-s"), strict=True):
+    modes = [mode for mode in (*MODES, LOADED) if mode in result["turns"][0]]
+    for mode, style in zip(modes, ("-o", "-s", "-^"), strict=False):
         ax.plot(turns, [r[mode]["total"] for r in result["turns"]], style, ms=3, label=f"{mode}: whole call")
         ax.plot(turns, [r[mode]["ttft"] for r in result["turns"]], style, ms=2, alpha=0.5, label=f"{mode}: first token")
     ax.set_xlabel("turn (a chat with no memory, in a session)")
@@ -111,16 +139,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--data", type=Path, default=None, help="LoCoMo dev JSON (default: ../shared/data)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--loaded-base", action="store_true",
+                        help="also a session whose base model is loaded again (a model of its own)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if args.turns < 2:
         raise ValueError(f"--turns must be at least 2, got {args.turns}")
     if args.max_new_tokens < 1:
         raise ValueError(f"--max-new-tokens must be at least 1, got {args.max_new_tokens}")
-    from recall_core import RecallGenerator
+    from recall_core import RecallGenerator, load_model
 
     generator = RecallGenerator.from_pretrained()
-    result = run(generator, user_lines(resolve_data(args.data), args.turns), args.max_new_tokens, not args.no_progress)
+    load_base = (lambda: load_model(tuned=False)[0]) if args.loaded_base else None
+    result = run(generator, user_lines(resolve_data(args.data), args.turns), args.max_new_tokens,
+                 not args.no_progress, load_base)  # fmt: skip
     result["machine"] = machine()
     table = markdown(result)
     write_results(args.out, "base_replies", result, table, plot)

@@ -27,3 +27,18 @@ def test_both_sessions_answer_each_turn_and_the_figures_are_written(tmp_path):
     assert "base_replies" in table and "resident memory" in table
     base_replies.plot(result, tmp_path / "base_replies.png")
     assert (tmp_path / "base_replies.png").stat().st_size > 0
+
+
+def test_the_base_loaded_again_is_a_third_session_with_the_same_replies(tmp_path):
+    """``--loaded-base``: a third session whose base model is a model of its own answers as the
+    second does (the same base), and the table and the plot show it."""
+    tuned, tokenizer = tiny_model("llama", seed=0)
+    base, _ = tiny_model("llama", seed=1)
+    generator = RecallGenerator(tuned, tokenizer, base_model=base)
+    result = base_replies.run(generator, LINES, tokens=4, show=False, load_base=lambda: tiny_model("llama", seed=1)[0])
+    for row in result["turns"]:
+        assert row[base_replies.LOADED]["reply"] == row["base_replies"]["reply"]
+    assert result["rss"]["after_loaded_again"] >= result["rss"]["before"]
+    table = base_replies.markdown(result)
+    assert "the base loaded again" in table and table.splitlines()[0].count("|") == 7
+    base_replies.plot(result, tmp_path / "base_replies.png")
