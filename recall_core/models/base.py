@@ -51,7 +51,9 @@ def base_model_of(model: Any) -> Any | None:
         loaded = getattr(model, _LOADED, None)
         if loaded is None:
             loaded = loader()
-            setattr(model, _LOADED, loaded)
+            # Not setattr: a torch module set on a module becomes its submodule, and the tuned model's
+            # parameters, state_dict and fingerprint (which the query head checks) would take it in.
+            object.__setattr__(model, _LOADED, loaded)
     return loaded
 
 

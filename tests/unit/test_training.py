@@ -385,8 +385,10 @@ def test_load_model_merges_an_adapter_for_that_folder(trained, tmp_path):
     with torch.no_grad():
         assert torch.allclose(loaded(input_ids=ids).logits, reference(input_ids=ids).logits, atol=1e-5)
         # the model it was merged into, for RecallConfig.base_replies: loaded when first asked for
+        names = [name for name, _ in loaded.named_parameters()]
         base = base_model_of(loaded)
         assert base is not loaded and base_model_of(loaded) is base
+        assert [name for name, _ in loaded.named_parameters()] == names  # kept apart: not a submodule
         assert torch.allclose(base(input_ids=ids).logits, model(input_ids=ids).logits, atol=1e-5)
     assert base_model_of(load_model(tmp_path / "tiny", device="cpu")[0]) is None  # no adapter: nothing recorded
 
