@@ -69,21 +69,23 @@ def run(generator: Any, lines: Sequence[str], tokens: int, show: bool,
     for turn, line in enumerate(progress(lines, "turns", show), start=1):
         row: dict[str, Any] = {"turn": turn}
         for mode in modes:
-            if mode not in sessions:  # the base loaded again, after the view's memory was read
-                rss["after_base_loaded"] = _rss()
+            loading = 0.0
+            if mode not in sessions:  # the base loaded again, after the others' memory was read
+                start = time.perf_counter()
                 loaded = RecallGenerator(generator.model, generator.tokenizer, config=generator.config,
                                          query_head=generator.query_head, base_model=load_base())  # fmt: skip
+                loading = time.perf_counter() - start  # counted in its first call, as the others' making is
                 sessions[mode] = RecallSession(loaded, memory=None, recall_config=on)
             talks[mode].append({"role": "user", "content": line})
             result, times = _turn(sessions[mode], talks[mode], tokens)
+            times["total"] += loading
+            times["cpu"] += loading
+            if turn == 1:
+                rss[f"after_{mode}"] = _rss()
             talks[mode].append({"role": "assistant", "content": result.text})
             row[mode] = {**times, "prompt_tokens": result.usage.prompt_tokens,
                          "prefilled": result.usage.prompt_tokens - result.usage.cached_tokens,
                          "generated": result.usage.generated_tokens, "reply": result.text}  # fmt: skip
-        if turn == 1:
-            rss.setdefault("after_base_loaded", _rss())
-            if load_base is not None:
-                rss["after_loaded_again"] = _rss()
         rows.append(row)
     later = rows[1:] or rows
     summary = {mode: {key: statistics.median(r[mode][key] for r in later) for key in ("ttft", "total", "cpu")}
@@ -109,12 +111,11 @@ def markdown(result: dict[str, Any]) -> str:
     cache = result["cache_bytes"]
     lines.append(f"| KV cache at the end (MB) | {cache['tuned'] / 2**20:.1f} |"
                  + "".join(f" {cache[m] / 2**20:.1f} | |" for m in modes))
-    grown = (rss["after_base_loaded"] - rss["before"]) / 2**20
-    lines.append(f"\nresident memory: {rss['before'] / 2**20:.0f} MB before, {rss['after_base_loaded'] / 2**20:.0f} MB "
-                 f"after the first turn of both sessions (+{grown:.0f} MB: the base model and two caches)")
-    if loaded:
-        again = (rss["after_loaded_again"] - rss["after_base_loaded"]) / 2**20
-        lines.append(f"the base loaded again: +{again:.0f} MB more ({rss['after_loaded_again'] / 2**20:.0f} MB)")
+    steps = ["before", *(f"after_{mode}" for mode in ("tuned", *modes))]
+    grown = [f"{name}'s first call +{(rss[b] - rss[a]) / 2**20:.0f} MB" for name, a, b in
+             zip(("tuned", *modes), steps, steps[1:], strict=False)]  # fmt: skip
+    lines.append(f"\nresident memory: {rss['before'] / 2**20:.0f} MB before; {'; '.join(grown)} "
+                 f"(each session's first call, in this order; the base model is made at base_replies' first)")
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ used again by the next request.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -81,6 +82,18 @@ class EngineClient:
         self._http = httpx.Client(
             base_url=self.url, timeout=httpx.Timeout(self.timeout, connect=connect_timeout), limits=limits
         )
+        self.fields: dict[str, Any] = {}  # sent with every /completion request (with_fields)
+
+    def with_fields(self, **fields: Any) -> EngineClient:
+        """A client of the same engine, on the same connections, that sends ``fields`` with every
+        ``/completion`` request: ``lora=[{"id": 0, "scale": -1.0}]`` sets an adapter's scale."""
+        other = copy.copy(self)
+        other.fields = {**self.fields, **fields}
+        return other
+
+    def lora_adapters(self) -> list[dict[str, Any]]:
+        """The engine's LoRA adapters (``GET /lora-adapters``): each one's ``id``, ``path`` and ``scale``."""
+        return self._request(lambda: self._http.get("/lora-adapters").raise_for_status().json(), "GET /lora-adapters")
 
     def close(self) -> None:
         """Close the connections (the engine keeps running)."""
@@ -114,7 +127,8 @@ class EngineClient:
         top log-probabilities (with ``n_probs``; empty without).
         Raises :class:`EngineError` (never hangs past the timeout).
         """
-        body = {**options, "prompt": list(prompt), "stream": True, "return_tokens": True, "cache_prompt": True}
+        body = {**options, **self.fields, "prompt": list(prompt), "stream": True, "return_tokens": True,
+                "cache_prompt": True}  # fmt: skip
         result = Completion()
         start = time.perf_counter()
 

@@ -46,17 +46,20 @@ def _engine_python() -> Path | None:
 
 def engine_command(
     model: str | Path, port: int, *, parallel: int = 1, threads: int = 1, ctx_per_slot: int = 2048,
-    slot_prompt_similarity: float = 0.1, binary: str | Path | None = None,
+    slot_prompt_similarity: float = 0.1, binary: str | Path | None = None, lora: str | Path | None = None,
 ) -> list[str]:  # fmt: skip
-    """The command line that serves ``model`` on 127.0.0.1:``port`` (native binary, else xllamacpp).
+    """The command line that serves ``model`` on 127.0.0.1:``port`` (native binary, else xllamacpp),
+    with the LoRA adapter GGUF ``lora`` loaded unapplied (scale 0 unless a request sets it).
 
     Raises ``FileNotFoundError`` with the make target to run when no engine is installed.
     """
     binary = binary or os.environ.get(LLAMA_SERVER_ENV)
+    adapter = ["--lora", str(lora)] if lora is not None else []
     if binary:
         return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(threads),
                 "-tb", str(threads), "-np", str(parallel), "-c", str(ctx_per_slot * parallel),
-                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui"]  # fmt: skip
+                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui",
+                *adapter, *(["--lora-init-without-apply"] if adapter else [])]  # fmt: skip
     python = _engine_python()
     if python is None or not python.exists():
         raise FileNotFoundError(
@@ -65,7 +68,7 @@ def engine_command(
         )
     return [str(python), str(_SCRIPT), str(model), "--port", str(port), "--parallel", str(parallel),
             "--threads", str(threads), "--ctx-per-slot", str(ctx_per_slot),
-            "--slot-prompt-similarity", str(slot_prompt_similarity), "--no-cache-idle-slots"]  # fmt: skip
+            "--slot-prompt-similarity", str(slot_prompt_similarity), "--no-cache-idle-slots", *adapter]  # fmt: skip
 
 
 class EngineServer:
@@ -80,6 +83,10 @@ class EngineServer:
         slot_prompt_similarity: llama.cpp's ``-sps``: how much of a slot's cached prompt a request
             must share to be sent to it (0.1, its default, routes a conversation back to its slot).
         binary: a native ``llama-server`` (default ``$RECALL_LLAMA_SERVER``, else xllamacpp).
+        lora: a LoRA adapter GGUF loaded beside ``model``, unapplied: with the recall-tuned model,
+            the recall adapter (:func:`recall_core.serving.gguf_lora.export_lora_gguf`), which
+            :class:`~recall_core.serving.ServedRecallGenerator` sends at scale -1 for the replies
+            ``RecallConfig.base_replies`` gives the base model.
         startup_timeout: seconds to wait for ``/health``.
         log_path: where the engine's output goes (default: next to the model, by port).
     """
@@ -94,6 +101,7 @@ class EngineServer:
         ctx_per_slot: int = 2048,
         slot_prompt_similarity: float = 0.1,
         binary: str | Path | None = None,
+        lora: str | Path | None = None,
         startup_timeout: float = 120.0,
         log_path: str | Path | None = None,
     ) -> None:
@@ -103,9 +111,11 @@ class EngineServer:
         for name, value in (("parallel", parallel), ("threads", threads), ("ctx_per_slot", ctx_per_slot)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        if lora is not None and not Path(lora).is_file():
+            raise FileNotFoundError(f"no LoRA adapter GGUF at {lora}: `python -m recall_core.serving.gguf_export` writes the default's")
         self.port = port or free_port()
         self.options = {"parallel": parallel, "threads": threads, "ctx_per_slot": ctx_per_slot,
-                        "slot_prompt_similarity": slot_prompt_similarity, "binary": binary}  # fmt: skip
+                        "slot_prompt_similarity": slot_prompt_similarity, "binary": binary, "lora": lora}  # fmt: skip
         self.startup_timeout = startup_timeout
         self.log_path = Path(log_path) if log_path else Path(f"/tmp/recall-engine-{self.port}.log")
         self.process: subprocess.Popen[bytes] | None = None

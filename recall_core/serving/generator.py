@@ -15,6 +15,7 @@ processes (N stateless clients, M engine replicas: docs/serving.md).
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -49,6 +50,12 @@ class ServedRecallGenerator(RecallGenerator):
             :class:`~recall_core.serving.client.EngineError`.
         context_window: positions per engine slot (default: asked of the engine's ``/props``).
         model_name: the name traces and adapters show.
+        base_lora: for ``RecallConfig.base_replies``: the id of the engine's LoRA adapter that is
+            the recall adapter, served unapplied beside the recall-tuned model
+            (``EngineServer(..., lora=...)``, ``llama-server --lora F --lora-init-without-apply``).
+            A reply that reads no notes is sent with it at scale -1, which takes it out: the base
+            model's reply. Default: the engine's only adapter; with none or several,
+            ``base_replies`` is refused with a ``ValueError`` that says what to serve.
     """
 
     def __init__(
@@ -62,6 +69,7 @@ class ServedRecallGenerator(RecallGenerator):
         timeout: float = 60.0,
         context_window: int | None = None,
         model_name: str = "served",
+        base_lora: int | None = None,
     ) -> None:
         if tokenizer is None:
             tokenizer = _default_tokenizer()
@@ -80,6 +88,10 @@ class ServedRecallGenerator(RecallGenerator):
         super_check = RecallGenerator._generation_kwargs  # bad defaults fail here, not at the first call
         super_check(self, {}, None)
         self._context_window = context_window
+        if base_lora is not None and (isinstance(base_lora, bool) or not isinstance(base_lora, int) or base_lora < 0):
+            raise ValueError(f"base_lora must be an adapter id (an int >= 0) or None, got {base_lora!r}")
+        self.base_lora = base_lora
+        self._base: RecallGenerator | None = None
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
 
@@ -112,10 +124,32 @@ class ServedRecallGenerator(RecallGenerator):
         raise ValueError("inject_mode='kv' blocks need the model in process: a served backend injects tokens")
 
     def check_base_replies(self) -> None:
-        raise ValueError(BASE_REPLIES_SERVED)
+        """Refuse ``RecallConfig.base_replies`` when the engine serves no recall adapter to take out
+        (``ValueError``; asked of the engine once)."""
+        self.base_generator()
 
     def base_generator(self) -> RecallGenerator:
-        raise ValueError(BASE_REPLIES_SERVED)
+        """This generator with the recall adapter taken out: every request sets the engine's
+        adapter :attr:`base_lora` to scale -1 (the base model's weights), and nothing else changes.
+
+        Raises:
+            ValueError: the engine lists no such adapter (or several, and ``base_lora`` is not given).
+        """
+        if self._base is None:
+            adapters = self.client.lora_adapters()
+            ids = [int(adapter["id"]) for adapter in adapters]
+            chosen = self.base_lora if self.base_lora is not None else ids[0] if len(ids) == 1 else None
+            if chosen is None or chosen not in ids:
+                raise ValueError(BASE_REPLIES_SERVED + f" (the engine at {self.client.url} lists "
+                                 f"{[(a.get('id'), a.get('path')) for a in adapters] or 'none'}"
+                                 + ("; pass base_lora=ID)" if len(ids) > 1 else ")"))  # fmt: skip
+            base = copy.copy(self)
+            base.client = self.client.with_fields(lora=[{"id": i, "scale": -1.0 if i == chosen else 0.0} for i in ids])
+            base.config = self.config.replace(base_replies=False)
+            base.model_name = f"{self.model_name} (base)"
+            base._base = None
+            self._base = base
+        return self._base
 
     def generate_ids(
         self,

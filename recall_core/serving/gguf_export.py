@@ -187,8 +187,11 @@ def gguf_folder() -> Path:
 
 def export_default_models(out_type: str = "f16", *, force: bool = False) -> dict[str, Path]:
     """The default model, plain and recall-tuned (the adapter merged), as GGUF files in
-    :func:`gguf_folder` (``plain.<type>.gguf``, ``recall-tuned.<type>.gguf``); existing files stay."""
-    from recall_core.models.loading import default_model_dir, tuned_model_dir
+    :func:`gguf_folder` (``plain.<type>.gguf``, ``recall-tuned.<type>.gguf``), and the recall
+    adapter as a llama.cpp LoRA (``recall-adapter.gguf``: served unapplied beside the tuned model,
+    it gives ``RecallConfig.base_replies`` the base model); existing files stay."""
+    from recall_core.models.loading import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
+    from recall_core.serving.gguf_lora import export_lora_gguf
 
     folders = {"plain": default_model_dir(), "recall-tuned": tuned_model_dir()}
     written: dict[str, Path] = {}
@@ -199,6 +202,10 @@ def export_default_models(out_type: str = "f16", *, force: bool = False) -> dict
         if force or not out.exists():
             export_gguf(folder, out, out_type)
         written[name] = out
+    out = gguf_folder() / "recall-adapter.gguf"
+    if force or not out.exists():
+        export_lora_gguf(DEFAULT_ADAPTER, folders["plain"], out)
+    written["recall-adapter"] = out
     return written
 
 

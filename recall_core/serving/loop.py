@@ -67,9 +67,11 @@ class ServedOutput:
         return self.requests[0].first_token_s if self.requests else None
 
 
-#: Why a served backend refuses ``RecallConfig.base_replies``.
-BASE_REPLIES_SERVED = ("base_replies=True needs the base model in process beside the recall-tuned one, and an engine "
-                       "serves one model: use base_replies=False on a served backend")  # fmt: skip
+#: Why a served backend refuses ``RecallConfig.base_replies``: it has no adapter to take out.
+BASE_REPLIES_SERVED = ("base_replies=True on a served backend needs the recall adapter served unapplied beside the "
+                       "recall-tuned model, to take it out for the replies that read no notes: serve it with "
+                       "EngineServer(model, lora='recall-adapter.gguf') or llama-server --lora recall-adapter.gguf "
+                       "--lora-init-without-apply (python -m recall_core.serving.gguf_export writes it)")  # fmt: skip
 
 
 class _Cancelled(Exception):
@@ -88,8 +90,6 @@ def check_served_config(config: RecallConfig, memory: Memory | None) -> None:
     if memory is not None and config.recall_policy == "uncertainty":
         raise ValueError("recall_policy='uncertainty' reads the full next-token distribution before each token is "
                          "chosen, which an engine does not expose: use 'auto' or 'model' on a served backend")  # fmt: skip
-    if config.base_replies:
-        raise ValueError(BASE_REPLIES_SERVED)
     if memory is not None and config.abstain_contrast > 0:
         raise ValueError("abstain_contrast needs the next-token distribution with and without the notes, which an "
                          "engine does not return: use abstain_contrast=0 on a served backend")  # fmt: skip

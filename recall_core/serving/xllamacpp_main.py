@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--slot-prompt-similarity", type=float, default=0.1, help="llama-server -sps")
     parser.add_argument("--no-cache-idle-slots", action="store_true", help="llama-server --no-cache-idle-slots")
+    parser.add_argument("--lora", action="append", default=[],
+                        help="a LoRA adapter GGUF, loaded unapplied (llama-server --lora F --lora-init-without-apply)")
     args = parser.parse_args(argv)
 
     import xllamacpp
@@ -44,6 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     params.hostnames = [args.host]
     params.endpoint_slots = True
     params.endpoint_metrics = True
+    if args.lora:  # each request sets the scales it wants ("lora": [{"id": 0, "scale": -1.0}])
+        params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(path, 1.0) for path in args.lora]
+        params.lora_init_without_apply = True
     server = xllamacpp.Server(params)
     print(f"listening on {args.host}:{args.port}", flush=True)
     done = threading.Event()

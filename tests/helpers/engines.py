@@ -10,15 +10,20 @@ from recall_core.serving.client import Completion
 
 class ScriptedEngine(EngineClient):
     """Answers each ``/completion`` with the next scripted :class:`Completion`; keeps every request's
-    body in ``bodies``, with its ``prompt`` ids."""
+    body in ``bodies``, with its ``prompt`` ids (and the fields of :meth:`with_fields`). ``adapters``
+    is what ``GET /lora-adapters`` lists."""
 
-    def __init__(self, *replies: Completion) -> None:
+    def __init__(self, *replies: Completion, adapters: list[dict[str, Any]] | None = None) -> None:
         super().__init__("http://127.0.0.1:1")
         self.replies = list(replies)
         self.bodies: list[dict[str, Any]] = []
+        self.adapters = list(adapters or [])
+
+    def lora_adapters(self) -> list[dict[str, Any]]:
+        return self.adapters
 
     def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
-        self.bodies.append({**options, "prompt": list(prompt)})
+        self.bodies.append({**options, **self.fields, "prompt": list(prompt)})
         reply = self.replies.pop(0)
         if on_tokens is not None:
             on_tokens(reply.tokens, reply.logprobs[: len(reply.tokens)])

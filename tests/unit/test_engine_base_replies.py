@@ -15,6 +15,7 @@ from recall_core import RecallConfig, RecallGenerator, RecallSession
 from recall_core.kv.cache import cache_nbytes
 from recall_core.models.base import BASE_LOADER, base_model_of, remember_base
 from recall_core.serving import ServedRecallGenerator
+from recall_core.serving.client import Completion
 from tests.helpers.engines import ScriptedEngine
 from tests.helpers.memories import FixedMemory
 from tests.helpers.tiny import tiny_model
@@ -159,9 +160,48 @@ def test_a_failed_base_reply_leaves_the_session_as_it_was():
     assert session.reply("and what about march").text == untouched.reply("and what about march").text
 
 
-def test_a_served_backend_refuses_it():
+ADAPTER = {"id": 0, "path": "recall-adapter.gguf", "scale": 0.0}
+
+
+def _served(*replies: Completion, adapters: list[dict] | None = None, **kwargs) -> tuple[ServedRecallGenerator, ScriptedEngine]:
     _, tokenizer = tiny_model("llama")
-    served = ServedRecallGenerator(ScriptedEngine(), tokenizer, context_window=512)
-    for memory in (None, FixedMemory(FACT)):
-        with pytest.raises(ValueError, match="base_replies=True needs the base model in process"):
-            served.generate(NEWS, memory=memory, config=ON, max_new_tokens=4)
+    engine = ScriptedEngine(*replies, adapters=[ADAPTER] if adapters is None else adapters)
+    return ServedRecallGenerator(engine, tokenizer, context_window=512, **kwargs), engine
+
+
+def _said(token: int, end: int) -> Completion:
+    return Completion(tokens=[token, end], stop_type="eos", logprobs=[{token: -0.1}, {end: -0.1}])
+
+
+def test_a_served_backend_takes_the_recall_adapter_out_for_replies_that_read_no_notes():
+    """Served: the base model is the engine's recall adapter (served unapplied beside the merged
+    model) at scale -1; the requests that read notes, and the decision, carry no adapter field."""
+    served, engine = _served()
+    end = served.tokenizer.eos_token_id
+    engine.replies.extend([_said(7, end)])
+    got = served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert [body["lora"] for body in engine.bodies] == [[{"id": 0, "scale": -1.0}]]
+    assert got.text == served.tokenizer.decode([7]) and not got.recalls
+    engine.bodies.clear()
+    engine.replies.extend([_said(9, end)])
+    served.generate(QUESTION, memory=FixedMemory(FACT), config=ON, max_new_tokens=4)  # "auto": notes, tuned
+    assert len(engine.bodies) == 1 and "lora" not in engine.bodies[0]
+    engine.bodies.clear()
+    engine.replies.extend([Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}]), _said(7, end)])
+    ask = ON.replace(recall_policy="ask", ask_on_score=0.0, ask_on_names=False, ask_on_abstention=False)
+    served.generate(QUESTION, memory=FixedMemory(FACT), config=ask, max_new_tokens=4)  # not asked: the base
+    assert "lora" not in engine.bodies[0] and engine.bodies[1]["lora"] == [{"id": 0, "scale": -1.0}]
+    assert served.config.base_replies is False and served.base_generator() is served.base_generator()
+
+
+def test_a_served_backend_without_the_adapter_refuses_it():
+    for adapters, words in (([], "--lora"), ([ADAPTER, {**ADAPTER, "id": 1}], "base_lora=ID")):
+        served, _ = _served(adapters=adapters)
+        for memory in (None, FixedMemory(FACT)):
+            with pytest.raises(ValueError, match=words):
+                served.generate(NEWS, memory=memory, config=ON, max_new_tokens=4)
+    served, engine = _served(_said(7, 2), adapters=[ADAPTER, {**ADAPTER, "id": 1}], base_lora=1)
+    served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": -1.0}]
+    with pytest.raises(ValueError, match="base_lora must be"):
+        _served(base_lora=-1)
