@@ -53,8 +53,8 @@ class ServedRecallGenerator(RecallGenerator):
         base_lora: for ``RecallConfig.base_replies``: the id of the engine's LoRA adapter that is
             the recall adapter, served unapplied beside the recall-tuned model
             (``EngineServer(..., lora=...)``, ``llama-server --lora F --lora-init-without-apply``).
-            A reply that reads no notes is sent with it at scale -1, which takes it out: the base
-            model's reply. Default: the engine's only adapter; with none or several,
+            A reply that reads no notes is sent with it at scale -1 (one less than the engine's
+            own), which takes it out: the base model's reply. Default: the engine's only adapter; with none or several,
             ``base_replies`` is refused with a ``ValueError`` that says what to serve.
     """
 
@@ -130,7 +130,8 @@ class ServedRecallGenerator(RecallGenerator):
 
     def base_generator(self) -> RecallGenerator:
         """This generator with the recall adapter taken out: every request sets the engine's
-        adapter :attr:`base_lora` to scale -1 (the base model's weights), and nothing else changes.
+        adapter :attr:`base_lora` to one less than the engine's scale for it (-1 beside the merged
+        model: the base model's weights), and nothing else changes.
 
         Raises:
             ValueError: the engine lists no such adapter (or several, and ``base_lora`` is not given).
@@ -144,7 +145,11 @@ class ServedRecallGenerator(RecallGenerator):
                                  f"{[(a.get('id'), a.get('path')) for a in adapters] or 'none'}"
                                  + ("; pass base_lora=ID)" if len(ids) > 1 else ")"))  # fmt: skip
             base = copy.copy(self)
-            base.client = self.client.with_fields(lora=[{"id": i, "scale": -1.0 if i == chosen else 0.0} for i in ids])
+            # One less than the engine's own scale: -1 beside the merged model (served unapplied), 0
+            # with the plain model served and the adapter applied. The others as the engine has them.
+            scales = [{"id": int(a["id"]), "scale": float(a.get("scale", 0.0)) - (int(a["id"]) == chosen)}
+                      for a in adapters]  # fmt: skip
+            base.client = self.client.with_fields(lora=scales)
             base.config = self.config.replace(base_replies=False)
             base.model_name = f"{self.model_name} (base)"
             base._base = None

@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     params.hostnames = [args.host]
     params.endpoint_slots = True
     params.endpoint_metrics = True
-    if args.lora:  # each request sets the scales it wants ("lora": [{"id": 0, "scale": -1.0}])
-        params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(path, 1.0) for path in args.lora]
+    if args.lora:  # at scale 0 (requests without a "lora" field get that); a request sets its own
+        params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(path, 0.0) for path in args.lora]
         params.lora_init_without_apply = True
     server = xllamacpp.Server(params)
     print(f"listening on {args.host}:{args.port}", flush=True)

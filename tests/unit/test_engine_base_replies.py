@@ -205,3 +205,7 @@ def test_a_served_backend_without_the_adapter_refuses_it():
     assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": -1.0}]
     with pytest.raises(ValueError, match="base_lora must be"):
         _served(base_lora=-1)
+    # the plain model served with the adapter applied (scale 1): the base is the adapter at 0
+    served, engine = _served(_said(7, 2), adapters=[{**ADAPTER, "scale": 1.0}])
+    served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}]

@@ -16,6 +16,7 @@ from gguf import GGUFReader, TokenType
 from recall_core import RecallConfig
 from recall_core.memory.chroma_server import free_port
 from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator, export_gguf
+from recall_core.serving.engine import engine_command
 from recall_core.serving.loop import check_served_config, sampling_options
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, add_recall_tokens
 from tests.helpers.engines import ScriptedEngine
@@ -169,6 +170,55 @@ def test_export_gguf_without_the_recall_tokens_has_no_eom(tmp_path: Path) -> Non
     assert "tokenizer.ggml.eom_token_id" not in GGUFReader(out).fields
     with pytest.raises(ValueError, match="out_type must be one of"):
         export_gguf(folder, tmp_path / "x.gguf", "q4_k")
+
+
+def test_export_lora_gguf_writes_the_adapter_as_llama_cpp_reads_it(tmp_path: Path) -> None:
+    """The recall adapter as a llama.cpp LoRA: peft's A and B under llama.cpp's names, B's q / k rows
+    permuted as the merged weights are, alpha for llama.cpp's alpha / r scale; no token rows."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    from recall_core.serving.gguf_lora import export_lora_gguf
+
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "tiny"
+    model.save_pretrained(folder)
+    config = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "k_proj", "v_proj", "down_proj"],
+                        trainable_token_indices=[len(tokenizer) - 1])  # fmt: skip
+    adapted = get_peft_model(model, config)
+    with torch.no_grad():
+        for name, param in adapted.named_parameters():
+            if "lora_B" in name:
+                param.normal_()  # peft starts B at zero: a permutation of zeros proves nothing
+    adapted.save_pretrained(tmp_path / "adapter")
+    out = export_lora_gguf(tmp_path / "adapter", folder, tmp_path / "adapter.gguf")
+    reader = GGUFReader(out)
+    assert reader.fields["general.type"].contents() == "adapter" and reader.fields["adapter.type"].contents() == "lora"
+    assert reader.fields["adapter.lora.alpha"].contents() == 8.0
+    tensors = {t.name: np.asarray(t.data, dtype=np.float32) for t in reader.tensors}
+    layers = model.config.num_hidden_layers
+    assert len(tensors) == 2 * 4 * layers and not any("token" in name for name in tensors)
+    layer = adapted.base_model.model.model.layers[0]
+    heads = model.config.num_attention_heads
+    b_q = layer.self_attn.q_proj.lora_B["default"].weight.detach().numpy()
+    expected = b_q.reshape(heads, 2, b_q.shape[0] // heads // 2, b_q.shape[1]).swapaxes(1, 2).reshape(b_q.shape)
+    assert np.array_equal(tensors["blk.0.attn_q.weight.lora_b"].reshape(b_q.shape), expected)
+    assert not np.array_equal(expected, b_q)
+    a_q = layer.self_attn.q_proj.lora_A["default"].weight.detach().numpy()
+    assert np.array_equal(tensors["blk.0.attn_q.weight.lora_a"].reshape(a_q.shape), a_q)  # A: the input side
+    b_v = layer.self_attn.v_proj.lora_B["default"].weight.detach().numpy()
+    assert np.array_equal(tensors["blk.0.attn_v.weight.lora_b"].reshape(b_v.shape), b_v)
+    assert "blk.0.ffn_down.weight.lora_a" in tensors
+    with pytest.raises(ValueError, match="only llama"):
+        (tmp_path / "other").mkdir()
+        (tmp_path / "other" / "config.json").write_text('{"model_type": "gpt2"}')
+        export_lora_gguf(tmp_path / "adapter", tmp_path / "other", tmp_path / "x.gguf")
+
+
+def test_the_engine_command_loads_a_lora_unapplied() -> None:
+    native = engine_command("m.gguf", 8080, binary="/bin/llama-server", lora="a.gguf")
+    assert native[native.index("--lora") + 1] == "a.gguf" and "--lora-init-without-apply" in native
+    assert "--lora" not in engine_command("m.gguf", 8080, binary="/bin/llama-server")
 
 
 def test_add_recall_tokens_is_what_makes_a_tokenizer_servable() -> None:
