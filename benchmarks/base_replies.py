@@ -95,6 +95,58 @@ def run(generator: Any, lines: Sequence[str], tokens: int, show: bool,
             "cache_bytes": {mode: sessions[mode].cache_bytes for mode in modes}}  # fmt: skip
 
 
+SERVED = ("tuned", "lora", "base_engine")  # --served: the tuned model; base replies by its adapter at -1; on a plain engine
+
+
+def run_served(engines: dict[str, Any], memory: Any, lines: Sequence[str], tokens: int, show: bool,
+               **served: Any) -> dict[str, Any]:  # fmt: skip
+    """``--served``: the same chat sent whole at each turn (what the adapters send a stateless served
+    generator), with a user's memory attached, by three :class:`ServedRecallGenerator` s: the tuned
+    model; ``base_replies`` by the engine's recall adapter at scale -1; ``base_replies`` on an
+    engine serving the plain model (``engines``: ``"tuned"`` with the adapter, ``"plain"``).
+    Per turn: the whole call, and the prompt tokens the engine computed and took from its cache.
+    ``served`` goes to each generator (``tokenizer=``...)."""
+    from recall_core import RecallConfig
+    from recall_core.serving import ServedRecallGenerator
+
+    on = RecallConfig(base_replies=True)
+    generators = {"tuned": (ServedRecallGenerator(engines["tuned"], **served), RecallConfig()),
+                  "lora": (ServedRecallGenerator(engines["tuned"], **served), on),
+                  "base_engine": (ServedRecallGenerator(engines["tuned"], base_engine=engines["plain"], **served), on)}  # fmt: skip
+    talks = {mode: [{"role": "system", "content": SYSTEM}] for mode in SERVED}
+    rows: list[dict[str, Any]] = []
+    for turn, line in enumerate(progress(lines, "turns", show), start=1):
+        row: dict[str, Any] = {"turn": turn}
+        for mode, (generator, config) in generators.items():
+            talks[mode].append({"role": "user", "content": line})
+            start = time.perf_counter()
+            result = generator.generate(list(talks[mode]), memory=memory, config=config, do_sample=False,
+                                        max_new_tokens=tokens)  # fmt: skip
+            total = time.perf_counter() - start
+            talks[mode].append({"role": "assistant", "content": result.text})
+            requests = result.output.requests
+            row[mode] = {"total": total, "prompt_tokens": result.usage.prompt_tokens, "reply": result.text,
+                         "computed": sum(r.computed_tokens for r in requests),
+                         "cached": sum(r.cached_tokens for r in requests)}  # fmt: skip
+        rows.append(row)
+    later = rows[1:] or rows
+    summary = {mode: {key: statistics.median(r[mode][key] for r in later) for key in ("total", "computed")}
+               for mode in SERVED}  # fmt: skip
+    return {"served": True, "turns": rows, "median_after_turn_1": summary}
+
+
+def served_markdown(result: dict[str, Any]) -> str:
+    median = result["median_after_turn_1"]
+    names = {"tuned": "tuned (default)", "lora": "base_replies: the adapter at -1", "base_engine": "base_replies: a plain engine"}
+    lines = ["| | " + " | ".join(names[m] for m in SERVED) + " |", "| --- " * (len(SERVED) + 1) + "|"]
+    for key, name in (("total", "whole call, median of turns 2+ (s)"), ("computed", "prompt tokens computed, median")):
+        a = median["tuned"][key]
+        lines.append(f"| {name} | " + " | ".join(
+            f"{cell(median[m][key], 3)}" + ("" if m == "tuned" or not a else f" ({median[m][key] / a:.2f}x)")
+            for m in SERVED) + " |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def markdown(result: dict[str, Any]) -> str:
     median, first, rss = result["median_after_turn_1"], result["first_call_s"], result["rss"]
     loaded = LOADED in median
@@ -123,11 +175,14 @@ def plot(result: dict[str, Any], path: Path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.6))
     turns = [r["turn"] for r in result["turns"]]
-    modes = [mode for mode in (*MODES, LOADED) if mode in result["turns"][0]]
+    modes = [mode for mode in (*MODES, LOADED, *SERVED) if mode in result["turns"][0]]
     for mode, style in zip(modes, ("-o", "-s", "-^"), strict=False):
         ax.plot(turns, [r[mode]["total"] for r in result["turns"]], style, ms=3, label=f"{mode}: whole call")
-        ax.plot(turns, [r[mode]["ttft"] for r in result["turns"]], style, ms=2, alpha=0.5, label=f"{mode}: first token")
-    ax.set_xlabel("turn (a chat with no memory, in a session)")
+        if "ttft" in result["turns"][0][mode]:
+            ax.plot(turns, [r[mode]["ttft"] for r in result["turns"]], style, ms=2, alpha=0.5,
+                    label=f"{mode}: first token")  # fmt: skip
+    ax.set_xlabel("turn (served: the whole chat sent, a new user's memory)" if result.get("served")
+                  else "turn (a chat with no memory, in a session)")  # fmt: skip
     ax.set_ylabel("seconds")
     ax.set_title("base_replies: the base model writes the replies that read no notes")
     ax.legend(fontsize=7)
@@ -142,12 +197,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--loaded-base", action="store_true",
                         help="also a session whose base model is loaded again (a model of its own)")
+    parser.add_argument("--served", action="store_true",
+                        help="on llama.cpp's server: the adapter at -1 against a second engine with the plain model")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if args.turns < 2:
         raise ValueError(f"--turns must be at least 2, got {args.turns}")
     if args.max_new_tokens < 1:
         raise ValueError(f"--max-new-tokens must be at least 1, got {args.max_new_tokens}")
+    if args.served:
+        return _main_served(args)
     from recall_core import RecallGenerator, load_model
 
     generator = RecallGenerator.from_pretrained()
@@ -157,6 +216,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["machine"] = machine()
     table = markdown(result)
     write_results(args.out, "base_replies", result, table, plot)
+    return report(table, args.out)
+
+
+def _main_served(args: argparse.Namespace) -> int:
+    """Two engines (one thread each, one slot): the tuned model with the recall adapter unapplied,
+    and the plain model; a new user's memory (empty, a temporary local store)."""
+    import tempfile
+
+    from recall_core.memory import MemoryStore
+    from recall_core.serving import EngineServer, export_default_models
+
+    files = export_default_models("f16")
+    lines = user_lines(resolve_data(args.data), args.turns)
+    with tempfile.TemporaryDirectory(prefix="recall-bench-") as tmp, MemoryStore.local(Path(tmp)) as store, \
+            EngineServer(files["recall-tuned"], lora=files["recall-adapter"]) as tuned, \
+            EngineServer(files["plain"]) as plain:  # fmt: skip
+        result = run_served({"tuned": tuned.url, "plain": plain.url}, store.for_user("bench"), lines,
+                            args.max_new_tokens, not args.no_progress)  # fmt: skip
+    result["machine"] = machine()
+    table = served_markdown(result)
+    write_results(args.out, "base_replies_served", result, table, plot)
     return report(table, args.out)
 
 

@@ -54,8 +54,13 @@ class ServedRecallGenerator(RecallGenerator):
             the recall adapter, served unapplied beside the recall-tuned model
             (``EngineServer(..., lora=...)``, ``llama-server --lora F --lora-init-without-apply``).
             A reply that reads no notes is sent with it at scale -1 (one less than the engine's
-            own), which takes it out: the base model's reply. Default: the engine's only adapter; with none or several,
-            ``base_replies`` is refused with a ``ValueError`` that says what to serve.
+            own), which takes it out: the base model's reply. Default: the engine's only adapter;
+            with none or several, ``base_replies`` is refused with a ``ValueError`` that says what
+            to serve. The engine clears a slot's cache when a request changes its adapter scales,
+            so a statement's base reply and the next turn prefill the conversation again.
+        base_engine: for ``RecallConfig.base_replies``, instead of ``base_lora``: the address (or
+            client) of an engine serving the base model itself (``plain.f16.gguf``). Each engine
+            keeps its own prefix cache; it costs the base model's memory on the engine side.
     """
 
     def __init__(
@@ -70,6 +75,7 @@ class ServedRecallGenerator(RecallGenerator):
         context_window: int | None = None,
         model_name: str = "served",
         base_lora: int | None = None,
+        base_engine: str | EngineClient | None = None,
     ) -> None:
         if tokenizer is None:
             tokenizer = _default_tokenizer()
@@ -90,7 +96,11 @@ class ServedRecallGenerator(RecallGenerator):
         self._context_window = context_window
         if base_lora is not None and (isinstance(base_lora, bool) or not isinstance(base_lora, int) or base_lora < 0):
             raise ValueError(f"base_lora must be an adapter id (an int >= 0) or None, got {base_lora!r}")
+        if base_lora is not None and base_engine is not None:
+            raise ValueError("give base_lora or base_engine, not both: the base model is one or the other")
         self.base_lora = base_lora
+        self.base_engine = (EngineClient(base_engine, timeout=timeout) if isinstance(base_engine, str)
+                            else base_engine)  # fmt: skip
         self._base: RecallGenerator | None = None
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
@@ -124,18 +134,20 @@ class ServedRecallGenerator(RecallGenerator):
         raise ValueError("inject_mode='kv' blocks need the model in process: a served backend injects tokens")
 
     def check_base_replies(self) -> None:
-        """Refuse ``RecallConfig.base_replies`` when the engine serves no recall adapter to take out
-        (``ValueError``; asked of the engine once)."""
+        """Refuse ``RecallConfig.base_replies`` when no base model is served: no ``base_engine``, and
+        no recall adapter on the engine to take out (``ValueError``; asked of the engine once)."""
         self.base_generator()
 
     def base_generator(self) -> RecallGenerator:
-        """This generator with the recall adapter taken out: every request sets the engine's
-        adapter :attr:`base_lora` to one less than the engine's scale for it (-1 beside the merged
-        model: the base model's weights), and nothing else changes.
+        """This generator on the base model: on :attr:`base_engine` when given; else every request
+        sets the engine's adapter :attr:`base_lora` to one less than the engine's scale for it (-1
+        beside the merged model: the base model's weights). Nothing else changes.
 
         Raises:
             ValueError: the engine lists no such adapter (or several, and ``base_lora`` is not given).
         """
+        if self._base is None and self.base_engine is not None:
+            self._base = self._as_base(self.base_engine)
         if self._base is None:
             adapters = self.client.lora_adapters()
             ids = [int(adapter["id"]) for adapter in adapters]
@@ -144,17 +156,19 @@ class ServedRecallGenerator(RecallGenerator):
                 raise ValueError(BASE_REPLIES_SERVED + f" (the engine at {self.client.url} lists "
                                  f"{[(a.get('id'), a.get('path')) for a in adapters] or 'none'}"
                                  + ("; pass base_lora=ID)" if len(ids) > 1 else ")"))  # fmt: skip
-            base = copy.copy(self)
             # One less than the engine's own scale: -1 beside the merged model (served unapplied), 0
             # with the plain model served and the adapter applied. The others as the engine has them.
             scales = [{"id": int(a["id"]), "scale": float(a.get("scale", 0.0)) - (int(a["id"]) == chosen)}
                       for a in adapters]  # fmt: skip
-            base.client = self.client.with_fields(lora=scales)
-            base.config = self.config.replace(base_replies=False)
-            base.model_name = f"{self.model_name} (base)"
-            base._base = None
-            self._base = base
+            self._base = self._as_base(self.client.with_fields(lora=scales))
         return self._base
+
+    def _as_base(self, client: EngineClient) -> ServedRecallGenerator:
+        base = copy.copy(self)
+        base.client, base.base_engine, base._base = client, None, None
+        base.config = self.config.replace(base_replies=False)
+        base.model_name = f"{self.model_name} (base)"
+        return base
 
     def generate_ids(
         self,

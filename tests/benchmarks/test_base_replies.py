@@ -42,3 +42,22 @@ def test_the_base_loaded_again_is_a_third_session_with_the_same_replies(tmp_path
     table = base_replies.markdown(result)
     assert "the base loaded again" in table and table.splitlines()[0].count("|") == 7
     base_replies.plot(result, tmp_path / "base_replies.png")
+
+
+def test_the_served_run_times_three_generators_on_scripted_engines(tmp_path):
+    """``--served`` on scripted engines: each mode's requests go where they should (the adapter's
+    field on the tuned engine, or the plain engine), and the table and the plot are written."""
+    from recall_core.serving.client import Completion
+    from tests.helpers.engines import ScriptedEngine
+
+    _, tokenizer = tiny_model("llama")
+    said = Completion(tokens=[7, tokenizer.eos_token_id], stop_type="eos", logprobs=[{7: -0.1}] * 2)
+    tuned = ScriptedEngine(*[said] * 6, adapters=[{"id": 0, "path": "a.gguf", "scale": 0.0}])
+    plain = ScriptedEngine(*[said] * 3)
+    result = base_replies.run_served({"tuned": tuned, "plain": plain}, None, LINES, tokens=4, show=False,
+                                     tokenizer=tokenizer, context_window=512)  # fmt: skip
+    assert [r["turn"] for r in result["turns"]] == [1, 2, 3]
+    assert len(plain.bodies) == 3 and sum("lora" in body for body in tuned.bodies) == 3
+    assert "a plain engine" in base_replies.served_markdown(result)
+    base_replies.plot(result, tmp_path / "served.png")
+    assert (tmp_path / "served.png").stat().st_size > 0

@@ -209,3 +209,13 @@ def test_a_served_backend_without_the_adapter_refuses_it():
     served, engine = _served(_said(7, 2), adapters=[{**ADAPTER, "scale": 1.0}])
     served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
     assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}]
+
+
+def test_a_served_backend_may_send_them_to_an_engine_serving_the_base_model():
+    served, engine = _served(adapters=[])
+    base = ScriptedEngine(_said(7, 2))
+    served = ServedRecallGenerator(engine, served.tokenizer, context_window=512, base_engine=base)
+    served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert not engine.bodies and len(base.bodies) == 1 and "lora" not in base.bodies[0]
+    with pytest.raises(ValueError, match="not both"):
+        ServedRecallGenerator(engine, served.tokenizer, base_engine=base, base_lora=0)
