@@ -171,12 +171,16 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def plotted_modes(result: dict[str, Any]) -> list[str]:
+    """The modes a result holds, each once, in the tables' order."""
+    return [mode for mode in dict.fromkeys((*MODES, LOADED, *SERVED)) if mode in result["turns"][0]]
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.6))
     turns = [r["turn"] for r in result["turns"]]
-    modes = [mode for mode in (*MODES, LOADED, *SERVED) if mode in result["turns"][0]]
-    for mode, style in zip(modes, ("-o", "-s", "-^"), strict=False):
+    for mode, style in zip(plotted_modes(result), ("-o", "-s", "-^"), strict=False):
         ax.plot(turns, [r[mode]["total"] for r in result["turns"]], style, ms=3, label=f"{mode}: whole call")
         if "ttft" in result["turns"][0][mode]:
             ax.plot(turns, [r[mode]["ttft"] for r in result["turns"]], style, ms=2, alpha=0.5,
