@@ -279,13 +279,15 @@ class RecallConfig:
             confusion ..."): with no memory, 101 of 269 of users' third and fourth turns in the
             hand-written families got a reply in their own turn without one, against the plain
             release's 194 (docs/benchmarks/recall-tuning.md). Needs the base model: one loaded by
-            :func:`recall_core.load_model` with its adapter (the default, or ``adapter=``) knows it
-            and loads it at the first such reply (as much memory again as the model), or pass
-            ``RecallGenerator(base_model=...)``. In a :class:`~recall_core.RecallSession` (the
-            adapters keep one per thread) the base model keeps a session of its own, which
-            prefills the turns since its last reply; the tuned model then runs the new message
-            and the reply on the session's cache. A served backend refuses it (``ValueError``).
-            Off by default.
+            :func:`recall_core.load_model` with its adapter (the default, or ``adapter=``) makes
+            it at the first such reply from the tuned model, its weights shared and the adapter
+            run at scale -1 (a few tens of MB), or pass ``RecallGenerator(base_model=...)``. In a
+            :class:`~recall_core.RecallSession` (the adapters keep one per thread) the base model
+            keeps a session of its own, which prefills the turns since its last reply; the tuned
+            model then runs the new message and the reply on the session's cache. Served
+            (llama.cpp): the recall adapter served unapplied is sent at scale -1, or
+            ``ServedRecallGenerator(base_engine=)`` sends those replies to an engine serving the
+            plain model; with neither, ``ValueError`` (docs/serving.md). Off by default.
     """
 
     query_mode: QueryMode = "text"
