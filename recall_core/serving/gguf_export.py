@@ -33,6 +33,7 @@ from gguf import GGMLQuantizationType, GGUFWriter, LlamaFileType, TokenType
 from gguf.quants import quantize
 from safetensors import safe_open
 
+from recall_core.serving.gguf_names import LAYER_NAMES, permute_rotary
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 
 __all__ = ["OUT_TYPES", "export_default_models", "export_gguf", "gguf_folder"]
@@ -41,17 +42,6 @@ OUT_TYPES: dict[str, tuple[GGMLQuantizationType, LlamaFileType]] = {
     "f32": (GGMLQuantizationType.F32, LlamaFileType.ALL_F32),
     "f16": (GGMLQuantizationType.F16, LlamaFileType.MOSTLY_F16),
     "q8_0": (GGMLQuantizationType.Q8_0, LlamaFileType.MOSTLY_Q8_0),
-}
-_LAYER_NAMES = {
-    "input_layernorm": "attn_norm",
-    "post_attention_layernorm": "ffn_norm",
-    "self_attn.q_proj": "attn_q",
-    "self_attn.k_proj": "attn_k",
-    "self_attn.v_proj": "attn_v",
-    "self_attn.o_proj": "attn_output",
-    "mlp.gate_proj": "ffn_gate",
-    "mlp.up_proj": "ffn_up",
-    "mlp.down_proj": "ffn_down",
 }
 _GLOBAL_NAMES = {
     "model.embed_tokens.weight": "token_embd.weight",
@@ -62,18 +52,13 @@ _GLOBAL_NAMES = {
 _PRE_TOKENIZERS = {"SmolLM2": "smollm"}
 
 
-def _permute_rotary(w: np.ndarray, n_head: int) -> np.ndarray:
-    """Hugging Face (rotate-half) q/k rows -> llama.cpp's interleaved rotary layout."""
-    return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
-
-
 def _gguf_name(hf_name: str) -> str:
     if hf_name in _GLOBAL_NAMES:
         return _GLOBAL_NAMES[hf_name]
     match = re.fullmatch(r"model\.layers\.(\d+)\.(.+)\.weight", hf_name)
-    if match is None or match.group(2) not in _LAYER_NAMES:
+    if match is None or match.group(2) not in LAYER_NAMES:
         raise ValueError(f"no llama.cpp name for tensor {hf_name!r}")
-    return f"blk.{match.group(1)}.{_LAYER_NAMES[match.group(2)]}.weight"
+    return f"blk.{match.group(1)}.{LAYER_NAMES[match.group(2)]}.weight"
 
 
 def _write_tokenizer(writer: GGUFWriter, folder: Path, cfg: dict[str, Any], n_vocab: int, stop_at_recall: bool) -> None:
@@ -161,9 +146,9 @@ def export_gguf(folder: str | Path, out: str | Path, out_type: str = "f16", *, s
             w = weights.get_tensor(name).to(torch.float32).numpy()
             target = _gguf_name(name)
             if target.endswith("attn_q.weight"):
-                w = _permute_rotary(w, n_head)
+                w = permute_rotary(w, n_head)
             elif target.endswith("attn_k.weight"):
-                w = _permute_rotary(w, n_kv)
+                w = permute_rotary(w, n_kv)
             if w.ndim == 1 or qtype == GGMLQuantizationType.F32:  # norms stay F32, like llama.cpp's converter
                 writer.add_tensor(target, w.astype(np.float32), raw_dtype=GGMLQuantizationType.F32)
             elif qtype == GGMLQuantizationType.F16:

@@ -10,7 +10,7 @@ again: ``W'x - s·BAx = Wx``, the base model's projections, with no second model
 
 The tensors are peft's ``lora_A`` / ``lora_B`` under llama.cpp's names (``blk.N.attn_q.weight.lora_a``
 ...), ``lora_B``'s q / k rows permuted into llama.cpp's rotary layout as the merged weights are
-(:mod:`recall_core.serving.gguf_export`), and ``adapter.lora.alpha`` so that llama.cpp scales by
+(:mod:`recall_core.serving.gguf_names`), and ``adapter.lora.alpha`` so that llama.cpp scales by
 ``alpha / r`` as peft does. The rows the adapter trained for the recall tokens
 (``trainable_token_indices``) are not a LoRA and are not written: they stay the tuned ones.
 """
@@ -25,7 +25,7 @@ import numpy as np
 from gguf import GGMLQuantizationType, GGUFWriter
 from safetensors import safe_open
 
-from recall_core.serving.gguf_export import _LAYER_NAMES, _permute_rotary
+from recall_core.serving.gguf_names import LAYER_NAMES, permute_rotary
 
 __all__ = ["export_lora_gguf"]
 
@@ -63,14 +63,14 @@ def export_lora_gguf(adapter: str | Path, model_folder: str | Path, out: str | P
             if match is None:
                 continue  # trainable token rows: not a LoRA (see the module's doc)
             layer, module, side = match.groups()
-            if module not in _LAYER_NAMES:
+            if module not in LAYER_NAMES:
                 raise ValueError(f"no llama.cpp name for the adapted module {module!r} ({name})")
-            target = f"blk.{layer}.{_LAYER_NAMES[module]}.weight"
+            target = f"blk.{layer}.{LAYER_NAMES[module]}.weight"
             w = weights.get_tensor(name).float().numpy()
             if side == "B" and module == "self_attn.q_proj":
-                w = _permute_rotary(w, n_head)
+                w = permute_rotary(w, n_head)
             elif side == "B" and module == "self_attn.k_proj":
-                w = _permute_rotary(w, n_kv)
+                w = permute_rotary(w, n_kv)
             writer.add_tensor(f"{target}.lora_{side.lower()}", np.ascontiguousarray(w, dtype=np.float32),
                               raw_dtype=GGMLQuantizationType.F32)  # fmt: skip
             written += 1

@@ -220,3 +220,21 @@ def test_base_replies_reach_the_chat_model_with_and_without_a_session():
     without = ChatRecall(generator=generator, max_tokens=6, recall_config=on, sessions=None).invoke(HISTORY)
     assert with_session.content == without.content == plain.content
     assert ChatRecall(generator=generator, max_tokens=6).invoke(HISTORY).content != plain.content
+
+
+def test_base_replies_reach_a_served_chat_model_as_the_adapter_taken_out():
+    """Served: ``ChatRecall`` over a ``ServedRecallGenerator`` sends the reply that reads no notes with
+    the engine's recall adapter at scale -1, and the default reply without it."""
+    from recall_core.serving import ServedRecallGenerator
+    from recall_core.serving.client import Completion
+    from tests.helpers.engines import ScriptedEngine
+    from tests.helpers.tiny import tiny_model
+
+    _, tokenizer = tiny_model("llama")
+    said = Completion(tokens=[7, tokenizer.eos_token_id], stop_type="eos", logprobs=[{7: -0.1}] * 2)
+    engine = ScriptedEngine(said, said, adapters=[{"id": 0, "path": "recall-adapter.gguf", "scale": 0.0}])
+    served = ServedRecallGenerator(engine, tokenizer, context_window=512)
+    on = RecallConfig(base_replies=True)
+    ChatRecall(generator=served, max_tokens=6, recall_config=on).invoke(HISTORY)
+    ChatRecall(generator=served, max_tokens=6).invoke(HISTORY)
+    assert [body.get("lora") for body in engine.bodies] == [[{"id": 0, "scale": -1.0}], None]

@@ -1,4 +1,5 @@
-"""The real embedded models, loaded once per test session (only tests filed here use them)."""
+"""The real embedded models, loaded once per test session, and the recall-tuned one as a GGUF for
+the serving engine (only tests filed here use them)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,27 @@ def smollm_plain():
     from recall_core import load_model
 
     return load_model(tuned=False)
+
+
+def engine_installed() -> bool:
+    """Is a serving engine installed (``make engine``)?"""
+    from recall_core.serving.engine import engine_command
+
+    try:
+        engine_command("x.gguf", 1)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def tuned_gguf(tmp_path_factory: pytest.TempPathFactory):
+    """The recall-tuned default written once as ``recall-tuned.f16.gguf`` (skips without an engine)."""
+    from recall_core.models.loading import tuned_model_dir
+    from recall_core.serving import export_gguf
+
+    if not engine_installed():
+        pytest.skip("no serving engine installed: run `make engine`")
+    folder = tuned_model_dir()
+    assert folder is not None
+    return export_gguf(folder, tmp_path_factory.mktemp("gguf") / "recall-tuned.f16.gguf", "f16")

@@ -18,9 +18,7 @@ from recall_core import RecallConfig, RecallGenerator
 from recall_core.decoding.abstain import abstention_opening
 from recall_core.decoding.notes import block_ids
 from recall_core.memory import HashEncoder, MemoryStore
-from recall_core.models.loading import tuned_model_dir
-from recall_core.serving import EngineError, EngineServer, ServedRecallGenerator, export_gguf
-from recall_core.serving.engine import engine_command
+from recall_core.serving import EngineError, EngineServer, ServedRecallGenerator
 from recall_core.types import MemoryCandidate, RecallQuery
 
 pytestmark = pytest.mark.server
@@ -46,21 +44,9 @@ class Notes:
         return [MemoryCandidate(f"m{i}", 0.9 - i / 10, t, metadata=meta) for i, t in enumerate(self.texts[:k])]
 
 
-def _engine_installed() -> bool:
-    try:
-        engine_command("x.gguf", 1)
-    except FileNotFoundError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
-def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not _engine_installed():
-        pytest.skip("no serving engine installed: run `make engine`")
-    folder = tuned_model_dir()
-    assert folder is not None
-    return export_gguf(folder, tmp_path_factory.mktemp("gguf") / "recall-tuned.f16.gguf", "f16")
+def gguf(tuned_gguf: Path) -> Path:
+    return tuned_gguf
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from recall_core import RecallConfig, RecallGenerator
-from recall_core.models.loading import DEFAULT_ADAPTER, default_model_dir, tuned_model_dir
-from recall_core.serving import EngineServer, ServedRecallGenerator, export_gguf
+from recall_core.models.loading import DEFAULT_ADAPTER, default_model_dir
+from recall_core.serving import EngineServer, ServedRecallGenerator
 from recall_core.serving.gguf_lora import export_lora_gguf
-from tests.integration.test_serving import FACTS, Notes, _engine_installed
+from tests.integration.test_serving import FACTS, Notes
 
 pytestmark = pytest.mark.server
 
@@ -26,15 +26,9 @@ NEWS = [
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    if not _engine_installed():
-        pytest.skip("no serving engine installed: run `make engine`")
-    folder = tmp_path_factory.mktemp("gguf")
-    tuned = tuned_model_dir()
-    assert tuned is not None
-    model = export_gguf(tuned, folder / "recall-tuned.f16.gguf", "f16")
-    adapter = export_lora_gguf(DEFAULT_ADAPTER, default_model_dir(), folder / "recall-adapter.gguf")
-    server = EngineServer(model, lora=adapter, log_path=tmp_path_factory.mktemp("engine") / "engine.log")
+def engine(tuned_gguf: Path, tmp_path_factory: pytest.TempPathFactory):
+    adapter = export_lora_gguf(DEFAULT_ADAPTER, default_model_dir(), tuned_gguf.with_name("recall-adapter.gguf"))
+    server = EngineServer(tuned_gguf, lora=adapter, log_path=tmp_path_factory.mktemp("engine") / "engine.log")
     with server:
         yield server
 

@@ -219,3 +219,17 @@ def test_a_served_backend_may_send_them_to_an_engine_serving_the_base_model():
     assert not engine.bodies and len(base.bodies) == 1 and "lora" not in base.bodies[0]
     with pytest.raises(ValueError, match="not both"):
         ServedRecallGenerator(engine, served.tokenizer, base_engine=base, base_lora=0)
+
+
+def test_a_base_engine_that_is_down_fails_the_call_with_engine_error():
+    """A fault on the base model's engine is the caller's to see: ``EngineError`` naming the engine,
+    never a reply from the tuned model in its place."""
+    from recall_core.serving import EngineError
+    from recall_core.serving.client import EngineClient
+
+    served, engine = _served(adapters=[])
+    down = ServedRecallGenerator(engine, served.tokenizer, context_window=512,
+                                 base_engine=EngineClient("http://127.0.0.1:9", timeout=2.0))  # fmt: skip
+    with pytest.raises(EngineError, match="127.0.0.1:9"):
+        down.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert not engine.bodies

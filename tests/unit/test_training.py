@@ -416,6 +416,33 @@ def test_the_base_is_the_tuned_model_less_its_adapter_sharing_its_weights(traine
     assert torch.equal(base.generate(prompt, max_new_tokens=12, do_sample=False),
                        plain.generate(prompt, max_new_tokens=12, do_sample=False))  # fmt: skip
 
+def test_the_base_and_the_tuned_model_run_at_once_from_two_threads(trained, tmp_path):
+    """The base model shares the tuned one's weights: run together from two threads, each gives
+    what it gives alone (peft's layers at scale -1 change no shared tensor)."""
+    import threading
+
+    model, tokenizer, result, _ = trained
+    model.save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    tuned, _ = load_model(tmp_path / "tiny", device="cpu", adapter=result.adapter)
+    base = base_model_of(tuned)
+    prompt = torch.tensor([[1, 5, 7, 9, 11]])
+    alone = {name: m.generate(prompt, max_new_tokens=16, do_sample=False) for name, m in (("tuned", tuned), ("base", base))}
+    together: dict[str, list[torch.Tensor]] = {"tuned": [], "base": []}
+
+    def run(name: str, m) -> None:
+        for _ in range(5):
+            together[name].append(m.generate(prompt, max_new_tokens=16, do_sample=False))
+
+    threads = [threading.Thread(target=run, args=(name, m)) for name, m in (("tuned", tuned), ("base", base))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for name, outputs in together.items():
+        assert len(outputs) == 5 and all(torch.equal(out, alone[name]) for out in outputs), name
+    assert not torch.equal(alone["tuned"], alone["base"])
+
 
 def test_train_head_beside_an_adapter_fits_the_model_with_that_adapter(trained, tmp_path, capsys):
     """``recall train-head --out ADAPTER``: the head is trained on the base with the adapter merged
