@@ -54,12 +54,15 @@ def engine_command(
     Raises ``FileNotFoundError`` with the make target to run when no engine is installed.
     """
     binary = binary or os.environ.get(LLAMA_SERVER_ENV)
-    adapter = ["--lora", str(lora)] if lora is not None else []
     if binary:
+        # At scale 0, not "--lora F --lora-init-without-apply": llama.cpp's server gives a request
+        # with no "lora" field the scale it was loaded at (1 there), which would apply the adapter
+        # to the merged model a second time (measured on xllamacpp's build of the same server).
+        adapter = ["--lora-scaled", f"{lora}:0"] if lora is not None else []
         return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(threads),
                 "-tb", str(threads), "-np", str(parallel), "-c", str(ctx_per_slot * parallel),
-                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui",
-                *adapter, *(["--lora-init-without-apply"] if adapter else [])]  # fmt: skip
+                "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui", *adapter]  # fmt: skip
+    adapter = ["--lora", str(lora)] if lora is not None else []
     python = _engine_python()
     if python is None or not python.exists():
         raise FileNotFoundError(

@@ -52,7 +52,7 @@ class ServedRecallGenerator(RecallGenerator):
         model_name: the name traces and adapters show.
         base_lora: for ``RecallConfig.base_replies``: the id of the engine's LoRA adapter that is
             the recall adapter, served unapplied beside the recall-tuned model
-            (``EngineServer(..., lora=...)``, ``llama-server --lora F --lora-init-without-apply``).
+            (``EngineServer(..., lora=...)``, ``llama-server --lora-scaled F:0``).
             A reply that reads no notes is sent with it at scale -1 (one less than the engine's
             own), which takes it out: the base model's reply. Default: the engine's only adapter;
             with none or several, ``base_replies`` is refused with a ``ValueError`` that says what

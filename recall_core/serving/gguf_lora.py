@@ -4,7 +4,7 @@ Why: ``RecallConfig.base_replies`` gives the replies that read no notes to the b
 adapter was merged into. An engine serves one model, but llama.cpp's server loads LoRA
 adapters beside it (``--lora``) and takes each adapter's scale per request (``"lora": [{"id":
 0, "scale": s}]``). Served beside the recall-tuned model (the adapter merged), loaded
-unapplied (``--lora-init-without-apply``: scale 0), the adapter at scale -1 takes itself out
+unapplied (at scale 0: ``--lora-scaled F:0``), the adapter at scale -1 takes itself out
 again: ``W'x - s·BAx = Wx``, the base model's projections, with no second model in memory
 (:class:`recall_core.serving.ServedRecallGenerator` sends base replies that way).
 

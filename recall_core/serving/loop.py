@@ -70,8 +70,9 @@ class ServedOutput:
 #: Why a served backend refuses ``RecallConfig.base_replies``: it has no adapter to take out.
 BASE_REPLIES_SERVED = ("base_replies=True on a served backend needs the recall adapter served unapplied beside the "
                        "recall-tuned model, to take it out for the replies that read no notes: serve it with "
-                       "EngineServer(model, lora='recall-adapter.gguf') or llama-server --lora recall-adapter.gguf "
-                       "--lora-init-without-apply (python -m recall_core.serving.gguf_export writes it)")  # fmt: skip
+                       "EngineServer(model, lora='recall-adapter.gguf') or llama-server --lora-scaled "
+                       "recall-adapter.gguf:0 (python -m recall_core.serving.gguf_export writes it), or give "
+                       "ServedRecallGenerator(base_engine=) an engine serving the plain model")  # fmt: skip
 
 
 class _Cancelled(Exception):

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--slot-prompt-similarity", type=float, default=0.1, help="llama-server -sps")
     parser.add_argument("--no-cache-idle-slots", action="store_true", help="llama-server --no-cache-idle-slots")
     parser.add_argument("--lora", action="append", default=[],
-                        help="a LoRA adapter GGUF, loaded unapplied (llama-server --lora F --lora-init-without-apply)")
+                        help="a LoRA adapter GGUF, loaded at scale 0 (llama-server --lora-scaled F:0)")
     args = parser.parse_args(argv)
 
     import xllamacpp
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     params.hostnames = [args.host]
     params.endpoint_slots = True
     params.endpoint_metrics = True
-    if args.lora:  # at scale 0 (requests without a "lora" field get that); a request sets its own
+    if args.lora:  # at scale 0: a request without a "lora" field gets the scale an adapter was loaded
+        # at (lora_init_without_apply does not change that), and a request sets its own
         params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(path, 0.0) for path in args.lora]
-        params.lora_init_without_apply = True
     server = xllamacpp.Server(params)
     print(f"listening on {args.host}:{args.port}", flush=True)
     done = threading.Event()

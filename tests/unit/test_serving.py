@@ -217,8 +217,9 @@ def test_export_lora_gguf_writes_the_adapter_as_llama_cpp_reads_it(tmp_path: Pat
 
 def test_the_engine_command_loads_a_lora_unapplied() -> None:
     native = engine_command("m.gguf", 8080, binary="/bin/llama-server", lora="a.gguf")
-    assert native[native.index("--lora") + 1] == "a.gguf" and "--lora-init-without-apply" in native
-    assert "--lora" not in engine_command("m.gguf", 8080, binary="/bin/llama-server")
+    # at scale 0: "--lora F --lora-init-without-apply" gives requests without a "lora" field scale 1
+    assert native[native.index("--lora-scaled") + 1] == "a.gguf:0" and "--lora" not in native
+    assert "--lora-scaled" not in engine_command("m.gguf", 8080, binary="/bin/llama-server")
 
 
 def test_add_recall_tokens_is_what_makes_a_tokenizer_servable() -> None:
