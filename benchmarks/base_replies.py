@@ -103,16 +103,21 @@ def run_served(engines: dict[str, Any], memory: Any, lines: Sequence[str], token
     """``--served``: the same chat sent whole at each turn (what the adapters send a stateless served
     generator), with a user's memory attached, by three :class:`ServedRecallGenerator` s: the tuned
     model; ``base_replies`` by the engine's recall adapter at scale -1; ``base_replies`` on an
-    engine serving the plain model (``engines``: ``"tuned"`` with the adapter, ``"plain"``).
+    engine serving the plain model (``engines``: ``"plain"``, ``"tuned"``, and the tuned engine of
+    each other mode, ``"lora"`` with the adapter at scale 0, ``"base_engine"``; a missing one is
+    ``"tuned"``).
     Per turn: the whole call, and the prompt tokens the engine computed and took from its cache.
     ``served`` goes to each generator (``tokenizer=``...)."""
     from recall_core import RecallConfig
     from recall_core.serving import ServedRecallGenerator
 
     on = RecallConfig(base_replies=True)
-    generators = {"tuned": (ServedRecallGenerator(engines["tuned"], **served), RecallConfig()),
-                  "lora": (ServedRecallGenerator(engines["tuned"], **served), on),
-                  "base_engine": (ServedRecallGenerator(engines["tuned"], base_engine=engines["plain"], **served), on)}  # fmt: skip
+    # Each mode on engines of its own (given, else shared): on a shared one-slot engine the modes'
+    # conversations would take each other's cached prefixes.
+    own = {mode: engines.get(mode, engines["tuned"]) for mode in SERVED}
+    generators = {"tuned": (ServedRecallGenerator(own["tuned"], **served), RecallConfig()),
+                  "lora": (ServedRecallGenerator(own["lora"], **served), on),
+                  "base_engine": (ServedRecallGenerator(own["base_engine"], base_engine=engines["plain"], **served), on)}  # fmt: skip
     talks = {mode: [{"role": "system", "content": SYSTEM}] for mode in SERVED}
     rows: list[dict[str, Any]] = []
     for turn, line in enumerate(progress(lines, "turns", show), start=1):
@@ -224,8 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main_served(args: argparse.Namespace) -> int:
-    """Two engines (one thread each, one slot): the tuned model with the recall adapter unapplied,
-    and the plain model; a new user's memory (empty, a temporary local store)."""
+    """Four engines (one thread each, one slot): the tuned model for each mode, one of them with the
+    recall adapter at scale 0, and the plain model; a new user's memory (empty, a temporary local store)."""
     import tempfile
 
     from recall_core.memory import MemoryStore
@@ -234,10 +239,11 @@ def _main_served(args: argparse.Namespace) -> int:
     files = export_default_models("f16")
     lines = user_lines(resolve_data(args.data), args.turns)
     with tempfile.TemporaryDirectory(prefix="recall-bench-") as tmp, MemoryStore.local(Path(tmp)) as store, \
-            EngineServer(files["recall-tuned"], lora=files["recall-adapter"]) as tuned, \
-            EngineServer(files["plain"]) as plain:  # fmt: skip
-        result = run_served({"tuned": tuned.url, "plain": plain.url}, store.for_user("bench"), lines,
-                            args.max_new_tokens, not args.no_progress)  # fmt: skip
+            EngineServer(files["recall-tuned"]) as tuned, \
+            EngineServer(files["recall-tuned"], lora=files["recall-adapter"]) as lora, \
+            EngineServer(files["recall-tuned"]) as beside, EngineServer(files["plain"]) as plain:  # fmt: skip
+        engines = {"tuned": tuned.url, "lora": lora.url, "base_engine": beside.url, "plain": plain.url}
+        result = run_served(engines, store.for_user("bench"), lines, args.max_new_tokens, not args.no_progress)
     result["machine"] = machine()
     table = served_markdown(result)
     write_results(args.out, "base_replies_served", result, table, plot)

@@ -78,7 +78,8 @@ def without_adapter(model: Any, adapter: str | Path) -> Any:
     config.trainable_token_indices = None
     shared = {id(tensor): tensor for tensor in (*model.parameters(), *model.buffers())}
     clone = copy.deepcopy(model, memo=shared)  # the modules are new, every tensor is model's
-    for tuned_only in (BASE_LOADER, _LOADED, ADAPTER_FOLDER):
+    # transformers keeps a compiled __call__ of the tuned model on it: the copy must not call that
+    for tuned_only in (BASE_LOADER, _LOADED, ADAPTER_FOLDER, "_compiled_call", "_last_compile_config"):
         if tuned_only in vars(clone):
             delattr(clone, tuned_only)
     wrapped = PeftModel.from_pretrained(clone, str(adapter), config=config, is_trainable=False)

@@ -257,7 +257,7 @@ def load_model(
     model.to(torch_device).eval()
     set_threads(model, torch_device, threads)
     merged = adapter if adapter is not None else DEFAULT_ADAPTER if name_or_path is None and tuned else None
-    if merged is not None and source != default_model_dir():
+    if merged is not None and (adapter is not None or source != default_model_dir()):
         # the model the adapter was merged into, for replies that read no notes (RecallConfig.base_replies):
         # made from this one when first needed, its weights shared, the adapter taken out
         remember_base(model, lambda: without_adapter(model, merged))

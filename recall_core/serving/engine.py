@@ -58,7 +58,9 @@ def engine_command(
         # At scale 0, not "--lora F --lora-init-without-apply": llama.cpp's server gives a request
         # with no "lora" field the scale it was loaded at (1 there), which would apply the adapter
         # to the merged model a second time (measured on xllamacpp's build of the same server).
-        adapter = ["--lora-scaled", f"{lora}:0"] if lora is not None else []
+        # --cache-ram 0: the RAM prompt cache restores a prefix by its tokens, whatever adapter
+        # scales its keys and values were computed with.
+        adapter = ["--lora-scaled", f"{lora}:0", "--cache-ram", "0"] if lora is not None else []
         return [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(threads),
                 "-tb", str(threads), "-np", str(parallel), "-c", str(ctx_per_slot * parallel),
                 "-sps", str(slot_prompt_similarity), "--no-cache-idle-slots", "--no-webui", *adapter]  # fmt: skip

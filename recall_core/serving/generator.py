@@ -27,7 +27,7 @@ from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, RecallGenerator
-from recall_core.serving.client import EngineClient
+from recall_core.serving.client import EngineClient, EngineError
 from recall_core.serving.loop import BASE_REPLIES_SERVED, sampling_options, served_recall
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
@@ -53,8 +53,8 @@ class ServedRecallGenerator(RecallGenerator):
         base_lora: for ``RecallConfig.base_replies``: the id of the engine's LoRA adapter that is
             the recall adapter, served unapplied beside the recall-tuned model
             (``EngineServer(..., lora=...)``, ``llama-server --lora-scaled F:0``).
-            A reply that reads no notes is sent with it at scale -1 (one less than the engine's
-            own), which takes it out: the base model's reply. Default: the engine's only adapter;
+            A reply that reads no notes is sent with it at scale -1, which takes it out: the base
+            model's reply (an adapter not at scale 0 is refused). Default: the engine's only adapter;
             with none or several, ``base_replies`` is refused with a ``ValueError`` that says what
             to serve. The engine clears a slot's cache when a request changes its adapter scales,
             so a statement's base reply and the next turn prefill the conversation again.
@@ -102,6 +102,7 @@ class ServedRecallGenerator(RecallGenerator):
         self.base_engine = (EngineClient(base_engine, timeout=timeout) if isinstance(base_engine, str)
                             else base_engine)  # fmt: skip
         self._base: RecallGenerator | None = None
+        self._tuned_client: EngineClient | None = None  # _engine(): asked of the engine at the first call
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
 
@@ -140,11 +141,12 @@ class ServedRecallGenerator(RecallGenerator):
 
     def base_generator(self) -> RecallGenerator:
         """This generator on the base model: on :attr:`base_engine` when given; else every request
-        sets the engine's adapter :attr:`base_lora` to one less than the engine's scale for it (-1
-        beside the merged model: the base model's weights). Nothing else changes.
+        sets the engine's adapter :attr:`base_lora` (loaded at scale 0 beside the merged model) to -1:
+        the base model's weights. Nothing else changes.
 
         Raises:
-            ValueError: the engine lists no such adapter (or several, and ``base_lora`` is not given).
+            ValueError: the engine lists no such adapter (or several, and ``base_lora`` is not given),
+                or it is not at scale 0.
         """
         if self._base is None and self.base_engine is not None:
             self._base = self._as_base(self.base_engine)
@@ -156,16 +158,39 @@ class ServedRecallGenerator(RecallGenerator):
                 raise ValueError(BASE_REPLIES_SERVED + f" (the engine at {self.client.url} lists "
                                  f"{[(a.get('id'), a.get('path')) for a in adapters] or 'none'}"
                                  + ("; pass base_lora=ID)" if len(ids) > 1 else ")"))  # fmt: skip
-            # One less than the engine's own scale: -1 beside the merged model (served unapplied), 0
-            # with the plain model served and the adapter applied. The others as the engine has them.
+            loaded = float(next(a for a in adapters if int(a["id"]) == chosen).get("scale", 0.0))
+            if loaded != 0.0:
+                # At 1 it is either a plain model with the adapter applied or the merged model with the
+                # adapter twice: nothing the engine says tells them apart, so neither is guessed.
+                raise ValueError(f"base_lora: the engine's adapter {chosen} is at scale {loaded:g}; base_replies "
+                                 "needs the recall adapter loaded at scale 0 beside the merged recall-tuned "
+                                 "model (llama-server --lora-scaled recall-adapter.gguf:0)")  # fmt: skip
+            # -1 takes the merged adapter out; the others as the engine has them.
             scales = [{"id": int(a["id"]), "scale": float(a.get("scale", 0.0)) - (int(a["id"]) == chosen)}
                       for a in adapters]  # fmt: skip
             self._base = self._as_base(self.client.with_fields(lora=scales))
         return self._base
 
+    def _engine(self) -> EngineClient:
+        """The client the tuned model's requests go through: on an engine with LoRA adapters, every
+        request names their scales. llama.cpp checks whether a slot's cached keys and values were
+        computed with other adapter scales only for a request that names them, so without this a
+        tuned reply after a base reply (adapter at -1) would reuse that reply's cache."""
+        if self._tuned_client is None:
+            try:
+                adapters = self.client.lora_adapters()
+            except EngineError:  # an engine without the endpoint, or down (its next request says so): asked again
+                return self.client
+            self._tuned_client = self.client.with_fields(
+                lora=[{"id": int(a["id"]), "scale": float(a.get("scale", 0.0))} for a in adapters]
+            ) if adapters else self.client  # fmt: skip
+        return self._tuned_client
+
     def _as_base(self, client: EngineClient) -> ServedRecallGenerator:
         base = copy.copy(self)
-        base.client, base.base_engine, base._base = client, None, None
+        base.client, base.base_engine, base._base, base._tuned_client = client, None, None, client
+        if client.url != self.client.url:  # another engine: its own context, asked when needed
+            base._context_window = None
         base.config = self.config.replace(base_replies=False)
         base.model_name = f"{self.model_name} (base)"
         return base
@@ -201,7 +226,7 @@ class ServedRecallGenerator(RecallGenerator):
             grammar = engine_grammar(plan.constraint.grammar)
             kwargs["max_time"] = kwargs.get("max_time") or CONSTRAINED_MAX_TIME
         sequences, trace, start, output = served_recall(
-            self.client, self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
+            self._engine(), self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
             options=kwargs, max_new_tokens=max_new, stop=stops, prompt_query=recall_query, streamer=streamer,
             on_recall=on_recall, criteria=list(stopping_criteria or []), grammar=grammar,
         )  # fmt: skip
@@ -228,7 +253,7 @@ class ServedRecallGenerator(RecallGenerator):
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
-        reply = self.client.complete(prompt, {**sampling_options({"do_sample": False}, 1),
+        reply = self._engine().complete(prompt, {**sampling_options({"do_sample": False}, 1),
                                               "logit_bias": [[pad_id, False]]})  # fmt: skip
         log_p = reply.logprobs[0].get(recall_id) if reply.tokens and reply.logprobs else None
         first = reply.tokens[0] if reply.tokens else None
@@ -248,7 +273,7 @@ class ServedRecallGenerator(RecallGenerator):
             length = len(abstention)
         else:
             return decision, None
-        without = self.client.complete(prompt, {**sampling_options({"do_sample": False}, length),
+        without = self._engine().complete(prompt, {**sampling_options({"do_sample": False}, length),
                                                 "logit_bias": [[pad_id, False], [recall_id, False]]}).tokens  # fmt: skip
         if reader is not None:
             gave_up = reader.verdict(self._reply(without)[:length]) is True

@@ -44,6 +44,9 @@ def export_lora_gguf(adapter: str | Path, model_folder: str | Path, out: str | P
     settings = json.loads((adapter / "adapter_config.json").read_text())
     if settings.get("peft_type") != "LORA" or settings.get("use_dora") or settings.get("use_rslora"):
         raise ValueError(f"{adapter} is not a plain LoRA adapter (peft_type LORA, no DoRA / rsLoRA)")
+    for key in ("alpha_pattern", "rank_pattern", "modules_to_save", "lora_bias"):
+        if settings.get(key):  # one alpha and rank per file, and only the LoRA products, in llama.cpp's format
+            raise ValueError(f"{adapter}: {key}={settings[key]!r} cannot be written as a llama.cpp LoRA")
     cfg = json.loads((model_folder / "config.json").read_text())
     if cfg.get("model_type") != "llama":
         raise ValueError(f"only llama-architecture models are supported, got model_type={cfg.get('model_type')!r}")
@@ -61,7 +64,9 @@ def export_lora_gguf(adapter: str | Path, model_folder: str | Path, out: str | P
         for name in sorted(weights.keys()):
             match = _PEFT_NAME.fullmatch(name)
             if match is None:
-                continue  # trainable token rows: not a LoRA (see the module's doc)
+                if name.endswith("trainable_tokens_delta"):
+                    continue  # trainable token rows: not a LoRA (see the module's doc)
+                raise ValueError(f"{adapter}: no llama.cpp LoRA tensor for {name!r}")
             layer, module, side = match.groups()
             if module not in LAYER_NAMES:
                 raise ValueError(f"no llama.cpp name for the adapted module {module!r} ({name})")

@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.lora:  # at scale 0: a request without a "lora" field gets the scale an adapter was loaded
         # at (lora_init_without_apply does not change that), and a request sets its own
         params.lora_adapters = [xllamacpp.CommonAdapterLoraInfo(path, 0.0) for path in args.lora]
+        params.cache_ram_mib = 0  # its prompt cache restores a prefix whatever scales computed it
     server = xllamacpp.Server(params)
     print(f"listening on {args.host}:{args.port}", flush=True)
     done = threading.Event()

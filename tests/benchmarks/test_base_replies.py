@@ -57,7 +57,7 @@ def test_the_served_run_times_three_generators_on_scripted_engines(tmp_path):
     result = base_replies.run_served({"tuned": tuned, "plain": plain}, None, LINES, tokens=4, show=False,
                                      tokenizer=tokenizer, context_window=512)  # fmt: skip
     assert [r["turn"] for r in result["turns"]] == [1, 2, 3]
-    assert len(plain.bodies) == 3 and sum("lora" in body for body in tuned.bodies) == 3
+    assert len(plain.bodies) == 3 and sum(body.get("lora") == [{"id": 0, "scale": -1.0}] for body in tuned.bodies) == 3
     assert "a plain engine" in base_replies.served_markdown(result)
     base_replies.plot(result, tmp_path / "served.png")
     assert (tmp_path / "served.png").stat().st_size > 0

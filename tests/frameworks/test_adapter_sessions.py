@@ -237,4 +237,4 @@ def test_base_replies_reach_a_served_chat_model_as_the_adapter_taken_out():
     on = RecallConfig(base_replies=True)
     ChatRecall(generator=served, max_tokens=6, recall_config=on).invoke(HISTORY)
     ChatRecall(generator=served, max_tokens=6).invoke(HISTORY)
-    assert [body.get("lora") for body in engine.bodies] == [[{"id": 0, "scale": -1.0}], None]
+    assert [body.get("lora") for body in engine.bodies] == [[{"id": 0, "scale": -1.0}], [{"id": 0, "scale": 0.0}]]

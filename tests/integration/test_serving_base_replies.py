@@ -63,3 +63,15 @@ def test_what_reads_notes_stays_the_tuned_models(served: ServedRecallGenerator, 
     theirs = served.generate(messages, memory=memory, config=ON, max_new_tokens=20)
     mine = tuned.generate(messages, memory=memory, max_new_tokens=20)
     assert theirs.sequences.tolist() == mine.sequences.tolist() and "Biscuit" in theirs.text
+
+
+def test_a_tuned_reply_after_a_base_reply_is_not_computed_on_its_cache(served: ServedRecallGenerator, smollm) -> None:
+    """The same prompt, base then tuned on one slot: the tuned reply is the tuned model's alone (the
+    engine would otherwise reuse the prefix the base reply computed with the adapter at -1)."""
+    tuned = RecallGenerator(*smollm)
+    for text in NEWS[:2]:
+        messages = [{"role": "user", "content": text}]
+        served.generate(messages, memory=None, config=ON, max_new_tokens=8)
+        theirs = served.generate(messages, memory=None, max_new_tokens=24)
+        assert theirs.sequences.tolist() == tuned.generate(messages, memory=None, max_new_tokens=24).sequences.tolist()
+        assert theirs.output.requests[0].cached_tokens == 0, text  # computed again, not taken from the base's

@@ -185,12 +185,14 @@ def test_a_served_backend_takes_the_recall_adapter_out_for_replies_that_read_no_
     engine.bodies.clear()
     engine.replies.extend([_said(9, end)])
     served.generate(QUESTION, memory=FixedMemory(FACT), config=ON, max_new_tokens=4)  # "auto": notes, tuned
-    assert len(engine.bodies) == 1 and "lora" not in engine.bodies[0]
+    # the tuned model's requests name the adapter at the engine's scale, 0: llama.cpp checks a slot's
+    # cache against the scales only for a request that names them (else it reuses a base reply's)
+    assert len(engine.bodies) == 1 and engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}]
     engine.bodies.clear()
     engine.replies.extend([Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}]), _said(7, end)])
     ask = ON.replace(recall_policy="ask", ask_on_score=0.0, ask_on_names=False, ask_on_abstention=False)
     served.generate(QUESTION, memory=FixedMemory(FACT), config=ask, max_new_tokens=4)  # not asked: the base
-    assert "lora" not in engine.bodies[0] and engine.bodies[1]["lora"] == [{"id": 0, "scale": -1.0}]
+    assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}] and engine.bodies[1]["lora"] == [{"id": 0, "scale": -1.0}]
     assert served.config.base_replies is False and served.base_generator() is served.base_generator()
 
 
@@ -205,10 +207,11 @@ def test_a_served_backend_without_the_adapter_refuses_it():
     assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": -1.0}]
     with pytest.raises(ValueError, match="base_lora must be"):
         _served(base_lora=-1)
-    # the plain model served with the adapter applied (scale 1): the base is the adapter at 0
-    served, engine = _served(_said(7, 2), adapters=[{**ADAPTER, "scale": 1.0}])
-    served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
-    assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}]
+    # an adapter loaded at 1 (the merged model with it twice, or a plain model: not told apart) is refused
+    served, engine = _served(adapters=[{**ADAPTER, "scale": 1.0}])
+    with pytest.raises(ValueError, match="base_lora: the engine's adapter 0 is at scale 1"):
+        served.generate(NEWS, memory=None, config=ON, max_new_tokens=4)
+    assert not engine.bodies
 
 
 def test_a_served_backend_may_send_them_to_an_engine_serving_the_base_model():

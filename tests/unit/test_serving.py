@@ -219,6 +219,7 @@ def test_the_engine_command_loads_a_lora_unapplied() -> None:
     native = engine_command("m.gguf", 8080, binary="/bin/llama-server", lora="a.gguf")
     # at scale 0: "--lora F --lora-init-without-apply" gives requests without a "lora" field scale 1
     assert native[native.index("--lora-scaled") + 1] == "a.gguf:0" and "--lora" not in native
+    assert native[native.index("--cache-ram") + 1] == "0"  # it restores prefixes whatever scales computed them
     assert "--lora-scaled" not in engine_command("m.gguf", 8080, binary="/bin/llama-server")
 
 
