@@ -56,8 +56,9 @@ class ServedRecallGenerator(RecallGenerator):
             A reply that reads no notes is sent with it at scale -1, which takes it out: the base
             model's reply (an adapter not at scale 0 is refused). Default: the engine's only adapter;
             with none or several, ``base_replies`` is refused with a ``ValueError`` that says what
-            to serve. The engine clears a slot's cache when a request changes its adapter scales,
-            so a statement's base reply and the next turn prefill the conversation again.
+            to serve. The engine clears a slot's cache when a request names other adapter scales
+            (every request names them here), so a statement's base reply and the next turn
+            prefill the conversation again.
         base_engine: for ``RecallConfig.base_replies``, instead of ``base_lora``: the address (or
             client) of an engine serving the base model itself (``plain.f16.gguf``). Each engine
             keeps its own prefix cache; it costs the base model's memory on the engine side.
