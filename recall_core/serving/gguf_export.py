@@ -33,7 +33,7 @@ from gguf import GGMLQuantizationType, GGUFWriter, LlamaFileType, TokenType
 from gguf.quants import quantize
 from safetensors import safe_open
 
-from recall_core.serving.gguf_names import LAYER_NAMES, permute_rotary
+from recall_core.serving.gguf_names import LAYER_NAMES, gguf_file, llama_config, permute_rotary
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 
 __all__ = ["OUT_TYPES", "export_default_models", "export_gguf", "gguf_folder"]
@@ -109,20 +109,12 @@ def export_gguf(folder: str | Path, out: str | Path, out_type: str = "f16", *, s
     if out_type not in OUT_TYPES:
         raise ValueError(f"out_type must be one of {sorted(OUT_TYPES)}, got {out_type!r}")
     folder, out = Path(folder), Path(out)
-    cfg = json.loads((folder / "config.json").read_text())
-    if cfg.get("model_type") != "llama":
-        raise ValueError(f"only llama-architecture models are supported, got model_type={cfg.get('model_type')!r}")
+    cfg, n_head, n_kv = llama_config(folder)
     rope = cfg.get("rope_parameters") or {}
     if rope.get("rope_type", "default") != "default":
         raise ValueError(f"only default RoPE is supported, got rope_type={rope.get('rope_type')!r}")
     qtype, ftype = OUT_TYPES[out_type]
-    n_head = cfg["num_attention_heads"]
-    n_kv = cfg.get("num_key_value_heads", n_head)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    writer = GGUFWriter(partial, arch="llama")
-    writer.add_name(folder.name)
-    with safe_open(folder / "model.safetensors", framework="pt") as weights:
+    with gguf_file(out, folder.name) as writer, safe_open(folder / "model.safetensors", framework="pt") as weights:
         n_vocab = weights.get_slice("model.embed_tokens.weight").get_shape()[0]
         writer.add_block_count(cfg["num_hidden_layers"])
         writer.add_context_length(cfg["max_position_embeddings"])
@@ -155,11 +147,6 @@ def export_gguf(folder: str | Path, out: str | Path, out_type: str = "f16", *, s
                 writer.add_tensor(target, w.astype(np.float16), raw_dtype=GGMLQuantizationType.F16)
             else:
                 writer.add_tensor(target, quantize(w, qtype), raw_dtype=qtype)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    partial.replace(out)
     return out
 
 

@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 
 import numpy as np
-from gguf import GGMLQuantizationType, GGUFWriter
+from gguf import GGMLQuantizationType
 from safetensors import safe_open
 
-from recall_core.serving.gguf_names import LAYER_NAMES, permute_rotary
+from recall_core.serving.gguf_names import LAYER_NAMES, gguf_file, llama_config, permute_rotary
 
 __all__ = ["export_lora_gguf"]
 
@@ -47,20 +47,13 @@ def export_lora_gguf(adapter: str | Path, model_folder: str | Path, out: str | P
     for key in ("alpha_pattern", "rank_pattern", "modules_to_save", "lora_bias"):
         if settings.get(key):  # one alpha and rank per file, and only the LoRA products, in llama.cpp's format
             raise ValueError(f"{adapter}: {key}={settings[key]!r} cannot be written as a llama.cpp LoRA")
-    cfg = json.loads((model_folder / "config.json").read_text())
-    if cfg.get("model_type") != "llama":
-        raise ValueError(f"only llama-architecture models are supported, got model_type={cfg.get('model_type')!r}")
-    n_head = cfg["num_attention_heads"]
-    n_kv = cfg.get("num_key_value_heads", n_head)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    writer = GGUFWriter(partial, arch="llama")
-    writer.add_string("general.type", "adapter")
-    writer.add_string("adapter.type", "lora")
-    writer.add_float32("adapter.lora.alpha", float(settings["lora_alpha"]))
-    writer.add_name(adapter.name)
-    written = 0
-    with safe_open(adapter / "adapter_model.safetensors", framework="pt") as weights:
+    _, n_head, n_kv = llama_config(model_folder)
+    with gguf_file(out, adapter.name) as writer, \
+            safe_open(adapter / "adapter_model.safetensors", framework="pt") as weights:  # fmt: skip
+        writer.add_string("general.type", "adapter")
+        writer.add_string("adapter.type", "lora")
+        writer.add_float32("adapter.lora.alpha", float(settings["lora_alpha"]))
+        written = 0
         for name in sorted(weights.keys()):
             match = _PEFT_NAME.fullmatch(name)
             if match is None:
@@ -79,11 +72,6 @@ def export_lora_gguf(adapter: str | Path, model_folder: str | Path, out: str | P
             writer.add_tensor(f"{target}.lora_{side.lower()}", np.ascontiguousarray(w, dtype=np.float32),
                               raw_dtype=GGMLQuantizationType.F32)  # fmt: skip
             written += 1
-    if not written:
-        raise ValueError(f"{adapter} holds no LoRA tensors for a llama model's layers")
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    partial.replace(out)
+        if not written:
+            raise ValueError(f"{adapter} holds no LoRA tensors for a llama model's layers")
     return out
