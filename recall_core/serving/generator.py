@@ -103,7 +103,7 @@ class ServedRecallGenerator(RecallGenerator):
         self.base_engine = (EngineClient(base_engine, timeout=timeout) if isinstance(base_engine, str)
                             else base_engine)  # fmt: skip
         self._base: RecallGenerator | None = None
-        self._tuned_client: EngineClient | None = None  # _engine(): asked of the engine at the first call
+        self._listed: list[dict[str, Any]] | None = None  # the engine's LoRA adapters, asked once (_adapters)
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
 
@@ -152,7 +152,7 @@ class ServedRecallGenerator(RecallGenerator):
         if self._base is None and self.base_engine is not None:
             self._base = self._as_base(self.base_engine)
         if self._base is None:
-            adapters = self.client.lora_adapters()
+            adapters = self._adapters()
             ids = [int(adapter["id"]) for adapter in adapters]
             chosen = self.base_lora if self.base_lora is not None else ids[0] if len(ids) == 1 else None
             if chosen is None or chosen not in ids:
@@ -177,19 +177,24 @@ class ServedRecallGenerator(RecallGenerator):
         request names their scales. llama.cpp checks whether a slot's cached keys and values were
         computed with other adapter scales only for a request that names them, so without this a
         tuned reply after a base reply (adapter at -1) would reuse that reply's cache."""
-        if self._tuned_client is None:
-            try:
-                adapters = self.client.lora_adapters()
-            except EngineError:  # an engine without the endpoint, or down (its next request says so): asked again
-                return self.client
-            self._tuned_client = self.client.with_fields(
-                lora=[{"id": int(a["id"]), "scale": float(a.get("scale", 0.0))} for a in adapters]
-            ) if adapters else self.client  # fmt: skip
-        return self._tuned_client
+        try:
+            adapters = self._adapters()
+        except EngineError:  # an engine without the endpoint, or down (its next request says so): asked again
+            return self.client
+        if not adapters:
+            return self.client
+        return self.client.with_fields(lora=[{"id": int(a["id"]), "scale": float(a.get("scale", 0.0))} for a in adapters])
+
+    def _adapters(self) -> list[dict[str, Any]]:
+        """The engine's LoRA adapters (``GET /lora-adapters``), asked once."""
+        if self._listed is None:
+            self._listed = self.client.lora_adapters()
+        return self._listed
 
     def _as_base(self, client: EngineClient) -> ServedRecallGenerator:
         base = copy.copy(self)
-        base.client, base.base_engine, base._base, base._tuned_client = client, None, None, client
+        # No adapters listed: its requests are sent with the client's own fields, not the tuned ones'.
+        base.client, base.base_engine, base._base, base._listed = client, None, None, []
         if client.url != self.client.url:  # another engine: its own context, asked when needed
             base._context_window = None
         base.config = self.config.replace(base_replies=False)
