@@ -60,6 +60,15 @@ def tokenizer_info(tokenizer: Any, recall_id: int, pad_id: int) -> TokenizerInfo
     return info
 
 
+def starting_rows(known: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The rows :func:`add_recall_tokens` starts ``<recall>`` and ``<|memory_pad|>`` from, given the
+    embedding's known rows: the mean embedding (a neutral token the model has never seen), and a
+    vector along it of :data:`MEMORY_PAD_NORM_RATIO` of the mean norm."""
+    mean_vector = known.mean(dim=0)
+    direction = mean_vector / mean_vector.norm().clamp_min(1e-8)
+    return mean_vector, direction * known.norm(dim=-1).mean() * MEMORY_PAD_NORM_RATIO
+
+
 def add_recall_tokens(model: Any, tokenizer: Any) -> tuple[int, int]:
     """Add ``<recall>`` and ``<|memory_pad|>`` as special tokens, resizing the embeddings.
 
@@ -81,13 +90,8 @@ def add_recall_tokens(model: Any, tokenizer: Any) -> tuple[int, int]:
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
         embeddings = model.get_input_embeddings()
         with torch.no_grad():
-            known = embeddings.weight[: min(recall_id, pad_id)]
-            mean_vector = known.mean(dim=0)
-            mean_norm = known.norm(dim=-1).mean()
-            # <recall> starts as the mean embedding: a neutral token the model has never seen.
-            embeddings.weight[recall_id] = mean_vector
-            direction = mean_vector / mean_vector.norm().clamp_min(1e-8)
-            embeddings.weight[pad_id] = direction * mean_norm * MEMORY_PAD_NORM_RATIO
+            embeddings.weight[recall_id], embeddings.weight[pad_id] = starting_rows(
+                embeddings.weight[: min(recall_id, pad_id)])
             output = model.get_output_embeddings()
             if output is not None and output.weight.data_ptr() != embeddings.weight.data_ptr():
                 output.weight[pad_id] = 0.0

@@ -75,6 +75,7 @@ def without_adapter(model: Any, adapter: str | Path) -> Any:
 
     # The recall tokens' rows are left out: peft would rebuild the whole embedding on every forward.
     config = LoraConfig.from_pretrained(str(adapter))
+    trained_rows = [int(i) for i in config.trainable_token_indices or []]
     config.trainable_token_indices = None
     shared = {id(tensor): tensor for tensor in (*model.parameters(), *model.buffers())}
     clone = copy.deepcopy(model, memo=shared)  # the modules are new, every tensor is model's
@@ -90,7 +91,7 @@ def without_adapter(model: Any, adapter: str | Path) -> Any:
         for name in layer.scaling:
             layer.set_scale(name, -1.0)
     base = wrapped.get_base_model().eval()
-    _untrain_rows(base, [int(i) for i in LoraConfig.from_pretrained(str(adapter)).trainable_token_indices or []])
+    _untrain_rows(base, trained_rows)
     return base
 
 
@@ -126,18 +127,15 @@ def _untrain_rows(model: Any, ids: list[int]) -> None:
     ``<|memory_pad|>`` (as :func:`~recall_core.tokens.add_recall_tokens` starts them)."""
     if not ids:
         return
-    from recall_core.tokens import MEMORY_PAD_NORM_RATIO
+    from recall_core.tokens import starting_rows
 
     embeddings = model.get_input_embeddings()
     weight = embeddings.weight
     recall_id = getattr(model.config, "recall_token_id", None)
     pad_id = getattr(model.config, "memory_pad_token_id", None)
     with torch.no_grad():
-        known = weight[: min(ids)]
-        mean_vector, mean_norm = known.mean(dim=0), known.norm(dim=-1).mean()
-        direction = mean_vector / mean_vector.norm().clamp_min(1e-8)
-        rows = torch.stack([mean_vector if i == recall_id else direction * mean_norm * MEMORY_PAD_NORM_RATIO
-                            if i == pad_id else weight[i] for i in ids])  # fmt: skip
+        recall_row, pad_row = starting_rows(weight[: min(ids)])
+        rows = torch.stack([recall_row if i == recall_id else pad_row if i == pad_id else weight[i] for i in ids])
     index = torch.tensor(ids, device=weight.device)
     model.set_input_embeddings(_RowsAsBefore(embeddings, index, rows, columns=False))
     output = model.get_output_embeddings()
