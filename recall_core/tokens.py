@@ -86,9 +86,13 @@ def add_recall_tokens(model: Any, tokenizer: Any) -> tuple[int, int]:
     recall_id = tokenizer.convert_tokens_to_ids(RECALL_TOKEN)
     pad_id = tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
     embeddings = model.get_input_embeddings()
-    if embeddings.num_embeddings < len(tokenizer):
+    resized = embeddings.num_embeddings < len(tokenizer)
+    if resized:
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
         embeddings = model.get_input_embeddings()
+    if resized or missing:
+        # New rows, or a padded vocabulary's spare rows (Qwen2's): either way never trained, so both
+        # start from the same neutral values, which recall_core.models.base.without_adapter restores.
         with torch.no_grad():
             embeddings.weight[recall_id], embeddings.weight[pad_id] = starting_rows(
                 embeddings.weight[: min(recall_id, pad_id)])

@@ -115,10 +115,10 @@ class _RowsAsBefore(torch.nn.Module):
             out[..., self.ids] = x @ self.rows.to(x.dtype).T
             return out
         hits = x.unsqueeze(-1) == self.ids
-        if bool(hits.any()):
-            out = out.clone()
-            out[hits.any(-1)] = self.rows[hits.int().argmax(-1)[hits.any(-1)]].to(out.dtype)
-        return out
+        # An embedding that scales what it reads (transformers' ScaledWordEmbedding: Gemma's) scales these rows too.
+        rows = self.rows[hits.int().argmax(-1)] * getattr(self.inner, "embed_scale", 1.0)
+        # torch.where, not a test of any hit: no device-to-host sync at every decoded token
+        return torch.where(hits.any(-1, keepdim=True), rows.to(out.dtype), out)
 
 
 def _untrain_rows(model: Any, ids: list[int]) -> None:
@@ -134,7 +134,8 @@ def _untrain_rows(model: Any, ids: list[int]) -> None:
     recall_id = getattr(model.config, "recall_token_id", None)
     pad_id = getattr(model.config, "memory_pad_token_id", None)
     with torch.no_grad():
-        recall_row, pad_row = starting_rows(weight[: min(ids)])
+        known = min(i for i in (recall_id, pad_id, *ids) if i is not None)  # the rows before both recall tokens
+        recall_row, pad_row = starting_rows(weight[:known])
         rows = torch.stack([recall_row if i == recall_id else pad_row if i == pad_id else weight[i] for i in ids])
     index = torch.tensor(ids, device=weight.device)
     model.set_input_embeddings(_RowsAsBefore(embeddings, index, rows, columns=False))

@@ -7,6 +7,8 @@ import functools
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import (
+    Gemma3ForCausalLM,
+    Gemma3TextConfig,
     GPT2Config,
     GPT2LMHeadModel,
     LlamaConfig,
@@ -59,9 +61,12 @@ def tiny_tokenizer() -> PreTrainedTokenizerFast:
 
 
 def tiny_model(kind: str = "llama", seed: int = 0, positions: int = 512):
-    """A random model of ``kind`` ("llama", "gpt2", "qwen2") and its tokenizer, recall-ready.
+    """A random model of ``kind`` and its tokenizer, recall-ready.
 
-    ``positions`` is its context window.
+    ``kind``: "llama" (untied output head, grouped-query attention), "gpt2", "qwen2", "qwen2-padded"
+    (an embedding with spare rows past the tokenizer's, as Qwen2's releases have, so the recall
+    tokens take spare rows instead of new ones) or "gemma3" (an embedding that scales what it reads,
+    tied to the output head). ``positions`` is its context window.
     """
     tokenizer = tiny_tokenizer()
     vocab = len(tokenizer)
@@ -74,10 +79,17 @@ def tiny_model(kind: str = "llama", seed: int = 0, positions: int = 512):
         config = GPT2Config(vocab_size=vocab, n_embd=64, n_layer=2, n_head=4, n_positions=positions,
                             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
         model = GPT2LMHeadModel(config)
-    elif kind == "qwen2":
-        config = Qwen2Config(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+    elif kind in ("qwen2", "qwen2-padded"):
+        spare = 8 if kind == "qwen2-padded" else 0
+        config = Qwen2Config(vocab_size=vocab + spare, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions)
         model = Qwen2ForCausalLM(config)
+    elif kind == "gemma3":
+        config = Gemma3TextConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                  num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                  max_position_embeddings=positions, sliding_window=64,
+                                  layer_types=["full_attention"] * 2)  # fmt: skip
+        model = Gemma3ForCausalLM(config)
     else:
         raise ValueError(kind)
     model.generation_config.eos_token_id = tokenizer.eos_token_id

@@ -416,6 +416,45 @@ def test_the_base_is_the_tuned_model_less_its_adapter_sharing_its_weights(traine
     assert torch.equal(base.generate(prompt, max_new_tokens=12, do_sample=False),
                        plain.generate(prompt, max_new_tokens=12, do_sample=False))  # fmt: skip
 
+@pytest.mark.parametrize("kind", ["gemma3", "qwen2-padded"])
+def test_the_base_is_exact_for_scaled_and_padded_embeddings(kind, tmp_path):
+    """The recall tokens' untrained rows, restored by ``without_adapter``, are those training started
+    from on other embeddings too: one that scales what it reads (Gemma's ScaledWordEmbedding, tied to
+    the head) and a padded vocabulary whose spare rows the tokens take (Qwen2's releases). Until
+    2026-12-05 the first missed the scale and the second restored values it never had (logits off by
+    0.07 and 0.63 wherever ``<recall>`` was read)."""
+    model, tokenizer = tiny_model(kind)
+    if kind == "qwen2-padded":  # the tokens took spare rows, started as new rows are
+        assert model.get_input_embeddings().num_embeddings > len(tokenizer)
+    model.save_pretrained(tmp_path / "base")
+    tokenizer.save_pretrained(tmp_path / "base")
+    result = train_recall(model, tokenizer, tmp_path / "adapter", small_config(), base_model="tiny", progress=False)
+    tuned, _ = load_model(tmp_path / "base", device="cpu", adapter=result.adapter)
+    plain, _ = load_model(tmp_path / "base", device="cpu")
+    ids = torch.tensor([[1, 5, tokenizer.convert_tokens_to_ids(RECALL_TOKEN), 7, 9]])
+    with torch.no_grad():
+        base = without_adapter(tuned, result.adapter)
+        assert (base(input_ids=ids).logits - plain(input_ids=ids).logits).abs().max() < 1e-5
+        assert (tuned(input_ids=ids).logits - plain(input_ids=ids).logits).abs().max() > 1e-3
+
+
+def test_the_base_of_a_bfloat16_model_is_the_plain_one_to_its_rounding(trained, tmp_path):
+    """In bfloat16 (the default dtype on CUDA) the merged weights are rounded once: the base made
+    from them is the plain model to that rounding, not further from it than the tuned model is near."""
+    model, tokenizer, result, _ = trained
+    model.save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    tuned, _ = load_model(tmp_path / "tiny", device="cpu", dtype=torch.bfloat16, adapter=result.adapter)
+    plain, _ = load_model(tmp_path / "tiny", device="cpu", dtype=torch.bfloat16)
+    ids = torch.tensor([[1, 5, tokenizer.convert_tokens_to_ids(RECALL_TOKEN), 7, 9]])
+    with torch.no_grad():
+        base = without_adapter(tuned, result.adapter)
+        assert next(base.parameters()).dtype == torch.bfloat16
+        off = (base(input_ids=ids).logits.float() - plain(input_ids=ids).logits.float()).abs().max()
+        tuned_off = (tuned(input_ids=ids).logits.float() - plain(input_ids=ids).logits.float()).abs().max()
+        assert off < 0.05 and off < tuned_off / 5, (off, tuned_off)
+
+
 def test_the_base_and_the_tuned_model_run_at_once_from_two_threads(trained, tmp_path):
     """The base model shares the tuned one's weights: run together from two threads, each gives
     what it gives alone (peft's layers at scale -1 change no shared tensor)."""
