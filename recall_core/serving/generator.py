@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -26,15 +27,19 @@ import torch
 from recall_core.config import RecallConfig
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, ReplyReader
-from recall_core.generator import _UNSET, RecallGenerator
-from recall_core.serving.client import EngineClient, EngineError
-from recall_core.serving.loop import BASE_REPLIES_SERVED, sampling_options, served_recall
+from recall_core.generator import _UNSET, Prompt, RecallGenerator
+from recall_core.serving.client import Completion, EngineClient, EngineError
+from recall_core.serving.loop import BASE_REPLIES_SERVED, ServedOutput, sampling_options, served_recall
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
 from recall_core.types import Memory, Recall, RecallResult
 
 __all__ = ["ServedRecallGenerator"]
+
+#: The engine requests of the running generate() call's first pass (:meth:`ServedRecallGenerator._first_pass`),
+#: per call: a context variable, so threads sharing the generator (and a stream's worker) keep their own.
+_DECIDED: ContextVar[list[Completion] | None] = ContextVar("recall_served_decided", default=None)
 
 
 class ServedRecallGenerator(RecallGenerator):
@@ -201,6 +206,22 @@ class ServedRecallGenerator(RecallGenerator):
         base.model_name = f"{self.model_name} (base)"
         return base
 
+    def generate(self, prompt: Prompt, **kwargs: Any) -> RecallResult:
+        """:meth:`RecallGenerator.generate` on the engine (it takes the same arguments).
+        ``RecallResult.output`` is the :class:`~recall_core.serving.loop.ServedOutput`; the requests
+        that decided whether to recall are in its ``decided``, and ``usage.cached_tokens`` counts the
+        conversation's prefix the first request of the call found in the engine's cache."""
+        decided: list[Completion] = []
+        token = _DECIDED.set(decided)
+        try:
+            result = super().generate(prompt, **kwargs)
+        finally:
+            _DECIDED.reset(token)
+        if not decided or not isinstance(result.output, ServedOutput):
+            return result
+        result.output.decided[:0] = decided
+        return replace(result, usage=replace(result.usage, cached_tokens=decided[0].cached_tokens))
+
     def generate_ids(
         self,
         input_ids: torch.LongTensor,
@@ -259,8 +280,7 @@ class ServedRecallGenerator(RecallGenerator):
         """
         recall_id, pad_id, _ = self._ids
         prompt = ids[0].tolist()
-        reply = self._engine().complete(prompt, {**sampling_options({"do_sample": False}, 1),
-                                              "logit_bias": [[pad_id, False]]})  # fmt: skip
+        reply = self._decide(prompt, {**sampling_options({"do_sample": False}, 1), "logit_bias": [[pad_id, False]]})
         log_p = reply.logprobs[0].get(recall_id) if reply.tokens and reply.logprobs else None
         first = reply.tokens[0] if reply.tokens else None
         decision = Decision.of(first, log_p, recall_id, config.recall_threshold)
@@ -279,13 +299,21 @@ class ServedRecallGenerator(RecallGenerator):
             length = len(abstention)
         else:
             return decision, None
-        without = self._engine().complete(prompt, {**sampling_options({"do_sample": False}, length),
-                                                "logit_bias": [[pad_id, False], [recall_id, False]]}).tokens  # fmt: skip
+        without = self._decide(prompt, {**sampling_options({"do_sample": False}, length),
+                                        "logit_bias": [[pad_id, False], [recall_id, False]]}).tokens  # fmt: skip
         if reader is not None:
             gave_up = reader.verdict(self._reply(without)[:length]) is True
         else:
             gave_up = tuple(without[:length]) == abstention
         return (decision.upon_abstention() if gave_up else decision), None
+
+    def _decide(self, prompt: list[int], options: dict[str, Any]) -> Completion:
+        """One request of the first pass, kept for the call's ``ServedOutput.decided``."""
+        reply = self._engine().complete(prompt, options)
+        decided = _DECIDED.get()
+        if decided is not None:
+            decided.append(reply)
+        return reply
 
     def _reply(self, tokens: Sequence[int]) -> list[int]:
         """``tokens`` up to the first that ends a reply (an engine may go on past it)."""

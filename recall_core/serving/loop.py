@@ -55,11 +55,16 @@ class ServedOutput:
             checking that they are those the in-process loop would run.
         dropped: requests stopped at their first token and never shown: a weak "I don't know."
             after notes (``abstain_threshold``), asked again with its opening masked.
+        decided: the requests that decided, before ``requests``, whether to recall
+            (``recall_policy="ask"``; ``"model"``'s check of the abstention). The first of them
+            read the conversation's prefix from the engine's cache: ``usage.cached_tokens`` is
+            then its ``cached_tokens``, and the reply's requests find the prompt it computed.
     """
 
     requests: list[Completion] = field(default_factory=list)
     engine_ids: list[int] = field(default_factory=list)
     dropped: list[Completion] = field(default_factory=list)
+    decided: list[Completion] = field(default_factory=list)
 
     @property
     def first_token_s(self) -> float | None:

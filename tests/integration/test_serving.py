@@ -161,6 +161,9 @@ def test_ask_decides_on_the_engine_as_in_process(served, in_process) -> None:
         theirs = served.generate(messages, memory=memory, config=config, max_new_tokens=20)
         assert theirs.sequences.tolist() == mine.sequences.tolist() and theirs.text == mine.text, question
         assert bool(theirs.recalls) == bool(mine.recalls) == (question in QUESTIONS), question
+        decision = theirs.output.decided[0]  # the one-token request that decided, shown with the reply's
+        assert len(decision.tokens) == 1 and decision.prompt_tokens < theirs.output.requests[0].prompt_tokens + 1
+        assert theirs.usage.cached_tokens == decision.cached_tokens
 
 
 def test_model_policy_continuation_reuses_the_prefix(served) -> None:

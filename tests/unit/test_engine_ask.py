@@ -198,9 +198,10 @@ def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked
     _, tokenizer = tiny_model("llama")
     recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
     token = recall_id if first == "recall" else 5
-    client = ScriptedEngine(Completion(tokens=[token], stop_type="eos" if first == "recall" else "limit",
-                                  logprobs=[{token: math.log(p)}]),
-                       Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}]))  # fmt: skip
+    decided = Completion(tokens=[token], stop_type="eos" if first == "recall" else "limit",
+                         logprobs=[{token: math.log(p)}], cached_tokens=3)  # fmt: skip
+    client = ScriptedEngine(decided, Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}],
+                                                cached_tokens=11))  # fmt: skip
     served = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory(FACT))
     # A declined <recall> would also have the abstention checked (below): not here.
     result = served.generate(CHAT, config=ASK.replace(ask_on_abstention=False), max_new_tokens=6)
@@ -209,6 +210,9 @@ def test_served_ask_decides_from_a_one_token_request(first: str, p: float, asked
     model_ids = served.encode(CHAT, config=RecallConfig(recall_policy="model"))[0].tolist()
     assert decision["prompt"] == model_ids
     assert bool(result.recalls) is asked
+    # The decision is the call's first request: shown with the reply's, and what the session's cache gave
+    assert result.output.decided == [decided] and len(result.output.requests) == 1
+    assert result.usage.cached_tokens == 3
     if asked:  # "auto": the notes are in the ids sent
         assert len(call["prompt"]) > len(model_ids) and result.recalls[0].length > 0
     else:  # "model" with no recall left: the same prompt, <recall> masked
@@ -330,6 +334,7 @@ def test_served_ask_checks_the_abstention_with_one_greedy_request(first: str, sa
     result = served.generate(CHAT, config=ASK.replace(ask_after_openers=openers), max_new_tokens=6)
     assert [r.trigger for r in result.recalls] == (["abstention"] if asked else [])
     assert len(client.bodies) == 2 + len(checks)
+    assert result.output.decided == [decision, *checks] and result.output.requests == [reply]
     if checks:
         assert client.bodies[1]["n_predict"] == (GIVES_UP_TOKENS if openers else len(abstention))
         assert [recall_id, False] in client.bodies[1]["logit_bias"]
