@@ -48,7 +48,8 @@ Usage:
     python -m benchmarks.heldout --system-messages other-kinds --methods recall,langchain   # other callers
     python -m benchmarks.heldout --families dates --users 6 --from-user 2 --methods recall   # users 2-5 only
     python -m benchmarks.heldout --retrieval-only --variant "user:roles=('user',)" --seed 1000   # notes only
-Writes benchmarks/out/heldout/heldout.json, .md and .png.
+    python -m benchmarks.heldout --families mine.json --users 100 --methods recall,langchain   # your own conversations
+Writes benchmarks/out/heldout/heldout.json, .md and .png, and replies.md (every question with each method's reply).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from benchmarks import handwritten  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
-from benchmarks.common.args import names_in, parse_variant  # noqa: E402
+from benchmarks.common.args import parse_variant  # noqa: E402
 from benchmarks.common.methods import PEER_K  # noqa: E402
 from benchmarks.common.peers import LANGCHAIN_SYSTEM, exchanges  # noqa: E402
 from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
@@ -378,6 +379,34 @@ def markdown(result: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def replies_markdown(result: Mapping[str, Any]) -> str:
+    """Each question with every method's reply side by side (``replies.md``): what a person reads to see
+    where one method beats another on their own conversations. A reply is marked right (✓), stale
+    (an earlier value), "I don't know." although a note held the answer, or wrong (✗)."""
+    methods = list(result["summary"])
+    by_question: dict[str, dict[str, Any]] = {}
+    for row in result["rows"]:
+        by_question.setdefault(row["key"], {})[row["method"]] = row
+
+    def mark(row: Mapping[str, Any] | None) -> str:
+        if row is None:
+            return ""
+        verdict = "✓" if row["correct"] else "stale" if row["stale"] else "I don't know, with the answer" if (
+            row["unknown_with_answer"]) else "✗"  # fmt: skip
+        return f"{verdict}: {_cell(row['reply'])}"
+
+    lines = ["| question | answers | " + " | ".join(methods) + " |", "| --- | --- | " + " | ".join("---" for _ in methods) + " |"]
+    for rows in by_question.values():
+        first = next(iter(rows.values()))
+        answers = ", ".join(first["answers"]) if first["kind"] == "memory" else "(never said)"
+        lines.append(f"| {_cell(first['question'])} | {_cell(answers)} | " + " | ".join(mark(rows.get(m)) for m in methods) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def plot(result: Mapping[str, Any], path: Path) -> Path:
     plt = pyplot()
     families = result["families"]
@@ -393,15 +422,43 @@ def plot(result: Mapping[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
+def family(name: str) -> Any:
+    """The family ``name`` names: one of :data:`ASKED_FAMILIES`, or a JSON file of conversations in the
+    hand-written families' format (:func:`benchmarks.handwritten.from_file`: your own)."""
+    return ASKED_FAMILIES[name] if name in ASKED_FAMILIES else handwritten.from_file(name)
+
+
 def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, list[base.User]]:
-    """The families of :data:`ASKED_FAMILIES` ``names`` says, each generated for ``seed`` with ``users`` users."""
-    return {f: ASKED_FAMILIES[f].generate(seed, users=users) for f in names}
+    """The families ``names`` says (:func:`family`), each generated for ``seed`` with ``users`` users.
+
+    Raises ``ValueError`` when two families have a user of the same id (they would share one memory)."""
+    data = {f: family(f).generate(seed, users=users) for f in names}
+    owner: dict[str, str] = {}
+    for name, family_users in data.items():
+        for user in family_users:
+            if owner.setdefault(user.user_id, name) != name:
+                raise ValueError(f"user_id {user.user_id!r} is in {owner[user.user_id]} and in {name}: "
+                                 "each user must be unique across the families asked (they share one memory store)")  # fmt: skip
+    return data
 
 
 def family_names(text: str) -> list[str]:
     """``--families`` (an argparse type, shared with :mod:`benchmarks.new_user`): comma-separated
-    names of :data:`ASKED_FAMILIES`; none, or one that is not there, is refused by name."""
-    return names_in(text, ASKED_FAMILIES, "--families", "families")
+    names of :data:`ASKED_FAMILIES` or paths of JSON files of conversations (your own, in the
+    hand-written families' format); none, one that is not there, or a file not in that format is
+    refused by name."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names or [""]:
+        if name in ASKED_FAMILIES:
+            continue
+        if not name.endswith(".json"):
+            raise argparse.ArgumentTypeError(f"--families must name families of {', '.join(ASKED_FAMILIES)} or JSON "
+                                             f"files of conversations, got {text!r}")  # fmt: skip
+        try:
+            handwritten.from_file(name)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return names
 
 
 def study_parser(doc: str, out: Path, *, families: str | None = None, users: int = 8) -> argparse.ArgumentParser:
@@ -422,7 +479,8 @@ def study_parser(doc: str, out: Path, *, families: str | None = None, users: int
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--families", type=family_names, default=",".join(ASKED_FAMILIES),
-                   help=f"comma-separated, from {', '.join(ASKED_FAMILIES)}")
+                   help=f"comma-separated, from {', '.join(ASKED_FAMILIES)}, or JSON files of your own conversations "
+                        "(benchmarks/handwritten/format.py)")
     p.add_argument("--users", type=int, default=5, help="users per family (20 questions each)")
     p.add_argument("--seed", type=int, default=EVAL_SEED)
     p.add_argument("--methods", default="recall,recall-untuned,langchain", help=f"comma-separated, from {', '.join(METHODS)}")
@@ -546,6 +604,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result = {"benchmark": "heldout", "schema_version": 1, "seed": args.seed, "users": args.users, "families": families,
               "system_messages": args.system_messages, "machine": machine(), "summary": summary, "general": general, "rows": rows}  # fmt: skip
     write_results(args.out, "heldout", result, markdown(result), plot)
+    (args.out / "replies.md").write_text(replies_markdown(result), encoding="utf-8")
     return result
 
 

@@ -80,9 +80,9 @@ def questions_of(args: argparse.Namespace) -> list[str]:
     """The questions asked: of the training generator's ``--seed``, or of ``--families`` at the held-out
     benchmark's evaluation seed (every question: for a new user none has an answer)."""
     if args.families:
-        from benchmarks.heldout import ASKED_FAMILIES, EVAL_SEED
+        from benchmarks.heldout import EVAL_SEED, family
 
-        users = [u for name in args.families for u in ASKED_FAMILIES[name].generate(EVAL_SEED, users=args.users)]
+        users = [u for name in args.families for u in family(name).generate(EVAL_SEED, users=args.users)]
     else:
         try:
             seed = seed_of(str(args.seed))

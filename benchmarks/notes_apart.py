@@ -113,7 +113,7 @@ def run_calls(run_path: Path, method: str, families: Sequence[str], users: int, 
     run = {(r["family"], r["key"]): r for r in json.loads(run_path.read_text())["rows"] if r["method"] == method}
     systems = heldout.SYSTEM_MESSAGES[system_messages]
     calls = [c for f in families
-             for c in heldout.asked_calls(f, heldout.ASKED_FAMILIES[f].generate(seed, users=users), seed, 0, systems)[:limit]]  # fmt: skip
+             for c in heldout.asked_calls(f, heldout.family(f).generate(seed, users=users), seed, 0, systems)[:limit]]  # fmt: skip
     rows = ((call, run.get((call.family, call.question.key))) for call in calls)
     return [(call, row) for call, row in rows if row is not None and row["notes"]]
 

@@ -18,7 +18,8 @@ from typing import Any
 from recall_core.settings import RANGES
 
 #: The modules of benchmarks/ that `recall bench NAME` runs (``python -m benchmarks.NAME``).
-BENCHMARKS = ("conversations", "locomo", "retrieval_methods", "memory", "decode_overhead", "recall_placement")
+BENCHMARKS = ("conversations", "heldout", "paired", "locomo", "retrieval_methods", "memory", "decode_overhead",
+              "recall_placement")
 DEMO_USER = "ada"
 DEMO_OTHER_USER = "bob"
 DEMO_CONVERSATION = [

@@ -48,6 +48,9 @@ families, the training code nor the benchmarks:
   attributes beside the user's. Written to check the stale goal on a set no rule, setting or
   candidate was chosen on; measured once, before anyone read its replies.
 
+The file format is :mod:`benchmarks.handwritten.format`'s, checked when a file is read;
+:func:`from_file` reads any file in it as a family (your own conversations).
+
 The data is fixed, so ``generate`` ignores the seed but for its checks; the benchmark's
 perturbations (the caller's system message, earlier small talk) still follow the seed.
 Neither is among the training families (:data:`recall_core.training.families.FAMILIES`):
@@ -63,6 +66,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from benchmarks.handwritten.format import read_users
 from recall_core.training.families import base
 
 NAME = "handwritten"
@@ -70,7 +74,7 @@ DESCRIPTION = "Eight users' conversations written by hand, not from templates (e
 DATA = Path(__file__).with_name("users.json")
 
 __all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "PLANS", "REVISIONS", "ROUTINES", "UPDATES",
-           "HandwrittenFamily", "generate"]
+           "HandwrittenFamily", "from_file", "generate"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,20 @@ FAMILIES = {
 }
 
 
+def from_file(path: str | Path) -> HandwrittenFamily:
+    """The conversations in the JSON file at ``path`` (:mod:`benchmarks.handwritten.format`) as a
+    family named by ``path`` as given: how you ask the held-out benchmark about your own.
+
+    Raises ``ValueError`` naming the file, the place and the field when the file is not in that format.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"{path}: no such file (a JSON list of users: benchmarks/handwritten/format.py)")
+    family = HandwrittenFamily(str(path), f"Conversations read from {path}.", file)
+    family.raw_users()  # checked now, not at the first question
+    return family
+
+
 def generate(seed: int = 0, users: int = 8) -> list[base.User]:
     """The first ``users`` users of ``handwritten`` (all eight when ``users`` is larger); ``seed`` is not used.
 
@@ -147,7 +165,11 @@ def generate(seed: int = 0, users: int = 8) -> list[base.User]:
 
 @cache
 def _load(path: Path) -> tuple[dict[str, Any], ...]:
-    return tuple(json.loads(path.read_text(encoding="utf-8")))
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None
+    return read_users(raw, path)
 
 
 def _user(raw: dict[str, Any]) -> base.User:
