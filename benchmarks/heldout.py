@@ -28,6 +28,10 @@ Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
 * ``langchain``: the LangChain recipe on the plain model (``ChatHuggingFace`` + a
   ``langchain-chroma`` retriever over the exchanges, k=4, the notes in the system message after
   the caller's own);
+* ``llamaindex``: LlamaIndex's recipe on the plain model (``HuggingFaceLLM`` + ``Memory`` with a
+  ``VectorMemoryBlock`` over Chroma, top 4; the caller's system message, the earlier exchanges and
+  the question put in a fresh ``Memory``, whose ``get()`` adds the retrieved messages to the
+  system message); added 2026-12-05;
 * ``none``: no memory.
 
 Scores per family and method: facts answered (memory questions), "I don't know." to questions
@@ -58,10 +62,7 @@ import argparse
 import os
 import random
 import sys
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,18 +72,24 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from benchmarks import handwritten  # noqa: E402
 from benchmarks.common.args import OUT as OUT_ROOT  # noqa: E402
 from benchmarks.common.args import parse_variant  # noqa: E402
-from benchmarks.common.methods import PEER_K  # noqa: E402
-from benchmarks.common.peers import LANGCHAIN_SYSTEM, exchanges  # noqa: E402
 from benchmarks.common.plotting import grouped_bars, pyplot, save  # noqa: E402
 from benchmarks.common.progress import progress  # noqa: E402
 from benchmarks.common.results import machine, write_results  # noqa: E402
-from benchmarks.common.timing import timed_stream  # noqa: E402
 from benchmarks.heldout_memory import (  # noqa: E402
     STORE_OPTIONS,
     WRITER_OPTIONS,
-    memory_turns,
     notes_markdown,
     retrieval_only,
+)
+from benchmarks.heldout_methods import (  # noqa: E402 - the studies import them from here too
+    Call,
+    LangChainRecipe,
+    LlamaIndexRecipe,
+    Method,
+    NoMemory,
+    PerFamilyRecall,
+    RecallMethod,
+    Reply,
 )
 from recall_core.training.families import FAMILIES, base  # noqa: E402
 from recall_core.training.family_data import chat_exchanges  # noqa: E402
@@ -92,7 +99,7 @@ OUT = OUT_ROOT / "heldout"
 ASKED_FAMILIES = {**FAMILIES, **handwritten.FAMILIES}
 #: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
 EVAL_SEED = 20261124
-METHODS = ("none", "langchain", "recall", "recall-untuned", "recall-lofo")
+METHODS = ("none", "langchain", "llamaindex", "recall", "recall-untuned", "recall-lofo")
 #: Callers' system messages of the evaluation, with none among them. The commonest of all, "You are a
 #: helpful assistant.", is also one of training's (``TRAIN_SYSTEM_PROMPTS``); the others are not.
 EVAL_SYSTEM_PROMPTS: tuple[str | None, ...] = (
@@ -120,20 +127,6 @@ SYSTEM_MESSAGES = {"personas": EVAL_SYSTEM_PROMPTS, "other-kinds": OTHER_KINDS}
 # -- the calls ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Call:
-    """One question as it is asked: the caller's system message and the exchanges before it."""
-
-    family: str
-    question: base.Question
-    system: str | None
-    earlier: tuple[dict[str, str], ...] = ()
-
-    def messages(self) -> list[dict[str, str]]:
-        head = [{"role": "system", "content": self.system}] if self.system else []
-        return [*head, *self.earlier, {"role": "user", "content": self.question.text}]
-
-
 def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, from_user: int = 0,
                 systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
     """:func:`calls_of` for users ``from_user``.. only, each call as the full run perturbs it."""
@@ -154,154 +147,6 @@ def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
             earlier = tuple(m for u, a in picked for m in ({"role": "user", "content": u}, {"role": "assistant", "content": a}))
             out.append(Call(family, question, system, earlier))
     return out
-
-
-# -- the methods --------------------------------------------------------------------------------
-
-
-@dataclass
-class Reply:
-    """One method's reply to one call, with what it read and what it cost."""
-
-    text: str
-    notes: str = ""  # everything the method put before the model from memory
-    fired: bool | None = None  # recall: whether a <recall> ran (prompt marker or the model's own)
-    processed_tokens: int = 0
-    ttft_s: float | None = None
-    total_s: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-class Method:
-    name = "method"
-
-    def prepare(self, users: Sequence[base.User]) -> None:  # noqa: B027 - some need nothing
-        """Write what each user said into this method's memory."""
-
-    def reply(self, call: Call) -> Reply:
-        raise NotImplementedError
-
-    def close(self) -> None:  # noqa: B027
-        """Release what ``prepare`` opened."""
-
-
-class RecallMethod(Method):
-    """The engine over a ``MemoryStore`` with the given config, store and writer options."""
-
-    def __init__(self, name: str, generator: Any, max_new_tokens: int, encoder: Any, config: Any = None,
-                 store_options: Mapping[str, Any] | None = None, writer_options: Mapping[str, Any] | None = None) -> None:
-        self.name, self.generator, self.max_new_tokens, self.encoder = name, generator, max_new_tokens, encoder
-        self.config = config
-        self.store_options, self.writer_options = dict(store_options or {}), dict(writer_options or {})
-        self.folder = tempfile.TemporaryDirectory(prefix="recall-heldout-")
-        self.store: Any = None
-
-    def prepare(self, users: Sequence[base.User]) -> None:
-        from recall_core.memory import MemoryStore, MemoryWriter
-
-        self.store = MemoryStore.local(Path(self.folder.name) / "store", encoder=self.encoder, **self.store_options)
-        MemoryWriter(self.store, **self.writer_options).add_turns(memory_turns(users))
-
-    def reply(self, call: Call) -> Reply:
-        memory = self.store.for_user(call.question.user_id)
-        stream = self.generator.stream(call.messages(), memory=memory, config=self.config,
-                                       max_new_tokens=self.max_new_tokens)  # fmt: skip
-        text, ttft, total = timed_stream(iter(stream))
-        result = stream.result
-        injected = [r for r in result.recalls if r.length > 0]
-        notes = "\n".join(r.text for r in injected)
-        usage = result.usage
-        policy = (self.config or self.generator.config).recall_policy
-        # Whether the model asked for its memory (a prompt marker is not the model's decision, except
-        # under "ask", where the marker is placed only when the model asked: any recall at all).
-        if policy == "ask":
-            fired: bool | None = bool(result.recalls)
-        else:
-            fired = any(r.trigger != "prompt" for r in result.recalls) if policy in ("model", "uncertainty") else None
-        # Each injected note's cosine, in the notes' order: what a rule on the scores (how many
-        # notes, a gap between them) is read against afterwards, without searching again.
-        scores = [round(score, 4) for r in injected for _, score in r.memories]
-        return Reply(text, notes, fired, usage.prompt_tokens + usage.injected_tokens, ttft, total,
-                     {"triggers": [r.trigger for r in result.recalls], "note_scores": scores})  # fmt: skip
-
-    def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
-        self.folder.cleanup()
-
-
-class PerFamilyRecall(RecallMethod):
-    """``recall-lofo``: each family answered by the generator of the adapter trained without it."""
-
-    def __init__(self, name: str, generators: Mapping[str, Any], max_new_tokens: int, encoder: Any) -> None:
-        super().__init__(name, None, max_new_tokens, encoder)
-        self.generators = dict(generators)
-
-    def reply(self, call: Call) -> Reply:
-        self.generator = self.generators[call.family]
-        return super().reply(call)
-
-
-class NoMemory(Method):
-    name = "none"
-
-    def __init__(self, generator: Any, max_new_tokens: int) -> None:
-        from recall_core import RecallConfig
-
-        self.generator, self.max_new_tokens = generator, max_new_tokens
-        self.plain = RecallConfig(recall_policy="explicit")
-
-    def reply(self, call: Call) -> Reply:
-        stream = self.generator.stream(call.messages(), memory=None, config=self.plain, max_new_tokens=self.max_new_tokens)
-        text, ttft, total = timed_stream(iter(stream))
-        return Reply(text, "", None, stream.result.usage.prompt_tokens, ttft, total)
-
-
-class LangChainRecipe(Method):
-    """The LangChain recipe: ``ChatHuggingFace`` + a ``langchain-chroma`` retriever (k=4) over the
-    exchanges; the notes in the system message, after the caller's own system message."""
-
-    name = "langchain"
-
-    def __init__(self, model: Any, tokenizer: Any, encoder_path: str, max_new_tokens: int) -> None:
-        import chromadb
-        from langchain_huggingface import ChatHuggingFace, HuggingFaceEmbeddings, HuggingFacePipeline
-        from transformers import pipeline
-
-        pipe = pipeline("text-generation", model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
-                        do_sample=False, return_full_text=False)  # fmt: skip
-        self.chat = ChatHuggingFace(llm=HuggingFacePipeline(pipeline=pipe, model_id=str(model.name_or_path)),
-                                    tokenizer=tokenizer)  # fmt: skip
-        self.tokenizer = tokenizer
-        self.embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
-        self.client = chromadb.EphemeralClient()
-        self.stores: dict[str, Any] = {}
-
-    def prepare(self, users: Sequence[base.User]) -> None:
-        from langchain_chroma import Chroma
-
-        for user in users:
-            store = Chroma(collection_name=f"lc-{len(self.stores)}", embedding_function=self.embeddings,
-                           client=self.client, collection_metadata={"hnsw:space": "cosine"})  # fmt: skip
-            texts = exchanges(user)
-            store.add_texts([text for text, _, _ in texts], metadatas=[{"session": s} for _, _, s in texts])
-            self.stores[user.user_id] = store
-
-    def reply(self, call: Call) -> Reply:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-
-        started = time.perf_counter()
-        retriever = self.stores[call.question.user_id].as_retriever(search_kwargs={"k": PEER_K})
-        docs = retriever.invoke(call.question.text)
-        context = "\n\n".join(d.page_content for d in docs)
-        rag = LANGCHAIN_SYSTEM.format(context=context)
-        system = f"{call.system}\n\n{rag}" if call.system else rag
-        earlier = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in call.earlier]
-        messages = [SystemMessage(system), *earlier, HumanMessage(call.question.text)]
-        text, ttft, total = timed_stream(str(c.content) for c in self.chat.stream(messages))
-        retrieval_s = time.perf_counter() - started - total
-        tokens = len(self.tokenizer(self.chat._to_chat_prompt(messages)).input_ids)
-        return Reply(text, context, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
 
 
 # -- scoring ------------------------------------------------------------------------------------
@@ -542,14 +387,15 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
                 raise SystemExit(f"--adapters {args.adapters} has no adapter for {missing}")
             methods.append(PerFamilyRecall(name, {f: engine("lofo", args.adapters / f) for f in families},
                                            args.max_new_tokens, encoder))  # fmt: skip
-        elif name == "langchain":
+        elif name in ("langchain", "llamaindex"):  # the peers: the plain model as transformers loads it
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             from recall_core.models.loading import default_model_dir
 
             source = str(default_model_dir())
             model, tokenizer = AutoModelForCausalLM.from_pretrained(source).eval(), AutoTokenizer.from_pretrained(source)
-            methods.append(LangChainRecipe(model, tokenizer, encoder_path, args.max_new_tokens))
+            recipe = LangChainRecipe if name == "langchain" else LlamaIndexRecipe
+            methods.append(recipe(model, tokenizer, encoder_path, args.max_new_tokens))
     for text in args.variant:
         name, changes = parse_variant(text)
         kind = "plain" if changes.pop("model", "tuned") == "plain" else "tuned"
