@@ -90,7 +90,10 @@ def add_recall_tokens(model: Any, tokenizer: Any) -> tuple[int, int]:
     if resized:
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
         embeddings = model.get_input_embeddings()
-    if resized or missing:
+    # A model that has had the tokens (its config names them: a recall-tuned model saved merged) keeps
+    # its rows, trained ones included, even when its tokenizer comes without them.
+    fresh = resized or (bool(missing) and getattr(model.config, "recall_token_id", None) is None)
+    if fresh:
         # New rows, or a padded vocabulary's spare rows (Qwen2's): either way never trained, so both
         # start from the same neutral values, which recall_core.models.base.without_adapter restores.
         with torch.no_grad():

@@ -134,7 +134,8 @@ def _untrain_rows(model: Any, ids: list[int]) -> None:
     recall_id = getattr(model.config, "recall_token_id", None)
     pad_id = getattr(model.config, "memory_pad_token_id", None)
     with torch.no_grad():
-        known = min(i for i in (recall_id, pad_id, *ids) if i is not None)  # the rows before both recall tokens
+        # the rows before both recall tokens, as add_recall_tokens reads them
+        known = min(recall_id, pad_id) if recall_id is not None and pad_id is not None else min(ids)
         recall_row, pad_row = starting_rows(weight[:known])
         rows = torch.stack([recall_row if i == recall_id else pad_row if i == pad_id else weight[i] for i in ids])
     index = torch.tensor(ids, device=weight.device)

@@ -438,6 +438,22 @@ def test_the_base_is_exact_for_scaled_and_padded_embeddings(kind, tmp_path):
         assert (tuned(input_ids=ids).logits - plain(input_ids=ids).logits).abs().max() > 1e-3
 
 
+@pytest.mark.parametrize("kind", ["llama", "qwen2-padded"])
+def test_a_model_that_had_the_recall_tokens_keeps_its_rows_given_a_tokenizer_without_them(kind):
+    """A recall-tuned model saved merged and paired with its base tokenizer: the tokens are added to
+    the tokenizer again, and the model's trained rows stay (its config names the tokens). Only rows
+    no model had are started (new ones, or a padded vocabulary's spare ones)."""
+    from recall_core.tokens import add_recall_tokens
+    from tests.helpers.tiny import tiny_tokenizer
+
+    model, tokenizer = tiny_model(kind)
+    ids = [model.config.recall_token_id, model.config.memory_pad_token_id]
+    with torch.no_grad():
+        model.get_input_embeddings().weight[ids] = 5.0  # as training left them
+    assert add_recall_tokens(model, tiny_tokenizer()) == tuple(ids)
+    assert bool((model.get_input_embeddings().weight[ids] == 5.0).all())
+
+
 def test_the_base_of_a_bfloat16_model_is_the_plain_one_to_its_rounding(trained, tmp_path):
     """In bfloat16 (the default dtype on CUDA) the merged weights are rounded once: the base made
     from them is the plain model to that rounding, not further from it than the tuned model is near."""
