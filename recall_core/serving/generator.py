@@ -19,7 +19,7 @@ import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -37,9 +37,20 @@ from recall_core.types import Memory, Recall, RecallResult
 
 __all__ = ["ServedRecallGenerator"]
 
-#: The engine requests of the running generate() call's first pass (:meth:`ServedRecallGenerator._first_pass`),
-#: per call: a context variable, so threads sharing the generator (and a stream's worker) keep their own.
-_DECIDED: ContextVar[list[Completion] | None] = ContextVar("recall_served_decided", default=None)
+
+
+@dataclass
+class _Decided:
+    """What the running generate() call's first pass sent (:meth:`ServedRecallGenerator._first_pass`),
+    and whether the reply then went to the base model (``base_replies``)."""
+
+    requests: list[Completion] = field(default_factory=list)
+    base_reply: bool = False
+
+
+#: The running generate() call's :class:`_Decided`, per call: a context variable, so threads sharing
+#: the generator (and a stream's worker) keep their own.
+_DECIDED: ContextVar[_Decided | None] = ContextVar("recall_served_decided", default=None)
 
 
 class ServedRecallGenerator(RecallGenerator):
@@ -210,17 +221,26 @@ class ServedRecallGenerator(RecallGenerator):
         """:meth:`RecallGenerator.generate` on the engine (it takes the same arguments).
         ``RecallResult.output`` is the :class:`~recall_core.serving.loop.ServedOutput`; the requests
         that decided whether to recall are in its ``decided``, and ``usage.cached_tokens`` counts the
-        conversation's prefix the first request of the call found in the engine's cache."""
-        decided: list[Completion] = []
+        conversation's prefix the first request of the call found in the engine's cache (the base
+        model's reply, under ``base_replies``, counts its own)."""
+        decided = _Decided()
         token = _DECIDED.set(decided)
         try:
             result = super().generate(prompt, **kwargs)
         finally:
             _DECIDED.reset(token)
-        if not decided or not isinstance(result.output, ServedOutput):
+        if not decided.requests or not isinstance(result.output, ServedOutput):
             return result
-        result.output.decided[:0] = decided
-        return replace(result, usage=replace(result.usage, cached_tokens=decided[0].cached_tokens))
+        result.output.decided[:0] = decided.requests
+        if decided.base_reply:  # the base model's reply computed its own prompt: its usage is its own
+            return result
+        return replace(result, usage=replace(result.usage, cached_tokens=decided.requests[0].cached_tokens))
+
+    def _base_reply(self, prompt: Prompt, config: RecallConfig, kwargs: dict[str, Any]) -> RecallResult:
+        decided = _DECIDED.get()
+        if decided is not None:
+            decided.base_reply = True
+        return super()._base_reply(prompt, config, kwargs)
 
     def generate_ids(
         self,
@@ -312,7 +332,7 @@ class ServedRecallGenerator(RecallGenerator):
         reply = self._engine().complete(prompt, options)
         decided = _DECIDED.get()
         if decided is not None:
-            decided.append(reply)
+            decided.requests.append(reply)
         return reply
 
     def _reply(self, tokens: Sequence[int]) -> list[int]:

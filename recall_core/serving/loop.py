@@ -58,7 +58,8 @@ class ServedOutput:
         decided: the requests that decided, before ``requests``, whether to recall
             (``recall_policy="ask"``; ``"model"``'s check of the abstention). The first of them
             read the conversation's prefix from the engine's cache: ``usage.cached_tokens`` is
-            then its ``cached_tokens``, and the reply's requests find the prompt it computed.
+            then its ``cached_tokens`` (unless the base model replied, ``base_replies``: the
+            reply's own), and the reply's first request finds in the cache what the two share.
     """
 
     requests: list[Completion] = field(default_factory=list)
@@ -68,7 +69,7 @@ class ServedOutput:
 
     @property
     def first_token_s(self) -> float | None:
-        """Seconds from the first request to the first generated id."""
+        """Seconds from the reply's first request to its first generated id (``decided`` not counted)."""
         return self.requests[0].first_token_s if self.requests else None
 
 

@@ -189,10 +189,15 @@ def test_a_served_backend_takes_the_recall_adapter_out_for_replies_that_read_no_
     # cache against the scales only for a request that names them (else it reuses a base reply's)
     assert len(engine.bodies) == 1 and engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}]
     engine.bodies.clear()
-    engine.replies.extend([Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}]), _said(7, end)])
+    decision = Completion(tokens=[5], stop_type="limit", logprobs=[{5: -0.1}], cached_tokens=12)
+    reply = Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}], cached_tokens=0)
+    engine.replies.extend([decision, reply])
     ask = ON.replace(recall_policy="ask", ask_on_score=0.0, ask_on_names=False, ask_on_abstention=False)
-    served.generate(QUESTION, memory=FixedMemory(FACT), config=ask, max_new_tokens=4)  # not asked: the base
+    got = served.generate(QUESTION, memory=FixedMemory(FACT), config=ask, max_new_tokens=4)  # not asked: the base
     assert engine.bodies[0]["lora"] == [{"id": 0, "scale": 0.0}] and engine.bodies[1]["lora"] == [{"id": 0, "scale": -1.0}]
+    # the decision is shown; the base reply computed its prompt again (the scale switch clears the
+    # slot's cache), so the call's cached tokens are its own, not the decision's
+    assert got.output.decided == [decision] and got.output.requests == [reply] and got.usage.cached_tokens == 0
     assert served.config.base_replies is False and served.base_generator() is served.base_generator()
 
 
