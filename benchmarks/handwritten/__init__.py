@@ -60,6 +60,7 @@ Neither is among the training families (:data:`recall_core.training.families.FAM
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -150,7 +151,8 @@ def from_file(path: str | Path) -> HandwrittenFamily:
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"{path}: no such file (a JSON list of users: benchmarks/handwritten/format.py)")
-    family = HandwrittenFamily(str(path), f"Conversations read from {path}.", file)
+    name = os.path.normpath(path)  # "./mine.json" and "mine.json" are one family
+    family = HandwrittenFamily(name, f"Conversations read from {name}.", file)
     family.raw_users()  # checked now, not at the first question
     return family
 
@@ -166,9 +168,9 @@ def generate(seed: int = 0, users: int = 8) -> list[base.User]:
 @cache
 def _load(path: Path) -> tuple[dict[str, Any], ...]:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not JSON ({error})") from None
+        raw = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark, as some editors write, is fine
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a readable JSON file in UTF-8 ({error})") from None
     return read_users(raw, path)
 
 

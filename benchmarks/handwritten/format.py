@@ -26,6 +26,8 @@ A question's fields:
 - ``key``: a name for the question (default ``USER-qNN``).
 
 Whatever is wrong is refused with a ``ValueError`` that names the file, the place and the field.
+Answers are matched as Latin letters and digits, whole words, case and accents ignored ("Gdańsk"
+is read "gda sk", which a reply saying "Gdańsk" still matches): a value without any is refused.
 """
 
 from __future__ import annotations
@@ -50,10 +52,16 @@ def read_users(raw: Any, path: Path) -> tuple[dict[str, Any], ...]:
         raise ValueError(f"{path}: must be a JSON list of users (at least one), got {type(raw).__name__}")
     users = tuple(_user(user, f"{path}: users[{i}]") for i, user in enumerate(raw))
     seen: set[str] = set()
+    keys: set[str] = set()
     for i, user in enumerate(users):
         if user["user_id"] in seen:
             raise ValueError(f"{path}: users[{i}].user_id {user['user_id']!r} is another user's: each must be unique")
         seen.add(user["user_id"])
+        for j, question in enumerate(user["questions"]):  # a run's rows are told apart by their keys
+            if question["key"] in keys:
+                raise ValueError(f"{path}: users[{i}].questions[{j}].key {question['key']!r} is another question's: "
+                                 "keys must be unique in the file")  # fmt: skip
+            keys.add(question["key"])
     return users
 
 
@@ -81,6 +89,17 @@ def _texts(value: Any, where: str) -> list[str]:
     return [_text(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
+def _values(value: Any, where: str) -> list[str]:
+    """Values a reply is scored on: ``base.names`` compares their letters a-z and digits as whole
+    words, so a value without any (another script, punctuation) would match every reply."""
+    values = _texts(value, where)
+    for i, text in enumerate(values):
+        if not base.normal(text).strip():
+            raise ValueError(f"{where}[{i}]: {text!r} has no letter a-z or digit, which is all the scorer reads "
+                             "(it compares Latin letters and digits as whole words: accents are dropped)")  # fmt: skip
+    return values
+
+
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list) or not value:
         raise ValueError(f"{where}: must be a non-empty list, got {value!r}")
@@ -93,9 +112,6 @@ def _user(raw: Any, where: str) -> dict[str, Any]:
     sessions = [_session(s, f"{where}.sessions[{i}]") for i, s in enumerate(_list(user["sessions"], f"{where}.sessions"))]
     questions = [_question(q, f"{where}.questions[{j}]", user_id, j, sessions)
                  for j, q in enumerate(_list(user["questions"], f"{where}.questions"))]  # fmt: skip
-    keys = [q["key"] for q in questions]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"{where}.questions: keys must be unique, got {keys}")
     return {"user_id": user_id, "sessions": sessions, "questions": questions}
 
 
@@ -120,7 +136,7 @@ def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[di
     kind = question.get("kind", "memory")
     if kind not in base.KINDS:
         raise ValueError(f"{where}.kind: must be one of {', '.join(base.KINDS)}, got {kind!r}")
-    answers = _texts(question.get("answers", []), f"{where}.answers")
+    answers = _values(question.get("answers", []), f"{where}.answers")
     if kind == "memory" and not answers:
         raise ValueError(f"{where}.answers: a memory question needs at least one answer (or kind \"unanswerable\")")
     if kind == "unanswerable" and (answers or question.get("evidence")):
@@ -134,8 +150,8 @@ def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[di
                          "([[session, turn]]) or an answer worded as the conversation words it")  # fmt: skip
     key = _text(question.get("key", f"{user_id}-q{number:02d}"), f"{where}.key")
     return {"key": key, "text": _text(question["text"], f"{where}.text"), "kind": kind, "answers": answers,
-            "stale": _texts(question.get("stale", []), f"{where}.stale"),
-            "decoys": _texts(question.get("decoys", []), f"{where}.decoys"), "evidence": evidence}  # fmt: skip
+            "stale": _values(question.get("stale", []), f"{where}.stale"),
+            "decoys": _values(question.get("decoys", []), f"{where}.decoys"), "evidence": evidence}  # fmt: skip
 
 
 def _evidence(value: Any, where: str, sessions: list[dict[str, Any]]) -> list[list[int]]:

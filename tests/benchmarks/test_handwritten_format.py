@@ -71,13 +71,27 @@ def _broken(change) -> list[dict]:
     (lambda r: r[0]["questions"][3].update(answers=["10 euros"]), r"questions\[3\]: an unanswerable question has no answers"),
     (lambda r: r[0]["questions"][1].update(evidence=[[3, 0]]), r"evidence\[0\]: must be \[session, turn\] with session in \[1, 2\]"),
     (lambda r: r[0]["questions"][1].update(evidence=[[1, 3]]), r"evidence\[0\]: must be \[session, turn\]"),
-    (lambda r: r[0]["questions"][1].update(key="example-ines-q00"), r"questions: keys must be unique"),
+    (lambda r: r[0]["questions"][1].update(key="example-ines-q00"), r"questions\[1\].key 'example-ines-q00' is another"),
+    (lambda r: r[1]["questions"][0].update(key="example-ines-q00"), r"users\[1\].questions\[0\].key .* keys must be unique"),
+    (lambda r: r[0]["questions"][1].update(answers=["Маргерит"]), r"answers\[0\]: 'Маргерит' has no letter a-z or digit"),
+    (lambda r: r[0]["questions"][0].update(stale=["?"]), r"stale\[0\]: '\?' has no letter"),
 ])  # fmt: skip
 def test_a_file_not_in_the_format_is_refused_by_place_and_field(tmp_path, change, message):
     path = _write(tmp_path, _broken(change))
     with pytest.raises(ValueError, match=message) as error:
         handwritten.from_file(path)
     assert str(path) in str(error.value)
+
+
+def test_a_byte_order_mark_is_read_and_a_file_not_in_utf8_is_named(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_text(json.dumps(_raw()), encoding="utf-8-sig")
+    assert len(handwritten.from_file(path).generate(0, users=10)) == 2
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(json.dumps(_raw(), ensure_ascii=False).replace("Gdańsk", "Gdańsk").encode("latin-1", "replace"))
+    latin.write_bytes(latin.read_bytes() + b"\xff")
+    with pytest.raises(ValueError, match=r"latin.json: not a readable JSON file in UTF-8"):
+        handwritten.from_file(latin)
 
 
 def test_given_evidence_is_kept_as_given(tmp_path):

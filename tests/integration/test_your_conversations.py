@@ -25,9 +25,11 @@ def test_the_readmes_command_asks_your_conversations_of_recall_and_the_recipes(t
         assert [r["question"] for r in rows] == [q["text"] for q in questions] and all(r["reply"].strip() for r in rows)
         summary = result["summary"][method]["all"]
         assert (summary["memory_questions"], summary["unanswerable"]) == (5, 2)
-    # LlamaIndex's Memory puts what its block retrieved in the caller's system message, not instead of it
+    # LlamaIndex's notes are what its block retrieved (its Memory's system message), the caller's own
+    # system message apart, before it, as LlamaIndex's agents put a system prompt
     llamaindex = [r for r in result["rows"] if r["method"] == "llamaindex"]
-    assert all(r["system"] in r["notes"] and "<memory>" in r["notes"] for r in llamaindex if r["system"])
+    assert all(r["notes"].startswith("<memory>") for r in llamaindex)
+    assert all(r["system"] not in r["notes"] for r in llamaindex if r["system"])
     replies = (out / "replies.md").read_text(encoding="utf-8").splitlines()
     assert replies[0] == "| question | answers | recall | langchain | llamaindex |" and len(replies) == 2 + len(questions)
     assert (out / "heldout.png").stat().st_size > 0
