@@ -123,6 +123,16 @@ def test_a_users_file_is_asked_as_every_family_is(tmp_path):
     assert len({c.system for c in calls}) > 1 and all(c.family == mine for c in calls)
 
 
+def test_a_file_is_asked_alike_from_any_folder_and_named_by_its_normalised_path(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    here, there = _write(tmp_path, _raw()), _write(tmp_path / "a", _raw())
+    monkeypatch.chdir(tmp_path)
+    assert parse_args(["--families", "./mine.json"]).families == ["mine.json"]
+    drawn = [[(c.system, c.earlier) for c in calls_of(str(p), asked_families([str(p)], 7, users=10)[str(p)], seed=7)]
+             for p in (here, there)]  # fmt: skip
+    assert drawn[0] == drawn[1]
+
+
 def test_two_families_with_the_same_user_are_refused(tmp_path):
     """They would share one memory store: a user's notes would be another's."""
     first, second = str(_write(tmp_path, _raw(), "a.json")), str(_write(tmp_path, _raw(), "b.json"))
@@ -133,7 +143,7 @@ def test_two_families_with_the_same_user_are_refused(tmp_path):
 def test_replies_are_shown_side_by_side_with_their_verdicts():
     def row(method: str, reply: str, **marks) -> dict:
         verdicts = {"correct": False, "stale": False, "unknown_with_answer": False, **marks}
-        return {"method": method, "key": "q0", "kind": "memory", "question": "Which evening | again?",
+        return {"method": method, "family": "mine.json", "key": "q0", "kind": "memory", "question": "Which evening | again?",
                 "answers": ["Thursday"], "reply": reply, **verdicts}  # fmt: skip
 
     result = {"summary": {"recall": {}, "langchain": {}},
