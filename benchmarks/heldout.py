@@ -29,9 +29,9 @@ Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
   ``langchain-chroma`` retriever over the exchanges, k=4, the notes in the system message after
   the caller's own);
 * ``llamaindex``: LlamaIndex's recipe on the plain model (``HuggingFaceLLM`` + ``Memory`` with a
-  ``VectorMemoryBlock`` over Chroma, top 4; the caller's system message, the earlier exchanges and
-  the question put in a fresh ``Memory``, whose ``get()`` adds the retrieved messages to the
-  system message); added 2026-12-05;
+  ``VectorMemoryBlock`` over Chroma, top 4; the earlier exchanges and the question put in a fresh
+  ``Memory``, whose ``get()`` opens with a system message of what its block retrieved; the caller's
+  system message before it, as LlamaIndex's agents put theirs); added 2026-12-05;
 * ``none``: no memory.
 
 Scores per family and method: facts answered (memory questions), "I don't know." to questions
@@ -279,10 +279,11 @@ def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, lis
     """The families ``names`` says (:func:`family`), each generated for ``seed`` with ``users`` users.
 
     Raises ``ValueError`` when two families have a user of the same id (they would share one memory)."""
-    data = {f: family(f).generate(seed, users=users) for f in names}
-    for name in names:
-        if name not in ASKED_FAMILIES and len(family(name).raw_users()) > users:
-            print(f"{name}: asking {users} of its {len(family(name).raw_users())} users (--users)", file=sys.stderr)
+    families = {f: family(f) for f in names}
+    data = {f: families[f].generate(seed, users=users) for f in names}
+    for name, asked in families.items():
+        if name not in ASKED_FAMILIES and len(asked.raw_users()) > users:
+            print(f"{name}: asking {users} of its {len(asked.raw_users())} users (--users)", file=sys.stderr)
     owner: dict[str, str] = {}
     for name, family_users in data.items():
         for user in family_users:

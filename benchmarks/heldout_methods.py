@@ -178,7 +178,7 @@ class LlamaIndexRecipe(LlamaIndexMethod, Method):
 
         started = time.perf_counter()
         memory = self._memory(call.question.user_id, 8192)  # a fresh session: nothing in the short-term queue
-        for message in call.messages()[1 if call.system else 0 :]:
+        for message in [*call.earlier, {"role": "user", "content": call.question.text}]:  # the caller's system apart
             memory.put(ChatMessage(role=message["role"], content=message["content"]))
         retrieved = memory.get()
         messages = [ChatMessage(role="system", content=call.system), *retrieved] if call.system else retrieved

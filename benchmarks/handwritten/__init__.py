@@ -144,7 +144,7 @@ FAMILIES = {
 
 def from_file(path: str | Path) -> HandwrittenFamily:
     """The conversations in the JSON file at ``path`` (:mod:`benchmarks.handwritten.format`) as a
-    family named by ``path`` as given: how you ask the held-out benchmark about your own.
+    family named by its normalised path: how you ask the held-out benchmark about your own.
 
     Raises ``ValueError`` naming the file, the place and the field when the file is not in that format.
     """

@@ -115,8 +115,7 @@ class _RowsAsBefore(torch.nn.Module):
             out[..., self.ids] = x @ self.rows.to(x.dtype).T
             return out
         hits = x.unsqueeze(-1) == self.ids
-        # An embedding that scales what it reads (transformers' ScaledWordEmbedding: Gemma's) scales these rows too.
-        rows = self.rows[hits.int().argmax(-1)] * getattr(self.inner, "embed_scale", 1.0)
+        rows = self.rows[hits.int().argmax(-1)]
         # torch.where, not a test of any hit: no device-to-host sync at every decoded token
         return torch.where(hits.any(-1, keepdim=True), rows.to(out.dtype), out)
 
@@ -139,7 +138,10 @@ def _untrain_rows(model: Any, ids: list[int]) -> None:
         recall_row, pad_row = starting_rows(weight[:known])
         rows = torch.stack([recall_row if i == recall_id else pad_row if i == pad_id else weight[i] for i in ids])
     index = torch.tensor(ids, device=weight.device)
-    model.set_input_embeddings(_RowsAsBefore(embeddings, index, rows, columns=False))
+    # An embedding that scales what it reads (transformers' ScaledWordEmbedding: Gemma's) reads these
+    # rows scaled too: scaled once here, not at every forward. The tied head's logits take them unscaled.
+    scaled = rows * getattr(embeddings, "embed_scale", 1.0)
+    model.set_input_embeddings(_RowsAsBefore(embeddings, index, scaled, columns=False))
     output = model.get_output_embeddings()
     if output is not None and output.weight.data_ptr() == weight.data_ptr():  # tied: the logits too
         model.set_output_embeddings(_RowsAsBefore(output, index, rows, columns=True))

@@ -38,7 +38,6 @@ from recall_core.types import Memory, Recall, RecallResult
 __all__ = ["ServedRecallGenerator"]
 
 
-
 @dataclass
 class _Decided:
     """What the running generate() call's first pass sent (:meth:`ServedRecallGenerator._first_pass`),
