@@ -13,7 +13,12 @@ Measures (``benchmarks.heldout``'s row fields):
 * ``facts``: memory questions answered (``correct``), more is better;
 * ``stale``: an earlier value of a changed fact (``stale``, of the rows with ``stale_possible``), fewer is better;
 * ``idk_with_answer``: "I don't know." with the answer among the notes (``unknown_with_answer``), fewer is better;
-* ``right_idk``: "I don't know." to a question whose answer was never said (``correct`` of ``unanswerable`` rows), more is better.
+* ``right_idk``: "I don't know." to a question whose answer was never said (``correct`` of ``unanswerable`` rows), more is better;
+* ``stale_of_valued``: ``stale`` again, on the changed facts that *both* methods answered with one
+  of the fact's values (the current or an earlier one), fewer is better. A method that names no
+  value is never stale, so ``stale`` alone favours the one that answers fewer changed facts; this
+  one asks which of the two, when both gave a value, gave the old one. It reads beside the goal's
+  count, and does not replace it.
 
 Usage:
     python -m benchmarks.paired --pair RUN/heldout.json@recall RUN/heldout.json@langchain
@@ -55,6 +60,8 @@ MEASURES = (
     Measure("stale", lambda r: r["kind"] == "memory" and bool(r.get("stale_possible")), lambda r: bool(r["stale"]), False),
     Measure("idk_with_answer", lambda r: r["kind"] == "memory", lambda r: bool(r["unknown_with_answer"]), False),
     Measure("right_idk", lambda r: r["kind"] == "unanswerable", lambda r: bool(r["correct"]), True),
+    Measure("stale_of_valued", lambda r: r["kind"] == "memory" and bool(r.get("stale_possible")) and bool(r["correct"] or r["stale"]),
+            lambda r: bool(r["stale"]), False),  # fmt: skip
 )
 
 

@@ -17,7 +17,8 @@ in one of five cases:
 
 The earlier values come from the families' questions, generated again for the run's seed and
 users. Notes are split where the engine's dated notes start (``[3 June 2024] ...``) for recall
-methods and at blank lines for the recipe's documents; a recall row whose split does not give as
+methods and at blank lines for the recipes' documents (LangChain's) and retrieved exchanges
+(LlamaIndex's); a recall row whose split does not give as
 many notes as it has scores is counted as ``unsplit``.
 
 Usage:
@@ -47,6 +48,7 @@ CASES = (
     "earlier value in an earlier note",
     "earlier value in no note",
 )
+RECIPES = ("langchain", "llamaindex")  # their notes are separated by blank lines
 DATED_NOTE = re.compile(r"\n(?=\[[^\]\n]{4,40}\] )")  # a line that opens with the note template's date
 
 
@@ -55,7 +57,7 @@ def split_notes(row: Mapping[str, Any]) -> list[str] | None:
     text = row.get("notes") or ""
     if not text:
         return []
-    if row["method"].startswith("langchain"):
+    if row["method"].startswith(RECIPES):
         return text.split("\n\n")
     notes = DATED_NOTE.split(text)
     scores = row.get("note_scores")

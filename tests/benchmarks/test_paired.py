@@ -26,12 +26,14 @@ def _run(tmp_path: Path, name: str, rows: list[dict[str, Any]]) -> Path:
 
 ROWS = [
     # q1: both right; q2: only recall; q3: only the recipe; q4: recall stale, the recipe right;
-    # q5: the recipe "I don't know." with the answer; u1: never said, recall abstains.
+    # q5: the recipe "I don't know." with the answer; u1: never said, recall abstains;
+    # q6: a changed fact, recall stale and the recipe naming neither value.
     _row("recall", "q1", correct=True), _row("langchain", "q1", correct=True),
     _row("recall", "q2", correct=True), _row("langchain", "q2"),
     _row("recall", "q3"), _row("langchain", "q3", correct=True),
     _row("recall", "q4", stale=True, stale_possible=True), _row("langchain", "q4", correct=True, stale_possible=True),
     _row("recall", "q5", correct=True), _row("langchain", "q5", unknown_with_answer=True),
+    _row("recall", "q6", stale=True, stale_possible=True), _row("langchain", "q6", stale_possible=True),
     _row("recall", "u1", kind="unanswerable", correct=True), _row("langchain", "u1", kind="unanswerable"),
     _row("recall", "extra", correct=True),  # asked of one method only: not paired
 ]  # fmt: skip
@@ -49,9 +51,11 @@ def test_the_sign_test_is_the_exact_two_sided_binomial():
 def test_each_measure_counts_the_paired_questions_and_the_discordant_ones(tmp_path: Path):
     path = _run(tmp_path, "dev", ROWS)
     c = compare(rows_of(f"{path}@recall"), rows_of(f"{path}@langchain"))
-    assert (c["paired"], c["only_in_a"], c["only_in_b"]) == (6, 1, 0)
-    assert {k: c["facts"][k] for k in ("a", "b", "of", "only_a", "only_b")} == {"a": 3, "b": 3, "of": 5, "only_a": 2, "only_b": 2}
-    assert {k: c["stale"][k] for k in ("a", "b", "of")} == {"a": 1, "b": 0, "of": 1}
+    assert (c["paired"], c["only_in_a"], c["only_in_b"]) == (7, 1, 0)
+    assert {k: c["facts"][k] for k in ("a", "b", "of", "only_a", "only_b")} == {"a": 3, "b": 3, "of": 6, "only_a": 2, "only_b": 2}
+    assert {k: c["stale"][k] for k in ("a", "b", "of")} == {"a": 2, "b": 0, "of": 2}
+    # q6 is stale for recall only because the recipe named no value: stale_of_valued leaves it out
+    assert {k: c["stale_of_valued"][k] for k in ("a", "b", "of", "only_a", "only_b")} == {"a": 1, "b": 0, "of": 1, "only_a": 1, "only_b": 0}
     assert (c["idk_with_answer"]["a"], c["idk_with_answer"]["b"]) == (0, 1)
     assert (c["right_idk"]["a"], c["right_idk"]["b"], c["right_idk"]["of"]) == (1, 0, 1)
 
@@ -60,10 +64,10 @@ def test_pooled_adds_the_sets_and_tests_over_all_of_them(tmp_path: Path):
     path = _run(tmp_path, "dev", ROWS)
     one = compare(rows_of(f"{path}@recall"), rows_of(f"{path}@langchain"))
     both = pooled([one, one])
-    assert both["facts"]["of"] == 10 and both["facts"]["only_a"] == 4 and both["facts"]["only_b"] == 4
+    assert both["facts"]["of"] == 12 and both["facts"]["only_a"] == 4 and both["facts"]["only_b"] == 4
     assert both["facts"]["p"] == sign_test(4, 4) == 1.0
     assert both["idk_with_answer"]["only_b"] == 2 and both["idk_with_answer"]["p"] == pytest.approx(0.5)
-    assert both["paired"] == 12
+    assert both["paired"] == 14
 
 
 def test_a_bad_spec_or_an_absent_method_is_refused_by_name(tmp_path: Path):
@@ -81,10 +85,11 @@ def test_the_command_writes_its_table_files_and_plot(tmp_path: Path, capsys: pyt
                  "--out", str(out)])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
-    assert "| dev@recall against dev@langchain | 3 · 3 / 5 (2 · 2, p = 1.000)" in printed
-    assert "| **pooled** | 6 · 6 / 10 (4 · 4, p = 1.000)" in printed
+    assert "| dev@recall against dev@langchain | 3 · 3 / 6 (2 · 2, p = 1.000)" in printed
+    assert "| **pooled** | 6 · 6 / 12 (4 · 4, p = 1.000)" in printed
+    assert "stale_of_valued ↓ |" in printed
     result = json.loads((out / "paired.json").read_text(encoding="utf-8"))
-    assert result["pooled"]["stale"]["a"] == 2 and (out / "paired.md").exists() and (out / "paired.png").stat().st_size > 0
+    assert result["pooled"]["stale"]["a"] == 4 and result["pooled"]["stale_of_valued"]["a"] == 2 and (out / "paired.md").exists() and (out / "paired.png").stat().st_size > 0
 
 
 def test_the_command_says_what_is_wrong_instead_of_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]):

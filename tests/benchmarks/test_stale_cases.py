@@ -37,12 +37,16 @@ def test_the_earlier_value_the_reply_names_is_the_one_looked_for():
     assert case_of(notes, ["Crunch"], ["Gold's Gym", "Planet Fitness"], "Gold's Gym.") == CASES[2]
 
 
-def test_notes_split_at_dated_notes_for_recall_and_blank_lines_for_the_recipe():
+def test_notes_split_at_dated_notes_for_recall_and_blank_lines_for_the_recipes():
     two = f"{NEW}\nAssistant: Nice.\n{OLD}"
     assert split_notes({"method": "recall", "notes": two, "note_scores": [0.5, 0.4]}) == [f"{NEW}\nAssistant: Nice.", OLD]
     assert split_notes({"method": "recall", "notes": two, "note_scores": [0.5]}) is None  # unsure: not guessed
     assert split_notes({"method": "langchain", "notes": "user: a\nassistant: b\n\nuser: c"}) == ["user: a\nassistant: b", "user: c"]
     assert split_notes({"method": "recall", "notes": ""}) == []
+    # LlamaIndex's retrieved exchanges are separated by blank lines too, and carry no dates or scores
+    block = "<memory>\n<RetrievedMessages>\n<message role='user'>a</message>\n\n<message role='user'>c</message>"
+    assert split_notes({"method": "llamaindex", "notes": block}) == [
+        "<memory>\n<RetrievedMessages>\n<message role='user'>a</message>", "<message role='user'>c</message>"]
 
 
 def test_a_run_is_read_with_its_questions_generated_again(tmp_path):
