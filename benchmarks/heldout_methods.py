@@ -13,14 +13,13 @@ system message and earlier exchanges as that framework takes them.
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.methods import PEER_K
-from benchmarks.common.peers import LANGCHAIN_SYSTEM, LangChainMethod, LlamaIndexMethod
+from benchmarks.common.methods import Answer
+from benchmarks.common.peers import LangChainMethod, LlamaIndexMethod
 from benchmarks.common.timing import timed_stream
 from benchmarks.heldout_memory import memory_turns
 from recall_core.training.families import base
@@ -146,44 +145,23 @@ class LangChainRecipe(LangChainMethod, Method):
     in the system message, after the caller's own system message."""
 
     def reply(self, call: Call) -> Reply:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-
-        started = time.perf_counter()
-        retriever = self.stores[call.question.user_id].as_retriever(search_kwargs={"k": PEER_K})
-        docs = retriever.invoke(call.question.text)
-        context = "\n\n".join(d.page_content for d in docs)
-        rag = LANGCHAIN_SYSTEM.format(context=context)
-        system = f"{call.system}\n\n{rag}" if call.system else rag
-        earlier = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in call.earlier]
-        messages = [SystemMessage(system), *earlier, HumanMessage(call.question.text)]
-        text, ttft, total = timed_stream(str(c.content) for c in self.chat.stream(messages))
-        retrieval_s = time.perf_counter() - started - total
-        tokens = len(self.tokenizer(self.chat._to_chat_prompt(messages)).input_ids)
-        return Reply(text, context, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
+        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier), "\n\n")
 
 
 class LlamaIndexRecipe(LlamaIndexMethod, Method):
     """LlamaIndex's recipe: ``HuggingFaceLLM`` + ``Memory`` with a ``VectorMemoryBlock`` (Chroma,
     the same encoder, top 4), each user's conversation flushed into the block as
-    :class:`~benchmarks.common.peers.LlamaIndexMethod` writes it. A call is a fresh session: the
-    earlier exchanges and the question go into a new ``Memory`` (what its block searches with), whose
-    ``get()`` opens with a system message holding what the block retrieved; the caller's system
-    message goes before them, as LlamaIndex's agents put their ``system_prompt``
-    (``llama_index.core.agent.workflow.base_agent``). The notes are the retrieved system message."""
+    :class:`~benchmarks.common.peers.LlamaIndexMethod` writes it. A call is a fresh session
+    (:meth:`~benchmarks.common.peers.LlamaIndexMethod.respond`): the earlier exchanges and the
+    question go into a new ``Memory``, the caller's system message before the one ``get()`` writes.
+    The notes are that retrieved system message."""
 
     name = "llamaindex"
 
     def reply(self, call: Call) -> Reply:
-        from llama_index.core.llms import ChatMessage
+        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier), "")
 
-        started = time.perf_counter()
-        memory = self._memory(call.question.user_id, 8192)  # a fresh session: nothing in the short-term queue
-        for message in [*call.earlier, {"role": "user", "content": call.question.text}]:  # the caller's system apart
-            memory.put(ChatMessage(role=message["role"], content=message["content"]))
-        retrieved = memory.get()
-        messages = [ChatMessage(role="system", content=call.system), *retrieved] if call.system else retrieved
-        retrieval_s = time.perf_counter() - started
-        text, ttft, total = timed_stream(r.delta or "" for r in self.llm.stream_chat(messages))
-        notes = next((m.content or "" for m in retrieved if m.role == "system"), "")
-        tokens = len(self.tokenizer(self.llm.messages_to_prompt(messages)).input_ids)
-        return Reply(text, notes, None, tokens, (ttft or 0.0) + retrieval_s, total + retrieval_s)
+
+def _reply(answer: Answer, joiner: str) -> Reply:
+    """A peer's :class:`~benchmarks.common.methods.Answer` as a :class:`Reply`: its retrieved texts as the notes."""
+    return Reply(answer.text, joiner.join(answer.retrieved), None, answer.processed_tokens, answer.ttft_s, answer.total_s)

@@ -10,7 +10,7 @@ when a recipe is built (they are the ``bench`` extra).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.common.methods import PEER_K, Answer, Method
@@ -75,16 +75,23 @@ class LangChainMethod(Method):
             self.stores[user.user_id] = store
 
     def answer(self, question: Question) -> Answer:
-        from langchain_core.messages import HumanMessage, SystemMessage
+        return self.respond(question.user_id, question.text)
+
+    def respond(self, user_id: str, question: str, system: str | None = None,
+                earlier: Sequence[Mapping[str, str]] = ()) -> Answer:  # fmt: skip
+        """The recipe's answer: the ``PEER_K`` exchanges retrieved for ``question`` in LangChain's RAG
+        system message (after ``system``, the caller's own, when given), then the ``earlier``
+        exchanges (``{"role", "content"}``) and the question. ``retrieved`` holds the exchanges."""
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         started = time.perf_counter()
-        docs = self.stores[question.user_id].as_retriever(search_kwargs={"k": PEER_K}).invoke(question.text)
-        context = "\n\n".join(doc.page_content for doc in docs)
-        messages = [SystemMessage(LANGCHAIN_SYSTEM.format(context=context)), HumanMessage(question.text)]
+        docs = self.stores[user_id].as_retriever(search_kwargs={"k": PEER_K}).invoke(question)
+        rag = LANGCHAIN_SYSTEM.format(context="\n\n".join(doc.page_content for doc in docs))
+        said = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in earlier]
+        messages = [SystemMessage(f"{system}\n\n{rag}" if system else rag), *said, HumanMessage(question)]
         text, ttft, total = timed_stream(str(chunk.content) for chunk in self.chat.stream(messages))
         retrieval_s = time.perf_counter() - started - total
-        prompt = self.chat._to_chat_prompt(messages)
-        tokens = len(self.tokenizer(prompt).input_ids)
+        tokens = len(self.tokenizer(self.chat._to_chat_prompt(messages)).input_ids)
         return Answer(text, tokens, 0, (ttft or 0.0) + retrieval_s, total + retrieval_s, [d.page_content for d in docs])
 
 
@@ -147,15 +154,25 @@ class LlamaIndexMethod(Method):
                 asyncio.run(self._block(user.user_id).aput(remaining, from_short_term_memory=True, session_id=user.user_id))
 
     def answer(self, question: Question) -> Answer:
+        return self.respond(question.user_id, question.text)
+
+    def respond(self, user_id: str, question: str, system: str | None = None,
+                earlier: Sequence[Mapping[str, str]] = ()) -> Answer:  # fmt: skip
+        """The recipe's answer in a fresh session: the ``earlier`` exchanges (``{"role", "content"}``)
+        and ``question`` go into a new ``Memory`` (what its block searches with), whose ``get()``
+        opens with a system message holding what the block retrieved; ``system``, the caller's own,
+        goes before it, as LlamaIndex's agents put their ``system_prompt``
+        (``llama_index.core.agent.workflow.base_agent``). ``retrieved`` holds that system message."""
         from llama_index.core.llms import ChatMessage
 
         started = time.perf_counter()
-        memory = self._memory(question.user_id, 8192)  # a fresh session: nothing in the short-term queue
-        memory.put(ChatMessage(role="user", content=question.text))
-        messages = memory.get()
+        memory = self._memory(user_id, 8192)  # a fresh session: nothing in the short-term queue
+        for message in [*earlier, {"role": "user", "content": question}]:  # the caller's system apart
+            memory.put(ChatMessage(role=message["role"], content=message["content"]))
+        retrieved = memory.get()
+        messages = [ChatMessage(role="system", content=system), *retrieved] if system else retrieved
         retrieval_s = time.perf_counter() - started
         text, ttft, total = timed_stream(r.delta or "" for r in self.llm.stream_chat(messages))
-        prompt = self.llm.messages_to_prompt(messages)
-        system = next((m.content or "" for m in messages if m.role == "system"), "")
-        return Answer(text, len(self.tokenizer(prompt).input_ids), 0, (ttft or 0.0) + retrieval_s,
-                      total + retrieval_s, [system] if system else [])
+        notes = next((m.content or "" for m in retrieved if m.role == "system"), "")
+        tokens = len(self.tokenizer(self.llm.messages_to_prompt(messages)).input_ids)
+        return Answer(text, tokens, 0, (ttft or 0.0) + retrieval_s, total + retrieval_s, [notes] if notes else [])
