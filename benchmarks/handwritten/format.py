@@ -18,7 +18,8 @@ A question's fields:
 - ``kind``: ``"memory"`` (the default: the answer was said) or ``"unanswerable"`` (it never was: the
   right reply says it does not know);
 - ``answers``: the ways to name the current value, any one of which counts (required for a memory
-  question, none for an unanswerable one);
+  question, none for an unanswerable one). They are matched as whole words, so list every way a
+  reply may write it: a date as "11 August", "11th of August" and "August 11";
 - ``stale``: the ways to name values it had before (a reply naming one and no answer is stale);
 - ``decoys``: values said of something else the question could be mistaken for;
 - ``evidence``: the ``[session, turn]`` (1-based session, 0-based turn) that says the answer;
