@@ -11,7 +11,9 @@ each under one or two sets of system messages). This study puts those runs side 
   answer, as a share of the memory questions (the goal: at most 5%);
 * **stale**: an earlier value of a changed fact, A and B (the goal: A's no more than B's), with
   the current value given beside it (a method that answers few changed facts is stale on few) and
-  the sign test on the questions only one of them is stale on (:func:`benchmarks.paired.compare`);
+  the sign test on the questions only one of them is stale on (:func:`benchmarks.paired.compare`),
+  and the same count on the changed facts both answered with one of the fact's values (``stale of
+  valued``: there the one that answers more is not stale more for answering);
 * **tokens** the model processed per question and the **first token** p50, A and B.
 
 The counts are :func:`benchmarks.heldout.summarize`'s, so a row here is the run's own row. Nothing
@@ -60,6 +62,7 @@ def standing(rows_a: Mapping[tuple[str, str], Any], rows_b: Mapping[tuple[str, s
         "facts_met": sa["answered"] > 0 if ratio is None else ratio >= FACTS_RATIO,
         "idk_share": sa["unknown_with_answer"] / memory, "idk_met": sa["unknown_with_answer"] / memory <= IDK_SHARE,
         "stale_met": sa["stale"] <= sb["stale"], "stale_paired": paired["stale"], "facts_paired": paired["facts"],
+        "stale_of_valued": paired["stale_of_valued"],
     }  # fmt: skip
 
 
@@ -92,22 +95,25 @@ def markdown(result: Mapping[str, Any]) -> str:
         f"A: `{result['a']}` · B: `{result['b']}`",
         "",
         "| set · family | facts A · B / questions (A / B) | \"I don't know.\" with the answer, A | stale A · B / changed "
-        "(only A · only B, p) | current value A · B | tokens A · B | first token p50 A · B |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "(only A · only B, p) | current value A · B | stale A · B where both gave a value | tokens A · B "
+        "| first token p50 A · B |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for label, s in [*((f"{r['set']} · {r['family']}", r) for r in result["rows"]), ("**all**", result["pooled"])]:
-        a, b, sp = s["a"], s["b"], s["stale_paired"]
+        a, b, sp, sv = s["a"], s["b"], s["stale_paired"], s["stale_of_valued"]
         ratio = "-" if s["facts_ratio"] is None else f"{s['facts_ratio']:.2f}x"
         lines.append(
             f"| {label} | {a['answered']} · {b['answered']} / {a['memory_questions']} ({ratio}, {_mark(s['facts_met'])}) "
             f"| {a['unknown_with_answer']} ({s['idk_share']:.1%}, {_mark(s['idk_met'])}) "
             f"| {a['stale']} · {b['stale']} / {a['stale_possible']} ({sp['only_a']} · {sp['only_b']}, p {sp['p']:.3f}; "
             f"{_mark(s['stale_met'])}) | {a['current_of_changed']} · {b['current_of_changed']} "
+            f"| {sv['a']} · {sv['b']} / {sv['of']} (p {sv['p']:.3f}) "
             f"| {a['processed_tokens']:.0f} · {b['processed_tokens']:.0f} | {_seconds(a)} · {_seconds(b)} |"
         )
     lines += ["", f"Goals (issue 19): facts at least {FACTS_RATIO}x B's; \"I don't know.\" with the answer among the notes "
               f"on at most {IDK_SHARE:.0%} of memory questions; stale no more than B's. Stale: an earlier value of a "
-              "changed fact; p: two-sided exact sign test on the changed facts only one method is stale on."]  # fmt: skip
+              "changed fact; p: two-sided exact sign test on the changed facts only one method is stale on. Where both "
+              "gave a value: the changed facts both answered with the current or an earlier value (not the goal)."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

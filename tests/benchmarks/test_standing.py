@@ -49,6 +49,7 @@ def test_each_family_reads_the_three_goals_on_its_own_counts(tmp_path: Path):
     assert (x["a"]["answered"], x["b"]["answered"], x["facts_ratio"], x["facts_met"]) == (3, 2, 1.5, True)
     assert (x["a"]["stale"], x["b"]["stale"], x["stale_met"]) == (1, 0, False)
     assert (x["a"]["current_of_changed"], x["stale_paired"]["only_a"], x["stale_paired"]["of"]) == (1, 1, 2)
+    assert x["stale_of_valued"]["of"] == 0  # the recipe gave no value for either changed fact
     assert (y["facts_ratio"], y["facts_met"]) == (None, True)  # the recipe answered none
     assert y["idk_share"] == pytest.approx(1 / 3) and not y["idk_met"]
     assert x["idk_met"] and y["stale_met"]
@@ -71,6 +72,7 @@ def test_main_writes_the_table_and_the_figure_and_refuses_a_missing_method(tmp_p
     assert main([*_args((path, path)), "--out", str(out)]) == 0
     table = capsys.readouterr().out
     assert "| dev · x | 3 · 2 / 4 (1.50x, met)" in table
+    assert "| 1 · 0 | 0 · 0 / 0 (p 1.000) | 100 · 300 |" in table  # current value, stale where both gave a value, tokens
     assert "| dev · y | 2 · 0 / 3 (-, met) | 1 (33.3%, **missed**)" in table
     assert "| **all** | 5 · 2 / 7 (2.50x, met)" in table
     assert {p.name for p in out.iterdir()} == {"standing.json", "standing.md", "standing.png"}
