@@ -8,7 +8,7 @@ read as draws. Each ``--recipe NAME SPEC [SPEC ...]`` names one recipe and its d
 ``PATH@METHOD`` of a ``benchmarks.heldout`` run; every draw of every recipe must be asked the
 same questions (one seed, the same families and users), which is checked.
 
-For each measure of :data:`benchmarks.paired.MEASURES` the table gives each draw's count, and
+For each measure of :data:`benchmarks.paired.PER_RUN_MEASURES` the table gives each draw's count, and
 each recipe's mean and range. Two readings across recipes:
 
 * **draws**: the exact permutation test of the difference in mean counts, over every way of
@@ -38,7 +38,7 @@ from typing import Any
 from benchmarks.common.args import OUT
 from benchmarks.common.plotting import pyplot, save
 from benchmarks.common.results import write_results
-from benchmarks.paired import MEASURES, Row, rows_of, run_pairs, short_name
+from benchmarks.paired import PER_RUN_MEASURES, Row, rows_of, run_pairs, short_name
 
 Rows = Mapping[tuple[str, str], Row]
 
@@ -46,7 +46,7 @@ Rows = Mapping[tuple[str, str], Row]
 def counts(rows: Rows, keys: Sequence[tuple[str, str]]) -> dict[str, dict[str, int]]:
     """Each measure of one draw on ``keys``: hits and the questions counted."""
     out = {}
-    for m in MEASURES:
+    for m in PER_RUN_MEASURES:
         counted = [k for k in keys if m.counted(rows[k])]
         out[m.name] = {"hits": sum(m.hit(rows[k]) for k in counted), "of": len(counted)}
     return out
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for name, recipe in draws.items():
         per_draw = {spec: counts(rows, keys) for spec, rows in recipe.items()}
         summary = {}
-        for m in MEASURES:
+        for m in PER_RUN_MEASURES:
             hits = [c[m.name]["hits"] for c in per_draw.values()]
             summary[m.name] = {"mean": statistics.fmean(hits), "min": min(hits), "max": max(hits),
                                "of": next(iter(per_draw.values()))[m.name]["of"]}  # fmt: skip
@@ -105,27 +105,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if len(recipes) == 2:
         result["between"] = {m.name: permutation_p([c[m.name]["hits"] for c in recipes[0]["draws"].values()],
                                                    [c[m.name]["hits"] for c in recipes[1]["draws"].values()])
-                             for m in MEASURES}  # fmt: skip
+                             for m in PER_RUN_MEASURES}  # fmt: skip
     write_results(args.out, "draws", result, markdown(result), plot)
     return result
 
 
 def markdown(result: Mapping[str, Any]) -> str:
     """Per recipe: each draw's counts, then mean and range; the permutation p and the agreement."""
-    head = "| recipe · draw | " + " | ".join(m.name + (" ↑" if m.more_is_better else " ↓") for m in MEASURES) + " |"
-    lines = [head, "|" + " --- |" * (len(MEASURES) + 1)]
+    head = "| recipe · draw | " + " | ".join(m.name + (" ↑" if m.more_is_better else " ↓") for m in PER_RUN_MEASURES) + " |"
+    lines = [head, "|" + " --- |" * (len(PER_RUN_MEASURES) + 1)]
     for recipe in result["recipes"]:
         for spec, c in recipe["draws"].items():
             lines.append(f"| {recipe['name']} · {short_name(spec)} | "
-                         + " | ".join(f"{c[m.name]['hits']} / {c[m.name]['of']}" for m in MEASURES) + " |")  # fmt: skip
+                         + " | ".join(f"{c[m.name]['hits']} / {c[m.name]['of']}" for m in PER_RUN_MEASURES) + " |")  # fmt: skip
         s = recipe["summary"]
         lines.append(f"| **{recipe['name']}: mean (range)** | "
-                     + " | ".join(f"**{s[m.name]['mean']:.1f}** ({s[m.name]['min']}-{s[m.name]['max']})" for m in MEASURES)
+                     + " | ".join(f"**{s[m.name]['mean']:.1f}** ({s[m.name]['min']}-{s[m.name]['max']})" for m in PER_RUN_MEASURES)
                      + " |")  # fmt: skip
     if "between" in result:
         first, second = (r["name"] for r in result["recipes"])
         lines.append(f"| {first} against {second}: permutation p over draws | "
-                     + " | ".join(f"{result['between'][m.name]:.3f}" for m in MEASURES) + " |")  # fmt: skip
+                     + " | ".join(f"{result['between'][m.name]:.3f}" for m in PER_RUN_MEASURES) + " |")  # fmt: skip
     lines += ["", "Facts answered by k of a recipe's n draws (memory questions):", ""]
     for recipe in result["recipes"]:
         lines.append(f"- {recipe['name']}: " + ", ".join(f"{k} of {len(recipe['draws'])}: {n}"

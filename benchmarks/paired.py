@@ -63,6 +63,9 @@ MEASURES = (
     Measure("stale_of_valued", lambda r: r["kind"] == "memory" and bool(r.get("stale_possible")) and bool(r["correct"] or r["stale"]),
             lambda r: bool(r["stale"]), False),  # fmt: skip
 )
+#: The measures one run's rows decide alone (:mod:`benchmarks.draws` counts each draw with them);
+#: ``stale_of_valued``'s questions depend on both methods' replies, so it is only read in a pair.
+PER_RUN_MEASURES = tuple(m for m in MEASURES if m.name != "stale_of_valued")
 
 
 def sign_test(only_a: int, only_b: int) -> float:
