@@ -300,6 +300,7 @@ def family_names(text: str) -> list[str]:
     refused by name."""
     # a file by its normalised path ("./mine.json" and "mine.json" are one family, and pair)
     names = [n if n in ASKED_FAMILIES else os.path.normpath(n) for n in (n.strip() for n in text.split(",")) if n]
+    names = list(dict.fromkeys(names))  # a family named twice is asked once
     for name in names or [""]:
         if name in ASKED_FAMILIES:
             continue

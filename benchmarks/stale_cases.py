@@ -49,6 +49,7 @@ CASES = (
     "earlier value in no note",
 )
 RECIPES = ("langchain", "llamaindex")  # their notes are separated by blank lines
+LLAMAINDEX_BATCH = re.compile(r"(?<=</message>)\n\n(?=<message role=)")  # between its retrieved batches
 DATED_NOTE = re.compile(r"\n(?=\[[^\]\n]{4,40}\] )")  # a line that opens with the note template's date
 
 
@@ -57,6 +58,8 @@ def split_notes(row: Mapping[str, Any]) -> list[str] | None:
     text = row.get("notes") or ""
     if not text:
         return []
+    if row["method"].startswith("llamaindex"):  # a message's own blank lines stay inside it
+        return LLAMAINDEX_BATCH.split(text)
     if row["method"].startswith(RECIPES):
         return text.split("\n\n")
     notes = DATED_NOTE.split(text)

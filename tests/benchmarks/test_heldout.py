@@ -138,3 +138,7 @@ def test_a_recall_row_keeps_each_injected_notes_score_in_the_notes_order():
     finally:
         method.close()
     assert generator.config.memories in counts  # a call with two notes among them: both scores kept
+
+
+def test_a_family_named_twice_is_asked_once():
+    assert parse_args(["--families", "dates,dates,paraphrase"]).families == ["dates", "paraphrase"]
