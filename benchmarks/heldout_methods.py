@@ -145,7 +145,7 @@ class LangChainRecipe(LangChainMethod, Method):
     in the system message, after the caller's own system message."""
 
     def reply(self, call: Call) -> Reply:
-        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier), "\n\n")
+        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier))
 
 
 class LlamaIndexRecipe(LlamaIndexMethod, Method):
@@ -159,9 +159,10 @@ class LlamaIndexRecipe(LlamaIndexMethod, Method):
     name = "llamaindex"
 
     def reply(self, call: Call) -> Reply:
-        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier), "")
+        return _reply(self.respond(call.question.user_id, call.question.text, call.system, call.earlier))
 
 
-def _reply(answer: Answer, joiner: str) -> Reply:
-    """A peer's :class:`~benchmarks.common.methods.Answer` as a :class:`Reply`: its retrieved texts as the notes."""
-    return Reply(answer.text, joiner.join(answer.retrieved), None, answer.processed_tokens, answer.ttft_s, answer.total_s)
+def _reply(answer: Answer) -> Reply:
+    """A peer's :class:`~benchmarks.common.methods.Answer` as a :class:`Reply`: its retrieved texts,
+    a blank line apart (LangChain's documents; LlamaIndex's one system message), as the notes."""
+    return Reply(answer.text, "\n\n".join(answer.retrieved), None, answer.processed_tokens, answer.ttft_s, answer.total_s)

@@ -55,17 +55,23 @@ class Measure:
     more_is_better: bool
 
 
-MEASURES = (
+def _changed_fact(r: Row) -> bool:
+    """A memory question about a fact that changed: the rows a stale answer is counted on."""
+    return r["kind"] == "memory" and bool(r.get("stale_possible"))
+
+
+#: The measures one run's rows decide alone (:mod:`benchmarks.draws` counts each draw with them).
+PER_RUN_MEASURES = (
     Measure("facts", lambda r: r["kind"] == "memory", lambda r: bool(r["correct"]), True),
-    Measure("stale", lambda r: r["kind"] == "memory" and bool(r.get("stale_possible")), lambda r: bool(r["stale"]), False),
+    Measure("stale", _changed_fact, lambda r: bool(r["stale"]), False),
     Measure("idk_with_answer", lambda r: r["kind"] == "memory", lambda r: bool(r["unknown_with_answer"]), False),
     Measure("right_idk", lambda r: r["kind"] == "unanswerable", lambda r: bool(r["correct"]), True),
-    Measure("stale_of_valued", lambda r: r["kind"] == "memory" and bool(r.get("stale_possible")) and bool(r["correct"] or r["stale"]),
-            lambda r: bool(r["stale"]), False),  # fmt: skip
 )
-#: The measures one run's rows decide alone (:mod:`benchmarks.draws` counts each draw with them);
 #: ``stale_of_valued``'s questions depend on both methods' replies, so it is only read in a pair.
-PER_RUN_MEASURES = tuple(m for m in MEASURES if m.name != "stale_of_valued")
+MEASURES = (
+    *PER_RUN_MEASURES,
+    Measure("stale_of_valued", lambda r: _changed_fact(r) and bool(r["correct"] or r["stale"]), lambda r: bool(r["stale"]), False),
+)
 
 
 def sign_test(only_a: int, only_b: int) -> float:

@@ -17,8 +17,8 @@ in one of five cases:
 
 The earlier values come from the families' questions, generated again for the run's seed and
 users. Notes are split where the engine's dated notes start (``[3 June 2024] ...``) for recall
-methods and at blank lines for the recipes' documents (LangChain's) and retrieved exchanges
-(LlamaIndex's); a recall row whose split does not give as
+methods, at blank lines for LangChain's documents, and between the retrieved message batches
+(``</message>`` then a blank line) for LlamaIndex's; a recall row whose split does not give as
 many notes as it has scores is counted as ``unsplit``.
 
 Usage:
@@ -48,7 +48,6 @@ CASES = (
     "earlier value in an earlier note",
     "earlier value in no note",
 )
-RECIPES = ("langchain", "llamaindex")  # their notes are separated by blank lines
 LLAMAINDEX_BATCH = re.compile(r"(?<=</message>)\n\n(?=<message role=)")  # between its retrieved batches
 DATED_NOTE = re.compile(r"\n(?=\[[^\]\n]{4,40}\] )")  # a line that opens with the note template's date
 
@@ -60,7 +59,7 @@ def split_notes(row: Mapping[str, Any]) -> list[str] | None:
         return []
     if row["method"].startswith("llamaindex"):  # a message's own blank lines stay inside it
         return LLAMAINDEX_BATCH.split(text)
-    if row["method"].startswith(RECIPES):
+    if row["method"].startswith("langchain"):
         return text.split("\n\n")
     notes = DATED_NOTE.split(text)
     scores = row.get("note_scores")

@@ -43,7 +43,7 @@ def test_notes_split_at_dated_notes_for_recall_and_blank_lines_for_the_recipes()
     assert split_notes({"method": "recall", "notes": two, "note_scores": [0.5]}) is None  # unsure: not guessed
     assert split_notes({"method": "langchain", "notes": "user: a\nassistant: b\n\nuser: c"}) == ["user: a\nassistant: b", "user: c"]
     assert split_notes({"method": "recall", "notes": ""}) == []
-    # LlamaIndex's retrieved exchanges are separated by blank lines too, and carry no dates or scores
+    # LlamaIndex's notes split between its retrieved message batches; they carry no dates or scores
     block = "<memory>\n<RetrievedMessages>\n<message role='user'>a\n\nb</message>\n\n<message role='user'>c</message>"
     assert split_notes({"method": "llamaindex", "notes": block}) == [  # a message's own blank line stays in it
         "<memory>\n<RetrievedMessages>\n<message role='user'>a\n\nb</message>", "<message role='user'>c</message>"]
