@@ -301,6 +301,7 @@ def family_names(text: str) -> list[str]:
     # a file by its normalised path ("./mine.json" and "mine.json" are one family, and pair)
     names = [n if n in ASKED_FAMILIES else os.path.normpath(n) for n in (n.strip() for n in text.split(",")) if n]
     names = list(dict.fromkeys(names))  # a family named twice is asked once
+    owner: dict[str, str] = {}
     for name in names or [""]:
         if name in ASKED_FAMILIES:
             continue
@@ -308,9 +309,13 @@ def family_names(text: str) -> list[str]:
             raise argparse.ArgumentTypeError(f"--families must name families of {', '.join(ASKED_FAMILIES)} or JSON "
                                              f"files of conversations, got {text!r}")  # fmt: skip
         try:
-            handwritten.from_file(name)
+            users = handwritten.from_file(name).raw_users()
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+        for user in users:  # files asked together share one memory store: a user in two would be one
+            if owner.setdefault(user["user_id"], name) != name:
+                raise argparse.ArgumentTypeError(f"user_id {user['user_id']!r} is in {owner[user['user_id']]} and in "
+                                                 f"{name}: each user must be unique across the files asked")  # fmt: skip
     return names
 
 

@@ -152,7 +152,8 @@ def from_file(path: str | Path) -> HandwrittenFamily:
     if not file.is_file():
         raise ValueError(f"{path}: no such file (a JSON list of users: benchmarks/handwritten/format.py)")
     name = os.path.normpath(path)  # "./mine.json" and "mine.json" are one family
-    family = HandwrittenFamily(name, f"Conversations read from {name}.", file)
+    # read once per file, however its path is written (the file is read when first asked, and cached)
+    family = HandwrittenFamily(name, f"Conversations read from {name}.", file.resolve())
     family.raw_users()  # checked now, not at the first question
     return family
 

@@ -27,8 +27,11 @@ A question's fields:
 - ``key``: a name for the question (default ``USER-qNN``).
 
 Whatever is wrong is refused with a ``ValueError`` that names the file, the place and the field.
-Answers are matched as Latin letters and digits, whole words, case and accents ignored ("Gdańsk"
-is read "gda sk", which a reply saying "Gdańsk" still matches): a value without any is refused.
+Values are matched as letters and digits of any script, whole words, case, accents and punctuation
+ignored (``base.normal``: "Gdańsk" and "Gdansk" are one word, "Łódź" is "lodz", Chinese and
+Japanese are read a character at a time). A value that every reply could name is refused: one with
+no letter or digit, or one made only of single letters and words such as "the" or "my" ("A" for
+a blood type matches the "a" of any reply: write "type A" or "A positive", as a reply would).
 """
 
 from __future__ import annotations
@@ -90,14 +93,25 @@ def _texts(value: Any, where: str) -> list[str]:
     return [_text(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
+# Words nearly every reply has, once punctuation is a break ("I'd" is "i d", "it's" is "it s"): a
+# value made of nothing else would be found in replies that do not name it.
+_EVERY_REPLY = frozenset("a an the i me my mine you your yours it its is are was be to of and or in on at for "
+                         "with that this not no yes s d m t ll re ve".split())  # fmt: skip
+
+
 def _values(value: Any, where: str) -> list[str]:
-    """Values a reply is scored on: ``base.names`` compares their letters a-z and digits as whole
-    words, so a value without any (another script, punctuation) would match every reply."""
+    """Values a reply is scored on. ``base.names`` finds them as whole words, letters and digits only,
+    so a value with none, or with only words every reply has, would be found in any reply."""
     values = _texts(value, where)
     for i, text in enumerate(values):
-        if not base.normal(text).strip():
-            raise ValueError(f"{where}[{i}]: {text!r} has no letter a-z or digit, which is all the scorer reads "
-                             "(it compares Latin letters and digits as whole words: accents are dropped)")  # fmt: skip
+        words = base.normal(text).split()
+        if not words:
+            raise ValueError(f"{where}[{i}]: {text!r} has no letter or digit, which is all the scorer reads "
+                             "(whole words, case, accents and punctuation ignored)")  # fmt: skip
+        if all(len(word) == 1 and not word.isdigit() or word in _EVERY_REPLY for word in words):
+            raise ValueError(f"{where}[{i}]: {text!r} would be found in replies that do not name it (the scorer reads "
+                             f"it as {' '.join(words)!r}, words most replies have): write it as a reply would, "
+                             "with a word beside it, such as 'type A' for 'A'")  # fmt: skip
     return values
 
 
@@ -111,6 +125,7 @@ def _user(raw: Any, where: str) -> dict[str, Any]:
     user = _fields(raw, where, _USER_FIELDS, _USER_FIELDS)
     user_id = _text(user["user_id"], f"{where}.user_id")
     sessions = [_session(s, f"{where}.sessions[{i}]") for i, s in enumerate(_list(user["sessions"], f"{where}.sessions"))]
+    _in_order(sessions, f"{where}.sessions")
     questions = [_question(q, f"{where}.questions[{j}]", user_id, j, sessions)
                  for j, q in enumerate(_list(user["questions"], f"{where}.questions"))]  # fmt: skip
     return {"user_id": user_id, "sessions": sessions, "questions": questions}
@@ -132,6 +147,21 @@ def _session(raw: Any, where: str) -> dict[str, Any]:
     return {"date": date, "turns": turns}
 
 
+def _in_order(sessions: list[dict[str, Any]], where: str) -> None:
+    """Sessions are stored with their dates, and a later value wins by date: they must be in the
+    order they happened, with a UTC offset on all dates or on none (the two cannot be compared)."""
+    dates = [datetime.fromisoformat(session["date"]) for session in sessions]
+    zoned = [date.tzinfo is not None for date in dates]
+    if any(zoned) and not all(zoned):
+        i = zoned.index(not zoned[0])
+        raise ValueError(f"{where}[{i}].date: {sessions[i]['date']!r} {'has' if zoned[i] else 'lacks'} a UTC offset and "
+                         f"{where}[0].date {'does not' if zoned[i] else 'does'}: give one on every date or on none")  # fmt: skip
+    for i in range(1, len(dates)):
+        if dates[i] < dates[i - 1]:
+            raise ValueError(f"{where}[{i}].date: {sessions[i]['date']!r} is before the session above it "
+                             f"({sessions[i - 1]['date']!r}): list sessions in the order they happened")  # fmt: skip
+
+
 def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[dict[str, Any]]) -> dict[str, Any]:
     question = _fields(raw, where, _QUESTION_FIELDS, ("text",))
     kind = question.get("kind", "memory")
@@ -146,6 +176,9 @@ def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[di
         [s, index] for s, session in enumerate(sessions, start=1)
         for index, turn in enumerate(session["turns"]) if any(base.names(turn["content"], a) for a in answers)
     ]  # fmt: skip
+    if kind == "memory" and not evidence and "evidence" in question:
+        raise ValueError(f"{where}.evidence: a memory question needs at least one [session, turn] (or leave "
+                         "evidence out: the turns that name one of its answers are taken)")  # fmt: skip
     if kind == "memory" and not evidence:
         raise ValueError(f"{where}.answers: none of {answers} is said in any turn: give evidence "
                          "([[session, turn]]) or an answer worded as the conversation words it")  # fmt: skip

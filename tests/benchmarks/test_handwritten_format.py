@@ -12,6 +12,7 @@ import pytest
 from benchmarks import handwritten
 from benchmarks.handwritten.format import read_users
 from benchmarks.heldout import asked_families, calls_of, parse_args, replies_markdown
+from recall_core.training.families import base
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "conversations.json"
 
@@ -73,14 +74,30 @@ def _broken(change) -> list[dict]:
     (lambda r: r[0]["questions"][1].update(evidence=[[1, 3]]), r"evidence\[0\]: must be \[session, turn\]"),
     (lambda r: r[0]["questions"][1].update(key="example-ines-q00"), r"questions\[1\].key 'example-ines-q00' is another"),
     (lambda r: r[1]["questions"][0].update(key="example-ines-q00"), r"users\[1\].questions\[0\].key .* keys must be unique"),
-    (lambda r: r[0]["questions"][1].update(answers=["Маргерит"]), r"answers\[0\]: 'Маргерит' has no letter a-z or digit"),
-    (lambda r: r[0]["questions"][0].update(stale=["?"]), r"stale\[0\]: '\?' has no letter"),
+    (lambda r: r[0]["questions"][1].update(evidence=[]), r"questions\[1\].evidence: a memory question needs at least one"),
+    (lambda r: r[0]["sessions"][1].update(date="2025-01-01T09:00"), r"sessions\[1\].date: '2025-01-01T09:00' is before the session above it"),
+    (lambda r: r[0]["sessions"][1].update(date="2025-03-10T08:05+01:00"), r"sessions\[1\].date: .* has a UTC offset and .*sessions\[0\].date does not"),
+    (lambda r: r[0]["questions"][0].update(stale=["?"]), r"stale\[0\]: '\?' has no letter or digit"),
+    (lambda r: r[0]["questions"][0].update(stale=["A"]), r"stale\[0\]: 'A' would be found in replies that do not name it"),
+    (lambda r: r[0]["questions"][0].update(decoys=["it's"]), r"decoys\[0\]: \"it's\" would be found .* as 'it s'"),
 ])  # fmt: skip
 def test_a_file_not_in_the_format_is_refused_by_place_and_field(tmp_path, change, message):
     path = _write(tmp_path, _broken(change))
     with pytest.raises(ValueError, match=message) as error:
         handwritten.from_file(path)
     assert str(path) in str(error.value)
+
+
+def test_values_in_any_script_are_read_with_accents_ignored(tmp_path):
+    """A value in another script, or written without the accents the conversation gives it, is
+    read as the conversation's: its evidence is found and a reply naming it either way is right."""
+    raw = _raw()
+    raw[0]["sessions"][0]["turns"][0]["content"] += " Моя сестра живёт в Łódź."
+    raw[0]["questions"].append({"text": "Where does my sister live?", "answers": ["Lodz"]})
+    question = handwritten.from_file(_write(tmp_path, raw)).generate(0, users=1)[0].questions[4]
+    assert question.evidence == ((1, 0),)
+    assert all(base.score(question, reply)["correct"] for reply in ("In Łódź.", "In Lodz.", "łódź!"))
+    assert not base.score(question, "I'd say so.")["correct"]
 
 
 def test_a_byte_order_mark_is_read_and_a_file_not_in_utf8_is_named(tmp_path):
@@ -138,6 +155,13 @@ def test_two_families_with_the_same_user_are_refused(tmp_path):
     first, second = str(_write(tmp_path, _raw(), "a.json")), str(_write(tmp_path, _raw(), "b.json"))
     with pytest.raises(ValueError, match=r"user_id 'example-ines' is in .*a.json and in .*b.json"):
         asked_families([first, second], 0, users=10)
+
+
+def test_two_files_with_the_same_user_are_refused_as_an_option_error(tmp_path, capsys):
+    first, second = str(_write(tmp_path, _raw(), "a.json")), str(_write(tmp_path, _raw(), "b.json"))
+    with pytest.raises(SystemExit):
+        parse_args(["--families", f"{first},{second}"])
+    assert "user_id 'example-ines' is in" in capsys.readouterr().err
 
 
 def test_replies_are_shown_side_by_side_with_their_verdicts():

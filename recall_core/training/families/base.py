@@ -15,6 +15,7 @@ A family module exposes:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 #: Roles a turn may have.
@@ -99,9 +100,29 @@ _UNKNOWN = re.compile(
 )
 
 
+# Letters with no accent to strip in Unicode (NFKD leaves them whole), read as their usual Latin
+# spelling so that "Łódź" and "Lodz", "Snæfellsnes" and "Snaefellsnes" are one word.
+_LATIN = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"})
+# Scripts written without spaces between words: each character is a word of its own, so that a
+# value matches the characters it is written with inside a longer run of them.
+_UNSPACED = re.compile(r"([\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+
+
 def normal(text: str) -> str:
-    """Lower case, punctuation to spaces, one space between words, padded with spaces."""
-    return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+    """Case, accents and punctuation dropped, one space between words, padded with spaces.
+
+    Letters and digits of every script are kept ("Gdańsk" is read "gdansk", "Київ" "київ"); an
+    accent is dropped from a Latin, Greek or Cyrillic letter only, and a script written without
+    spaces (Chinese, Japanese, Thai) is read a character at a time. ASCII text reads as it always
+    has: lower case, runs of anything but a-z and 0-9 as one space.
+    """
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFKD", text.casefold()):
+        if unicodedata.combining(char) and kept and kept[-1] < "\u0530":
+            continue  # an accent on a Latin, Greek or Cyrillic letter; a kana's voicing mark stays
+        kept.append(char)
+    words = _UNSPACED.sub(r" \1 ", unicodedata.normalize("NFC", "".join(kept)).translate(_LATIN))
+    return " " + re.sub(r"[\W_]+", " ", words).strip() + " "
 
 
 def names(answer: str, value: str) -> bool:
