@@ -17,9 +17,11 @@ in one of five cases:
 
 The earlier values come from the families' questions, generated again for the run's seed and
 users. Notes are split where the engine's dated notes start (``[3 June 2024] ...``) for recall
-methods, at blank lines for LangChain's documents, and between the retrieved message batches
-(``</message>`` then a blank line) for LlamaIndex's; a recall row whose split does not give as
-many notes as it has scores is counted as ``unsplit``.
+methods, into the documents it retrieved for LangChain's (each an exchange of the user's, as the
+recipe wrote it: a reply's own blank lines stay in it), and between the retrieved message batches
+(``</message>`` then a blank line) for LlamaIndex's; a row whose split is unsure (a recall row
+with not as many notes as scores, a LangChain row whose text is not the user's exchanges) is
+counted as ``unsplit``.
 
 Usage:
     python -m benchmarks.stale_cases RUN/heldout.json [RUN2/heldout.json ...]
@@ -32,11 +34,12 @@ import argparse
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.common.args import OUT
+from benchmarks.common.peers import exchanges
 from benchmarks.common.results import report, write_results
 from benchmarks.heldout import asked_families
 from recall_core.training.families import base
@@ -52,18 +55,35 @@ LLAMAINDEX_BATCH = re.compile(r"(?<=</message>)\n\n(?=<message role=)")  # betwe
 DATED_NOTE = re.compile(r"\n(?=\[[^\]\n]{4,40}\] )")  # a line that opens with the note template's date
 
 
-def split_notes(row: Mapping[str, Any]) -> list[str] | None:
-    """The notes one row's method read, in order; ``None`` when a recall row's split is unsure."""
+def split_notes(row: Mapping[str, Any], documents: Collection[str] = ()) -> list[str] | None:
+    """The notes one row's method read, in order; ``None`` when the split is unsure.
+
+    ``documents`` are the texts LangChain's recipe could have retrieved for the row's user (its
+    exchanges, :func:`benchmarks.common.peers.exchanges`), which its notes join a blank line apart.
+    """
     text = row.get("notes") or ""
     if not text:
         return []
     if row["method"].startswith("llamaindex"):  # a message's own blank lines stay inside it
         return LLAMAINDEX_BATCH.split(text)
     if row["method"].startswith("langchain"):
-        return text.split("\n\n")
+        return _documents(text, documents)
     notes = DATED_NOTE.split(text)
     scores = row.get("note_scores")
     return notes if scores is None or len(scores) == len(notes) else None
+
+
+def _documents(text: str, documents: Collection[str]) -> list[str] | None:
+    """``text`` cut back into the ``documents`` it joins with blank lines (the longest that fits at
+    each place), or ``None`` when it is not made of them."""
+    notes, at = [], 0
+    while at < len(text):
+        document = max((d for d in documents if text.startswith(d, at)), key=len, default=None)
+        if document is None:
+            return None
+        notes.append(document)
+        at += len(document) + len("\n\n")
+    return notes
 
 
 def first_naming(notes: Sequence[str], values: Sequence[str]) -> int | None:
@@ -84,15 +104,17 @@ def case_of(notes: Sequence[str], current: Sequence[str], earlier: Sequence[str]
     return CASES[2] if at_earlier > at_current else CASES[3]
 
 
-def earlier_values(run: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, ...]]:
-    """``(family, key)`` -> the earlier values of that question's fact, from the families generated again."""
+def asked_questions(run: Mapping[str, Any]) -> dict[tuple[str, str], tuple[tuple[str, ...], frozenset[str]]]:
+    """``(family, key)`` -> the earlier values of that question's fact and its user's exchanges (what
+    LangChain's recipe retrieves from), from the families generated again."""
     data = asked_families(run["families"], run["seed"], run["users"])
-    return {(f, q.key): tuple(q.stale) for f, users in data.items() for u in users for q in u.questions}
+    return {(f, q.key): (tuple(q.stale), frozenset(text for text, _, _ in exchanges(u)))
+            for f, users in data.items() for u in users for q in u.questions}  # fmt: skip
 
 
 def study(run: Mapping[str, Any]) -> dict[str, Any]:
     """Per method of ``run``: its stale replies by case, each with its question, reply and case."""
-    stale_of = earlier_values(run)
+    asked = asked_questions(run)
     out: dict[str, Any] = {}
     for method in dict.fromkeys(r["method"] for r in run["rows"]):
         rows = [r for r in run["rows"] if r["method"] == method and r["kind"] == "memory" and r.get("stale_possible")]
@@ -100,8 +122,9 @@ def study(run: Mapping[str, Any]) -> dict[str, Any]:
         for row in rows:
             if not row["stale"]:
                 continue
-            notes = split_notes(row)
-            case = "unsplit" if notes is None else case_of(notes, row["answers"], stale_of[(row["family"], row["key"])], row["reply"])
+            earlier, documents = asked[(row["family"], row["key"])]
+            notes = split_notes(row, documents)
+            case = "unsplit" if notes is None else case_of(notes, row["answers"], earlier, row["reply"])
             cases[case] += 1
             listed.append({"family": row["family"], "key": row["key"], "question": row["question"],
                            "reply": row["reply"], "case": case})  # fmt: skip

@@ -37,11 +37,15 @@ def test_the_earlier_value_the_reply_names_is_the_one_looked_for():
     assert case_of(notes, ["Crunch"], ["Gold's Gym", "Planet Fitness"], "Gold's Gym.") == CASES[2]
 
 
-def test_notes_split_at_dated_notes_for_recall_and_blank_lines_for_the_recipes():
+def test_notes_split_at_dated_notes_for_recall_and_into_what_each_recipe_retrieved():
     two = f"{NEW}\nAssistant: Nice.\n{OLD}"
     assert split_notes({"method": "recall", "notes": two, "note_scores": [0.5, 0.4]}) == [f"{NEW}\nAssistant: Nice.", OLD]
     assert split_notes({"method": "recall", "notes": two, "note_scores": [0.5]}) is None  # unsure: not guessed
-    assert split_notes({"method": "langchain", "notes": "user: a\nassistant: b\n\nuser: c"}) == ["user: a\nassistant: b", "user: c"]
+    # LangChain's notes split into the exchanges it retrieved, a reply's own blank lines kept in it
+    documents = {"user: a\nassistant: b\n\nuser: x", "user: a", "user: c", "user: d"}
+    joined = "user: a\nassistant: b\n\nuser: x\n\nuser: c"
+    assert split_notes({"method": "langchain", "notes": joined}, documents) == ["user: a\nassistant: b\n\nuser: x", "user: c"]
+    assert split_notes({"method": "langchain", "notes": "user: a\n\nuser: e"}, documents) is None  # not its exchanges
     assert split_notes({"method": "recall", "notes": ""}) == []
     # LlamaIndex's notes split between its retrieved message batches; they carry no dates or scores
     block = "<memory>\n<RetrievedMessages>\n<message role='user'>a\n\nb</message>\n\n<message role='user'>c</message>"
