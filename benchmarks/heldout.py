@@ -136,7 +136,9 @@ def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, 
 
 def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
              systems: Sequence[str | None] = EVAL_SYSTEM_PROMPTS) -> list[Call]:
-    """Every question of ``users``, each with one of ``systems`` (in turn) and 0-2 earlier exchanges."""
+    """Every question of ``users``, each with one of ``systems`` (in turn) and 0-2 earlier exchanges
+    of the user's small talk (:func:`~recall_core.training.family_data.chat_exchanges`), none of
+    which names a value of the question's fact."""
     # A file of conversations is drawn by its file name, so that it is asked alike from any folder
     rng = random.Random(f"heldout/{Path(family).name if family.endswith('.json') else family}/{seed}")
     out = []
@@ -145,9 +147,16 @@ def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
         for question in user.questions:
             system = systems[len(out) % len(systems)]
             picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
+            # small talk whose reply names a value of this fact would answer it from the prompt, not
+            # the memory: left out after the draw, so that every other call is drawn as before
+            picked = [(u, a) for u, a in picked if not _names_a_value(f"{u}\n{a}", question)]
             earlier = tuple(m for u, a in picked for m in ({"role": "user", "content": u}, {"role": "assistant", "content": a}))
             out.append(Call(family, question, system, earlier))
     return out
+
+
+def _names_a_value(text: str, question: base.Question) -> bool:
+    return any(base.names(text, v) for v in (*question.answers, *question.stale))
 
 
 # -- scoring ------------------------------------------------------------------------------------
