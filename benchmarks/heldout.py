@@ -62,7 +62,7 @@ import argparse
 import os
 import random
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,11 @@ def asked_calls(family: str, users: Sequence[base.User], seed: int = EVAL_SEED, 
     """:func:`calls_of` for users ``from_user``.. only, each call as the full run perturbs it."""
     asked = {u.user_id for u in users[from_user:]}
     return [c for c in calls_of(family, users, seed, systems) if c.question.user_id in asked]
+
+
+def only_keys(calls: Mapping[str, Sequence[Call]], keys: Collection[str]) -> dict[str, list[Call]]:
+    """``calls`` (by family) of the questions ``keys`` names only (``--keys``), each drawn as before."""
+    return {family: [c for c in asked if c.question.key in keys] for family, asked in calls.items()}
 
 
 def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
@@ -358,6 +363,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--from-user", type=int, default=0,
                    help="ask only the questions of users K.. of each family (the memory still holds every "
                         "user's turns, and each call is perturbed as in the full run): e.g. users never looked at")
+    p.add_argument("--keys", type=lambda t: [k.strip() for k in t.split(",") if k.strip()], default=None,
+                   help="ask only these questions (comma-separated keys, as replies.md names them), each as "
+                        "the full run asks it: the memory still holds every user's turns")
     p.add_argument("--system-messages", choices=tuple(SYSTEM_MESSAGES), default="personas",
                    help="the callers' system messages: personas and styles (the default) or other kinds")
     p.add_argument("--retrieval-only", action="store_true", help="count the notes that hold the answer; no answers")
@@ -371,6 +379,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--from-user must be in [0, {args.users}) (--users is {args.users}), got {args.from_user}")
     if args.server and not args.retrieval_only:
         p.error("--server applies to --retrieval-only (the answers run's memory is embedded)")
+    if args.keys is not None:
+        asked = {q.key for users in asked_families(args.families, args.seed, args.users).values()
+                 for u in users[args.from_user:] for q in u.questions}  # fmt: skip
+        unknown = sorted(set(args.keys) - asked)
+        if unknown or not args.keys:
+            p.error(f"--keys must name questions asked (as replies.md names them), got {', '.join(unknown) or 'none'}")
     return args
 
 
@@ -443,6 +457,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return result
     systems = SYSTEM_MESSAGES[args.system_messages]
     calls = {f: asked_calls(f, users, args.seed, args.from_user, systems)[: args.limit] for f, users in data.items()}
+    if args.keys is not None:
+        calls = only_keys(calls, args.keys)
     methods = build_methods(args, encoder, encoder_path)
     rows: list[dict[str, Any]] = []
     general: dict[str, Any] = {}

@@ -158,3 +158,18 @@ def test_no_earlier_exchange_names_a_value_of_the_question_asked():
     for call in calls:
         said = "\n".join(m["content"] for m in call.earlier)
         assert not any(base.names(said, v) for v in (*call.question.answers, *call.question.stale)), call.question.key
+
+
+def test_keys_asks_only_the_questions_named_and_refuses_one_not_asked(capsys):
+    from benchmarks.heldout import EVAL_SEED, asked_families, only_keys
+
+    keys = f"dates-{EVAL_SEED}-00-q01, dates-{EVAL_SEED}-01-q00"
+    args = parse_args(["--families", "dates", "--users", "2", "--keys", keys])
+    assert args.keys == [f"dates-{EVAL_SEED}-00-q01", f"dates-{EVAL_SEED}-01-q00"]
+    users = asked_families(["dates"], EVAL_SEED, 2)["dates"]
+    full = calls_of("dates", users)
+    assert only_keys({"dates": full}, args.keys) == {"dates": [full[1], full[20]]}  # each drawn as the full run draws it
+    for bad in (f"dates-{EVAL_SEED}-00-q01,dates-{EVAL_SEED}-07-q00", ","):
+        with pytest.raises(SystemExit):
+            parse_args(["--families", "dates", "--users", "2", "--keys", bad])
+        assert "--keys must name questions asked" in capsys.readouterr().err
