@@ -96,8 +96,13 @@ class HandwrittenFamily:
         return [_user(raw) for raw in self.raw_users()[:users]]
 
     def raw_users(self) -> tuple[dict[str, Any], ...]:
-        """The file's users as written (``user_id``, ``sessions``, ``questions``), read once."""
-        return _load(self.DATA)
+        """The file's users as written (``user_id``, ``sessions``, ``questions``), read once per version
+        of the file (read again when it was saved since)."""
+        try:
+            version = self.DATA.stat().st_mtime_ns
+        except OSError:
+            version = None  # _load names the file it cannot read
+        return _load(self.DATA, version)
 
 
 CHANGES = HandwrittenFamily(
@@ -167,7 +172,7 @@ def generate(seed: int = 0, users: int = 8) -> list[base.User]:
 
 
 @cache
-def _load(path: Path) -> tuple[dict[str, Any], ...]:
+def _load(path: Path, version: int | None) -> tuple[dict[str, Any], ...]:  # noqa: ARG001 - the cache's key
     try:
         raw = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark, as some editors write, is fine
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -111,6 +111,20 @@ def test_a_byte_order_mark_is_read_and_a_file_not_in_utf8_is_named(tmp_path):
         handwritten.from_file(latin)
 
 
+def test_a_file_saved_again_is_read_again(tmp_path):
+    import os
+
+    path = _write(tmp_path, _raw())
+    family = handwritten.from_file(path)
+    assert family.generate(0, users=10)[0].questions[0].text == _raw()[0]["questions"][0]["text"]
+    raw = _raw()
+    raw[0]["questions"][0]["text"] = "Which evening is the class now?"
+    _write(tmp_path, raw)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # saved a second later
+    assert family.generate(0, users=10)[0].questions[0].text == "Which evening is the class now?"
+
+
 def test_given_evidence_is_kept_as_given(tmp_path):
     raw = _raw()
     raw[0]["questions"][1]["evidence"] = [[1, 2]]
