@@ -379,9 +379,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--from-user must be in [0, {args.users}) (--users is {args.users}), got {args.from_user}")
     if args.server and not args.retrieval_only:
         p.error("--server applies to --retrieval-only (the answers run's memory is embedded)")
-    if args.keys is not None:
+    if args.keys is not None and args.retrieval_only:
+        p.error("--keys applies to an answers run, not to --retrieval-only (which counts every question's notes)")
+    if args.keys is not None:  # the questions the run would ask: users --from-user.., the first --limit of a family
         asked = {q.key for users in asked_families(args.families, args.seed, args.users).values()
-                 for u in users[args.from_user:] for q in u.questions}  # fmt: skip
+                 for q in [q for u in users[args.from_user:] for q in u.questions][: args.limit]}  # fmt: skip
         unknown = sorted(set(args.keys) - asked)
         if unknown or not args.keys:
             p.error(f"--keys must name questions asked (as replies.md names them), got {', '.join(unknown) or 'none'}")

@@ -78,7 +78,8 @@ def _documents(text: str, documents: Collection[str]) -> list[str] | None:
     each place), or ``None`` when it is not made of them."""
     notes, at = [], 0
     while at < len(text):
-        document = max((d for d in documents if text.startswith(d, at)), key=len, default=None)
+        fits = (d for d in documents if text.startswith(d, at) and text.startswith("\n\n", at + len(d)) or text[at:] == d)
+        document = max(fits, key=len, default=None)
         if document is None:
             return None
         notes.append(document)

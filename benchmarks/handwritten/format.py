@@ -28,10 +28,11 @@ A question's fields:
 
 Whatever is wrong is refused with a ``ValueError`` that names the file, the place and the field.
 Values are matched as letters and digits of any script, whole words, case, accents and punctuation
-ignored (``base.normal``: "Gdańsk" and "Gdansk" are one word, "Łódź" is "lodz", Chinese and
-Japanese are read a character at a time). A value that every reply could name is refused: one with
-no letter or digit, or one made only of single letters and words such as "the" or "my" ("A" for
-a blood type matches the "a" of any reply: write "type A" or "A positive", as a reply would).
+ignored (``base.normal``: "Gdańsk" and "Gdansk" are one word, "Łódź" is "lodz"; Thai, Chinese,
+Japanese and Korean are read a character at a time). A value that every reply could name is
+refused: one with no letter or digit, or one made only of single letters a-z and words such as
+"the" or "my" ("A" for a blood type matches the "a" of any reply: write "type A" or "A positive",
+as a reply would).
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def _values(value: Any, where: str) -> list[str]:
         if not words:
             raise ValueError(f"{where}[{i}]: {text!r} has no letter or digit, which is all the scorer reads "
                              "(whole words, case, accents and punctuation ignored)")  # fmt: skip
-        if all(len(word) == 1 and not word.isdigit() or word in _EVERY_REPLY for word in words):
+        if all(word in _EVERY_REPLY or len(word) == 1 and "a" <= word <= "z" for word in words):
             raise ValueError(f"{where}[{i}]: {text!r} would be found in replies that do not name it (the scorer reads "
                              f"it as {' '.join(words)!r}, words most replies have): write it as a reply would, "
                              "with a word beside it, such as 'type A' for 'A'")  # fmt: skip

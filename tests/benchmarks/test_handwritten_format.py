@@ -92,12 +92,14 @@ def test_values_in_any_script_are_read_with_accents_ignored(tmp_path):
     """A value in another script, or written without the accents the conversation gives it, is
     read as the conversation's: its evidence is found and a reply naming it either way is right."""
     raw = _raw()
-    raw[0]["sessions"][0]["turns"][0]["content"] += " Моя сестра живёт в Łódź."
+    raw[0]["sessions"][0]["turns"][0]["content"] += " Моя сестра живёт в Łódź. 我住在東京。"
     raw[0]["questions"].append({"text": "Where does my sister live?", "answers": ["Lodz"]})
-    question = handwritten.from_file(_write(tmp_path, raw)).generate(0, users=1)[0].questions[4]
-    assert question.evidence == ((1, 0),)
-    assert all(base.score(question, reply)["correct"] for reply in ("In Łódź.", "In Lodz.", "łódź!"))
-    assert not base.score(question, "I'd say so.")["correct"]
+    raw[0]["questions"].append({"text": "Where do I live?", "answers": ["東京"]})  # one-character words, accepted
+    questions = handwritten.from_file(_write(tmp_path, raw)).generate(0, users=1)[0].questions
+    assert questions[4].evidence == questions[5].evidence == ((1, 0),)
+    assert all(base.score(questions[4], reply)["correct"] for reply in ("In Łódź.", "In Lodz.", "łódź!"))
+    assert not base.score(questions[4], "I'd say so.")["correct"]
+    assert base.score(questions[5], "你住在東京。")["correct"] and not base.score(questions[5], "你住在京都。")["correct"]
 
 
 def test_a_byte_order_mark_is_read_and_a_file_not_in_utf8_is_named(tmp_path):

@@ -173,3 +173,9 @@ def test_keys_asks_only_the_questions_named_and_refuses_one_not_asked(capsys):
         with pytest.raises(SystemExit):
             parse_args(["--families", "dates", "--users", "2", "--keys", bad])
         assert "--keys must name questions asked" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # past --limit: a question the run does not ask
+        parse_args(["--families", "dates", "--users", "2", "--limit", "5", "--keys", f"dates-{EVAL_SEED}-00-q06"])
+    assert "--keys must name questions asked" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--families", "dates", "--users", "2", "--retrieval-only", "--keys", f"dates-{EVAL_SEED}-00-q01"])
+    assert "--keys applies to an answers run" in capsys.readouterr().err

@@ -102,27 +102,54 @@ _UNKNOWN = re.compile(
 
 # Letters with no accent to strip in Unicode (NFKD leaves them whole), read as their usual Latin
 # spelling so that "Łódź" and "Lodz", "Snæfellsnes" and "Snaefellsnes" are one word.
-_LATIN = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"})
-# Scripts written without spaces between words: each character is a word of its own, so that a
-# value matches the characters it is written with inside a longer run of them.
-_UNSPACED = re.compile(r"([\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_LATIN = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i",
+                        "ħ": "h", "ŧ": "t", "ə": "e", "ŋ": "ng"})  # fmt: skip
+# Scripts written without spaces between words (Thai, Chinese, Japanese; Korean, whose particles
+# join the word before them): each character, with its vowel and tone marks, is a word of its own,
+# so that a value matches the characters it is written with inside a longer run of them.
+_UNSPACED = re.compile(
+    r"([\u0e01-\u0e30\u0e32\u0e33\u0e3f-\u0e46\u0e4f-\u0e5b\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    r"\uf900-\ufaff\uac00-\ud7a3][\u0e31\u0e34-\u0e3a\u0e47-\u0e4e]*)"
+)
+# Marks that are spelling, not the word: any accent on a Latin or Greek letter, Cyrillic stress
+# marks, Arabic short vowels and Hebrew points (written in some texts, left out in most).
+_CYRILLIC_STRESS = ("\u0300", "\u0301")
+_OPTIONAL_MARKS = re.compile(r"[\u0591-\u05c7\u064b-\u065f\u0670]")
+# Fractions, superscripts and subscripts are a break, as before other scripts were read: "3½" is
+# not "31 2", and "m²" is "m".
+_BREAKS = ("<fraction>", "<super>", "<sub>")
 
 
 def normal(text: str) -> str:
     """Case, accents and punctuation dropped, one space between words, padded with spaces.
 
-    Letters and digits of every script are kept ("Gdańsk" is read "gdansk", "Київ" "київ"); an
-    accent is dropped from a Latin, Greek or Cyrillic letter only, and a script written without
-    spaces (Chinese, Japanese, Thai) is read a character at a time. ASCII text reads as it always
-    has: lower case, runs of anything but a-z and 0-9 as one space.
+    ASCII text reads as it always has: lower case, runs of anything but a-z and 0-9 as one space.
+    Other text keeps the letters, marks and digits of every script (digits as 0-9): "Gdańsk" reads
+    "gdansk", "Łódź" "lodz", "Київ" "київ". Accents are dropped from Latin and Greek letters, stress
+    marks from Cyrillic, short vowels from Arabic and points from Hebrew; a script written without
+    spaces (Thai, Chinese, Japanese, and Korean) is read a character at a time.
     """
+    if text.isascii():
+        return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+    text = "".join(" " if unicodedata.decomposition(c).startswith(_BREAKS) else c for c in text)
     kept: list[str] = []
-    for char in unicodedata.normalize("NFKD", text.casefold()):
-        if unicodedata.combining(char) and kept and kept[-1] < "\u0530":
-            continue  # an accent on a Latin, Greek or Cyrillic letter; a kana's voicing mark stays
-        kept.append(char)
+    base = " "  # the letter the next mark sits on
+    for char in unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold()):
+        kind = unicodedata.category(char)[0]
+        if kind == "M":
+            if base < "\u0400" or (base < "\u0530" and char in _CYRILLIC_STRESS) or _OPTIONAL_MARKS.match(char):
+                continue
+            kept.append(char)
+        elif kind == "L":
+            base = char
+            kept.append(char)
+        elif kind == "N":
+            digit = unicodedata.digit(char, None)
+            kept.append(char if digit is None else str(digit))
+        else:
+            kept.append(" ")
     words = _UNSPACED.sub(r" \1 ", unicodedata.normalize("NFC", "".join(kept)).translate(_LATIN))
-    return " " + re.sub(r"[\W_]+", " ", words).strip() + " "
+    return " " + " ".join(words.split()) + " "
 
 
 def names(answer: str, value: str) -> bool:
