@@ -139,19 +139,24 @@ class LlamaIndexMethod(Method):
         )  # fmt: skip
 
     def prepare(self, users: Sequence[User]) -> None:
+        import asyncio
+
+        # One event loop for all of a user's turns: Memory's sync methods each run their own loop,
+        # which its SQL store's worker thread outlives ("Event loop is closed" tracebacks on stderr).
+        for user in users:
+            asyncio.run(self._write(user))
+
+    async def _write(self, user: User) -> None:
         from llama_index.core.llms import ChatMessage
 
-        for user in users:
-            memory = self._memory(user.user_id, self.TOKEN_LIMIT)
-            for turn in user.turns:
-                memory.put(ChatMessage(role=turn.role, content=turn.content))
-            # The conversation is over: what is still in the short-term queue goes to the block too.
-            remaining = memory.get_all()
-            memory.reset()
-            if remaining:
-                import asyncio
-
-                asyncio.run(self._block(user.user_id).aput(remaining, from_short_term_memory=True, session_id=user.user_id))
+        memory = self._memory(user.user_id, self.TOKEN_LIMIT)
+        for turn in user.turns:
+            await memory.aput(ChatMessage(role=turn.role, content=turn.content))
+        # The conversation is over: what is still in the short-term queue goes to the block too.
+        remaining = await memory.aget_all()
+        await memory.areset()
+        if remaining:
+            await self._block(user.user_id).aput(remaining, from_short_term_memory=True, session_id=user.user_id)
 
     def answer(self, question: Question) -> Answer:
         return self.respond(question.user_id, question.text)
