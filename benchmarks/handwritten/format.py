@@ -37,6 +37,7 @@ as a reply would).
 
 from __future__ import annotations
 
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ def _texts(value: Any, where: str) -> list[str]:
 # Words nearly every reply has, once punctuation is a break ("I'd" is "i d", "it's" is "it s"): a
 # value made of nothing else would be found in replies that do not name it.
 _EVERY_REPLY = frozenset("a an the i me my mine you your yours it its is are was be to of and or in on at for "
-                         "with that this not no yes s d m t ll re ve".split())  # fmt: skip
+                         "with that this s d m t ll re ve".split())  # fmt: skip
 
 
 def _values(value: Any, where: str) -> list[str]:
@@ -149,18 +150,14 @@ def _session(raw: Any, where: str) -> dict[str, Any]:
 
 
 def _in_order(sessions: list[dict[str, Any]], where: str) -> None:
-    """Sessions are stored with their dates, and a later value wins by date: they must be in the
-    order they happened, with a UTC offset on all dates or on none (the two cannot be compared)."""
-    dates = [datetime.fromisoformat(session["date"]) for session in sessions]
-    zoned = [date.tzinfo is not None for date in dates]
-    if any(zoned) and not all(zoned):
-        i = zoned.index(not zoned[0])
-        raise ValueError(f"{where}[{i}].date: {sessions[i]['date']!r} {'has' if zoned[i] else 'lacks'} a UTC offset and "
-                         f"{where}[0].date {'does not' if zoned[i] else 'does'}: give one on every date or on none")  # fmt: skip
+    """Warn when a session is dated before the one above it. Each turn is stored at its own date
+    (read as written: a UTC offset is dropped), so recall reads the sessions in date order however
+    they are listed, but LlamaIndex's recipe flushes them into its memory in the file's order."""
+    dates = [datetime.fromisoformat(session["date"]).replace(tzinfo=None) for session in sessions]
     for i in range(1, len(dates)):
         if dates[i] < dates[i - 1]:
-            raise ValueError(f"{where}[{i}].date: {sessions[i]['date']!r} is before the session above it "
-                             f"({sessions[i - 1]['date']!r}): list sessions in the order they happened")  # fmt: skip
+            warnings.warn(f"{where}[{i}].date: {sessions[i]['date']!r} is before the session above it "
+                          f"({sessions[i - 1]['date']!r}): list sessions in the order they happened", stacklevel=2)  # fmt: skip
 
 
 def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[dict[str, Any]]) -> dict[str, Any]:
