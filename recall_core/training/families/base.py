@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 #: Roles a turn may have.
 ROLES = ("user", "assistant")
@@ -131,6 +132,11 @@ def normal(text: str) -> str:
     """
     if text.isascii():
         return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+    return _normal_unicode(text)
+
+
+@lru_cache(maxsize=8192)  # a turn is read once per value of every question asked of it
+def _normal_unicode(text: str) -> str:
     text = "".join(" " if unicodedata.decomposition(c).startswith(_BREAKS) else c for c in text)
     kept: list[str] = []
     base = " "  # the letter the next mark sits on
