@@ -62,7 +62,7 @@ import argparse
 import os
 import random
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -154,14 +154,10 @@ def calls_of(family: str, users: Sequence[base.User], seed: int = EVAL_SEED,
             picked = rng.sample(chat, min(len(chat), rng.choice((0, 0, 1, 2))))
             # small talk whose reply names a value of this fact would answer it from the prompt, not
             # the memory: left out after the draw, so that every other call is drawn as before
-            picked = [(u, a) for u, a in picked if not _names_a_value(f"{u}\n{a}", question)]
+            picked = [(u, a) for u, a in picked if not base.names_any(f"{u}\n{a}", (*question.answers, *question.stale))]
             earlier = tuple(m for u, a in picked for m in ({"role": "user", "content": u}, {"role": "assistant", "content": a}))
             out.append(Call(family, question, system, earlier))
     return out
-
-
-def _names_a_value(text: str, question: base.Question) -> bool:
-    return any(base.names(text, v) for v in (*question.answers, *question.stale))
 
 
 # -- scoring ------------------------------------------------------------------------------------
@@ -171,7 +167,7 @@ def score_reply(call: Call, reply: Reply) -> dict[str, Any]:
     """The reply's scores (:func:`recall_core.training.families.base.score`) and what its notes held."""
     question = call.question
     scores = base.score(question, reply.text)
-    held = question.kind == "memory" and any(base.names(reply.notes, a) for a in question.answers)
+    held = question.kind == "memory" and base.names_any(reply.notes, question.answers)
     return {
         "family": call.family, "key": question.key, "kind": question.kind, "question": question.text,
         "system": call.system, "earlier": len(call.earlier) // 2, "answers": list(question.answers),
@@ -298,13 +294,19 @@ def asked_families(names: Sequence[str], seed: int, users: int) -> dict[str, lis
     for name, asked in families.items():
         if name not in ASKED_FAMILIES and len(asked.raw_users()) > users:
             print(f"{name}: asking {users} of its {len(asked.raw_users())} users (--users)", file=sys.stderr)
-    owner: dict[str, str] = {}
-    for name, family_users in data.items():
-        for user in family_users:
-            if owner.setdefault(user.user_id, name) != name:
-                raise ValueError(f"user_id {user.user_id!r} is in {owner[user.user_id]} and in {name}: "
-                                 "each user must be unique across the families asked (they share one memory store)")  # fmt: skip
+    unique_users({name: [user.user_id for user in family_users] for name, family_users in data.items()})
     return data
+
+
+def unique_users(user_ids: Mapping[str, Iterable[str]]) -> None:
+    """Raises ``ValueError`` when two of the families ``user_ids`` lists (name -> its users' ids)
+    have a user of the same id: the families asked share one memory store."""
+    owner: dict[str, str] = {}
+    for name, ids in user_ids.items():
+        for user_id in ids:
+            if owner.setdefault(user_id, name) != name:
+                raise ValueError(f"user_id {user_id!r} is in {owner[user_id]} and in {name}: "
+                                 "each user must be unique across the families asked (they share one memory store)")  # fmt: skip
 
 
 def family_names(text: str) -> list[str]:
@@ -315,7 +317,7 @@ def family_names(text: str) -> list[str]:
     # a file by its normalised path ("./mine.json" and "mine.json" are one family, and pair)
     names = [n if n in ASKED_FAMILIES else os.path.normpath(n) for n in (n.strip() for n in text.split(",")) if n]
     names = list(dict.fromkeys(names))  # a family named twice is asked once
-    owner: dict[str, str] = {}
+    files: dict[str, list[str]] = {}  # each file's users' ids: told apart now, not after the models load
     for name in names or [""]:
         if name in ASKED_FAMILIES:
             continue
@@ -323,13 +325,13 @@ def family_names(text: str) -> list[str]:
             raise argparse.ArgumentTypeError(f"--families must name families of {', '.join(ASKED_FAMILIES)} or JSON "
                                              f"files of conversations, got {text!r}")  # fmt: skip
         try:
-            users = handwritten.from_file(name).raw_users()
+            files[name] = [user["user_id"] for user in handwritten.from_file(name).raw_users()]
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
-        for user in users:  # files asked together share one memory store: a user in two would be one
-            if owner.setdefault(user["user_id"], name) != name:
-                raise argparse.ArgumentTypeError(f"user_id {user['user_id']!r} is in {owner[user['user_id']]} and in "
-                                                 f"{name}: each user must be unique across the files asked")  # fmt: skip
+    try:
+        unique_users(files)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return names
 
 
@@ -381,9 +383,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--server applies to --retrieval-only (the answers run's memory is embedded)")
     if args.keys is not None and args.retrieval_only:
         p.error("--keys applies to an answers run, not to --retrieval-only (which counts every question's notes)")
-    if args.keys is not None:  # the questions the run would ask: users --from-user.., the first --limit of a family
-        asked = {q.key for users in asked_families(args.families, args.seed, args.users).values()
-                 for q in [q for u in users[args.from_user:] for q in u.questions][: args.limit]}  # fmt: skip
+    if args.keys is not None:  # the questions the run would ask, chosen as run() chooses them
+        asked = {c.question.key for f, users in asked_families(args.families, args.seed, args.users).items()
+                 for c in asked_calls(f, users, args.seed, args.from_user)[: args.limit]}  # fmt: skip
         unknown = sorted(set(args.keys) - asked)
         if unknown or not args.keys:
             p.error(f"--keys must name questions asked (as replies.md names them), got {', '.join(unknown) or 'none'}")

@@ -118,7 +118,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                         searches.append(memory.calls)
                         memory.calls = 0
                         text = "\n".join(c.text for c in chosen)
-                        holds = any(base.names(text, a) for a in q.answers) if q.kind == "memory" else None
+                        holds = base.names_any(text, q.answers) if q.kind == "memory" else None
                         picked.setdefault(name, {})[q.key] = (tuple(c.id for c in chosen), holds)
                         if q.kind != "memory":
                             continue
@@ -126,7 +126,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                         held[family_of[user.user_id]][0] += holds
                         held[family_of[user.user_id]][1] += 1
                         if q.stale:
-                            earlier = any(base.names(text, v) for v in q.stale)
+                            earlier = base.names_any(text, q.stale)
                             stale[0] += earlier and not holds
                             stale[1] += earlier
                             stale[2] += 1
@@ -152,7 +152,7 @@ def retrieval_only(args: argparse.Namespace, data: Mapping[str, Sequence[base.Us
                 if q.kind == "memory":
                     docs = store.as_retriever(search_kwargs={"k": PEER_K}).invoke(q.text)
                     text = "\n".join(d.page_content for d in docs)
-                    held[family_of[user.user_id]][0] += any(base.names(text, a) for a in q.answers)
+                    held[family_of[user.user_id]][0] += base.names_any(text, q.answers)
                     held[family_of[user.user_id]][1] += 1
             store.delete_collection()
         out["langchain"] = {"held": held, "words": None, "settings": {"k": PEER_K}}

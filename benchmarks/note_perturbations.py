@@ -100,7 +100,7 @@ def split_candidates(question: base.Question, candidates: Sequence[Any]) -> tupl
     """The best-ranked candidate naming an answer (``None``: none does), and those naming neither
     an answer nor an earlier value, in the search's order."""
     def names_any(candidate: Any, values: Sequence[str]) -> bool:
-        return any(base.names(candidate.text, v) for v in values)
+        return base.names_any(candidate.text, values)
 
     fact = next((c for c in candidates if names_any(c, question.answers)), None)
     others = [c for c in candidates if not names_any(c, question.answers) and not names_any(c, question.stale)]

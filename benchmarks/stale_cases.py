@@ -89,7 +89,7 @@ def _documents(text: str, documents: Collection[str]) -> list[str] | None:
 
 def first_naming(notes: Sequence[str], values: Sequence[str]) -> int | None:
     """The place of the first note that names one of ``values``, or ``None``."""
-    return next((i for i, note in enumerate(notes) if any(base.names(note, v) for v in values)), None)
+    return next((i for i, note in enumerate(notes) if base.names_any(note, values)), None)
 
 
 def case_of(notes: Sequence[str], current: Sequence[str], earlier: Sequence[str], reply: str) -> str:
@@ -100,7 +100,7 @@ def case_of(notes: Sequence[str], current: Sequence[str], earlier: Sequence[str]
         return CASES[0]
     if at_earlier is None:
         return CASES[4]
-    if any(base.names(notes[at_current], v) for v in named):
+    if base.names_any(notes[at_current], named):
         return CASES[1]
     return CASES[2] if at_earlier > at_current else CASES[3]
 
@@ -108,9 +108,12 @@ def case_of(notes: Sequence[str], current: Sequence[str], earlier: Sequence[str]
 def asked_questions(run: Mapping[str, Any]) -> dict[tuple[str, str], tuple[tuple[str, ...], frozenset[str]]]:
     """``(family, key)`` -> the earlier values of that question's fact and its user's exchanges (what
     LangChain's recipe retrieves from), from the families generated again."""
-    data = asked_families(run["families"], run["seed"], run["users"])
-    return {(f, q.key): (tuple(q.stale), frozenset(text for text, _, _ in exchanges(u)))
-            for f, users in data.items() for u in users for q in u.questions}  # fmt: skip
+    out = {}
+    for f, users in asked_families(run["families"], run["seed"], run["users"]).items():
+        for user in users:
+            documents = frozenset(text for text, _, _ in exchanges(user))  # one set for all of a user's questions
+            out.update({(f, q.key): (tuple(q.stale), documents) for q in user.questions})
+    return out
 
 
 def study(run: Mapping[str, Any]) -> dict[str, Any]:

@@ -105,7 +105,7 @@ RULES: dict[str, Rule] = {"newest_wins": updates, "any_change": any_change, "cha
 def holds(notes: Iterable[MemoryCandidate], values: Sequence[str]) -> bool:
     """Whether one of ``notes`` names one of ``values`` (the families' own test of an answer)."""
     text = "\n".join(n.text for n in notes)
-    return any(base.names(text, v) for v in values)
+    return base.names_any(text, values)
 
 
 def dropped(candidates: Sequence[MemoryCandidate], question: str, rule: Rule, config: RecallConfig) -> list[MemoryCandidate]:

@@ -189,8 +189,8 @@ def _user(raw: dict[str, Any]) -> base.User:
             content = turn["content"]
             # the questions whose value (any version) this turn says, and those it names a near miss
             # for: a fact turn is never reused as a call's small talk
-            own = [q.key for q in questions if (number, index) in q.evidence or _says(content, (*q.answers, *q.stale))]
-            near = [f"{q.key}:other" for q in questions if _says(content, q.decoys)]
+            own = [q.key for q in questions if (number, index) in q.evidence or base.names_any(content, (*q.answers, *q.stale))]
+            near = [f"{q.key}:other" for q in questions if base.names_any(content, q.decoys)]
             values = tuple(v for q in questions for v in (*q.answers, *q.stale, *q.decoys) if base.names(content, v))
             stamp = (start + timedelta(minutes=index)).strftime("%Y-%m-%dT%H:%M")
             user.turns.append(base.Turn(turn["role"], content, number, stamp, index, tuple(own + near), values))
@@ -204,7 +204,3 @@ def _question(user_id: str, raw: dict[str, Any]) -> base.Question:
         answers=tuple(raw["answers"]), stale=tuple(raw["stale"]),
         evidence=tuple((int(s), int(i)) for s, i in raw["evidence"]), decoys=tuple(raw["decoys"]),
     )  # fmt: skip
-
-
-def _says(content: str, values: tuple[str, ...]) -> bool:
-    return any(base.names(content, v) for v in values)

@@ -172,12 +172,12 @@ def _question(raw: Any, where: str, user_id: str, number: int, sessions: list[di
         raise ValueError(f"{where}: an unanswerable question has no answers or evidence")
     evidence = _evidence(question["evidence"], f"{where}.evidence", sessions) if "evidence" in question else [
         [s, index] for s, session in enumerate(sessions, start=1)
-        for index, turn in enumerate(session["turns"]) if any(base.names(turn["content"], a) for a in answers)
+        for index, turn in enumerate(session["turns"]) if base.names_any(turn["content"], answers)
     ]  # fmt: skip
     if kind == "memory" and not evidence and "evidence" in question:
         raise ValueError(f"{where}.evidence: a memory question needs at least one [session, turn] (or leave "
                          "evidence out: the turns that name one of its answers are taken)")  # fmt: skip
-    if kind == "memory" and not evidence:
+    if kind == "memory" and not evidence:  # evidence left out, and no turn names an answer
         raise ValueError(f"{where}.answers: none of {answers} is said in any turn: give evidence "
                          "([[session, turn]]) or an answer worded as the conversation words it")  # fmt: skip
     key = _text(question.get("key", f"{user_id}-q{number:02d}"), f"{where}.key")

@@ -427,7 +427,7 @@ def in_company(notes: Sequence[MemoryCandidate], item: Asked, rng: random.Random
     Unchanged when the user said nothing else usable.
     """
     values = (*item.question.answers, *item.question.stale)
-    usable = [s for s in item.statements if not any(base.names(s, v) for v in values)]
+    usable = [s for s in item.statements if not base.names_any(s, values)]
     if not usable:
         return tuple(notes)
     return _buried(notes, item, rng.sample(usable, min(len(usable), rng.randint(1, 2))), rng)
@@ -439,7 +439,7 @@ def _buried(notes: Sequence[MemoryCandidate], item: Asked, pieces: Sequence[str]
     out = list(notes)
     for n, note in enumerate(out):
         lines = note.text.split("\n")
-        at = next((i for i, line in enumerate(lines) if any(base.names(line, a) for a in item.question.answers)), None)
+        at = next((i for i, line in enumerate(lines) if base.names_any(line, item.question.answers)), None)
         if at is None:
             continue
         label, body = "", lines[at]
@@ -494,7 +494,7 @@ def with_replies(notes: Sequence[MemoryCandidate], replies: Sequence[str],
 
 
 def _holds(note: MemoryCandidate, item: Asked, values: Sequence[str] | None = None) -> bool:
-    return any(base.names(note.text, a) for a in (item.question.answers if values is None else values))
+    return base.names_any(note.text, item.question.answers if values is None else values)
 
 
 def _foreign(notes: Sequence[MemoryCandidate], item: Asked) -> list[MemoryCandidate]:

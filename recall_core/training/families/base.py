@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -163,6 +164,11 @@ def names(answer: str, value: str) -> bool:
     return normal(value) in normal(answer)
 
 
+def names_any(answer: str, values: Iterable[str]) -> bool:
+    """Whether ``answer`` names one of ``values`` (:func:`names`)."""
+    return any(names(answer, value) for value in values)
+
+
 def abstains(answer: str) -> bool:
     """Whether ``answer`` says it does not know."""
     return bool(_UNKNOWN.search(answer))
@@ -176,6 +182,6 @@ def score(question: Question, answer: str) -> dict[str, bool]:
     abstained = abstains(answer)
     if question.kind == "unanswerable":
         return {"correct": abstained, "stale": False, "abstained": abstained}
-    correct = any(names(answer, a) for a in question.answers)
-    stale = not correct and any(names(answer, s) for s in question.stale)
+    correct = names_any(answer, question.answers)
+    stale = not correct and names_any(answer, question.stale)
     return {"correct": correct, "stale": stale, "abstained": abstained and not correct}
