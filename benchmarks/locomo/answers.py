@@ -1,7 +1,7 @@
-"""The six ways of answering a LoCoMo question, and their rows and summaries.
+"""The ways of answering a LoCoMo question, and their rows and summaries.
 
-(a) no memory, (b) the history stuffed, (c) RAG: the top memories stuffed as text, and
-recall with ``tokens``, ``vector`` and ``kv`` injection. Each answer is scored with LoCoMo's
+(a) no memory, (b) the history stuffed, (c) RAG: the top memories stuffed as text, recall
+with ``tokens`` and ``kv`` injection, and (g) the LangChain recipe (:mod:`benchmarks.locomo.peer`). Each answer is scored with LoCoMo's
 token F1 (categories 1-4) or, for category 5, whether it says there is no such information;
 its cost is counted in prompt and injected tokens and in seconds.
 """
@@ -35,7 +35,11 @@ METHODS = {
     "rag": "(c) RAG top-k stuffed",
     "recall": "(d) recall, tokens",
     "recall-kv": "(f) recall, kv blocks (inject_mode='kv')",
+    "langchain": "(g) the LangChain recipe (plain model, k=4)",
 }
+#: What a run answers by unless ``--methods`` says otherwise: all but the LangChain recipe, which
+#: loads a second model and its frameworks (the ``bench`` extra) and is asked for by name.
+DEFAULT_METHODS = tuple(m for m in METHODS if m != "langchain")
 
 
 def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) -> dict[str, Any]:
@@ -57,6 +61,9 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
         extra_s = time.perf_counter() - started
         retrieved = [list(covered(c)) for c in found[: bench.fitted]]
         out = bench.generate(messages, None, plain)
+    elif method == "langchain":
+        out = bench.peer.run(question.sample_id, prompt)
+        retrieved = out.pop("retrieved")
     elif method in ("recall", "recall-kv"):
         config = bench.recall_config({"recall": "tokens", "recall-kv": "kv"}[method])
         out = bench.generate(messages_for(prompt), bench.recall_memory(question.sample_id), config)

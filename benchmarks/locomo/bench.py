@@ -93,6 +93,8 @@ class Bench:
     prefixes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: (b): seconds spent prefilling each conversation's history once
     prefill_s: dict[str, float] = field(default_factory=dict)
+    #: (g): the LangChain recipe (:class:`benchmarks.locomo.peer.LocomoLangChain`), when asked for
+    peer: Any = None
 
     def memory(self, sample_id: str, retrieval: str | None = None, unit: str = "turn") -> Any:
         """The searchable memory of a conversation, ranked by ``hybrid`` (the store's default) or

@@ -26,7 +26,7 @@ from benchmarks.common.locomo_metrics import (
     token_f1,
 )
 from benchmarks.locomo import cli
-from benchmarks.locomo.answers import METHODS, answer_summary
+from benchmarks.locomo.answers import DEFAULT_METHODS, answer_summary
 from benchmarks.locomo.bench import Bench, FirstLineStop, labelled
 from benchmarks.locomo.prompts import final_answer
 from benchmarks.locomo.report import by_place
@@ -168,7 +168,7 @@ def test_whole_pipeline_on_a_tiny_slice(tmp_path, data_file):
         assert summary["hit@1"]["1-4"] <= summary["hit@5"]["1-4"] <= summary["hit@10"]["1-4"]
     answers = result["answers"]
     assert answers["sample_size"] == 6 and len(answers["rows"]) == 6
-    assert set(answers["methods"]) == set(METHODS)
+    assert set(answers["methods"]) == set(DEFAULT_METHODS)
     for name, summary in answers["methods"].items():
         assert summary["questions"] == 6, name
         for key in ("prompt_tokens", "injected_tokens", "processed_tokens", "ttft_s", "total_s"):
