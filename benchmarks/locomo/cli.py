@@ -133,8 +133,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.categories = [int(x) for x in str(args.categories).split(",") if x]
         if not set(args.categories) <= set(CATEGORIES):
             p.error(f"--categories: choose from {', '.join(map(str, CATEGORIES))}")
-    if "langchain" in args.methods and args.encoder == "hash":
-        p.error("--methods langchain embeds with a sentence-transformers model; --encoder hash is not one")
+    if "langchain" in args.methods and not args.retrieval_only:
+        from benchmarks.locomo.peer import encoder_path
+
+        try:
+            encoder_path(args.encoder)
+        except ValueError as error:
+            p.error(f"--methods langchain: {error}")
     unknown = [m for m in args.methods if m not in METHODS]
     if unknown:
         p.error(f"unknown methods {unknown}: choose from {', '.join(METHODS)}")
@@ -220,7 +225,8 @@ def run(args: argparse.Namespace, generator: Any = None) -> dict[str, Any]:
             if "langchain" in args.methods and not args.retrieval_only:
                 from benchmarks.locomo.peer import load_recipe
 
-                bench.peer = load_recipe(conversations, args.max_new_tokens, args.encoder)
+                bench.peer = load_recipe(conversations, args.max_new_tokens, args.encoder, generator.model.device)
+                result["config"]["langchain_model"] = str(bench.peer.chat.llm.model_id)
             result["retrieval"], result["retrieval_rows"] = {}, {}
             for retrieval in ("vector", "hybrid"):
                 rows = retrieval_rows(bench, questions, retrieval, max(args.k), progress)
