@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from benchmarks.common.locomo_data import DEFAULT_DATA
+
+
+def write_locomo(path: Path, samples: list[dict] | None = None) -> Path:
+    """``samples`` (default: :func:`synthetic_locomo`) written to ``path`` as a LoCoMo file; returns ``path``."""
+    path.write_text(json.dumps(synthetic_locomo() if samples is None else samples))
+    return path
 
 
 def synthetic_locomo() -> list[dict]:

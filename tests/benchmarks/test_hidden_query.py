@@ -8,7 +8,7 @@ from benchmarks import hidden_query
 from recall_core.memory import HashEncoder
 from recall_core.training.head import HeadRecipe, train_query_head
 from recall_core.training.head_texts import composed, head_texts
-from tests.benchmarks.locomo_files import synthetic_locomo
+from tests.benchmarks.locomo_files import write_locomo
 from tests.helpers.tiny import tiny_model
 
 
@@ -17,8 +17,7 @@ def test_the_benchmark_runs_and_reports_the_ratios(tmp_path):
     texts = [t for t, _ in zip(composed(0), range(40), strict=False)]
     head = train_query_head(model, tokenizer, HashEncoder(16), texts, recipe=HeadRecipe(epochs=2, batch_size=16))
     head.save(tmp_path / "head")
-    data = tmp_path / "locomo.json"
-    data.write_text(json.dumps(synthetic_locomo()))
+    data = write_locomo(tmp_path / "locomo.json")
     out = tmp_path / "out"
     argv = ["--head", str(tmp_path / "head"), "--encoder", "hash-16", "--data", str(data), "--users", "1",
             "--no-progress", "--out", str(out)]  # fmt: skip

@@ -30,7 +30,7 @@ from benchmarks.locomo.answers import DEFAULT_METHODS, answer_summary
 from benchmarks.locomo.bench import Bench, FirstLineStop, labelled
 from benchmarks.locomo.prompts import final_answer
 from benchmarks.locomo.report import by_place
-from tests.benchmarks.locomo_files import dev_slice, synthetic_locomo
+from tests.benchmarks.locomo_files import dev_slice, write_locomo
 from tests.helpers.tiny import tiny_model
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -122,15 +122,11 @@ def test_rrf_fuses_rankings():
 
 @pytest.fixture(scope="module")
 def data_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("locomo") / "slice.json"
-    path.write_text(json.dumps(dev_slice() or synthetic_locomo()))
-    return path
+    return write_locomo(tmp_path_factory.mktemp("locomo") / "slice.json", dev_slice())
 
 
 def test_loader_and_stratified_sample_are_deterministic(tmp_path):
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(synthetic_locomo()))
-    (conversation,) = load_locomo(path)
+    (conversation,) = load_locomo(write_locomo(tmp_path / "s.json"))
     assert [t.dia_id for t in conversation.turns][:2] == ["D1:1", "D1:2"]
     assert conversation.turns[4].date == "10:00 am on 20 May, 2023"
     questions = conversation.questions
@@ -345,9 +341,7 @@ def test_categories_keeps_only_those_of_the_drawn_sample(tmp_path, data_file):
 @pytest.fixture(scope="module")
 def synthetic_file(tmp_path_factory) -> Path:
     """The synthetic slice, which has a category-5 question (the dev slice's first sessions may not)."""
-    path = tmp_path_factory.mktemp("locomo") / "synthetic.json"
-    path.write_text(json.dumps(synthetic_locomo()))
-    return path
+    return write_locomo(tmp_path_factory.mktemp("locomo") / "synthetic.json")
 
 
 def test_no_info_place_puts_the_option_where_asked_and_keeps_the_draw_otherwise(synthetic_file):

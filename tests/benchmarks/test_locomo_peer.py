@@ -15,14 +15,12 @@ from benchmarks.locomo.answers import DEFAULT_METHODS, METHODS
 from benchmarks.locomo.peer import LocomoLangChain, encoder_path, exchanges
 from benchmarks.locomo.prompts import Prompt
 from recall_core.memory.encoders import default_encoder_path
-from tests.benchmarks.locomo_files import synthetic_locomo
+from tests.benchmarks.locomo_files import synthetic_locomo, write_locomo
 
 
 @pytest.fixture(scope="module")
 def synthetic_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("locomo") / "synthetic.json"
-    path.write_text(json.dumps(synthetic_locomo()))
-    return path
+    return write_locomo(tmp_path_factory.mktemp("locomo") / "synthetic.json")
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +37,7 @@ def three_sessions(tmp_path_factory) -> Path:
             ("Ben", "The orchestra wants me for the autumn season."),
         ])
     ]  # fmt: skip
-    path = tmp_path_factory.mktemp("locomo") / "three.json"
-    path.write_text(json.dumps(data))
-    return path
+    return write_locomo(tmp_path_factory.mktemp("locomo") / "three.json", data)
 
 
 def test_documents_are_each_sessions_exchanges_dated_and_labelled(synthetic_file):
@@ -119,8 +115,6 @@ def test_the_recipe_answers_every_category_from_its_own_documents(tmp_path, thre
 def test_an_odd_last_turn_of_a_session_stands_alone(tmp_path):
     data = synthetic_locomo()
     data[0]["conversation"]["session_1"] = data[0]["conversation"]["session_1"][:3]
-    path = tmp_path / "odd.json"
-    path.write_text(json.dumps(data))
-    (conversation,) = load_locomo(path)
+    (conversation,) = load_locomo(write_locomo(tmp_path / "odd.json", data))
     assert [held for _, held in exchanges(conversation)] == [
         ("D1:1", "D1:2"), ("D1:3",), ("D2:1", "D2:2"), ("D2:3", "D2:4")]

@@ -10,13 +10,12 @@ import pytest
 from benchmarks import locomo_tune
 from benchmarks.common.locomo_data import load_locomo, stratified_sample
 from recall_core import RecallGenerator
-from tests.benchmarks.locomo_files import synthetic_locomo
+from tests.benchmarks.locomo_files import write_locomo
 from tests.helpers.tiny import tiny_model
 
 
 def test_the_tuning_questions_are_not_the_reported_ones(tmp_path):
-    path = tmp_path / "locomo.json"
-    path.write_text(json.dumps(synthetic_locomo()))
+    path = write_locomo(tmp_path / "locomo.json")
     questions = [q for c in load_locomo(path) for q in c.questions]
     reported = {q.key for q in stratified_sample(questions, 3, 0)}
     tuning = locomo_tune.tuning_questions(path, 2, 3, 0)
@@ -25,8 +24,7 @@ def test_the_tuning_questions_are_not_the_reported_ones(tmp_path):
 
 @pytest.mark.parametrize("grid", ["quick", "layout"])
 def test_each_row_of_the_grid_answers_the_same_questions(tmp_path, capsys, grid):
-    path = tmp_path / "locomo.json"
-    path.write_text(json.dumps(synthetic_locomo()))
+    path = write_locomo(tmp_path / "locomo.json")
     argv = ["--grid", grid, "--questions", "3", "--report-sample", "2", "--data", str(path), "--encoder", "hash",
             "--max-new-tokens", "3", "--no-progress", "--out", str(tmp_path / "out")]  # fmt: skip
     assert locomo_tune.main(argv, generator=RecallGenerator(*tiny_model("llama"))) == 0

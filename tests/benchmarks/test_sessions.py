@@ -3,7 +3,6 @@ JSON holds what BENCHMARKS.md reports (a tiny random model, a synthetic LoCoMo-s
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -11,15 +10,13 @@ import pytest
 
 from benchmarks import session_conversations, session_positions, sessions
 from recall_core import RecallGenerator
-from tests.benchmarks.locomo_files import synthetic_locomo
+from tests.benchmarks.locomo_files import write_locomo
 from tests.helpers.tiny import tiny_model
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("locomo") / "synthetic.json"
-    path.write_text(json.dumps(synthetic_locomo()))
-    return path
+    return write_locomo(tmp_path_factory.mktemp("locomo") / "synthetic.json")
 
 
 @pytest.fixture(scope="module")
