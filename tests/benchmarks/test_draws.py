@@ -49,7 +49,7 @@ def test_each_draw_is_counted_and_each_recipe_summed(tmp_path: Path):
     assert first["summary"]["stale"] == {"mean": 1.0, "min": 1, "max": 1, "of": 1}  # q0: the old value, in both draws
     assert second["summary"]["right_idk"] == {"mean": 1.0, "min": 1, "max": 1, "of": 1}
     assert first["agreement"] == {0: 1, 1: 2, 2: 1}
-    assert set(result["between"]) == {"facts", "stale", "idk_with_answer", "right_idk"}
+    assert set(result["between"]) == {"facts", "long_facts", "stale", "idk_with_answer", "right_idk"}
     assert (tmp_path / "out" / "draws.md").exists() and (tmp_path / "out" / "draws.png").exists()
 
 

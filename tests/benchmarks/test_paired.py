@@ -60,6 +60,24 @@ def test_each_measure_counts_the_paired_questions_and_the_discordant_ones(tmp_pa
     assert (c["right_idk"]["a"], c["right_idk"]["b"], c["right_idk"]["of"]) == (1, 0, 1)
 
 
+def test_long_facts_counts_the_questions_whose_every_answer_form_takes_three_words():
+    def asked(key: str, answers: list[str], recall: bool, recipe: bool) -> list[dict[str, Any]]:
+        return [{**_row(m, key, correct=c), "answers": answers} for m, c in (("recall", recall), ("langchain", recipe))]
+
+    rows = [*asked("corgi", ["a corgi puppy"], False, True),  # three words, articles counted: only the recipe
+            *asked("lagos", ["a thriller set in Lagos"], True, True),
+            *asked("drone", ["a drone", "drone"], True, False),  # one of its forms is short: not counted
+            *asked("kyoto", ["Kyoto"], False, True)]  # fmt: skip
+    recall = {(r["family"], r["key"]): r for r in rows if r["method"] == "recall"}
+    recipe = {(r["family"], r["key"]): r for r in rows if r["method"] == "langchain"}
+    c = compare(recall, recipe)
+    assert {k: c["long_facts"][k] for k in ("a", "b", "of", "only_a", "only_b")} == {"a": 1, "b": 2, "of": 2, "only_a": 0, "only_b": 1}
+    assert (c["facts"]["a"], c["facts"]["b"], c["facts"]["of"]) == (2, 3, 4)
+    # rows written before answers were kept (and the unanswerable ones) count for no long answer
+    lone = {("f", "x"): _row("recall", "x", correct=True)}
+    assert compare(lone, lone)["long_facts"]["of"] == 0
+
+
 def test_pooled_adds_the_sets_and_tests_over_all_of_them(tmp_path: Path):
     path = _run(tmp_path, "dev", ROWS)
     one = compare(rows_of(f"{path}@recall"), rows_of(f"{path}@langchain"))
