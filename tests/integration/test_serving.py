@@ -271,7 +271,9 @@ def test_killed_and_hung_engine_fail_clearly_and_a_restart_is_used_again(gguf: P
     server = EngineServer(gguf, parallel=1, log_path=tmp_path / "engine.log").start()
     store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(64))
     try:
-        served = ServedRecallGenerator(server.url, timeout=3)
+        # 10 s: a silent engine fails well before the default 60 s, while a freshly restarted engine's
+        # first reply on two cores shared with the other test worker (it once took over 3 s) still fits.
+        served = ServedRecallGenerator(server.url, timeout=10)
         chat = ChatRecall(generator=served, store=store, user_id="ada", max_tokens=12)
         chat.invoke("My dog is called Biscuit.")  # acknowledged: the exchange is written
         written = [r.text for r in store.for_user("ada").all()]
@@ -299,9 +301,9 @@ def test_killed_and_hung_engine_fail_clearly_and_a_restart_is_used_again(gguf: P
         os.kill(server.pid, signal.SIGSTOP)
         try:
             started = time.monotonic()
-            with pytest.raises(EngineError, match="no answer within 3s"):
+            with pytest.raises(EngineError, match="no answer within 10s"):
                 served.generate("Hello", max_new_tokens=5)
-            assert time.monotonic() - started < 8
+            assert time.monotonic() - started < 15
         finally:
             os.kill(server.pid, signal.SIGCONT)
         assert served.generate("Hello", max_new_tokens=5).usage.generated_tokens >= 1
