@@ -30,10 +30,12 @@ models: install
 demo: models
 	$(BIN)/recall demo
 
-# Two pytest-xdist workers (the suite keeps about one core busy; one worker took 24 min on 2 cores,
-# two take 13.5). --dist loadfile keeps a module's tests on one worker, so a module's fixtures
-# (a real model, a `chroma run` server) are made once. PYTEST_WORKERS=0 runs in one process.
-PYTEST_WORKERS ?= 2
+# One pytest-xdist worker a core, two to four (one worker took 24 min on 2 cores, two 13.5 on
+# 2026-11-28; four on two cores took what two did, 2026-12-06, so the count follows the cores, and
+# four at most keeps the real models' memory, about 1.5-3.5 GB a worker, within a laptop's). --dist
+# loadfile keeps a module's tests on one worker, so a module's fixtures (a real model, a `chroma run`
+# server) are made once. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -lt 2 ]; then n=2; elif [ $$n -gt 4 ]; then n=4; fi; echo $$n)
 PYTEST_XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
 test: models engine
