@@ -41,11 +41,11 @@ def is_integration(path: Path) -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The ``integration`` marker comes from the file's place, so a new test cannot forget it.
 
-    The modules with an integration test then run first, each module's tests in their order. `make test`'s xdist
-    workers take modules in this order (``--dist loadfile --no-loadscope-reorder``), so the minute-long real-model tests are
-    not the last work left to one worker while the other idles: the many short unit modules fill the
-    end. Filed alphabetically, `tests/integration/test_your_conversations.py` (about 110 s alone) began
-    in the last two minutes of the run."""
+    The modules with an integration test then run first, each module's tests in their order.
+    `make test`'s xdist workers take modules in this order (``--no-loadscope-reorder``), so the
+    minute-long real-model tests are not the last work left to one worker while the other idles:
+    the many short unit modules fill the end. xdist's own order, the modules with most tests
+    first, put `tests/integration/test_your_conversations.py` (one test, about 110 s) last."""
     for item in items:
         if is_integration(item.path):
             item.add_marker(pytest.mark.integration)
