@@ -38,8 +38,8 @@ demo: models
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -lt 2 ]; then n=2; elif [ $$n -gt 4 ]; then n=4; fi; echo $$n)
 # --no-loadscope-reorder: take modules in the suite's order (tests/conftest.py: the real-model modules
 # first), not xdist's default of the modules with most tests first, which left a one-test module of
-# about 110 s for the last two minutes.
-PYTEST_XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+# about 110 s for the last two minutes. `=`, not `:=`: nproc runs only for the targets that test.
+PYTEST_XDIST = $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 test: models engine
 	$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_XDIST) --durations=15

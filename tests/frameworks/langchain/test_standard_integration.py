@@ -36,6 +36,7 @@ class TestChatRecallIntegration(ChatModelIntegrationTests):
         """The suite's fixture, with 28 tokens for tests that call no tool: a small JSON object still fits
         (constrained decoding closes open JSON in the last tokens of the budget), and the suite's real-model
         tests, most of which run to the budget, take about 0.14 s a token on two cores."""
+        # the suite's own merge, in its order (langchain_tests' `model` fixture), then the budget
         params = {**self.standard_chat_model_params, **self.chat_model_params, **(getattr(request, "param", None) or {})}
         if not any(word in request.node.name for word in ("tool", "agent")):
             params["max_tokens"] = min(params["max_tokens"], 28)
