@@ -4,8 +4,8 @@ The conversation families (:mod:`recall_core.training.families`) are independent
 facts said in passing in long turns, many people around the user, facts that change, dates,
 paraphrased questions, facts given as short answers, and the original templated one. Beside
 them, ``handwritten``, ``handwritten-changes``, ``handwritten-updates``,
-``handwritten-revisions``, ``handwritten-errands``, ``handwritten-routines`` and ``handwritten-plans``
-(:mod:`benchmarks.handwritten`): users'
+``handwritten-revisions``, ``handwritten-errands``, ``handwritten-routines``, ``handwritten-plans`` and
+``handwritten-household`` (:mod:`benchmarks.handwritten`): users'
 conversations written by hand, not from templates, by writers who saw none of the rest; no
 training sees them. Each is generated here with the evaluation seed, and every question is
 asked in a fresh session with the call perturbed the way users' calls differ:

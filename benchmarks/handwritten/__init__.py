@@ -47,6 +47,15 @@ families, the training code nor the benchmarks:
   changed and back, buried in a long message or said in reply to the assistant; others'
   attributes beside the user's. Written to check the stale goal on a set no rule, setting or
   candidate was chosen on; measured once, before anyone read its replies.
+- ``handwritten-household`` (``household.json``): six more users by an eighth writer (2026-12-06,
+  fifty-ninth session), a helper told to read nothing under /work, on a household and the people
+  around the user (partner or ex, children, parents, in-laws, neighbours, a childminder, a GP, a
+  vet), each with attributes said while asking for help with something else, so that a question
+  about one person has near misses in the others; a third of the memory questions on facts that
+  changed (outright, with a reason, implied, corrected, reported by someone else, changed twice),
+  never-said questions that are near misses (the other child's allergy), each user in another
+  register (terse, rambling, formal, a non-native speaker, voice dictation, emoji and typos).
+  Measured once by a rule written before it arrived; nothing chosen on it.
 
 The file format is :mod:`benchmarks.handwritten.format`'s, checked when a file is read;
 :func:`from_file` reads any file in it as a family (your own conversations).
@@ -74,8 +83,8 @@ NAME = "handwritten"
 DESCRIPTION = "Eight users' conversations written by hand, not from templates (evaluation only)."
 DATA = Path(__file__).with_name("users.json")
 
-__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "NAME", "PLANS", "REVISIONS", "ROUTINES", "UPDATES",
-           "HandwrittenFamily", "from_file", "generate"]
+__all__ = ["CHANGES", "DATA", "DESCRIPTION", "ERRANDS", "FAMILIES", "HOUSEHOLD", "NAME", "PLANS", "REVISIONS", "ROUTINES",
+           "UPDATES", "HandwrittenFamily", "from_file", "generate"]
 
 
 @dataclass(frozen=True)
@@ -135,6 +144,11 @@ PLANS = HandwrittenFamily(
     "Six users' plans and arrangements that keep shifting, by a seventh writer (evaluation only).",
     Path(__file__).with_name("plans.json"),
 )
+HOUSEHOLD = HandwrittenFamily(
+    "handwritten-household",
+    "Six users among the people of their household, each person with attributes, by an eighth writer (evaluation only).",
+    Path(__file__).with_name("household.json"),
+)
 #: Every hand-written family by name.
 FAMILIES = {
     NAME: HandwrittenFamily(NAME, DESCRIPTION, DATA),
@@ -144,6 +158,7 @@ FAMILIES = {
     ERRANDS.NAME: ERRANDS,
     ROUTINES.NAME: ROUTINES,
     PLANS.NAME: PLANS,
+    HOUSEHOLD.NAME: HOUSEHOLD,
 }
 
 
