@@ -16,9 +16,22 @@ export TOKENIZERS_PARALLELISM := false
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# pip installs torch (it reads this machine's pip configuration, which may point at a local wheel) and
+# uv; uv installs the rest, resolving and downloading in parallel and keeping the torch pip installed.
+# On a fresh clone here (2026-12-06, no caches) `make install` took 60 s, and 258 s with pip alone:
+# the same 209 packages at the same versions.
+# uv reads no pip.conf: behind a package mirror set UV_INDEX_URL, or run `make INSTALLER=pip ...`.
+INSTALLER ?= uv
+UV_SPEC ?= uv==0.13.9
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
+ifeq ($(INSTALLER),pip)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
+else
+	$(BIN)/pip install --quiet --disable-pip-version-check "$(UV_SPEC)"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
+endif
 	touch $@
 
 install: $(VENV)/.installed
