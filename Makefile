@@ -16,8 +16,8 @@ export TOKENIZERS_PARALLELISM := false
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# pip installs torch (it reads this machine's pip configuration, which may point at a local wheel) and
-# uv; uv installs the rest, resolving and downloading in parallel and keeping the torch pip installed.
+# pip installs uv, then torch (pip reads this machine's pip configuration, which may point at a local
+# wheel); uv installs the rest, resolving and downloading in parallel and keeping the torch pip installed.
 # On a fresh clone here (2026-12-06, no caches) `make install` took 60 s, and 258 s with pip alone:
 # the same 209 packages at the same versions.
 # uv reads no pip.conf: behind a package mirror set UV_INDEX_URL, or run `make INSTALLER=pip ...`.
