@@ -27,17 +27,19 @@ UV_SPEC ?= uv==0.13.9
 $(BIN)/uv: | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check "$(UV_SPEC)"
 
+# What installs the project's packages, and what it needs first (uv, its own target: an older venv gets it too).
 ifeq ($(INSTALLER),pip)
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
-	touch $@
+INSTALL_PACKAGES := $(BIN)/pip install --quiet --disable-pip-version-check
+INSTALLER_BIN :=
 else
-$(VENV)/.installed: pyproject.toml | $(BIN)/python $(BIN)/uv
-	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
-	touch $@
+INSTALL_PACKAGES := $(BIN)/uv pip install --quiet --python $(BIN)/python
+INSTALLER_BIN := $(BIN)/uv
 endif
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python $(INSTALLER_BIN)
+	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_SPEC)
+	$(INSTALL_PACKAGES) -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
+	touch $@
 
 install: $(VENV)/.installed
 
