@@ -16,12 +16,13 @@ export TOKENIZERS_PARALLELISM := false
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# pip installs uv, then torch (pip reads this machine's pip configuration, which may point at a local
-# wheel); uv installs the rest, resolving and downloading in parallel and keeping the torch pip installed.
-# On a fresh clone here (2026-12-06, no caches) `make install` took 60 s, and 258 s with pip alone:
-# the same 209 packages at the same versions. --no-compile: pip byte-compiled all of torch's files,
-# 25 of its 42 s here (17.7 s without; 2026-12-06); Python compiles the modules a process imports
-# when it first imports them, as it does for every package uv installs.
+# pip picks torch's wheel: it reads this machine's pip configuration, which may point at a local wheel,
+# and TORCH_SPEC may name an index. uv then installs that wheel and the project's packages, resolving and
+# downloading in parallel. On a fresh clone here (2026-12-06, no caches) that took 60 s against pip's 258 s
+# for the same 209 packages at the same versions.
+# --compile-bytecode: uv writes no .pyc files by default, and where PYTHONDONTWRITEBYTECODE is set (it is on
+# this project's machines) Python then compiles every module again in every process: importing the
+# engine with its peers took 24-28 s instead of 14-15 s (2026-12-06), and the tests start many processes.
 # uv reads no pip.conf: behind a package mirror set UV_INDEX_URL, or run `make INSTALLER=pip ...`.
 INSTALLER ?= uv
 UV_SPEC ?= uv==0.13.9
@@ -34,13 +35,16 @@ ifeq ($(INSTALLER),pip)
 INSTALL_PACKAGES := $(BIN)/pip install --quiet --disable-pip-version-check
 INSTALLER_BIN :=
 else
-INSTALL_PACKAGES := $(BIN)/uv pip install --quiet --python $(BIN)/python
+INSTALL_PACKAGES := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 INSTALLER_BIN := $(BIN)/uv
 endif
 
+TORCH_WHEEL_DIR := $(VENV)/torch-wheel
 $(VENV)/.installed: pyproject.toml | $(BIN)/python $(INSTALLER_BIN)
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-compile $(TORCH_SPEC)
-	$(INSTALL_PACKAGES) -e ".[all,dev,bench]" "$(firstword $(TORCH_SPEC))"
+	rm -rf $(TORCH_WHEEL_DIR)
+	$(BIN)/pip download --quiet --disable-pip-version-check --no-deps --dest $(TORCH_WHEEL_DIR) $(TORCH_SPEC)
+	$(INSTALL_PACKAGES) -e ".[all,dev,bench]" $(TORCH_WHEEL_DIR)/torch-*.whl
+	rm -rf $(TORCH_WHEEL_DIR)
 	touch $@
 
 install: $(VENV)/.installed
