@@ -19,7 +19,7 @@ $(BIN)/python:
 # pip picks torch's wheel: it reads this machine's pip configuration, which may point at a local wheel,
 # and TORCH_SPEC may name an index. uv then installs that wheel and the project's packages, resolving and
 # downloading in parallel. On a fresh clone here (2026-12-06, no caches) that took 60 s against pip's 258 s
-# for the same 209 packages at the same versions.
+# for the same 209 packages at the same versions, and 73 s byte-compiled (below).
 # --compile-bytecode: uv writes no .pyc files by default, and where PYTHONDONTWRITEBYTECODE is set (it is on
 # this project's machines) Python then compiles every module again in every process: importing the
 # engine with its peers took 24-28 s instead of 14-15 s (2026-12-06), and the tests start many processes.

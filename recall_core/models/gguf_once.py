@@ -4,7 +4,7 @@ transformers builds a new ``gguf.GGUFReader`` for each of the tokenizer, the con
 weights, and the reader parses the metadata (49,152 tokens and their merges for SmolLM2) by
 slicing a ``numpy.memmap`` field by field, which costs a memmap object per slice. On 2 CPU
 cores (2026-12-06) one reader took 5.7 s, three of them about 18 s of the default model's
-39 s conversion; over a plain array view of the same mapping one reader takes 2.1 s and
+42 s conversion; over a plain array view of the same mapping one reader takes 2.1 s and
 yields the same fields and tensors. So the conversion reads the file once, over such a view.
 transformers also builds gguf's tensor-name map (about 16 ms) once for each of the model's
 397 modules, another 6 s; the map is only read, so one is built for each architecture.
