@@ -15,7 +15,6 @@ import torch
 from gguf import tensor_mapping
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from recall_core.models import gguf_once
 from recall_core.models.gguf_once import array_reader, gguf_read_once
 from recall_core.models.loading import _convert_gguf
 from recall_core.serving import export_gguf
@@ -83,4 +82,4 @@ def test_only_the_given_file_is_shared_and_everything_is_restored(tiny_gguf: Pat
             assert gguf.get_tensor_name_map(arch, layers) is gguf.get_tensor_name_map(arch, layers)
             raise RuntimeError("an error inside the block")
     assert gguf.GGUFReader is reader_class and gguf.get_tensor_name_map is name_map
-    assert gguf_once.array_reader(tiny_gguf).fields.keys() == reader_class(tiny_gguf).fields.keys()
+    assert array_reader(tiny_gguf).fields.keys() == reader_class(tiny_gguf).fields.keys()

@@ -85,17 +85,14 @@ def test_make_test_runs_the_suite_on_a_worker_a_core_that_make_installs():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
     assert [d for d in dev if d.startswith("pytest-xdist")]
-    done = subprocess.run(["make", "-n", "test"], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    pytest_line = [line for line in done.stdout.splitlines() if "pytest" in line][-1]
+    pytest_line = [line for line in _make_dry_run("test") if "pytest" in line][-1]
     try:  # what make's rule reads, with its fallback of 2 where there is no nproc
         cores = subprocess.run(["nproc"], capture_output=True, text=True, timeout=60).stdout.strip()
     except FileNotFoundError:
         cores = ""
     workers = min(max(int(cores) if cores.isdigit() else 2, 2), 4)
     assert f"-n {workers} --dist loadfile --no-loadscope-reorder" in pytest_line
-    done = subprocess.run(["make", "-n", "test", "PYTEST_WORKERS=0"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)  # fmt: skip
-    assert " -n " not in [line for line in done.stdout.splitlines() if "pytest" in line][-1]
+    assert " -n " not in [line for line in _make_dry_run("test", "PYTEST_WORKERS=0") if "pytest" in line][-1]
 
 
 @pytest.mark.parametrize("installer", ["uv", "pip"])
@@ -104,16 +101,20 @@ def test_make_install_byte_compiles_torch_and_the_packages(installer):
     every process then compiled every module again: a fresh clone's `.ci/run` took 1213-1274 s so,
     1031-1083 s byte-compiled (2026-12-06). pip picks torch's wheel (its configuration, TORCH_SPEC) and
     the installer installs that file with the rest, so torch is compiled too."""
-    done = subprocess.run(["make", "-n", "-B", "install", f"INSTALLER={installer}"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=60)  # fmt: skip
-    lines = done.stdout.splitlines()
+    lines = _make_dry_run("-B", "install", f"INSTALLER={installer}")
     download = [line for line in lines if " download " in line]
     assert len(download) == 1 and "--no-deps" in download[0] and download[0].endswith("torch==2.13.0")
     wheel_dir = download[0].split("--dest ")[1].split()[0]
     installs = [line for line in lines if ' -e ".[all,dev,bench]"' in line]
     assert len(installs) == 1 and f"{wheel_dir}/torch-*.whl" in installs[0]
-    assert "--no-compile" not in done.stdout
+    assert not [line for line in lines if "--no-compile" in line]
     if installer == "uv":
         assert installs[0].startswith(".venv/bin/uv pip install") and "--compile-bytecode" in installs[0]
     else:
         assert installs[0].startswith(".venv/bin/pip install")
+
+
+def _make_dry_run(*args: str) -> list[str]:
+    """The commands `make -n ARGS` would run, a line each."""
+    done = subprocess.run(["make", "-n", *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return done.stdout.splitlines()
