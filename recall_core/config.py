@@ -341,8 +341,11 @@ class RecallConfig:
                 int_at_least("kv_recompute", self.kv_recompute, 0)
             except ValueError:
                 raise ValueError(f"kv_recompute must be an int >= 0 or 'all', got {self.kv_recompute!r}") from None
-        if self.query_window is not None and (not isinstance(self.query_window, int) or self.query_window < 1):
-            raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}")
+        if self.query_window is not None:
+            try:
+                int_at_least("query_window", self.query_window, 1)
+            except ValueError:
+                raise ValueError(f"query_window must be None or an int >= 1, got {self.query_window!r}") from None
         _check_template("template", self.template, ("text", "order"))
         _check_template("note_template", self.note_template, NOTE_FIELDS)
         for flag in ("newest_wins", "follow_updates", "match_names", "ask_on_abstention", "ask_after_openers", "ask_on_refusal",

@@ -9,6 +9,7 @@ Generation options are read by :mod:`recall_core.settings`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -41,9 +42,14 @@ from recall_core.kv.memories import KVPrecompute
 from recall_core.models.base import base_model_of
 from recall_core.models.loading import load_model
 from recall_core.models.query_head import RecallQueryHead, saved_query_head
-from recall_core.prompt import chat_prompt_ids, last_user_text
+from recall_core.prompt import chat_prompt_ids, check_prompt, last_user_text
 from recall_core.reply import finish_text
-from recall_core.settings import generation_options, stop_strings
+from recall_core.settings import (
+    call_options,
+    check_defaults,
+    generation_option_names,
+    stop_strings,
+)
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
@@ -110,7 +116,7 @@ class RecallGenerator:
         self._base_model = base_model
         self._base: RecallGenerator | None = None  # made at the first reply that reads no notes
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
-        generation_options(self.generation_defaults)  # bad defaults fail here, not at the first call
+        check_defaults(self.generation_defaults)  # bad defaults fail here, not at the first call
 
     @classmethod
     def from_pretrained(
@@ -192,8 +198,7 @@ class RecallGenerator:
     @property
     def eos_token_ids(self) -> set[int]:
         """The ids that end a reply (the model's generation config's ``eos_token_id``)."""
-        eos = self.model.generation_config.eos_token_id
-        return set(eos if isinstance(eos, list) else [eos]) - {None}
+        return _id_set(self.model.generation_config.eos_token_id)
 
     # ------------------------------------------------------------------ generate
     def generate(
@@ -241,6 +246,7 @@ class RecallGenerator:
             A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
             the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
         """
+        check_prompt(prompt)
         memory = self.memory if memory is _UNSET else memory
         question = None if isinstance(prompt, str) else last_user_text(prompt)
         base = checked_config(config) or self.config
@@ -332,8 +338,7 @@ class RecallGenerator:
     def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
         """Whether the call asks generate() for a cache of its own (``cache_implementation``), so
         that the first pass's cache cannot go on into it."""
-        options = {**generation_options(self.generation_defaults), **generation_options(generation_kwargs)}
-        return options.get("cache_implementation") is not None
+        return call_options(self.generation_defaults, generation_kwargs).get("cache_implementation") is not None
 
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
         """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
@@ -409,6 +414,7 @@ class RecallGenerator:
             kwargs[CACHE_KEY] = past_key_values
         if position_ids is not None:
             kwargs["position_ids"] = position_ids
+        started = time.perf_counter()
         output = self.model.generate(
             input_ids,
             custom_generate=recall_generate,
@@ -423,7 +429,7 @@ class RecallGenerator:
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
         )
-        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached)
+        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached, time.perf_counter() - started)
         if processor is not None and processor.out_of_time:
             result = out_of_time(result, processor)
         return replace(result, output=output) if keep_output else result
@@ -438,11 +444,17 @@ class RecallGenerator:
         Joining the pieces gives exactly ``generate(...).text``; the stream's ``result``
         holds the full :class:`RecallResult` once it is exhausted.
         """
-        return RecallStream(self.generate, self.tokenizer, prompt, kwargs)
+        return RecallStream(self.generate, self.tokenizer, prompt, kwargs, self.call_stop_strings(kwargs))
 
     def astream(self, prompt: Prompt, **kwargs: Any) -> AsyncRecallStream:
         """:meth:`stream` for ``async for``: awaiting a piece never blocks the event loop."""
-        return AsyncRecallStream(self.generate, self.tokenizer, prompt, kwargs)
+        return AsyncRecallStream(self.generate, self.tokenizer, prompt, kwargs, self.call_stop_strings(kwargs))
+
+    def call_stop_strings(self, arguments: Mapping[str, Any]) -> list[str]:
+        """Every stop string a call with these keyword ``arguments`` cuts its text at: ``stop``,
+        ``stop_strings``, a ``generation_config``'s and :attr:`generation_defaults`' (checked)."""
+        given = {k: v for k, v in arguments.items() if k in generation_option_names() or k == "generation_config"}
+        return self._generation_kwargs(given, arguments.get("stop"))[1]
 
     # ------------------------------------------------------------------ helpers
     def _constrain(self, plan: OutputPlan, memory: Memory | None, max_new_tokens: int | None, max_time: float) -> Any:
@@ -467,8 +479,8 @@ class RecallGenerator:
     def _generation_kwargs(
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None
     ) -> tuple[dict[str, Any], list[str]]:
-        """The call's options over the defaults (each read on its own), and the stop strings."""
-        kwargs = {**generation_options(self.generation_defaults), **generation_options(given)}
+        """The call's options over the defaults (:func:`~recall_core.settings.call_options`), and the stop strings."""
+        kwargs = call_options(self.generation_defaults, given)
         return kwargs, stop_strings(stop, kwargs.pop("stop_strings", None))
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
@@ -477,6 +489,32 @@ class RecallGenerator:
         if asked is None:
             asked = (kwargs.get("generation_config") or self.model.generation_config).return_dict_in_generate
         return bool(asked)
+
+    def _finish_reason(
+        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool
+    ) -> str:
+        """Why decoding ended, by what the call asked as transformers reads it: its own ``eos_token_id``
+        (else the model's), ``max_new_tokens`` (else ``max_length``, a whole sequence's ``length``),
+        ``max_time`` (seconds of ``elapsed``); each a keyword, else the call's config, else the model's."""
+        configs = [kwargs.get("generation_config"), getattr(self.model, "generation_config", None)]
+
+        def setting(name: str) -> Any:
+            return next((v for v in (kwargs.get(name), *(getattr(c, name, None) for c in configs)) if v is not None), None)
+
+        eos = kwargs.get("eos_token_id", getattr(configs[0], "eos_token_id", None))
+        eos_ids = _id_set(eos) if eos is not None else self.eos_token_ids
+        if hit_stop or (new_ids and new_ids[-1] in eos_ids):
+            return "stop"
+        max_new = setting("max_new_tokens")
+        if max_new:
+            cut = generated >= max_new
+        else:  # transformers' max_length counts the whole sequence
+            max_length = setting("max_length")
+            cut = bool(max_length) and length >= max_length
+        if cut:
+            return "length"
+        max_time = setting("max_time")
+        return "time" if max_time is not None and elapsed >= max_time else "stop"
 
     def _stopping_criteria(self, stop_strings: list[str]) -> StoppingCriteriaList:
         if not stop_strings:
@@ -491,6 +529,7 @@ class RecallGenerator:
         kwargs: Mapping[str, Any],
         plan: OutputPlan,
         cached: int = 0,
+        elapsed: float = 0.0,
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
         sequences, trace = output.sequences, list(output.recalls or [])
@@ -507,10 +546,9 @@ class RecallGenerator:
             parsed = plan.tool_format.parse(text)
             text = parsed.content
             calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
-        eos_ids = self.eos_token_ids
-        max_new = kwargs.get("max_new_tokens")
-        ended_on_eos = bool(new_ids) and new_ids[-1] in eos_ids
-        finish_reason = "length" if (max_new and generated >= max_new and not (hit_stop or ended_on_eos)) else "stop"
+        # transformers' max_length counts what it decoded over: the prompt (its marker cropped later) and any pads.
+        length = max(sequences.shape[1], prompt_length + generated)
+        finish_reason = self._finish_reason(kwargs, new_ids, generated, length, elapsed, hit_stop)
         if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
             finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
         return RecallResult(
@@ -524,3 +562,9 @@ class RecallGenerator:
             **calls,
         )
 
+
+def _id_set(ids: int | Sequence[int] | torch.Tensor | None) -> set[int]:
+    """An ``eos_token_id`` as transformers takes it (an id, a list, a tensor, ``None``) as a set of ids."""
+    if isinstance(ids, torch.Tensor):
+        ids = ids.tolist()
+    return set(ids if isinstance(ids, (list, tuple)) else [ids]) - {None}

@@ -127,6 +127,20 @@ def last_user_text(messages: Sequence[Message]) -> str | None:
     return None
 
 
+def check_prompt(prompt: object) -> None:
+    """``prompt`` is a string or a list of messages (:func:`check_messages`), else ``ValueError``
+    (several prompts in one list are pointed to ``generate_batch``)."""
+    if isinstance(prompt, str):
+        return
+    if not isinstance(prompt, Sequence):
+        raise ValueError(f"prompt must be a string or a list of messages (dicts with 'role' and 'content'), "
+                         f"got a {type(prompt).__name__}")  # fmt: skip
+    if prompt and all(isinstance(item, (str, Sequence)) for item in prompt):
+        raise ValueError(f"prompt is a list of {len(prompt)} prompts, not of messages: generate() answers one "
+                         "conversation, generate_batch() a list of them")  # fmt: skip
+    check_messages(prompt)
+
+
 def check_messages(messages: Sequence[Message]) -> None:
     """Every message is a mapping with a string ``role`` and string ``content``; a user
     message's content is not blank (it would be answered from memory searched with nothing)."""

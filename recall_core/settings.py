@@ -15,6 +15,7 @@ setting as it was written and its allowed range. The rules:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ RANGES: Mapping[str, Range] = {
     "top_k": Range("an int >= 0", lambda v: v >= 0, integer=True),
     "repetition_penalty": Range("> 0", lambda v: v > 0),
     "max_new_tokens": Range("an int >= 1", lambda v: v >= 1, integer=True),
+    "max_length": Range("an int >= 1", lambda v: v >= 1, integer=True),
     "max_time": Range("a number of seconds > 0", lambda v: v > 0),
 }
 #: Options that would fork the one decoding path recall follows.
@@ -84,6 +86,36 @@ def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
     if options.get("max_time") is not None:
         options["max_time"] = float(options["max_time"])
     return options
+
+
+def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """One call's ``generate()`` options: ``given`` over the generator's ``defaults``, as
+    transformers reads a call that sets them itself.
+
+    transformers lets keyword arguments override a ``generation_config``'s fields, so the
+    defaults (``max_new_tokens=256, do_sample=False``) would overrule the caller's config: a
+    default is dropped where the call's config sets the same option (a field that differs from a
+    fresh ``GenerationConfig``). A ``max_length`` the call sets, as a keyword or in its config,
+    drops the default ``max_new_tokens``, which transformers would let win. The config's fields are
+    range-checked as keywords are, and its ``stop_strings`` move to the keyword (recall's own
+    criteria cut them: transformers needs a tokenizer for them that it does not pass on here).
+    """
+    options = generation_options(given)
+    config = options.get("generation_config")
+    set_by_call = set(options)
+    if config is not None:
+        in_config = {name: value for name, value in config.to_diff_dict().items() if name in generation_option_names()}
+        generation_options({k: v for k, v in in_config.items() if k != "stop_strings"})  # ranges, one path
+        set_by_call |= set(in_config)
+        if config.stop_strings is not None:
+            config = copy.deepcopy(config)  # the caller's own config is left as it is
+            options["stop_strings"] = stop_strings(options.get("stop_strings"), config.stop_strings)
+            config.stop_strings = None
+            options["generation_config"] = config
+    kept = {name: value for name, value in generation_options(defaults).items() if name not in set_by_call}
+    if "max_length" in set_by_call and "max_new_tokens" not in set_by_call:
+        kept.pop("max_new_tokens", None)
+    return {**kept, **options}
 
 
 def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
@@ -133,6 +165,15 @@ def check_option_names(owner: str, given: Iterable[str], other_arguments: Iterab
             f"It accepts {', '.join(sorted(other))} and any transformers generate() option "
             "(max_new_tokens / max_tokens, temperature, top_p, top_k, min_p, repetition_penalty, do_sample, ...)."
         )
+
+
+def check_defaults(defaults: Mapping[str, Any]) -> None:
+    """A generator's ``generation_defaults``: known option names and values in range, else ``ValueError``."""
+    try:
+        check_option_names("generation_defaults", defaults)
+    except TypeError as error:  # a mapping's keys: a bad value, not a bad keyword
+        raise ValueError(str(error)) from None
+    generation_options(defaults)
 
 
 def _check(name: str, option: str, value: Any) -> None:

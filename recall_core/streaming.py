@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 import torch
@@ -69,17 +69,21 @@ class TokenTextStreamer(TextIteratorStreamer):
 class _Stream:
     """What both streams share: the worker thread, the finishing of the text, cancelling."""
 
-    def __init__(self, run: Runner, tokenizer: Any, prompt: Any, kwargs: dict[str, Any]) -> None:
-        """Stream ``run(prompt, streamer=..., **kwargs)``; ``tokenizer`` decodes the pieces."""
+    def __init__(
+        self, run: Runner, tokenizer: Any, prompt: Any, kwargs: dict[str, Any], stops: Sequence[str] | None = None
+    ) -> None:
+        """Stream ``run(prompt, streamer=..., **kwargs)``; ``tokenizer`` decodes the pieces. ``stops``:
+        every stop string the run cuts at (a generator's defaults too), else the call's own."""
         if "streamer" in kwargs:
             raise TypeError("a stream makes its own streamer; use generate(streamer=...) to pass one")
         self.result: RecallResult | None = None
         self._error: BaseException | None = None
-        self._finisher = TextFinisher(stop_strings(kwargs.get("stop"), kwargs.get("stop_strings")))
+        self._finisher = TextFinisher(stop_strings(kwargs.get("stop"), kwargs.get("stop_strings")) if stops is None
+                                      else list(stops))  # fmt: skip
         self._cancel = threading.Event()
         self._tokenizer, self._prompt, self._run = tokenizer, prompt, run
         self._keep_ids = _marker_ids(tokenizer, kwargs)
-        self._kwargs = {**kwargs, "stopping_criteria": [*kwargs.get("stopping_criteria", []), _Cancelled(self._cancel)]}
+        self._kwargs = {**kwargs, "stopping_criteria": [*(kwargs.get("stopping_criteria") or []), _Cancelled(self._cancel)]}
         self._thread: threading.Thread | None = None
 
     def _start(self, streamer: TokenTextStreamer) -> None:

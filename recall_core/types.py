@@ -194,8 +194,9 @@ class RecallResult:
         sequences: full ids like ``model.generate()``: prompt + injected pads + new tokens, shape ``[1, L]``.
         recalls: every ``<recall>`` event, in order.
         usage: token counts.
-        finish_reason: "stop" (eos or stop string), "length" (max_new_tokens reached), "tool_calls"
-            (complete calls) or "time" (a constrained reply closed early by its ``max_time``).
+        finish_reason: "stop" (eos or stop string), "length" (``max_new_tokens``, or ``max_length``,
+            reached), "tool_calls" (complete calls) or "time" (``max_time`` ran out, or a constrained
+            reply was closed early by it).
         output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
             (scores, logits, attentions, hidden states, cache, recalls).
         session: from a :class:`~recall_core.RecallSession`, what it did with its cache.

@@ -30,6 +30,7 @@ from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, Prompt, RecallGenerator
 from recall_core.serving.client import Completion, EngineClient, EngineError
 from recall_core.serving.loop import BASE_REPLIES_SERVED, ServedOutput, sampling_options, served_recall
+from recall_core.settings import check_defaults
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
@@ -107,8 +108,7 @@ class ServedRecallGenerator(RecallGenerator):
         self.query_head = None
         self.config = config or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
-        super_check = RecallGenerator._generation_kwargs  # bad defaults fail here, not at the first call
-        super_check(self, {}, None)
+        check_defaults(self.generation_defaults)  # bad defaults fail here, not at the first call
         self._context_window = context_window
         if base_lora is not None and (isinstance(base_lora, bool) or not isinstance(base_lora, int) or base_lora < 0):
             raise ValueError(f"base_lora must be an adapter id (an int >= 0) or None, got {base_lora!r}")

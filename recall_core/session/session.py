@@ -47,7 +47,7 @@ from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
 from recall_core.session.writes import PendingWrites, Writer, caller_level, store_writer
-from recall_core.settings import generation_options
+from recall_core.settings import call_options
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, RecallResult, SessionReport
@@ -255,11 +255,12 @@ class RecallSession(SessionDecisions):
 
     def stream(self, messages: Input, **kwargs: Any) -> RecallStream:
         """Like :meth:`reply`, as a :class:`RecallStream` of text pieces (``result`` after the last)."""
-        return RecallStream(self.reply, self.generator.tokenizer, messages, kwargs)
+        return RecallStream(self.reply, self.generator.tokenizer, messages, kwargs, self.generator.call_stop_strings(kwargs))
 
     def astream(self, messages: Input, **kwargs: Any) -> AsyncRecallStream:
         """:meth:`stream` for ``async for``."""
-        return AsyncRecallStream(self.reply, self.generator.tokenizer, messages, kwargs)
+        return AsyncRecallStream(self.reply, self.generator.tokenizer, messages, kwargs,
+                                 self.generator.call_stop_strings(kwargs))  # fmt: skip
 
     def append(self, messages: Input, *, return_logprobs: bool = False) -> AppendResult:
         """Add messages to the conversation without replying: their ids are prefilled (no recall).
@@ -371,8 +372,9 @@ class RecallSession(SessionDecisions):
         if self.config.max_cache_tokens is None:
             return 0
         given = {k: v for k, v in kwargs.items() if k not in _CALL_ARGUMENTS}
-        options = {**generation_options(self.generator.generation_defaults), **generation_options(given)}
-        new = options.get("max_new_tokens") or self.generator.model.generation_config.max_new_tokens
+        options = call_options(self.generator.generation_defaults, given)
+        config = options.get("generation_config") or self.generator.model.generation_config
+        new = options.get("max_new_tokens") or config.max_new_tokens
         if not new:
             raise ValueError("a session with max_cache_tokens needs max_new_tokens (to know what a reply may add)")
         return int(new)
