@@ -8,8 +8,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import ensure_config, get_config_list
 from pydantic import ConfigDict, Field, model_validator
 
 from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
@@ -81,6 +81,45 @@ class RecallSettings(RecallAdapterBase):
     def resolved_model_name(self) -> str:
         return model_display_name(self.model_name, self.generator)
 
+    # ------------------------------------------------------------------ the Runnable entry points
+    # invoke(input, config={"configurable": {...}}) does not pass its config on to _generate, and the
+    # running config only holds it inside a chain: each entry point reads thread_id / user_id and the
+    # switches from it (configured) before the base class runs.
+    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Any:  # fmt: skip
+        """The base class's ``invoke``, with ``thread_id`` / ``user_id`` (``recall``, ``write_memory``)
+        read from ``config["configurable"]`` where the call does not give them."""
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                      **kwargs: Any) -> Any:  # fmt: skip
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+               **kwargs: Any) -> Iterator[Any]:  # fmt: skip
+        return super().stream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+
+    def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
+                **kwargs: Any) -> AsyncIterator[Any]:  # fmt: skip
+        return super().astream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+
+    def batch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,
+              return_exceptions: bool = False, **kwargs: Any) -> list[Any]:  # fmt: skip
+        """The base class's ``batch`` (``BaseLLM``'s calls ``generate`` once, not ``invoke``), with each
+        input's ``configurable`` read; inputs whose configs say different users run one by one."""
+        calls = [configured(c, kwargs) for c in get_config_list(config, len(inputs))]
+        if all(call == calls[0] for call in calls):
+            return super().batch(inputs, config, return_exceptions=return_exceptions, **(calls[0] if calls else kwargs))  # type: ignore[misc]
+        return Runnable.batch(self, inputs, config, return_exceptions=return_exceptions, **kwargs)  # type: ignore[arg-type]
+
+    async def abatch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,
+                     return_exceptions: bool = False, **kwargs: Any) -> list[Any]:  # fmt: skip
+        calls = [configured(c, kwargs) for c in get_config_list(config, len(inputs))]
+        if all(call == calls[0] for call in calls):
+            return await super().abatch(inputs, config, return_exceptions=return_exceptions,  # type: ignore[misc]
+                                        **(calls[0] if calls else kwargs))  # fmt: skip
+        return await Runnable.abatch(self, inputs, config, return_exceptions=return_exceptions, **kwargs)  # type: ignore[arg-type]
+
     def _prepare(self, stop: Sequence[str] | None, kwargs: Mapping[str, Any]) -> PreparedCall:
         """Merge the instance's settings with one call's ``stop`` and kwargs; check the names.
 
@@ -90,6 +129,8 @@ class RecallSettings(RecallAdapterBase):
         ``invoke(input, {"configurable": {"recall": "off"}})`` switches recall off for that call).
         """
         configurable = ensure_config().get("configurable") or {}
+        # stream=True / False chooses langchain-core's path (_stream or _generate) and is passed on to it
+        kwargs = {name: value for name, value in kwargs.items() if name != "stream"}
         user_id = kwargs["user_id"] if "user_id" in kwargs else configurable.get("user_id", self.user_id)
         kwargs = {**kwargs, "thread_id": kwargs.get("thread_id", configurable.get("thread_id"))}
         for name in CONFIGURABLE_SWITCHES:
@@ -126,7 +167,7 @@ class RecallSettings(RecallAdapterBase):
             params["ls_max_tokens"] = max_tokens
         stops = stop if stop is not None else self.stop
         if stops:
-            params["ls_stop"] = list(stops)
+            params["ls_stop"] = [stops] if isinstance(stops, str) else list(stops)
         return params
 
 

@@ -21,7 +21,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
@@ -36,7 +36,6 @@ from ._common import (
     RecallSettings,
     astream_chunks,
     astreamed_result,
-    configured,
     result_metadata,
     stream_chunks,
     streamed_result,
@@ -222,23 +221,6 @@ class ChatRecall(RecallSettings, BaseChatModel):
             return write_turns(store, user_id, turns, session_id=session_id)
 
         return write
-
-    def invoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-               **kwargs: Any) -> AIMessage:  # fmt: skip
-        """``BaseChatModel.invoke``, with ``thread_id`` / ``user_id`` read from ``config["configurable"]``."""
-        return super().invoke(input, config, stop=stop, **configured(config, kwargs))
-
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-                      **kwargs: Any) -> AIMessage:  # fmt: skip
-        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))
-
-    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-               **kwargs: Any) -> Iterator[AIMessageChunk]:  # fmt: skip
-        return super().stream(input, config, stop=stop, **configured(config, kwargs))
-
-    def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-                **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
-        return super().astream(input, config, stop=stop, **configured(config, kwargs))
 
     # ------------------------------------------------------------------ helpers
     def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:

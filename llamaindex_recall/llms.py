@@ -85,8 +85,22 @@ class _Call:
 
 
 def is_recall_marker(message: ChatMessage) -> bool:
-    """A message that only says "consult memory here" (what :class:`RecallMemoryBlock` adds)."""
-    return (message.content or "").strip() == RECALL_TOKEN
+    """A message that says "consult memory here": what :class:`RecallMemoryBlock` adds (known by its
+    settings, also after ``Memory`` put other blocks' text in it), or a bare ``<recall>``."""
+    return WRITE_ROLES_KEY in message.additional_kwargs or (message.content or "").strip() == RECALL_TOKEN
+
+
+def marker_text(message: ChatMessage) -> ChatMessage | None:
+    """What a marker holds besides ``<recall>``, as a message of its own, else ``None``.
+
+    ``Memory`` (its default ``insert_method=SYSTEM``) puts the text of its other blocks (a
+    ``StaticMemoryBlock``'s profile, a ``FactExtractionMemoryBlock``'s facts) into the first system
+    message, which is the block's marker when no system message comes before it.
+    """
+    blocks = [b for b in message.blocks if not (isinstance(b, TextBlock) and b.text.strip() == RECALL_TOKEN)]
+    if not any(isinstance(b, TextBlock) and b.text.strip() for b in blocks):
+        return None
+    return ChatMessage(role=message.role, blocks=blocks)
 
 
 def role_name(message: ChatMessage) -> str:
@@ -358,7 +372,8 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
 
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]
-        kept = [m for m in messages if not is_recall_marker(m)]
+        kept = [m if not is_recall_marker(m) else marker_text(m) for m in messages]
+        kept = [m for m in kept if m is not None]
         marker_user = next(
             (m.additional_kwargs.get(USER_ID_KEY) for m in markers if m.additional_kwargs.get(USER_ID_KEY)),
             None,

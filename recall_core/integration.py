@@ -480,7 +480,7 @@ class RecallAdapterBase(BaseModel):
 
         stops = stop if stop is not None else (stop_kw if stop_kw is not None else self.stop)
         if stops:
-            options["stop"] = list(stops)
+            options["stop"] = stop_strings(stops)  # a single string is one stop string, not its characters
         config = with_recall_policy(recall_config or self.recall_config or self.engine.config, policy or recall)
         options["config"] = config
         if memory is not None:

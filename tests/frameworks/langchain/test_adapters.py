@@ -306,3 +306,13 @@ def test_from_a_loaded_model_and_tokenizer():
     assert chat.invoke(QUESTION).response_metadata["recalls"][0]["injected"]
     llm = RecallLLM.from_model(model, tokenizer, model="my-qwen", max_tokens=2)
     assert llm._get_ls_params()["ls_model_name"] == "my-qwen" and isinstance(llm.invoke("Hi"), str)
+
+
+def test_a_single_stop_string_is_one_string_and_stream_is_langchains_switch(generator):
+    chat = ChatRecall(generator=generator, max_tokens=24)
+    full = chat.invoke("Hello there").content
+    stop = pick_stop(full)
+    assert chat.invoke("Hello there", stop=stop).content == chat.invoke("Hello there", stop=[stop]).content
+    assert chat.invoke("Hello there", stop=stop[0] + "\u2603").content == full  # not cut at its first character
+    assert chat._get_ls_params(stop=stop)["ls_stop"] == [stop]
+    assert chat.invoke("Hello there", stream=True).content == chat.invoke("Hello there", stream=False).content == full

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 
 from langchain_recall import ChatRecall, RecallLLM
 from recall_core import RECALL_TOKEN
@@ -175,3 +177,32 @@ def test_an_agents_next_step_writes_its_reply_not_the_question_again(tools_gener
     written = step.response_metadata.get("memory_written", [])
     assert asked not in written and len(written) == bool(step.content.strip())
     assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [QUESTION]
+
+
+def test_the_llm_reads_configurable_when_invoked_batched_or_streamed_directly(generator, store):
+    """Outside a chain the running config is empty: invoke's own config says the user and the switches."""
+    store.for_user("ada").add(FACT)
+    llm = RecallLLM(generator=generator, store=store, max_tokens=4)
+    ada = {"configurable": {"user_id": "ada"}}
+    ended: list[Any] = []
+
+    class Recalls(BaseCallbackHandler):
+        def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+            ended.extend(g[0].generation_info["recalls"] for g in response.generations)
+
+    for run in (lambda c: llm.invoke(QUESTION, c), lambda c: llm.batch([QUESTION, QUESTION], c),
+                lambda c: "".join(llm.stream(QUESTION, c)), lambda c: asyncio.run(llm.ainvoke(QUESTION, c)),
+                lambda c: asyncio.run(llm.abatch([QUESTION], c))):  # fmt: skip
+        ended.clear()
+        run({**ada, "callbacks": [Recalls()]})
+        assert ended and all(FACT in r[0]["text"] for r in ended)
+    ended.clear()
+    llm.invoke(QUESTION, {"configurable": {"user_id": "ada", "recall": "off"}, "callbacks": [Recalls()]})
+    assert ended == [[]]  # recall="off" from the config: nothing searched
+    ended.clear()
+    llm.batch([QUESTION, QUESTION], [{**ada, "callbacks": [Recalls()]},
+                                     {"configurable": {"user_id": "bo"}, "callbacks": [Recalls()]}])  # fmt: skip
+    assert sorted(r[0]["reason"] or "found" for r in ended) == ["found", "no memory"]  # each input its own user
+    with pytest.raises(ValueError, match="user_id"):
+        llm.invoke(QUESTION)
+

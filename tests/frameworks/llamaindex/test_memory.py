@@ -326,3 +326,24 @@ def test_a_reply_the_user_got_is_remembered_though_the_process_is_killed(generat
         block = RecallMemoryBlock(store=store, user_id="ada")
         raw = llm.chat([block.marker("tuesday"), ChatMessage(role="user", content=QUESTION)]).raw
         assert raw["recalls"][0]["injected"] and FACT in raw["recalls"][0]["text"]
+
+
+def test_the_block_beside_another_memory_block_recalls_writes_and_keeps_that_blocks_text(generator, store, events):
+    """Memory puts the text of its other blocks into the first system message: the block's marker."""
+    from llama_index.core.memory import StaticMemoryBlock
+
+    store.for_user("ada").add(FACT)
+    profile = StaticMemoryBlock(name="profile", static_content="The user prefers short answers.")
+    memory = Memory.from_defaults(session_id="s1", memory_blocks=[profile, RecallMemoryBlock(store=store, user_id="ada")])
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)  # no user_id: the marker says whose
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    engine.chat(QUESTION)
+    (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
+    recall = response.raw["recalls"][0]
+    assert recall["injected"] and FACT in recall["text"]
+    # the profile is still in the prompt: the same count as the profile given as a system message of its own
+    alone = ChatMessage(role="system", content="<memory>\n<profile>\nThe user prefers short answers.\n</profile>\n</memory>")
+    same = llm.chat([alone, ChatMessage(role="user", content=QUESTION)], user_id="ada", write_memory=False).raw
+    assert response.raw["usage"]["prompt_tokens"] == same["usage"]["prompt_tokens"]
+    engine.chat("I live in Lisbon.")
+    assert "I live in Lisbon." in [r.text for r in store.for_user("ada").all() if r.role == "user"]  # written
