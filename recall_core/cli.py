@@ -126,8 +126,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
     doctor.add_argument("--no-probe", action="store_true",
                         help="local store: do not read each collection in a child process (the file check still runs)")
     doctor.add_argument("--prune-extra", action="store_true", default=None,
-                        help="with --repair, also delete what the index has and the journal lacks "
-                             "(the default on a local store; on a server other clients may have written it)")
+                        help="with --repair, delete what the index has and the journal lacks (without it, "
+                             "such memories are written back into the journal: a lost journal's only copy)")
     _store_arguments(doctor, user_required=False, with_user=False)
 
     rebuild = command("rebuild-index", _rebuild, "rebuild the Chroma index from the journal")

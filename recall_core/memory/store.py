@@ -38,8 +38,16 @@ from recall_core.memory.errors import MemoryIndexWarning, MemoryReadOnlyError, M
 from recall_core.memory.index import ChromaIndex
 from recall_core.memory.journal import Journal
 from recall_core.memory.search import check_retrieval, check_roles, check_unit
-from recall_core.memory.upkeep.health import OpenCheck, check_local_index, distrust, trust
+from recall_core.memory.upkeep.health import (
+    OpenCheck,
+    check_local_index,
+    distrust,
+    index_without_journal,
+    lost_journal_warning,
+    trust,
+)
 from recall_core.memory.upkeep.maintenance import finish_renames
+from recall_core.memory.upkeep.probe import WHOLE_INDEX
 from recall_core.memory.upkeep.transfer import ImportReport, import_jsonl
 from recall_core.memory.user import UserMemory
 from recall_core.memory.validation import check_user_id
@@ -166,6 +174,9 @@ class MemoryStore:
             store._checked_at_open = True
             for message in store.open_check.warnings(store.location):
                 warnings.warn(message, MemoryIndexWarning, stacklevel=2)
+            indexed_before = (lock.root / CHROMA_DIR / "chroma.sqlite3").exists() and WHOLE_INDEX not in store.open_check.damaged
+            if indexed_before and (unjournaled := index_without_journal(journal, store.index)):
+                warnings.warn(lost_journal_warning(store.location, journal, unjournaled), MemoryIndexWarning, stacklevel=2)
             store._finish_renames()
         except BaseException:
             store.close()

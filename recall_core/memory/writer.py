@@ -247,7 +247,7 @@ class MemoryWriter:
         journal = self.store.journal
         row = journal.get(memory_id)
         if row is None or row.user_id != user_id or row.state == DELETING:
-            row = self._adopt(user_id, memory_id)
+            row = self.adopt(user_id, memory_id)
         if extra is not None and "key" in row.extra:
             extra["key"] = row.extra["key"]  # a keyed memory keeps its key
         updated = row.with_(text=text, extra=row.extra if extra is None else extra)
@@ -528,8 +528,9 @@ class MemoryWriter:
             return None
         return following
 
-    def _adopt(self, user_id: str, memory_id: str) -> JournalRow:
-        """A memory found in the index but not in this journal (written by another client): journal it."""
+    def adopt(self, user_id: str, memory_id: str) -> JournalRow:
+        """A memory found in the index but not in this journal (written by another client, or a
+        journal lost or restored from an older copy): journal it, and return its row."""
         record = self.store.for_user(user_id).get(memory_id)
         if record is None:
             raise KeyError(f"user {user_id!r} has no memory {memory_id!r}")

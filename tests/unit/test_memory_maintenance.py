@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import warnings
 from pathlib import Path
 
 import pytest
 
 from recall_core.memory import (
     HashEncoder,
+    MemoryIndexWarning,
     MemoryStore,
     MemoryUnavailableError,
     MemoryWriter,
@@ -39,8 +41,8 @@ def test_doctor_finds_and_repair_fixes_every_kind_of_drift(tmp_path: Path) -> No
     user = report.users[0]
     assert (user.missing, sorted(user.mismatched), user.extra) == ([ids[0]], sorted(ids[1:3]), ["stray"])
     assert not report.ok and "missing from the index" in report.summary()
-    fixed = repair(store, report)
-    assert (fixed.indexed, fixed.pruned) == (3, 1)
+    fixed = repair(store, report, prune_extra=True)
+    assert (fixed.indexed, fixed.pruned, fixed.adopted) == (3, 1, 0)
     assert doctor(store, check_vectors=True).ok
     assert store.for_user("u").get(ids[1]).text == "fact number 1 about b"
     store.close()
@@ -78,15 +80,40 @@ def test_repair_reencodes_rows_without_vectors(tmp_path: Path) -> None:
     store.close()
 
 
-def test_index_only_user_is_pruned_on_a_local_store(tmp_path: Path) -> None:
+def test_index_only_user_is_pruned_only_when_asked(tmp_path: Path) -> None:
     store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
     MemoryWriter(store, **RAW_TEXT).add_turn("ghost", "user", "boo")
     store.journal._db.execute("DELETE FROM memories")  # the journal never heard of it
     report = doctor(store)
     assert [u.user_id for u in report.users] == ["ghost"] and report.users[0].extra
-    repair(store, report)
+    assert "Do not rebuild the index" in report.summary()
+    repair(store, report, prune_extra=True)
     assert doctor(store).ok and store.for_user("ghost").count() == 0
     store.close()
+
+
+@pytest.mark.parametrize("loss", ["deleted", "emptied"])
+def test_a_lost_journal_warns_at_open_and_repair_writes_the_index_back_into_it(tmp_path: Path, loss: str) -> None:
+    """The index alone holds the acknowledged turns: repair must keep them, never prune them."""
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        ids = [writer.add_turn("ada", "user", f"fact number {i}", session_id="s1", turn_index=i)[0] for i in range(5)]
+        before = {r.id: (r.text, r.session_id, r.turn_index, r.role) for r in store.for_user("ada").all()}
+    journal = tmp_path / "journal.sqlite3"
+    journal.unlink() if loss == "deleted" else journal.write_bytes(b"")
+    for sidecar in tmp_path.glob("journal.sqlite3-*"):
+        sidecar.unlink()
+    with pytest.warns(MemoryIndexWarning, match="holds no memories, but the index .* holds 5 memories of 1 users"):
+        store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    with store:
+        fixed = repair(store)
+        assert (fixed.adopted, fixed.pruned) == (5, 0)
+        assert doctor(store).ok and store.journal.count("ada") == 5
+        assert {r.id: (r.text, r.session_id, r.turn_index, r.role) for r in store.for_user("ada").all()} == before
+        assert store.for_user("ada").search(RecallQuery("fact number 3"), 5)[0].id in ids
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryIndexWarning)
+        MemoryStore.local(tmp_path, encoder=HashEncoder(32)).close()  # whole again: no warning
 
 
 def test_unreachable_server(tmp_path: Path) -> None:

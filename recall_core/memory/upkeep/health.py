@@ -149,3 +149,33 @@ def check_local_index(root: Path, chroma_dir: Path, journal: Journal, index: Chr
         if have < expected:
             check.lost[user_id] = (expected, have)
     return check
+
+
+def index_without_journal(journal: Journal, index: ChromaIndex) -> dict[str, int]:
+    """User id -> memories the index holds, when the journal holds none at all (else ``{}``).
+
+    Every write is journaled before it is indexed, so an index with memories beside an empty
+    journal means the journal was lost: deleted, emptied, or replaced by a new file. Opening
+    makes a new journal without a word, and a repair that pruned what only the index holds
+    would then delete the only copy (:func:`~recall_core.memory.upkeep.maintenance.repair`
+    writes them back instead).
+    """
+    if journal.count():
+        return {}
+    counts = {}
+    for collection in index.collections():
+        owner = (collection.metadata or {}).get("user_id")
+        if owner is not None and collection.name == collection_name(owner, MEMORIES):
+            count = int(index.call(collection.count))
+            if count:
+                counts[owner] = count
+    return counts
+
+
+def lost_journal_warning(location: str, journal: Journal, counts: dict[str, int]) -> str:
+    """What to say when :func:`index_without_journal` found memories."""
+    return (
+        f"the journal {journal.path} holds no memories, but the index at {location} holds {sum(counts.values())} "
+        f"memories of {len(counts)} users: the journal was lost or replaced. Run `recall doctor --repair` "
+        "(repair(store)) to write them back into the journal; until then searches read the index alone"
+    )

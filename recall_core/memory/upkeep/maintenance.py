@@ -132,6 +132,10 @@ class DoctorReport:
             lines.append(f"The whole index is damaged: {REBUILD_HINT}.")
         elif self.damaged:
             lines.append(f"The index is damaged: {REBUILD_HINT}. `recall doctor --repair` rebuilds only the damaged users.")
+        elif t["extra"]:  # a rebuild from the journal would drop them: they are in the index alone
+            lines.append("Run `recall doctor --repair` (repair(store)) to fix: it writes what only the index holds "
+                         "back into the journal (`--prune-extra` deletes it instead). Do not rebuild the index "
+                         "before that: a rebuild keeps only what the journal holds.")
         else:
             lines.append("Run `recall doctor --repair` (repair(store)) to fix, or `recall rebuild-index` to rebuild.")
         return "\n".join(lines)
@@ -151,6 +155,8 @@ class RepairReport:
     indexed: int = 0
     removed: int = 0
     pruned: int = 0
+    #: memories only the index held, written back into the journal (a lost or older journal)
+    adopted: int = 0
     reencoded: int = 0
     #: obsolete LM-key collections deleted (see :attr:`DoctorReport.obsolete_collections`)
     obsolete: int = 0
@@ -297,9 +303,11 @@ def repair(
 
     Args:
         report: a :func:`doctor` report to act on (default: run doctor now).
-        prune_extra: also delete memories the index has and the journal does not. Default:
-            yes for a local store; no for a server, where other machines' clients write
-            memories this journal never saw.
+        prune_extra: delete memories the index has and the journal does not. Default: no, on
+            a local store as on a server. Such memories are written back into the journal
+            instead (``adopted``): every write is journaled before it is indexed, so the index
+            holds one only when the journal lost it (deleted, emptied, or restored from an older
+            copy) or when another client wrote it. Deleting them would lose the only copy.
 
     A user whose repair fails for another reason than an unreachable index is listed in the
     result's ``failed`` and the others are repaired.
@@ -313,8 +321,7 @@ def repair(
         report = doctor(store)
     if WHOLE_INDEX in report.damaged:
         raise MemoryUnavailableError(f"{report.damaged[WHOLE_INDEX]}: {REBUILD_HINT}")
-    if prune_extra is None:
-        prune_extra = store.kind == "local"
+    prune_extra = bool(prune_extra)
     result = RepairReport()
     writer = MemoryWriter(store)
     for user in report.users:
@@ -372,6 +379,11 @@ def _repair_user(
         else:
             store.index.delete(user.user_id, user.extra)
         result.pruned += len(user.extra)
+    elif user.extra:  # the only copy of each: back into the journal, then indexed as the journal says
+        adopted = [writer.adopt(user.user_id, memory_id) for memory_id in user.extra]
+        _index_rows(store, writer, adopted, progress)
+        result.adopted += len(adopted)
+        result.reencoded += len(adopted)
 
 
 def _index_records(store: StoreParts, user_id: str, with_vectors: bool) -> dict[str, tuple[MemoryRecord, Any]]:
