@@ -415,7 +415,7 @@ def _doctor(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         report = doctor(store, probe=not args.no_probe)
         print(report.summary())
-        if args.repair and not report.ok:
+        if args.repair and not report.ok and report.journal_damaged is None:  # the summary says what to do first
             print(repair(store, report, prune_extra=args.prune_extra, progress=True))
             report = doctor(store)
             print(report.summary())

@@ -23,6 +23,7 @@ from recall_core.memory.encoders import (
 )
 from recall_core.memory.errors import (
     EncoderMismatchError,
+    JournalDamagedError,
     MemoryIndexWarning,
     MemoryIsolationError,
     MemoryLockedError,
@@ -51,6 +52,7 @@ __all__ = [
     "EncoderMismatchError",
     "HashEncoder",
     "IngestReport",
+    "JournalDamagedError",
     "MemoryIndexWarning",
     "MemoryIsolationError",
     "MemoryLockedError",

@@ -15,6 +15,11 @@ class MemoryUnavailableError(MemoryStoreError):
     """
 
 
+class JournalDamagedError(MemoryStoreError):
+    """The journal file cannot be read as SQLite (garbled, truncated). The message names the file
+    and the way out: the index still holds what was indexed, and a new journal adopts it."""
+
+
 class MemoryLockedError(MemoryStoreError):
     """Another process (or another store object) has this local memory open."""
 

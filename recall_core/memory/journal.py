@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from recall_core.memory.errors import JournalDamagedError
 from recall_core.memory.text.lexical import (
     FTS_BACKFILL,
     FTS_SCHEMA,
@@ -215,6 +216,16 @@ class Journal:
         self._lock = threading.RLock()
         self._depth = 0  # nesting of open transactions (under the lock)
         self._db = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
+        try:
+            self._set_up()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            if isinstance(error, sqlite3.OperationalError):  # locked, read-only, I/O: not the file's damage
+                raise
+            raise JournalDamagedError(journal_damaged_hint(self.path, f"{type(error).__name__}: {error}")) from error
+
+    def _set_up(self) -> None:
+        """WAL mode, the schema and its upgrades, the scratch tables."""
         _enter_wal(self._db, _BUSY_TIMEOUT)
         # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -269,10 +280,21 @@ class Journal:
             journal = self.journal
             try:
                 journal._depth -= 1
-                if journal._depth == 0:
-                    journal._db.execute("ROLLBACK" if exc_type else "COMMIT")
+                if journal._depth == 0 and not exc_type:
+                    journal._db.execute("COMMIT")
+                elif journal._depth == 0 and journal._db.in_transaction:  # SQLite may have rolled back itself
+                    journal._db.execute("ROLLBACK")
             finally:
                 journal._lock.release()
+
+    def damage(self) -> str | None:
+        """What SQLite's ``quick_check`` finds wrong with the file (a few lines), else ``None``."""
+        try:
+            with self._lock:
+                rows = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(5)").fetchall()]
+        except sqlite3.DatabaseError as error:
+            return f"{type(error).__name__}: {error}"
+        return None if rows == ["ok"] else "; ".join(rows)
 
     def _transaction(self) -> Journal._Tx:
         return Journal._Tx(self)
@@ -570,3 +592,13 @@ class Journal:
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
+
+
+def journal_damaged_hint(path: Path, problem: str) -> str:
+    """What to say of a journal SQLite cannot read, and how to get the memories back."""
+    return (
+        f"the journal {path} is damaged ({problem}). The index still holds every memory that was indexed: "
+        "move the file aside (keep it: turns not indexed yet are only there, and `sqlite3 FILE .recover` may "
+        "save them), reopen the store and run `recall doctor --repair`, which writes the index's memories "
+        "into a new journal"
+    )

@@ -50,6 +50,7 @@ EXPECTED_ALL = {
         "EncoderMismatchError",
         "HashEncoder",
         "IngestReport",
+        "JournalDamagedError",
         "MemoryIndexWarning",
         "MemoryIsolationError",
         "MemoryLockedError",

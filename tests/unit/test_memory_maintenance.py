@@ -11,6 +11,7 @@ import pytest
 
 from recall_core.memory import (
     HashEncoder,
+    JournalDamagedError,
     MemoryIndexWarning,
     MemoryStore,
     MemoryUnavailableError,
@@ -134,3 +135,38 @@ def test_unreachable_server(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_garbled_journal_fails_doctor_and_repair_and_a_write_says_the_real_error(tmp_path: Path) -> None:
+    """Noise in the middle of the journal: doctor said OK, and a write raised 'cannot rollback - no
+    transaction is active', hiding SQLite's own error. The index still holds every memory."""
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        for i in range(50):
+            writer.add_turn("ada", "user", f"fact number {i} about topic {i * 7}")
+    path = tmp_path / "journal.sqlite3"
+    with path.open("r+b") as file:
+        file.seek(path.stat().st_size // 2)
+        file.write(bytes(range(256)) * 16)
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        report = doctor(store)
+        assert not report.ok and "journal.sqlite3 is damaged" in report.summary() and "move the file aside" in report.summary()
+        with pytest.raises(JournalDamagedError, match="doctor --repair"):
+            repair(store, report)
+        with pytest.raises(sqlite3.DatabaseError) as error:  # SQLite's own error, whichever page the noise hit
+            MemoryWriter(store, **RAW_TEXT).add_turn("ada", "user", "one more fact")
+        assert "rollback" not in str(error.value)
+    path.rename(tmp_path / "journal.damaged")  # the way out the message gives: a new journal adopts the index
+    with pytest.warns(MemoryIndexWarning, match="holds 50 memories"):
+        store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    with store:
+        assert repair(store).adopted == 50 and doctor(store).ok
+
+
+def test_a_journal_that_is_not_sqlite_is_named_at_open(tmp_path: Path) -> None:
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        MemoryWriter(store, **RAW_TEXT).add_turn("ada", "user", "remember the milk")
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"not a database" * 100)
+    for sidecar in tmp_path.glob("journal.sqlite3-*"):
+        sidecar.unlink()
+    with pytest.raises(JournalDamagedError, match="journal.sqlite3 is damaged .*file is not a database"):
+        MemoryStore.local(tmp_path, encoder=HashEncoder(32))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend
-from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.errors import JournalDamagedError, MemoryUnavailableError
 from recall_core.memory.index import (
     KINDS,
     MEMORIES,
@@ -28,7 +28,7 @@ from recall_core.memory.index import (
     ChromaIndex,
     collection_name,
 )
-from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, journal_damaged_hint
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
@@ -82,12 +82,14 @@ class DoctorReport:
     damaged: dict[str, str] = field(default_factory=dict)
     #: whether each collection was also read and searched in a child process (``probe=True``)
     probed: bool = False
+    #: what SQLite finds wrong with the journal file (then nothing else was compared), else ``None``
+    journal_damaged: str | None = None
 
     @property
     def ok(self) -> bool:
         return (
             all(u.ok for u in self.users) and not self.unknown_collections and not self.obsolete_collections
-            and not self.damaged
+            and not self.damaged and self.journal_damaged is None
         )  # fmt: skip
 
     def totals(self) -> dict[str, int]:
@@ -104,6 +106,8 @@ class DoctorReport:
 
     def summary(self) -> str:
         """A few human-readable lines."""
+        if self.journal_damaged is not None:
+            return f"memory at {self.location} ({self.kind}): DAMAGED: {self.journal_damaged}."
         t = self.totals()
         head = f"memory at {self.location} ({self.kind}): {t['users']} users, {t['journal']} memories in the journal, {t['index']} in the index"
         if self.ok:
@@ -188,6 +192,10 @@ def doctor(
         MemoryUnavailableError: a server cannot be reached.
     """
     report = DoctorReport(location=store.location, kind=store.kind)
+    problem = store.journal.damage()
+    if problem is not None:  # nothing else can be compared with a journal SQLite cannot read
+        report.journal_damaged = journal_damaged_hint(store.journal.path, problem)
+        return report
     journal_users = set(store.journal.users())
     if store.kind == "local" and store.root is not None:
         report.damaged = _check_local_files(store, probe)
@@ -319,6 +327,8 @@ def repair(
     finish_renames(store)
     if report is None:
         report = doctor(store)
+    if report.journal_damaged is not None:
+        raise JournalDamagedError(report.journal_damaged)
     if WHOLE_INDEX in report.damaged:
         raise MemoryUnavailableError(f"{report.damaged[WHOLE_INDEX]}: {REBUILD_HINT}")
     prune_extra = bool(prune_extra)
