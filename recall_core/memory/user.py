@@ -23,7 +23,7 @@ from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
 from recall_core.memory.search import check_not_lost, check_retrieval, check_roles, check_unit, search
 from recall_core.memory.upkeep.transfer import export_jsonl, export_records
-from recall_core.memory.validation import check_key
+from recall_core.memory.validation import check_key, check_where, chroma_filter_errors
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: Items per request when reading a whole collection.
@@ -85,13 +85,17 @@ class UserMemory:
         """
         if isinstance(query, str):
             query = RecallQuery(text=query)
+        if not isinstance(query, RecallQuery):
+            raise ValueError(f"query must be a string or a RecallQuery, got {type(query).__name__}")
+        where = check_where(where)
         store = self._store
         if store.closed:
             raise MemoryStoreError("this MemoryStore is closed")
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
         unit = store.unit if unit is None else check_unit(unit)
         roles = store.roles if roles == "store" else check_roles(roles)
-        return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
+        with chroma_filter_errors(where):
+            return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -206,7 +210,8 @@ class UserMemory:
             raise ValueError(f"offset must be an int >= 0, got {offset!r}")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
-        records = [record for record, _ in self._read(include_embeddings=False, where=where)]
+        with chroma_filter_errors(check_where(where)):
+            records = [record for record, _ in self._read(include_embeddings=False, where=where)]
         return records[offset:] if limit is None else records[offset : offset + limit]
 
     def all(self, include_embeddings: bool = False) -> list[MemoryRecord] | list[tuple[MemoryRecord, np.ndarray]]:

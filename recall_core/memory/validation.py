@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -263,3 +264,36 @@ def check_turn_index(turn_index: object) -> int | None:
 def check_key(key: object) -> str:
     """A caller-chosen memory key (``UserMemory.put``): a non-empty UTF-8 string with a visible character."""
     return _name(key, "key")
+
+
+def check_where(where: object) -> Mapping[str, Any] | None:
+    """A metadata filter (Chroma's syntax, ``{"session_id": "s1"}``): ``None`` or a mapping, else ``ValueError``."""
+    if where is not None and not isinstance(where, Mapping):
+        raise ValueError(f"where must be None or a mapping (Chroma's filter syntax), got {type(where).__name__}")
+    return where
+
+
+def check_ids(memory_ids: object) -> list[str]:
+    """A memory id or an iterable of them, as a list of strings, else ``ValueError``."""
+    if isinstance(memory_ids, str):
+        return [memory_ids]
+    if memory_ids is None or isinstance(memory_ids, Mapping) or not isinstance(memory_ids, Iterable):
+        raise ValueError(f"memory_ids must be an id or a list of ids, got {type(memory_ids).__name__}")
+    ids = list(memory_ids)
+    bad = [i for i in ids if not isinstance(i, str)]
+    if bad:
+        raise ValueError(f"memory_ids must be strings, got {bad[0]!r}")
+    return ids
+
+
+@contextmanager
+def chroma_filter_errors(where: Mapping[str, Any] | None) -> Iterator[None]:
+    """Chroma's refusal of a ``where`` filter (its ``InvalidArgumentError``) as a ``ValueError`` naming ``where``."""
+    try:
+        yield
+    except Exception as error:
+        from chromadb.errors import InvalidArgumentError
+
+        if where and isinstance(error, InvalidArgumentError):
+            raise ValueError(f"where is not a filter Chroma takes: {error}") from None
+        raise

@@ -36,6 +36,7 @@ from recall_core.memory.validation import (
     check_content,
     check_count,
     check_flag,
+    check_ids,
     check_key,
     check_metadata,
     check_role,
@@ -243,6 +244,8 @@ class MemoryWriter:
         """
         user_id = check_user_id(user_id)
         text = check_content(text)
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise ValueError(f"metadata must be a mapping, got {type(metadata).__name__}")
         extra = check_metadata({k: v for k, v in metadata.items() if k != "key"}) if metadata is not None else None
         journal = self.store.journal
         row = journal.get(memory_id)
@@ -267,7 +270,7 @@ class MemoryWriter:
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
         user_id = check_user_id(user_id)
-        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        ids = check_ids(memory_ids)
         if not ids:
             return 0
         journal, index = self.store.journal, self.store.index

@@ -197,3 +197,22 @@ def test_a_writer_refuses_settings_it_used_to_coerce(tmp_path, settings, message
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(8)) as store:
         with pytest.raises(ValueError, match=message):
             MemoryWriter(store, **settings)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda m: m.search(None), "query must be a string or a RecallQuery"),
+    (lambda m: m.search(5), "query must be a string or a RecallQuery"),
+    (lambda m: m.search("tea", where="x"), "where must be None or a mapping"),
+    (lambda m: m.search("tea", where={"$bad": 1}), "where is not a filter Chroma takes"),
+    (lambda m: m.list(where={"$bad": 1}), "where is not a filter Chroma takes"),
+    (lambda m: m.delete(5), "memory_ids must be an id or a list of ids"),
+    (lambda m: m.delete(None), "memory_ids must be an id or a list of ids"),
+    (lambda m: m.delete(["a", 5]), "memory_ids must be strings"),
+    (lambda m: m.update(m.list()[0].id, "x", metadata=[1]), "metadata must be a mapping"),
+])  # fmt: skip
+def test_bad_arguments_to_a_users_memory_name_the_argument_and_lose_nothing(store: MemoryStore, call, message) -> None:
+    memory = store.for_user("ada")
+    memory.add("I like tea.")
+    with pytest.raises(ValueError, match=message):
+        call(memory)
+    assert [r.text for r in memory.all()] == ["I like tea."]
