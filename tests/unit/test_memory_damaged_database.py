@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import os
 import random
+import warnings
 
 from recall_core.cli import main
-from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor, rebuild_index
+from recall_core.memory import (
+    HashEncoder,
+    MemoryIndexWarning,
+    MemoryStore,
+    MemoryWriter,
+    doctor,
+    rebuild_index,
+)
 
 USERS, TURNS = 4, 300
 
@@ -54,3 +62,43 @@ def test_recall_doctor_exits_non_zero_on_a_damaged_database(tmp_path, capsys):
     assert main(["doctor", "--no-probe", "--store", str(path), "--encoder", "hash-64"]) == 1
     out = capsys.readouterr().out
     assert "DAMAGED: chroma.sqlite3" in out and "rebuild-index --fresh" in out
+
+
+def _leave_a_hot_journal(database) -> None:
+    """A process killed (-9) inside a write transaction on ``database``: its rollback journal stays."""
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import sqlite3, sys, time\n"
+        f"db = sqlite3.connect({str(database)!r}, isolation_level=None)\n"
+        "db.execute('PRAGMA cache_size=1')\n"  # pages spill to the file mid-transaction, as a big write's do
+        "db.execute('BEGIN IMMEDIATE'); db.execute('CREATE TABLE killed (x)')\n"
+        "for i in range(2000): db.execute('INSERT INTO killed VALUES (?)', (i,))\n"
+        "print('inside', flush=True); time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "inside"
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+
+
+def test_a_writer_killed_inside_a_chroma_transaction_is_not_reported_as_damage(tmp_path):
+    """SQLite undoes a hot rollback journal at the next read-write open; the checks' read-only
+    connections could not, and reported the whole index damaged ("attempt to write a readonly database")."""
+    with MemoryStore.local(tmp_path, encoder=HashEncoder(32)) as store:
+        writer = MemoryWriter(store)
+        for i in range(20):
+            writer.add_turn("ada", "user", f"fact number {i}")
+    database = tmp_path / "chroma" / "chroma.sqlite3"
+    _leave_a_hot_journal(database)
+    assert (tmp_path / "chroma" / "chroma.sqlite3-journal").stat().st_size > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryIndexWarning)  # "chroma.sqlite3 cannot be read" was one
+        store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+    with store:
+        assert store.open_check.checked and store.open_check.ok
+        report = doctor(store)
+        assert report.ok and not report.damaged, report.summary()
+        assert store.for_user("ada").count() == 20

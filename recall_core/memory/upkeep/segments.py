@@ -27,6 +27,7 @@ may write another layout; those segments are probed in a child process instead (
 
 from __future__ import annotations
 
+import os
 import pickletools
 import sqlite3
 import struct
@@ -52,6 +53,27 @@ class UnknownFormat(Exception):
     """The segment was written in a format this check does not know (not a sign of damage)."""
 
 
+def settle_hot_journal(path: Path) -> None:
+    """Let SQLite finish what a writer killed mid-transaction left: its rollback journal
+    (``chroma.sqlite3-journal``, "hot") is undone at the next read-write open.
+
+    The checks below open the database read-only, which cannot undo it: SQLite then answers
+    "attempt to write a readonly database", and a whole index Chroma opens and searches fine
+    was reported damaged, with a rebuild as the only way out. Only a file this process may
+    write is settled (a local store holds its lock while it checks)."""
+    journal = path.with_name(path.name + "-journal")
+    if not (journal.is_file() and journal.stat().st_size > 0 and os.access(path, os.W_OK)):
+        return
+    try:
+        connection = sqlite3.connect(path, timeout=30)
+        try:
+            connection.execute("PRAGMA schema_version").fetchone()  # the first read rolls the journal back
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        pass  # what is wrong is for the read-only checks to say
+
+
 def vector_segments(chroma_dir: Path) -> dict[str, str]:
     """Segment folder name -> collection name, for the HNSW segments of a local index.
 
@@ -61,6 +83,7 @@ def vector_segments(chroma_dir: Path) -> dict[str, str]:
     path = chroma_dir / "chroma.sqlite3"
     if not path.exists():
         return {}
+    settle_hot_journal(path)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
     try:
         rows = db.execute(
@@ -214,6 +237,7 @@ def check_database(path: Path) -> str | None:
     malformed``, at whatever call first touches a damaged page."""
     if not path.is_file():
         return None
+    settle_hot_journal(path)
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
         try:
