@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class MemoryStoreError(RuntimeError):
     """Base class of the memory's own errors."""
@@ -40,3 +42,12 @@ class MemoryIsolationError(MemoryStoreError):
 class MemoryIndexWarning(UserWarning):
     """Opening a store found its index damaged, or missing memories the journal holds; the
     message says what to run (``recall rebuild-index --fresh``, ``recall doctor --repair``)."""
+
+def journal_damaged_hint(path: Path, problem: str) -> str:
+    """What to say of a journal SQLite cannot read, and how to get the memories back."""
+    return (
+        f"the journal {path} is damaged ({problem}). The index still holds every memory that was indexed: "
+        "move the file aside (keep it: turns not indexed yet are only there, and `sqlite3 FILE .recover` may "
+        "save them), reopen the store and run `recall doctor --repair`, which writes the index's memories "
+        "into a new journal"
+    )

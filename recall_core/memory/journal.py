@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from recall_core.memory.errors import JournalDamagedError
+from recall_core.memory.errors import JournalDamagedError, journal_damaged_hint
 from recall_core.memory.text.lexical import (
     FTS_BACKFILL,
     FTS_SCHEMA,
@@ -593,12 +593,3 @@ class Journal:
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
 
-
-def journal_damaged_hint(path: Path, problem: str) -> str:
-    """What to say of a journal SQLite cannot read, and how to get the memories back."""
-    return (
-        f"the journal {path} is damaged ({problem}). The index still holds every memory that was indexed: "
-        "move the file aside (keep it: turns not indexed yet are only there, and `sqlite3 FILE .recover` may "
-        "save them), reopen the store and run `recall doctor --repair`, which writes the index's memories "
-        "into a new journal"
-    )

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend
-from recall_core.memory.errors import JournalDamagedError, MemoryUnavailableError
+from recall_core.memory.errors import JournalDamagedError, MemoryUnavailableError, journal_damaged_hint
 from recall_core.memory.index import (
     KINDS,
     MEMORIES,
@@ -28,7 +28,7 @@ from recall_core.memory.index import (
     ChromaIndex,
     collection_name,
 )
-from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, journal_damaged_hint
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
@@ -311,11 +311,9 @@ def repair(
 
     Args:
         report: a :func:`doctor` report to act on (default: run doctor now).
-        prune_extra: delete memories the index has and the journal does not. Default: no, on
-            a local store as on a server. Such memories are written back into the journal
-            instead (``adopted``): every write is journaled before it is indexed, so the index
-            holds one only when the journal lost it (deleted, emptied, or restored from an older
-            copy) or when another client wrote it. Deleting them would lose the only copy.
+        prune_extra: delete memories the index has and the journal does not (default: no).
+            Else they are written back into the journal (``adopted``): writes are journaled first,
+            so the index holds one only when the journal lost it or another client wrote it.
 
     A user whose repair fails for another reason than an unreachable index is listed in the
     result's ``failed`` and the others are repaired.
