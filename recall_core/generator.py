@@ -338,7 +338,7 @@ class RecallGenerator:
     def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
         """Whether the call asks generate() for a cache of its own (``cache_implementation``), so
         that the first pass's cache cannot go on into it."""
-        return call_options(self.generation_defaults, generation_kwargs).get("cache_implementation") is not None
+        return self._call_options(generation_kwargs).get("cache_implementation") is not None
 
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
         """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
@@ -480,8 +480,11 @@ class RecallGenerator:
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None
     ) -> tuple[dict[str, Any], list[str]]:
         """The call's options over the defaults (:func:`~recall_core.settings.call_options`), and the stop strings."""
-        kwargs = call_options(self.generation_defaults, given)
+        kwargs = self._call_options(given)
         return kwargs, stop_strings(stop, kwargs.pop("stop_strings", None))
+
+    def _call_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return call_options(self.generation_defaults, given, getattr(self.model, "generation_config", None))
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
         """Did the caller ask for the full output (``return_dict_in_generate``), as generate() reads it?"""
@@ -546,9 +549,8 @@ class RecallGenerator:
             parsed = plan.tool_format.parse(text)
             text = parsed.content
             calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
-        # transformers' max_length counts what it decoded over: the prompt (its marker cropped later) and any pads.
-        length = max(sequences.shape[1], prompt_length + generated)
-        finish_reason = self._finish_reason(kwargs, new_ids, generated, length, elapsed, hit_stop)
+        # max_length counts the prompt as given (its marker cropped later) and the generated ids, not injected pads
+        finish_reason = self._finish_reason(kwargs, new_ids, generated, prompt_length + generated, elapsed, hit_stop)
         if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
             finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
         return RecallResult(

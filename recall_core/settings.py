@@ -88,14 +88,15 @@ def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
-def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline: Any = None) -> dict[str, Any]:
     """One call's ``generate()`` options: ``given`` over the generator's ``defaults``, as
     transformers reads a call that sets them itself.
 
     transformers lets keyword arguments override a ``generation_config``'s fields, so the
     defaults (``max_new_tokens=256, do_sample=False``) would overrule the caller's config: a
-    default is dropped where the call's config sets the same option (a field that differs from a
-    fresh ``GenerationConfig``). A ``max_length`` the call sets, as a keyword or in its config,
+    default is dropped where the call's config sets the same option (a field that differs from
+    ``baseline``, the model's own generation config, else a fresh ``GenerationConfig``; a value
+    equal to it does not count as set). A ``max_length`` the call sets, as a keyword or in its config,
     drops the default ``max_new_tokens``, which transformers would let win. The config's fields are
     range-checked as keywords are, and its ``stop_strings`` move to the keyword (recall's own
     criteria cut them: transformers needs a tokenizer for them that it does not pass on here).
@@ -104,7 +105,9 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[
     config = options.get("generation_config")
     set_by_call = set(options)
     if config is not None:
-        in_config = {name: value for name, value in config.to_diff_dict().items() if name in generation_option_names()}
+        base = (baseline if baseline is not None else type(config)()).to_dict()
+        in_config = {name: value for name, value in config.to_dict().items()
+                     if name in generation_option_names() and value is not None and value != base.get(name)}  # fmt: skip
         generation_options({k: v for k, v in in_config.items() if k != "stop_strings"})  # ranges, one path
         set_by_call |= set(in_config)
         if config.stop_strings is not None:

@@ -294,6 +294,6 @@ def chroma_filter_errors(where: Mapping[str, Any] | None) -> Iterator[None]:
     except Exception as error:
         from chromadb.errors import InvalidArgumentError
 
-        if where and isinstance(error, InvalidArgumentError):
+        if where and isinstance(error, InvalidArgumentError) and "where" in str(error).lower():
             raise ValueError(f"where is not a filter Chroma takes: {error}") from None
         raise

@@ -374,7 +374,7 @@ class RecallSession(SessionDecisions):
         given = {k: v for k, v in kwargs.items() if k not in _CALL_ARGUMENTS}
         options = call_options(self.generator.generation_defaults, given)
         config = options.get("generation_config") or self.generator.model.generation_config
-        new = options.get("max_new_tokens") or config.max_new_tokens
+        new = options.get("max_new_tokens") or config.max_new_tokens or options.get("max_length")  # an upper bound
         if not new:
             raise ValueError("a session with max_cache_tokens needs max_new_tokens (to know what a reply may add)")
         return int(new)

@@ -4,6 +4,8 @@ ended (``finish_reason``), and prompts that are not one conversation."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from transformers import GenerationConfig
@@ -117,3 +119,18 @@ def test_misspelled_defaults_and_a_bool_query_window_fail_at_once(tiny):
         RecallGenerator(model, tokenizer, generation_defaults={"max_new_token": 5})
     with pytest.raises(ValueError, match="query_window must be None or an int >= 1"):
         RecallConfig(query_window=True)
+
+
+def test_the_models_own_config_passed_back_changes_nothing(tiny):
+    """A field counts as set by the caller's config only where it differs from the model's own."""
+    model, tokenizer = tiny
+    was = (model.generation_config.do_sample, model.generation_config.top_k)
+    model.generation_config.do_sample, model.generation_config.top_k = True, 5  # a model that samples by default
+    try:
+        gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
+        torch.manual_seed(0)
+        same = gen.generate(CHAT, generation_config=copy.deepcopy(model.generation_config))
+        torch.manual_seed(0)
+        assert same.text == gen.generate(CHAT).text and same.usage.generated_tokens <= 6  # the defaults' 6 tokens hold
+    finally:
+        model.generation_config.do_sample, model.generation_config.top_k = was

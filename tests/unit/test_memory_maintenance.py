@@ -100,6 +100,7 @@ def test_a_lost_journal_warns_at_open_and_repair_writes_the_index_back_into_it(t
         writer = MemoryWriter(store, **RAW_TEXT)
         ids = [writer.add_turn("ada", "user", f"fact number {i}", session_id="s1", turn_index=i)[0] for i in range(5)]
         before = {r.id: (r.text, r.session_id, r.turn_index, r.role) for r in store.for_user("ada").all()}
+        written = {row.id: row.created_at for row in store.journal.rows("ada")}
     journal = tmp_path / "journal.sqlite3"
     journal.unlink() if loss == "deleted" else journal.write_bytes(b"")
     for sidecar in tmp_path.glob("journal.sqlite3-*"):
@@ -111,6 +112,8 @@ def test_a_lost_journal_warns_at_open_and_repair_writes_the_index_back_into_it(t
         assert (fixed.adopted, fixed.pruned) == (5, 0)
         assert doctor(store).ok and store.journal.count("ada") == 5
         assert {r.id: (r.text, r.session_id, r.turn_index, r.role) for r in store.for_user("ada").all()} == before
+        # each keeps when it was first written (the order of notes and of reads follows it)
+        assert {row.id: row.created_at for row in store.journal.rows("ada")} == pytest.approx(written, abs=1e-3)
         assert store.for_user("ada").search(RecallQuery("fact number 3"), 5)[0].id in ids
     with warnings.catch_warnings():
         warnings.simplefilter("error", MemoryIndexWarning)

@@ -163,12 +163,16 @@ def index_without_journal(journal: Journal, index: ChromaIndex) -> dict[str, int
     if journal.count():
         return {}
     counts = {}
-    for collection in index.collections():
-        owner = (collection.metadata or {}).get("user_id")
-        if owner is not None and collection.name == collection_name(owner, MEMORIES):
-            count = int(index.call(collection.count))
-            if count:
-                counts[owner] = count
+    damaged = index.damaged()
+    try:
+        for collection in index.collections():
+            owner = (collection.metadata or {}).get("user_id")
+            if owner is not None and collection.name == collection_name(owner, MEMORIES) and collection.name not in damaged:
+                count = int(index.call(collection.count))
+                if count:
+                    counts[owner] = count
+    except Exception:  # a check that fails must not keep the store from opening: doctor reads it again
+        return counts
     return counts
 
 

@@ -31,6 +31,7 @@ from recall_core.memory.index import (
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
+from recall_core.memory.upkeep.adopt import adopt_index_only
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.segments import check_database, check_index_files, vector_segments
 from recall_core.memory.writer import MemoryWriter
@@ -311,9 +312,9 @@ def repair(
 
     Args:
         report: a :func:`doctor` report to act on (default: run doctor now).
-        prune_extra: delete memories the index has and the journal does not (default: no).
-            Else they are written back into the journal (``adopted``): writes are journaled first,
-            so the index holds one only when the journal lost it or another client wrote it.
+        prune_extra: delete memories the index has and the journal does not (default: no). Else a
+            local store writes them back into its journal (``adopted``: writes are journaled first,
+            so only a lost journal leaves them); a server's are left alone (other clients').
 
     A user whose repair fails for another reason than an unreachable index is listed in the
     result's ``failed`` and the others are repaired.
@@ -387,11 +388,10 @@ def _repair_user(
         else:
             store.index.delete(user.user_id, user.extra)
         result.pruned += len(user.extra)
-    elif user.extra:  # the only copy of each: back into the journal, then indexed as the journal says
-        adopted = [writer.adopt(user.user_id, memory_id) for memory_id in user.extra]
+    elif user.extra and store.kind == "local" and not forgetting:  # the only copy: back into the journal
+        adopted = adopt_index_only(store, writer, user.user_id, user.extra)
         _index_rows(store, writer, adopted, progress)
-        result.adopted += len(adopted)
-        result.reencoded += len(adopted)
+        result.adopted, result.reencoded = result.adopted + len(adopted), result.reencoded + len(adopted)
 
 
 def _index_records(store: StoreParts, user_id: str, with_vectors: bool) -> dict[str, tuple[MemoryRecord, Any]]:
