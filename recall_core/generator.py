@@ -338,7 +338,7 @@ class RecallGenerator:
     def _own_cache_asked(self, generation_kwargs: Mapping[str, Any]) -> bool:
         """Whether the call asks generate() for a cache of its own (``cache_implementation``), so
         that the first pass's cache cannot go on into it."""
-        return self._call_options(generation_kwargs).get("cache_implementation") is not None
+        return self.options_for(generation_kwargs).get("cache_implementation") is not None
 
     def _abstention_checked(self, config: RecallConfig, plan: OutputPlan, length: int) -> RecallConfig:
         """``config`` for the first pass (``"ask"``, ``"model"``): ``ask_on_abstention`` off where the reply cannot be
@@ -480,10 +480,12 @@ class RecallGenerator:
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None
     ) -> tuple[dict[str, Any], list[str]]:
         """The call's options over the defaults (:func:`~recall_core.settings.call_options`), and the stop strings."""
-        kwargs = self._call_options(given)
+        kwargs = self.options_for(given)
         return kwargs, stop_strings(stop, kwargs.pop("stop_strings", None))
 
-    def _call_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+    def options_for(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """A call's ``generate()`` options over :attr:`generation_defaults`, as transformers reads them
+        (:func:`~recall_core.settings.call_options`, against the model's own generation config)."""
         return call_options(self.generation_defaults, given, getattr(self.model, "generation_config", None))
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:

@@ -418,10 +418,12 @@ class RecallAdapterBase(BaseModel):
         return pool.run(call.session_key, lambda session: session.reply(messages, **call.kwargs))  # type: ignore[return-value]
 
     def _chat_stream(self, call: PreparedCall, messages: Prompt) -> RecallStream:
-        return RecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs)
+        return RecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs,
+                            self.engine.call_stop_strings(call.kwargs))  # fmt: skip
 
     def _chat_astream(self, call: PreparedCall, messages: Prompt) -> AsyncRecallStream:
-        return AsyncRecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs)
+        return AsyncRecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs,
+                                 self.engine.call_stop_strings(call.kwargs))  # fmt: skip
 
     def _session_runner(self, call: PreparedCall) -> Any:
         """What a stream of this call runs: the engine, or the call's session in its pool."""

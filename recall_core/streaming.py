@@ -20,7 +20,6 @@ import torch
 from transformers import StoppingCriteria, TextIteratorStreamer
 
 from recall_core.reply import TextFinisher
-from recall_core.settings import stop_strings
 from recall_core.types import RecallResult
 
 #: What a stream runs: ``run(prompt, streamer=..., **kwargs) -> RecallResult`` (``RecallGenerator.generate``,
@@ -69,17 +68,14 @@ class TokenTextStreamer(TextIteratorStreamer):
 class _Stream:
     """What both streams share: the worker thread, the finishing of the text, cancelling."""
 
-    def __init__(
-        self, run: Runner, tokenizer: Any, prompt: Any, kwargs: dict[str, Any], stops: Sequence[str] | None = None
-    ) -> None:
-        """Stream ``run(prompt, streamer=..., **kwargs)``; ``tokenizer`` decodes the pieces. ``stops``:
-        every stop string the run cuts at (a generator's defaults too), else the call's own."""
+    def __init__(self, run: Runner, tokenizer: Any, prompt: Any, kwargs: dict[str, Any], stops: Sequence[str]) -> None:
+        """Stream ``run(prompt, streamer=..., **kwargs)``; ``tokenizer`` decodes the pieces. ``stops``: every
+        stop string the run cuts at (``RecallGenerator.call_stop_strings``: the generator's defaults too)."""
         if "streamer" in kwargs:
             raise TypeError("a stream makes its own streamer; use generate(streamer=...) to pass one")
         self.result: RecallResult | None = None
         self._error: BaseException | None = None
-        self._finisher = TextFinisher(stop_strings(kwargs.get("stop"), kwargs.get("stop_strings")) if stops is None
-                                      else list(stops))  # fmt: skip
+        self._finisher = TextFinisher(list(stops))
         self._cancel = threading.Event()
         self._tokenizer, self._prompt, self._run = tokenizer, prompt, run
         self._keep_ids = _marker_ids(tokenizer, kwargs)

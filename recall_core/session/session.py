@@ -47,7 +47,6 @@ from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
 from recall_core.session.writes import PendingWrites, Writer, caller_level, store_writer
-from recall_core.settings import call_options
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, RecallResult, SessionReport
@@ -372,7 +371,7 @@ class RecallSession(SessionDecisions):
         if self.config.max_cache_tokens is None:
             return 0
         given = {k: v for k, v in kwargs.items() if k not in _CALL_ARGUMENTS}
-        options = call_options(self.generator.generation_defaults, given)
+        options = self.generator.options_for(given)
         config = options.get("generation_config") or self.generator.model.generation_config
         new = options.get("max_new_tokens") or config.max_new_tokens or options.get("max_length")  # an upper bound
         if not new:
