@@ -101,6 +101,7 @@ class ChromaIndex:
         self._checked: dict[str, int] = {}
         self._sizes: dict[str, tuple[int, float]] = {}
         self._damaged: dict[str, str] = {}
+        self._partial: set[str] = set()
         self._max_batch: int | None = None
         self._closed = False
 
@@ -176,9 +177,12 @@ class ChromaIndex:
         create: bool = False,
         metadata: Mapping[str, Any] | None = None,
         staging: bool = False,
+        on_create: Callable[[], None] | None = None,
     ) -> Any | None:
         """The collection of ``user_id`` (``None`` if it does not exist and ``create`` is false);
-        ``staging``: the one a rebuild fills (:func:`staging_name`).
+        ``staging``: the one a rebuild fills (:func:`staging_name`). ``on_create`` is called when
+        ``create`` found no collection and made one (it costs a lookup first; without it, Chroma's
+        get-or-create is one request and cannot tell).
 
         Raises:
             MemoryUnavailableError: the collection is damaged (:meth:`mark_damaged`).
@@ -189,7 +193,11 @@ class ChromaIndex:
         if cached is not None:
             return cached
         client = self.client()
-        if create:
+        # With on_create, look first: Chroma's get-or-create cannot say whether it made the collection.
+        collection = self._lookup(name) if not create or on_create is not None else None
+        if collection is None:
+            if not create:
+                return None
             meta = {"recall": 1, "kind": "memories", "user_id": user_id}
             meta.update(metadata or {})
             # Cosine space: chromadb 1.5 takes it in `configuration` (the old `hnsw:space` metadata
@@ -198,10 +206,8 @@ class ChromaIndex:
                 client.get_or_create_collection,
                 name=name, configuration={"hnsw": dict(HNSW_CONFIG)}, metadata=meta, embedding_function=None,
             )  # fmt: skip
-        else:
-            collection = self._lookup(name)
-            if collection is None:
-                return None
+            if on_create is not None:
+                on_create()
         owner = (collection.metadata or {}).get("user_id")
         if owner is not None and owner != user_id:
             raise MemoryIsolationError(f"collection {name} belongs to another user; refusing to use it")
@@ -228,13 +234,17 @@ class ChromaIndex:
         create: bool = False,
         metadata: Mapping[str, Any] | None = None,
         staging: bool = False,
+        on_create: Callable[[], None] | None = None,
     ) -> T | None:
         """Call ``fn(collection)`` (``None`` if there is no collection and ``create`` is false).
 
-        If another client deleted the collection meanwhile, it is looked up again once.
+        If another client deleted the collection meanwhile, it is looked up again once, and
+        ``on_create`` (as in :meth:`collection`) is called: whatever is there now was made since.
         """
         for attempt in (0, 1):
-            collection = self.collection(user_id, kind, create=create, metadata=metadata, staging=staging)
+            collection = self.collection(
+                user_id, kind, create=create, metadata=metadata, staging=staging, on_create=on_create
+            )  # fmt: skip
             if collection is None:
                 return None
             try:
@@ -244,6 +254,8 @@ class ChromaIndex:
             except Exception as exc:
                 if attempt == 0 and is_not_found(exc):
                     self.forget_cached(user_id)
+                    if on_create is not None:  # the collection written to before is gone: what is there now is new
+                        on_create()
                     continue
                 raise
         return None  # pragma: no cover - the loop always returns or raises
@@ -254,6 +266,16 @@ class ChromaIndex:
                 self._collections.pop(name, None)
                 self._checked.pop(name, None)
                 self._sizes.pop(name, None)
+
+    def note_partial(self, user_id: str, partial: bool) -> bool:
+        """Record whether ``user_id``'s collection is missing memories the journal holds; true when
+        it just became so (what is said once is not said on every search)."""
+        was = user_id in self._partial
+        if partial:
+            self._partial.add(user_id)
+        else:
+            self._partial.discard(user_id)
+        return partial and not was
 
     # -- damage ----------------------------------------------------------------------------------
 
@@ -346,11 +368,20 @@ class ChromaIndex:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def write(self, rows: Sequence[JournalRow], encoder_name: str | None = None, staging: bool = False) -> list[JournalRow]:
+    def write(
+        self,
+        rows: Sequence[JournalRow],
+        encoder_name: str | None = None,
+        staging: bool = False,
+        on_missing: Callable[[str], None] | None = None,
+    ) -> list[JournalRow]:
         """Upsert journal rows (with vectors) into their users' collections (``staging``: the ones a
         rebuild fills); return the rows written.
 
-        Tombstoned rows are skipped.
+        Tombstoned rows are skipped. ``on_missing(user_id)`` is called for each user whose live
+        collection was not there and was made for these rows: new, or lost since (a server that
+        restarted empty, a collection deleted behind the store's back); and for each user a search
+        found missing memories (:meth:`note_partial`).
         """
         by_user: dict[str, list[JournalRow]] = {}
         for row in rows:
@@ -360,10 +391,20 @@ class ChromaIndex:
                 raise MemoryStoreError(f"memory {row.id} has no embedding to index")
             by_user.setdefault(row.user_id, []).append(row)
         for user_id, user_rows in by_user.items():
-            self._write_user(user_id, user_rows, encoder_name, staging)
+            created = None if staging or on_missing is None else (lambda u=user_id: on_missing(u))
+            if created is not None and user_id in self._partial:
+                created()
+            self._write_user(user_id, user_rows, encoder_name, staging, created)
         return [row for user_rows in by_user.values() for row in user_rows]
 
-    def _write_user(self, user_id: str, rows: Sequence[JournalRow], encoder_name: str | None, staging: bool) -> None:
+    def _write_user(
+        self,
+        user_id: str,
+        rows: Sequence[JournalRow],
+        encoder_name: str | None,
+        staging: bool,
+        on_create: Callable[[], None] | None,
+    ) -> None:
         self._sizes.pop(staging_name(user_id) if staging else collection_name(user_id), None)
         dim = int(rows[0].embedding.shape[0])  # type: ignore[union-attr]
         written_by = rows[0].encoder or encoder_name
@@ -378,12 +419,14 @@ class ChromaIndex:
 
         for start in range(0, len(rows), batch):
             part = rows[start : start + batch]
-            collection = self.collection(user_id, MEMORIES, create=True, metadata=meta, staging=staging)
+            collection = self.collection(
+                user_id, MEMORIES, create=True, metadata=meta, staging=staging, on_create=on_create
+            )  # fmt: skip
             self.check_dimension(user_id, collection, dim, f"the encoder {written_by!r}", encoder_name)
             vectors = [r.embedding for r in part]
             self.with_collection(
                 user_id, MEMORIES, lambda c, p=part, v=vectors: upsert(c, p, v), create=True, metadata=meta,
-                staging=staging,
+                staging=staging, on_create=on_create,
             )  # fmt: skip
 
     def drop_staging(self, user_id: str) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from recall_core.memory.backends import CHROMA_DIR
 from recall_core.memory.encoders import Encoder
-from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.positions import HeldPositions, turn_key
 from recall_core.memory.protocols import StoreParts, derived_cache
@@ -352,9 +352,32 @@ class MemoryWriter:
         return rows
 
     def index(self, rows: Sequence[JournalRow]) -> None:
-        """Put embedded journal rows into the index, then mark them indexed in the journal."""
-        written = self.store.index.write(rows, self.encoder.name)
+        """Put embedded journal rows into the index, then mark them indexed in the journal.
+
+        A user whose collection had to be made although the journal holds memories of theirs as
+        indexed lost it (a Chroma server that restarted empty, a collection deleted behind the
+        store's back), and so did one whose collection a search found short of the journal's
+        memories: those memories are indexed again from the journal, with a
+        :class:`MemoryIndexWarning`, so that searches do not go on finding only the newest.
+        """
+        lost: list[str] = []
+        written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
         self.store.journal.mark([r.id for r in written], INDEXED)
+        fresh = {r.id for r in written}
+        for user_id in dict.fromkeys(lost):
+            self._index_again(user_id, fresh)
+
+    def _index_again(self, user_id: str, fresh: set[str]) -> None:
+        """Index again the memories the journal holds as indexed for ``user_id`` (but ``fresh``, just written)."""
+        again = [r for r in self.store.journal.rows(user_id, (INDEXED,)) if r.id not in fresh]
+        if again:
+            warnings.warn(
+                f"the memory index at {self.store.index.location} had lost the collection of user {user_id!r} "
+                f"(a server that restarted empty?): indexing their {len(again)} memories again from the journal",
+                MemoryIndexWarning, stacklevel=3,
+            )  # fmt: skip
+            self.store.index.write(self.embed(again), self.encoder.name)
+        self.store.index.note_partial(user_id, False)
 
     # -- internals -------------------------------------------------------------------------
 

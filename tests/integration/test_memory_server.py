@@ -1,5 +1,5 @@
 """The memory on a real ``chroma run`` server: read back by another process, written by four
-processes at once, through an outage, with a proxy's headers. Each test starts its own server.
+processes at once, through an outage, through a restart that lost its data, with a proxy's headers. Each test starts its own server.
 
 The backend-independent suite runs on a server too: tests/property/test_memory_suite.py.
 """
@@ -7,11 +7,20 @@ The backend-independent suite runs on a server too: tests/property/test_memory_s
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError, MemoryWriter, doctor, repair
+from recall_core.memory import (
+    HashEncoder,
+    MemoryIndexWarning,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+    doctor,
+    repair,
+)
 from recall_core.memory.chroma_server import ChromaServer
 from recall_core.types import RecallQuery
 from tests.helpers.memories import RAW_TEXT
@@ -92,6 +101,38 @@ def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
         assert memory.get(kept[0]) is not None and memory.get(doomed[0]) is None
         assert store.for_user("v").count() == 0  # the interrupted forget was finished, not undone
         store.close()
+
+
+@pytest.mark.server
+def test_a_server_that_restarts_empty_gets_every_client_s_memories_back(tmp_path: Path) -> None:
+    """A server without persistence (its data folder lost) restarts empty. Two clients, each with
+    its own journal, wrote memories of one user before. The first to write again makes the
+    collection anew and indexes its journal's memories again; the other's searches warn that
+    they see only part of theirs, and its next write indexes the rest again. Nothing is lost."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores = [MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=tmp_path / f"{name}.sqlite3",
+                                     timeout=5) for name in ("a", "b")]  # fmt: skip
+        writers = [MemoryWriter(store, **RAW_TEXT) for store in stores]
+        for n, writer in enumerate(writers):
+            writer.add_turns([{"user_id": "u", "role": "user", "content": f"client {n} fact {i}"} for i in range(5 - 2 * n)])
+        assert stores[0].for_user("u").count() == 8
+        server.stop()
+        shutil.rmtree(tmp_path / "server-data")
+        server.start()
+
+        with pytest.warns(MemoryIndexWarning, match="indexing their 3 memories again"):
+            writers[1].add_turn("u", "user", "client 1 after the restart")
+        with pytest.warns(MemoryIndexWarning, match="holds 4 memories of user 'u', the journal 5"):
+            partial = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 10)
+        assert sorted(c.text for c in partial) == ["client 1 after the restart", "client 1 fact 0", "client 1 fact 1", "client 1 fact 2"]
+        with pytest.warns(MemoryIndexWarning, match="indexing their 5 memories again"):
+            writers[0].add_turn("u", "user", "client 0 after the restart")
+        found = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 10)
+        assert len(found) == 10 and found[0].text == "client 0 fact 2"
+        for store in stores:  # each journal's memories are all in the index (the other's are extra there)
+            assert [user.missing for user in doctor(store).users] == [[]]
+        for store in stores:
+            store.close()
 
 
 @pytest.mark.server

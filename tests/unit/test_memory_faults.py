@@ -299,6 +299,59 @@ def test_forget_holds_at_once_after_a_crash_between_tombstones_and_index(tmp_pat
     store.close()
 
 
+@pytest.mark.parametrize("handle", ["stale", "none"])
+def test_a_collection_lost_behind_the_store_is_indexed_again_at_the_next_write(tmp_path: Path, handle: str) -> None:
+    """The index loses a user's collection (a Chroma server that restarted empty; here, deleted
+    behind the store's back): the next write of that user makes a new one, and must index the
+    journal's memories of theirs again, not leave searches finding only the newest turn. "stale":
+    the store still holds the lost collection's handle; "none": a new store finds no collection."""
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+    writer.add_turns([{"user_id": "ada", "role": "user", "content": f"fact {i} about lighthouses"} for i in range(10)])
+    writer.add_turn("bob", "user", "bob keeps bees")
+    expected = top(store.for_user("ada").search("fact 7 about lighthouses", 3))
+    store.index.client().delete_collection(collection_name("ada"))
+    if handle == "none":
+        store.close()
+        store = open_store(tmp_path / "mem")
+        writer = MemoryWriter(store, **RAW_TEXT)
+    with pytest.warns(MemoryIndexWarning, match="lost the collection of user 'ada'.*indexing their 10 memories again"):
+        writer.add_turn("ada", "user", "fact 10 about lighthouses")
+    memory = store.for_user("ada")
+    assert memory.count() == 11 and store.index.count("ada") == 11
+    assert top(memory.search("fact 7 about lighthouses", 3)) == expected
+    assert doctor(store).ok
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryIndexWarning)
+        writer.add_turn("bob", "user", "bob sells honey")  # bob's collection was never lost: no warning
+        writer.add_turn("ada", "user", "fact 11 about lighthouses")  # healed: said once
+    assert store.index.count("bob") == 2 and store.index.count("ada") == 12
+    store.close()
+
+
+def test_a_collection_remade_without_the_journal_s_memories_warns_that_searches_are_partial(tmp_path: Path) -> None:
+    """The collection was lost and made again by a write that did not index the rest (another
+    client's, on a server): searches go on over what is there, with one warning naming the counts
+    and the repair, until the repair indexes the journal's memories again."""
+    store = open_store(tmp_path / "mem")
+    writer = MemoryWriter(store, **RAW_TEXT)
+    writer.add_turns([{"user_id": "ada", "role": "user", "content": f"fact {i} about lighthouses"} for i in range(6)])
+    ids = [row.id for row in store.journal.rows("ada")]
+    store.index.client().delete_collection(collection_name("ada"))
+    store.index.forget_cached("ada")
+    store.index.write(store.journal.get_many(ids[:1]))  # a write that makes the collection and heals nothing
+    memory = store.for_user("ada")
+    with pytest.warns(MemoryIndexWarning, match="holds 1 memories of user 'ada', the journal 6.*recall doctor --repair"):
+        found = memory.search("fact 3 about lighthouses", 3)
+    assert [c.id for c in found] == ids[:1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryIndexWarning)
+        memory.search("fact 3 about lighthouses", 3)  # said once
+        repair(store)
+        assert memory.search("fact 3 about lighthouses", 1)[0].id == ids[3]
+    store.close()
+
+
 def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> None:
     store = open_store(tmp_path / "mem")
     writer = MemoryWriter(store, **RAW_TEXT)
