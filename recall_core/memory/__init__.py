@@ -24,6 +24,7 @@ from recall_core.memory.encoders import (
 from recall_core.memory.errors import (
     EncoderMismatchError,
     JournalDamagedError,
+    JournalWriteError,
     MemoryIndexWarning,
     MemoryIsolationError,
     MemoryLockedError,
@@ -53,6 +54,7 @@ __all__ = [
     "HashEncoder",
     "IngestReport",
     "JournalDamagedError",
+    "JournalWriteError",
     "MemoryIndexWarning",
     "MemoryIsolationError",
     "MemoryLockedError",

@@ -16,6 +16,7 @@ import socket
 import sqlite3
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -291,3 +292,22 @@ def _read_owner(root: Path) -> str:
     except OSError:
         return ""
     return f" by {owner}" if owner else ""
+
+
+def scrub_free_pages(root: Path | None) -> None:
+    """Rewrite a local store's Chroma database without its free pages: SQLite keeps deleted rows'
+    bytes (ids, texts) in them until they are reused, and a forgotten user's words must not stay
+    on disk. A failure (the database busy) warns with the command that finishes it."""
+    database = root / CHROMA_DIR / "chroma.sqlite3" if root is not None else None
+    if database is None or not database.is_file():
+        return
+    try:
+        connection = sqlite3.connect(database, timeout=30)
+        try:
+            connection.execute("VACUUM")
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        warnings.warn(f"forgotten rows may stay in {database}'s free pages until it is vacuumed "
+                      f"(with the store closed: sqlite3 '{database}' VACUUM): {error}",
+                      RuntimeWarning, stacklevel=3)  # fmt: skip

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+#: Below this much free space, an index failure names the disk as its likely cause.
+LOW_DISK_BYTES = 64 * 2**20
 
 
 class MemoryStoreError(RuntimeError):
@@ -15,6 +19,12 @@ class MemoryUnavailableError(MemoryStoreError):
     On a write the turn is already in the journal, marked unindexed: ``repair`` (``recall
     doctor --repair``) indexes it once the index is back.
     """
+
+
+class JournalWriteError(MemoryStoreError):
+    """SQLite could not write the journal (a full disk, an I/O error, a lock held past the
+    timeout): nothing of the call was written, and nothing written before is lost. The message
+    names the file, SQLite's error and the free space on its disk."""
 
 
 class JournalDamagedError(MemoryStoreError):
@@ -43,6 +53,7 @@ class MemoryIndexWarning(UserWarning):
     """Opening a store found its index damaged, or missing memories the journal holds; the
     message says what to run (``recall rebuild-index --fresh``, ``recall doctor --repair``)."""
 
+
 def journal_damaged_hint(path: Path, problem: str) -> str:
     """What to say of a journal SQLite cannot read, and how to get the memories back."""
     return (
@@ -50,4 +61,37 @@ def journal_damaged_hint(path: Path, problem: str) -> str:
         "move the file aside (keep it: turns not indexed yet are only there, and `sqlite3 FILE .recover` may "
         "save them), reopen the store and run `recall doctor --repair`, which writes the index's memories "
         "into a new journal"
+    )
+
+
+def free_space(path: str | Path) -> int | None:
+    """Bytes free on the disk holding ``path`` (its nearest existing folder), ``None`` if unknown."""
+    folder = Path(path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def size_text(count: int) -> str:
+    """``count`` bytes for a person: "4 KB", "3.2 MB", "12 GB"."""
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}".replace(".0 ", " ")
+    return f"{count} bytes"
+
+
+def free_note(path: str | Path) -> str:
+    """"; 4 KB free on its disk" for the disk holding ``path`` ("" if unknown)."""
+    free = free_space(path)
+    return "" if free is None else f"; {size_text(free)} free on its disk"
+
+
+def journal_write_hint(path: Path, error: BaseException, undone: str) -> str:
+    """What to say when SQLite refused a write to the journal ``path``; ``undone``: what the call did not do."""
+    return (
+        f"the journal {path} could not be written ({error}{free_note(path)}): {undone}, and nothing written "
+        "before is lost. Free space (or wait for the process holding the file), then try again"
     )

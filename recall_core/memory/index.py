@@ -28,10 +28,13 @@ import numpy as np
 
 from recall_core.memory.backends import Backend
 from recall_core.memory.errors import (
+    LOW_DISK_BYTES,
     EncoderMismatchError,
     MemoryIsolationError,
     MemoryStoreError,
     MemoryUnavailableError,
+    free_space,
+    size_text,
 )
 from recall_core.memory.journal import DELETING, JournalRow
 from recall_core.memory.records import index_metadata
@@ -134,9 +137,17 @@ class ChromaIndex:
             raise
         except Exception as exc:
             if is_unavailable(exc, self.kind):
-                hint = "is the server running?" if self.kind == "server" else f"`recall doctor` checks the index; {REBUILD_HINT}"
-                raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
+                raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({self._hint()})") from exc
             raise
+
+    def _hint(self) -> str:
+        """What to do about an index failure: the server, the disk (Chroma does not say it is full), the files."""
+        if self.kind == "server":
+            return "is the server running?"
+        free = free_space(self.location)
+        if free is not None and free < LOW_DISK_BYTES:
+            return f"its disk has {size_text(free)} free: free space, then `recall doctor --repair` indexes what is pending"
+        return f"`recall doctor` checks the index; {REBUILD_HINT}"
 
     def reset(self) -> None:
         """Close the client and forget every cache (the next call opens the index again)."""
@@ -181,8 +192,7 @@ class ChromaIndex:
     ) -> Any | None:
         """The collection of ``user_id`` (``None`` if it does not exist and ``create`` is false);
         ``staging``: the one a rebuild fills (:func:`staging_name`). ``on_create`` is called when
-        ``create`` found no collection and made one (it costs a lookup first; without it, Chroma's
-        get-or-create is one request and cannot tell).
+        ``create`` made it (one lookup more: Chroma's get-or-create cannot tell).
 
         Raises:
             MemoryUnavailableError: the collection is damaged (:meth:`mark_damaged`).

@@ -280,10 +280,13 @@ class Journal:
             journal = self.journal
             try:
                 journal._depth -= 1
-                if journal._depth == 0 and not exc_type:
-                    journal._db.execute("COMMIT")
-                elif journal._depth == 0 and journal._db.in_transaction:  # SQLite may have rolled back itself
-                    journal._db.execute("ROLLBACK")
+                if journal._depth == 0:
+                    try:
+                        if not exc_type:
+                            journal._db.execute("COMMIT")
+                    finally:  # SQLite may have rolled back itself; a refused COMMIT (a full disk) may not
+                        if journal._db.in_transaction:
+                            journal._db.execute("ROLLBACK")
             finally:
                 journal._lock.release()
 

@@ -15,15 +15,25 @@ keyed memory's id is a hash of (user, key).
 
 from __future__ import annotations
 
+import sqlite3
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recall_core.memory.backends import CHROMA_DIR
+from recall_core.memory.backends import scrub_free_pages
 from recall_core.memory.encoders import Encoder
-from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
+from recall_core.memory.errors import (
+    JournalDamagedError,
+    JournalWriteError,
+    MemoryIndexWarning,
+    MemoryUnavailableError,
+    free_note,
+    journal_damaged_hint,
+    journal_write_hint,
+)
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.positions import HeldPositions, turn_key
 from recall_core.memory.protocols import StoreParts, derived_cache
@@ -254,12 +264,13 @@ class MemoryWriter:
         if extra is not None and "key" in row.extra:
             extra["key"] = row.extra["key"]  # a keyed memory keeps its key
         updated = row.with_(text=text, extra=row.extra if extra is None else extra)
-        journal.update_text(memory_id, text, extra, context=self._context(updated))
         ids = [memory_id]
         following = self._following(updated)
-        if following is not None:
-            journal.set_context(following.id, self._context(following))
-            ids.append(following.id)
+        with self._journaling("the memory was not changed"):
+            journal.update_text(memory_id, text, extra, context=self._context(updated))
+            if following is not None:
+                journal.set_context(following.id, self._context(following))
+                ids.append(following.id)
         self._index_pending(ids)
         # The old text's derived copies go, whoever wrote them (this process or another).
         if self.kv is not None:
@@ -274,7 +285,8 @@ class MemoryWriter:
         if not ids:
             return 0
         journal, index = self.store.journal, self.store.index
-        journaled = journal.mark_deleting(user_id, ids)
+        with self._journaling("nothing was deleted"):
+            journaled = journal.mark_deleting(user_id, ids)
         in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
         # Hidden from every read from here on: their derived copies (KV blocks, on disk and in
         # process, whoever wrote them) go now, then the index rows.
@@ -296,7 +308,8 @@ class MemoryWriter:
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
         # From here on every read of the user hides what was forgotten (journal.Visibility).
-        journaled = journal.mark_user_deleting(user_id)
+        with self._journaling("nothing was forgotten"):
+            journaled = journal.mark_user_deleting(user_id)
         # Every derived copy (KV blocks on disk and in any cache of this process, whoever wrote them).
         drop_derived(ids)
         # A damaged collection cannot be counted (Chroma would load it), only dropped.
@@ -307,29 +320,8 @@ class MemoryWriter:
                 index.drop_user(old)
                 journal.clear_renamed(old)
         journal.purge_user(user_id)
-        self._scrub()
+        scrub_free_pages(self.store.root)
         return max(journaled, indexed)
-
-    def _scrub(self) -> None:
-        """A local store's Chroma database rewritten without its free pages: SQLite keeps deleted
-        rows' bytes (ids, texts) in them until they are reused, and a forgotten user's words must
-        not stay on disk. A failure (the database busy) warns with the command that finishes it."""
-        root = self.store.root
-        database = root / CHROMA_DIR / "chroma.sqlite3" if root is not None else None
-        if database is None or not database.is_file():
-            return
-        import sqlite3
-
-        try:
-            connection = sqlite3.connect(database, timeout=30)
-            try:
-                connection.execute("VACUUM")
-            finally:
-                connection.close()
-        except sqlite3.Error as error:
-            warnings.warn(f"forgotten rows may stay in {database}'s free pages until it is vacuumed "
-                          f"(with the store closed: sqlite3 '{database}' VACUUM): {error}",
-                          RuntimeWarning, stacklevel=3)  # fmt: skip
 
     def ingest(
         self, path: str | Path, user_id: str | None = None, progress: bool = True, skip_invalid: bool = False
@@ -368,7 +360,6 @@ class MemoryWriter:
             self._index_again(user_id, fresh)
 
     def _index_again(self, user_id: str, fresh: set[str]) -> None:
-        """Index again the memories the journal holds as indexed for ``user_id`` (but ``fresh``, just written)."""
         again = [r for r in self.store.journal.rows(user_id, (INDEXED,)) if r.id not in fresh]
         if again:
             warnings.warn(
@@ -426,7 +417,7 @@ class MemoryWriter:
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
         # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
         # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
-        with self.store.journal.transaction():
+        with self._journaling(_not_written(len(prepared))):
             part_ids = [self._journal_turns(part, on_taken) for part in parts]
         bar, own_bar = _progress(progress, len(prepared))
         try:
@@ -442,10 +433,26 @@ class MemoryWriter:
 
     def _write(self, prepared: Sequence[_Prepared]) -> None:
         # One transaction from reading the next positions to journaling: no two turns share one.
-        with self.store.journal.transaction():
+        with self._journaling(_not_written(len(prepared))):
             ids = self._journal_turns(prepared)
         self._index_pending(ids)
         self._precompute_kv(ids)
+
+    @contextmanager
+    def _journaling(self, undone: str) -> Iterator[None]:
+        """One journal transaction; SQLite's refusal to write it (a full disk, a lock held past the
+        timeout) is a :class:`JournalWriteError` saying what was ``undone`` ("the turn ... was not
+        written"), and a file it cannot read a :class:`JournalDamagedError` saying the way out."""
+        path = self.store.journal.path
+        try:
+            with self.store.journal.transaction():
+                yield
+        except sqlite3.OperationalError as exc:
+            raise JournalWriteError(journal_write_hint(path, exc, undone)) from exc
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # a constraint or a misuse: not the file's state
+                raise
+            raise JournalDamagedError(journal_damaged_hint(path, f"{type(exc).__name__}: {exc}")) from exc
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
         """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""
@@ -513,13 +520,16 @@ class MemoryWriter:
         pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
         if not pending:
             return
-        pending = self.embed(pending)
         try:
-            self.index(pending)
-        except MemoryUnavailableError as exc:
+            self.index(self.embed(pending))
+        except (MemoryUnavailableError, sqlite3.Error) as exc:
+            # The turns are journaled (acknowledged): what failed is the index, or storing their vectors.
+            problem = str(exc) if isinstance(exc, MemoryUnavailableError) else (
+                f"the journal {journal.path} could not store their vectors or state ({exc}{free_note(journal.path)})"
+            )  # fmt: skip
             safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
-                f"{exc}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
+                f"{problem}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
                 "by `repair` (`recall doctor --repair`)"
             ) from exc
 
@@ -570,6 +580,10 @@ class MemoryWriter:
         )  # fmt: skip
         self.store.journal.insert([row])
         return self.store.journal.get(memory_id) or row
+
+
+def _not_written(turns: int) -> str:
+    return "the turn of this call was not written" if turns == 1 else f"none of the {turns} turns of this call was written"
 
 
 def _tqdm_bar(total: int, description: str) -> Any:

@@ -51,6 +51,7 @@ EXPECTED_ALL = {
         "HashEncoder",
         "IngestReport",
         "JournalDamagedError",
+        "JournalWriteError",
         "MemoryIndexWarning",
         "MemoryIsolationError",
         "MemoryLockedError",

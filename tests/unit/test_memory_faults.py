@@ -38,7 +38,7 @@ from recall_core.memory.index import collection_name
 from recall_core.memory.journal import Journal, JournalRow, _enter_wal
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
-from tests.helpers.processes import child
+from tests.helpers.processes import child, run_child
 
 DIM = 32
 
@@ -373,6 +373,65 @@ def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> N
     repair(store)
     assert doctor(store).ok and store.index.count("u") == 1
     store.close()
+
+
+def test_a_full_disk_refuses_a_turn_cleanly_or_keeps_it_and_the_store_goes_on_once_there_is_room(tmp_path: Path) -> None:
+    """A full disk, made real in a child by a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored: a write
+    that would grow a file fails as on a full disk). Before, SQLite's "database or disk is full"
+    reached the caller raw, the same for a turn not written and for one already journaled.
+    Now: refused at the journal, ``JournalWriteError`` says the turn was not written; refused
+    after it (its vector), ``MemoryUnavailableError`` counts it safe. Once the limit is lifted the
+    same store writes again, and ``repair`` leaves every acknowledged turn once and the refused
+    one absent."""
+    result = run_child(tmp_path, """
+        import resource, sqlite3
+        from pathlib import Path
+        from recall_core.memory import JournalWriteError, MemoryUnavailableError, doctor, repair
+        from recall_core.memory.journal import Journal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        store = MemoryStore.local(sys.argv[1], encoder=HashEncoder(32))
+        writer = MemoryWriter(store, **RAW_TEXT)
+        for i in range(5):
+            writer.add_turn("u", "user", f"turn {i}")
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+
+        def full() -> None:  # no file of the store may grow from here on
+            biggest = max(f.stat().st_size for f in Path(sys.argv[1]).rglob("*") if f.is_file())
+            resource.setrlimit(resource.RLIMIT_FSIZE, (biggest, hard))
+
+        def outcome(text: str) -> str:
+            try:
+                writer.add_turn("u", "user", text)
+                return "written"
+            except JournalWriteError as error:
+                return "refused: " + str(error)
+            except MemoryUnavailableError as error:
+                return "safe: " + str(error)
+            except sqlite3.Error as error:
+                return "raw: " + repr(error)
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+
+        full()
+        print(outcome("refused at the journal"))
+        set_vectors = Journal.set_vectors
+        Journal.set_vectors = lambda self, *a: (full(), set_vectors(self, *a))[1]
+        print(outcome("journaled, its vector refused"))
+        Journal.set_vectors = set_vectors
+        print(outcome("after the disk was freed"))
+        repair(store)
+        print("ok" if doctor(store).ok else doctor(store).summary())
+        print(sorted(row.text for row in store.journal.rows("u")))
+        print(store.for_user("u").count())
+    """, str(tmp_path / "mem"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    refused, safe, freed, ok, journaled, count = result.stdout.strip().splitlines()
+    assert refused.startswith("refused: ") and "journal.sqlite3 could not be written" in refused, refused
+    assert "the turn of this call was not written" in refused and "free on its disk" in refused, refused
+    assert safe.startswith("safe: ") and "1 memories are safe in the journal" in safe, safe
+    assert (freed, ok) == ("written", "ok")
+    expected = sorted([f"turn {i}" for i in range(5)] + ["journaled, its vector refused", "after the disk was freed"])
+    assert journaled == repr(expected) and count == "7"
 
 
 def test_a_write_bigger_than_one_step_while_the_index_is_down_journals_every_turn(tmp_path: Path) -> None:
