@@ -104,7 +104,6 @@ class ChromaIndex:
         self._checked: dict[str, int] = {}
         self._sizes: dict[str, tuple[int, float]] = {}
         self._damaged: dict[str, str] = {}
-        self._partial: set[str] = set()
         self._max_batch: int | None = None
         self._closed = False
 
@@ -277,16 +276,6 @@ class ChromaIndex:
                 self._checked.pop(name, None)
                 self._sizes.pop(name, None)
 
-    def note_partial(self, user_id: str, partial: bool) -> bool:
-        """Record whether ``user_id``'s collection is missing memories the journal holds; true when
-        it just became so (what is said once is not said on every search)."""
-        was = user_id in self._partial
-        if partial:
-            self._partial.add(user_id)
-        else:
-            self._partial.discard(user_id)
-        return partial and not was
-
     # -- damage ----------------------------------------------------------------------------------
 
     def mark_damaged(self, damaged: Mapping[str, str]) -> None:
@@ -390,8 +379,7 @@ class ChromaIndex:
 
         Tombstoned rows are skipped. ``on_missing(user_id)`` is called for each user whose live
         collection was not there and was made for these rows: new, or lost since (a server that
-        restarted empty, a collection deleted behind the store's back); and for each user a search
-        found missing memories (:meth:`note_partial`).
+        restarted empty, another client's forget, a collection deleted behind the store's back).
         """
         by_user: dict[str, list[JournalRow]] = {}
         for row in rows:
@@ -402,8 +390,6 @@ class ChromaIndex:
             by_user.setdefault(row.user_id, []).append(row)
         for user_id, user_rows in by_user.items():
             created = None if staging or on_missing is None else (lambda u=user_id: on_missing(u))
-            if created is not None and user_id in self._partial:
-                created()
             self._write_user(user_id, user_rows, encoder_name, staging, created)
         return [row for user_rows in by_user.values() for row in user_rows]
 

@@ -20,8 +20,7 @@ similarity, so ``min_score`` means the same whatever the ranking. Every row is c
 belong to the user before it is returned, and to be visible by the journal: a memory deleted
 or forgotten is never returned, even while the index still holds it (``journal.Visibility``).
 A user with no collection whose journal says the index had some of their memories gets
-:class:`MemoryUnavailableError` (the index was lost), not an empty answer; one whose collection
-holds fewer than the journal says gets a :class:`MemoryIndexWarning` (:func:`warn_if_partial`).
+:class:`MemoryUnavailableError` (the index was lost), not an empty answer.
 
 What a candidate's text holds is its ``unit`` (:func:`expand`): the turn's own words
 (``"turn"``), the turn with the one before it (``"window"``), the exchange it belongs to, a
@@ -39,14 +38,13 @@ memory, as the context of the turns around them, and can still be found by other
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from recall_core.memory.encoders import Encoder
-from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
+from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, MEMORIES, ChromaIndex, fetch
 from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
 from recall_core.memory.records import check_owner
@@ -142,7 +140,6 @@ def _ranked(
         check_not_lost(journal, user_id, index.location)
         return []
     index.check_dimension(user_id, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name)
-    warn_if_partial(index, journal, user_id)
     if vector is None:
         vector = np.asarray(encoder.encode([query.text])[0], dtype=np.float32)
     if retrieval == "vector":
@@ -177,25 +174,6 @@ def check_not_lost(journal: Journal, user_id: str, location: str) -> None:
             "journal holds as indexed: the index was lost or damaged. Run `recall doctor --repair` "
             "(repair(store)) to index them again from the journal"
         )
-
-
-def warn_if_partial(index: ChromaIndex, journal: Journal, user_id: str) -> None:
-    """Warn (:class:`MemoryIndexWarning`, once until it is whole again) when the index holds fewer
-    of ``user_id``'s memories than the journal holds as indexed: it lost some, and was written to
-    since (a server that restarted empty, then another client's write). Searches go on over what
-    is left until this store's next write of the user, or ``repair``, indexes the rest again."""
-    indexed = journal.count(user_id, INDEXED)
-    if not indexed:
-        return
-    size = index.with_collection(user_id, MEMORIES, lambda c: index.size(user_id, MEMORIES, c)) or 0
-    if index.note_partial(user_id, size < indexed):
-        warnings.warn(
-            f"the memory index at {index.location} holds {size} memories of user {user_id!r}, the journal "
-            f"{indexed} as indexed: the index lost some (a server that restarted empty?), and searches see "
-            "only what is left until a write of theirs through this store, or `recall doctor --repair` (repair(store)), "
-            "indexes them again",
-            MemoryIndexWarning, stacklevel=2,
-        )  # fmt: skip
 
 
 def search_vector(

@@ -28,7 +28,6 @@ from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import (
     JournalDamagedError,
     JournalWriteError,
-    MemoryIndexWarning,
     MemoryUnavailableError,
     free_note,
     journal_damaged_hint,
@@ -41,6 +40,7 @@ from recall_core.memory.records import Turn, index_metadata, key_memory_id, memo
 from recall_core.memory.text.chunking import chunk_text
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
 from recall_core.memory.text.ingest import IngestReport, ingest_file
+from recall_core.memory.upkeep.lost import found_missing
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
@@ -344,31 +344,18 @@ class MemoryWriter:
         return rows
 
     def index(self, rows: Sequence[JournalRow]) -> None:
-        """Put embedded journal rows into the index, then mark them indexed in the journal.
-
-        A user whose collection had to be made although the journal holds memories of theirs as
-        indexed lost it (a Chroma server that restarted empty, a collection deleted behind the
-        store's back), and so did one whose collection a search found short of the journal's
-        memories: those memories are indexed again from the journal, with a
-        :class:`MemoryIndexWarning`, so that searches do not go on finding only the newest.
-        """
+        """Put embedded journal rows into the index, then mark them indexed in the journal. A user
+        whose collection the index no longer had is dealt with by :mod:`~recall_core.memory.upkeep.lost`."""
         lost: list[str] = []
         written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
         self.store.journal.mark([r.id for r in written], INDEXED)
         fresh = {r.id for r in written}
-        for user_id in dict.fromkeys(lost):
-            self._index_again(user_id, fresh)
 
-    def _index_again(self, user_id: str, fresh: set[str]) -> None:
-        again = [r for r in self.store.journal.rows(user_id, (INDEXED,)) if r.id not in fresh]
-        if again:
-            warnings.warn(
-                f"the memory index at {self.store.index.location} had lost the collection of user {user_id!r} "
-                f"(a server that restarted empty?): indexing their {len(again)} memories again from the journal",
-                MemoryIndexWarning, stacklevel=3,
-            )  # fmt: skip
-            self.store.index.write(self.embed(again), self.encoder.name)
-        self.store.index.note_partial(user_id, False)
+        def reindex(again: Sequence[JournalRow]) -> None:
+            self.store.index.write(self.embed(list(again)), self.encoder.name)
+
+        for user_id in dict.fromkeys(lost):
+            found_missing(self.store, user_id, fresh, reindex)
 
     # -- internals -------------------------------------------------------------------------
 

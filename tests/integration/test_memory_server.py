@@ -1,5 +1,6 @@
 """The memory on a real ``chroma run`` server: read back by another process, written by four
-processes at once, through an outage, through a restart that lost its data, with a proxy's headers. Each test starts its own server.
+processes at once, through an outage, through a restart that lost its data, beside another client's
+forget, with a proxy's headers. Each test starts its own server.
 
 The backend-independent suite runs on a server too: tests/property/test_memory_suite.py.
 """
@@ -103,34 +104,54 @@ def test_server_going_down_and_coming_back(tmp_path: Path) -> None:
         store.close()
 
 
+def _clients(port: int, tmp_path: Path, names: tuple[str, ...] = ("a", "b")) -> tuple[list, list]:
+    stores = [MemoryStore.server(port=port, encoder=HashEncoder(DIM), journal_path=tmp_path / f"{name}.sqlite3",
+                                 timeout=5) for name in names]  # fmt: skip
+    return stores, [MemoryWriter(store, **RAW_TEXT) for store in stores]
+
+
 @pytest.mark.server
-def test_a_server_that_restarts_empty_gets_every_client_s_memories_back(tmp_path: Path) -> None:
+def test_a_server_that_restarts_empty_is_named_at_the_next_write_and_repair_brings_everything_back(
+    tmp_path: Path,
+) -> None:
     """A server without persistence (its data folder lost) restarts empty. Two clients, each with
-    its own journal, wrote memories of one user before. The first to write again makes the
-    collection anew and indexes its journal's memories again; the other's searches warn that
-    they see only part of theirs, and its next write indexes the rest again. Nothing is lost."""
+    its own journal, wrote memories of one user before. The first write after the restart makes
+    the collection anew; before, it did so without a word, and searches found only the new turn.
+    Now it warns, naming the repair (a server's client cannot tell a lost server from another
+    client's forget, so it does not index its journal again by itself). Each client's repair
+    brings its memories back."""
     with ChromaServer(tmp_path / "server-data") as server:
-        stores = [MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=tmp_path / f"{name}.sqlite3",
-                                     timeout=5) for name in ("a", "b")]  # fmt: skip
-        writers = [MemoryWriter(store, **RAW_TEXT) for store in stores]
+        stores, writers = _clients(server.port, tmp_path)
         for n, writer in enumerate(writers):
             writer.add_turns([{"user_id": "u", "role": "user", "content": f"client {n} fact {i}"} for i in range(5 - 2 * n)])
-        assert stores[0].for_user("u").count() == 8
         server.stop()
         shutil.rmtree(tmp_path / "server-data")
         server.start()
 
-        with pytest.warns(MemoryIndexWarning, match="indexing their 3 memories again"):
+        with pytest.warns(MemoryIndexWarning, match="no collection for user 'u', though this client's journal holds 3"):
             writers[1].add_turn("u", "user", "client 1 after the restart")
-        with pytest.warns(MemoryIndexWarning, match="holds 4 memories of user 'u', the journal 5"):
-            partial = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 10)
-        assert sorted(c.text for c in partial) == ["client 1 after the restart", "client 1 fact 0", "client 1 fact 1", "client 1 fact 2"]
-        with pytest.warns(MemoryIndexWarning, match="indexing their 5 memories again"):
-            writers[0].add_turn("u", "user", "client 0 after the restart")
-        found = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 10)
-        assert len(found) == 10 and found[0].text == "client 0 fact 2"
+        assert stores[0].for_user("u").count() == 1
+        for store in stores:
+            repair(store)
+        found = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 20)
+        assert len(found) == 9 and found[0].text == "client 0 fact 2"
         for store in stores:  # each journal's memories are all in the index (the other's are extra there)
             assert [user.missing for user in doctor(store).users] == [[]]
+            store.close()
+
+
+@pytest.mark.server
+def test_another_client_s_forget_is_not_undone_by_a_write_that_finds_the_collection_gone(tmp_path: Path) -> None:
+    """Client a forgets user v, whose memories client b wrote. b's next write of v finds no
+    collection, as after a server's restart: it warns, and does not index its old memories of v
+    again (that would bring back what the user asked to forget)."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path)
+        writers[1].add_turns([{"user_id": "v", "role": "user", "content": f"v secret {i}"} for i in range(3)])
+        stores[0].for_user("v").forget()
+        with pytest.warns(MemoryIndexWarning, match="or another client forgot the user"):
+            writers[1].add_turn("v", "user", "v says hello again")
+        assert [c.text for c in stores[0].for_user("v").search(RecallQuery("v secret"), 10)] == ["v says hello again"]
         for store in stores:
             store.close()
 

@@ -315,7 +315,7 @@ def test_a_collection_lost_behind_the_store_is_indexed_again_at_the_next_write(t
         store.close()
         store = open_store(tmp_path / "mem")
         writer = MemoryWriter(store, **RAW_TEXT)
-    with pytest.warns(MemoryIndexWarning, match="lost the collection of user 'ada'.*indexing their 10 memories again"):
+    with pytest.warns(MemoryIndexWarning, match="no collection for user 'ada'.*indexing their 10 memories again"):
         writer.add_turn("ada", "user", "fact 10 about lighthouses")
     memory = store.for_user("ada")
     assert memory.count() == 11 and store.index.count("ada") == 11
@@ -329,50 +329,61 @@ def test_a_collection_lost_behind_the_store_is_indexed_again_at_the_next_write(t
     store.close()
 
 
-def test_a_collection_remade_without_the_journal_s_memories_warns_that_searches_are_partial(tmp_path: Path) -> None:
-    """The collection was lost and made again by a write that did not index the rest (another
-    client's, on a server): searches go on over what is there, with one warning naming the counts
-    and the repair, until the repair indexes the journal's memories again."""
+def test_a_forget_during_the_re_indexing_of_a_lost_collection_waits_and_is_not_undone(tmp_path: Path) -> None:
+    """The re-indexing of a lost collection holds the journal's write lock: a forget from another
+    thread that starts while it runs waits for it, then forgets everything, the re-indexed
+    memories too. (Without the lock the forget ran in between, and its memories came back.)"""
     store = open_store(tmp_path / "mem")
     writer = MemoryWriter(store, **RAW_TEXT)
-    writer.add_turns([{"user_id": "ada", "role": "user", "content": f"fact {i} about lighthouses"} for i in range(6)])
-    ids = [row.id for row in store.journal.rows("ada")]
+    writer.add_turns([{"user_id": "ada", "role": "user", "content": f"ada secret {i}"} for i in range(5)])
     store.index.client().delete_collection(collection_name("ada"))
-    store.index.forget_cached("ada")
-    store.index.write(store.journal.get_many(ids[:1]))  # a write that makes the collection and heals nothing
-    memory = store.for_user("ada")
-    with pytest.warns(MemoryIndexWarning, match="holds 1 memories of user 'ada', the journal 6.*recall doctor --repair"):
-        found = memory.search("fact 3 about lighthouses", 3)
-    assert [c.id for c in found] == ids[:1]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", MemoryIndexWarning)
-        memory.search("fact 3 about lighthouses", 3)  # said once
-        repair(store)
-        assert memory.search("fact 3 about lighthouses", 1)[0].id == ids[3]
+    forgetter = threading.Thread(target=lambda: store.for_user("ada").forget())
+    embed, calls = writer.embed, []
+
+    def embed_then_forget(rows):  # the second call is the re-indexing's, after it read the journal
+        calls.append(len(rows))
+        if len(calls) == 2:
+            forgetter.start()
+            time.sleep(0.5)  # the forget has reached the journal's lock by now
+        return embed(rows)
+
+    writer.embed = embed_then_forget  # type: ignore[method-assign]
+    with pytest.warns(MemoryIndexWarning, match="indexing their 5 memories again"):
+        writer.add_turn("ada", "user", "ada secret 5")
+    forgetter.join(timeout=60)
+    assert calls == [1, 5] and not forgetter.is_alive()
+    assert store.journal.count("ada") == 0 and store.index.count("ada") == 0
+    assert store.for_user("ada").search("ada secret", 10) == [] and doctor(store).ok
     store.close()
 
 
-def test_a_delete_while_the_index_is_down_is_hidden_at_once(tmp_path: Path) -> None:
-    store = open_store(tmp_path / "mem")
-    writer = MemoryWriter(store, **RAW_TEXT)
-    doomed = writer.add_turn("u", "user", "delete me please")[0]
-    writer.add_turn("u", "user", "keep me")
+def test_a_refused_commit_leaves_no_transaction_open(tmp_path: Path) -> None:
+    """SQLite can refuse a COMMIT (a full disk) and leave the transaction open; the journal rolls it
+    back, so the call's rows are not there and the next write of the same journal works."""
+    journal = Journal(tmp_path / "journal.sqlite3")
+    connection = journal._db
 
-    def down(*args: object, **kwargs: object) -> None:
-        raise MemoryUnavailableError("the index is down (injected)")
+    class RefusingCommit:
+        def __getattr__(self, name: str):
+            return getattr(connection, name)
 
-    delete = store.index.delete
-    store.index.delete = down  # type: ignore[method-assign]
-    with pytest.raises(MemoryUnavailableError):
-        store.for_user("u").delete(doomed)
-    store.index.delete = delete  # type: ignore[method-assign]
-    memory = store.for_user("u")
-    assert memory.get(doomed) is None and memory.count() == 1 and texts(memory) == ["keep me"]
-    assert doomed not in [c.id for c in memory.search("delete me please", 2)]
-    assert doctor(store).users[0].deleting == [doomed]
-    repair(store)
-    assert doctor(store).ok and store.index.count("u") == 1
-    store.close()
+        def execute(self, sql: str, *args):
+            if sql == "COMMIT":
+                raise sqlite3.OperationalError("database or disk is full (injected)")
+            return connection.execute(sql, *args)
+
+    def row(n: int) -> JournalRow:
+        return JournalRow(id=f"turn-{n}", user_id="u", session_id="s", role="user", text=f"turn {n}",
+                          timestamp="2026-12-06T10:00:00", turn_index=n, chunk_index=0, n_chunks=1)  # fmt: skip
+
+    journal._db = RefusingCommit()  # type: ignore[assignment]
+    with pytest.raises(sqlite3.OperationalError, match="injected"):
+        journal.insert([row(0)])
+    journal._db = connection
+    assert not connection.in_transaction
+    journal.insert([row(1)])
+    assert [r.id for r in journal.rows("u")] == ["turn-1"]
+    journal.close()
 
 
 def test_a_full_disk_refuses_a_turn_cleanly_or_keeps_it_and_the_store_goes_on_once_there_is_room(tmp_path: Path) -> None:

@@ -1,0 +1,56 @@
+"""A write that finds a user's collection gone although the journal holds memories of theirs as
+indexed (:meth:`~recall_core.memory.index.ChromaIndex.write`'s ``on_missing``).
+
+* On a local store nothing but this process writes the index, so the collection was deleted
+  behind the store's back: the journal's memories of the user are indexed again at once, under
+  the journal's write lock, so that a ``forget`` or ``delete`` of another thread waits for it
+  instead of being undone by it.
+* On a server the same sight has two causes this client cannot tell apart: the server lost its
+  data (restarted without its volume), or another client forgot the user. Indexing this
+  journal's memories again would undo the second, so the write only warns, naming both and what
+  to run for each. Until then searches find only what was written since.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+
+from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
+from recall_core.memory.journal import INDEXED, JournalRow
+from recall_core.memory.protocols import StoreParts
+
+
+def found_missing(
+    store: StoreParts, user_id: str, fresh: set[str], reindex: Callable[[Sequence[JournalRow]], None]
+) -> None:
+    """React to ``user_id``'s collection found missing by a write of the rows ``fresh`` (see the
+    module docstring); ``reindex`` embeds and indexes journal rows."""
+    journal = store.journal
+    if store.kind != "local":
+        held = journal.count(user_id, INDEXED) - sum(1 for row in journal.get_many(sorted(fresh)) if row.user_id == user_id)
+        if held > 0:
+            warnings.warn(
+                f"the Chroma server at {store.location} had no collection for user {user_id!r}, though this client's "
+                f"journal holds {held} of their memories as indexed. Either the server lost its data (restarted "
+                "without its volume?): `recall doctor --repair` (repair(store)) indexes them again from this "
+                "journal; or another client forgot the user: forget them through this client too. Until then "
+                "searches find only what was written since", MemoryIndexWarning, stacklevel=4,
+            )  # fmt: skip
+        return
+    with journal.transaction():  # a forget or delete of another thread waits for this one
+        again = [row for row in journal.rows(user_id, (INDEXED,)) if row.id not in fresh]
+        if not again:
+            return
+        warnings.warn(
+            f"the memory index at {store.location} had no collection for user {user_id!r} (deleted behind the "
+            f"store's back?): indexing their {len(again)} memories again from the journal",
+            MemoryIndexWarning, stacklevel=4,
+        )  # fmt: skip
+        try:
+            reindex(again)
+        except MemoryUnavailableError as exc:  # the write itself is done: its turns are indexed
+            warnings.warn(
+                f"indexing the {len(again)} memories of user {user_id!r} again failed ({exc}): "
+                "`recall doctor --repair` (repair(store)) indexes them", MemoryIndexWarning, stacklevel=4,
+            )  # fmt: skip
