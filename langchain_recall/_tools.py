@@ -102,7 +102,7 @@ def structured_output(
         # JSON mode constrains the reply to a JSON object; given a schema with properties, a local
         # decoder may as well hold it to the schema too (a hosted JSON mode cannot).
         if method == "json_schema" or _has_properties(schema):
-            json_schema = convert_to_json_schema(schema)
+            json_schema = _json_schema(schema)
             response_format: dict[str, Any] = {
                 "type": "json_schema",
                 "json_schema": {"name": json_schema.get("title", "output"), "schema": json_schema},
@@ -121,6 +121,29 @@ def structured_output(
     parse_raw = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
     no_parse = RunnablePassthrough.assign(parsed=lambda _: None)
     return RunnableMap(raw=llm) | parse_raw.with_fallbacks([no_parse], exception_key="parsing_error")
+
+
+#: Keywords that make a dict a JSON schema (not an OpenAI function or tool dict).
+_SCHEMA_KEYWORDS = frozenset({"type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref", "items", "properties"})
+
+
+def _json_schema(schema: dict[str, Any] | type) -> dict[str, Any]:
+    """The JSON schema the reply is held to.
+
+    A JSON schema dict whose top level is not an object (an array, a string, ``anyOf``...) is
+    used as given: LangChain's ``convert_to_json_schema`` reads every dict as an object's schema
+    and would keep only its title, leaving the reply unconstrained. The rest (Pydantic, TypedDict,
+    object schemas, OpenAI function dicts) is converted as LangChain's partners do.
+    """
+    if (
+        isinstance(schema, dict)
+        and _SCHEMA_KEYWORDS & schema.keys()
+        and not {"function", "parameters"} & schema.keys()
+        and schema.get("type") not in ("object", "function")
+        and "properties" not in schema
+    ):
+        return dict(schema)
+    return convert_to_json_schema(schema)
 
 
 def _has_properties(schema: dict[str, Any] | type) -> bool:

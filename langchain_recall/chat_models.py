@@ -28,7 +28,7 @@ from recall_core import RecallResult
 from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.remember import last_exchange, write_reported, write_turns
-from recall_core.structured.tools import ContentStream, ToolCallSplitter, tool_format
+from recall_core.structured.tools import ContentStream, call_splitter
 
 from ._common import (
     LANGCHAIN_CALL_ARGUMENTS,
@@ -269,7 +269,7 @@ class ChatRecall(RecallSettings, BaseChatModel):
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""
         start: Callable[..., Any] = self._chat_astream if run_async else self._chat_stream
-        splitter = ToolCallSplitter(tool_format(self.engine.tokenizer)) if call.kwargs.get("tools") else None
+        splitter = call_splitter(self.engine.tokenizer, call.kwargs.get("tools"), call.kwargs.get("tool_choice"))
         return ContentStream(start(call, chat), splitter)
 
     # ------------------------------------------------------------------ tools and structured output

@@ -27,6 +27,8 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
+from llama_index.core.program.function_program import FunctionCallingProgram, get_function_tool
+from llama_index.core.types import PydanticProgramMode
 
 from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
 from recall_core.config import UNMARKED_POLICIES
@@ -45,10 +47,9 @@ from recall_core.remember import last_exchange, write_reported
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
     ContentStream,
-    ToolCallSplitter,
+    call_splitter,
     check_tools,
     chosen_tools,
-    tool_format,
 )
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                     "block: RecallLLM takes text only (the local model has no image, audio or file input)"
                 )
         item: dict[str, Any] = {"role": role_name(message), "content": "".join(parts)}
-        for call in message.additional_kwargs.get("tool_calls") or []:  # OpenAI-style, from other LLMs
+        for call in [] if calls else message.additional_kwargs.get("tool_calls") or []:  # OpenAI-style, other LLMs
             function = call.get("function", {}) if isinstance(call, dict) else {}
             if function.get("name"):
                 calls.append(_template_call(call.get("id"), function["name"], function.get("arguments", {})))
@@ -158,6 +159,8 @@ def _assistant_message(text: str, result: RecallResult | None) -> ChatMessage:
     extra: dict[str, Any] = {}
     if result is not None:
         blocks += [ToolCallBlock(tool_call_id=c.id, tool_name=c.name, tool_kwargs=c.arguments) for c in result.tool_calls]
+        if result.tool_calls:  # where LlamaIndex's streamed structured output looks for calls (as OpenAI's LLM has them)
+            extra["tool_calls"] = [_template_call(c.id, c.name, c.arguments) for c in result.tool_calls]
         if result.invalid_tool_calls:
             extra["invalid_tool_calls"] = [
                 {"id": c.id, "name": c.name, "arguments": c.arguments, "error": c.error} for c in result.invalid_tool_calls
@@ -512,9 +515,8 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
 
     def _content_stream(self, stream: Any, call: _Call) -> Any:
         """With tools, the call markup is held back from the streamed text (the calls come at the end)."""
-        if not call.kwargs.get("tools"):
-            return stream
-        return ContentStream(stream, ToolCallSplitter(tool_format(self.engine.tokenizer)))
+        splitter = call_splitter(self.engine.tokenizer, call.kwargs.get("tools"), call.kwargs.get("tool_choice"))
+        return stream if splitter is None else ContentStream(stream, splitter)
 
     # ------------------------------------------------------------------ function calling
     def _prepare_chat_with_tools(
@@ -568,3 +570,24 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             detail = "; ".join(f"{c['name']}: {c['error']}" for c in invalid)
             raise ValueError(f"expected at least one tool call, got none{f' ({detail})' if detail else ''}")
         return selections
+
+    # ------------------------------------------------------------------ streamed structured output
+    def _structured_stream_call(self, output_cls: Any, prompt: Any, llm_kwargs: dict[str, Any] | None = None,
+                                **prompt_args: Any) -> Any:  # fmt: skip
+        """Forces the call, as ``structured_predict`` does (LlamaIndex's ``stream_call`` drops ``tool_required``)."""
+        if self.pydantic_program_mode != PydanticProgramMode.DEFAULT:
+            return super()._structured_stream_call(output_cls, prompt, llm_kwargs, **prompt_args)
+        return _forced_program(self, output_cls, prompt).stream_call(llm_kwargs=llm_kwargs, **prompt_args)
+
+    async def _structured_astream_call(self, output_cls: Any, prompt: Any, llm_kwargs: dict[str, Any] | None = None,
+                                       **prompt_args: Any) -> Any:  # fmt: skip
+        """``astream_structured_predict`` forcing the call (see :meth:`_structured_stream_call`)."""
+        if self.pydantic_program_mode != PydanticProgramMode.DEFAULT:
+            return await super()._structured_astream_call(output_cls, prompt, llm_kwargs, **prompt_args)
+        return await _forced_program(self, output_cls, prompt).astream_call(llm_kwargs=llm_kwargs, **prompt_args)
+
+
+def _forced_program(llm: RecallLLM, output_cls: Any, prompt: Any) -> FunctionCallingProgram:
+    """LlamaIndex's program for ``output_cls``, with its tool named as ``tool_choice`` (kept by ``stream_call``)."""
+    name = get_function_tool(output_cls).metadata.name
+    return FunctionCallingProgram.from_defaults(output_cls=output_cls, llm=llm, prompt=prompt, tool_choice=name)

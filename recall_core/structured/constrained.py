@@ -65,9 +65,10 @@ def _llguidance() -> Any:
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``schema`` made strict where it does not say otherwise.
 
-    * Objects take no extra properties: JSON Schema allows unknown ones by default, and a
-      decoder constrained by such a schema may invent keys (OpenAI's strict mode makes the
-      same choice).
+    * Objects that declare ``properties`` take no others: JSON Schema allows unknown ones by
+      default, and a decoder constrained by such a schema may invent keys (OpenAI's strict
+      mode makes the same choice). An object that declares none (``{"type": "object"}``, a
+      ``dict`` field) is free-form and stays open: closed, it could only be ``{}``.
     * A required string property is not blank: ``minLength`` 1 and :data:`NOT_BLANK` (it
       starts and ends with a non-space character, so ``" "`` and ``"  x"`` are not valid).
       Greedy decoding of a small model readily closes a string at once or writes a lone
@@ -79,7 +80,9 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             node = {key: walk(value) for key, value in node.items()}
-            if (node.get("type") == "object" or "properties" in node) and "additionalProperties" not in node:
+            # only an object that declares its properties is closed: a free-form one ({"type": "object"},
+            # a ``dict`` field) would otherwise only ever be {}
+            if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
                 node["additionalProperties"] = False
             properties = node.get("properties")
             if isinstance(properties, dict):
@@ -259,7 +262,7 @@ class Constraint:
         self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar", schemas: Iterable[Any] = ()
     ) -> None:
         self.tokenizer = tokenizer
-        #: Tokens that closing a reply for time may need beyond its open brackets: the shortest
+        #: Tokens that closing a reply (end of budget or time) may need beyond its open brackets: the shortest
         #: JSON of the largest of ``schemas`` (its required keys), at least the processor's default.
         self.closing_reserve = max([ConstrainedLogitsProcessor.closing_reserve,
                                     *(skeleton_tokens(tokenizer, schema) for schema in schemas)])  # fmt: skip
@@ -326,7 +329,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     ``tail``, what the grammar writes after the JSON like ``</tool_call>``, and
     ``closing_reserve`` for required keys still missing), where the grammar allows a token
     made only of JSON closers (a quote inside a string, ``}`` or ``]`` outside), only those
-    stay allowed. A small model that loops inside a JSON string (greedy
+    stay allowed; where it allows none, the text it forces (a missing required key, the tail)
+    is written in its canonical tokens. A small model that loops inside a JSON string (greedy
     decoding does) then still ends with valid JSON instead of text cut mid-string.
 
     With ``max_time`` (seconds from the first call), the same closing starts once the time
@@ -334,8 +338,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     the reply was closed early for time.
     """
 
-    #: Tokens kept at the end of the budget beyond the open brackets (for required keys still missing),
-    #: at least: a constraint made with ``schemas`` keeps room for their required keys.
+    #: Tokens kept at the end of the budget or time beyond the open brackets (for required keys still
+    #: missing), at least: a constraint made with ``schemas`` keeps room for their required keys.
     closing_reserve = 10
     #: Tokens the time bound's closing may take beyond what it estimated (then :class:`ClosingLimit` stops).
     closing_slack = 32
@@ -393,13 +397,18 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
         if not ending and self._time_is_short():
             if not self.out_of_time:
-                self.closing_from, self.closing_budget = self.generated, self._needed(True) + self.closing_slack
+                self.closing_from, self.closing_budget = self.generated, self._needed() + self.closing_slack
             ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if ending:
             closers = self._quotes if self.in_string else self._brackets
             closing = torch.zeros_like(allowed)
             closing[0, closers] = allowed[0, closers]
+            if not closing.any():
+                # what the grammar forces next (a missing required key, the tail), in its canonical
+                # tokens: a small model would spell it a character at a time, past the reserve
+                forced = [t for t in self.matcher.compute_ff_tokens()[:1] if t < allowed.shape[-1]]
+                closing[0, forced] = allowed[0, forced]
             if closing.any():
                 allowed = closing
         return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
@@ -412,16 +421,16 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             return True
         elapsed = time.monotonic() - self.started
         pace = elapsed / max(1, self.generated)
-        return self.max_time - elapsed <= pace * self._needed(for_time=True)
+        return self.max_time - elapsed <= pace * self._needed()
 
-    def _needed(self, for_time: bool = False) -> int:
+    def _needed(self) -> int:
         """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve).
 
-        The time bound keeps room for the schema's required keys (``constraint.closing_reserve``:
-        it starts closing early rather than late); the token budget keeps the fixed reserve, as
-        a larger one would cut short values the budget has room for."""
-        reserve = self.constraint.closing_reserve if for_time else self.closing_reserve
-        return int(self.in_string) + self.depth + self.tail_tokens + reserve
+        The budget and the time bound both keep room for the schema's required keys
+        (``constraint.closing_reserve``, the tokens of its shortest JSON): until 2026-12-06 the
+        budget kept a fixed 10 tokens, and a reply with several required keys still missing was
+        cut before they were written (invalid JSON)."""
+        return int(self.in_string) + self.depth + self.tail_tokens + self.constraint.closing_reserve
 
     def _follow_strings(self, tokens: list[int]) -> None:
         """Track whether the text so far ends inside a JSON string, and how many brackets are open."""

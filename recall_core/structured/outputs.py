@@ -12,6 +12,7 @@ The rules:
 * a template without tool support gets tools only when ``tool_choice`` forces a call: they
   are then described in the system message and the call is constrained; asked for tools
   otherwise, it is a ``ValueError`` that says so;
+* ``tool_choice="none"``: the tools are not rendered and the reply is text, never a call;
 * a forced ``tool_choice`` (``"any"``, ``"required"``, a name) is enforced by the grammar, so
   even a small model writes a valid call; ``"auto"`` leaves the choice to the model and
   parses what it wrote (malformed calls are reported, not dropped).
@@ -38,8 +39,10 @@ from recall_core.structured.tools import (
     chosen_tools,
     describe_tools,
     inline_tool_history,
+    mistral_history,
     supports_tools,
     tool_format,
+    tool_names,
 )
 
 
@@ -75,6 +78,8 @@ def plan_output(
     """The plan for one call; ``ValueError`` (naming the tool or field) when the options cannot work."""
     if tools and response_format is not None:
         raise ValueError("give tools or response_format, not both")
+    if not isinstance(prompt, str) and tool_format(tokenizer).name == "mistral":
+        prompt = mistral_history(prompt)  # its templates raise on call ids that are not 9 alphanumerics
     if response_format is not None:
         grammar = response_format_grammar(response_format)
         spec = response_format.get("json_schema") or {}
@@ -89,8 +94,10 @@ def plan_output(
         raise ValueError("tools need chat messages (the chat template renders them), not a string prompt")
     tools = check_tools(tools)
     check_tool_schemas(tools)
+    if tool_choice == "none":
+        return _no_call_plan(tokenizer, prompt)
     forced = chosen_tools(tools, tool_choice)
-    fmt = tool_format(tokenizer)
+    fmt = tool_format(tokenizer).bound_to(tool_names(tools))  # a call to another name is reported invalid
     if supports_tools(tokenizer):
         messages, template_tools = list(prompt), tools
     elif forced is None:
@@ -110,6 +117,20 @@ def plan_output(
                     "properties": {"name": {"const": c["name"]}, "arguments": c["arguments"]}} for c in calls]  # fmt: skip
         constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced), schemas=schemas)
     return OutputPlan(messages, template_tools, constraint, fmt)
+
+
+def _no_call_plan(tokenizer: Any, messages: Sequence[Mapping[str, Any]]) -> OutputPlan:
+    """``tool_choice="none"``: a text reply, never a call (OpenAI's meaning).
+
+    The tools are not rendered and the reply is not parsed for calls. OpenAI still shows the
+    tools to its model, but a small local model shown tools it may not call writes calls anyway,
+    and Llama 3's call opens with a plain ``{`` that cannot be blocked without blocking JSON in
+    text; vLLM has ``--exclude-tools-when-tool-choice-none`` for the same reason. Earlier calls
+    and their results stay in the history (as text turns where the template cannot render them).
+    """
+    if supports_tools(tokenizer):
+        return OutputPlan(list(messages))
+    return OutputPlan(inline_tool_history(messages, tool_format(tokenizer)))
 
 
 def out_of_time(result: Any, processor: Any) -> Any:

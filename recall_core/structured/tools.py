@@ -16,11 +16,13 @@ grammar that makes the model emit a valid call to one of the allowed tools.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recall_core.structured.constrained import lark_json, lark_literal
@@ -58,7 +60,40 @@ class ParsedReply:
 
 
 def new_call_id() -> str:
+    """A call id as OpenAI writes them (``call_`` and 24 hex digits)."""
     return f"call_{uuid.uuid4().hex[:24]}"
+
+
+#: What Mistral's templates accept as a call id (they raise on any other): 9 letters or digits.
+MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
+
+
+def mistral_call_id(call_id: Any = None) -> str:
+    """A 9-character alphanumeric id, as Mistral's templates require (vLLM makes the same):
+    a new random one, or ``call_id`` itself when it already is one, else one derived from it
+    (the same every time, so a call and its result still pair up)."""
+    if call_id is None:
+        return uuid.uuid4().hex[:9]
+    text = str(call_id)
+    return text if MISTRAL_ID.fullmatch(text) else hashlib.sha256(text.encode()).hexdigest()[:9]
+
+
+def mistral_history(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with every call id (assistant ``tool_calls``, a tool turn's ``tool_call_id``) made
+    one Mistral's templates accept (:func:`mistral_call_id`): ids from other models or frameworks
+    (``call_`` and 24 hex, LangChain's, uuids) would make the template raise."""
+    out = []
+    for message in messages:
+        item = dict(message)
+        if item.get("tool_calls"):
+            item["tool_calls"] = [
+                {**call, "id": mistral_call_id(call["id"])} if isinstance(call, Mapping) and call.get("id") else call
+                for call in item["tool_calls"]
+            ]
+        if item.get("tool_call_id"):
+            item["tool_call_id"] = mistral_call_id(item["tool_call_id"])
+        out.append(item)
+    return out
 
 
 # --------------------------------------------------------------------------- tools
@@ -136,7 +171,31 @@ class ToolFormat:
         """A call as the model writes it (for templates that cannot render ``tool_calls``)."""
         raise NotImplementedError
 
+    #: The bound tools' names, when known (:meth:`bound_to`): a call to another name is invalid.
+    tools: frozenset[str] | None = None
+
+    def bound_to(self, names: Iterable[str]) -> ToolFormat:
+        """This format reading replies to a call with these tools bound (a copy)."""
+        bound = copy.copy(self)
+        bound.tools = frozenset(names)
+        return bound
+
     def parse(self, text: str) -> ParsedReply:
+        """``text`` split into content, calls and malformed calls; with :attr:`tools` known, a
+        call to a name that is not bound is reported in ``invalid_tool_calls`` (naming the bound ones)."""
+        parsed = self._parse(text)
+        if self.tools is None or all(call.name in self.tools for call in parsed.tool_calls):
+            return parsed
+        bound = ", ".join(sorted(self.tools))
+        unknown = tuple(
+            InvalidToolCall(c.name, json.dumps(c.arguments, ensure_ascii=False),
+                            f"{c.name!r} is not a bound tool (bound: {bound})", c.id)
+            for c in parsed.tool_calls if c.name not in self.tools
+        )  # fmt: skip
+        known = tuple(c for c in parsed.tool_calls if c.name in self.tools)
+        return ParsedReply(parsed.content, known, parsed.invalid_tool_calls + unknown)
+
+    def _parse(self, text: str) -> ParsedReply:
         raise NotImplementedError
 
     def marker_tokens(self) -> tuple[str, ...]:
@@ -159,7 +218,7 @@ class HermesFormat(ToolFormat):
         body = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
         return f"{self.opener}\n{body}\n{self.closer}"
 
-    def parse(self, text: str) -> ParsedReply:
+    def _parse(self, text: str) -> ParsedReply:
         pattern = re.compile(re.escape(self.opener) + r"(.*?)(?:" + re.escape(self.closer) + r"|$)", re.DOTALL)
         calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
@@ -185,18 +244,33 @@ class Llama3Format(ToolFormat):
     def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         return json.dumps({"name": name, "parameters": dict(arguments)}, ensure_ascii=False)
 
-    def parse(self, text: str) -> ParsedReply:
+    def _parse(self, text: str) -> ParsedReply:
+        """A reply is calls when it is ``<|python_tag|>`` and calls, or JSON objects (``; ``
+        between them) that each look like a call: a ``"name"`` string with ``"parameters"``
+        (or ``"arguments"``), or the name of a bound tool. Any other JSON is an answer in text
+        (``{"name": "Ada Lovelace", "born": 1815}`` under ``tool_choice="auto"``)."""
         body = text.strip()
-        if body.startswith(self.python_tag):
+        tagged = body.startswith(self.python_tag)
+        if tagged:
             body = body[len(self.python_tag) :].strip()
-        if not body.startswith("{") or '"name"' not in body:
+        if not body.startswith("{"):
+            return ParsedReply(text)
+        pieces, rest = _json_objects(body, ";")
+        if not tagged and not all(self._looks_like_call(piece, value) for piece, value in pieces):
             return ParsedReply(text)
         calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
-        pieces = [body] if _loads(body) is not None else [p for p in body.split(";") if p.strip()]
-        for piece in pieces:
+        for piece, _ in pieces:
             _read_calls(piece, calls, invalid, closed=True)
-        return ParsedReply("", tuple(calls), tuple(invalid))
+        return ParsedReply(rest.strip(), tuple(calls), tuple(invalid))
+
+    def _looks_like_call(self, piece: str, value: Any) -> bool:
+        if value is None:  # not JSON (cut short): a call if it starts like one (llama.cpp reads them so)
+            return re.match(r'\{\s*"name"\s*:\s*"[^"]*"\s*,\s*"(?:parameters|arguments)"', piece) is not None
+        name = value.get("name") if isinstance(value, dict) else None
+        if not isinstance(name, str):
+            return False
+        return "parameters" in value or "arguments" in value or (self.tools is not None and name in self.tools)
 
     def marker_tokens(self) -> tuple[str, ...]:
         return (self.python_tag,)
@@ -215,7 +289,15 @@ class MistralFormat(ToolFormat):
     def write_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         return self.opener + json.dumps([{"name": name, "arguments": dict(arguments)}], ensure_ascii=False)
 
-    def parse(self, text: str) -> ParsedReply:
+    def _parse(self, text: str) -> ParsedReply:
+        parsed = self._parse_calls(text)
+        return ParsedReply(  # ids the template accepts when the calls come back in the history
+            parsed.content,
+            tuple(replace(c, id=mistral_call_id()) for c in parsed.tool_calls),
+            tuple(replace(c, id=mistral_call_id()) for c in parsed.invalid_tool_calls),
+        )
+
+    def _parse_calls(self, text: str) -> ParsedReply:
         if self.opener not in text:
             return ParsedReply(text)
         content, *blocks = text.split(self.opener)
@@ -325,6 +407,29 @@ def _loads(text: str) -> Any:
         return None
 
 
+def _json_objects(text: str, separator: str) -> tuple[list[tuple[str, Any]], str]:
+    """``text`` read as JSON objects with ``separator`` between them: ``([(piece, value or None)], rest)``.
+
+    Each piece is read as JSON up to its end (a separator inside a string stays there); a piece
+    that is not valid JSON runs to the end of the text (value ``None``); ``rest`` is what follows
+    the last object that is not another object."""
+    decoder = json.JSONDecoder()
+    pieces: list[tuple[str, Any]] = []
+    position = 0
+    while True:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            pieces.append((text[position:], None))
+            return pieces, ""
+        pieces.append((text[position:end], value))
+        after = text[end:].lstrip()
+        if not after.startswith(separator) or not after[len(separator) :].lstrip().startswith("{"):
+            return pieces, after
+        following = after[len(separator) :].lstrip()
+        position = len(text) - len(following)
+
+
 def _read_calls(
     body: str, calls: list[ToolCall], invalid: list[InvalidToolCall], *, closed: bool, name: str | None = None
 ) -> None:
@@ -356,8 +461,8 @@ class ToolCallSplitter:
 
     ``feed(piece)`` returns the text that is surely content; text from the format's opener
     on (or a tail that could grow into it) is held until the end, when :meth:`finish`
-    returns the :class:`ParsedReply` of the whole reply. Joining the streamed content gives
-    the parsed ``content`` when the reply has no calls.
+    returns the :class:`ParsedReply` of the whole reply and the content not yet shown (the
+    text after a call too). Joining the streamed content gives the parsed ``content``.
     """
 
     def __init__(self, fmt: ToolFormat) -> None:
@@ -390,12 +495,30 @@ class ToolCallSplitter:
         return out
 
     def finish(self) -> tuple[str, ParsedReply]:
-        """``(content not yet shown, the parsed reply)``."""
+        """``(content not yet shown, the parsed reply)``: the streamed text joined with it is the
+        parsed ``content`` (text written after a call included), up to the spaces around a call."""
         parsed = self.fmt.parse(self.text)
-        if parsed.tool_calls or parsed.invalid_tool_calls:
-            return "", parsed
-        rest, self.shown = self.text[self.shown :], len(self.text)
-        return rest, parsed
+        shown, self.shown = self.text[: self.shown], len(self.text)
+        if not (parsed.tool_calls or parsed.invalid_tool_calls):
+            return self.text[len(shown) :], parsed
+        # the parsed content drops the calls and strips the text around them: go on from what was shown
+        for prefix in (shown.lstrip(), shown.strip()):
+            if parsed.content.startswith(prefix):
+                return parsed.content[len(prefix) :], parsed
+        return "", parsed
+
+
+def calls_possible(tools: Any, tool_choice: Any) -> bool:
+    """Can a reply with these options hold tool calls (not under ``tool_choice="none"``)?"""
+    return bool(tools) and tool_choice != "none"
+
+
+def call_splitter(tokenizer: Any, tools: Any, tool_choice: Any) -> ToolCallSplitter | None:
+    """The splitter a stream with these options needs (it reads calls as the engine does), or
+    ``None`` when the reply cannot hold calls and streams as it is."""
+    if not calls_possible(tools, tool_choice):
+        return None
+    return ToolCallSplitter(tool_format(tokenizer).bound_to(tool_names(check_tools(tools))))
 
 
 class ContentStream:

@@ -1,0 +1,81 @@
+"""``bind_tools(tool_choice="none")`` and the stream of a reply with calls, through ``ChatRecall``.
+
+A tiny random Llama whose template renders tools; a logits processor added under the adapter
+stands in for a model that writes a given reply (a call, text after a call)."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from langchain_recall import ChatRecall
+from tests.helpers.logits import ForceAt
+
+CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get today's weather in a city."""
+    return f"It is sunny in {city}."
+
+
+def _writing(generator, monkeypatch, reply: str) -> ChatRecall:
+    """``ChatRecall`` over ``generator``, whose every reply is ``reply`` (generate and stream)."""
+    ids = generator.tokenizer(reply, add_special_tokens=False).input_ids + [generator.tokenizer.eos_token_id]
+    for method in ("generate", "stream"):
+        original = getattr(generator, method)
+
+        def forced(*args, _original=original, **kwargs):
+            kwargs["logits_processor"] = [ForceAt(0, ids)]
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(generator, method, forced)
+    return ChatRecall(generator=generator, max_tokens=len(ids) + 2)
+
+
+def _joined(chunks):
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total += chunk
+    return total
+
+
+def test_choice_none_gives_text_and_no_call(tools_generator, monkeypatch):
+    bound = _writing(tools_generator, monkeypatch, CALL).bind_tools([get_weather], tool_choice="none")
+    message = bound.invoke("Weather in Paris?")
+    assert message.tool_calls == [] and message.invalid_tool_calls == []
+    assert message.response_metadata["finish_reason"] == "stop" and "get_weather" in message.content
+    streamed = _joined(list(bound.stream("Weather in Paris?")))
+    assert streamed.tool_calls == [] and streamed.content == message.content
+
+
+def test_choice_none_on_a_template_without_tool_support(generator):
+    message = ChatRecall(generator=generator, max_tokens=3).bind_tools([get_weather], tool_choice="none").invoke("hi")
+    assert message.tool_calls == [] and isinstance(message.content, str)
+
+
+@pytest.mark.parametrize("reply", [f"Let me check.\n{CALL}\nI will report back.", f"{CALL}\nDone."])
+def test_streamed_content_is_invoke_content(tools_generator, monkeypatch, reply):
+    bound = _writing(tools_generator, monkeypatch, reply).bind_tools([get_weather])
+    message = bound.invoke("Weather in Paris?")
+    streamed = _joined(list(bound.stream("Weather in Paris?")))
+    assert [c["name"] for c in message.tool_calls] == ["get_weather"] == [c["name"] for c in streamed.tool_calls]
+    assert streamed.content == message.content == reply.replace(CALL, "").strip()
+
+
+def test_a_mistral_round_trip(tools_generator, monkeypatch):
+    """Mistral's templates take only 9-alphanumeric call ids: a call, its ToolMessage, the next call."""
+    from tests.unit.test_structured_tool_choice import MISTRAL_TEMPLATE
+
+    monkeypatch.setattr(tools_generator.tokenizer, "chat_template", MISTRAL_TEMPLATE)
+    chat = ChatRecall(generator=tools_generator, max_tokens=80)
+    ai = chat.bind_tools([get_weather], tool_choice="get_weather").invoke([HumanMessage("Weather in Paris?")])
+    (call,) = ai.tool_calls
+    assert len(call["id"]) == 9 and call["id"].isalnum()
+    history = [HumanMessage("Weather in Paris?"), ai, ToolMessage("sunny", tool_call_id=call["id"])]
+    assert isinstance(chat.bind_tools([get_weather]).invoke(history, max_tokens=3).content, str)
+    other = ai.model_copy(update={"tool_calls": [{**call, "id": "toolu_01A-other-framework"}]})
+    history = [HumanMessage("Weather in Paris?"), other, ToolMessage("sunny", tool_call_id="toolu_01A-other-framework")]
+    assert isinstance(chat.invoke(history, max_tokens=3).content, str)  # ids from elsewhere too, tools bound or not

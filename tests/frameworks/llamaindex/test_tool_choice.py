@@ -1,0 +1,83 @@
+"""``chat_with_tools(tool_choice="none")`` and the stream of a reply with calls, through ``RecallLLM``.
+
+A tiny random Llama whose template renders tools; a logits processor added under the adapter
+stands in for a model that writes a given reply."""
+
+from __future__ import annotations
+
+from llama_index.core.llms import ChatMessage
+from llama_index.core.prompts import PromptTemplate
+from llama_index.core.tools import FunctionTool
+
+from llamaindex_recall import RecallLLM
+from llamaindex_recall.llms import to_chat_messages
+from recall_core import RecallGenerator
+from tests.helpers.adapters import Person, weather
+from tests.helpers.logits import ForceAt
+from tests.helpers.tiny import tiny_model
+
+CALL = '<tool_call>\n{"name": "weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def _writing(generator, monkeypatch, reply: str) -> RecallLLM:
+    """``RecallLLM`` over ``generator``, whose every reply is ``reply`` (generate and stream)."""
+    ids = generator.tokenizer(reply, add_special_tokens=False).input_ids + [generator.tokenizer.eos_token_id]
+    for method in ("generate", "stream"):
+        original = getattr(generator, method)
+
+        def forced(*args, _original=original, **kwargs):
+            kwargs["logits_processor"] = [ForceAt(0, ids)]
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(generator, method, forced)
+    return RecallLLM(generator=generator, max_new_tokens=len(ids) + 2)
+
+
+def test_choice_none_gives_text_and_no_call(tools_generator, monkeypatch):
+    llm = _writing(tools_generator, monkeypatch, CALL)
+    tools = [FunctionTool.from_defaults(weather)]
+    response = llm.chat_with_tools(tools, user_msg="Weather?", tool_choice="none")
+    assert llm.get_tool_calls_from_response(response, error_on_no_tool_call=False) == []
+    assert "weather" in response.message.content
+    streamed = list(llm.stream_chat_with_tools(tools, user_msg="Weather?", tool_choice="none"))
+    assert llm.get_tool_calls_from_response(streamed[-1], error_on_no_tool_call=False) == []
+    assert streamed[-1].message.content == response.message.content
+
+
+def test_streamed_content_is_chat_content(tools_generator, monkeypatch):
+    llm = _writing(tools_generator, monkeypatch, f"Let me check.\n{CALL}\nI will report back.")
+    tools = [FunctionTool.from_defaults(weather)]
+    response = llm.chat_with_tools(tools, user_msg="Weather?")
+    streamed = list(llm.stream_chat_with_tools(tools, user_msg="Weather?"))
+    assert [c.tool_name for c in llm.get_tool_calls_from_response(streamed[-1])] == ["weather"]
+    assert "".join(r.delta or "" for r in streamed) == response.message.content == "Let me check.\n\nI will report back."
+
+
+def test_stream_structured_predict_forces_the_call(tools_generator):
+    """As ``structured_predict`` does, on a template with tools and on one without (where a call that
+    is not forced is refused)."""
+    model, tokenizer = tiny_model("llama")
+    model.config.max_position_embeddings = 2048  # the tools described in the system message are long
+    prompt = PromptTemplate("Extract the person: {text}")
+    for engine in (tools_generator, RecallGenerator(model, tokenizer)):
+        llm = RecallLLM(generator=engine, max_new_tokens=120)
+        last = list(llm.stream_structured_predict(Person, prompt, text="Ada is 36."))[-1]
+        assert isinstance(last, Person) and last.name and isinstance(last.age, int)
+        streamed = list(llm.as_structured_llm(Person).stream_chat([ChatMessage(role="user", content="Ada is 36.")]))
+        assert Person.model_validate_json(streamed[-1].message.content).name
+
+
+async def test_astream_structured_predict_forces_the_call(tools_generator):
+    llm = RecallLLM(generator=tools_generator, max_new_tokens=120)
+    stream = await llm.astream_structured_predict(Person, PromptTemplate("Extract the person: {text}"), text="Ada is 36.")
+    objects = [item async for item in stream]
+    assert isinstance(objects[-1], Person) and objects[-1].name
+
+
+def test_a_streamed_reply_with_calls_goes_back_once(tools_generator):
+    """The streamed reply's calls are blocks and OpenAI-style ``additional_kwargs``: the history has each once."""
+    llm = RecallLLM(generator=tools_generator, max_new_tokens=120)
+    last = list(llm.stream_chat_with_tools([FunctionTool.from_defaults(weather)], user_msg="Weather?",
+                                           tool_required=True))[-1]  # fmt: skip
+    assert len(last.message.additional_kwargs["tool_calls"]) == 1
+    assert len(to_chat_messages([last.message])[0]["tool_calls"]) == 1
