@@ -16,9 +16,13 @@ removed, so cache surgery is ours):
   every layer, :func:`evict_span` does both (drop a span and close the gap), and
   :func:`cache_nbytes` measures the cache.
 
-Only full-attention ``DynamicLayer`` layers can be edited: a sliding-window, quantized or
-static layer stores positions in its own way, and editing it raises ``ValueError`` rather
-than corrupting it. A model without rotary embeddings (GPT-2's learned absolute positions)
+Full-attention ``DynamicLayer`` layers can be edited, and transformers' sliding-window
+``DynamicSlidingWindowLayer`` ones as far as they still hold what the edit needs: a layer that
+holds every position (a cache made by :func:`session_cache`, or one shorter than its window) is
+edited like a full one; a layer that forgot the positions that left its window can only be
+cropped back while the next position still sees its whole window (:func:`croppable_to`), and
+anything else raises :class:`CacheEditError`. Quantized, static and other layers store positions
+in their own way: editing them raises ``ValueError`` rather than corrupting them. A model without rotary embeddings (GPT-2's learned absolute positions)
 cannot move a key at all: :meth:`Rotary.of` raises :class:`NoRotaryEmbeddingError`.
 
 Example (a block of keys computed at positions ``0..n-1`` moved to ``p..p+n-1``)::
@@ -37,7 +41,7 @@ from typing import Any
 
 import torch
 from transformers import DynamicCache
-from transformers.cache_utils import DynamicLayer
+from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
 
 #: Rope types whose frequencies change with the sequence length: a key rotated at one length
 #: cannot be moved exactly once the frequencies have changed.
@@ -48,6 +52,10 @@ Positions = torch.Tensor | Sequence[int] | int
 
 class NoRotaryEmbeddingError(ValueError):
     """The model has no rotary position embedding that recall can re-rotate keys with."""
+
+
+class CacheEditError(ValueError):
+    """A sliding-window layer no longer holds the positions an edit of the cache needs."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,18 +180,96 @@ def rotary_of(model: Any) -> Rotary | None:
 
 
 # --------------------------------------------------------------------------- cache edits
+_EDITABLE = (DynamicLayer, DynamicSlidingWindowLayer)
+
+
 def cache_layers(cache: Any) -> list[DynamicLayer]:
-    """The cache's layers, checked to be full-attention ``DynamicLayer`` s (the ones that can be edited)."""
+    """The cache's layers, checked to be ``DynamicLayer`` s or ``DynamicSlidingWindowLayer`` s (editable ones)."""
     layers = getattr(cache, "layers", None)
     if layers is None:
         raise ValueError(f"expected a transformers DynamicCache, got {type(cache).__name__}")
     for index, layer in enumerate(layers):
-        if type(layer) is not DynamicLayer:
+        if type(layer) not in _EDITABLE:
             raise ValueError(
-                f"layer {index} of the cache is a {type(layer).__name__}: only full-attention DynamicLayer "
-                "layers can be edited (sliding-window, quantized and static layers cannot)"
+                f"layer {index} of the cache is a {type(layer).__name__}: only DynamicLayer and "
+                "DynamicSlidingWindowLayer layers can be edited (quantized, static and other layers cannot)"
             )
     return list(layers)
+
+
+def session_cache(model: Any) -> DynamicCache:
+    """An empty ``DynamicCache`` for ``model`` whose sliding-window layers keep every position.
+
+    transformers' sliding-window layers keep only the last ``sliding_window - 1`` positions, so
+    once a conversation outgrows the window they cannot be cut back (a regenerated turn, an
+    edited history) or have a span evicted. These record their past instead
+    (``activate_past_recording``): attention still reads only the window, but the cache can be
+    edited exactly, as a full-attention one is, for the memory of a full-attention layer.
+    """
+    cache = DynamicCache(config=model.config)
+    for layer in getattr(cache, "layers", []):
+        if type(layer) is DynamicSlidingWindowLayer:
+            layer.activate_past_recording()
+    return cache
+
+
+def _held_from(layer: DynamicLayer) -> int:
+    """The first position a layer still holds (a sliding-window layer drops those that left its window)."""
+    if type(layer) is DynamicSlidingWindowLayer and layer.is_initialized and layer.keys.dim() == 4:
+        return int(layer.cumulative_length) - layer.keys.shape[-2]
+    return 0
+
+
+def croppable_to(cache: Any) -> int:
+    """The shortest length :func:`crop_cache` can cut ``cache`` back to exactly (0: any).
+
+    A sliding-window layer that forgot its first positions can be cut back only as far as the
+    next position still finds its whole window (``sliding_window - 1`` positions) in the layer.
+    """
+    low = 0
+    for layer in cache_layers(cache):
+        start = _held_from(layer)
+        if start > 0:
+            low = max(low, start + int(layer.sliding_window) - 1)
+    return low
+
+
+def holds_every_position(cache: Any) -> bool:
+    """Whether every layer still holds every position (then spans can be dropped and re-rotated)."""
+    return all(_held_from(layer) == 0 for layer in cache_layers(cache))
+
+
+def kept_refusal(cache: Any, keep: int, evicts: bool) -> str | None:
+    """Why ``cache`` cannot be cut back to ``keep`` positions (and, where it ``evicts``, have spans
+    dropped from there on), as a session reports a fresh start; ``None`` when it can."""
+    if cache is None:
+        return None
+    low = croppable_to(cache)
+    if keep < min(low, cache_length(cache)):
+        return (f"the cache's sliding-window layers can no longer be cut back to position {keep} (only to {low} "
+                "or later): started afresh")  # fmt: skip
+    if evicts and not holds_every_position(cache):
+        return "the cache's sliding-window layers no longer hold every position, as eviction needs: started afresh"
+    return None
+
+
+def _full_layers(cache: Any, what: str) -> list[DynamicLayer]:
+    """The cache's layers, each holding every position (else :class:`CacheEditError`)."""
+    layers = cache_layers(cache)
+    for index, layer in enumerate(layers):
+        if _held_from(layer) > 0:
+            raise CacheEditError(
+                f"layer {index} of the cache is a sliding-window layer that no longer holds positions 0 to "
+                f"{_held_from(layer) - 1}: it cannot {what} (make the cache with session_cache to keep them)"
+            )
+    return layers
+
+
+def _set_length(layer: DynamicLayer, keys: torch.Tensor, values: torch.Tensor, length: int) -> None:
+    """Store a layer's edited keys and values; a sliding-window layer also counts its positions."""
+    layer.keys, layer.values = keys, values
+    if type(layer) is DynamicSlidingWindowLayer:
+        layer.cumulative_length = length
 
 
 def cache_length(cache: Any) -> int:
@@ -204,14 +290,24 @@ def cache_nbytes(cache: Any) -> int:
 
 
 def crop_cache(cache: Any, length: int) -> None:
-    """Keep the first ``length`` positions of every layer (in place)."""
+    """Keep the first ``length`` positions of every layer (in place).
+
+    Raises :class:`CacheEditError` when ``length`` is below :func:`croppable_to` (a sliding-window
+    layer that forgot what the next position would need), before anything is changed.
+    """
     current = cache_length(cache)
     if not 0 <= length <= current:
         raise ValueError(f"length must be in [0, {current}] (the cache's length), got {length}")
+    low = croppable_to(cache)
+    if length < low:
+        raise CacheEditError(
+            f"the cache cannot be cut back to {length} positions: a sliding-window layer no longer holds what "
+            f"follows from position {low} on (make the cache with session_cache to keep every position)"
+        )
     for layer in cache_layers(cache):
         if layer.is_initialized and layer.keys.numel():
-            layer.keys = layer.keys[..., :length, :]
-            layer.values = layer.values[..., :length, :]
+            keep = length - _held_from(layer)
+            _set_length(layer, layer.keys[..., :keep, :], layer.values[..., :keep, :], length)
 
 
 def drop_span(cache: Any, start: int, end: int) -> None:
@@ -219,10 +315,11 @@ def drop_span(cache: Any, start: int, end: int) -> None:
     _check_span(cache, start, end)
     if start == end:
         return
-    for layer in cache_layers(cache):
+    for layer in _full_layers(cache, "drop a span"):
         if layer.is_initialized and layer.keys.numel():
-            layer.keys = torch.cat([layer.keys[..., :start, :], layer.keys[..., end:, :]], dim=-2)
-            layer.values = torch.cat([layer.values[..., :start, :], layer.values[..., end:, :]], dim=-2)
+            keys = torch.cat([layer.keys[..., :start, :], layer.keys[..., end:, :]], dim=-2)
+            values = torch.cat([layer.values[..., :start, :], layer.values[..., end:, :]], dim=-2)
+            _set_length(layer, keys, values, keys.shape[-2])
 
 
 def rerotate_span(cache: Any, rotary: Rotary, start: int, old_positions: Positions, new_positions: Positions) -> None:
@@ -232,7 +329,7 @@ def rerotate_span(cache: Any, rotary: Rotary, start: int, old_positions: Positio
         raise ValueError("old_positions must list one position per key of the span")
     end = start + old.shape[0]
     _check_span(cache, start, end)
-    for layer in cache_layers(cache):
+    for layer in _full_layers(cache, "re-rotate a span"):
         if layer.is_initialized and layer.keys.numel():
             moved = rotary.rerotate(layer.keys[..., start:end, :], old_positions, new_positions)
             layer.keys = torch.cat([layer.keys[..., :start, :], moved, layer.keys[..., end:, :]], dim=-2)

@@ -58,8 +58,9 @@ class SessionDecisions:
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
             return plan, prefix, decision.config(config), None, False
-        self._rollback(plan, prefix)
-        plan = self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs, asked=True)
+        self._rollback(plan, prefix, failed=False)
+        first, plan = plan, self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs, asked=True)
+        plan.reason = plan.reason or first.reason  # a fresh start undone: the same fresh start, for the same reason
         prefix = self._prepare(plan, reserve=reserve)
         return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed, True
 

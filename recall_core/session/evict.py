@@ -62,13 +62,15 @@ def sink_count(lengths: Sequence[int], exchange_starts: Sequence[bool], sink_tok
 
 
 def choose_eviction(cached: Sequence[Unit], new: Sequence[Unit], sinks: int | None, sink_tokens: int,
-                    limit: int, reserve: int, split: bool = False) -> Choice | None:  # fmt: skip
+                    limit: int, reserve: int, split: bool = False, best_effort: bool = False) -> Choice | None:  # fmt: skip
     """The oldest exchanges to evict so that the cache, the new ids and ``reserve`` fit in ``limit``.
 
     ``new[0]`` may continue ``cached[-1]`` (the reply of the last call, confirmed now): the
     two are one unit here. ``sinks`` is the sink count once fixed (``None`` before the
     first eviction). With ``split`` (no reply to give), an exchange too long to keep whole
     may lose single messages, never its last. Returns ``None`` when everything fits.
+    With ``best_effort`` (after a reply, whose memories were not reserved), what cannot be
+    made to fit is not an error: every older exchange goes (``None``: there is none).
 
     Raises:
         ValueError: even with every older exchange evicted, the sinks, the exchange being
@@ -97,6 +99,8 @@ def choose_eviction(cached: Sequence[Unit], new: Sequence[Unit], sinks: int | No
         cuts = list(range(sinks + 1, len(items)))
     last = cuts[-1] if cuts else len(items)
     if not cuts or floor + sum(sizes[last:]) > limit:
+        if best_effort:
+            return _choice(cached, new, continues, sinks, last) if cuts else None
         kept = sum(sizes[last:]) if cuts else sum(sizes[sinks:])
         raise ValueError(
             f"max_cache_tokens ({limit}) is smaller than the sinks plus one turn ({floor + kept}: "
@@ -104,7 +108,11 @@ def choose_eviction(cached: Sequence[Unit], new: Sequence[Unit], sinks: int | No
             "may add); raise max_cache_tokens, or lower max_new_tokens / max_recalls / max_memory_tokens"
         )
     cut = next(c for c in cuts if need - sum(sizes[sinks:c]) <= limit)
-    # Back from entries to units: the entry of a continued reply stands for its cached and its new unit.
+    return _choice(cached, new, continues, sinks, cut)
+
+
+def _choice(cached: Sequence[Unit], new: Sequence[Unit], continues: bool, sinks: int, cut: int) -> Choice:
+    """Back from entries to units: the entry of a continued reply stands for its cached and its new unit."""
     shift = len(cached) - (1 if continues else 0)  # entry index of new[j] is j + shift
     new_indices = [j for j in range(len(new)) if sinks <= j + shift < cut]
     return Choice(sinks, min(sinks, len(cached)), min(cut, len(cached)), new_indices)

@@ -45,7 +45,7 @@ from recall_core.session.units import tokenize as tokenize_text
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import RECALL_TOKEN
 
-__all__ = ["CacheState", "Conversation", "Input", "Plan", "SessionPlanner", "View"]
+__all__ = ["CacheState", "Conversation", "Input", "Plan", "SessionPlanner", "View", "user_text"]
 
 Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 Conversation = list[tuple[int, dict[str, Any]]]  # (index in the conversation, message)
@@ -142,13 +142,17 @@ class SessionPlanner:
 
     # ------------------------------------------------------------------ planning
     def plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, *, generate: bool,
-             config: RecallConfig, outputs: Mapping[str, Any] | None = None, asked: bool = False) -> Plan:  # fmt: skip
+             config: RecallConfig, outputs: Mapping[str, Any] | None = None, asked: bool = False,
+             afresh: str | None = None) -> Plan:  # fmt: skip
         """Work out what to keep and what to prefill; changes nothing.
 
         ``asked``: a ``recall_policy="ask"`` turn whose decision was to recall: its ``<recall>``
         goes at the start of the new user message (the conversation is rendered as ``"ask"``
-        renders it, so the cached part stays the same from turn to turn).
+        renders it, so the cached part stays the same from turn to turn). ``afresh``: start
+        afresh, for this reason (the cache cannot be cut back where the plan would keep it).
         """
+        if afresh is not None:
+            return self._fresh_plan(state, digests, tail, start, generate, config, outputs, afresh, asked)
         known = common_prefix(digests, state.digests)
         reason = None
         if known < len(state.digests):
@@ -272,7 +276,7 @@ class SessionPlanner:
         units, cursor = [], 0
         for first, last, end in spans:
             if first < len(conversation):
-                unit = Unit(conversation[first][0], [Message(m) for _, m in conversation[first : last + 1]])
+                unit = Unit(conversation[first][0], [Message(m, index=i) for i, m in conversation[first : last + 1]])
             else:
                 unit = Unit(conversation[-1][0] + 1 if conversation else 0, pending=True)
             while cursor < len(tokens.ids) and tokens.starts[cursor] < end:
@@ -309,3 +313,12 @@ def _keeps_sinks(state: CacheState, units: list[Unit]) -> bool:
     return len(units) >= state.sinks and all(
         a.parts == b.parts for a, b in zip(units[: state.sinks], state.units[: state.sinks], strict=True)
     )
+
+
+def user_text(messages: Input) -> str | None:
+    """The last user message's text of a call's ``messages`` (a string is one): what its recall asks with."""
+    if isinstance(messages, str):
+        return messages
+    if isinstance(messages, Mapping):
+        return str(messages.get("content") or "") if messages.get("role") == "user" else None
+    return last_user_text(messages)

@@ -39,14 +39,22 @@ from recall_core.decoding.ask import (
 )
 from recall_core.decoding.hf_compat import cache_kwarg, last_logit_only
 from recall_core.generator import RecallGenerator
-from recall_core.kv.cache import Rotary, cache_length, cache_nbytes, crop_cache, evict_span
-from recall_core.memory.validation import check_session, check_user_id, check_write_roles
-from recall_core.prompt import last_user_text
+from recall_core.kv.cache import (
+    Rotary,
+    cache_length,
+    cache_nbytes,
+    crop_cache,
+    croppable_to,
+    evict_span,
+    kept_refusal,
+    session_cache,
+)
+from recall_core.memory.validation import ROLES, check_session, check_user_id, check_write_roles
 from recall_core.session.decisions import SessionDecisions
 from recall_core.session.evict import Choice, Eviction, choose_eviction
-from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner
-from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit
-from recall_core.session.writes import PendingWrites, Writer, caller_level, store_writer
+from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, user_text
+from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix
+from recall_core.session.writes import PendingWrites, Writer, WrittenLog, caller_level, store_writer
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, RecallResult, SessionReport
@@ -151,6 +159,7 @@ class RecallSession(SessionDecisions):
         self.recall_id, self.pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self.planner = SessionPlanner(generator, self.recall_id, self.pad_id)
         self._lock = threading.RLock()
+        self._warned_over = False  # the cache past its bound after a reply: said once per session
         self._forget()
 
     @property
@@ -162,6 +171,18 @@ class RecallSession(SessionDecisions):
     def writer(self, writer: Writer | None) -> None:
         self._writes.writer = writer
 
+    @property
+    def written_log(self) -> WrittenLog:
+        """The fingerprints of the messages written to long-term memory for this conversation
+        (:class:`~recall_core.session.writes.WrittenLog`): each is written once, also after the
+        cache starts afresh. A ``SessionPool`` hands it on to the next session of the same key."""
+        return self._writes.log
+
+    @written_log.setter
+    def written_log(self, log: WrittenLog) -> None:
+        log.add(self._writes.log.keys())
+        self._writes.log = log
+
     # ------------------------------------------------------------------ state
     def _forget(self) -> None:
         self._cache: Any = None
@@ -171,11 +192,13 @@ class RecallSession(SessionDecisions):
         self._evicted = 0  # messages evicted (they follow the sinks)
         self._last_text = ""
         self._turn = 0
+        self._lost: str | None = None  # why the next call starts afresh, when a failed call emptied the cache
         self.last_report: SessionReport | None = None  # what the last call did with the cache
         self._base_session: RecallSession | None = None  # the base model's, for base_replies (made when first needed)
 
     def reset(self) -> None:
-        """Drop the cache and the conversation (the long-term memory is left as it is).
+        """Drop the cache and the conversation, and start a new :attr:`written_log` (the long-term
+        memory is left as it is; a pool keeps the old log for its key).
 
         Evicted messages whose write failed are tried once more first; if they still cannot
         be written, a ``RuntimeWarning`` says how many are lost.
@@ -188,6 +211,7 @@ class RecallSession(SessionDecisions):
                     warnings.warn(f"{len(self._writes.waiting)} of {count} evicted message(s) could not be written to "
                                   f"memory and are dropped with the session ({error})", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                     self._writes.waiting = []
+            self._writes.log = WrittenLog()
             self._forget()
 
     def close(self) -> None:
@@ -228,15 +252,23 @@ class RecallSession(SessionDecisions):
     def mark_written(self, roles: Sequence[str] = ("user", "assistant")) -> None:
         """Say that the last call's user message and reply (those of ``roles``) are in long-term memory.
 
-        Evicted messages are written unless they were; adapters that write every exchange call this.
-        """
+        Evicted messages are written unless they were; adapters that write every exchange call this
+        (with their ``write_roles``; ``"system"`` marks nothing: it is never evicted). Another role
+        is a ``ValueError`` naming the three (before 2026-12-06 it was ignored, silently)."""
+        named = (roles,) if isinstance(roles, str) else roles
+        if not isinstance(named, Sequence) or any(role not in ROLES for role in named):
+            allowed = ", ".join(map(repr, ROLES))
+            raise ValueError(f"mark_written's roles must be a role or a sequence of roles from {allowed}, got {roles!r}")
         with self._lock:
-            if "assistant" in roles and self._units and self._units[-1].pending:
+            if "assistant" in named and self._units and self._units[-1].pending:
                 self._units[-1].written = True
-            if "user" in roles:
+                reply = Message({"role": "assistant", "content": self._last_text}, index=self._units[-1].index)
+                self._writes.log.add([reply.key])  # the reply as returned (else its flag says so)
+            if "user" in named:
                 users = [m for u in self._units for m in u.messages if m.role == "user"]
                 if users:
                     users[-1].written = True
+                    self._writes.log.add([users[-1].key])
 
     # ------------------------------------------------------------------ calls
     def reply(self, messages: Input, **kwargs: Any) -> RecallResult:
@@ -264,8 +296,11 @@ class RecallSession(SessionDecisions):
     def append(self, messages: Input, *, return_logprobs: bool = False) -> AppendResult:
         """Add messages to the conversation without replying: their ids are prefilled (no recall).
 
-        Useful to load a history or a document, and to score text under the session's cache
-        (``return_logprobs=True``). Evicts like :meth:`reply`.
+        ``messages`` as for :meth:`reply`: a list is the whole conversation (what the session
+        holds and the messages to add; a list that shares no message with it replaces it, with a
+        ``RuntimeWarning``), one message or a string is a message to add. Useful to load a history
+        or a document, and to score text under the session's cache (``return_logprobs=True``).
+        Evicts like :meth:`reply`.
         """
         with self._lock:
             plan = self._plan_for(messages, generate=False, config=self.recall_config)
@@ -287,13 +322,25 @@ class RecallSession(SessionDecisions):
         """Read a call and plan it against what the cache stands for now (nothing changes yet).
         The conversation is rendered as ``rendered`` (default: the call's ``config``) renders it."""
         state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
-        return self.planner.plan(state, *self.planner.read(state, messages, rendered or kwargs["config"]), **kwargs)
+        read = self.planner.read(state, messages, rendered or kwargs["config"])
+        plan = self.planner.plan(state, *read, **kwargs)
+        why = None if plan.fresh or not plan.units else kept_refusal(self._cache, plan.keep, self.rotary is not None)
+        if why is not None:
+            plan = self.planner.plan(state, *read, **kwargs, afresh=why)
+        if plan.fresh and plan.reason is None:
+            plan.reason = self._lost
+        if not kwargs["generate"] and read[2] == 0 and self._digests and not common_prefix(read[0], self._digests):
+            warnings.warn(f"append() was given a list that shares no message with the session's conversation of "
+                          f"{len(self._digests)} message(s): a list is the whole conversation, as for reply(), and "
+                          "replaces it; pass one message (a dict) or a string to add it", RuntimeWarning,
+                          stacklevel=caller_level())  # fmt: skip
+        return plan
 
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         memory = kwargs.get("memory", self.memory)
-        question = None if memory is None else _user_text(messages)
+        question = None if memory is None else user_text(messages)
         base = kwargs.get("config") or self.recall_config
         if base.base_replies:
             self.generator.check_base_replies()
@@ -318,9 +365,7 @@ class RecallSession(SessionDecisions):
         if placed is not None:
             kwargs["on_recall"] = traced_as(kwargs.get("on_recall"), placed)
         if self._cache is None:
-            from transformers import DynamicCache
-
-            self._cache = DynamicCache(config=self.generator.model.config)
+            self._cache = session_cache(self.generator.model)
         try:
             result = self.generator.generate_ids(
                 torch.tensor([prefix + ids], device=self.generator.model.device), past_key_values=self._cache,
@@ -380,11 +425,15 @@ class RecallSession(SessionDecisions):
 
     def _trim(self, plan: Plan) -> None:
         """After a reply: memories injected in it may have taken the cache past its bound; old
-        exchanges make room again (the exchange just answered stays)."""
+        exchanges make room again (the exchange just answered stays).
+
+        Never raises (the reply is committed): an exchange just answered that is itself past the
+        bound stays until the next turn evicts it; a ``RuntimeWarning`` (once per session) says so.
+        Before 2026-12-06 the bound's ``ValueError`` was raised here, and the reply was lost."""
         limit = self.config.max_cache_tokens
         if limit is None or self.cache_tokens <= limit:
             return
-        choice = choose_eviction(self._units, [], self._sinks, self.config.sink_tokens, limit, 0, split=True)
+        choice = choose_eviction(self._units, [], self._sinks, self.config.sink_tokens, limit, 0, best_effort=True)
         if choice is not None:
             before = plan.eviction
             self._evict(plan, choice)
@@ -392,6 +441,12 @@ class RecallSession(SessionDecisions):
             plan.eviction = Eviction(before.tokens + after.tokens, before.messages + after.messages,
                                      before.new_messages, before.written + after.written,
                                      after.error or before.error)  # fmt: skip
+        if self.cache_tokens > limit and not self._warned_over:
+            self._warned_over = True
+            warnings.warn(f"the memories injected in this reply took the session's cache to {self.cache_tokens} positions, "
+                          f"past max_cache_tokens ({limit}), and the exchange just answered cannot be evicted yet: it "
+                          "is evicted at the next turn. Raise max_cache_tokens, or lower max_recalls / max_memory_tokens",
+                          RuntimeWarning, stacklevel=caller_level())  # fmt: skip
 
     # ------------------------------------------------------------------ sinks, cut and eviction
     def _prepare(self, plan: Plan, reserve: int, generate: bool = True) -> list[int]:
@@ -448,9 +503,9 @@ class RecallSession(SessionDecisions):
     def _write(self, messages: list[Message], warn: bool = True) -> tuple[list[str], str | None]:
         """Write evicted messages (and any that failed before) to long-term memory, one at a time
         (:mod:`recall_core.session.writes`); never raises."""
-        written = self._writes.write([m.message for m in messages], warn)
-        for message in messages[: written.done]:
-            message.written = True
+        written = self._writes.write(messages, warn)
+        for message in messages:
+            message.written = message.written or message.key in self._writes.log
         return written.ids, written.error
 
     # ------------------------------------------------------------------ running and committing
@@ -459,10 +514,8 @@ class RecallSession(SessionDecisions):
 
     def _forward(self, ids: list[int], last_only: bool = False) -> torch.Tensor:
         """Run ``ids`` on the cache; their logits (``last_only``: the last position's, where the model can)."""
-        from transformers import DynamicCache
-
         if self._cache is None:
-            self._cache = DynamicCache(config=self.generator.model.config)
+            self._cache = session_cache(self.generator.model)
         model = self.generator.model
         keep = last_logit_only(model) if last_only else {}
         with torch.no_grad():
@@ -470,12 +523,20 @@ class RecallSession(SessionDecisions):
                         **keep)  # fmt: skip
         return out.logits
 
-    def _rollback(self, plan: Plan, prefix: list[int]) -> None:
-        """A call failed: the cache goes back to what it held before the prefill (evictions stay done)."""
+    def _rollback(self, plan: Plan, prefix: list[int], failed: bool = True) -> None:
+        """A call failed (or, not ``failed``, a decision is undone): the cache goes back to what it held
+        before the prefill (evictions stay done)."""
         if self._cache is not None and cache_length(self._cache) > len(prefix):
-            crop_cache(self._cache, len(prefix))
+            if len(prefix) >= croppable_to(self._cache):
+                crop_cache(self._cache, len(prefix))
+            else:  # a sliding-window layer forgot what the prefix needs: the next call starts afresh
+                prefix = []
         if not prefix:
-            self._cache = None
+            # Nothing cached is left: no conversation, as before the first call (the written log stays).
+            # Before 2026-12-06 the sinks and evicted count stayed: the retry gave a false reason.
+            self._cache, self._units, self._sinks, self._evicted = None, [], None, 0
+            if self._turn and failed:
+                self._lost = "a failed call left nothing in the cache: started afresh"
         confirmed = [u.index + len(u.messages) for u in self._units if not u.pending]
         self._digests = list(plan.digests[: max(confirmed, default=0)])
 
@@ -518,6 +579,7 @@ class RecallSession(SessionDecisions):
         self._units = units
         self._digests = list(plan.digests)
         self._turn += 1
+        self._lost = None
 
     def _report(self, plan: Plan, cached: int) -> SessionReport:
         eviction = plan.eviction
@@ -535,12 +597,3 @@ class RecallSession(SessionDecisions):
             memory_write_error=eviction.error,
         )
         return self.last_report
-
-
-def _user_text(messages: Input) -> str | None:
-    """The last user message's text of a call's ``messages`` (a string is one): what its recall asks with."""
-    if isinstance(messages, str):
-        return messages
-    if isinstance(messages, Mapping):
-        return str(messages.get("content") or "") if messages.get("role") == "user" else None
-    return last_user_text(messages)

@@ -39,10 +39,17 @@ class Part:
 
 @dataclass
 class Message:
-    """A message of the conversation held by a unit, and whether it is in long-term memory."""
+    """A message of the conversation held by a unit, its index in the conversation, and whether
+    it is in long-term memory."""
 
     message: dict[str, Any]
     written: bool = False
+    index: int = -1
+
+    @property
+    def key(self) -> bytes:
+        """What tells this message apart in a session's written log: its index and every field."""
+        return digest({"index": self.index, "message": self.message})
 
     @property
     def role(self) -> str:

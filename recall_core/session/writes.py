@@ -11,19 +11,28 @@ eviction, so nothing evicted after it was ever written. So each message is writt
 * not taken now (any other error: the index or server down): it and every message after it wait
   for the next eviction, in order (trying the rest against a server that is down would only
   wait out its timeout once per message).
+
+Each message is written once per conversation: a :class:`WrittenLog` keeps the keys
+(:attr:`~recall_core.session.units.Message.key`: its index in the conversation and every field)
+of those written (or dropped, or said written by :meth:`~recall_core.RecallSession.mark_written`),
+and outlives what starts a session's cache afresh (an edited history, a failed call, a
+``SessionPool`` that dropped the session and made a new one for the same key).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recall_core.memory.errors import MemoryStoreError
+from recall_core.session.units import Message
 from recall_core.tokens import RECALL_TOKEN
 
 #: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
@@ -58,37 +67,85 @@ def caller_level() -> int:
 @dataclass
 class Written:
     """What one write did: the ids written, how many of the messages given are done with
-    (written or dropped, in order; the others wait), and why some are not written (``None``: all were)."""
+    (written, written before, or dropped; the others wait), and why some are not written (``None``: all were)."""
 
     ids: list[str]
     done: int
     error: str | None = None
 
 
+#: How many keys a :class:`WrittenLog` keeps (the oldest are forgotten first): 4,096 evicted
+#: messages of one conversation, about half a megabyte at most.
+WRITTEN_LOG_LIMIT = 4096
+
+
+class WrittenLog:
+    """The keys (:attr:`~recall_core.session.units.Message.key`) of the messages written to
+    long-term memory for one conversation, so that each is written once. Holds at most ``limit``
+    of them, the oldest forgotten first; thread-safe."""
+
+    def __init__(self, limit: int = WRITTEN_LOG_LIMIT) -> None:
+        self.limit = limit
+        self._keys: OrderedDict[bytes, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._keys
+
+    def add(self, keys: Iterable[bytes]) -> None:
+        """Remember these keys as written."""
+        with self._lock:
+            for key in keys:
+                self._keys[key] = None
+                self._keys.move_to_end(key)
+            while len(self._keys) > self.limit:
+                self._keys.popitem(last=False)
+
+    def keys(self) -> list[bytes]:
+        """The keys held, oldest first."""
+        with self._lock:
+            return list(self._keys)
+
+
 @dataclass
 class PendingWrites:
-    """The messages a session still has to write, and the writer that writes them."""
+    """The messages a session still has to write, the writer that writes them, and the log of
+    those written (each message is written once: one already in ``log``, or waiting, is skipped)."""
 
     writer: Writer | None
-    waiting: list[dict[str, Any]] = field(default_factory=list)
+    waiting: list[Message] = field(default_factory=list)
+    log: WrittenLog = field(default_factory=WrittenLog)
 
-    def write(self, messages: Sequence[Mapping[str, Any]], warn: bool = True) -> Written:
+    def write(self, messages: Sequence[Message], warn: bool = True) -> Written:
         """Write the waiting messages, then ``messages``, one at a time (the module's rules); never raises.
 
         ``warn``: a ``RuntimeWarning`` when messages must wait (a dropped message always warns).
+        ``Written.done`` counts ``messages`` done with: written now or before (in the log), or dropped.
         """
-        turns = self.waiting + [dict(m) for m in messages]
+        queued = {m.key for m in self.waiting}
+        new: list[Message] = []
+        for message in messages:
+            if message.key not in queued and message.key not in self.log:
+                queued.add(message.key)
+                new.append(message)
+        turns = self.waiting + new
         if self.writer is None or not turns:
             return Written([], len(messages))
         ids: list[str] = []
         dropped: list[str] = []
         for position, turn in enumerate(turns):
             try:
-                ids.extend(self.writer([turn]))
+                ids.extend(self.writer([dict(turn.message)]))
+                self.log.add([turn.key])
             except Exception as error:
                 if refused(error):  # for good: writing it again would fail again
+                    self.log.add([turn.key])
                     dropped.append(f"{type(error).__name__}: {error}")
-                    warnings.warn(f"an evicted {turn.get('role', '')} message was refused by the memory and is "
+                    warnings.warn(f"an evicted {turn.role} message was refused by the memory and is "
                                   f"dropped ({dropped[-1]}); the others are written", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                     continue
                 # not now: this one and the rest wait for the next eviction
@@ -97,7 +154,8 @@ class PendingWrites:
                 if warn:
                     warnings.warn(f"evicted messages could not be written to memory ({reason}); they are retried "
                                   "at the next eviction", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
-                return Written(ids, max(0, position - (len(turns) - len(messages))), "; ".join([*dropped, reason]))
+                done = sum(1 for m in messages if m.key in self.log)  # the others wait, or are waiting already
+                return Written(ids, done, "; ".join([*dropped, reason]))
         self.waiting = []
         return Written(ids, len(messages), "; ".join(dropped) or None)
 

@@ -8,18 +8,21 @@ from transformers import DynamicCache
 
 from recall_core.decoding.hf_compat import cache_kwarg
 from recall_core.kv.cache import (
+    CacheEditError,
     NoRotaryEmbeddingError,
     Rotary,
     cache_layers,
     cache_length,
     cache_nbytes,
     crop_cache,
+    croppable_to,
     drop_span,
     evict_span,
     rerotate_span,
     rotary_of,
+    session_cache,
 )
-from tests.helpers.tiny import tiny_model
+from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
 TEXT = "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon."
 
@@ -185,11 +188,64 @@ def test_rerotate_span_in_place(rope_model):
 
 
 def test_only_dynamic_layers_are_edited():
-    from transformers.cache_utils import DynamicSlidingWindowLayer
+    """Until 2026-12-06 a DynamicSlidingWindowLayer was refused here too (it is edited now, as far as it
+    holds what the edit needs: the sliding-window tests below)."""
+    from transformers.cache_utils import StaticLayer
 
     cache = DynamicCache()
-    cache.layers = [DynamicSlidingWindowLayer(sliding_window=8)]
-    with pytest.raises(ValueError, match="DynamicSlidingWindowLayer: only full-attention DynamicLayer"):
+    cache.layers = [StaticLayer(max_cache_len=8)]
+    with pytest.raises(ValueError, match="StaticLayer: only DynamicLayer and DynamicSlidingWindowLayer"):
         cache_layers(cache)
     with pytest.raises(ValueError, match="expected a transformers DynamicCache"):
         cache_layers(object())
+
+
+# ---------------------------------------------------------------------- sliding-window layers
+def _mistral(window: int):
+    from transformers import MistralConfig, MistralForCausalLM
+
+    tokenizer = tiny_tokenizer()
+    torch.manual_seed(0)
+    config = MistralConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                           sliding_window=window)  # fmt: skip
+    return MistralForCausalLM(config).eval(), tokenizer
+
+
+def _run(model, cache, ids):
+    with torch.no_grad():
+        return model(input_ids=ids, **cache_kwarg(cache), use_cache=True).logits
+
+
+def test_a_sliding_window_layer_is_cropped_while_it_holds_what_the_next_position_needs():
+    model, tokenizer = _mistral(window=8)
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    assert n > 12
+    short = DynamicCache(config=model.config)  # transformers' own: within the window it holds everything
+    _run(model, short, ids[:, :6])
+    crop_cache(short, 4)
+    assert cache_length(short) == 4 and short.layers[0].keys.shape[-2] == 4
+    torch.testing.assert_close(_run(model, short, ids[:, 4:6]), _run(model, DynamicCache(config=model.config), ids[:, :6])[:, 4:])
+    past = DynamicCache(config=model.config)  # past the window it forgot its first positions
+    _run(model, past, ids)
+    assert croppable_to(past) == n and past.layers[0].keys.shape[-2] == 7
+    with pytest.raises(CacheEditError, match=f"cannot be cut back to {n - 1} positions"):
+        crop_cache(past, n - 1)
+    with pytest.raises(CacheEditError, match="no longer holds positions 0 to"):
+        drop_span(past, 0, 2)
+    assert cache_length(past) == n  # nothing changed
+
+
+def test_a_session_cache_edits_sliding_window_layers_exactly_past_the_window():
+    model, tokenizer = _mistral(window=8)
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    expected = _run(model, DynamicCache(config=model.config), ids)
+    cache = session_cache(model)
+    _run(model, cache, ids)
+    assert croppable_to(cache) == 0 and cache.layers[0].keys.shape[-2] == n  # every position kept
+    crop_cache(cache, 5)  # back inside the window, then past it again: the logits as in one pass
+    torch.testing.assert_close(_run(model, cache, ids[:, 5:]), expected[:, 5:], atol=1e-5, rtol=1e-4)
+    drop_span(cache, 1, 3)
+    assert cache_length(cache) == n - 2 and cache.layers[1].keys.shape[-2] == n - 2
