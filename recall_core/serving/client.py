@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from recall_core.serving.pieces import Pieces
+
 __all__ = ["Completion", "EngineClient", "EngineError"]
 
 
@@ -45,7 +47,8 @@ class Completion:
         cached_tokens: prompt ids read from the engine's prefix cache (``timings.cache_n``).
         computed_tokens: prompt ids computed (``timings.prompt_n``).
         first_token_s: seconds from sending the request to the first generated id (``None``: none).
-        logprobs: per generated id, ``{id: logprob}`` of the top candidates (with ``n_probs``).
+        logprobs: per generated id, ``{id: logprob}`` of the top candidates and of the id itself
+            (with ``n_probs``); empty for an id the engine gave no probability (one its stream left out).
         slot: the engine's slot that ran it.
     """
 
@@ -83,6 +86,7 @@ class EngineClient:
             base_url=self.url, timeout=httpx.Timeout(self.timeout, connect=connect_timeout), limits=limits
         )
         self.fields: dict[str, Any] = {}  # sent with every /completion request (with_fields)
+        self.pieces: Pieces | None = None  # the served vocabulary, to find the ids a stream leaves out
 
     def with_fields(self, **fields: Any) -> EngineClient:
         """A client of the same engine, on the same connections, that sends ``fields`` with every
@@ -115,6 +119,13 @@ class EngineClient:
         body = {"content": text, "parse_special": True}
         return self._request(lambda: self._http.post("/tokenize", json=body).json()["tokens"], "POST /tokenize")
 
+    def with_pieces(self, pieces: Pieces | None) -> EngineClient:
+        """A client of the same engine, on the same connections, that finds the ids the engine's stream
+        leaves out (a token that ends mid-UTF-8-character) with ``pieces``, the served model's vocabulary."""
+        other = copy.copy(self)
+        other.pieces = pieces
+        return other
+
     def complete(
         self,
         prompt: list[int],
@@ -124,13 +135,15 @@ class EngineClient:
         """Generate from the token ids ``prompt`` with llama.cpp sampling ``options``.
 
         ``on_tokens`` is called with each piece of new ids as the engine streams them, and their
-        top log-probabilities (with ``n_probs``; empty without).
+        log-probabilities (with ``n_probs``; an empty mapping where the engine gave none).
+        With :meth:`with_pieces`, the ids the stream leaves out are put back where they were made
+        (:mod:`recall_core.serving.pieces`); those the reply ends with are asked once more.
         Raises :class:`EngineError` (never hangs past the timeout).
         """
         body = {**options, **self.fields, "prompt": list(prompt), "stream": True, "return_tokens": True,
                 "cache_prompt": True}  # fmt: skip
         result = Completion()
-        start = time.perf_counter()
+        reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces)
 
         def run() -> Completion:
             with self._http.stream("POST", "/completion", json=body) as response:
@@ -145,35 +158,25 @@ class EngineClient:
                         continue
                     if "error" in event:
                         raise EngineError(f"the engine at {self.url} failed the request: {event['error']}")
-                    self._read_event(event, result, start, on_tokens)
+                    reader.read(event)
                     if event.get("stop"):
                         return result
             raise EngineError(
                 f"the engine at {self.url} closed the reply before it finished (killed or crashed mid-request?)"
             )
 
-        return self._request(run, "POST /completion")
-
-    @staticmethod
-    def _read_event(event: Mapping[str, Any], result: Completion, start: float, on_tokens: Any) -> None:
-        tokens = [int(t) for t in event.get("tokens") or []]
-        logprobs = [{int(c["id"]): float(c["logprob"]) for c in step.get("top_logprobs") or [] if "id" in c}
-                    for step in event.get("completion_probabilities") or []]  # fmt: skip
-        result.logprobs.extend(logprobs)
-        if tokens:
-            if result.first_token_s is None:
-                result.first_token_s = time.perf_counter() - start
-            result.tokens.extend(tokens)
-            if on_tokens is not None:
-                on_tokens(tokens, logprobs)
-        if event.get("stop"):
-            timings = event.get("timings") or {}
-            result.stop_type = str(event.get("stop_type", ""))
-            result.stopping_word = str(event.get("stopping_word", ""))
-            result.prompt_tokens = int(event.get("tokens_evaluated", 0))
-            result.cached_tokens = int(timings.get("cache_n", 0))
-            result.computed_tokens = int(timings.get("prompt_n", 0))
-            result.slot = int(event.get("id_slot", -1))
+        self._request(run, "POST /completion")
+        if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
+            # The reply ended mid-character: its last ids were never sent. Asked again from the same
+            # prefix on the same slot (its cache holds it): the same ids when greedy. Not under a
+            # grammar: the engine would start it again at this request.
+            rest = {**body, "prompt": list(prompt) + result.tokens, "n_predict": reader.predicted - len(result.tokens),
+                    "stream": False, **({"id_slot": result.slot} if result.slot >= 0 else {})}  # fmt: skip
+            answer = self._request(lambda: self._http.post("/completion", json=rest).raise_for_status().json(),
+                                   "POST /completion")  # fmt: skip
+            tokens = [int(t) for t in answer.get("tokens") or []][: rest["n_predict"]]
+            reader.add(tokens, [{} for _ in tokens])
+        return result
 
     def _request(self, run: Callable[[], Any], what: str) -> Any:
         try:
@@ -192,3 +195,60 @@ class EngineClient:
             ) from error
         except (httpx.HTTPError, ValueError, KeyError) as error:
             raise EngineError(f"the engine at {self.url} failed {what}: {type(error).__name__}: {error}") from error
+
+
+class _Reader:
+    """One streamed reply's events read into its :class:`Completion`; with ``pieces``, the ids the
+    stream left out (no event for a token that ends mid-UTF-8-character) put back before the id
+    that completed the character, with no log-probability (llama.cpp records none for them)."""
+
+    def __init__(self, result: Completion, start: float, on_tokens: Any, pieces: Pieces | None) -> None:
+        self.result, self.start, self.on_tokens, self.pieces = result, start, on_tokens, pieces
+        self.known = b""  # the text of the ids known so far
+        self.sent = b""  # the text the engine has sent so far
+        self.predicted = 0  # the engine's count of the ids it made (tokens_predicted)
+
+    def read(self, event: Mapping[str, Any]) -> None:
+        """Read one server-sent event of ``/completion``."""
+        tokens = [int(t) for t in event.get("tokens") or []]
+        steps = event.get("completion_probabilities") or []
+        # The sampled id's own logprob is beside top_logprobs (n_probs 1 lists the most likely only).
+        logprobs = [{**{int(c["id"]): float(c["logprob"]) for c in step.get("top_logprobs") or [] if "id" in c},
+                     **({int(step["id"]): float(step["logprob"])} if "id" in step and "logprob" in step else {})}
+                    for step in steps]  # fmt: skip
+        logprobs = (logprobs + [{} for _ in tokens])[: len(tokens)]
+        text = bytes(steps[0]["bytes"]) if len(steps) == 1 and "bytes" in steps[0] else str(event.get("content") or "").encode()
+        predicted = event.get("tokens_predicted")
+        if isinstance(predicted, int):
+            self.predicted = max(self.predicted, predicted)
+        gap = self.predicted - len(self.result.tokens) - len(tokens)
+        if tokens and gap > 0 and self.pieces is not None:
+            whole, own = self.sent + text, self.pieces.of(tokens[:1])
+            fits = whole.startswith(self.known) and whole.endswith(own) and len(whole) - len(own) >= len(self.known)
+            lost = whole[len(self.known) : len(whole) - len(own)] if fits else None
+            found = self.pieces.missing(gap, tokens[0], text, lost)
+            tokens, logprobs = found + tokens, [{} for _ in found] + logprobs
+        self.sent += text
+        self.add(tokens, logprobs)
+        if event.get("stop"):
+            result, timings = self.result, event.get("timings") or {}
+            result.stop_type = str(event.get("stop_type", ""))
+            result.stopping_word = str(event.get("stopping_word", ""))
+            result.prompt_tokens = int(event.get("tokens_evaluated", 0))
+            result.cached_tokens = int(timings.get("cache_n", 0))
+            result.computed_tokens = int(timings.get("prompt_n", 0))
+            result.slot = int(event.get("id_slot", -1))
+
+    def add(self, tokens: list[int], logprobs: list[dict[int, float]]) -> None:
+        """Take ``tokens`` (with their log-probabilities, one mapping each) as the reply's next ids."""
+        if not tokens:
+            return
+        result = self.result
+        if result.first_token_s is None:
+            result.first_token_s = time.perf_counter() - self.start
+        result.tokens.extend(tokens)
+        result.logprobs.extend(logprobs)
+        if self.pieces is not None:
+            self.known += self.pieces.of(tokens)
+        if self.on_tokens is not None:
+            self.on_tokens(tokens, logprobs)

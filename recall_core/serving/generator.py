@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,7 @@ from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, Prompt, RecallGenerator
 from recall_core.serving.client import Completion, EngineClient, EngineError
 from recall_core.serving.loop import BASE_REPLIES_SERVED, ServedOutput, sampling_options, served_recall
+from recall_core.serving.pieces import Pieces
 from recall_core.settings import check_defaults
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
@@ -37,6 +39,9 @@ from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
 from recall_core.types import Memory, Recall, RecallResult
 
 __all__ = ["ServedRecallGenerator"]
+
+#: The key of _result's options that carries the engine's stop_type to _finish_reason.
+_ENGINE_STOP = "engine_stop_type"
 
 
 @dataclass
@@ -109,6 +114,10 @@ class ServedRecallGenerator(RecallGenerator):
         self.config = config or RecallConfig()
         self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
         check_defaults(self.generation_defaults)  # bad defaults fail here, not at the first call
+        try:  # and those an engine cannot honour (no_repeat_ngram_size, max_length, a bad seed)
+            sampling_options(self._generation_kwargs({}, None)[0], 1)
+        except ValueError as error:
+            raise ValueError(f"generation_defaults: {error}") from None
         self._context_window = context_window
         if base_lora is not None and (isinstance(base_lora, bool) or not isinstance(base_lora, int) or base_lora < 0):
             raise ValueError(f"base_lora must be an adapter id (an int >= 0) or None, got {base_lora!r}")
@@ -119,6 +128,7 @@ class ServedRecallGenerator(RecallGenerator):
                             else base_engine)  # fmt: skip
         self._base: RecallGenerator | None = None
         self._listed: list[dict[str, Any]] | None = None  # the engine's LoRA adapters, asked once (_adapters)
+        self._pieces: Pieces | None = None  # the vocabulary's bytes, made once (_engine)
         recall_id, pad_id = vocab[RECALL_TOKEN], vocab[MEMORY_PAD_TOKEN]
         self._ids = (recall_id, pad_id, tokenizer_info(tokenizer, recall_id, pad_id).boundary_ids)
 
@@ -192,13 +202,16 @@ class ServedRecallGenerator(RecallGenerator):
         request names their scales. llama.cpp checks whether a slot's cached keys and values were
         computed with other adapter scales only for a request that names them, so without this a
         tuned reply after a base reply (adapter at -1) would reuse that reply's cache."""
+        if self._pieces is None:  # to put back the ids the engine's stream leaves out (mid-UTF-8-character)
+            self._pieces = Pieces.of_tokenizer(self.tokenizer)
+        client = self.client.with_pieces(self._pieces)
         try:
             adapters = self._adapters()
         except EngineError:  # an engine without the endpoint, or down (its next request says so): asked again
-            return self.client
+            return client
         if not adapters:
-            return self.client
-        return self.client.with_fields(lora=[{"id": int(a["id"]), "scale": float(a.get("scale", 0.0))} for a in adapters])
+            return client
+        return client.with_fields(lora=[{"id": int(a["id"]), "scale": float(a.get("scale", 0.0))} for a in adapters])
 
     def _adapters(self) -> list[dict[str, Any]]:
         """The engine's LoRA adapters (``GET /lora-adapters``), asked once."""
@@ -271,18 +284,33 @@ class ServedRecallGenerator(RecallGenerator):
         if plan.constraint is not None:  # a forced tool call or a response_format: the engine's own llguidance
             grammar = engine_grammar(plan.constraint.grammar)
             kwargs["max_time"] = kwargs.get("max_time") or CONSTRAINED_MAX_TIME
+        started = time.perf_counter()
         sequences, trace, start, output = served_recall(
             self._engine(), self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
             options=kwargs, max_new_tokens=max_new, stop=stops, prompt_query=recall_query, streamer=streamer,
             on_recall=on_recall, criteria=list(stopping_criteria or []), grammar=grammar,
+            context_window=self.context_window,
         )  # fmt: skip
         done = _Output(sequences, trace, start)
-        result = self._result(input_ids, done, stops, {"max_new_tokens": max_new}, plan)  # type: ignore[arg-type]
+        # How the reply ended, for _finish_reason: the limits asked for, and the engine's own stop
+        asked = {"max_new_tokens": max_new, "max_time": kwargs.get("max_time"), _ENGINE_STOP: output.stop_type}
+        result = self._result(input_ids, done, stops, asked, plan, elapsed=time.perf_counter() - started)  # type: ignore[arg-type]
         cached = output.requests[0].cached_tokens if output.requests else 0
         return replace(result, output=output, usage=replace(result.usage, cached_tokens=cached))
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
         return True
+
+    def _finish_reason(
+        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool
+    ) -> str:
+        """As in process (``max_time`` from the seconds the call took); a reply the engine cut at the
+        end of its slot's context (``stop_type`` ``"limit"`` before ``max_new_tokens``) is ``"length"``,
+        as llama.cpp's own OpenAI API says (until 2026-12-06 it was ``"stop"``)."""
+        reason = super()._finish_reason(kwargs, new_ids, generated, length, elapsed, hit_stop)
+        if reason == "stop" and not hit_stop and kwargs.get(_ENGINE_STOP) == "limit":
+            return "length"
+        return reason
 
     def _first_pass(self, ids: torch.LongTensor, config: RecallConfig) -> tuple[Decision, Any]:
         """``"ask"``'s decision from a one-token greedy request with its probability (``n_probs``);

@@ -22,6 +22,7 @@ a ``ValueError`` that says so (:func:`check_served_config`).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,14 @@ SUPPORTED_OPTIONS = frozenset({"max_new_tokens", "do_sample", "temperature", "to
                                "repetition_penalty", "max_time", "seed", "return_dict_in_generate"})  # fmt: skip
 
 
+#: The largest seed llama.cpp takes (its 0xFFFFFFFF is "a random seed").
+MAX_SEED = 2**32 - 2
+
+#: llama.cpp's samplers in the order transformers applies them: the repetition penalty (a logits
+#: processor), then temperature, top_k, top_p, min_p (TemperatureLogitsWarper first).
+SAMPLERS = ("penalties", "temperature", "top_k", "top_p", "min_p")
+
+
 @dataclass
 class ServedOutput:
     """What the engine did for one generation (``RecallResult.output`` on a served backend).
@@ -60,12 +69,16 @@ class ServedOutput:
             read the conversation's prefix from the engine's cache: ``usage.cached_tokens`` is
             then its ``cached_tokens`` (unless the base model replied, ``base_replies``: the
             reply's own), and the reply's first request finds in the cache what the two share.
+        stop_type: the engine's ``stop_type`` of the request that ended the reply (``"eos"``,
+            ``"limit"``, ``"word"``); ``""`` when the client ended it (``max_time``, a stopping
+            criterion, a stream's consumer that left).
     """
 
     requests: list[Completion] = field(default_factory=list)
     engine_ids: list[int] = field(default_factory=list)
     dropped: list[Completion] = field(default_factory=list)
     decided: list[Completion] = field(default_factory=list)
+    stop_type: str = ""
 
     @property
     def first_token_s(self) -> float | None:
@@ -102,21 +115,33 @@ def check_served_config(config: RecallConfig, memory: Memory | None) -> None:
                          "engine does not return: use abstain_contrast=0 on a served backend")  # fmt: skip
 
 
-def sampling_options(options: Mapping[str, Any], max_new_tokens: int) -> dict[str, Any]:
+def sampling_options(options: Mapping[str, Any], max_new_tokens: int, context_window: int | None = None) -> dict[str, Any]:
     """``generate()`` options as llama.cpp's sampling fields, with transformers' defaults where unset
-    (llama.cpp's own differ: top_k 40, min_p 0.05), so both backends sample the same distribution."""
+    (llama.cpp's own differ: top_k 40, min_p 0.05, temperature applied last, the repetition penalty
+    over the last 64 ids), so both backends sample the same distribution. ``context_window``, the
+    engine's slot, is how far back the repetition penalty looks (transformers: the whole sequence)."""
     unknown = sorted(name for name, value in options.items() if name not in SUPPORTED_OPTIONS and value is not None)
     if unknown:
         raise ValueError(f"{', '.join(unknown)}: not supported on a served backend (it takes "
                          f"{', '.join(sorted(SUPPORTED_OPTIONS))}); use the in-process backend")  # fmt: skip
+    seed = options.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED):
+        raise ValueError(f"seed must be an int from 0 to {MAX_SEED} or None (llama.cpp takes {MAX_SEED + 1} as "
+                         f"'a random seed'), got {seed!r}")  # fmt: skip
+    # transformers applies its warpers in this order (llama.cpp's default puts temperature last,
+    # which keeps other candidates under top_p / min_p).
     body: dict[str, Any] = {"n_predict": max_new_tokens, "repeat_penalty": float(options.get("repetition_penalty") or 1.0),
-                            "typical_p": 1.0, "n_probs": 1}  # fmt: skip
+                            "typical_p": 1.0, "n_probs": 1, "samplers": list(SAMPLERS)}  # fmt: skip
+    if context_window is not None:
+        # transformers penalises every id of the sequence; llama.cpp the last repeat_last_n (64 by
+        # default). Its -1 (the whole context) is refused by xllamacpp's checks, so the slot's size.
+        body["repeat_last_n"] = int(context_window)
     if options.get("do_sample"):
         body.update(temperature=float(options.get("temperature") or 1.0), top_k=int(options.get("top_k") or 50) if
                     options.get("top_k") != 0 else 0, top_p=float(options.get("top_p") or 1.0),
                     min_p=float(options.get("min_p") or 0.0))  # fmt: skip
-        if options.get("seed") is not None:
-            body["seed"] = int(options["seed"])
+        if seed is not None:
+            body["seed"] = seed
     else:  # greedy
         body.update(temperature=0.0, top_k=1, top_p=1.0, min_p=0.0)
     if options.get("max_time"):
@@ -140,12 +165,17 @@ def served_recall(
     on_recall: Callable[[Recall], None] | None = None,
     criteria: Sequence[Any] = (),
     grammar: str | None = None,
+    context_window: int | None = None,
 ) -> tuple[torch.LongTensor, list[Recall], int, ServedOutput]:
     """Generate from ``prompt`` ids on the engine, recalling at each ``<recall>``.
 
     ``ids`` is ``(recall_id, pad_id, boundary_ids)`` of the tokenizer; ``grammar`` (llama.cpp's
     ``"grammar"`` field: :func:`recall_core.structured.constrained.engine_grammar`) constrains
-    the reply. Returns the sequence as
+    the reply. ``options``' ``max_time`` ends the reply, as transformers' ``MaxTimeCriteria``
+    does, after the first id that comes that many seconds after the call began (llama.cpp's own
+    ``t_max_predict_ms`` waits for a newline). Ids that would not fit the engine's slot
+    (``context_window``: the prompt with the notes) raise ``ValueError`` before they are sent.
+    Returns the sequence as
     the in-process loop returns it (pads where notes were injected), the trace, where the
     generated part begins, and the :class:`ServedOutput`.
     """
@@ -153,7 +183,7 @@ def served_recall(
     recall_id, pad_id, boundaries = ids
     context = QueryContext(tokenizer, config, recall_id, pad_id, boundaries, prompt_query, None)
     run = _Run(client, tokenizer, memory, config, context, on_recall)
-    body = {**sampling_options(options, max_new_tokens), "stop": list(stop)}
+    body = {**sampling_options(options, max_new_tokens, context_window), "stop": list(stop)}
     if grammar is not None:
         body["grammar"] = grammar
     sequence, engine = run.prompt(list(prompt))
@@ -168,6 +198,8 @@ def served_recall(
     abstained = False  # the last request opened with a weak abstention: one token without it
     # Not under a grammar: the engine starts a grammar again at each request.
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
+    limit = float(options["max_time"]) if options.get("max_time") else None
+    started = time.perf_counter()
     try:
         while left > 0:
             # The model's own <recall> is never sampled without a memory, past max_recalls, nor under
@@ -177,7 +209,9 @@ def served_recall(
             bias = [[pad_id, False]] + ([[recall_id, False]] if masked else [])
             if abstained:
                 bias.append([abstention, False])
-            take = _on_tokens(sequence, streamer, criteria)
+            if context_window is not None and len(engine) >= context_window:
+                _overflow(engine, sequence, pad_id, context_window)
+            take = _on_tokens(sequence, streamer, criteria, None if limit is None else started + limit)
             if run.notes.take_fresh() and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
             try:
@@ -188,6 +222,7 @@ def served_recall(
                 abstained = True
                 continue
             run.output.requests.append(reply)
+            run.output.stop_type = reply.stop_type
             if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
                 body["id_slot"] = reply.slot
             engine = engine + reply.tokens
@@ -198,6 +233,7 @@ def served_recall(
                     continue
             if reply.stop_type != "eos" or not reply.tokens or reply.tokens[-1] != recall_id:
                 break
+            run.output.stop_type = ""  # a continuation (or nothing, if no time is left) ends the reply
             if memory is not None and _below_threshold(reply, recall_id, config.own_recall_threshold(run.notes.found, states)):
                 # As the in-process loop masks it: the engine sampled <recall> (an end-of-generation
                 # id there), so it is taken back and the reply is asked again from that step
@@ -210,12 +246,21 @@ def served_recall(
             added = run.recall(sequence, reply_start=generated_start)
             engine = engine + added
     except _Cancelled:
-        pass
+        run.output.stop_type = ""
     finally:
         if streamer is not None:
             streamer.end()
     run.output.engine_ids = engine
     return torch.tensor([sequence], dtype=torch.long), run.trace, generated_start, run.output
+
+
+def _overflow(engine: list[int], sequence: list[int], pad_id: int, context_window: int) -> None:
+    """Raise the ``ValueError`` of ids the engine's slot cannot hold (it would answer HTTP 400)."""
+    notes = sequence.count(pad_id)
+    raise ValueError(f"the prompt and reply so far ({len(engine) - notes} ids) with the notes ({notes} ids) make "
+                     f"{len(engine)} ids, more than the engine's slot holds (context_window {context_window}, "
+                     "with room for one new id): shorten the prompt, or lower RecallConfig.max_memory_tokens "
+                     "or the engine's slots for a longer context each")  # fmt: skip
 
 
 def _below_threshold(reply: Completion, token: int, threshold: float) -> bool:
@@ -258,8 +303,9 @@ def _checking(take: OnTokens, abstention: int, threshold: float) -> OnTokens:
     return check
 
 
-def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> OnTokens:
-    """What each streamed piece does: extend the sequence, feed the streamer, check the criteria."""
+def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any], deadline: float | None = None) -> OnTokens:
+    """What each streamed piece does: extend the sequence, feed the streamer, check the criteria
+    and the ``max_time`` ``deadline`` (a ``time.perf_counter()``; leaving the stream stops the request)."""
 
     def take(tokens: list[int], logprobs: Sequence[Mapping[int, float]] = ()) -> None:
         for token in tokens:
@@ -267,6 +313,8 @@ def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any]) -> O
             if streamer is not None:
                 streamer.put(torch.tensor([token]))
         if criteria and any(bool(c(torch.tensor([sequence]), None).all()) for c in criteria):
+            raise _Cancelled
+        if deadline is not None and time.perf_counter() >= deadline:
             raise _Cancelled
 
     return take

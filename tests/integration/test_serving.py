@@ -190,6 +190,31 @@ def test_streaming_and_stop_strings_match(served, in_process) -> None:
     assert "Biscuit" not in cut.text and cut.finish_reason == "stop"
 
 
+@pytest.mark.parametrize("max_new_tokens", [16, 15])
+def test_non_ascii_replies_match_the_in_process_loop(max_new_tokens: int, served, in_process) -> None:
+    """llama.cpp's stream sends no event for an id that leaves the text mid-UTF-8-character; the
+    client puts those ids back (and asks again for those a reply ends with: 15 ends inside an
+    emoji), so ids, text, count and finish are the in-process ones."""
+    prompt = "Emoji list: 😀 😃 😄 😁 😆 😅"
+    mine = in_process.generate(prompt, memory=None, max_new_tokens=max_new_tokens)
+    theirs = served.generate(prompt, memory=None, max_new_tokens=max_new_tokens)
+    assert any(ord(c) > 0xFFFF for c in mine.text)  # the reply has emoji: ids split mid-character
+    assert theirs.sequences.tolist() == mine.sequences.tolist() and theirs.text == mine.text
+    assert (theirs.usage.generated_tokens, theirs.finish_reason) == (mine.usage.generated_tokens, mine.finish_reason)
+    assert len(theirs.output.requests[0].logprobs) == len(theirs.output.requests[0].tokens)
+
+
+def test_repetition_penalty_covers_the_whole_sequence_as_in_process(served, in_process) -> None:
+    """transformers penalises every id of the sequence; llama.cpp by default the last 64 only."""
+    weather = ("The weather report for the week: sunny on Monday, rain on Tuesday, clouds on Wednesday, wind on "
+               "Thursday, snow on Friday, fog on Saturday and storms on Sunday. ")  # fmt: skip
+    # "Biscuit" is over 64 ids back: in process it is penalised (the reply spells it otherwise)
+    messages = [{"role": "user", "content": "My dog is called Biscuit. " + weather * 2 + "What is my dog called?"}]
+    mine = in_process.generate(messages, memory=None, max_new_tokens=20, repetition_penalty=1.3)
+    theirs = served.generate(messages, memory=None, max_new_tokens=20, repetition_penalty=1.3)
+    assert theirs.sequences.tolist() == mine.sequences.tolist()
+
+
 def test_what_needs_the_model_is_refused(served) -> None:
     memory = Notes([FACTS["dog"]])
     messages = [{"role": "user", "content": "hi"}]
