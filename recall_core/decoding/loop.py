@@ -67,7 +67,7 @@ from recall_core.decoding.triggers import (
     token_below_threshold,
 )
 from recall_core.kv.blocks import plan_block
-from recall_core.kv.cache import cache_length
+from recall_core.kv.cache import cache_length, drop_last
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
 from recall_core.memory.text.questions import asks
@@ -488,7 +488,7 @@ class _RecallLoop:
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and croppable(cache):
-                cache.crop(-1)  # transformers 5: a negative count of tokens to remove
+                drop_last(cache)  # not transformers' crop: it cuts a recorded sliding-window past
                 sequence = sequence[:, :-1]
                 model_kwargs = shrink_positions(model_kwargs, 1)
                 outputs.logits = logits_before

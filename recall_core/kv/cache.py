@@ -310,6 +310,16 @@ def crop_cache(cache: Any, length: int) -> None:
             _set_length(layer, layer.keys[..., :keep, :], layer.values[..., :keep, :], length)
 
 
+def drop_last(cache: Any) -> None:
+    """Drop the cache's last position: with :func:`crop_cache` where recall can edit the cache (a
+    sliding-window layer that records its past keeps it: transformers' ``crop`` cuts it back to
+    the window), else with the cache's own ``crop(-1)``."""
+    try:
+        crop_cache(cache, cache_length(cache) - 1)
+    except ValueError:  # a layer recall does not edit, refused before anything changed
+        cache.crop(-1)  # transformers 5: a negative count of tokens to remove
+
+
 def drop_span(cache: Any, start: int, end: int) -> None:
     """Remove positions ``[start, end)`` from every layer (in place). Later keys keep their rotation."""
     _check_span(cache, start, end)

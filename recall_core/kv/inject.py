@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from transformers.cache_utils import DynamicLayer
 
 from recall_core.config import RecallConfig
 from recall_core.decoding.hf_compat import CACHE_KEY, attention_implementation, cache_kwarg, cache_of
@@ -78,9 +79,13 @@ def kv_unavailable(model: Any, cache: Any) -> str | None:
     if isinstance(rotary, str):
         return rotary
     try:
-        cache_layers(cache)
+        layers = cache_layers(cache)
     except ValueError as error:
         return str(error)
+    for index, layer in enumerate(layers):
+        if type(layer) is not DynamicLayer:  # its blocks and masks assume every position is kept and read
+            return (f"layer {index} of the cache is a {type(layer).__name__}: kv injection places blocks in "
+                    "full-attention layers only")  # fmt: skip
     return None
 
 

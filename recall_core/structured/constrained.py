@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 import weakref
 from collections.abc import Iterable, Mapping
@@ -163,9 +164,10 @@ def check_grammar(grammar: str, label: str) -> str:
     return grammar
 
 
-def skeleton(schema: Any) -> Any:
-    """The shortest JSON value ``schema`` asks for, roughly: required keys only, one character a
-    string, zero a number, empty arrays (for the room closing a reply needs, not for validation)."""
+def skeleton(schema: Any, skip: frozenset[str] = frozenset()) -> Any:
+    """The shortest JSON value ``schema`` asks for, roughly: required keys only (not those in
+    ``skip``, already written), one character a string, zero a number, empty arrays (for the room
+    closing a reply needs, not for validation)."""
     if not isinstance(schema, Mapping):
         return None
     if "const" in schema:
@@ -174,21 +176,26 @@ def skeleton(schema: Any) -> Any:
         return schema["enum"][0]
     for key in ("anyOf", "oneOf", "allOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            return skeleton(schema[key][0])
+            return skeleton(schema[key][0], skip)
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind == "object" or "properties" in schema:
         properties = schema.get("properties") or {}
-        return {name: skeleton(properties.get(name, {})) for name in schema.get("required") or ()}
+        shortest = {}
+        for name in schema.get("required") or ():
+            value = skeleton(properties.get(name, {}), skip)
+            if name not in skip or (isinstance(value, dict) and value):  # a written object's keys still to come
+                shortest[name] = value
+        return shortest
     if kind == "array":
-        return [skeleton(schema.get("items", {}))] * int(schema.get("minItems") or 0)
+        return [skeleton(schema.get("items", {}), skip)] * int(schema.get("minItems") or 0)
     return {"string": "x" * max(1, int(schema.get("minLength") or 1)), "integer": 0, "number": 0,
             "boolean": False}.get(kind)  # fmt: skip
 
 
-def skeleton_tokens(tokenizer: Any, schema: Any) -> int:
-    """Tokens of :func:`skeleton` ``(schema)`` written as the constraint writes JSON."""
-    text = json.dumps(skeleton(schema), ensure_ascii=False, separators=(", ", ": "))
+def skeleton_tokens(tokenizer: Any, schema: Any, skip: frozenset[str] = frozenset()) -> int:
+    """Tokens of :func:`skeleton` ``(schema, skip)`` written as the constraint writes JSON."""
+    text = json.dumps(skeleton(schema, skip), ensure_ascii=False, separators=(", ", ": "))
     return len(tokenizer(text, add_special_tokens=False).input_ids)
 
 
@@ -216,6 +223,8 @@ def ll_tokenizer(tokenizer: Any, vocab_size: int) -> Any:
 #: Per HF tokenizer: (its size, each token's text). Weak keys.
 _TEXTS: weakref.WeakKeyDictionary[Any, tuple[int, list[str]]] = weakref.WeakKeyDictionary()
 _CLOSING_CHARS = frozenset('"}]')
+#: A key the reply has written: a JSON string followed by a colon.
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
 
 
 def token_texts(tokenizer: Any) -> list[str]:
@@ -262,10 +271,11 @@ class Constraint:
         self, tokenizer: Any, grammar: str, *, vocab_size: int, name: str = "grammar", schemas: Iterable[Any] = ()
     ) -> None:
         self.tokenizer = tokenizer
+        self._schemas = list(schemas)
+        self._reserves: dict[frozenset[str], int] = {}
         #: Tokens that closing a reply (end of budget or time) may need beyond its open brackets: the shortest
         #: JSON of the largest of ``schemas`` (its required keys), at least the processor's default.
-        self.closing_reserve = max([ConstrainedLogitsProcessor.closing_reserve,
-                                    *(skeleton_tokens(tokenizer, schema) for schema in schemas)])  # fmt: skip
+        self.closing_reserve = self.reserve_after(frozenset())
         self.grammar = grammar
         self.vocab_size = vocab_size
         self.name = name
@@ -273,6 +283,14 @@ class Constraint:
         error = _validate(grammar, self._ll_tokenizer)
         if error:
             raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
+
+    def reserve_after(self, written: frozenset[str]) -> int:
+        """:attr:`closing_reserve` once the keys ``written`` are in the reply: the shortest JSON of
+        the required keys still missing, at least the processor's default (cached per set)."""
+        if written not in self._reserves:
+            self._reserves[written] = max([ConstrainedLogitsProcessor.closing_reserve,
+                                           *(skeleton_tokens(self.tokenizer, s, written) for s in self._schemas)])  # fmt: skip
+        return self._reserves[written]
 
     def logits_processor(
         self,
@@ -341,6 +359,9 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     #: Tokens kept at the end of the budget or time beyond the open brackets (for required keys still
     #: missing), at least: a constraint made with ``schemas`` keeps room for their required keys.
     closing_reserve = 10
+    #: Tokens the budget keeps beyond the shortest JSON of the required keys still missing: the
+    #: separator before the next key (", "), which that JSON does not hold.
+    key_slack = 2
     #: Tokens the time bound's closing may take beyond what it estimated (then :class:`ClosingLimit` stops).
     closing_slack = 32
 
@@ -368,6 +389,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.seen: int | None = None
         self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
         self.depth = 0
+        self._pieces: list[str] = []  # the reply's text (for the keys it has written)
         self.max_time = max_time
         self.started: float | None = None
         #: Whether the time bound started closing the reply (it may be cut short).
@@ -397,7 +419,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         ending = bool(self.max_new_tokens) and self.max_new_tokens - self.generated <= self._needed()
         if not ending and self._time_is_short():
             if not self.out_of_time:
-                self.closing_from, self.closing_budget = self.generated, self._needed() + self.closing_slack
+                self.closing_from, self.closing_budget = self.generated, self._needed(True) + self.closing_slack
             ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if ending:
@@ -421,21 +443,29 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             return True
         elapsed = time.monotonic() - self.started
         pace = elapsed / max(1, self.generated)
-        return self.max_time - elapsed <= pace * self._needed()
+        return self.max_time - elapsed <= pace * self._needed(for_time=True)
 
-    def _needed(self) -> int:
+    def _needed(self, for_time: bool = False) -> int:
         """Tokens that closing what is open takes, at most (one per closer, the tail, the reserve).
 
-        The budget and the time bound both keep room for the schema's required keys
-        (``constraint.closing_reserve``, the tokens of its shortest JSON): until 2026-12-06 the
-        budget kept a fixed 10 tokens, and a reply with several required keys still missing was
-        cut before they were written (invalid JSON)."""
-        return int(self.in_string) + self.depth + self.tail_tokens + self.constraint.closing_reserve
+        The time bound keeps room for all the schema's required keys (``constraint.closing_reserve``:
+        it starts closing early rather than late). The budget keeps room for those the reply has not
+        written yet: until 2026-12-06 it kept a fixed 10 tokens, and a reply with several required
+        keys still missing was cut before they were written (invalid JSON); a reserve for every key
+        whatever was written would cut short values the budget has room for."""
+        opened = int(self.in_string) + self.depth + self.tail_tokens
+        most = opened + self.constraint.closing_reserve
+        if for_time or not self.max_new_tokens or self.max_new_tokens - self.generated > most:
+            return most  # not near the end: which keys are written does not matter yet
+        # never more than the whole reserve
+        left = self.constraint.reserve_after(frozenset(_KEY.findall("".join(self._pieces))))
+        return opened + min(self.constraint.closing_reserve, left + self.key_slack)
 
     def _follow_strings(self, tokens: list[int]) -> None:
         """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
         for token in tokens:
-            for char in self._texts[token] if token < len(self._texts) else "":
+            self._pieces.append(self._texts[token] if token < len(self._texts) else "")
+            for char in self._pieces[-1]:
                 if self.escaped:
                     self.escaped = False
                 elif self.in_string:

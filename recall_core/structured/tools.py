@@ -262,11 +262,18 @@ class Llama3Format(ToolFormat):
         invalid: list[InvalidToolCall] = []
         for piece, _ in pieces:
             _read_calls(piece, calls, invalid, closed=True)
+        for end in self.end_markers:  # the end of a tagged call, where the decoding kept special tokens
+            rest = rest.replace(end, "")
         return ParsedReply(rest.strip(), tuple(calls), tuple(invalid))
+
+    #: Llama 3's ends of a turn and of a tool call: never content.
+    end_markers = ("<|eom_id|>", "<|eot_id|>")
 
     def _looks_like_call(self, piece: str, value: Any) -> bool:
         if value is None:  # not JSON (cut short): a call if it starts like one (llama.cpp reads them so)
-            return re.match(r'\{\s*"name"\s*:\s*"[^"]*"\s*,\s*"(?:parameters|arguments)"', piece) is not None
+            named = re.match(r'\{\s*"name"\s*:\s*"([^"]*)"', piece)  # a bound tool's name, or any with no tools known
+            return named is not None and (self.tools is None or named.group(1) in self.tools
+                                          or re.match(r'[^,]*,\s*"(?:parameters|arguments)"', piece[named.end():]) is not None)  # fmt: skip
         name = value.get("name") if isinstance(value, dict) else None
         if not isinstance(name, str):
             return False
@@ -408,7 +415,7 @@ def _loads(text: str) -> Any:
 
 
 def _json_objects(text: str, separator: str) -> tuple[list[tuple[str, Any]], str]:
-    """``text`` read as JSON objects with ``separator`` between them: ``([(piece, value or None)], rest)``.
+    """``text`` read as JSON objects with ``separator`` (or only space) between them: ``([(piece, value or None)], rest)``.
 
     Each piece is read as JSON up to its end (a separator inside a string stays there); a piece
     that is not valid JSON runs to the end of the text (value ``None``); ``rest`` is what follows
@@ -424,9 +431,10 @@ def _json_objects(text: str, separator: str) -> tuple[list[tuple[str, Any]], str
             return pieces, ""
         pieces.append((text[position:end], value))
         after = text[end:].lstrip()
-        if not after.startswith(separator) or not after[len(separator) :].lstrip().startswith("{"):
+        # the separator, or only space (calls a line apart), then the next object
+        following = after[len(separator) :].lstrip() if after.startswith(separator) else after
+        if not following.startswith("{"):
             return pieces, after
-        following = after[len(separator) :].lstrip()
         position = len(text) - len(following)
 
 

@@ -22,7 +22,7 @@ from recall_core.session.pool import SessionPool
 from recall_core.session.units import Message
 from recall_core.tokens import add_recall_tokens
 from tests.helpers.chats import SYSTEM, USER_TURNS
-from tests.helpers.memories import FixedMemory
+from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
 LONG_FACT = " ".join(["My dog is called Biscuit and my cat is called Pepper."] * 12)
@@ -296,3 +296,33 @@ def test_mark_written_refuses_unknown_roles_naming_the_allowed_ones(roles):
     session.mark_written(())  # nothing written (an adapter whose write stopped early)
     session.mark_written("user")
     assert Message({"role": "user", "content": "Hi"}, index=1).key in session.written_log
+
+
+def test_kv_injection_on_a_sliding_window_model_falls_back_to_tokens():
+    """Review of the first fix: once the cache edits took sliding-window layers, ``inject_mode="kv"``
+    took them too and crashed (a mask sized for every position against a layer that reads its
+    window). kv injection is for full-attention layers; these fall back to tokens, as before."""
+    generator = _sliding("mistral")
+    config = RecallConfig(recall_position="assistant_start", max_recalls=1, ask_on_statements=False, inject_mode="kv")
+    messages = [SYSTEM, {"role": "user", "content": "Where do I live? What is my name?"}]
+    memory = FixedMemory("My dog is called Biscuit and my cat is called Pepper. I live in Lisbon.")
+    result = generator.generate(messages, memory=memory, config=config, max_new_tokens=8)
+    assert result.recalls[0].inject_mode == "tokens" and "full-attention layers only" in result.recalls[0].kv_fallback
+    reply = RecallSession(generator, memory=memory, recall_config=config).reply(messages, max_new_tokens=8)
+    assert reply.recalls[0].inject_mode == "tokens"
+
+
+def test_a_dropped_marker_keeps_a_sliding_window_layers_recorded_past():
+    """Review of the first fix: a marker that finds nothing was dropped with transformers' crop,
+    which cut a session's recorded sliding-window past back to the window, and the next turn
+    started afresh. recall's own crop keeps it."""
+    generator = _sliding("mistral")
+    config = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=0.01, max_recalls=2, min_score=0.99)
+    session = RecallSession(generator, memory=ListMemory({"a": "zebra quantum"}), recall_config=config)
+    messages = [SYSTEM]
+    for turn in range(3):
+        messages.append({"role": "user", "content": USER_TURNS[turn]})
+        reply = session.reply(messages)
+        assert any(r.memory_id is None for r in reply.recalls) and not reply.session.fresh_prefill, reply.session.reason
+        assert all(layer.keys.shape[-2] == layer.cumulative_length for layer in session._cache.layers)
+        messages.append({"role": "assistant", "content": reply.text})

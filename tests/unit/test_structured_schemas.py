@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 from recall_core import RecallGenerator
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
@@ -67,3 +68,23 @@ def test_a_forced_call_ends_with_its_closing_tag_at_the_end_of_the_budget(genera
     result = generator.generate(ASK, tools=[LOOKUP], tool_choice="lookup", max_new_tokens=150)
     assert not result.invalid_tool_calls and [c.name for c in result.tool_calls] == ["lookup"]
     assert sorted(result.tool_calls[0].arguments) == ["city", "first_name"]
+
+
+@pytest.mark.parametrize("fields", [3, 8])
+def test_a_reply_that_fits_its_budget_is_never_cut(fields):
+    """Review of the first fix, which kept room for every required key to the end: a valid answer
+    with 12 tokens to spare was cut in its first string (the 88-token answer at token 53). The
+    room kept is for the keys not written yet."""
+    tokenizer = tiny_model("llama")[1]
+    keys = [f"field{i}" for i in range(fields)]
+    schema = {"type": "object", "required": ["story", *keys],
+              "properties": {"story": {"type": "string"}, **{k: {"type": "string"} for k in keys}}}  # fmt: skip
+    constraint = Constraint(tokenizer, json_schema_grammar(schema), vocab_size=len(tokenizer), schemas=[schema])
+    answer = json.dumps({"story": "My dog is called Biscuit and my cat is called Pepper. I live in Lisbon.",
+                         **dict.fromkeys(keys, "ok")}, separators=(", ", ": "))  # fmt: skip
+    ids = tokenizer(answer, add_special_tokens=False).input_ids
+    assert constraint.closing_reserve > 12
+    processor = constraint.logits_processor(max_new_tokens=len(ids) + 12)
+    for step, token in enumerate(ids):
+        scores = processor(torch.tensor([[0, 1, *ids[:step]]]), torch.zeros(1, len(tokenizer)))
+        assert scores[0, token] != -float("inf"), (step, tokenizer.decode(ids[:step]))

@@ -133,6 +133,18 @@ def test_llama3_calls_are_still_read():
     assert cut.invalid_tool_calls and cut.invalid_tool_calls[0].name == "search" and cut.content == ""
 
 
+def test_llama3_calls_a_line_apart_and_a_call_cut_before_its_parameters_are_calls_not_text():
+    """Review of the first fix: calls on separate lines lost the second (its JSON shown as text), and a
+    call cut before ``"parameters"`` became text; both were calls (the second one invalid) before."""
+    for fmt in (LLAMA3, LLAMA3.bound_to(["search", "ping"])):
+        apart = fmt.parse('{"name": "search", "parameters": {"q": "x"}}\n{"name": "ping", "parameters": {}}')
+        assert [c.name for c in apart.tool_calls] == ["search", "ping"] and apart.content == ""
+        cut = fmt.parse('{"name": "search", "param')
+        assert [c.name for c in cut.invalid_tool_calls] == ["search"] and cut.content == ""
+    tagged = LLAMA3.parse('<|python_tag|>{"name": "search", "parameters": {"q": "x"}}<|eom_id|>')
+    assert [c.name for c in tagged.tool_calls] == ["search"] and tagged.content == ""
+
+
 @pytest.mark.parametrize(
     "family, reply",
     [
