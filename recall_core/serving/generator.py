@@ -30,7 +30,13 @@ from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, Prompt, RecallGenerator
 from recall_core.serving.client import Completion, EngineClient, EngineError
-from recall_core.serving.loop import BASE_REPLIES_SERVED, ServedOutput, sampling_options, served_recall
+from recall_core.serving.loop import (
+    BASE_REPLIES_SERVED,
+    ServedOutput,
+    config_as_options,
+    sampling_options,
+    served_recall,
+)
 from recall_core.serving.pieces import Pieces
 from recall_core.settings import check_defaults
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
@@ -279,6 +285,7 @@ class ServedRecallGenerator(RecallGenerator):
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stops = self._generation_kwargs(generation_kwargs, stop)
+        kwargs = config_as_options(kwargs)  # an engine takes fields, not a GenerationConfig
         max_new = int(kwargs.pop("max_new_tokens", None) or 256)
         grammar = None
         if plan.constraint is not None:  # a forced tool call or a response_format: the engine's own llguidance

@@ -36,6 +36,7 @@ from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold, recall_ruled_out
 from recall_core.memory.text.questions import asks
 from recall_core.serving.client import Completion, EngineClient
+from recall_core.settings import generation_option_names
 from recall_core.types import Memory, Recall
 
 __all__ = ["ServedOutput", "check_served_config", "served_recall", "sampling_options"]
@@ -113,6 +114,26 @@ def check_served_config(config: RecallConfig, memory: Memory | None) -> None:
     if memory is not None and config.abstain_contrast > 0:
         raise ValueError("abstain_contrast needs the next-token distribution with and without the notes, which an "
                          "engine does not return: use abstain_contrast=0 on a served backend")  # fmt: skip
+
+
+#: GenerationConfig fields a served call leaves to the engine's model: its token ids (the GGUF's own).
+CONFIG_TOKEN_IDS = frozenset({"bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id"})
+
+
+def config_as_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with their ``generation_config`` read as keywords, as transformers reads a call:
+    the fields it sets (those that differ from a fresh ``GenerationConfig``) under the call's own
+    keywords, which win. A field the engine cannot honour is then refused by :func:`sampling_options`
+    like the keyword; the config's token ids are the served model's business."""
+    config = options.get("generation_config")
+    rest = {name: value for name, value in options.items() if name != "generation_config"}
+    if config is None:
+        return rest
+    fresh = type(config)().to_dict()
+    fields = {name: value for name, value in config.to_dict().items()
+              if value is not None and value != fresh.get(name) and name not in CONFIG_TOKEN_IDS
+              and name in generation_option_names()}  # fmt: skip
+    return {**fields, **rest}
 
 
 def sampling_options(options: Mapping[str, Any], max_new_tokens: int, context_window: int | None = None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from transformers import GenerationConfig
 
 from recall_core import RecallConfig
 from recall_core.serving import EngineClient, ServedRecallGenerator
@@ -271,3 +272,19 @@ def test_a_client_without_pieces_reads_the_stream_as_sent(tokenizer) -> None:
     finally:
         fake.close()
     assert plain.tokens == reply[3:] and len(fake.bodies) == 1  # the emoji's last id, then "!"
+
+
+def test_a_generation_config_is_read_as_in_process(tokenizer) -> None:
+    """A ``GenerationConfig`` was refused outright on a served backend ("generation_config: not
+    supported"). Its fields are now read as transformers reads them: those it sets, under the
+    call's own keywords; a field the engine cannot honour is refused by name."""
+    engine = ScriptedEngine(*[Completion(tokens=[5, 6], stop_type="limit", logprobs=[{5: -0.1}, {6: -0.1}])] * 2)
+    generator = ServedRecallGenerator(engine, tokenizer, context_window=512)
+    config = GenerationConfig(max_new_tokens=5, do_sample=True, temperature=0.7, top_p=0.9, eos_token_id=3)
+    generator.generate(MESSAGES, memory=None, generation_config=config)
+    generator.generate(MESSAGES, memory=None, generation_config=config, max_new_tokens=3, temperature=0.2)
+    first, second = engine.bodies
+    assert (first["n_predict"], first["temperature"], first["top_p"]) == (5, 0.7, 0.9)
+    assert (second["n_predict"], second["temperature"], second["top_p"]) == (3, 0.2, 0.9)
+    with pytest.raises(ValueError, match="no_repeat_ngram_size: not supported on a served backend"):
+        generator.generate(MESSAGES, memory=None, generation_config=GenerationConfig(no_repeat_ngram_size=3))
