@@ -88,6 +88,14 @@ class Rotary:
         """
         name = type(model).__name__
         modules = [m for m in model.modules() if isinstance(getattr(m, "inv_freq", None), torch.Tensor)]
+        # transformers 5 keeps Gemma 3's as one buffer per layer type (sliding_attention_inv_freq, ...)
+        per_type = sorted({n.rsplit(".", 1)[-1].removesuffix("_inv_freq") for n, _ in model.named_buffers()
+                           if n.endswith("_inv_freq") and not n.endswith("original_inv_freq")})  # fmt: skip
+        if not modules and per_type:
+            raise NoRotaryEmbeddingError(
+                f"{name} has one rotary embedding per layer type ({', '.join(per_type)}): re-rotating its cache "
+                "is not supported, so turns cannot be evicted from its cache; leave max_cache_tokens unset"
+            )
         if not modules:
             raise NoRotaryEmbeddingError(
                 f"{name} has no rotary position embedding (RoPE): its cached keys cannot be moved to other "

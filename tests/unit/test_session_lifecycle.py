@@ -326,3 +326,13 @@ def test_a_dropped_marker_keeps_a_sliding_window_layers_recorded_past():
         assert any(r.memory_id is None for r in reply.recalls) and not reply.session.fresh_prefill, reply.session.reason
         assert all(layer.keys.shape[-2] == layer.cumulative_length for layer in session._cache.layers)
         messages.append({"role": "assistant", "content": reply.text})
+
+
+def test_a_rotary_embedding_per_layer_type_is_named_as_the_reason_eviction_is_refused():
+    """Gemma 3 keeps one RoPE buffer per layer type: it was refused with "has no rotary position
+    embedding (RoPE)", which is untrue and sent users to the wrong fix."""
+    from recall_core.kv.cache import NoRotaryEmbeddingError, Rotary
+
+    with pytest.raises(NoRotaryEmbeddingError, match=r"one rotary embedding per layer type \(full_attention, "
+                                                     r"sliding_attention\)"):  # fmt: skip
+        Rotary.of(_sliding("gemma3").model)
