@@ -105,9 +105,7 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline
     config = options.get("generation_config")
     set_by_call = set(options)
     if config is not None:
-        base = (baseline if baseline is not None else type(config)()).to_dict()
-        in_config = {name: value for name, value in config.to_dict().items()
-                     if name in generation_option_names() and value is not None and value != base.get(name)}  # fmt: skip
+        in_config = config_fields(config, baseline)
         generation_options({k: v for k, v in in_config.items() if k != "stop_strings"})  # ranges, one path
         set_by_call |= set(in_config)
         if config.stop_strings is not None:
@@ -119,6 +117,14 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline
     if "max_length" in set_by_call and "max_new_tokens" not in set_by_call:
         kept.pop("max_new_tokens", None)
     return {**kept, **options}
+
+
+def config_fields(config: Any, baseline: Any = None) -> dict[str, Any]:
+    """The generation options a ``GenerationConfig`` sets: its fields that differ from ``baseline``
+    (a model's own generation config, else a fresh ``GenerationConfig``) and are not ``None``."""
+    base = (baseline if baseline is not None else type(config)()).to_dict()
+    return {name: value for name, value in config.to_dict().items()
+            if name in generation_option_names() and value is not None and value != base.get(name)}  # fmt: skip
 
 
 def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:

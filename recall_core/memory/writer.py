@@ -349,13 +349,12 @@ class MemoryWriter:
         lost: list[str] = []
         written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
         self.store.journal.mark([r.id for r in written], INDEXED)
-        fresh = {r.id for r in written}
 
         def reindex(again: Sequence[JournalRow]) -> None:
             self.store.index.write(self.embed(list(again)), self.encoder.name)
 
         for user_id in dict.fromkeys(lost):
-            found_missing(self.store, user_id, fresh, reindex)
+            found_missing(self.store, user_id, {r.id for r in written if r.user_id == user_id}, reindex)
 
     # -- internals -------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold, recall_ruled_out
 from recall_core.memory.text.questions import asks
 from recall_core.serving.client import Completion, EngineClient
-from recall_core.settings import generation_option_names
+from recall_core.settings import config_fields
 from recall_core.types import Memory, Recall
 
 __all__ = ["ServedOutput", "check_served_config", "served_recall", "sampling_options"]
@@ -129,10 +129,7 @@ def config_as_options(options: Mapping[str, Any]) -> dict[str, Any]:
     rest = {name: value for name, value in options.items() if name != "generation_config"}
     if config is None:
         return rest
-    fresh = type(config)().to_dict()
-    fields = {name: value for name, value in config.to_dict().items()
-              if value is not None and value != fresh.get(name) and name not in CONFIG_TOKEN_IDS
-              and name in generation_option_names()}  # fmt: skip
+    fields = {name: value for name, value in config_fields(config).items() if name not in CONFIG_TOKEN_IDS}
     return {**fields, **rest}
 
 

@@ -63,3 +63,18 @@ def scripted_run(*reply: int):
         return greedy_steps(reply[len(ran)])
 
     return run, ran
+
+
+def writing(generator, monkeypatch, reply: str) -> int:
+    """Make ``generator`` write ``reply`` (then its end token) at every ``generate`` and ``stream``,
+    under whatever adapter calls it; return how many ids that is."""
+    ids = generator.tokenizer(reply, add_special_tokens=False).input_ids + [generator.tokenizer.eos_token_id]
+    for method in ("generate", "stream"):
+        original = getattr(generator, method)
+
+        def forced(*args, _original=original, **kwargs):
+            kwargs["logits_processor"] = [ForceAt(0, ids)]
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(generator, method, forced)
+    return len(ids)

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 import torch
-from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
+from transformers import DynamicCache, LogitsProcessorList
 
 from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
 from recall_core.decoding.hf_compat import cache_kwarg
@@ -17,32 +17,16 @@ from recall_core.decoding.notes import memory_token_ids
 from recall_core.kv.cache import NoRotaryEmbeddingError
 from recall_core.prompt import decorate
 from tests.helpers.chats import SYSTEM, USER_TURNS
+from tests.helpers.logits import ForceAt
 from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model
 
 FACT = "The user's dog is called Biscuit."
 
 
-class Say(LogitsProcessor):
-    """Makes the model say ``ids`` (then end), so a reply re-tokenizes as it was generated."""
-
-    def __init__(self, ids: list[int]) -> None:
-        self.ids, self.start = ids, None
-
-    def __call__(self, input_ids, scores):
-        if self.start is None:
-            self.start = input_ids.shape[1]
-        step = input_ids.shape[1] - self.start
-        if step < len(self.ids):
-            forced = torch.full_like(scores, -float("inf"))
-            forced[:, self.ids[step]] = 0.0
-            return forced
-        return scores
-
-
 def _saying(tokenizer, text: str) -> LogitsProcessorList:
     ids = tokenizer(text, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
-    return LogitsProcessorList([Say(ids)])
+    return LogitsProcessorList([ForceAt(0, ids)])
 
 
 def _gen(kind="llama", **defaults) -> RecallGenerator:

@@ -22,6 +22,7 @@ from recall_core.session.pool import SessionPool
 from recall_core.session.units import Message
 from recall_core.tokens import add_recall_tokens
 from tests.helpers.chats import SYSTEM, USER_TURNS
+from tests.helpers.logits import ForceAt
 from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model, tiny_tokenizer
 
@@ -90,23 +91,6 @@ def _sliding(kind: str, window: int = 16) -> RecallGenerator:
     return RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 8})
 
 
-class _Say(LogitsProcessor):
-    """Makes the model say ``ids`` (then end), so a reply re-tokenizes as it was generated."""
-
-    def __init__(self, ids: list[int]) -> None:
-        self.ids, self.start = ids, None
-
-    def __call__(self, input_ids, scores):
-        if self.start is None:
-            self.start = input_ids.shape[1]
-        step = input_ids.shape[1] - self.start
-        if step < len(self.ids):
-            forced = torch.full_like(scores, -float("inf"))
-            forced[:, self.ids[step]] = 0.0
-            return forced
-        return scores
-
-
 @pytest.mark.parametrize("kind", ["mistral", "gemma3"])
 def test_a_sliding_window_model_regenerates_and_edits_past_its_window(kind):
     """Regenerate, edit and a reply that does not re-tokenize as generated cut the cache back; on
@@ -127,7 +111,7 @@ def test_a_sliding_window_model_regenerates_and_edits_past_its_window(kind):
     assert torch.equal(result.sequences, gen.generate(edited).sequences) and result.session.reused_tokens > 16
     ids = gen.tokenizer("Noted.", add_special_tokens=False).input_ids + [gen.tokenizer.eos_token_id]
     said = session.reply(edited + [{"role": "assistant", "content": result.text}, {"role": "user", "content": "Hi"}],
-                         logits_processor=LogitsProcessorList([_Say(ids)]))  # fmt: skip
+                         logits_processor=LogitsProcessorList([ForceAt(0, ids)]))  # fmt: skip
     changed = edited + [{"role": "assistant", "content": result.text}, {"role": "user", "content": "Hi"},
                         {"role": "assistant", "content": "Noted"}, {"role": "user", "content": "Bye"}]  # fmt: skip
     assert said.text == "Noted."

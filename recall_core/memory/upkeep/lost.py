@@ -24,11 +24,11 @@ from recall_core.memory.protocols import StoreParts
 def found_missing(
     store: StoreParts, user_id: str, fresh: set[str], reindex: Callable[[Sequence[JournalRow]], None]
 ) -> None:
-    """React to ``user_id``'s collection found missing by a write of the rows ``fresh`` (see the
-    module docstring); ``reindex`` embeds and indexes journal rows."""
+    """React to ``user_id``'s collection found missing by a write of the user's rows ``fresh`` (ids;
+    see the module docstring); ``reindex`` embeds and indexes journal rows."""
     journal = store.journal
     if store.kind != "local":
-        held = journal.count(user_id, INDEXED) - sum(1 for row in journal.get_many(sorted(fresh)) if row.user_id == user_id)
+        held = journal.count(user_id, INDEXED) - len(fresh)
         if held > 0:
             warnings.warn(
                 f"the Chroma server at {store.location} had no collection for user {user_id!r}, though this client's "

@@ -10,7 +10,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
 from langchain_recall import ChatRecall
-from tests.helpers.logits import ForceAt
+from tests.helpers.logits import writing
 
 CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 
@@ -23,16 +23,7 @@ def get_weather(city: str) -> str:
 
 def _writing(generator, monkeypatch, reply: str) -> ChatRecall:
     """``ChatRecall`` over ``generator``, whose every reply is ``reply`` (generate and stream)."""
-    ids = generator.tokenizer(reply, add_special_tokens=False).input_ids + [generator.tokenizer.eos_token_id]
-    for method in ("generate", "stream"):
-        original = getattr(generator, method)
-
-        def forced(*args, _original=original, **kwargs):
-            kwargs["logits_processor"] = [ForceAt(0, ids)]
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(generator, method, forced)
-    return ChatRecall(generator=generator, max_tokens=len(ids) + 2)
+    return ChatRecall(generator=generator, max_tokens=writing(generator, monkeypatch, reply) + 2)
 
 
 def _joined(chunks):

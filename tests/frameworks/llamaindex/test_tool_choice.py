@@ -13,7 +13,7 @@ from llamaindex_recall import RecallLLM
 from llamaindex_recall.llms import to_chat_messages
 from recall_core import RecallGenerator
 from tests.helpers.adapters import Person, weather
-from tests.helpers.logits import ForceAt
+from tests.helpers.logits import writing
 from tests.helpers.tiny import tiny_model
 
 CALL = '<tool_call>\n{"name": "weather", "arguments": {"city": "Paris"}}\n</tool_call>'
@@ -21,16 +21,7 @@ CALL = '<tool_call>\n{"name": "weather", "arguments": {"city": "Paris"}}\n</tool
 
 def _writing(generator, monkeypatch, reply: str) -> RecallLLM:
     """``RecallLLM`` over ``generator``, whose every reply is ``reply`` (generate and stream)."""
-    ids = generator.tokenizer(reply, add_special_tokens=False).input_ids + [generator.tokenizer.eos_token_id]
-    for method in ("generate", "stream"):
-        original = getattr(generator, method)
-
-        def forced(*args, _original=original, **kwargs):
-            kwargs["logits_processor"] = [ForceAt(0, ids)]
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(generator, method, forced)
-    return RecallLLM(generator=generator, max_new_tokens=len(ids) + 2)
+    return RecallLLM(generator=generator, max_new_tokens=writing(generator, monkeypatch, reply) + 2)
 
 
 def test_choice_none_gives_text_and_no_call(tools_generator, monkeypatch):
