@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 import warnings
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -50,10 +50,6 @@ MEMORIES = "m"
 OBSOLETE_LM_KEYS = "k"
 #: Every kind of collection a user may have.
 KINDS = (MEMORIES, OBSOLETE_LM_KEYS)
-#: Collections up to this size are searched exactly (see :meth:`ChromaIndex.nearest`): HNSW is
-#: approximate, and with Chroma's defaults it missed a clear match among near-duplicate notes
-#: (BENCHMARKS.md, "Memory").
-EXACT_SEARCH_MAX = 2000
 #: HNSW settings of new collections: cosine space, Chroma's defaults otherwise. A denser graph
 #: and a wider beam made large collections much slower to query, and the small collections,
 #: where recall matters most, are searched exactly anyway.
@@ -62,9 +58,11 @@ HNSW_CONFIG = {"space": "cosine"}
 #: count() can cost more than the search itself. A local store is this process's alone, so
 #: there the size is known from its own writes.
 SIZE_TTL_S = 10.0
-#: Everything a search reads back about a memory.
-FETCHED = ["documents", "metadatas", "embeddings"]
 
+
+#: What a server store's mark says (:attr:`ChromaIndex.check_server`, upkeep/marks.py): the server
+#: kept its data, lost it (and the journal's memories were indexed again), or nothing to compare yet.
+MARK_KEPT, MARK_LOST, MARK_FIRST = "kept", "lost", "first"
 
 #: Suffix of the collections a rebuild fills before swapping them in.
 STAGING_SUFFIX = "-next"
@@ -106,6 +104,9 @@ class ChromaIndex:
         self._damaged: dict[str, str] = {}
         self._max_batch: int | None = None
         self._closed = False
+        #: Set by a server store (upkeep/marks.py): called when the client opens and when a user's
+        #: collection is found gone; returns :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST`.
+        self.check_server: Callable[[], str] | None = None
 
     @property
     def kind(self) -> str:
@@ -123,9 +124,17 @@ class ChromaIndex:
         if self._closed:
             raise MemoryStoreError("this MemoryStore is closed")
         if self._client is None:
+            opened = False
             with self._client_lock:
                 if self._client is None:
                     self._client = self.call(self.backend.open_client)
+                    opened = True
+            if opened and self.check_server is not None:
+                try:
+                    self.check_server()
+                except BaseException:
+                    self._client = None  # the next call opens and checks again
+                    raise
         return self._client
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -151,9 +160,7 @@ class ChromaIndex:
     def reset(self) -> None:
         """Close the client and forget every cache (the next call opens the index again)."""
         client, self._client = self._client, None
-        self._collections.clear()
-        self._checked.clear()
-        self._sizes.clear()
+        self.forget_all_cached()
         if client is not None:
             try:
                 client.close()
@@ -263,11 +270,20 @@ class ChromaIndex:
             except Exception as exc:
                 if attempt == 0 and is_not_found(exc):
                     self.forget_cached(user_id)
-                    if on_create is not None:  # the collection written to before is gone: what is there now is new
+                    # The collection used before is gone. On a server, its mark says whether the
+                    # server lost its data (and then every memory was indexed again).
+                    healed = self.check_server is not None and self.check_server() == MARK_LOST
+                    if on_create is not None and not healed:  # what is there now is new
                         on_create()
                     continue
                 raise
         return None  # pragma: no cover - the loop always returns or raises
+
+    def forget_all_cached(self) -> None:
+        """Forget every user's collection handles, checked dimensions and sizes."""
+        self._collections.clear()
+        self._checked.clear()
+        self._sizes.clear()
 
     def forget_cached(self, user_id: str) -> None:
         for kind in KINDS:
@@ -491,76 +507,6 @@ class ChromaIndex:
             user_id, MEMORIES,
             lambda c: c.get(include=list(include), limit=limit, offset=offset, where=dict(where) if where else None),
         )  # fmt: skip
-
-    def nearest(
-        self,
-        collection: Any,
-        embedding: np.ndarray,
-        size: int,
-        k: int,
-        where: Mapping[str, Any] | None,
-        ids: Collection[str] | None = None,
-    ) -> list[tuple[str, float]]:
-        """The ``k`` nearest ``(id, cosine distance)`` of a collection of ``size`` items, best first:
-        exact up to ``EXACT_SEARCH_MAX`` items (:func:`exact_nearest`), HNSW beyond. ``ids``: only
-        among these (exactly, whatever the size)."""
-        where = dict(where) if where else None
-        if size > EXACT_SEARCH_MAX and ids is None:
-            found = collection.query(
-                query_embeddings=[embedding], n_results=min(k, size), where=where, include=["distances"]
-            )  # fmt: skip
-            return list(zip(found["ids"][0], found["distances"][0], strict=True))
-        return exact_nearest(collection, embedding, size, k, where, ids)
-
-
-def exact_nearest(
-    collection: Any,
-    embedding: np.ndarray,
-    size: int,
-    k: int,
-    where: dict[str, Any] | None,
-    ids: Collection[str] | None = None,
-) -> list[tuple[str, float]]:
-    """The ``k`` nearest ``(id, cosine distance)`` of a small collection, exactly.
-
-    Asking HNSW for every item widens its beam (ef = n_results) to the whole graph, which is
-    cheap at this size and exact only if every node is reachable; HNSW's neighbour pruning can
-    leave nodes without incoming links (near-duplicate notes especially). So when fewer than
-    ``size`` come back, or a ``where`` filter hides how many should, the distances are computed
-    here from the stored vectors. ``ids`` limits the search to those ids (computed here too).
-    """
-    if size == 0 or (ids is not None and not ids):
-        return []
-    if where is None and ids is None:
-        wide = collection.query(query_embeddings=[embedding], n_results=size, include=["distances"])
-        if len(wide["ids"][0]) >= size:
-            return list(zip(wide["ids"][0][:k], wide["distances"][0][:k], strict=True))
-        logger.debug("HNSW reached %d of %d items; computing the distances exactly", len(wide["ids"][0]), size)
-    stored = collection.get(ids=None if ids is None else list(ids), where=where, include=["embeddings"])
-    if not stored["ids"]:
-        return []
-    matrix = np.asarray(stored["embeddings"], dtype=np.float32)
-    norms = np.maximum(np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(embedding)), 1e-12)
-    distances = 1.0 - matrix @ embedding / norms
-    order = np.argsort(distances, kind="stable")[:k]
-    return [(stored["ids"][i], float(distances[i])) for i in order]
-
-
-def fetch(collection: Any, nearest: Sequence[tuple[str, float]]) -> dict[str, list[Any]] | None:
-    """Texts, metadata and vectors of ``nearest`` ``(id, distance)``, in that order (``None`` if empty)."""
-    if not nearest:
-        return None
-    got = collection.get(ids=[memory_id for memory_id, _ in nearest], include=FETCHED)
-    at = {memory_id: i for i, memory_id in enumerate(got["ids"])}
-    kept = [(memory_id, d, at[memory_id]) for memory_id, d in nearest if memory_id in at]  # a concurrent delete
-    vectors = got.get("embeddings")
-    return {
-        "ids": [memory_id for memory_id, _, _ in kept],
-        "distances": [d for _, d, _ in kept],
-        "documents": [got["documents"][i] for _, _, i in kept],
-        "metadatas": [got["metadatas"][i] for _, _, i in kept],
-        "embeddings": [None if vectors is None else vectors[i] for _, _, i in kept],
-    }
 
 
 def is_not_found(exc: BaseException) -> bool:

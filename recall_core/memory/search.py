@@ -45,8 +45,9 @@ import numpy as np
 
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import MemoryUnavailableError
-from recall_core.memory.index import EXACT_SEARCH_MAX, FETCHED, MEMORIES, ChromaIndex, fetch
+from recall_core.memory.index import MARK_KEPT, MARK_LOST, MEMORIES, ChromaIndex
 from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
+from recall_core.memory.nearest import EXACT_SEARCH_MAX, FETCHED, fetch, nearest
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.lexical import WordScores, linear_fusion
@@ -136,8 +137,9 @@ def _ranked(
         return []  # nothing to search by
     vector = _head_vector(query, encoder) if headed else None
     collection = index.collection(user_id, MEMORIES)
+    if collection is None and check_not_lost(journal, user_id, index):  # raises, or healed a server
+        collection = index.collection(user_id, MEMORIES)
     if collection is None:
-        check_not_lost(journal, user_id, index.location)
         return []
     index.check_dimension(user_id, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name)
     if vector is None:
@@ -163,17 +165,29 @@ def _head_vector(query: RecallQuery, encoder: Encoder) -> np.ndarray:
     return vector
 
 
-def check_not_lost(journal: Journal, user_id: str, location: str) -> None:
+def check_not_lost(journal: Journal, user_id: str, index: ChromaIndex) -> bool:
     """Raise :class:`MemoryUnavailableError` if the index has no collection for ``user_id`` although
     the journal holds memories of theirs as indexed: the index was lost, and "no memory" would be
-    a wrong answer."""
+    a wrong answer. On a server, whose mark says whether it lost its data (upkeep/marks.py), the
+    lost memories are indexed again first; return ``True`` then: the caller looks again."""
     lost = journal.count(user_id, INDEXED)
-    if lost:
+    if not lost:
+        return False
+    outcome = index.check_server() if index.check_server is not None else None
+    if outcome == MARK_LOST:
+        return True
+    if outcome == MARK_KEPT:
         raise MemoryUnavailableError(
-            f"the memory index at {location} has none of the {lost} memories of user {user_id!r} that the "
-            "journal holds as indexed: the index was lost or damaged. Run `recall doctor --repair` "
-            "(repair(store)) to index them again from the journal"
+            f"the Chroma server at {index.location} has no collection for user {user_id!r}, though this client's "
+            f"journal holds {lost} of their memories as indexed. The server kept its data (its mark is unchanged), "
+            "so another client deleted or forgot them: forget them through this client too, or run `recall doctor "
+            "--repair` (repair(store)) to index them again from this journal"
         )
+    raise MemoryUnavailableError(
+        f"the memory index at {index.location} has none of the {lost} memories of user {user_id!r} that the "
+        "journal holds as indexed: the index was lost or damaged. Run `recall doctor --repair` "
+        "(repair(store)) to index them again from the journal"
+    )
 
 
 def search_vector(
@@ -197,8 +211,8 @@ def search_vector(
                 query_embeddings=[vector], n_results=depth, where=where, include=[*FETCHED, "distances"]
             )  # fmt: skip
             return _visible_part({key: found[key][0] for key in ("ids", *FETCHED, "distances")}, visible, k)
-        nearest = index.nearest(collection, vector, size, depth, where, ids=visible.only)
-        return fetch(collection, [(m, d) for m, d in nearest if visible.allows(m)][:k])
+        found_ids = nearest(collection, vector, size, depth, where, ids=visible.only)
+        return fetch(collection, [(m, d) for m, d in found_ids if visible.allows(m)][:k])
 
     return _candidates(user_id, index.with_collection(user_id, kind, run))
 
@@ -230,7 +244,7 @@ def _hybrid(
         wanted = size if size <= EXACT_SEARCH_MAX else depth
         cosine = {
             memory_id: 1.0 - d
-            for memory_id, d in index.nearest(collection, vector, size, wanted, where, ids=visible.only)
+            for memory_id, d in nearest(collection, vector, size, wanted, where, ids=visible.only)
             if visible.allows(memory_id)
         }
         cosine.update(_cosines(collection, [m for m, _ in words.ranked if m not in cosine], vector, where))

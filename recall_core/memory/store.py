@@ -47,6 +47,7 @@ from recall_core.memory.upkeep.health import (
     trust,
 )
 from recall_core.memory.upkeep.maintenance import finish_renames
+from recall_core.memory.upkeep.marks import ServerMarks
 from recall_core.memory.upkeep.probe import WHOLE_INDEX
 from recall_core.memory.upkeep.transfer import ImportReport, import_jsonl
 from recall_core.memory.user import UserMemory
@@ -218,7 +219,10 @@ class MemoryStore:
         """Connect to a Chroma server (``chroma run --path DIR --host 127.0.0.1 --port 8000``).
 
         The connection is made on first use, so turns can be journaled while the server is
-        down (they are indexed later by ``repair``).
+        down (they are indexed later by ``repair``). A server that lost its data (restarted
+        without its volume) is found by its mark when the client connects or finds a
+        collection gone, and this client's journal is indexed there again
+        (:mod:`~recall_core.memory.upkeep.marks`).
 
         The Chroma 1.x server has **no authentication** of its own: keep it on 127.0.0.1, or
         put an authenticating proxy in front and pass its token in ``headers`` (for example
@@ -244,6 +248,8 @@ class MemoryStore:
         check_roles(roles)
         backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
         store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit, roles=roles)
+        # A server that lost its data is told from another client's forget by its mark (upkeep/marks.py).
+        store.index.check_server = ServerMarks(store).check
         store._finish_renames()
         return store
 

@@ -172,8 +172,9 @@ class UserMemory:
         if not ids:
             return []
         result = self._store.index.get(self.user_id, ids, include=["documents", "metadatas"])
+        if result is None and self._check_not_lost():
+            result = self._store.index.get(self.user_id, ids, include=["documents", "metadatas"])
         if result is None:
-            self._check_not_lost()
             return []
         found = {}
         for memory_id, text, meta in zip(result["ids"], result["documents"], result["metadatas"], strict=True):
@@ -193,13 +194,13 @@ class UserMemory:
             return present if visible.only is not None else int(collection.count()) - present
 
         counted = self._store.index.with_collection(self.user_id, MEMORIES, visible_count)
-        if counted is None:
-            self._check_not_lost()
-            return 0
-        return counted
+        if counted is None and self._check_not_lost():
+            counted = self._store.index.with_collection(self.user_id, MEMORIES, visible_count)
+        return 0 if counted is None else counted
 
-    def _check_not_lost(self) -> None:
-        check_not_lost(self._store.journal, self.user_id, self._store.index.location)
+    def _check_not_lost(self) -> bool:
+        """Raise if the index lost this user's memories; ``True`` if they were indexed again (look again)."""
+        return check_not_lost(self._store.journal, self.user_id, self._store.index)
 
     def list(
         self, *, where: Mapping[str, Any] | None = None, limit: int | None = None, offset: int = 0
@@ -252,8 +253,8 @@ class UserMemory:
         offset = 0
         while True:
             result = self._store.index.page(self.user_id, include, _PAGE, offset, where)
-            if result is None and offset == 0:
-                self._check_not_lost()
+            if result is None and offset == 0 and self._check_not_lost():
+                result = self._store.index.page(self.user_id, include, _PAGE, offset, where)
             if result is None or not result["ids"]:
                 break
             vectors = result["embeddings"] if include_embeddings else [None] * len(result["ids"])

@@ -16,16 +16,15 @@ keyed memory's id is a hash of (user, key).
 from __future__ import annotations
 
 import sqlite3
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from recall_core.memory.backends import scrub_free_pages
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import (
+    EncoderMismatchError,
     JournalDamagedError,
     JournalWriteError,
     MemoryUnavailableError,
@@ -34,12 +33,12 @@ from recall_core.memory.errors import (
     journal_write_hint,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
-from recall_core.memory.positions import HeldPositions, turn_key
+from recall_core.memory.positions import HeldPositions
 from recall_core.memory.protocols import StoreParts, derived_cache
-from recall_core.memory.records import Turn, index_metadata, key_memory_id, memory_id
-from recall_core.memory.text.chunking import chunk_text
+from recall_core.memory.records import Turn, index_metadata, key_memory_id
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
 from recall_core.memory.text.ingest import IngestReport, ingest_file
+from recall_core.memory.text.prepared import Prepared, prepare_turn
 from recall_core.memory.upkeep.lost import found_missing
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
@@ -51,41 +50,19 @@ from recall_core.memory.validation import (
     check_metadata,
     check_role,
     check_session,
-    check_turn_index,
     check_user_id,
     format_timestamp,
 )
 from recall_core.paths import drop_derived
 from recall_core.types import MemoryCandidate
 
-#: A turn cut into more memories than this warns (:class:`BulkTextWarning`): a 5,000-word paste
-#: became 44 memories without a word (issue 22).
-BULK_CHUNKS = 8
-
-
-class BulkTextWarning(UserWarning):
-    """One turn became many memories: most likely a pasted document, not something said."""
-
-
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
 
 
-@dataclass
-class _Prepared:
-    user_id: str
-    role: str
-    session_id: str
-    timestamp: str
-    extra: dict[str, Any]
-    turn_index: int | None
-    chunks: list[str]
-    ids: list[str]
-
-
 #: What a write does with a turn whose given position holds another one (instead of raising).
-_OnTaken = Callable[[_Prepared, ValueError], None]
+_OnTaken = Callable[[Prepared, ValueError], None]
 
 
 class MemoryWriter:
@@ -140,6 +117,7 @@ class MemoryWriter:
         flags = {"dated": check_flag("dated", dated), "speakers": check_flag("speakers", speakers)}
         self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
+        self._sized: set[str] = set()  # users whose stored vectors have this encoder's size
 
     @property
     def encoder(self) -> Encoder:
@@ -228,7 +206,7 @@ class MemoryWriter:
             if row.text != text or row.extra != extra:
                 self.update(user_id, memory_id_, text, metadata=extra)
             return memory_id_
-        prepared = _Prepared(
+        prepared = Prepared(
             user_id=user_id, role=check_role(role), session_id=check_session(session_id),
             timestamp=format_timestamp(timestamp), extra=extra, turn_index=None, chunks=[text], ids=[memory_id_],
         )  # fmt: skip
@@ -366,29 +344,10 @@ class MemoryWriter:
             window = max(16, window - CONTEXT_RESERVE)
         return min(self.chunk_tokens, window)
 
-    def _prepare(self, turn: Turn | Mapping[str, Any]) -> _Prepared:
-        if not isinstance(turn, Turn):
-            turn = Turn.from_mapping(turn)
-        user_id = check_user_id(turn.user_id)
-        role = check_role(turn.role)
-        content = check_content(turn.content)
-        session_id = check_session(turn.session_id)
-        extra = check_metadata(turn.metadata)
-        turn_index = check_turn_index(turn.turn_index)
-        timestamp = format_timestamp(turn.timestamp)
-        chunks = chunk_text(content, self._max_tokens(), self.encoder.count_tokens)
-        if len(chunks) > BULK_CHUNKS:
-            warnings.warn(
-                f"a {role} turn of {len(content.split())} words becomes {len(chunks)} memories of user "
-                f"{user_id!r}: a pasted document is searched and injected piece by piece, as if each piece "
-                "were something the user said (write only the turns you want recalled)",
-                BulkTextWarning, stacklevel=4,
-            )  # fmt: skip
-        key = turn_key(content, turn_index)
-        ids = [memory_id(user_id, session_id, key, i) for i in range(len(chunks))]
-        return _Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids)
+    def _prepare(self, turn: Turn | Mapping[str, Any]) -> Prepared:
+        return prepare_turn(turn, self._max_tokens(), self.encoder.count_tokens)
 
-    def _prepare_all(self, turns: Iterable[Turn | Mapping[str, Any]]) -> list[_Prepared]:
+    def _prepare_all(self, turns: Iterable[Turn | Mapping[str, Any]]) -> list[Prepared]:
         prepared = []
         for position, turn in enumerate(turns):
             try:
@@ -397,7 +356,7 @@ class MemoryWriter:
                 raise ValueError(f"turn {position}: {exc} (nothing was written)") from None
         return prepared
 
-    def _write_all(self, prepared: list[_Prepared], progress: bool | Any, on_taken: _OnTaken | None = None) -> list[list[str]]:
+    def _write_all(self, prepared: list[Prepared], progress: bool | Any, on_taken: _OnTaken | None = None) -> list[list[str]]:
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
         step = max(self.batch_size * 16, 1024)
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
@@ -417,7 +376,7 @@ class MemoryWriter:
                 bar.close()
         return [p.ids for p in prepared]
 
-    def _write(self, prepared: Sequence[_Prepared]) -> None:
+    def _write(self, prepared: Sequence[Prepared]) -> None:
         # One transaction from reading the next positions to journaling: no two turns share one.
         with self._journaling(_not_written(len(prepared))):
             ids = self._journal_turns(prepared)
@@ -446,12 +405,14 @@ class MemoryWriter:
             rows = self.store.journal.get_many(list(ids))
             self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
 
-    def _journal_turns(self, prepared: Sequence[_Prepared], on_taken: _OnTaken | None = None) -> list[str]:
+    def _journal_turns(self, prepared: Sequence[Prepared], on_taken: _OnTaken | None = None) -> list[str]:
         """Give turns without an index the next positions of their sessions, compose what each chunk
         is searched by, and journal the new rows (inside the caller's transaction); return the ids
         of every chunk of ``prepared``, once each. A given position that holds another turn raises
         ``ValueError``, or with ``on_taken`` is reported to it and the turn is not written."""
         journal = self.store.journal
+        for user_id in dict.fromkeys(p.user_id for p in prepared if p.user_id not in self._sized):
+            self._check_vector_size(user_id)
         all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
         existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
@@ -498,6 +459,19 @@ class MemoryWriter:
         # Journal first: from here on the turns survive a crash or an unreachable index.
         journal.insert(rows)
         return all_ids
+
+    def _check_vector_size(self, user_id: str) -> None:
+        """Refuse, before anything is journaled, a write whose vectors the user's index would refuse."""
+        dimension = self.encoder.dimension
+        for name, size in self.store.journal.vector_sizes(user_id).items():
+            if size != dimension:
+                raise EncoderMismatchError(
+                    f"dimension mismatch for user {user_id!r}: their memories were written by {name!r} with {size} "
+                    f"dimensions, but this writer's encoder {self.encoder.name!r} has {dimension} dimensions; use the encoder "
+                    "the memories were written with, or re-encode them with `rebuild_index(store, reencode=True)` "
+                    "(`recall rebuild-index --reencode`). Nothing was written"
+                )
+        self._sized.add(user_id)
 
     def _index_pending(self, ids: Sequence[str], waiting: Sequence[str] = ()) -> None:
         """Embed and index those of ``ids`` the journal holds as pending. On an unreachable index the
@@ -572,15 +546,11 @@ def _not_written(turns: int) -> str:
     return "the turn of this call was not written" if turns == 1 else f"none of the {turns} turns of this call was written"
 
 
-def _tqdm_bar(total: int, description: str) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=description, unit="turn")
-
-
 def _progress(progress: bool | Any, total: int) -> tuple[Any, bool]:
     if progress is False or progress is None:
         return None, False
     if progress is True:
-        return _tqdm_bar(total, "remember"), True
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc="remember", unit="turn"), True
     return progress, True

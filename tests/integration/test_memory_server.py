@@ -111,29 +111,28 @@ def _clients(port: int, tmp_path: Path, names: tuple[str, ...] = ("a", "b")) -> 
 
 
 @pytest.mark.server
-def test_a_server_that_restarts_empty_is_named_at_the_next_write_and_repair_brings_everything_back(
-    tmp_path: Path,
-) -> None:
+def test_a_server_that_restarts_empty_is_indexed_again_by_each_client_from_its_journal(tmp_path: Path) -> None:
     """A server without persistence (its data folder lost) restarts empty. Two clients, each with
-    its own journal, wrote memories of one user before. The first write after the restart makes
-    the collection anew; before, it did so without a word, and searches found only the new turn.
-    Now it warns, naming the repair (a server's client cannot tell a lost server from another
-    client's forget, so it does not index its journal again by itself). Each client's repair
-    brings its memories back."""
+    its own journal, wrote memories of one user before. Before, the first write after the restart
+    made the collection anew without a word (later: with a warning naming the repair), and
+    searches found only the new turn. Now the server's mark (upkeep/marks.py) tells each client
+    that the server lost its data: client b, still running, finds it at its next write; client a,
+    opened anew, when it connects. Each indexes its journal again, and a search finds all 9."""
     with ChromaServer(tmp_path / "server-data") as server:
         stores, writers = _clients(server.port, tmp_path)
         for n, writer in enumerate(writers):
             writer.add_turns([{"user_id": "u", "role": "user", "content": f"client {n} fact {i}"} for i in range(5 - 2 * n)])
+        stores[0].close()
         server.stop()
         shutil.rmtree(tmp_path / "server-data")
         server.start()
 
-        with pytest.warns(MemoryIndexWarning, match="no collection for user 'u', though this client's journal holds 3"):
+        with pytest.warns(MemoryIndexWarning, match="lost its data since this client's journal last wrote to it .*3 memories of 1 user"):
             writers[1].add_turn("u", "user", "client 1 after the restart")
-        assert stores[0].for_user("u").count() == 1
-        for store in stores:
-            repair(store)
-        found = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 20)
+        assert stores[1].for_user("u").count() == 4
+        stores[0] = MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=tmp_path / "a.sqlite3")
+        with pytest.warns(MemoryIndexWarning, match="indexing the journal's 5 memories of 1 user again"):
+            found = stores[0].for_user("u").search(RecallQuery("client 0 fact 2"), 20)
         assert len(found) == 9 and found[0].text == "client 0 fact 2"
         for store in stores:  # each journal's memories are all in the index (the other's are extra there)
             assert [user.missing for user in doctor(store).users] == [[]]
@@ -141,15 +140,89 @@ def test_a_server_that_restarts_empty_is_named_at_the_next_write_and_repair_brin
 
 
 @pytest.mark.server
+def test_a_running_client_finds_the_lost_server_through_a_search(tmp_path: Path) -> None:
+    """A client that only reads after the restart: its cached collection is gone, the mark has
+    changed, and its search indexes the journal again before it answers, instead of answering
+    from nothing (or raising that the index was lost)."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turns([{"user_id": "u", "role": "user", "content": f"fact {i}"} for i in range(4)])
+        writers[0].add_turn("w", "user", "w's own fact")
+        assert len(stores[0].for_user("u").search(RecallQuery("fact 1"), 10)) == 4
+        server.stop()
+        shutil.rmtree(tmp_path / "server-data")
+        server.start()
+        with pytest.warns(MemoryIndexWarning, match="5 memories of 2 users again"):
+            found = stores[0].for_user("u").search(RecallQuery("fact 1"), 10)
+        assert found[0].text == "fact 1" and len(found) == 4
+        assert stores[0].for_user("w").count() == 1
+        stores[0].close()
+
+
+@pytest.mark.server
+def test_a_journal_without_a_mark_of_the_server_cannot_tell_and_warns_naming_both_causes(tmp_path: Path) -> None:
+    """A journal written before marks (its ``index_marks`` table empty) meets a server that lost
+    its data: nothing to compare, so the first write warns as before, naming the repair and
+    another client's forget, and indexes nothing again by itself."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turns([{"user_id": "u", "role": "user", "content": f"fact {i}"} for i in range(3)])
+        stores[0].journal.transaction().__enter__().execute("DELETE FROM index_marks")
+        stores[0].journal.transaction().__exit__(None, None, None)
+        stores[0].close()
+        server.stop()
+        shutil.rmtree(tmp_path / "server-data")
+        server.start()
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        with pytest.warns(MemoryIndexWarning, match="Either the server lost its data"):
+            writers[0].add_turn("u", "user", "after the restart")
+        assert stores[0].for_user("u").count() == 1
+        repair(stores[0])
+        assert stores[0].for_user("u").count() == 4
+        stores[0].close()
+
+
+@pytest.mark.server
+def test_a_heal_cut_short_by_the_server_is_finished_by_the_next_check(tmp_path: Path, monkeypatch) -> None:
+    """The index fails while the journal's memories are indexed again: the call warns how far it
+    got and names the repair, the new mark is not recorded, and the next check indexes again."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        for user in ("u", "v"):
+            writers[0].add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(3)])
+        server.stop()
+        shutil.rmtree(tmp_path / "server-data")
+        server.start()
+        index, write = stores[0].index, stores[0].index.write
+        failures = iter([MemoryUnavailableError("the server went away")])
+
+        def failing_once(rows, *args, **kwargs):
+            if rows and rows[0].user_id == "v":
+                error = next(failures, None)
+                if error is not None:
+                    raise error
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(index, "write", failing_once)
+        with pytest.warns(MemoryIndexWarning, match="stopped after 3 of 6"):
+            assert len(stores[0].for_user("u").search(RecallQuery("u fact"), 10)) == 3
+        with pytest.warns(MemoryIndexWarning, match="6 memories of 2 users again"):
+            assert len(stores[0].for_user("v").search(RecallQuery("v fact"), 10)) == 3
+        assert doctor(stores[0]).ok
+        stores[0].close()
+
+
+@pytest.mark.server
 def test_another_client_s_forget_is_not_undone_by_a_write_that_finds_the_collection_gone(tmp_path: Path) -> None:
     """Client a forgets user v, whose memories client b wrote. b's next write of v finds no
-    collection, as after a server's restart: it warns, and does not index its old memories of v
-    again (that would bring back what the user asked to forget)."""
+    collection, as after a server's restart, but the server's mark is unchanged: it warns, naming
+    the other client's forget, and does not index its old memories of v again (that would bring
+    back what the user asked to forget)."""
     with ChromaServer(tmp_path / "server-data") as server:
         stores, writers = _clients(server.port, tmp_path)
         writers[1].add_turns([{"user_id": "v", "role": "user", "content": f"v secret {i}"} for i in range(3)])
         stores[0].for_user("v").forget()
-        with pytest.warns(MemoryIndexWarning, match="or another client forgot the user"):
+        with pytest.warns(MemoryIndexWarning, match="The server kept its data .* another client deleted or forgot"):
             writers[1].add_turn("v", "user", "v says hello again")
         assert [c.text for c in stores[0].for_user("v").search(RecallQuery("v secret"), 10)] == ["v says hello again"]
         for store in stores:

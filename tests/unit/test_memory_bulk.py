@@ -9,7 +9,7 @@ import pytest
 
 from recall_core.memory import MemoryStore, MemoryWriter
 from recall_core.memory.encoders import HashEncoder
-from recall_core.memory.writer import BULK_CHUNKS, BulkTextWarning
+from recall_core.memory.text.prepared import BULK_CHUNKS, BulkTextWarning
 
 
 def test_a_pasted_document_warns_and_is_still_written(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ from recall_core.memory import (
     repair,
 )
 from recall_core.memory.index import collection_name
-from recall_core.memory.journal import Journal, JournalRow, _enter_wal
+from recall_core.memory.journal import Journal, JournalRow
+from recall_core.memory.journal.schema import enter_wal
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
 from tests.helpers.processes import child, run_child
@@ -117,7 +118,7 @@ def test_a_lock_held_past_the_timeout_still_fails_loudly(tmp_path: Path) -> None
     db = sqlite3.connect(str(path), isolation_level=None, timeout=0.1)
     started = time.monotonic()
     with pytest.raises(sqlite3.OperationalError, match="locked"):
-        _enter_wal(db, 0.2)
+        enter_wal(db, 0.2)
     assert 0.15 <= time.monotonic() - started < 5  # it retried until the timeout, then gave up
     db.close()
     other.execute("ROLLBACK")
@@ -130,7 +131,7 @@ def test_writers_starting_together_on_a_fresh_journal_all_open_and_lose_nothing(
     path = tmp_path / "journal.sqlite3"
     start = time.time() + 2.0  # children take about 0.6 s to import the memory
     writers = [child(tmp_path, """
-        from recall_core.memory.journal import Journal, JournalRow, _enter_wal
+        from recall_core.memory.journal import Journal, JournalRow
         while time.time() < float(sys.argv[2]):
             pass
         journal = Journal(sys.argv[1])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from recall_core.cli import main
-from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter, doctor
+from recall_core.memory import EncoderMismatchError, HashEncoder, MemoryStore, MemoryWriter, doctor
 
 TEXTS = [f"Fact number {i}: my dog Biscuit likes the park." for i in range(20)]
 
@@ -44,3 +44,21 @@ def test_memories_of_several_encoders_are_refused_with_how_to_choose(tmp_path):
     assert main(["rebuild-index", "--store", str(path)]) == 2  # the command line says so too, and stops
     with MemoryStore.local(path, encoder="hash-32") as store:  # chosen: used
         assert store.encoder.name == "hash-32"
+
+
+def test_a_write_with_an_encoder_of_another_size_is_refused_before_anything_is_journaled(tmp_path):
+    """`recall remember --encoder hash-32` on a store written with another encoder's size was
+    refused by the index after the turn was journaled with the new encoder's vector: the turn was
+    kept as pending, the store then held "several encoders" and every search and repair failed.
+    Now the write is refused first: nothing is written, and the store goes on as before."""
+    path = tmp_path / "memory"
+    _written(path, HashEncoder(32))
+    with MemoryStore.local(path, encoder=HashEncoder(16)) as store:
+        with pytest.raises(EncoderMismatchError, match="'hash-32' with 32 dimensions.*Nothing was written"):
+            MemoryWriter(store).add_turn("ada", "user", "I named my beagle Zorblax.")
+        with pytest.raises(ValueError, match="dimension mismatch"):  # a ValueError, as bad input is
+            MemoryWriter(store).add_turns([{"user_id": "ada", "role": "user", "content": "Another one."}])
+        assert store.journal.count("ada") == len(TEXTS) and store.journal.encoders() == ["hash-32"]
+        MemoryWriter(store).add_turn("bob", "user", "Bob is new here.")  # another user's first memory is written
+    with MemoryStore.local(path) as store:
+        assert doctor(store).ok and store.for_user("ada").count() == len(TEXTS)

@@ -5,10 +5,12 @@ indexed (:meth:`~recall_core.memory.index.ChromaIndex.write`'s ``on_missing``).
   behind the store's back: the journal's memories of the user are indexed again at once, under
   the journal's write lock, so that a ``forget`` or ``delete`` of another thread waits for it
   instead of being undone by it.
-* On a server the same sight has two causes this client cannot tell apart: the server lost its
-  data (restarted without its volume), or another client forgot the user. Indexing this
-  journal's memories again would undo the second, so the write only warns, naming both and what
-  to run for each. Until then searches find only what was written since.
+* On a server the same sight has two causes: the server lost its data (restarted without its
+  volume), or another client forgot the user. Indexing this journal's memories again would undo
+  the second, so the server's mark tells them apart (:mod:`~recall_core.memory.upkeep.marks`):
+  a server that lost its data has every memory of this journal indexed again; one that kept it
+  gets a warning naming the other client's forget and what to run. A journal that has no mark
+  of the server yet (new to it, or older than marks) cannot tell: it warns, naming both.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
+from recall_core.memory.index import MARK_KEPT, MARK_LOST
 from recall_core.memory.journal import INDEXED, JournalRow
 from recall_core.memory.protocols import StoreParts
 
@@ -29,14 +32,26 @@ def found_missing(
     journal = store.journal
     if store.kind != "local":
         held = journal.count(user_id, INDEXED) - len(fresh)
-        if held > 0:
-            warnings.warn(
-                f"the Chroma server at {store.location} had no collection for user {user_id!r}, though this client's "
-                f"journal holds {held} of their memories as indexed. Either the server lost its data (restarted "
-                "without its volume?): `recall doctor --repair` (repair(store)) indexes them again from this "
-                "journal; or another client forgot the user: forget them through this client too. Until then "
-                "searches find only what was written since", MemoryIndexWarning, stacklevel=4,
-            )  # fmt: skip
+        if held <= 0:
+            return
+        check = store.index.check_server
+        outcome = check() if check is not None else None
+        if outcome == MARK_LOST:  # every memory of the journal, this user's among them, was indexed again
+            return
+        cause = (
+            "The server kept its data (its mark is unchanged), so another client deleted or forgot the user: "
+            "forget them through this client too, or run `recall doctor --repair` (repair(store)) to index them "
+            "again from this journal"
+            if outcome == MARK_KEPT else
+            "Either the server lost its data (restarted without its volume?): `recall doctor --repair` "
+            "(repair(store)) indexes them again from this journal; or another client forgot the user: forget "
+            "them through this client too"
+        )  # fmt: skip
+        warnings.warn(
+            f"the Chroma server at {store.location} had no collection for user {user_id!r}, though this client's "
+            f"journal holds {held} of their memories as indexed. {cause}. Until then searches find only what "
+            "was written since", MemoryIndexWarning, stacklevel=4,
+        )  # fmt: skip
         return
     with journal.transaction():  # a forget or delete of another thread waits for this one
         again = [row for row in journal.rows(user_id, (INDEXED,)) if row.id not in fresh]

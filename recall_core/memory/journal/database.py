@@ -1,24 +1,4 @@
-"""The journal: an SQLite log of every accepted memory, the source of truth.
-
-Chroma's index can be lost or left corrupt (its HNSW files can be half-written by a kill
-mid-flush), so every memory is written here first and indexed second. Each row has a
-``state``:
-
-* ``pending``: written here, not (yet) in the index (the server was down, the process died);
-* ``indexed``: in the index with this text and vector;
-* ``deleting``: deleted by the user, not yet removed from the index (a tombstone, so that a
-  failed delete or ``forget`` is finished by ``repair`` instead of being resurrected).
-
-Tombstones also hide their memories from every read at once (:class:`Visibility`), and a
-``forget`` leaves a mark on its user until the index has dropped them, so "forget me" holds
-from the moment ``forget`` is called, whether or not the index could be reached.
-
-Rows keep their vectors, so the index can be rebuilt exactly, without re-encoding, as long
-as the encoder has not changed.
-
-The file uses WAL mode: readers do not block the writer, and a crash loses at most the
-transaction in flight.
-"""
+"""`Journal`: the operations on the journal's SQLite file (see :mod:`recall_core.memory.journal`)."""
 
 from __future__ import annotations
 
@@ -26,179 +6,36 @@ import json
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from recall_core.memory.errors import JournalDamagedError, journal_damaged_hint
+from recall_core.memory.journal.rows import (
+    COLUMNS,
+    EVERYTHING,
+    JournalRow,
+    Visibility,
+    row_from,
+    to_blob,
+)
+from recall_core.memory.journal.schema import (
+    BUSY_TIMEOUT,
+    DELETING,
+    INDEXED,
+    PENDING,
+    create_or_upgrade,
+    enter_wal,
+    split_sql,
+)
 from recall_core.memory.text.lexical import (
-    FTS_BACKFILL,
-    FTS_SCHEMA,
     SCRATCH_SCHEMA,
     WordScores,
     prepare_connection,
     word_scores,
 )
-
-PENDING = "pending"
-INDEXED = "indexed"
-DELETING = "deleting"
-
-#: 2 added the FTS5 word index (lexical.py) and ``context`` (the text that is searched, when it
-#: is more than ``text``); 3 the marks of unfinished forgets and renamed users, and user ids in
-#: Unicode NFC (validation.py); 4 dropped the LM-space keys of the retired hidden query without
-#: a query head (an upgraded journal keeps their two columns, emptied). An older journal is
-#: upgraded when opened.
-_SCHEMA_VERSION = 4
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memories (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-    id          TEXT NOT NULL UNIQUE,
-    user_id     TEXT NOT NULL,
-    session_id  TEXT NOT NULL,
-    role        TEXT NOT NULL,
-    text        TEXT NOT NULL,
-    timestamp   TEXT NOT NULL,
-    turn_index  INTEGER NOT NULL,
-    chunk_index INTEGER NOT NULL,
-    n_chunks    INTEGER NOT NULL,
-    extra       TEXT NOT NULL DEFAULT '{}',
-    embedding   BLOB,
-    encoder     TEXT,
-    state       TEXT NOT NULL DEFAULT 'pending',
-    created_at  REAL NOT NULL,
-    updated_at  REAL NOT NULL,
-    context     TEXT
-);
-CREATE INDEX IF NOT EXISTS memories_user_state ON memories(user_id, state);
-CREATE INDEX IF NOT EXISTS memories_user_session ON memories(user_id, session_id, turn_index);
--- A user whose forget() has not reached the index yet: reads show only what was written after.
-CREATE TABLE IF NOT EXISTS forgotten_users (user_id TEXT PRIMARY KEY, at REAL NOT NULL);
--- A user id rewritten to NFC (schema 3): its old collections are still to drop from the index.
-CREATE TABLE IF NOT EXISTS renamed_users (old_id TEXT PRIMARY KEY, new_id TEXT NOT NULL);
-"""
-
-_COLUMNS = (
-    "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
-    "embedding, encoder, state, created_at, updated_at, context"
-)
-
-
-@dataclass(frozen=True)
-class JournalRow:
-    """One memory (one chunk of one turn) as the journal keeps it."""
-
-    id: str
-    user_id: str
-    session_id: str
-    role: str
-    text: str
-    timestamp: str
-    turn_index: int
-    chunk_index: int
-    n_chunks: int
-    extra: dict[str, Any] = field(default_factory=dict)
-    embedding: np.ndarray | None = None
-    encoder: str | None = None
-    state: str = PENDING
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    #: What is embedded and word-indexed when it is more than ``text`` (the writer adds the date,
-    #: the speaker and the turn before); ``text`` is what a search returns and recall injects.
-    context: str | None = None
-
-    @property
-    def search_text(self) -> str:
-        return self.context if self.context is not None else self.text
-
-    def with_(self, **changes: Any) -> JournalRow:
-        return replace(self, **changes)
-
-
-@dataclass(frozen=True)
-class Visibility:
-    """Which of one user's index rows a read may return, by the journal.
-
-    Never a tombstoned memory (deleted, its removal from the index not finished yet). While a
-    ``forget`` of the user has not reached the index, only the memories live in this journal
-    (written after the forget); everything else in the user's collections is on its way out.
-    """
-
-    deleted: frozenset[str] = frozenset()
-    #: During an unfinished forget: the only ids a read may return; ``None`` otherwise.
-    only: frozenset[str] | None = None
-
-    @property
-    def everything(self) -> bool:
-        """Whether nothing is hidden (the common case: reads need not filter)."""
-        return not self.deleted and self.only is None
-
-    def allows(self, memory_id: str) -> bool:
-        if self.only is not None:
-            return memory_id in self.only
-        return memory_id not in self.deleted
-
-
-EVERYTHING = Visibility()
-
-
-def _blob(vector: np.ndarray | None) -> bytes | None:
-    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
-
-
-def _vector(blob: bytes | None) -> np.ndarray | None:
-    return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
-
-
-def _split_sql(script: str) -> list[str]:
-    """The statements of ``script``; a trigger body's inner ``;`` stays with its ``END``."""
-    statements, current = [], ""
-    for part in script.split(";"):
-        current += part + ";"
-        if sqlite3.complete_statement(current):
-            if current.strip(" \n;"):
-                statements.append(current.strip())
-            current = ""
-    return statements
-
-
-def _row(values: Sequence[Any]) -> JournalRow:
-    (id_, user, session, role, text, ts, turn, chunk, n_chunks, extra, emb, enc, state, c, u, context) = values
-    return JournalRow(
-        id=id_, user_id=user, session_id=session, role=role, text=text, timestamp=ts,
-        turn_index=turn, chunk_index=chunk, n_chunks=n_chunks, extra=json.loads(extra),
-        embedding=_vector(emb), encoder=enc, state=state, created_at=c, updated_at=u, context=context,
-    )  # fmt: skip
-
-
-#: Seconds a connection waits for another process's lock before giving up.
-_BUSY_TIMEOUT = 30.0
-
-
-def _enter_wal(db: sqlite3.Connection, timeout: float) -> None:
-    """Put ``db`` in WAL mode, waiting up to ``timeout`` seconds for other processes.
-
-    Switching a fresh file to WAL needs its exclusive lock, and SQLite answers "database is
-    locked" at once, without its busy handler, when another process opening the same fresh file
-    holds a lock: several writers or a server's workers starting together would fail at random.
-    So the switch is retried, with a growing pause, until ``timeout``.
-    """
-    deadline = time.monotonic() + timeout
-    pause = 0.005
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() + pause > deadline:
-                raise
-        time.sleep(pause)
-        pause = min(2 * pause, 0.2)
 
 
 class Journal:
@@ -215,7 +52,7 @@ class Journal:
         # allows one writer at a time anyway, and this keeps transactions whole.
         self._lock = threading.RLock()
         self._depth = 0  # nesting of open transactions (under the lock)
-        self._db = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
         try:
             self._set_up()
         except sqlite3.DatabaseError as error:
@@ -226,35 +63,13 @@ class Journal:
 
     def _set_up(self) -> None:
         """WAL mode, the schema and its upgrades, the scratch tables."""
-        _enter_wal(self._db, _BUSY_TIMEOUT)
+        enter_wal(self._db, BUSY_TIMEOUT)
         # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > _SCHEMA_VERSION:
-                raise RuntimeError(
-                    f"the journal {self.path} has schema version {version}, newer than this recall "
-                    f"understands ({_SCHEMA_VERSION}): upgrade recall"
-                )
-            if version == 1:
-                self._db.execute("ALTER TABLE memories ADD COLUMN context TEXT")
-            if version < 2:
-                fresh = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='memories_fts'").fetchone() is None
-                for statement in _split_sql(FTS_SCHEMA):
-                    self._db.execute(statement)
-                if fresh:
-                    self._db.execute(FTS_BACKFILL)
-            if version < 3:
-                self._normalise_user_ids()
-            if version < 4:
-                self._drop_lm_keys()
-            if version < _SCHEMA_VERSION:
-                self._db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-        prepare_connection(self._db, _split_sql(SCRATCH_SCHEMA))
+            create_or_upgrade(self._db, self.path)
+        prepare_connection(self._db, split_sql(SCRATCH_SCHEMA))
 
     class _Tx:
         """One write transaction; nested ones join the outermost (one BEGIN, one COMMIT)."""
@@ -308,36 +123,6 @@ class Journal:
         when it commits, whatever other processes sharing the file do. Calls inside it join it."""
         return Journal._Tx(self)
 
-    def _normalise_user_ids(self) -> None:
-        """Schema 3: rewrite user ids to NFC (inside the upgrade's transaction).
-
-        The rows of a renamed user become ``pending`` (the index files them under the user's
-        old collection name, a hash of the old spelling) and the rename is recorded, so that
-        the store can drop the old collections and index the rows under the new name. Two
-        spellings of one name become one user.
-        """
-        db = self._db
-        for (old,) in db.execute("SELECT DISTINCT user_id FROM memories").fetchall():
-            new = unicodedata.normalize("NFC", old)
-            if new == old:
-                continue
-            db.execute(
-                "UPDATE memories_fts SET owner = 'u' || hex(?) WHERE rowid IN (SELECT seq FROM memories WHERE user_id=?)",
-                (new, old),
-            )
-            db.execute(
-                "UPDATE memories SET user_id=?, state=CASE WHEN state=? THEN state ELSE ? END WHERE user_id=?",
-                (new, DELETING, PENDING, old),
-            )
-            db.execute("INSERT OR REPLACE INTO renamed_users (old_id, new_id) VALUES (?, ?)", (old, new))
-            db.execute("UPDATE OR REPLACE forgotten_users SET user_id=? WHERE user_id=?", (new, old))
-
-    def _drop_lm_keys(self) -> None:
-        """Schema 4: empty the LM-key columns an older journal has (inside the upgrade's transaction)."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(memories)")}
-        if "lm_key" in columns:
-            self._db.execute("UPDATE memories SET lm_key=NULL, lm_name=NULL WHERE lm_key IS NOT NULL OR lm_name IS NOT NULL")
-
     def close(self) -> None:
         """Close the database (checkpointing the WAL into the main file)."""
         with self._lock:
@@ -366,11 +151,11 @@ class Journal:
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
                 db.execute(
-                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+                    f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * 16)})",
                     (
                         row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
                         row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
-                        _blob(row.embedding), row.encoder, PENDING, now, now, row.context,
+                        to_blob(row.embedding), row.encoder, PENDING, now, now, row.context,
                     ),
                 )  # fmt: skip
                 new.append(row.id)
@@ -402,7 +187,7 @@ class Journal:
         with self._transaction() as db:
             db.executemany(
                 "UPDATE memories SET embedding=?, encoder=? WHERE id=?",
-                [(_blob(embeddings[i]), encoder, memory_id) for i, memory_id in enumerate(ids)],
+                [(to_blob(embeddings[i]), encoder, memory_id) for i, memory_id in enumerate(ids)],
             )
 
     def mark(self, ids: Sequence[str], state: str) -> None:
@@ -460,12 +245,23 @@ class Journal:
         with self._transaction() as db:
             db.execute("DELETE FROM renamed_users WHERE old_id=?", (old_id,))
 
+    def set_index_mark(self, key: str, mark: str) -> None:
+        """Record the mark a Chroma server held when this journal last wrote to it (upkeep/marks.py)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO index_marks (location, mark, at) VALUES (?, ?, ?)", (key, mark, time.time()))
+
+    def index_mark(self, key: str) -> str | None:
+        """The mark recorded for the server ``key``, or ``None``."""
+        with self._lock:
+            found = self._db.execute("SELECT mark FROM index_marks WHERE location=?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
     # -- reading ---------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> JournalRow | None:
         with self._lock:
-            values = self._db.execute(f"SELECT {_COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
-        return None if values is None else _row(values)
+            values = self._db.execute(f"SELECT {COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
+        return None if values is None else row_from(values)
 
     def get_many(self, ids: Sequence[str]) -> list[JournalRow]:
         """Rows for ``ids`` (those that exist), in the order of ``ids``."""
@@ -473,9 +269,9 @@ class Journal:
         with self._lock:
             for start in range(0, len(ids), 500):
                 part = list(ids[start : start + 500])
-                query = f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(part))})"
+                query = f"SELECT {COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(part))})"
                 for values in self._db.execute(query, part):
-                    row = _row(values)
+                    row = row_from(values)
                     found[row.id] = row
         return [found[m] for m in ids if m in found]
 
@@ -484,41 +280,41 @@ class Journal:
         marks = ", ".join("?" * len(states))
         with self._lock:
             fetched = self._db.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE user_id=? AND state IN ({marks}) ORDER BY seq",
+                f"SELECT {COLUMNS} FROM memories WHERE user_id=? AND state IN ({marks}) ORDER BY seq",
                 (user_id, *states),
             ).fetchall()
         for values in fetched:
-            yield _row(values)
+            yield row_from(values)
 
     def previous_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
         """The last chunk of the latest turn before ``turn_index`` in a session (not deleted), or ``None``."""
         with self._lock:
             values = self._db.execute(
-                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index<? AND state!=?
+                f"""SELECT {COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index<? AND state!=?
                     ORDER BY turn_index DESC, chunk_index DESC LIMIT 1""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchone()
-        return None if values is None else _row(values)
+        return None if values is None else row_from(values)
 
     def next_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
         """The first chunk of the earliest turn after ``turn_index`` in a session (not deleted), or ``None``."""
         with self._lock:
             values = self._db.execute(
-                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index>? AND state!=?
+                f"""SELECT {COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index>? AND state!=?
                     ORDER BY turn_index, chunk_index LIMIT 1""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchone()
-        return None if values is None else _row(values)
+        return None if values is None else row_from(values)
 
     def turn_rows(self, user_id: str, session_id: str, turn_index: int) -> list[JournalRow]:
         """Every chunk (not deleted) at a turn position of a session, in chunk order."""
         with self._lock:
             rows = self._db.execute(
-                f"""SELECT {_COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index=? AND state!=?
+                f"""SELECT {COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index=? AND state!=?
                     ORDER BY chunk_index""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchall()
-        return [_row(values) for values in rows]
+        return [row_from(values) for values in rows]
 
     def search_text(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> list[tuple[str, float]]:
         """BM25 word search in ``user_id``'s rows: ``(memory id, score)``, best first (see lexical.py)."""
@@ -563,6 +359,14 @@ class Journal:
             return [name for (name,) in self._db.execute(
                 "SELECT encoder FROM memories WHERE encoder IS NOT NULL GROUP BY encoder ORDER BY COUNT(*) DESC"
             )]  # fmt: skip
+
+    def vector_sizes(self, user_id: str) -> dict[str, int]:
+        """encoder name -> the length of the vectors it gave ``user_id``'s live memories."""
+        with self._lock:
+            return {name: int(size) // 4 for name, size in self._db.execute(
+                "SELECT encoder, length(embedding) FROM memories WHERE user_id=? AND state!=? AND embedding IS NOT NULL "
+                "GROUP BY encoder", (user_id, DELETING),
+            )}  # fmt: skip
 
     def count(self, user_id: str | None = None, state: str | None = None) -> int:
         where, params = [], []
