@@ -547,10 +547,11 @@ def _not_written(turns: int) -> str:
 
 
 def _progress(progress: bool | Any, total: int) -> tuple[Any, bool]:
+    """The bar to update, and whether this call made it (and closes it): a caller's bar stays open."""
     if progress is False or progress is None:
         return None, False
     if progress is True:
         from tqdm.auto import tqdm
 
         return tqdm(total=total, desc="remember", unit="turn"), True
-    return progress, True
+    return progress, False

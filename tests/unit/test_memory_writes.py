@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,17 @@ def test_a_keyed_memory_is_searched_without_the_turn_before(store: MemoryStore) 
     memory.update(memory_id, "A new note.")
     assert store.journal.get(memory_id).search_text == "[2 March 2024] User: A new note."
     assert memory.get(memory_id).key == "note"
+
+
+def test_a_caller_s_progress_bar_is_updated_and_left_open(store: MemoryStore) -> None:
+    """``add_turns(progress=bar)`` updates the caller's tqdm bar; until 2026-12-06 it also closed
+    it, so a caller writing in batches under one bar lost it after the first batch."""
+    from tqdm import tqdm
+
+    writer = MemoryWriter(store, **RAW_TEXT)
+    with tqdm(total=4, disable=False, file=io.StringIO()) as bar:
+        for batch in range(2):
+            writer.add_turns([{"user_id": "u", "role": "user", "content": f"batch {batch} turn {i}"} for i in range(2)],
+                             progress=bar)  # fmt: skip
+            assert not bar.disable and bar.n == 2 * (batch + 1)  # tqdm's close() sets disable
+    assert store.for_user("u").count() == 4

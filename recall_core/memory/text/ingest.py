@@ -83,7 +83,11 @@ def ingest_file(writer: Any, path: str | Path, user_id: str | None = None, progr
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(prepared), desc=f"ingest {path.name}", unit="turn")
-    ids = writer._write_all(prepared, bar, on_taken=taken)  # closes the bar
+    try:
+        ids = writer._write_all(prepared, bar, on_taken=taken)
+    finally:
+        if bar:
+            bar.close()
     if kept:
         warnings.warn(f"{path}: {len(kept)} turn(s) at positions that hold another text were kept as the memory "
                       f"holds them ({kept[0]}): see IngestReport.skipped", RuntimeWarning, stacklevel=3)  # fmt: skip
