@@ -16,6 +16,7 @@ keyed memory's id is a hash of (user, key).
 from __future__ import annotations
 
 import sqlite3
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -273,7 +274,8 @@ class MemoryWriter:
         drop_derived(ids)
         # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
         index.delete(user_id, ids)
-        journal.purge(journaled)
+        with self._tidying("the memories are deleted"):
+            journal.purge(journaled)
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:
@@ -293,11 +295,12 @@ class MemoryWriter:
         # A damaged collection cannot be counted (Chroma would load it), only dropped.
         indexed = 0 if index.damage(user_id) else index.count(user_id)
         index.drop_user(user_id)
-        for old, new in journal.renamed_users():  # collections under an older spelling of the id
-            if new == user_id:
-                index.drop_user(old)
-                journal.clear_renamed(old)
-        journal.purge_user(user_id)
+        with self._tidying(f"user {user_id!r} is forgotten"):
+            for old, new in journal.renamed_users():  # collections under an older spelling of the id
+                if new == user_id:
+                    index.drop_user(old)
+                    journal.clear_renamed(old)
+            journal.purge_user(user_id)
         scrub_free_pages(self.store.root)
         return max(journaled, indexed)
 
@@ -398,6 +401,21 @@ class MemoryWriter:
             if type(exc) is not sqlite3.DatabaseError:  # a constraint or a misuse: not the file's state
                 raise
             raise JournalDamagedError(journal_damaged_hint(path, f"{type(exc).__name__}: {exc}")) from exc
+
+    @contextmanager
+    def _tidying(self, done: str) -> Iterator[None]:
+        """A delete's or forget's last step, dropping the journal's tombstones once the index no longer
+        holds their rows. If SQLite refuses it (a full disk), what was asked is ``done`` (hidden from
+        every read, gone from the index): a warning, not an error, and ``repair`` drops them later."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            path = self.store.journal.path
+            warnings.warn(
+                f"{done} (hidden from every read, gone from the index), but the journal {path} could not drop "
+                f"their tombstones ({exc}{free_note(path)}): `recall doctor --repair` (repair(store)) drops them",
+                RuntimeWarning, stacklevel=4,
+            )  # fmt: skip
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
         """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""

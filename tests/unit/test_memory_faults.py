@@ -521,3 +521,30 @@ def test_a_rebuild_that_fails_for_one_user_leaves_that_user_as_before(tmp_path: 
     assert {user: texts(store.for_user(user)) for user in ("aaron", "bob", "zed")} == before
     assert doctor(store).ok  # no staging collection left behind
     store.close()
+
+
+@pytest.mark.parametrize("action", ["delete", "forget"])
+def test_a_journal_that_cannot_drop_tombstones_warns_and_the_delete_still_holds(tmp_path: Path, monkeypatch, action) -> None:
+    """A delete's or forget's last step drops the journal's tombstones after the index dropped the
+    rows. On a full disk SQLite refuses it; until 2026-12-06 its raw ``OperationalError`` reached
+    the caller, as if nothing had been deleted. Now it warns: the memories are hidden and gone
+    from the index, and ``repair`` drops the tombstones once there is room."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        ids = [i for n in range(3) for i in writer.add_turn("u", "user", f"secret {n}")]
+        writer.add_turn("v", "user", "v stays")
+
+        def full(*args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(Journal, "purge" if action == "delete" else "purge_user", full)
+        with pytest.warns(RuntimeWarning, match="could not drop their tombstones .*disk is full.*recall doctor --repair"):
+            done = writer.delete("u", ids[:2]) if action == "delete" else writer.forget("u")
+        assert done == (2 if action == "delete" else 3)
+        left = ["secret 2"] if action == "delete" else []
+        assert [c.text for c in store.for_user("u").search("secret", 5)] == left
+        assert doctor(store).totals()["deleting"] == (2 if action == "delete" else 3)
+        monkeypatch.undo()
+        repair(store)
+        report = doctor(store)
+        assert report.ok and store.journal.count("u") == len(left) and store.for_user("v").count() == 1
