@@ -556,7 +556,8 @@ class MemoryWriter:
             text=record.text, timestamp=record.timestamp, turn_index=record.turn_index,
             chunk_index=record.chunk_index, n_chunks=record.n_chunks, extra=extra,
         )  # fmt: skip
-        self.store.journal.insert([row])
+        with self._journaling(f"memory {memory_id!r} was not copied into the journal, and nothing was changed"):
+            self.store.journal.insert([row])
         return self.store.journal.get(memory_id) or row
 
 

@@ -26,6 +26,7 @@ import pytest
 from recall_core.cli import main
 from recall_core.memory import (
     HashEncoder,
+    JournalWriteError,
     MemoryIndexWarning,
     MemoryStore,
     MemoryUnavailableError,
@@ -548,3 +549,25 @@ def test_a_journal_that_cannot_drop_tombstones_warns_and_the_delete_still_holds(
         repair(store)
         report = doctor(store)
         assert report.ok and store.journal.count("u") == len(left) and store.for_user("v").count() == 1
+
+
+def test_an_update_of_a_memory_the_journal_lacks_on_a_full_disk_is_a_journal_write_error(tmp_path: Path, monkeypatch) -> None:
+    """``update`` of a memory only the index holds (another client's, or a journal restored from an
+    older copy) first copies it into the journal. SQLite refusing that copy reached the caller as
+    its raw ``OperationalError``; now it is ``JournalWriteError`` saying nothing was changed."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        (memory_id,) = writer.add_turn("u", "user", "I live in Porto.")
+        with store.journal.transaction() as db:  # the index alone holds it now
+            db.execute("DELETE FROM memories WHERE id=?", (memory_id,))
+
+        def full(*args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(Journal, "insert", full)
+        with pytest.raises(JournalWriteError, match="was not copied into the journal, and nothing was changed"):
+            writer.update("u", memory_id, "I live in Lisbon.")
+        monkeypatch.undo()
+        assert [c.text for c in store.for_user("u").search("live", 1)] == ["I live in Porto."]
+        writer.update("u", memory_id, "I live in Lisbon.")
+        assert [c.text for c in store.for_user("u").search("live", 1)] == ["I live in Lisbon."]
