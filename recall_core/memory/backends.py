@@ -206,6 +206,26 @@ def check_server(host: object, port: object, timeout: object) -> int:
     return port
 
 
+def _default_journal(host: str, port: int, tenant: str | None, database: str | None) -> Path:
+    """``$RECALL_HOME/memory/server-journals/HOST_PORT[_TENANT_DATABASE].sqlite3``: each database its
+    own journal, since a journal's repair (or a lost server's heal) indexes all its users there."""
+    def safe(text: str) -> str:
+        return "".join(c if c.isalnum() or c in "-." else "_" for c in text)
+
+    folder = default_memory_dir() / "server-journals"
+    shared = folder / f"{safe(host)}_{int(port)}.sqlite3"
+    if tenant is None and database is None:
+        return shared
+    own = folder / f"{shared.stem}_{safe(tenant or 'default_tenant')}_{safe(database or 'default_database')}.sqlite3"
+    if shared.exists() and not own.exists():
+        warnings.warn(
+            f"the journal of tenant {tenant!r}, database {database!r} is now {own}; until 2026-12-06 every database "
+            f"of this server shared {shared}, which may hold its memories: pass journal_path= to keep using it",
+            RuntimeWarning, stacklevel=4,
+        )  # fmt: skip
+    return own
+
+
 def open_server(
     host: str,
     port: int,
@@ -220,8 +240,7 @@ def open_server(
     (see :meth:`~recall_core.memory.MemoryStore.server` for the arguments)."""
     headers = dict(headers or {})
     if journal_path is None:
-        safe_host = "".join(c if c.isalnum() or c in "-." else "_" for c in host)
-        journal_path = default_memory_dir() / "server-journals" / f"{safe_host}_{int(port)}.sqlite3"
+        journal_path = _default_journal(host, port, tenant, database)
     journal = Journal(Path(journal_path).expanduser())
     scheme = "https" if ssl else "http"
     location = f"{scheme}://{host}:{int(port)}"

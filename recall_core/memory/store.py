@@ -233,7 +233,8 @@ class MemoryStore:
             headers: HTTP headers sent with every request.
             encoder: as in :meth:`local`.
             journal_path: the journal of this client (default:
-                ``$RECALL_HOME/memory/server-journals/HOST_PORT.sqlite3``). Processes on one
+                ``$RECALL_HOME/memory/server-journals/HOST_PORT.sqlite3``, with ``_TENANT_DATABASE``
+                before the suffix when either is given: each database its own). Processes on one
                 machine may share it; each machine writing to the server keeps its own.
             timeout: seconds before a request to the server is given up.
             tenant, database: Chroma namespaces (defaults: Chroma's).

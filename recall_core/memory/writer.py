@@ -237,6 +237,8 @@ class MemoryWriter:
             raise ValueError(f"metadata must be a mapping, got {type(metadata).__name__}")
         extra = check_metadata({k: v for k, v in metadata.items() if k != "key"}) if metadata is not None else None
         journal = self.store.journal
+        if user_id not in self._sized:
+            self._check_vector_size(user_id)
         row = journal.get(memory_id)
         if row is None or row.user_id != user_id or row.state == DELETING:
             row = self.adopt(user_id, memory_id)

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import threading
+import time
+import warnings
 from pathlib import Path
 
 import pytest
 
 from recall_core.memory import (
+    EncoderMismatchError,
     HashEncoder,
     MemoryIndexWarning,
     MemoryStore,
@@ -23,6 +28,7 @@ from recall_core.memory import (
     repair,
 )
 from recall_core.memory.chroma_server import ChromaServer
+from recall_core.memory.journal import Journal
 from recall_core.types import RecallQuery
 from tests.helpers.memories import RAW_TEXT
 from tests.helpers.processes import child
@@ -167,8 +173,8 @@ def test_a_journal_without_a_mark_of_the_server_cannot_tell_and_warns_naming_bot
     with ChromaServer(tmp_path / "server-data") as server:
         stores, writers = _clients(server.port, tmp_path, ("a",))
         writers[0].add_turns([{"user_id": "u", "role": "user", "content": f"fact {i}"} for i in range(3)])
-        stores[0].journal.transaction().__enter__().execute("DELETE FROM index_marks")
-        stores[0].journal.transaction().__exit__(None, None, None)
+        with stores[0].journal.transaction() as db:
+            db.execute("DELETE FROM index_marks")
         stores[0].close()
         server.stop()
         shutil.rmtree(tmp_path / "server-data")
@@ -182,33 +188,164 @@ def test_a_journal_without_a_mark_of_the_server_cannot_tell_and_warns_naming_bot
         stores[0].close()
 
 
+def _lose(server: ChromaServer, tmp_path: Path) -> None:
+    """Restart the server without its data (a server without a persistent volume)."""
+    server.stop()
+    shutil.rmtree(tmp_path / "server-data")
+    server.start()
+
+
 @pytest.mark.server
-def test_a_heal_cut_short_by_the_server_is_finished_by_the_next_check(tmp_path: Path, monkeypatch) -> None:
-    """The index fails while the journal's memories are indexed again: the call warns how far it
-    got and names the repair, the new mark is not recorded, and the next check indexes again."""
+def test_a_heal_cut_short_leaves_the_rest_pending_for_repair_and_does_not_start_again(tmp_path: Path, monkeypatch) -> None:
+    """The index fails while the journal's memories are indexed again. The memories not indexed
+    yet wait in the journal as pending (the new mark is recorded with them, so no later call
+    starts the whole re-indexing again); the call warns and names the repair, which finishes it.
+    A user the index refuses (another encoder's size) does not stop the others."""
     with ChromaServer(tmp_path / "server-data") as server:
         stores, writers = _clients(server.port, tmp_path, ("a",))
-        for user in ("u", "v"):
+        for user in ("t", "u", "v"):
             writers[0].add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(3)])
-        server.stop()
-        shutil.rmtree(tmp_path / "server-data")
-        server.start()
+        _lose(server, tmp_path)
         index, write = stores[0].index, stores[0].index.write
-        failures = iter([MemoryUnavailableError("the server went away")])
+        errors = {"t": EncoderMismatchError("t's collection has 64 dimensions"), "v": MemoryUnavailableError("gone")}
 
         def failing_once(rows, *args, **kwargs):
-            if rows and rows[0].user_id == "v":
-                error = next(failures, None)
-                if error is not None:
-                    raise error
+            error = errors.pop(rows[0].user_id, None) if rows else None
+            if error is not None:
+                raise error
             return write(rows, *args, **kwargs)
 
         monkeypatch.setattr(index, "write", failing_once)
-        with pytest.warns(MemoryIndexWarning, match="stopped after 3 of 6"):
+        with pytest.warns(MemoryIndexWarning, match="stopped short: 6 memories wait in the journal as pending"):
             assert len(stores[0].for_user("u").search(RecallQuery("u fact"), 10)) == 3
-        with pytest.warns(MemoryIndexWarning, match="6 memories of 2 users again"):
-            assert len(stores[0].for_user("v").search(RecallQuery("v fact"), 10)) == 3
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MemoryIndexWarning)  # no second re-indexing
+            stores[0].for_user("v").search(RecallQuery("v fact"), 10)
+        assert doctor(stores[0]).totals()["pending"] == 6
+        repair(stores[0])
         assert doctor(stores[0]).ok
+        assert [len(stores[0].for_user(user).search(RecallQuery("fact"), 10)) for user in "tuv"] == [3, 3, 3]
+        stores[0].close()
+
+
+@pytest.mark.server
+def test_threads_meeting_the_lost_server_together_heal_it_once_and_both_answer(tmp_path: Path, monkeypatch) -> None:
+    """Two threads of one store find the lost server at once. The second waits for the first's
+    re-indexing and then answers from it; before, it compared the mark afresh, found it unchanged
+    and blamed another client's forget."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        for user in ("u", "w"):
+            writers[0].add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(3)])
+        store = stores[0]
+        assert store.for_user("u").count() == 3 and store.for_user("w").count() == 3  # handles cached
+        _lose(server, tmp_path)
+        index, write, healing, waited = store.index, store.index.write, threading.Event(), threading.Event()
+
+        def slow(rows, *args, **kwargs):
+            healing.set()
+            waited.wait(10)
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(index, "write", slow)
+        found: dict[str, object] = {}
+
+        def search(user: str) -> None:
+            try:
+                found[user] = len(store.for_user(user).search(RecallQuery("fact"), 10))
+            except Exception as error:  # noqa: BLE001 - the test reports it
+                found[user] = error
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first = threading.Thread(target=search, args=("u",))
+            first.start()
+            assert healing.wait(10)
+            second = threading.Thread(target=search, args=("w",))
+            second.start()
+            time.sleep(0.5)  # the second thread is now waiting for the first's re-indexing
+            waited.set()
+            first.join(30)
+            second.join(30)
+        assert found == {"u": 3, "w": 3}
+        assert not [w for w in caught if "kept its data" in str(w.message)]
+        store.close()
+
+
+@pytest.mark.server
+def test_an_upgraded_journal_heals_a_loss_after_the_upgrade_and_names_both_causes_for_one_before(tmp_path: Path) -> None:
+    """A journal that held memories as indexed before it had a mark cannot vouch for them: a loss
+    after its first mark is healed (and the call that healed answers), but with a loss from before
+    the mark, every process warns naming both causes; none blames another client's forget."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turns([{"user_id": "u", "role": "user", "content": f"u fact {i}"} for i in range(3)])
+        with stores[0].journal.transaction() as db:  # as written before marks
+            db.execute("DELETE FROM index_marks")
+        stores[0].close()
+        stores, _ = _clients(server.port, tmp_path, ("a",))
+        assert stores[0].for_user("u").count() == 3  # connects: the mark is recorded, not vouched
+        _lose(server, tmp_path)
+        with pytest.warns(MemoryIndexWarning, match="3 memories of 1 user again"):
+            assert len(stores[0].for_user("u").search(RecallQuery("u fact"), 10)) == 3
+        stores[0].close()
+
+        with Journal(tmp_path / "a.sqlite3").transaction() as db:
+            db.execute("DELETE FROM index_marks")
+        _lose(server, tmp_path)  # lost before this journal's first mark
+        for _ in range(2):  # two processes, one after the other
+            stores, writers = _clients(server.port, tmp_path, ("a",))
+            with pytest.raises(MemoryUnavailableError, match="the index was lost or damaged"):
+                stores[0].for_user("u").search(RecallQuery("u fact"), 10)
+            stores[0].close()
+
+
+@pytest.mark.server
+def test_a_busy_journal_does_not_break_the_first_connection(tmp_path: Path, monkeypatch) -> None:
+    """Recording a server's first mark needs the journal's write lock. Another process holding it
+    made a read wait 30 s and raise SQLite's raw "database is locked"; now the read goes on and the
+    mark is recorded at a later connection."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turn("u", "user", "u fact")
+        stores[0].close()
+        with Journal(tmp_path / "a.sqlite3").transaction() as db:
+            db.execute("DELETE FROM index_marks")
+        set_mark = Journal.set_index_mark
+
+        def locked(*args, **kwargs):
+            raise sqlite3.OperationalError("database is locked")
+
+        monkeypatch.setattr(Journal, "set_index_mark", locked)
+        stores, _ = _clients(server.port, tmp_path, ("a",))
+        assert stores[0].for_user("u").count() == 1
+        stores[0].close()
+        monkeypatch.setattr(Journal, "set_index_mark", set_mark)
+        stores, _ = _clients(server.port, tmp_path, ("a",))
+        assert stores[0].for_user("u").count() == 1
+        assert stores[0].journal.index_mark(f"{stores[0].location}/default_tenant/default_database")[0] is not None
+        stores[0].close()
+
+
+@pytest.mark.server
+def test_a_heal_indexes_the_stored_vectors_and_never_re_encodes_them(tmp_path: Path) -> None:
+    """A client opened with another encoder meets the lost server: it indexes the journal's own
+    vectors (the memories keep their encoder) instead of re-encoding every memory with its own,
+    which left the application's own encoder refused afterwards."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turns([{"user_id": "u", "role": "user", "content": f"u fact {i}"} for i in range(3)])
+        stores[0].close()
+        _lose(server, tmp_path)
+        other = MemoryStore.server(port=server.port, encoder=HashEncoder(64), journal_path=tmp_path / "a.sqlite3")
+        with pytest.warns(MemoryIndexWarning, match="3 memories of 1 user again"):
+            with pytest.raises(EncoderMismatchError):
+                other.for_user("u").search(RecallQuery("u fact"), 10)
+        assert other.journal.encoders() == ["hash-32"]
+        other.close()
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        writers[0].add_turn("u", "user", "u fact 3")
+        assert stores[0].for_user("u").count() == 4
         stores[0].close()
 
 

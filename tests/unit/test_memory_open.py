@@ -167,3 +167,19 @@ def test_a_store_at_the_old_default_is_still_found(clean_env: Path) -> None:
     assert paths.default_memory_dir() == legacy
     with MemoryStore.local(encoder=HashEncoder(32)) as store:
         assert [r.text for r in store.for_user("ada").list()] == [FACT]
+
+
+def test_each_database_of_a_server_gets_its_own_default_journal(tmp_path, monkeypatch) -> None:
+    """Every database of one server shared one default journal, so a repair (or a lost server's
+    heal) indexed each database's users into the other. Now a store given a tenant or database
+    has a journal of its own; an old shared journal is named in a warning."""
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path))
+    plain = MemoryStore.server(port=8123, encoder=HashEncoder(8))
+    with pytest.warns(RuntimeWarning, match="until 2026-12-06 every database of this server shared"):
+        first = MemoryStore.server(port=8123, encoder=HashEncoder(8), database="db1")
+    with pytest.warns(RuntimeWarning, match="until 2026-12-06 every database of this server shared"):
+        second = MemoryStore.server(port=8123, encoder=HashEncoder(8), tenant="t", database="db2")
+    paths = [store.journal.path.name for store in (plain, first, second)]
+    assert paths == ["127.0.0.1_8123.sqlite3", "127.0.0.1_8123_default_tenant_db1.sqlite3", "127.0.0.1_8123_t_db2.sqlite3"]
+    for store in (plain, first, second):
+        store.close()

@@ -62,3 +62,20 @@ def test_a_write_with_an_encoder_of_another_size_is_refused_before_anything_is_j
         MemoryWriter(store).add_turn("bob", "user", "Bob is new here.")  # another user's first memory is written
     with MemoryStore.local(path) as store:
         assert doctor(store).ok and store.for_user("ada").count() == len(TEXTS)
+
+
+def test_update_and_put_with_an_encoder_of_another_size_are_refused_before_anything_is_journaled(tmp_path):
+    """``update()`` and ``put()`` of an existing key went past the check: the new text and its vector
+    were journaled as pending, and the store then held two encoders."""
+    path = tmp_path / "memory"
+    with MemoryStore.local(path, encoder=HashEncoder(32)) as store:
+        writer = MemoryWriter(store)
+        (first,) = writer.add_turn("ada", "user", TEXTS[0])
+        writer.put("ada", "dog", "Biscuit")
+    with MemoryStore.local(path, encoder=HashEncoder(16)) as store:
+        with pytest.raises(EncoderMismatchError, match="Nothing was written"):
+            MemoryWriter(store).update("ada", first, "I named my beagle Zorblax.")
+        with pytest.raises(EncoderMismatchError, match="Nothing was written"):
+            MemoryWriter(store).put("ada", "dog", "Zorblax")
+        assert store.journal.encoders() == ["hash-32"] and store.journal.count("ada", "pending") == 0
+        assert store.journal.get(first).text == TEXTS[0]

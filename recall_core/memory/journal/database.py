@@ -245,16 +245,25 @@ class Journal:
         with self._transaction() as db:
             db.execute("DELETE FROM renamed_users WHERE old_id=?", (old_id,))
 
-    def set_index_mark(self, key: str, mark: str) -> None:
-        """Record the mark a Chroma server held when this journal last wrote to it (upkeep/marks.py)."""
+    def set_index_mark(self, key: str, mark: str, vouched: bool) -> None:
+        """Record the mark a Chroma server held when this journal last wrote to it (upkeep/marks.py);
+        ``vouched``: every memory the journal holds as indexed there was indexed under this mark."""
         with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO index_marks (location, mark, at) VALUES (?, ?, ?)", (key, mark, time.time()))
+            db.execute(
+                "INSERT OR REPLACE INTO index_marks (location, mark, vouched, at) VALUES (?, ?, ?, ?)",
+                (key, mark, int(vouched), time.time()),
+            )
 
-    def index_mark(self, key: str) -> str | None:
-        """The mark recorded for the server ``key``, or ``None``."""
+    def index_mark(self, key: str) -> tuple[str | None, bool]:
+        """The mark recorded for the server ``key`` (``None``: none) and whether it is vouched."""
         with self._lock:
-            found = self._db.execute("SELECT mark FROM index_marks WHERE location=?", (key,)).fetchone()
-        return None if found is None else str(found[0])
+            found = self._db.execute("SELECT mark, vouched FROM index_marks WHERE location=?", (key,)).fetchone()
+        return (None, False) if found is None else (str(found[0]), bool(found[1]))
+
+    def mark_all_pending(self) -> int:
+        """Make every indexed row pending (its index lost it); return how many."""
+        with self._transaction() as db:
+            return db.execute("UPDATE memories SET state=? WHERE state=?", (PENDING, INDEXED)).rowcount
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -361,11 +370,11 @@ class Journal:
             )]  # fmt: skip
 
     def vector_sizes(self, user_id: str) -> dict[str, int]:
-        """encoder name -> the length of the vectors it gave ``user_id``'s live memories."""
+        """encoder name -> the length of the vectors it gave ``user_id``'s indexed memories."""
         with self._lock:
             return {name: int(size) // 4 for name, size in self._db.execute(
-                "SELECT encoder, length(embedding) FROM memories WHERE user_id=? AND state!=? AND embedding IS NOT NULL "
-                "GROUP BY encoder", (user_id, DELETING),
+                "SELECT encoder, length(embedding) FROM memories WHERE user_id=? AND state=? AND embedding IS NOT NULL "
+                "GROUP BY encoder", (user_id, INDEXED),
             )}  # fmt: skip
 
     def count(self, user_id: str | None = None, state: str | None = None) -> int:

@@ -50,9 +50,11 @@ CREATE TABLE IF NOT EXISTS forgotten_users (user_id TEXT PRIMARY KEY, at REAL NO
 -- A user id rewritten to NFC (schema 3): its old collections are still to drop from the index.
 CREATE TABLE IF NOT EXISTS renamed_users (old_id TEXT PRIMARY KEY, new_id TEXT NOT NULL);
 -- The mark each Chroma server this journal wrote to held when last seen (upkeep/marks.py): a
--- server whose mark changed lost its data. A table made if missing needs no schema version, so
--- an older recall still opens the file.
-CREATE TABLE IF NOT EXISTS index_marks (location TEXT PRIMARY KEY, mark TEXT NOT NULL, at REAL NOT NULL);
+-- server whose mark changed lost its data. vouched: every memory indexed there was indexed
+-- under this mark. A table made if missing needs no schema version: an older recall opens the file.
+CREATE TABLE IF NOT EXISTS index_marks (
+    location TEXT PRIMARY KEY, mark TEXT NOT NULL, vouched INTEGER NOT NULL, at REAL NOT NULL
+);
 """
 
 

@@ -29,15 +29,19 @@ data, brings that user back from this client's journal: forget through every cli
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 import uuid
 import warnings
 from typing import Any
 
-from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
+from recall_core.memory.errors import EncoderMismatchError, MemoryIndexWarning, MemoryStoreError
 from recall_core.memory.index import MARK_FIRST, MARK_KEPT, MARK_LOST
-from recall_core.memory.journal import INDEXED
+from recall_core.memory.journal import INDEXED, PENDING
 from recall_core.memory.protocols import StoreParts
+
+logger = logging.getLogger(__name__)
 
 #: The collection holding a server's mark. Not ``recall-...``: the index's maintenance reads
 #: those as users' collections.
@@ -64,16 +68,24 @@ def server_mark(client: Any) -> str:
 
 
 def compare(store: StoreParts) -> tuple[str, str, str]:
-    """``(outcome, key, mark)``: :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST` (recorded now)."""
+    """``(outcome, key, mark)``: :data:`MARK_KEPT`, :data:`MARK_LOST`, or :data:`MARK_FIRST`: nothing
+    to compare with, or a mark recorded while the journal already held memories as indexed there
+    (they may have been lost before it: the mark does not vouch for them)."""
     index = store.index
     client = index.client()
     key = mark_key(store, client)
     mark = index.call(server_mark, client)
-    seen = store.journal.index_mark(key)
+    journal = store.journal
+    seen, vouched = journal.index_mark(key)
     if seen is None:
-        store.journal.set_index_mark(key, mark)
+        try:  # nothing to heal: a busy journal (another process's write) records it next time
+            journal.set_index_mark(key, mark, vouched=journal.count(state=INDEXED) == 0)
+        except sqlite3.OperationalError as exc:
+            logger.debug("the server's mark was not recorded in %s: %s", journal.path, exc)
         return MARK_FIRST, key, mark
-    return (MARK_KEPT if seen == mark else MARK_LOST), key, mark
+    if seen != mark:
+        return MARK_LOST, key, mark
+    return (MARK_KEPT if vouched else MARK_FIRST), key, mark
 
 
 class ServerMarks:
@@ -84,59 +96,95 @@ class ServerMarks:
         self.store = store
         self._lock = threading.RLock()
         self._healing = False
-        # The journal had no mark of the server, but memories indexed there, when this store met
-        # it: an unchanged mark vouches only for the time since, so it is reported as MARK_FIRST.
-        self._first = False
+        self._heals = 0  # heals done: a check that waited for another thread's heal needs none
 
     def check(self) -> str:
-        """Compare the server's mark with the journal's: :data:`MARK_KEPT`, :data:`MARK_FIRST` (nothing
-        to compare: recorded now), or :data:`MARK_LOST`, once everything was indexed again."""
+        """Compare the server's mark with the journal's: :data:`MARK_KEPT`, :data:`MARK_FIRST` (it
+        cannot tell), or :data:`MARK_LOST`, once the memories were indexed again (or left pending,
+        with a warning, where the index refused them)."""
+        heals = self._heals
         with self._lock:
-            if self._healing:  # a check made by the healing itself (this thread): it is under way
+            if self._healing or self._heals != heals:  # this thread's heal, or one that ended meanwhile
                 return MARK_LOST
             outcome, key, mark = compare(self.store)
-            if outcome == MARK_LOST:
-                self._healing = True
-                try:
-                    heal(self.store, key, mark)
-                finally:
-                    self._healing = False
-            elif outcome == MARK_FIRST:
-                # Memories indexed before the mark was recorded may have been lost before it.
-                self._first = self.store.journal.count(state=INDEXED) > 0
-            return MARK_FIRST if self._first else outcome
+            if outcome != MARK_LOST:
+                return outcome
+            self._healing = True
+            try:
+                healed = heal(self.store, key, mark)
+            finally:
+                self._healing = False
+            if not healed:
+                return MARK_FIRST
+            self._heals += 1
+            return MARK_LOST
 
 
-def heal(store: StoreParts, key: str, mark: str) -> int:
-    """Index again every memory the journal holds as indexed, then record ``mark``; return how
-    many. A failure warns with the repair and leaves the old mark, so the next check tries again."""
+def heal(store: StoreParts, key: str, mark: str) -> bool:
+    """Index again what the journal held as indexed on a server that lost it; ``False`` if the
+    journal could not even be written (busy or full: the next check tries again).
+
+    In one journal transaction every indexed memory becomes pending and the new mark is recorded,
+    so a crash midway leaves pending rows for ``repair``, not a second heal. Then each user's
+    pending memories are indexed with their stored vectors (never re-encoded by this client's
+    encoder), under the journal's write lock, so a forget or delete through this journal waits.
+    A user the index refuses stays pending, with a warning; the others go on."""
     journal = store.journal
-    counts = {user: n for user, n in journal.indexed_counts().items() if n}
+    try:
+        with journal.transaction():
+            counts = {user: n for user, n in journal.indexed_counts().items() if n}
+            journal.mark_all_pending()
+            journal.set_index_mark(key, mark, vouched=True)
+    except sqlite3.OperationalError as exc:
+        warnings.warn(
+            f"the Chroma server at {store.location} lost its data, but this client's journal {journal.path} could not "
+            f"be written to index its memories again ({exc}): `recall doctor --repair` (repair(store)) does it",
+            MemoryIndexWarning, stacklevel=5,
+        )  # fmt: skip
+        return False
+    store.index.forget_all_cached()  # every handle points at a collection the server lost
     total = sum(counts.values())
+    if not total:
+        return True
     warnings.warn(
         f"the Chroma server at {store.location} lost its data since this client's journal last wrote to it (its "
         f"mark changed): indexing the journal's {total} memories of {len(counts)} user{'s' * (len(counts) != 1)} again",
         MemoryIndexWarning, stacklevel=5,
     )  # fmt: skip
-    writer = store.writer
-    store.index.forget_all_cached()  # every handle points at a collection the server lost
+    failed: dict[str, str] = {}
     from tqdm.auto import tqdm
 
-    done = 0
-    try:
-        with tqdm(total=total, desc="re-index", unit="memory", disable=total < _BAR_FROM) as bar:
-            for user_id in counts:
+    with tqdm(total=total, desc="re-index", unit="memory", disable=total < _BAR_FROM) as bar:
+        for user_id in journal.users():
+            try:
                 with journal.transaction():  # this journal's forget or delete of the user waits
-                    rows = list(journal.rows(user_id, (INDEXED,)))
-                    if rows:
-                        store.index.write(writer.embed(rows), writer.encoder.name)
-                done += len(rows)
-                bar.update(len(rows))
-    except MemoryUnavailableError as exc:
+                    bar.update(_index_pending(store, user_id))
+            except (MemoryStoreError, sqlite3.OperationalError) as exc:
+                failed[user_id] = f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, EncoderMismatchError):
+                    break  # the index or the journal is gone: the rest waits for repair
+    if failed:
+        left = journal.count(state=PENDING)
+        first = next(iter(failed.items()))
         warnings.warn(
-            f"indexing the memories again stopped after {done} of {total} ({exc}): `recall doctor --repair` "
-            "(repair(store)) indexes them", MemoryIndexWarning, stacklevel=5,
+            f"indexing the memories again stopped short: {left} memories wait in the journal as pending (user "
+            f"{first[0]!r}: {first[1]}). `recall doctor --repair` (repair(store)) indexes them",
+            MemoryIndexWarning, stacklevel=5,
         )  # fmt: skip
-        return done
-    journal.set_index_mark(key, mark)
-    return done
+    return True
+
+
+def _index_pending(store: StoreParts, user_id: str) -> int:
+    """Index ``user_id``'s pending memories with their stored vectors (embedding only those without
+    one); mark them indexed; return how many."""
+    journal = store.journal
+    rows = list(journal.rows(user_id, (PENDING,)))
+    if not rows:
+        return 0
+    missing = [r for r in rows if r.embedding is None]
+    if missing:
+        embedded = {r.id: r for r in store.writer.embed(missing)}
+        rows = [embedded.get(r.id, r) for r in rows]
+    written = store.index.write(rows)
+    journal.mark([r.id for r in written], INDEXED)
+    return len(rows)
