@@ -135,3 +135,14 @@ def test_a_caller_s_progress_bar_is_updated_and_left_open(store: MemoryStore) ->
                              progress=bar)  # fmt: skip
             assert not bar.disable and bar.n == 2 * (batch + 1)  # tqdm's close() sets disable
     assert store.for_user("u").count() == 4
+
+
+def test_doctor_finds_a_keyed_memory_the_same_in_the_index_and_the_journal(store: MemoryStore) -> None:
+    """A found record holds a put()'s key apart from its metadata, and doctor compared the metadata
+    alone: every keyed memory was reported "different in the index", and repair rewrote it for nothing."""
+    from recall_core.memory import doctor
+
+    store.writer.put("ada", "dog", "Biscuit")
+    store.writer.add_turn("ada", "user", "I live in Porto.")
+    report = doctor(store)
+    assert report.ok and report.totals()["mismatched"] == 0, report.summary()
