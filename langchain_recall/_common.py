@@ -212,6 +212,7 @@ def token_usage(results: Sequence[RecallResult]) -> dict[str, int]:
 _Chunk = TypeVar("_Chunk")
 
 
+
 def stream_chunks(
     stream: RecallStream, make: Callable[[str], _Chunk], run_manager: CallbackManagerForLLMRun | None
 ) -> Iterator[_Chunk]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -25,7 +26,15 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
 from recall_core import RecallResult
-from recall_core.integration import WRITE_MEMORY, WRITE_QUESTIONS, PreparedCall
+from recall_core.integration import (
+    WRITE_MEMORY,
+    WRITE_QUESTIONS,
+    PreparedCall,
+    remember_later,
+    run_cancellable,
+    stop_stream,
+    unanswered,
+)
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.remember import last_exchange, write_reported, write_turns
 from recall_core.structured.tools import ContentStream, call_splitter
@@ -266,6 +275,25 @@ class ChatRecall(RecallSettings, BaseChatModel):
         self._mark_written(call, report.done(self.write_roles))
         return report.metadata
 
+    def _remember_unanswered(self, call: PreparedCall, messages: list[dict[str, str]]) -> None:
+        """A reply that did not come whole (a stream left early or failing midway, a cancelled call):
+        the user's turn is written, as LlamaIndex's chat engines put the user message in memory before
+        generating; the partial reply is not, now or when the session's cache evicts it. Never
+        raises: the call's own exception is what the caller sees. Before 2026-12-06 nothing was written."""
+        try:
+            write = self.write_memory if call.write_memory is None else call.write_memory
+            if not (write and self.store is not None and call.user_id is not None):
+                self._mark_written(call, ("user", "assistant") if not write else ("assistant",))
+                return
+            roles = tuple(role for role in self.write_roles if role == "user")
+            exchange = last_exchange(messages, "", roles, self.write_questions)
+            session_id = call.session_id or self.session_id or call.thread_id
+            report = write_reported(self.store, call.user_id, exchange, session_id=session_id)
+            self._mark_written(call, ("assistant", *report.done(roles)))
+        except Exception as error:  # the original exception goes on
+            warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
+                          f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=2)  # fmt: skip
+
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""
         start: Callable[..., Any] = self._chat_astream if run_async else self._chat_stream
@@ -339,7 +367,12 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         if self.streaming:
-            result = streamed_result(self._stream_of(chat, call), _text_chunk, run_manager)  # type: ignore[arg-type]
+            try:
+                result = streamed_result(self._stream_of(chat, call), _text_chunk, run_manager)  # type: ignore[arg-type]
+            except BaseException as error:  # failing midway
+                if unanswered(error):
+                    self._remember_unanswered(call, chat)
+                raise
         else:
             result = self._chat(call, chat)
         return self._chat_result(result, self._remember(call, chat, result))
@@ -354,7 +387,13 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         stream = self._stream_of(chat, call)
-        yield from stream_chunks(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
+        try:
+            yield from stream_chunks(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
+        except BaseException as error:  # left early (GeneratorExit), or failing midway
+            if unanswered(error):
+                stop_stream(stream)
+                self._remember_unanswered(call, chat)
+            raise
         assert stream.result is not None
         yield self._last_chunk(stream.result, self._remember(call, chat, stream.result))
 
@@ -368,11 +407,17 @@ class ChatRecall(RecallSettings, BaseChatModel):
     ) -> ChatResult:
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
-        if self.streaming:
-            stream = self._stream_of(chat, call, run_async=True)
-            result = await astreamed_result(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
-        else:
-            result = await asyncio.to_thread(self._chat, call, chat)
+        call, cancel = call.cancellable()
+        try:
+            if self.streaming:
+                stream = self._stream_of(chat, call, run_async=True)
+                result = await astreamed_result(stream, _text_chunk, run_manager)  # type: ignore[arg-type]
+            else:
+                result = await run_cancellable(cancel, self._chat, call, chat)
+        except BaseException as error:
+            if unanswered(error, streamed=self.streaming):
+                remember_later(self._remember_unanswered, call, chat)
+            raise
         written = await asyncio.to_thread(self._remember, call, chat, result)
         return self._chat_result(result, written)
 
@@ -386,8 +431,14 @@ class ChatRecall(RecallSettings, BaseChatModel):
         call = self._prepare(stop, kwargs)
         chat = to_chat_messages(messages)
         stream = self._stream_of(chat, call, run_async=True)
-        async for chunk in astream_chunks(stream, _text_chunk, run_manager):  # type: ignore[arg-type]
-            yield chunk
+        try:
+            async for chunk in astream_chunks(stream, _text_chunk, run_manager):  # type: ignore[arg-type]
+                yield chunk
+        except BaseException as error:  # left early, cancelled, or failing midway
+            if unanswered(error):
+                stop_stream(stream)
+                remember_later(self._remember_unanswered, call, chat)
+            raise
         assert stream.result is not None
         written = await asyncio.to_thread(self._remember, call, chat, stream.result)
         yield self._last_chunk(stream.result, written)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import functools
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -12,7 +12,7 @@ from langchain_core.language_models.base import LangSmithParams
 from langchain_core.outputs import Generation, GenerationChunk, LLMResult
 
 from recall_core import RecallResult
-from recall_core.integration import PreparedCall, mark_for_recall
+from recall_core.integration import PreparedCall, cancellable_kwargs, mark_for_recall, run_cancellable
 
 from ._common import (
     MODEL_CONFIG,
@@ -138,8 +138,9 @@ class RecallLLM(RecallSettings, BaseLLM):
             if self.streaming:
                 stream = self.engine.astream(engine_prompt, **call.kwargs)
                 results.append(await astreamed_result(stream, _text_chunk, run_manager))
-            else:
-                results.append(await asyncio.to_thread(self.engine.generate, engine_prompt, **call.kwargs))
+            else:  # a cancelled call stops generating at the next token (before 2026-12-06 it went on to the end)
+                kwargs, cancel = cancellable_kwargs(call.kwargs)
+                results.append(await run_cancellable(cancel, functools.partial(self.engine.generate, engine_prompt, **kwargs)))
         return self._llm_result(results)
 
     async def _astream(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+import threading
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.generic_utils import messages_to_prompt as generic_messages_to_prompt
 from llama_index.core.base.llms.types import (
@@ -27,8 +28,6 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
-from llama_index.core.program.function_program import FunctionCallingProgram, get_function_tool
-from llama_index.core.types import PydanticProgramMode
 
 from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
 from recall_core.config import UNMARKED_POLICIES
@@ -38,9 +37,13 @@ from recall_core.integration import (
     WRITE_QUESTIONS,
     PreparedCall,
     RecallAdapterBase,
+    cancellable_kwargs,
     mark_for_recall,
     model_display_name,
     recall_dicts,
+    remember_later,
+    run_cancellable,
+    unanswered,
     usage_dict,
 )
 from recall_core.remember import last_exchange, write_reported
@@ -50,7 +53,14 @@ from recall_core.structured.tools import (
     call_splitter,
     check_tools,
     chosen_tools,
+    supports_tools,
 )
+
+from ._forced import ForcedCalls
+from ._streams import achunks, chunks
+from .messages import assistant_message, role_name, to_chat_messages
+
+__all__ = ["RecallLLM", "is_recall_marker", "marker_text", "role_name", "to_chat_messages"]
 
 if TYPE_CHECKING:
     from llama_index.core.tools.types import BaseTool
@@ -104,105 +114,8 @@ def marker_text(message: ChatMessage) -> ChatMessage | None:
     return ChatMessage(role=message.role, blocks=blocks)
 
 
-def role_name(message: ChatMessage) -> str:
-    return message.role.value if isinstance(message.role, MessageRole) else str(message.role)
 
-
-def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-    """LlamaIndex messages as ``{"role", "content"}`` dicts; text only, else ``ValueError`` naming the message.
-
-    An assistant message's tool calls (``ToolCallBlock`` s, or OpenAI-style
-    ``additional_kwargs["tool_calls"]``) and a tool message's ``tool_call_id`` go along in
-    the keys chat templates read.
-    """
-    out: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
-        parts = []
-        calls = []
-        for block in message.blocks:
-            if isinstance(block, TextBlock):
-                parts.append(block.text)
-            elif isinstance(block, ToolCallBlock):
-                calls.append(_template_call(block.tool_call_id, block.tool_name, block.tool_kwargs))
-            elif getattr(block, "block_type", None) == "thinking":
-                continue
-            else:
-                raise ValueError(
-                    f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "
-                    "block: RecallLLM takes text only (the local model has no image, audio or file input)"
-                )
-        item: dict[str, Any] = {"role": role_name(message), "content": "".join(parts)}
-        for call in [] if calls else message.additional_kwargs.get("tool_calls") or []:  # OpenAI-style, other LLMs
-            function = call.get("function", {}) if isinstance(call, dict) else {}
-            if function.get("name"):
-                calls.append(_template_call(call.get("id"), function["name"], function.get("arguments", {})))
-        if calls:
-            item["tool_calls"] = calls
-        if item["role"] == "tool" and message.additional_kwargs.get("tool_call_id"):
-            item["tool_call_id"] = message.additional_kwargs["tool_call_id"]
-        out.append(item)
-    return out
-
-
-def _template_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            pass
-    return {"type": "function", "id": call_id, "function": {"name": name, "arguments": arguments}}
-
-
-def _assistant_message(text: str, result: RecallResult | None) -> ChatMessage:
-    """The reply: its text, its calls as ``ToolCallBlock`` s, malformed calls in ``additional_kwargs``."""
-    blocks: list[Any] = [TextBlock(text=text)] if text or result is None or not result.tool_calls else []
-    extra: dict[str, Any] = {}
-    if result is not None:
-        blocks += [ToolCallBlock(tool_call_id=c.id, tool_name=c.name, tool_kwargs=c.arguments) for c in result.tool_calls]
-        if result.tool_calls:  # where LlamaIndex's streamed structured output looks for calls (as OpenAI's LLM has them)
-            extra["tool_calls"] = [_template_call(c.id, c.name, c.arguments) for c in result.tool_calls]
-        if result.invalid_tool_calls:
-            extra["invalid_tool_calls"] = [
-                {"id": c.id, "name": c.name, "arguments": c.arguments, "error": c.error} for c in result.invalid_tool_calls
-            ]
-    return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=extra)
-
-
-_Response = TypeVar("_Response")
-#: Builds a stream's response from the text so far and the new piece (and, at the end, the result).
-_ChunkBuilder = Callable[[str, str, RecallResult | None], _Response]
-
-
-def _chunks(
-    stream: RecallStream, chunk: _ChunkBuilder[_Response], finish: Callable[[RecallResult], None] | None = None
-) -> Iterator[_Response]:
-    """One response per piece of ``stream`` (text so far, piece), then the last (text, ``""``, result);
-    ``finish`` is called with the result before the last one (the reply is written to memory there)."""
-    text = ""
-    for piece in stream:
-        text += piece
-        yield chunk(text, piece, None)
-    assert stream.result is not None
-    if finish is not None:
-        finish(stream.result)
-    yield chunk(text, "", stream.result)
-
-
-async def _achunks(
-    stream: AsyncRecallStream, chunk: _ChunkBuilder[_Response], finish: Callable[[RecallResult], None] | None = None
-) -> AsyncIterator[_Response]:
-    """:func:`_chunks` for an :class:`~recall_core.AsyncRecallStream` (``finish`` runs in a worker thread)."""
-    text = ""
-    async for piece in stream:
-        text += piece
-        yield chunk(text, piece, None)
-    assert stream.result is not None
-    if finish is not None:
-        await asyncio.to_thread(finish, stream.result)
-    yield chunk(text, "", stream.result)
-
-
-class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
+class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
     ``complete`` and ``stream_complete`` format the prompt the same way: unless
@@ -302,7 +215,9 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             context_window=self.context_window or self.engine.context_window,
             num_output=self.max_new_tokens,
             is_chat_model=True,
-            is_function_calling_model=True,
+            # only a template that renders tools lets the model choose a call; else LlamaIndex's agents
+            # fall back to ReAct (before 2026-12-06 this was True, and FunctionAgent failed every step)
+            is_function_calling_model=supports_tools(self.engine.tokenizer),
             model_name=model_display_name(self.model_name, self.generator),
         )
 
@@ -418,13 +333,53 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
         )
 
     def _chat_response(self, result: RecallResult, written: Mapping[str, Any] | None = None) -> ChatResponse:
-        message = _assistant_message(result.text, result)
+        message = assistant_message(result.text, result)
         return ChatResponse(message=message, raw=self._raw(result, written), additional_kwargs=usage_dict(result))
 
     def _chunk_builders(self, call: _Call) -> tuple[Callable[[RecallResult], None], dict[str, Any]]:
         """A stream's ``finish`` (writes the exchange) and the dict it fills for the last chunk's ``raw``."""
         written: dict[str, Any] = {}
         return (lambda result: written.update(self._remember(call, result))), written
+
+    def _remember_unanswered(self, call: _Call) -> None:
+        """A reply that did not come whole (a stream left early or failing midway, a cancelled call): the
+        user's turn is written, as LlamaIndex's chat engines put the user message in memory before
+        generating; the partial reply is not, now or when the session's cache evicts it. Never raises:
+        the call's own exception is what the caller sees. Before 2026-12-06 nothing was written."""
+        try:
+            if call.write is None:
+                if call.prepared is not None:  # nor later, when the session's cache evicts it
+                    self._mark_written(call.prepared, ("user", "assistant"))
+                return
+            user_id, roles, session_id, questions = call.write
+            users = tuple(role for role in roles if role == "user")
+            exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], "", users, questions)
+            report = write_reported(self.store, user_id, exchange, session_id=session_id)
+            if call.prepared is not None:
+                self._mark_written(call.prepared, ("assistant", *report.done(users)))
+        except Exception as error:  # the original exception goes on
+            warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
+                          f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=2)  # fmt: skip
+
+    def _cancellable(self, call: _Call) -> tuple[_Call, threading.Event]:
+        """The call with a stop event that ends its generation at the next token (a cancelled ``achat``)."""
+        if call.prepared is not None:
+            prepared, event = call.prepared.cancellable()
+            return replace(call, kwargs=prepared.kwargs, prepared=prepared), event
+        kwargs, event = cancellable_kwargs(call.kwargs)
+        return replace(call, kwargs=kwargs), event
+
+    async def _arun_and_remember(self, call: _Call) -> tuple[RecallResult, dict[str, Any]]:
+        """:meth:`_run_and_remember` in a worker thread; a cancelled task stops the generation at the next
+        token and writes the user's turn (before 2026-12-06 the generation went on to its end)."""
+        call, cancel = self._cancellable(call)
+        try:
+            result = await run_cancellable(cancel, self._run, call)
+        except BaseException as error:
+            if unanswered(error, streamed=False):
+                remember_later(self._remember_unanswered, call)
+            raise
+        return result, await asyncio.to_thread(self._remember, call, result)
 
     def _completion_stream(self, stream: Any, call: _Call) -> CompletionResponseGen:
         finish, written = self._chunk_builders(call)
@@ -435,19 +390,20 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             return CompletionResponse(text=text, delta=delta, raw=self._raw(result, written),
                                       additional_kwargs=usage_dict(result))  # fmt: skip
 
-        return (_achunks if isinstance(stream, AsyncRecallStream) else _chunks)(stream, chunk, finish)  # type: ignore[return-value]
+        chunks_of = achunks if isinstance(stream, AsyncRecallStream) else chunks
+        return chunks_of(stream, chunk, finish, lambda: self._remember_unanswered(call))  # type: ignore[return-value,operator]
 
     def _chat_stream_of(self, stream: Any, call: _Call, run_async: bool) -> Any:
         finish, written = self._chunk_builders(call)
 
         def chunk(text: str, delta: str, result: RecallResult | None) -> ChatResponse:
-            message = _assistant_message(text, result)
+            message = assistant_message(text, result)
             if result is None:
                 return ChatResponse(message=message, delta=delta)
             return ChatResponse(message=message, delta=delta, raw=self._raw(result, written),
                                 additional_kwargs=usage_dict(result))  # fmt: skip
 
-        return (_achunks if run_async else _chunks)(stream, chunk, finish)
+        return (achunks if run_async else chunks)(stream, chunk, finish, lambda: self._remember_unanswered(call))
 
     def _run(self, call: _Call) -> RecallResult:
         if call.prepared is not None:  # chat messages: the session of (user, thread), if any
@@ -483,7 +439,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     @llm_completion_callback()
     async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         call = self._completion_call(prompt, formatted, kwargs)
-        return self._completion(*await asyncio.to_thread(self._run_and_remember, call))
+        return self._completion(*await self._arun_and_remember(call))
 
     @llm_completion_callback()
     async def astream_complete(
@@ -505,7 +461,7 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         call = self._chat_call(messages, kwargs)
-        return self._chat_response(*await asyncio.to_thread(self._run_and_remember, call))
+        return self._chat_response(*await self._arun_and_remember(call))
 
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
@@ -570,24 +526,3 @@ class RecallLLM(RecallAdapterBase, CustomLLM, FunctionCallingLLM):
             detail = "; ".join(f"{c['name']}: {c['error']}" for c in invalid)
             raise ValueError(f"expected at least one tool call, got none{f' ({detail})' if detail else ''}")
         return selections
-
-    # ------------------------------------------------------------------ streamed structured output
-    def _structured_stream_call(self, output_cls: Any, prompt: Any, llm_kwargs: dict[str, Any] | None = None,
-                                **prompt_args: Any) -> Any:  # fmt: skip
-        """Forces the call, as ``structured_predict`` does (LlamaIndex's ``stream_call`` drops ``tool_required``)."""
-        if self.pydantic_program_mode != PydanticProgramMode.DEFAULT:
-            return super()._structured_stream_call(output_cls, prompt, llm_kwargs, **prompt_args)
-        return _forced_program(self, output_cls, prompt).stream_call(llm_kwargs=llm_kwargs, **prompt_args)
-
-    async def _structured_astream_call(self, output_cls: Any, prompt: Any, llm_kwargs: dict[str, Any] | None = None,
-                                       **prompt_args: Any) -> Any:  # fmt: skip
-        """``astream_structured_predict`` forcing the call (see :meth:`_structured_stream_call`)."""
-        if self.pydantic_program_mode != PydanticProgramMode.DEFAULT:
-            return await super()._structured_astream_call(output_cls, prompt, llm_kwargs, **prompt_args)
-        return await _forced_program(self, output_cls, prompt).astream_call(llm_kwargs=llm_kwargs, **prompt_args)
-
-
-def _forced_program(llm: RecallLLM, output_cls: Any, prompt: Any) -> FunctionCallingProgram:
-    """LlamaIndex's program for ``output_cls``, with its tool named as ``tool_choice`` (kept by ``stream_call``)."""
-    name = get_function_tool(output_cls).metadata.name
-    return FunctionCallingProgram.from_defaults(output_cls=output_cls, llm=llm, prompt=prompt, tool_choice=name)

@@ -50,7 +50,7 @@ from recall_core.settings import (
     generation_option_names,
     stop_strings,
 )
-from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer
+from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer, was_cancelled
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
 from recall_core.structured.tools import special_ids
@@ -429,7 +429,8 @@ class RecallGenerator:
             # The output object reports the trace and where the generated tokens start.
             **{**kwargs, "return_dict_in_generate": True},
         )
-        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached, time.perf_counter() - started)
+        result = self._result(input_ids, output, stop_strings, kwargs, plan, cached, time.perf_counter() - started,
+                              cancelled=was_cancelled(stopping_criteria))  # fmt: skip
         if processor is not None and processor.out_of_time:
             result = out_of_time(result, processor)
         return replace(result, output=output) if keep_output else result
@@ -496,11 +497,14 @@ class RecallGenerator:
         return bool(asked)
 
     def _finish_reason(
-        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool
+        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool,
+        cancelled: bool = False,
     ) -> str:
         """Why decoding ended, by what the call asked as transformers reads it: its own ``eos_token_id``
         (else the model's), ``max_new_tokens`` (else ``max_length``, a whole sequence's ``length``),
-        ``max_time`` (seconds of ``elapsed``); each a keyword, else the call's config, else the model's."""
+        ``max_time`` (seconds of ``elapsed``); each a keyword, else the call's config, else the model's.
+        ``"cancelled"`` where a :class:`~recall_core.streaming.CancelCriteria` stopped it before the reply
+        ended (a stream left early, a cancelled call; before 2026-12-06 that said ``"stop"``)."""
         configs = [kwargs.get("generation_config"), getattr(self.model, "generation_config", None)]
 
         def setting(name: str) -> Any:
@@ -510,6 +514,8 @@ class RecallGenerator:
         eos_ids = _id_set(eos) if eos is not None else self.eos_token_ids
         if hit_stop or (new_ids and new_ids[-1] in eos_ids):
             return "stop"
+        if cancelled:
+            return "cancelled"
         max_new = setting("max_new_tokens")
         if max_new:
             cut = generated >= max_new
@@ -535,6 +541,7 @@ class RecallGenerator:
         plan: OutputPlan,
         cached: int = 0,
         elapsed: float = 0.0,
+        cancelled: bool = False,
     ) -> RecallResult:
         prompt_length = input_ids.shape[1]
         sequences, trace = output.sequences, list(output.recalls or [])
@@ -552,7 +559,8 @@ class RecallGenerator:
             text = parsed.content
             calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
         # max_length counts the prompt as given (its marker cropped later) and the generated ids, not injected pads
-        finish_reason = self._finish_reason(kwargs, new_ids, generated, prompt_length + generated, elapsed, hit_stop)
+        finish_reason = self._finish_reason(kwargs, new_ids, generated, prompt_length + generated, elapsed, hit_stop,
+                                            cancelled)  # fmt: skip
         if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
             finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
         return RecallResult(

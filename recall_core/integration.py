@@ -11,10 +11,11 @@ and turn results into plain dicts. Generation options are read by
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
@@ -26,9 +27,9 @@ from recall_core.models.loading import DEFAULT_MODEL_NAME, load_model
 from recall_core.models.query_head import saved_query_head
 from recall_core.session.pool import SessionPool
 from recall_core.session.session import RecallSession
-from recall_core.session.writes import Writer
+from recall_core.session.writes import CallReceipt, Writer
 from recall_core.settings import check_option_names, generation_options, one_of, option_name, stop_strings
-from recall_core.streaming import AsyncRecallStream, RecallStream
+from recall_core.streaming import AsyncRecallStream, CancelCriteria, RecallStream
 from recall_core.tokens import RECALL_TOKEN
 from recall_core.types import Memory, RecallResult
 
@@ -225,11 +226,80 @@ class PreparedCall:
     thread_id: str | None = None
     #: The call's ``write_memory=`` (``None``: the instance decides).
     write_memory: bool | None = None
+    #: The call's own messages in its session (filled by the session), the ones marked written.
+    receipt: CallReceipt = field(default_factory=CallReceipt)
 
     @property
     def session_key(self) -> tuple[str | None, str | None]:
         """Which KV session the call continues: one per (user, thread)."""
         return self.user_id, self.thread_id
+
+    def cancellable(self) -> tuple[PreparedCall, threading.Event]:
+        """This call with a stop event: setting it stops the generation at the next token
+        (``finish_reason="cancelled"``), as leaving a stream early does (:func:`run_cancellable`)."""
+        kwargs, event = cancellable_kwargs(self.kwargs)
+        return replace(self, kwargs=kwargs), event
+
+
+def cancellable_kwargs(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], threading.Event]:
+    """A call's ``generate()`` arguments with a stop event: setting it stops the generation at the
+    next token (a :class:`~recall_core.streaming.CancelCriteria` among its ``stopping_criteria``)."""
+    event = threading.Event()
+    return {**kwargs, "stopping_criteria": [*(kwargs.get("stopping_criteria") or []), CancelCriteria(event)]}, event
+
+
+def unanswered(error: BaseException, streamed: bool = True) -> bool:
+    """Whether a call that raised ``error`` leaves a user's turn without its reply, to be written alone:
+    a stream left early (``GeneratorExit``), a cancelled call, a stream failing midway (not a call
+    refused for its input, ``ValueError`` / ``TypeError``, nor a plain call's error: nothing was shown)."""
+    if isinstance(error, (GeneratorExit, asyncio.CancelledError)):
+        return True
+    return streamed and isinstance(error, Exception) and not isinstance(error, (ValueError, TypeError))
+
+
+def stop_stream(stream: Any) -> None:
+    """Stop the generation of a stream left early at its next token (a ``ContentStream`` 's too), before the
+    adapter writes the user's turn: the session then keeps only what was handed on (a stream's own
+    ``finally`` may run later, when its iterator is collected)."""
+    cancel = getattr(getattr(stream, "stream", stream), "cancel", None)
+    if callable(cancel):
+        cancel()
+
+
+_Result = TypeVar("_Result")
+
+
+async def run_cancellable(cancel: threading.Event, work: Callable[..., _Result], *args: Any) -> _Result:
+    """``await asyncio.to_thread(work, *args)`` that a cancelled task stops: ``cancel`` is set (the
+    generation stops at its next token) and the thread is waited for, so that nothing runs on
+    after the ``CancelledError``. Before 2026-12-06 a cancelled ``ainvoke`` / ``achat`` went on
+    generating to the end in its thread, and its session kept the whole reply."""
+    task = asyncio.ensure_future(asyncio.to_thread(work, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        cancel.set()
+        # The token being generated takes milliseconds; a call still waiting for its session (another
+        # call generating) is not waited for: it finds ``cancel`` set and returns at its first token.
+        await asyncio.wait([task], timeout=CANCEL_WAIT_S)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller sees
+        else:
+            task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        raise
+
+
+def remember_later(work: Callable[..., Any], *args: Any) -> None:
+    """Run ``work(*args)`` (writing a cancelled call's user turn) in a worker thread without waiting
+    for it: marking the turn written waits for the call's session, which a call queued before this
+    one may hold for its whole generation, and the ``CancelledError`` must not wait for that. A
+    failure to write warns (``work``'s own doing); ``asyncio.run`` waits for it before returning."""
+    asyncio.get_running_loop().run_in_executor(None, work, *args)
+
+
+#: Seconds a cancelled call waits for its thread to stop (the token in progress) before the
+#: ``CancelledError`` reaches the caller (a review measured 3.1 s for a call queued behind another).
+CANCEL_WAIT_S = 0.5
 
 
 _Adapter = TypeVar("_Adapter", bound="RecallAdapterBase")
@@ -415,7 +485,8 @@ class RecallAdapterBase(BaseModel):
         pool = self._pool_for(call)
         if pool is None:
             return self.engine.generate(messages, **call.kwargs)
-        return pool.run(call.session_key, lambda session: session.reply(messages, **call.kwargs))  # type: ignore[return-value]
+        receipt = call.receipt
+        return pool.run(call.session_key, lambda session: session.reply(messages, receipt=receipt, **call.kwargs))  # type: ignore[return-value]
 
     def _chat_stream(self, call: PreparedCall, messages: Prompt) -> RecallStream:
         return RecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs,
@@ -430,13 +501,16 @@ class RecallAdapterBase(BaseModel):
         pool = self._pool_for(call)
         if pool is None:
             return self.engine.generate
-        return lambda prompt, **kwargs: pool.run(call.session_key, lambda session: session.reply(prompt, **kwargs))
+        receipt = call.receipt
+        return lambda prompt, **kwargs: pool.run(call.session_key,
+                                                 lambda session: session.reply(prompt, receipt=receipt, **kwargs))  # fmt: skip
 
     def _mark_written(self, call: PreparedCall, roles: Sequence[str]) -> None:
-        """Tell the call's session that its last exchange was written to long-term memory."""
+        """Tell the call's session that the call's own exchange (its receipt's) was written to long-term
+        memory. Before 2026-12-06 the session's last exchange was marked, whichever call made it."""
         pool = self._pool_for(call)
         if pool is not None and call.session_key in pool:
-            pool.get(call.session_key).mark_written(roles)
+            pool.get(call.session_key).mark_written(roles, call.receipt)
 
     # ------------------------------------------------------------------ calls
     def _instance_options(self) -> dict[str, Any]:

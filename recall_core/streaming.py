@@ -4,13 +4,19 @@
 Both run ``RecallGenerator.generate`` in ONE worker thread (in a copy of the caller's
 context variables), finish the text the way ``generate`` does (stop strings cut, literal
 ``<recall>`` markers dropped), raise the worker's exception in the consumer, and stop the
-generation at the next token when the consumer stops early. After the last piece,
-``result`` holds the :class:`~recall_core.RecallResult`.
+generation at the next token when the consumer stops early (the result's ``finish_reason`` is
+then ``"cancelled"``). After the last piece, ``result`` holds the :class:`~recall_core.RecallResult`.
+
+A stream's streamer carries a :class:`Handover` (``streamer.handover``): how many generated ids
+the consumer was handed the text of, and whether it stopped early. A runner that keeps the reply
+(:class:`~recall_core.RecallSession`) keeps only those ids of an abandoned stream, so the next
+turn goes on from the reply as the consumer saw it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -39,6 +45,11 @@ class TokenTextStreamer(TextIteratorStreamer):
     def __init__(self, tokenizer: Any, skip_prompt: bool = False, keep_ids: frozenset[int] = frozenset(), **decode_kwargs: Any) -> None:
         super().__init__(tokenizer, skip_prompt=skip_prompt, **decode_kwargs)
         self.keep_ids = keep_ids
+        self.handover = Handover()  # a stream replaces it with its own
+        self.ids_put = 0  # generated ids put so far (the prompt's are not counted)
+        self.shown_chars = 0  # characters of text handed on so far
+        # (characters handed on, ids put) at each piece: which ids a text of so many characters stands for
+        self.marks: list[tuple[int, int]] = [(0, 0)]
         if keep_ids and self.decode_kwargs.get("skip_special_tokens"):
             self.decode_kwargs["skip_special_tokens"] = False  # the others are dropped in put()
             from recall_core.structured.tools import special_ids
@@ -53,6 +64,7 @@ class TokenTextStreamer(TextIteratorStreamer):
         if self.skip_prompt and self.next_tokens_are_prompt:
             self.next_tokens_are_prompt = False
             return
+        self.ids_put += value.numel()
         self.token_cache.extend(i for i in value.tolist() if i not in self.dropped)
         text = self.tokenizer.decode(self.token_cache, **self.decode_kwargs)
         if text.endswith("\ufffd") or len(text) <= self.print_len:
@@ -63,6 +75,36 @@ class TokenTextStreamer(TextIteratorStreamer):
         else:
             self.print_len = len(text)
         self.on_finalized_text(printable)
+
+    def on_finalized_text(self, text: str, stream_end: bool = False) -> None:
+        self._mark(text)
+        super().on_finalized_text(text, stream_end)
+
+    def _mark(self, text: str) -> None:
+        """Record that the text handed on so far (now with ``text``) stands for every id put so far."""
+        if text:
+            self.shown_chars += len(text)
+            self.marks.append((self.shown_chars, self.ids_put))
+
+    def ids_for(self, chars: int) -> int:
+        """How many generated ids the first ``chars`` characters handed on stand for (whole pieces only)."""
+        # (the worker only appends, in order: the marks a consumer's text stands on are there already)
+        return self.marks[bisect.bisect_right(self.marks, (chars, float("inf"))) - 1][1]
+
+
+class Handover:
+    """What the consumer of a stream was handed: ``ids``, the generated ids whose text it got, and
+    ``cancel``, set when it stopped before the end (a :class:`CancelCriteria` on it stops the generation).
+    Before 2026-12-06 a session kept the whole reply of an abandoned stream, text the consumer never got."""
+
+    def __init__(self, cancel: threading.Event | None = None) -> None:
+        self.cancel = cancel if cancel is not None else threading.Event()
+        self.ids = 0
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether the consumer stopped before the end."""
+        return self.cancel.is_set()
 
 
 class _Stream:
@@ -76,15 +118,19 @@ class _Stream:
         self.result: RecallResult | None = None
         self._error: BaseException | None = None
         self._finisher = TextFinisher(list(stops))
-        self._cancel = threading.Event()
+        self.handover = Handover()
+        self._cancel = self.handover.cancel
+        self._fed = 0  # characters the streamer handed to the consumer's side (before the finisher)
         self._tokenizer, self._prompt, self._run = tokenizer, prompt, run
         self._keep_ids = _marker_ids(tokenizer, kwargs)
-        self._kwargs = {**kwargs, "stopping_criteria": [*(kwargs.get("stopping_criteria") or []), _Cancelled(self._cancel)]}
+        self._kwargs = {**kwargs, "stopping_criteria": [*(kwargs.get("stopping_criteria") or []), CancelCriteria(self._cancel)]}
         self._thread: threading.Thread | None = None
 
     def _start(self, streamer: TokenTextStreamer) -> None:
         if self._thread is not None:
             raise RuntimeError(f"a {type(self).__name__} can be iterated once")
+        streamer.handover = self.handover
+        self._streamer = streamer
         context = contextvars.copy_context()
         self._thread = threading.Thread(target=context.run, args=(self._work, streamer), name="recall-stream", daemon=True)
         self._thread.start()
@@ -101,6 +147,14 @@ class _Stream:
         """Tell the consumer that the worker is done (``result`` or the error is set)."""
         raise NotImplementedError
 
+    def _shown(self, piece: str) -> str:
+        """The part of the worker's ``piece`` the consumer is handed now (the finisher may hold some back),
+        and how many generated ids what it has been handed stands for."""
+        shown = self._finisher.feed(piece)
+        self._fed += len(piece)
+        self.handover.ids = self._streamer.ids_for(self._fed - len(self._finisher.buffer))
+        return shown
+
     def _tail(self) -> str:
         """After the last piece: raise the worker's error, or return the text held back."""
         if self._error is not None:
@@ -109,6 +163,11 @@ class _Stream:
 
     def _running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    def cancel(self) -> None:
+        """Stop generating at the next token, without waiting (the consumer stopped early: ``result``
+        says ``finish_reason="cancelled"``). Safe from any thread, and a no-op once the worker is done."""
+        self._cancel.set()
 
 
 class RecallStream(_Stream):
@@ -126,12 +185,13 @@ class RecallStream(_Stream):
         self._start(streamer)
         try:
             for piece in streamer:  # ends at the streamer's stop signal
-                shown = self._finisher.feed(piece)
+                shown = self._shown(piece)
                 if shown:
                     yield shown
             self._thread.join()  # type: ignore[union-attr]  # the result is set just after
             tail = self._tail()
             if tail:
+                self.handover.ids = self._streamer.ids_put
                 yield tail
         finally:
             if self._running():  # the consumer stopped early
@@ -175,11 +235,12 @@ class AsyncRecallStream(_Stream):
                                       keep_ids=self._keep_ids, skip_special_tokens=True))  # fmt: skip
         try:
             while (piece := await queue.get()) is not self._DONE:
-                shown = self._finisher.feed(piece)
+                shown = self._shown(piece)
                 if shown:
                     yield shown
             tail = self._tail()
             if tail:
+                self.handover.ids = self._streamer.ids_put
                 yield tail
         finally:
             self._cancel.set()  # a no-op when the worker is done; else it stops at the next token
@@ -196,6 +257,7 @@ class _HandOverStreamer(TokenTextStreamer):
         self.hand_over = hand_over
 
     def on_finalized_text(self, text: str, stream_end: bool = False) -> None:
+        self._mark(text)
         if text:
             self.hand_over(text)
 
@@ -210,9 +272,20 @@ def _marker_ids(tokenizer: Any, kwargs: dict[str, Any]) -> frozenset[int]:
     return frozenset(vocab[token] for token in tool_format(tokenizer).marker_tokens() if token in vocab)
 
 
-class _Cancelled(StoppingCriteria):
+class CancelCriteria(StoppingCriteria):
+    """Stops the generation at the next token once ``event`` is set, and records that it did (``fired``):
+    the result's ``finish_reason`` is then ``"cancelled"`` (:meth:`~recall_core.RecallGenerator.generate_ids`)."""
+
     def __init__(self, event: threading.Event) -> None:
         self.event = event
+        self.fired = False
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
-        return torch.full((input_ids.shape[0],), self.event.is_set(), dtype=torch.bool, device=input_ids.device)
+        stop = self.event.is_set()
+        self.fired = self.fired or stop
+        return torch.full((input_ids.shape[0],), stop, dtype=torch.bool, device=input_ids.device)
+
+
+def was_cancelled(criteria: Sequence[Any] | None) -> bool:
+    """Whether a :class:`CancelCriteria` among ``criteria`` stopped the generation."""
+    return any(isinstance(c, CancelCriteria) and c.fired for c in criteria or ())

@@ -195,8 +195,8 @@ class RecallResult:
         recalls: every ``<recall>`` event, in order.
         usage: token counts.
         finish_reason: "stop" (eos or stop string), "length" (``max_new_tokens``, or ``max_length``,
-            reached), "tool_calls" (complete calls) or "time" (``max_time`` ran out, or a constrained
-            reply was closed early by it).
+            reached), "tool_calls" (complete calls), "time" (``max_time`` ran out, or a constrained
+            reply was closed early by it) or "cancelled" (a stream left early, a cancelled call).
         output: with ``return_dict_in_generate=True``, the full ``RecallGenerateOutput``
             (scores, logits, attentions, hidden states, cache, recalls).
         session: from a :class:`~recall_core.RecallSession`, what it did with its cache.

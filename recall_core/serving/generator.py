@@ -39,6 +39,7 @@ from recall_core.serving.loop import (
 )
 from recall_core.serving.pieces import Pieces
 from recall_core.settings import check_defaults
+from recall_core.streaming import was_cancelled
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
@@ -301,7 +302,8 @@ class ServedRecallGenerator(RecallGenerator):
         done = _Output(sequences, trace, start)
         # How the reply ended, for _finish_reason: the limits asked for, and the engine's own stop
         asked = {"max_new_tokens": max_new, "max_time": kwargs.get("max_time"), _ENGINE_STOP: output.stop_type}
-        result = self._result(input_ids, done, stops, asked, plan, elapsed=time.perf_counter() - started)  # type: ignore[arg-type]
+        result = self._result(input_ids, done, stops, asked, plan, elapsed=time.perf_counter() - started,  # type: ignore[arg-type]
+                              cancelled=was_cancelled(stopping_criteria))  # fmt: skip
         cached = output.requests[0].cached_tokens if output.requests else 0
         return replace(result, output=output, usage=replace(result.usage, cached_tokens=cached))
 
@@ -309,12 +311,13 @@ class ServedRecallGenerator(RecallGenerator):
         return True
 
     def _finish_reason(
-        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool
+        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool,
+        cancelled: bool = False,
     ) -> str:
         """As in process (``max_time`` from the seconds the call took); a reply the engine cut at the
         end of its slot's context (``stop_type`` ``"limit"`` before ``max_new_tokens``) is ``"length"``,
         as llama.cpp's own OpenAI API says (until 2026-12-06 it was ``"stop"``)."""
-        reason = super()._finish_reason(kwargs, new_ids, generated, length, elapsed, hit_stop)
+        reason = super()._finish_reason(kwargs, new_ids, generated, length, elapsed, hit_stop, cancelled)
         if reason == "stop" and not hit_stop and kwargs.get(_ENGINE_STOP) == "limit":
             return "length"
         return reason

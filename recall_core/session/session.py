@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -45,16 +45,23 @@ from recall_core.kv.cache import (
     cache_nbytes,
     crop_cache,
     croppable_to,
-    evict_span,
     kept_refusal,
     session_cache,
 )
 from recall_core.memory.validation import ROLES, check_session, check_user_id, check_write_roles
+from recall_core.reply import finish_text
+from recall_core.session.bounds import CALL_ARGUMENTS, SessionBounds
 from recall_core.session.decisions import SessionDecisions
-from recall_core.session.evict import Choice, Eviction, choose_eviction
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, user_text
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix
-from recall_core.session.writes import PendingWrites, Writer, WrittenLog, caller_level, store_writer
+from recall_core.session.writes import (
+    CallReceipt,
+    PendingWrites,
+    Writer,
+    WrittenLog,
+    caller_level,
+    store_writer,
+)
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, RecallResult, SessionReport
@@ -62,8 +69,7 @@ from recall_core.types import Memory, RecallResult, SessionReport
 __all__ = ["AppendResult", "RecallSession"]
 
 _UNSET: Any = object()
-#: generate() keyword arguments of a reply that are not generation options.
-_CALL_ARGUMENTS = ("memory", "config", "stop", "on_recall", "streamer", "stopping_criteria")
+_CALL_ARGUMENTS = CALL_ARGUMENTS  # (moved to recall_core.session.bounds)
 #: What the reply must look like: they shape the rendering too (RecallGenerator.plan).
 _OUTPUT_ARGUMENTS = ("tools", "tool_choice", "response_format", "parallel_tool_calls")
 
@@ -84,7 +90,7 @@ class AppendResult:
     logprobs: torch.Tensor | None = None
 
 
-class RecallSession(SessionDecisions):
+class RecallSession(SessionBounds, SessionDecisions):
     """One conversation with a KV cache kept between turns.
 
     Example::
@@ -249,26 +255,35 @@ class RecallSession(SessionDecisions):
                 out.append({"role": "assistant", "content": self._last_text})
             return out
 
-    def mark_written(self, roles: Sequence[str] = ("user", "assistant")) -> None:
+    def mark_written(self, roles: Sequence[str] = ("user", "assistant"), receipt: CallReceipt | None = None) -> None:
         """Say that the last call's user message and reply (those of ``roles``) are in long-term memory.
 
         Evicted messages are written unless they were; adapters that write every exchange call this
         (with their ``write_roles``; ``"system"`` marks nothing: it is never evicted). Another role
-        is a ``ValueError`` naming the three (before 2026-12-06 it was ignored, silently)."""
+        is a ``ValueError`` naming the three (before 2026-12-06 it was ignored, silently).
+        ``receipt``: the call's own :class:`~recall_core.session.writes.CallReceipt` (given to
+        :meth:`reply`): its messages are marked, also when another call came after it or it failed
+        (before 2026-12-06 the session's last exchange was marked, whichever call made it)."""
         named = (roles,) if isinstance(roles, str) else roles
         if not isinstance(named, Sequence) or any(role not in ROLES for role in named):
             allowed = ", ".join(map(repr, ROLES))
             raise ValueError(f"mark_written's roles must be a role or a sequence of roles from {allowed}, got {roles!r}")
         with self._lock:
-            if "assistant" in named and self._units and self._units[-1].pending:
-                self._units[-1].written = True
-                reply = Message({"role": "assistant", "content": self._last_text}, index=self._units[-1].index)
+            if receipt is None:
+                receipt = self._last_receipt()
+            if "assistant" in named and receipt.reply is not None:
+                receipt.reply.written = True
+                reply = Message({"role": "assistant", "content": receipt.reply_text}, index=receipt.reply.index)
                 self._writes.log.add([reply.key])  # the reply as returned (else its flag says so)
-            if "user" in named:
-                users = [m for u in self._units for m in u.messages if m.role == "user"]
-                if users:
-                    users[-1].written = True
-                    self._writes.log.add([users[-1].key])
+            if "user" in named and receipt.user is not None:
+                receipt.user.written = True
+                self._writes.log.add([receipt.user.key])
+
+    def _last_receipt(self) -> CallReceipt:
+        """The messages of the exchange the session holds last: its last user message, its pending reply."""
+        users = [m for u in self._units for m in u.messages if m.role == "user"]
+        pending = self._units[-1] if self._units and self._units[-1].pending else None
+        return CallReceipt(users[-1] if users else None, pending, self._last_text)
 
     # ------------------------------------------------------------------ calls
     def reply(self, messages: Input, **kwargs: Any) -> RecallResult:
@@ -279,10 +294,17 @@ class RecallSession(SessionDecisions):
                 messages, the last reply and the new ones), or only what is new: one message,
                 or a string (a user message).
             **kwargs: :meth:`RecallGenerator.generate` 's (``memory``, ``config``, ``stop``,
-                ``on_recall``, ``streamer``, generation options...).
+                ``on_recall``, ``streamer``, generation options...), and ``receipt``: a
+                :class:`~recall_core.session.writes.CallReceipt` the session fills with this call's
+                user message and reply.
+
+        A reply stopped early (a stream whose consumer stopped, ``finish_reason="cancelled"``) keeps
+        only the ids whose text the consumer was handed (none for a cancelled call): the next turn goes
+        on from the reply as the caller saw it. Before 2026-12-06 the whole reply generated was kept.
         """
+        receipt = kwargs.pop("receipt", None)
         with self._lock:
-            return self._reply(messages, kwargs)
+            return self._reply(messages, kwargs, receipt if receipt is not None else CallReceipt())
 
     def stream(self, messages: Input, **kwargs: Any) -> RecallStream:
         """Like :meth:`reply`, as a :class:`RecallStream` of text pieces (``result`` after the last)."""
@@ -337,7 +359,7 @@ class RecallSession(SessionDecisions):
         return plan
 
     # ------------------------------------------------------------------ a reply
-    def _reply(self, messages: Input, kwargs: dict[str, Any]) -> RecallResult:
+    def _reply(self, messages: Input, kwargs: dict[str, Any], receipt: CallReceipt) -> RecallResult:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
         memory = kwargs.get("memory", self.memory)
         question = None if memory is None else user_text(messages)
@@ -359,8 +381,12 @@ class RecallSession(SessionDecisions):
             to_base = base.base_replies and memory is None
             if config.recall_policy == "model" and memory is not None:
                 placed = self._opens_with_recall(plan, prefix, config, memory)
+        receipt.user = next((m for u in reversed(plan.units + plan.new_units) for m in reversed(u.messages)
+                             if m.role == "user"), None)  # fmt: skip
         if to_base:
-            return self._base_reply(plan, prefix, base, kwargs, outputs)
+            result = self._base_reply(plan, prefix, base, kwargs, outputs)
+            receipt.reply, receipt.reply_text = (self._units[-1] if self._units and self._units[-1].pending else None), result.text
+            return result
         ids = plan.ids + [self.recall_id] if placed is not None and config.recall_policy == "model" else plan.ids
         if placed is not None:
             kwargs["on_recall"] = traced_as(kwargs.get("on_recall"), placed)
@@ -374,8 +400,12 @@ class RecallSession(SessionDecisions):
         except BaseException:
             self._rollback(plan, prefix)
             raise
-        self._commit(plan, result.sequences[0].tolist())
+        kept = self._commit(plan, result.sequences[0].tolist(), _seen_ids(kwargs.get("streamer"), result))
+        if kept is not None:  # stopped early: the text as the consumer saw it (``sequences``: all that was generated)
+            shown = self.tokenizer.decode([i for i in kept if i != self.pad_id], skip_special_tokens=True)
+            result = replace(result, text=finish_text(shown, self.generator.call_stop_strings(kwargs))[0])
         self._last_text = result.text
+        receipt.reply, receipt.reply_text = (self._units[-1] if self._units and self._units[-1].pending else None), result.text
         self._trim(plan)
         if result.usage.cached_tokens != len(prefix):  # the decision pass computed the rest this call
             result = replace(result, usage=replace(result.usage, cached_tokens=len(prefix)))
@@ -406,107 +436,10 @@ class RecallSession(SessionDecisions):
         except BaseException:
             self._rollback(plan, prefix)
             raise
-        self._commit(plan, sequence)
+        self._commit(plan, sequence, _seen_ids(kwargs.get("streamer"), result))  # the base session kept as much
         self._last_text = result.text
         self._trim(plan)
         return replace(result, recalls=[], session=self._report(plan, len(prefix)))
-
-    def _reserve(self, kwargs: Mapping[str, Any]) -> int:
-        """What a reply adds to a bounded cache besides its memories: its new tokens."""
-        if self.config.max_cache_tokens is None:
-            return 0
-        given = {k: v for k, v in kwargs.items() if k not in _CALL_ARGUMENTS}
-        options = self.generator.options_for(given)
-        config = options.get("generation_config") or self.generator.model.generation_config
-        new = options.get("max_new_tokens") or config.max_new_tokens or options.get("max_length")  # an upper bound
-        if not new:
-            raise ValueError("a session with max_cache_tokens needs max_new_tokens (to know what a reply may add)")
-        return int(new)
-
-    def _trim(self, plan: Plan) -> None:
-        """After a reply: memories injected in it may have taken the cache past its bound; old
-        exchanges make room again (the exchange just answered stays).
-
-        Never raises (the reply is committed): an exchange just answered that is itself past the
-        bound stays until the next turn evicts it; a ``RuntimeWarning`` (once per session) says so.
-        Before 2026-12-06 the bound's ``ValueError`` was raised here, and the reply was lost."""
-        limit = self.config.max_cache_tokens
-        if limit is None or self.cache_tokens <= limit:
-            return
-        choice = choose_eviction(self._units, [], self._sinks, self.config.sink_tokens, limit, 0, best_effort=True)
-        if choice is not None:
-            before = plan.eviction
-            self._evict(plan, choice)
-            after = plan.eviction
-            plan.eviction = Eviction(before.tokens + after.tokens, before.messages + after.messages,
-                                     before.new_messages, before.written + after.written,
-                                     after.error or before.error)  # fmt: skip
-        if self.cache_tokens > limit and not self._warned_over:
-            self._warned_over = True
-            warnings.warn(f"the memories injected in this reply took the session's cache to {self.cache_tokens} positions, "
-                          f"past max_cache_tokens ({limit}), and the exchange just answered cannot be evicted yet: it "
-                          "is evicted at the next turn. Raise max_cache_tokens, or lower max_recalls / max_memory_tokens",
-                          RuntimeWarning, stacklevel=caller_level())  # fmt: skip
-
-    # ------------------------------------------------------------------ sinks, cut and eviction
-    def _prepare(self, plan: Plan, reserve: int, generate: bool = True) -> list[int]:
-        """Cut the cache back to what the plan keeps, evict what the bound asks for; return the cached ids.
-
-        Whatever can fail (the bound, the context window) is checked before the cache is touched.
-        """
-        limit = self.config.max_cache_tokens
-        sinks = None if plan.fresh or not plan.units else self._sinks
-        choice = None
-        if limit is not None:
-            choice = choose_eviction(plan.units, plan.new_units, sinks, self.config.sink_tokens, limit, reserve,
-                                     split=not generate)  # fmt: skip
-        elif plan.keep + len(plan.ids) >= self.generator.context_window:
-            raise ValueError(
-                f"the conversation is {plan.keep + len(plan.ids)} tokens, as long as the model's context window of "
-                f"{self.generator.context_window} or longer: give the session max_cache_tokens= to evict old turns"
-            )
-        if plan.fresh or not plan.units:
-            self._cache, self._sinks = None, None
-            if plan.fresh:
-                self._evicted = plan.evicted_before
-        elif plan.keep < cache_length(self._cache):
-            crop_cache(self._cache, plan.keep)
-        self._units = plan.units
-        if choice is not None:
-            self._evict(plan, choice)
-        return self._cache_ids()
-
-    def _evict(self, plan: Plan, choice: Choice) -> None:
-        """Evict the chosen exchanges, from the cache and from what is about to be prefilled; write them."""
-        self._sinks = choice.sinks
-        gone = self._units[choice.cached_from : choice.cached_to]
-        start = sum(u.length for u in self._units[: choice.cached_from])
-        end = start + sum(u.length for u in gone)
-        if end > start:
-            evict_span(self._cache, start, end, self.rotary)
-        continues = bool(self._units and self._units[-1].pending and plan.new_units
-                         and plan.new_units[0].index == self._units[-1].index)  # fmt: skip
-        if continues and plan.new_units[0].messages:  # the confirmed reply keeps its written flag
-            plan.new_units[0].messages[0].written = self._units[-1].written
-        dropped = set(choice.new_indices)
-        new_gone = [plan.new_units[j] for j in choice.new_indices]
-        unread = [m for j in choice.new_indices if not (continues and j == 0) for m in plan.new_units[j].messages]
-        self._units = self._units[: choice.cached_from] + self._units[choice.cached_to :]
-        plan.new_units = [u for j, u in enumerate(plan.new_units) if j not in dropped]
-        messages = [m for u in gone + new_gone for m in u.messages]
-        self._evicted += len(messages)
-        written, error = self._write([m for m in messages if not m.written and m.role in self.write_roles])
-        plan.eviction = Eviction(end - start, messages, len(unread), written, error)
-        if unread and plan.reason is None:
-            plan.reason = f"{len(unread)} new message(s) did not fit in the cache: evicted before they were read"
-
-    def _write(self, messages: list[Message], warn: bool = True) -> tuple[list[str], str | None]:
-        """Write evicted messages (and any that failed before) to long-term memory, one at a time
-        (:mod:`recall_core.session.writes`); never raises."""
-        written = self._writes.write(messages, warn)
-        for message in messages:
-            message.written = message.written or message.key in self._writes.log
-        return written.ids, written.error
 
     # ------------------------------------------------------------------ running and committing
     def _cache_ids(self) -> list[int]:
@@ -540,14 +473,18 @@ class RecallSession(SessionDecisions):
         confirmed = [u.index + len(u.messages) for u in self._units if not u.pending]
         self._digests = list(plan.digests[: max(confirmed, default=0)])
 
-    def _commit(self, plan: Plan, sequence: list[int]) -> None:
+    def _commit(self, plan: Plan, sequence: list[int], seen: int | None = None) -> list[int] | None:
         """After the forward passes: the units the cache now holds, and the conversation's digests.
 
         ``sequence`` holds every id in the cache (a reply's last token is sampled but never
         run, so it is not in the cache: the next call prefills it from the text, where the
         template has it too). A prompt marker shows in it as ``<recall>`` and the memory's
         pads when a memory was injected there, and not at all when none was.
+
+        ``seen`` (a reply stopped early): only the reply's first ``seen`` generated ids stay (with the
+        memory injected after them), the cache cut to them; returns those ids (``None``: the whole reply stays).
         """
+        full = sequence
         sequence = sequence[: cache_length(self._cache)]
         units = list(self._units)
         at = sum(u.length for u in units)
@@ -571,6 +508,13 @@ class RecallSession(SessionDecisions):
                 unit.messages[0].written = pending.written
                 parts = pending.parts + parts
             units.append(replace(unit, parts=parts))
+        kept = None
+        if seen is not None:
+            end = at + _kept_length(full[at:], seen, self.pad_id)
+            if end >= len(sequence) or end >= croppable_to(self._cache):  # (a sliding window may forbid it)
+                if end < len(sequence):
+                    crop_cache(self._cache, end)
+                sequence, kept = sequence[:end], full[at:end]
         if at < len(sequence):  # the reply: generated ids, with any recall the model asked for
             generated = sequence[at:]
             shown = self.tokenizer.decode(self.planner.plain(generated), skip_special_tokens=False,
@@ -580,6 +524,7 @@ class RecallSession(SessionDecisions):
         self._digests = list(plan.digests)
         self._turn += 1
         self._lost = None
+        return kept
 
     def _report(self, plan: Plan, cached: int) -> SessionReport:
         eviction = plan.eviction
@@ -597,3 +542,23 @@ class RecallSession(SessionDecisions):
             memory_write_error=eviction.error,
         )
         return self.last_report
+
+
+def _seen_ids(streamer: Any, result: RecallResult) -> int | None:
+    """How many generated ids of a reply stopped early its consumer was handed (a stream's
+    :class:`~recall_core.streaming.Handover`; none for a cancelled call); ``None``: it was not stopped."""
+    handover = getattr(streamer, "handover", None)
+    if result.finish_reason == "cancelled" or (handover is not None and handover.abandoned):
+        return handover.ids if handover is not None else 0
+    return None
+
+
+def _kept_length(reply: list[int], seen: int, pad_id: int) -> int:
+    """How many ids of ``reply`` hold its first ``seen`` generated ids (and the pads of a memory injected after them)."""
+    count = 0
+    for at, token in enumerate(reply):
+        if token != pad_id:
+            if count == seen:
+                return at
+            count += 1
+    return len(reply)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_core.memory.errors import MemoryStoreError
-from recall_core.session.units import Message
+from recall_core.session.units import Message, Unit
 from recall_core.tokens import RECALL_TOKEN
 
 #: How evicted messages are written: the messages (dicts) in, the ids of the memories written out.
@@ -72,6 +72,18 @@ class Written:
     ids: list[str]
     done: int
     error: str | None = None
+
+
+@dataclass
+class CallReceipt:
+    """One call's own messages in its session: its last user message and the unit of its reply
+    (``None`` until the reply is committed; it stays ``None`` after a failed call), so that the
+    caller marks those written (:meth:`~recall_core.RecallSession.mark_written`), not the messages
+    of whatever call came last. Pass one as ``reply(..., receipt=...)``; the session fills it."""
+
+    user: Message | None = None
+    reply: Unit | None = None
+    reply_text: str = ""
 
 
 #: How many keys a :class:`WrittenLog` keeps (the oldest are forgotten first): 4,096 evicted

@@ -31,7 +31,9 @@ def llm(generator) -> RecallLLM:
 def test_metadata_comes_from_the_model(llm, generator):
     meta = llm.metadata
     assert meta.context_window == generator.context_window == 512
-    assert meta.num_output == 16 and meta.is_chat_model and meta.is_function_calling_model  # tools: test_agents.py (this folder)
+    # A template without tool support is no function-calling model (LlamaIndex's agents then use
+    # ReAct); a template with tools is: test_agents.py (this folder).
+    assert meta.num_output == 16 and meta.is_chat_model and not meta.is_function_calling_model
     assert meta.model_name == "LlamaForCausalLM"
     assert RecallLLM(generator=generator, context_window=256).metadata.context_window == 256
     assert RecallLLM(generator=generator, model_name="my-tiny").metadata.model_name == "my-tiny"
