@@ -48,12 +48,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "home", None):
         os.environ["RECALL_HOME"] = str(Path(args.home).expanduser())
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the HTTP clients of a server store raise their own errors: this is stdout's
+        return _reader_gone()
     except (ValueError, OSError, RuntimeError) as error:
         print(f"recall: error: {error}", file=sys.stderr)
         return 2
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (``recall list | head -1``): 141 quietly, as ``yes | head -1`` (128 + SIGPIPE).
+
+    Until 2026-12-06: "recall: error: [Errno 32] Broken pipe", exit 2. stdout goes to ``os.devnull``,
+    or Python's flush at exit fails again ("Exception ignored ...")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # a stdout with no file behind it (a test's, an embedding's): nothing to flush
+        pass
+    return 141
 
 
 # ---------------------------------------------------------------------- arguments
@@ -74,16 +92,18 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
     _model_arguments(ask)
     _store_arguments(ask)
 
-    chat = command("chat", _chat, "interactive chat; shows where memories are injected and remembers every exchange")
+    chat = command("chat", _chat, "interactive chat; shows where memories are injected and remembers what is said")
     _model_arguments(chat)
     _store_arguments(chat)
     chat.add_argument("--no-write", action="store_true", help="do not write the exchanges into memory")
-    chat.add_argument("--session", default=None, help="session id for the written turns")
+    chat.add_argument("--session", type=_text, default=None, help="session id for the written turns")
+    chat.add_argument("--write-questions", action="store_true",
+                      help="write the questions too (default: what a message states, as the adapters' write_questions)")
 
     remember = command("remember", _remember, "write one turn into a user's memory")
     remember.add_argument("text")
     remember.add_argument("--role", default="user", choices=["user", "assistant", "system"])
-    remember.add_argument("--session", default=None)
+    remember.add_argument("--session", type=_text, default=None)
     _store_arguments(remember)
 
     ingest = command("ingest", _ingest, "write a JSONL or LoCoMo-style JSON file into memory")
@@ -95,14 +115,15 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
 
     listing = command("list", _list, "list a user's memories, oldest first (id, time, role, session, text)")
     listing.add_argument("user", help="whose memories")
-    listing.add_argument("--session", default=None, help="only this session's")
+    listing.add_argument("--session", type=_text, default=None, help="only this session's")
     listing.add_argument("--limit", type=_count, default=None, help="at most N memories")
-    listing.add_argument("--json", action="store_true", help="one JSON object a line (as `recall export` writes)")
+    listing.add_argument("--json", action="store_true", help="one JSON object a line: id, timestamp, role, session_id, "
+                         "text, key, metadata (to read; `recall import` reads what `recall export` writes)")
     _store_arguments(listing, with_user=False, read_only=True)
 
     search = command("search", _search, "search a user's memories as recall does (best first, with scores)")
     search.add_argument("user", help="whose memories")
-    search.add_argument("query")
+    search.add_argument("query", type=_text)
     search.add_argument("-k", type=_count, default=4, help="how many memories (default 4)")
     _store_arguments(search, with_user=False, read_only=True)
 
@@ -163,7 +184,7 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
     head.add_argument("--encoder", default=None, help="memory encoder (default: all-MiniLM-L6-v2, the store's default)")
     head.add_argument("--device", default=None, help="cpu, cuda... (default: cuda if available)")
     head.add_argument("--seed", type=int, default=0, help="seed of the training texts and of the head (default 0)")
-    head.add_argument("--vocabulary-texts", type=int, default=16000,
+    head.add_argument("--vocabulary-texts", type=_whole(0), default=16000,
                       help="add N sentences filled with common words (recall_core.training.head_texts; default 16000): "
                       "more words seen, a head closer to the text query (BENCHMARKS.md, \"The hidden query\")")  # fmt: skip
     return parser
@@ -203,14 +224,26 @@ def _store_arguments(
 
 
 # ---------------------------------------------------------------------- helpers
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return value
+def _whole(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number >= ``minimum``, checked before a model loads."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _text(text: str) -> str:
+    """An argparse ``type`` for a query or a session id: an empty one is refused, not read as "any"."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must not be empty, got {text!r}")
+    return text
 
 
 def _number(ok: Callable[[float], bool], allowed: str) -> Callable[[str], float]:
@@ -229,6 +262,7 @@ def _number(ok: Callable[[float], bool], allowed: str) -> Callable[[str], float]
     return parse
 
 
+_count = _whole(1)
 #: generate()'s own range for a temperature (0, or finite and at least 1e-4).
 _temperature = _number(RANGES["temperature"].ok, RANGES["temperature"].allowed)
 _seconds = _number(lambda value: 0 < value < float("inf"), "a number of seconds > 0")
@@ -236,6 +270,14 @@ _seconds = _number(lambda value: 0 < value < float("inf"), "a number of seconds 
 
 def _open_store(args: argparse.Namespace) -> Any:
     from recall_core.memory import MemoryStore
+    from recall_core.memory.backends import CHROMA_DIR, JOURNAL_FILE
+
+    root = Path(args.store).expanduser() if args.store else None
+    if root is not None and args.run in (_list, _search, _export, _doctor) and not root.is_file():
+        # a command that only reads: a path with no store is a typo (until 2026-12-06 it made an empty store there)
+        if not (root / JOURNAL_FILE).is_file() and not (root / CHROMA_DIR).is_dir():
+            raise ValueError(f"--store {args.store!r} holds no memory store (no {JOURNAL_FILE}): this command reads "
+                             "one and creates none (`recall remember`, `ingest` or `import` do)")
 
     if args.server:
         if getattr(args, "read_only", False):
@@ -302,10 +344,11 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace) -> int:
+    from recall_core.remember import TurnsRefused, last_exchange, write_turns
+
     with _open_store(args) as store:
         memory = store.for_user(args.user)
         gen = _generator(args, None if args.no_memory else memory)
-        writer = store.writer
         history: list[dict[str, str]] = []
         print(f"Chatting as {args.user!r} with memory in {store.location}. Empty line or Ctrl-D to quit.")
         while True:
@@ -323,13 +366,17 @@ def _chat(args: argparse.Namespace) -> int:
             print()
             result = stream.result
             print(format_recalls(result.recalls))
-            history.append({"role": "assistant", "content": result.text})
             if not args.no_write:
-                writer.add_turns([
-                    {"user_id": args.user, "role": "user", "content": line, "session_id": args.session},
-                    {"user_id": args.user, "role": "assistant", "content": result.text or "(no answer)",
-                     "session_id": args.session},
-                ])
+                # As the adapters: a question written word for word (until 2026-12-06) outranked the answer's note.
+                turns = last_exchange(history, result.text, ("user", "assistant"), questions=args.write_questions)
+                kept = next((text for role, text in turns if role == "user"), "")
+                if kept != line.strip():  # said, so that a statement taken for a question is not lost unseen
+                    print(f"(remembered of your line: {kept!r}; --write-questions keeps questions)", file=sys.stderr)
+                try:
+                    write_turns(store, args.user, turns, session_id=args.session)
+                except TurnsRefused as error:  # the others are written; the chat goes on
+                    print(f"recall: {error}", file=sys.stderr)
+            history.append({"role": "assistant", "content": result.text})
     return 0
 
 
@@ -363,7 +410,7 @@ def _list(args: argparse.Namespace) -> int:
     import json
 
     with _open_store(args) as store:
-        where = {"session_id": args.session} if args.session else None
+        where = {"session_id": args.session} if args.session is not None else None
         records = store.for_user(args.user).list(where=where, limit=args.limit)
     for record in records:
         if args.json:
@@ -468,15 +515,19 @@ def _demo_in(args: argparse.Namespace, folder: Path) -> int:
         )
         for role, text in DEMO_CONVERSATION:
             print(f"  {role:>9}: {text}")
-    print("\n== Session 2: a fresh process state, the store reopened from disk; questions answered through recall")
+    how = "without recall (--no-memory)" if args.no_memory else "through recall"
+    print(f"\n== Session 2: a fresh process state, the store reopened from disk; questions answered {how}")
     with MemoryStore.local(folder) as store:
-        gen = _generator(args, store.for_user(DEMO_USER))
+        # --no-memory as in `recall ask`: until 2026-12-06 the demo recalled with it all the same
+        gen = _generator(args, None if args.no_memory else store.for_user(DEMO_USER))
         for question in DEMO_QUESTIONS:
             result = gen.generate([{"role": "user", "content": question}])
             print(f"\n{DEMO_USER}> {question}\nbot> {result.text}")
             print(format_recalls(result.recalls))
             print(f"  usage: {result.usage.prompt_tokens} prompt + {result.usage.injected_tokens} injected "
                   f"+ {result.usage.generated_tokens} generated tokens")
+        if args.no_memory:  # no memory to keep from bob
+            return 0
         print(f"\n== {DEMO_OTHER_USER} asks the same first question: {DEMO_USER}'s memories are not reachable")
         other = gen.generate([{"role": "user", "content": DEMO_QUESTIONS[0]}], memory=store.for_user(DEMO_OTHER_USER))
         print(f"{DEMO_OTHER_USER}> {DEMO_QUESTIONS[0]}\nbot> {other.text}")
@@ -499,8 +550,6 @@ def _train_head(args: argparse.Namespace) -> int:
     on = args.model or ("the default model" if adapter else "the shipped recall-tuned default")
     print(f"training the head on {on}{f' with the adapter in {adapter}' if adapter else ''}", flush=True)
     encoder = load_encoder(args.encoder)
-    if args.vocabulary_texts < 0:
-        raise ValueError(f"--vocabulary-texts must be >= 0, got {args.vocabulary_texts}")
     texts, counts = head_texts(args.seed, vocabulary_n=args.vocabulary_texts)
     print(f"training texts: {len(texts)} ({', '.join(f'{k} {v}' for k, v in counts.items())})", flush=True)
     head = train_query_head(model, tokenizer, encoder, texts, seed=args.seed, progress=True,

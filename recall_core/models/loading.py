@@ -175,10 +175,42 @@ def _convert_gguf(gguf: Path, target: Path) -> None:
     (target / _READY_MARKER).write_text(DEFAULT_WHEEL_SHA256)
 
 
+def available_devices() -> list[str]:
+    """The devices this torch can run a model on: ``cpu``, then ``cuda:N`` and ``mps`` where present."""
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += ["cuda", *(f"cuda:{i}" for i in range(torch.cuda.device_count()))]
+    if torch.backends.mps.is_available():
+        devices.append("mps")
+    return devices
+
+
 def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``device`` as a ``torch.device``; ``None`` is CUDA when available, else the CPU.
+
+    Raises:
+        ValueError: ``device`` is not a device name, or names one this machine lacks (CUDA on a
+            CPU-only torch, ``cuda:3`` with two GPUs, MPS off a Mac), naming the devices there are.
+            Until 2026-12-06 such a device went through and failed later, as torch's
+            ``AssertionError: Torch not compiled with CUDA enabled`` once the model was moved.
+    """
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    available = ", ".join(available_devices())
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be one of {available}, got {device!r}") from None
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "this torch is built without CUDA" if torch.version.cuda is None else "no CUDA GPU is visible"
+            raise ValueError(f"device {str(device)!r} is not available ({why}): use one of {available}")
+        if resolved.index is not None and resolved.index >= torch.cuda.device_count():
+            raise ValueError(f"device {str(device)!r} is not available ({torch.cuda.device_count()} CUDA GPUs): "
+                             f"use one of {available}")
+    elif resolved.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {str(device)!r} is not available (MPS needs Apple silicon): use one of {available}")
+    return resolved
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
@@ -233,6 +265,7 @@ def load_model(
 
     Raises:
         ModelLoadError: the model is not on disk and cannot be fetched; the message says what to do.
+        ValueError: a device this machine lacks (see :func:`resolve_device`), a bad ``threads``.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -80,3 +80,84 @@ def test_cli_timeout_bounds_a_hung_server(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["ask", "--server", f"127.0.0.1:{port}", "--timeout", "0", "--user", "u", "hi"])
     assert "--timeout" in capsys.readouterr().err
+
+
+def test_a_device_this_machine_lacks_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    """`--device cuda` on a CPU-only torch ended in a traceback (torch's AssertionError, exit 1):
+    the device was passed through unchecked until the model moved there."""
+    import torch
+
+    from recall_core.models.loading import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    for device in ("cuda", "cuda:1", "mps", "gpu"):
+        with pytest.raises(ValueError, match=f"'{device}'") as error:
+            resolve_device(device)  # the Python API says so too (load_model(device=...), from_pretrained)
+        assert "one of cpu" in str(error.value)  # and names the devices there are
+    assert resolve_device("cpu") == torch.device("cpu") and resolve_device(None) == torch.device("cpu")
+    code = main(["ask", "--user", "ada", "--store", str(tmp_path / "m"), "--encoder", "hash-16", "--device", "cuda",
+                 "--model", str(tmp_path / "no-model"), "hi"])
+    assert code == 2
+    assert "device 'cuda' is not available" in capsys.readouterr().err
+
+
+def test_demo_no_memory_answers_without_recall(tmp_path, monkeypatch, capsys):
+    """`recall demo --no-memory` recalled all the same: the demo always handed the generator ada's memory."""
+    from types import SimpleNamespace
+
+    import recall_core.cli as cli
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    local = MemoryStore.local
+    monkeypatch.setattr(MemoryStore, "local", lambda path, **kw: local(path, encoder=HashEncoder(32), **kw))
+    used: list = []
+
+    class Generator:  # what the demo hands the model, without a model
+        def __init__(self, memory):
+            self.memory = memory
+
+        def generate(self, messages, memory="default"):
+            used.append(self.memory if memory == "default" else memory)
+            usage = SimpleNamespace(prompt_tokens=1, injected_tokens=0, generated_tokens=1)
+            return SimpleNamespace(text="ok", recalls=[], usage=usage)
+
+    monkeypatch.setattr(cli, "_generator", lambda args, memory: Generator(memory))
+    assert main(["demo", "--no-memory", "--memory", str(tmp_path / "a")]) == 0
+    assert used == [None] * len(cli.DEMO_QUESTIONS)
+    out = capsys.readouterr().out
+    assert "answered without recall (--no-memory)" in out and f"== {cli.DEMO_OTHER_USER}" not in out
+    used.clear()
+    assert main(["demo", "--memory", str(tmp_path / "b")]) == 0
+    assert [memory.user_id for memory in used] == [cli.DEMO_USER] * len(cli.DEMO_QUESTIONS) + [cli.DEMO_OTHER_USER]
+
+
+def test_chat_writes_what_the_user_states_not_the_questions(tmp_path, tiny, monkeypatch, capsys):
+    """`recall chat` wrote each line word for word: "What is my cat called?" came back as the best
+    note for the next question like it, above the fact. It writes what the adapters write now."""
+    import io
+
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    path = tmp_path / "m"
+    chat = ["chat", "--user", "ada", "--store", str(path), "--encoder", "hash-32", "--model", str(tmp_path / "model"),
+            "--max-new-tokens", "3", "--no-memory"]
+
+    notes: list[str] = []
+
+    def said(lines: str, *options: str) -> list[str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+        assert main([*chat, *options]) == 0
+        notes.append(capsys.readouterr().err)
+        with MemoryStore.local(path, encoder=HashEncoder(32)) as store:
+            return [record.text for record in store.for_user("ada").list() if record.role == "user"]
+
+    assert said("My cat is called Pepper.\nWhat is my cat called?\nI live in Porto, any tips?\n") == [
+        "My cat is called Pepper.", "I live in Porto."]
+    # what was left out is said, so that a statement taken for a question is not lost unseen
+    assert "remembered of your line: ''" in notes[-1] and "remembered of your line: 'I live in Porto.'" in notes[-1]
+    assert "Pepper" not in notes[-1]
+    assert said("Where do I live?\n", "--write-questions")[-1] == "Where do I live?"  # asked for

@@ -1,5 +1,5 @@
 """`recall list / search / delete / export / import` end to end on a store with a hash encoder
-(issue 22, item 10), and `--read-only` (item 11)."""
+(issue 22, item 10), `--read-only` (item 11), and what the read commands refuse."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from recall_core.cli import main
 from recall_core.memory import HashEncoder, MemoryStore
@@ -101,3 +103,72 @@ def test_read_only_commands_write_nothing(tmp_path: Path, capsys) -> None:
         assert sorted((p.name, p.stat().st_mtime_ns) for p in path.rglob("*")) == before
     finally:
         holder.close()
+
+
+def test_a_closed_output_pipe_ends_quietly(tmp_path: Path, monkeypatch, capsys) -> None:
+    """`recall list ... | head -1` printed "recall: error: [Errno 32] Broken pipe" and exited 2;
+    it ends quietly with 141 now, as `yes | head -1` (128 + SIGPIPE)."""
+    import io
+
+    path = tmp_path / "m"
+    _store(path)
+
+    class Closed(io.StringIO):  # a pipe whose reader is gone
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", Closed())
+    for command in (["list", "ada"], ["list", "ada", "--json"], ["export", "ada"], ["search", "ada", "dog"]):
+        assert main([*command, *_args(path)]) == 141
+        assert capsys.readouterr().err == ""
+    monkeypatch.undo()
+    # a real pipe, closed before the command writes: its output is still buffered when it returns
+    child = subprocess.Popen([sys.executable, "-m", "recall_core.cli", "export", "ada", *_args(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    child.stdout.close()
+    assert child.wait(timeout=180) == 141
+    assert child.stderr.read() == b""
+    child.stderr.close()
+
+
+def test_list_json_help_does_not_promise_the_export_format(tmp_path: Path, capsys) -> None:
+    """`list --json`'s help said it wrote what `recall export` writes; `recall import` refuses it."""
+    path = tmp_path / "m"
+    _store(path)
+    assert main(["list", "ada", "--json", *_args(path)]) == 0
+    (tmp_path / "list.jsonl").write_text(capsys.readouterr().out)
+    assert main(["import", str(tmp_path / "list.jsonl"), *_args(tmp_path / "other")]) == 2  # not the export format
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["list", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "as `recall export` writes" not in help_text and "`recall import` reads what `recall export` writes" in help_text
+
+
+def test_read_commands_refuse_a_path_with_no_store(tmp_path: Path, capsys) -> None:
+    """`recall doctor --store /typo` made an empty store there and said OK; `list`, `search` and
+    `export` listed nothing from it. A command that only reads refuses such a path, naming it."""
+    typo = tmp_path / "typo"
+    for command in (["doctor"], ["list", "ada"], ["search", "ada", "dog"], ["export", "ada"]):
+        assert main([*command, "--store", str(typo), "--encoder", "hash-32"]) == 2
+        assert f"--store {str(typo)!r} holds no memory store" in capsys.readouterr().err
+        assert not typo.exists()
+    assert main(["remember", "ada", "--user", "ada", "--store", str(typo), "--encoder", "hash-32"]) == 0  # writing: made
+    assert main(["doctor", "--no-probe", "--store", str(typo), "--encoder", "hash-32"]) == 0
+
+
+def test_empty_query_session_and_negative_counts_fail_at_parse_time(tmp_path: Path, capsys) -> None:
+    """`search ada ""` said "no memories of 'ada' found", `list --session ""` listed every session,
+    `train-head --vocabulary-texts -1` was refused only after the model had loaded."""
+    path = tmp_path / "m"
+    _store(path)
+    for command, field in ((["search", "ada", " ", *_args(path)], "argument query"),
+                           (["list", "ada", "--session", "", *_args(path)], "argument --session"),
+                           (["chat", "--user", "ada", "--session", ""], "argument --session"),
+                           (["train-head", "--vocabulary-texts", "-1"], "argument --vocabulary-texts")):  # fmt: skip
+        with pytest.raises(SystemExit) as exit_info:
+            main(command)
+        assert exit_info.value.code == 2 and field in capsys.readouterr().err

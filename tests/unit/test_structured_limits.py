@@ -7,6 +7,7 @@ import json
 import time
 
 import pytest
+import torch
 
 from recall_core import RecallGenerator
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
@@ -114,3 +115,42 @@ def test_the_default_time_bound_and_no_warning_when_in_time(generator, monkeypat
     assert time.monotonic() - start > 1.0
     with pytest.raises(ValueError, match="max_time"):
         generator.generate(ASK, response_format=PET_FORMAT, max_time=-1)
+
+
+# --------------------------------------------------------------------------- a string closed without its quote
+CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def _next_token(generator, written: str, preferred: str, then: str) -> str:
+    """The token a greedy step picks after ``written`` when the model scores ``preferred`` first, ``then`` second."""
+    tokenizer = generator.tokenizer
+    constraint = Constraint(tokenizer, json_schema_grammar(CITY), vocab_size=generator.vocab_size)
+    processor = constraint.logits_processor()
+    prompt = torch.tensor([[0]])
+    processor(prompt, torch.zeros(1, generator.vocab_size))  # marks where the reply starts
+    ids = torch.cat([prompt, torch.tensor([tokenizer(written, add_special_tokens=False).input_ids])], dim=1)
+    scores = torch.zeros(1, generator.vocab_size)
+    scores[0, tokenizer.convert_tokens_to_ids(preferred)] = 10.0
+    scores[0, tokenizer.convert_tokens_to_ids(then)] = 5.0
+    return tokenizer.decode([int(processor(ids, scores)[0].argmax())])
+
+
+@pytest.fixture(scope="module")
+def brackets_generator() -> RecallGenerator:
+    """The tiny model with a ``}}`` token, as real vocabularies have (SmolLM2's, Llama's)."""
+    model, tokenizer = tiny_model("llama")
+    tokenizer.add_tokens(["}}"])
+    model.resize_token_embeddings(len(tokenizer))
+    return RecallGenerator(model, tokenizer)
+
+
+def test_closing_brackets_inside_a_string_close_the_string_first(brackets_generator):
+    """The 135M default, forced to call get_weather, wrote `{"city": "Lisbon` then `}}` (its first
+    choice, text inside the string for the grammar) and the value went on: 'Lisbon}}</tool'."""
+    generator = brackets_generator
+    assert _next_token(generator, '{"city": "Lis', "}}", "a") == '"'  # the string ends where the model closed
+    assert _next_token(generator, '{"city": "{Lis', "}}", "a") == "}}"  # a bracket the string opened is closed
+    assert _next_token(generator, '{"city": "', "}}", "a") == "}}"  # a value may not end here: the brackets are text
+    # A single bracket is a value's own: "(0, 1]" and "a}b" were cut at it by the first version.
+    assert _next_token(generator, '{"city": "(0, 1', "]", "a") == "]"
+    assert _next_token(generator, '{"city": "a', "}", "a") == "}"

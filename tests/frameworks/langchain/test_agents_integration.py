@@ -19,9 +19,9 @@ def get_weather(city: str) -> str:
 @pytest.mark.parametrize(
     "tuned",
     [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
-        "the recall-tuned default shipped 2026-11-28 writes the call's city as 'Lisbon, Portugal}}</tool' "
-        "(the end of its tool-call format inside the JSON string); tool calls are not in the tuning data "
-        "(docs/agents.md)")))],
+        "the recall-tuned default writes the call's city as 'Lisbon, Portugal' (until 2026-12-06 the end of "
+        "its tool-call format went inside the JSON string, 'Lisbon, Portugal}}</tool'); tool calls are not in "
+        "the tuning data (docs/agents.md)")))],
 )
 def test_create_agent_calls_a_tool_with_a_recalled_fact(past_session, tuned):
     from langchain.agents import create_agent
