@@ -297,3 +297,32 @@ def test_llamaindex_is_a_function_calling_model_only_with_a_template_that_render
         assert isinstance(person, Person)
         person = asyncio.run(llm.astructured_predict(Person, PromptTemplate("Extract: {text}"), text="Ada is 36."))
         assert isinstance(person, Person)
+
+
+def test_structured_predict_reports_to_llamaindex_instrumentation_where_the_template_has_tools():
+    """The forced-call override skipped LlamaIndex's span and its structured-predict events on every
+    template (a review of the change); where the template renders tools LlamaIndex's own runs now."""
+    from llama_index.core.instrumentation import get_dispatcher
+    from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+
+    seen: list[str] = []
+
+    class Seen(BaseEventHandler):
+        @classmethod
+        def class_name(cls) -> str:
+            return "Seen"
+
+        def handle(self, event, **kwargs) -> None:
+            seen.append(type(event).__name__)
+
+    model, tokenizer = tiny_model("llama")
+    model.config.max_position_embeddings = 2048
+    tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+    llm = RecallLLM(generator=RecallGenerator(model, tokenizer), max_new_tokens=120)
+    dispatcher, handler = get_dispatcher(), Seen()
+    dispatcher.add_event_handler(handler)
+    try:
+        assert isinstance(llm.structured_predict(Person, PromptTemplate("Name: {text}"), text="Ada"), Person)
+    finally:
+        dispatcher.event_handlers.remove(handler)
+    assert [e for e in seen if "StructuredPredict" in e] == ["LLMStructuredPredictStartEvent", "LLMStructuredPredictEndEvent"]
