@@ -15,6 +15,7 @@ keyed memory's id is a hash of (user, key).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ from recall_core.memory.errors import (
     EncoderMismatchError,
     JournalDamagedError,
     JournalWriteError,
+    MemoryStoreError,
     MemoryUnavailableError,
     free_note,
     journal_damaged_hint,
@@ -57,6 +59,10 @@ from recall_core.memory.validation import (
 from recall_core.paths import drop_derived
 from recall_core.types import MemoryCandidate
 
+logger = logging.getLogger(__name__)
+
+#: Older pending memories of a user indexed with each of their writes (see ``MemoryWriter._catch_up``).
+CATCH_UP = 512
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
@@ -510,8 +516,24 @@ class MemoryWriter:
             safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
                 f"{problem}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
-                "by `repair` (`recall doctor --repair`)"
+                "by `repair` (`recall doctor --repair`), or by the user's next write"
             ) from exc
+        if not waiting:  # (a long write's later steps are pending too: its last step catches up)
+            self._catch_up({r.user_id for r in pending}, set(ids))
+
+    def _catch_up(self, users: set[str], skip: set[str]) -> None:
+        """Index these users' older pending memories (an outage's, a cut heal's; :data:`CATCH_UP` a call), best
+        effort, now that the index took a write: until 2026-12-06 they waited for `repair`, unsearchable."""
+        for user_id in sorted(users):
+            older = [row for row in self.store.journal.rows(user_id, (PENDING,)) if row.id not in skip][:CATCH_UP]
+            if not older:
+                continue
+            try:
+                self.index(self.embed(older))
+            except (MemoryStoreError, sqlite3.Error) as exc:
+                logger.info("%d pending memories of %r stay pending (%s)", len(older), user_id, exc)
+                return
+            logger.info("indexed %d pending memories of %r", len(older), user_id)
 
     def _turn_before(
         self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]

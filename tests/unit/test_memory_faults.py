@@ -571,3 +571,27 @@ def test_an_update_of_a_memory_the_journal_lacks_on_a_full_disk_is_a_journal_wri
         assert [c.text for c in store.for_user("u").search("live", 1)] == ["I live in Porto."]
         writer.update("u", memory_id, "I live in Lisbon.")
         assert [c.text for c in store.for_user("u").search("live", 1)] == ["I live in Lisbon."]
+
+
+def test_a_user_s_next_write_indexes_the_turns_an_outage_left_pending(tmp_path: Path, monkeypatch) -> None:
+    """A turn written while the index was unreachable is journaled (acknowledged) and pending. Until
+    2026-12-06 it stayed out of every search until `repair`; now the user's next write indexes it."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("u", "user", "before the outage")
+        write = store.index.write
+
+        def down(*args, **kwargs):
+            raise MemoryUnavailableError("the index is down")
+
+        monkeypatch.setattr(store.index, "write", down)
+        with pytest.raises(MemoryUnavailableError, match="or by the user's next write"):
+            writer.add_turn("u", "user", "said during the outage")
+        monkeypatch.setattr(store.index, "write", write)
+        assert "said during the outage" not in [c.text for c in store.for_user("u").search("outage", 5)]
+        writer.add_turn("v", "user", "another user's write")  # catches up its own user only
+        assert doctor(store).totals()["pending"] == 1
+        writer.add_turn("u", "user", "after the outage")
+        assert sorted(r.text for r in store.for_user("u").all()) == [
+            "after the outage", "before the outage", "said during the outage"]
+        assert doctor(store).ok
