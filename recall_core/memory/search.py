@@ -51,6 +51,7 @@ from recall_core.memory.nearest import EXACT_SEARCH_MAX, FETCHED, fetch, nearest
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.lexical import WordScores, linear_fusion
+from recall_core.memory.upkeep.marks import KEPT_DATA
 from recall_core.memory.validation import role_names
 from recall_core.types import MemoryCandidate, RecallQuery
 
@@ -179,9 +180,7 @@ def check_not_lost(journal: Journal, user_id: str, index: ChromaIndex) -> bool:
     if outcome == MARK_KEPT:
         raise MemoryUnavailableError(
             f"the Chroma server at {index.location} has no collection for user {user_id!r}, though this client's "
-            f"journal holds {lost} of their memories as indexed. The server kept its data (its mark is unchanged), "
-            "so another client deleted or forgot them: forget them through this client too, or run `recall doctor "
-            "--repair` (repair(store)) to index them again from this journal"
+            f"journal holds {lost} of their memories as indexed. {KEPT_DATA}"
         )
     raise MemoryUnavailableError(
         f"the memory index at {index.location} has none of the {lost} memories of user {user_id!r} that the "

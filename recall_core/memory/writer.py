@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,13 +27,9 @@ from recall_core.memory.backends import scrub_free_pages
 from recall_core.memory.encoders import Encoder
 from recall_core.memory.errors import (
     EncoderMismatchError,
-    JournalDamagedError,
-    JournalWriteError,
     MemoryStoreError,
     MemoryUnavailableError,
     free_note,
-    journal_damaged_hint,
-    journal_write_hint,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
 from recall_core.memory.positions import HeldPositions
@@ -253,7 +249,7 @@ class MemoryWriter:
         updated = row.with_(text=text, extra=row.extra if extra is None else extra)
         ids = [memory_id]
         following = self._following(updated)
-        with self._journaling("the memory was not changed"):
+        with self.store.journal.writing("the memory was not changed"):
             journal.update_text(memory_id, text, extra, context=self._context(updated))
             if following is not None:
                 journal.set_context(following.id, self._context(following))
@@ -272,7 +268,7 @@ class MemoryWriter:
         if not ids:
             return 0
         journal, index = self.store.journal, self.store.index
-        with self._journaling("nothing was deleted"):
+        with self.store.journal.writing("nothing was deleted"):
             journaled = journal.mark_deleting(user_id, ids)
         in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
         # Hidden from every read from here on: their derived copies (KV blocks, on disk and in
@@ -296,7 +292,7 @@ class MemoryWriter:
         # Tombstones first: if the index is unreachable (raises here), `repair` finishes the job
         # instead of re-indexing what the user asked to forget.
         # From here on every read of the user hides what was forgotten (journal.Visibility).
-        with self._journaling("nothing was forgotten"):
+        with self.store.journal.writing("nothing was forgotten"):
             journaled = journal.mark_user_deleting(user_id)
         # Every derived copy (KV blocks on disk and in any cache of this process, whoever wrote them).
         drop_derived(ids)
@@ -373,7 +369,7 @@ class MemoryWriter:
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
         # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
         # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
-        with self._journaling(_not_written(len(prepared))):
+        with self.store.journal.writing(_not_written(len(prepared))):
             part_ids = [self._journal_turns(part, on_taken) for part in parts]
         bar, own_bar = _progress(progress, len(prepared))
         try:
@@ -389,26 +385,10 @@ class MemoryWriter:
 
     def _write(self, prepared: Sequence[Prepared]) -> None:
         # One transaction from reading the next positions to journaling: no two turns share one.
-        with self._journaling(_not_written(len(prepared))):
+        with self.store.journal.writing(_not_written(len(prepared))):
             ids = self._journal_turns(prepared)
         self._index_pending(ids)
         self._precompute_kv(ids)
-
-    @contextmanager
-    def _journaling(self, undone: str) -> Iterator[None]:
-        """One journal transaction; SQLite's refusal to write it (a full disk, a lock held past the
-        timeout) is a :class:`JournalWriteError` saying what was ``undone`` ("the turn ... was not
-        written"), and a file it cannot read a :class:`JournalDamagedError` saying the way out."""
-        path = self.store.journal.path
-        try:
-            with self.store.journal.transaction():
-                yield
-        except sqlite3.OperationalError as exc:
-            raise JournalWriteError(journal_write_hint(path, exc, undone)) from exc
-        except sqlite3.DatabaseError as exc:
-            if type(exc) is not sqlite3.DatabaseError:  # a constraint or a misuse: not the file's state
-                raise
-            raise JournalDamagedError(journal_damaged_hint(path, f"{type(exc).__name__}: {exc}")) from exc
 
     @contextmanager
     def _tidying(self, done: str) -> Iterator[None]:
@@ -525,15 +505,24 @@ class MemoryWriter:
         """Index these users' older pending memories (an outage's, a cut heal's; :data:`CATCH_UP` a call), best
         effort, now that the index took a write: until 2026-12-06 they waited for `repair`, unsearchable."""
         for user_id in sorted(users):
-            older = [row for row in self.store.journal.rows(user_id, (PENDING,)) if row.id not in skip][:CATCH_UP]
-            if not older:
-                continue
             try:
-                self.index(self.embed(older))
+                done = self.index_pending_of(user_id, skip, CATCH_UP)
             except (MemoryStoreError, sqlite3.Error) as exc:
-                logger.info("%d pending memories of %r stay pending (%s)", len(older), user_id, exc)
+                logger.info("pending memories of %r stay pending (%s)", user_id, exc)
                 return
-            logger.info("indexed %d pending memories of %r", len(older), user_id)
+            if done:
+                logger.info("indexed %d pending memories of %r", done, user_id)
+
+    def index_pending_of(self, user_id: str, skip: Collection[str] = (), limit: int | None = None) -> int:
+        """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
+        embedding only those without one (never re-encoding another encoder's); return how many."""
+        rows = [row for row in self.store.journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
+        if not rows:
+            return 0
+        missing = [row for row in rows if row.embedding is None]
+        embedded = {row.id: row for row in self.embed(missing)} if missing else {}
+        self.index([embedded.get(row.id, row) for row in rows])
+        return len(rows)
 
     def _turn_before(
         self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
@@ -580,7 +569,7 @@ class MemoryWriter:
             text=record.text, timestamp=record.timestamp, turn_index=record.turn_index,
             chunk_index=record.chunk_index, n_chunks=record.n_chunks, extra=extra,
         )  # fmt: skip
-        with self._journaling(f"memory {memory_id!r} was not copied into the journal, and nothing was changed"):
+        with self.store.journal.writing(f"memory {memory_id!r} was not copied into the journal, and nothing was changed"):
             self.store.journal.insert([row])
         return self.store.journal.get(memory_id) or row
 

@@ -7,12 +7,18 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from recall_core.memory.errors import JournalDamagedError, journal_damaged_hint
+from recall_core.memory.errors import (
+    JournalDamagedError,
+    JournalWriteError,
+    journal_damaged_hint,
+    journal_write_hint,
+)
 from recall_core.memory.journal.rows import (
     COLUMNS,
     EVERYTHING,
@@ -116,6 +122,21 @@ class Journal:
 
     def _transaction(self) -> Journal._Tx:
         return Journal._Tx(self)
+
+    @contextmanager
+    def writing(self, undone: str) -> Iterator[None]:
+        """:meth:`transaction`, with SQLite's refusal to write it (a full disk, a lock held past the
+        timeout) as a :class:`JournalWriteError` saying what was ``undone`` ("the turn ... was not
+        written"), and a file it cannot read as a :class:`JournalDamagedError` saying the way out."""
+        try:
+            with self.transaction():
+                yield
+        except sqlite3.OperationalError as exc:
+            raise JournalWriteError(journal_write_hint(self.path, exc, undone)) from exc
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # a constraint or a misuse: not the file's state
+                raise
+            raise JournalDamagedError(journal_damaged_hint(self.path, f"{type(exc).__name__}: {exc}")) from exc
 
     def transaction(self) -> Journal._Tx:
         """A write transaction (``with journal.transaction(): ...``) that holds SQLite's write lock

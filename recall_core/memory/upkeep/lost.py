@@ -22,6 +22,7 @@ from recall_core.memory.errors import MemoryIndexWarning, MemoryUnavailableError
 from recall_core.memory.index import MARK_KEPT, MARK_LOST
 from recall_core.memory.journal import INDEXED, JournalRow
 from recall_core.memory.protocols import StoreParts
+from recall_core.memory.upkeep.marks import KEPT_DATA
 
 
 def found_missing(
@@ -39,10 +40,7 @@ def found_missing(
         if outcome == MARK_LOST:  # every memory of the journal, this user's among them, was indexed again
             return
         cause = (
-            "The server kept its data (its mark is unchanged), so another client deleted or forgot the user: "
-            "forget them through this client too, or run `recall doctor --repair` (repair(store)) to index them "
-            "again from this journal"
-            if outcome == MARK_KEPT else
+            KEPT_DATA if outcome == MARK_KEPT else
             "Either the server lost its data (restarted without its volume?): `recall doctor --repair` "
             "(repair(store)) indexes them again from this journal; or another client forgot the user: forget "
             "them through this client too"

@@ -47,6 +47,11 @@ logger = logging.getLogger(__name__)
 #: those as users' collections.
 MARK_COLLECTION = "recall_server_mark"
 _MARK_ID = "mark"
+#: A user's collection gone from a server that kept its data, and what to do (a write's warning, a read's error).
+KEPT_DATA = (
+    "The server kept its data (its mark is unchanged), so another client deleted or forgot the user: forget them "
+    "through this client too, or run `recall doctor --repair` (repair(store)) to index them again from this journal"
+)
 #: Memories to index again before a progress bar is shown.
 _BAR_FROM = 500
 
@@ -158,7 +163,7 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
         for user_id in journal.users():
             try:
                 with journal.transaction():  # this journal's forget or delete of the user waits
-                    bar.update(_index_pending(store, user_id))
+                    bar.update(store.writer.index_pending_of(user_id))
             except (MemoryStoreError, sqlite3.OperationalError) as exc:
                 failed[user_id] = f"{type(exc).__name__}: {exc}"
                 if not isinstance(exc, EncoderMismatchError):
@@ -173,18 +178,3 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
         )  # fmt: skip
     return True
 
-
-def _index_pending(store: StoreParts, user_id: str) -> int:
-    """Index ``user_id``'s pending memories with their stored vectors (embedding only those without
-    one); mark them indexed; return how many."""
-    journal = store.journal
-    rows = list(journal.rows(user_id, (PENDING,)))
-    if not rows:
-        return 0
-    missing = [r for r in rows if r.embedding is None]
-    if missing:
-        embedded = {r.id: r for r in store.writer.embed(missing)}
-        rows = [embedded.get(r.id, r) for r in rows]
-    written = store.index.write(rows)
-    journal.mark([r.id for r in written], INDEXED)
-    return len(rows)
