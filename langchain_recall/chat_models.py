@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -36,7 +35,7 @@ from recall_core.integration import (
     unanswered,
 )
 from recall_core.memory.text.questions import turn_to_write
-from recall_core.remember import last_exchange, write_reported, write_turns
+from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
 from recall_core.structured.tools import ContentStream, call_splitter
 
 from ._common import (
@@ -276,23 +275,15 @@ class ChatRecall(RecallSettings, BaseChatModel):
         return report.metadata
 
     def _remember_unanswered(self, call: PreparedCall, messages: list[dict[str, str]]) -> None:
-        """A reply that did not come whole (a stream left early or failing midway, a cancelled call):
-        the user's turn is written, as LlamaIndex's chat engines put the user message in memory before
-        generating; the partial reply is not, now or when the session's cache evicts it. Never
-        raises: the call's own exception is what the caller sees. Before 2026-12-06 nothing was written."""
-        try:
-            write = self.write_memory if call.write_memory is None else call.write_memory
-            if not (write and self.store is not None and call.user_id is not None):
-                self._mark_written(call, ("user", "assistant") if not write else ("assistant",))
-                return
-            roles = tuple(role for role in self.write_roles if role == "user")
-            exchange = last_exchange(messages, "", roles, self.write_questions)
-            session_id = call.session_id or self.session_id or call.thread_id
-            report = write_reported(self.store, call.user_id, exchange, session_id=session_id)
-            self._mark_written(call, ("assistant", *report.done(roles)))
-        except Exception as error:  # the original exception goes on
-            warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
-                          f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=2)  # fmt: skip
+        """A reply that did not come whole: the user's turn is written (:func:`recall_core.remember.write_unanswered`)."""
+        write = self.write_memory if call.write_memory is None else call.write_memory
+        # Not written: with write_memory off the user's turn is marked too (never to be written), without
+        # a store or user only the reply.
+        store = self.store if write and call.user_id is not None else None
+        roles = self.write_roles if store is not None else ("user",) if not write else ()
+        session_id = call.session_id or self.session_id or call.thread_id
+        write_unanswered(store, call.user_id, messages, roles, self.write_questions, session_id,
+                         lambda done: self._mark_written(call, done))  # fmt: skip
 
     def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
         """The engine's stream of this call; with tools, the call markup is held back from the text."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -46,7 +45,7 @@ from recall_core.integration import (
     unanswered,
     usage_dict,
 )
-from recall_core.remember import last_exchange, write_reported
+from recall_core.remember import last_exchange, write_reported, write_unanswered
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
     ContentStream,
@@ -342,24 +341,15 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
         return (lambda result: written.update(self._remember(call, result))), written
 
     def _remember_unanswered(self, call: _Call) -> None:
-        """A reply that did not come whole (a stream left early or failing midway, a cancelled call): the
-        user's turn is written, as LlamaIndex's chat engines put the user message in memory before
-        generating; the partial reply is not, now or when the session's cache evicts it. Never raises:
-        the call's own exception is what the caller sees. Before 2026-12-06 nothing was written."""
-        try:
-            if call.write is None:
-                if call.prepared is not None:  # nor later, when the session's cache evicts it
-                    self._mark_written(call.prepared, ("user", "assistant"))
-                return
-            user_id, roles, session_id, questions = call.write
-            users = tuple(role for role in roles if role == "user")
-            exchange = last_exchange([{"role": "user", "content": call.last_user or ""}], "", users, questions)
-            report = write_reported(self.store, user_id, exchange, session_id=session_id)
-            if call.prepared is not None:
-                self._mark_written(call.prepared, ("assistant", *report.done(users)))
-        except Exception as error:  # the original exception goes on
-            warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
-                          f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=2)  # fmt: skip
+        """A reply that did not come whole: the user's turn is written (:func:`recall_core.remember.write_unanswered`)."""
+        prepared = call.prepared
+        # Not written (call.write None): the user's turn is marked all the same, never to be written.
+        if call.write is None:
+            store, user_id, roles, session_id, questions = None, None, ("user",), None, False
+        else:
+            store, (user_id, roles, session_id, questions) = self.store, call.write
+        write_unanswered(store, user_id, [{"role": "user", "content": call.last_user or ""}], roles, questions,
+                         session_id, lambda done: prepared is not None and self._mark_written(prepared, done))  # fmt: skip
 
     def _cancellable(self, call: _Call) -> tuple[_Call, threading.Event]:
         """The call with a stop event that ends its generation at the next token (a cancelled ``achat``)."""

@@ -137,5 +137,28 @@ def last_exchange(
     return [(role, text) for role, text in turns if role in allowed]
 
 
+def write_unanswered(
+    store: Any, user_id: str | None, messages: Sequence[Mapping[str, Any]], roles: Iterable[str], questions: bool,
+    session_id: str | None, mark_written: Any,
+) -> None:
+    """A reply that did not come whole (a stream left early or failing midway, a cancelled call): the
+    user's turn of ``messages`` is written (if ``roles`` has ``"user"``), as LlamaIndex's chat engines
+    put the user message in memory before generating, and ``mark_written(roles)`` tells the session
+    what it need not write later: the partial reply and what was written. Never raises: the call's own
+    exception is what the caller sees (a failure warns). Before 2026-12-06 nothing was written.
+    Without a ``store`` (or ``user_id``) nothing is written, and the user's turn (if in ``roles``) and
+    the reply are marked all the same: they are not to be written later either."""
+    try:
+        users = tuple(role for role in roles if role == "user")
+        if store is None or user_id is None:
+            mark_written(("assistant", *users))
+            return
+        report = write_reported(store, user_id, last_exchange(messages, "", users, questions), session_id=session_id)
+        mark_written(("assistant", *report.done(users)))
+    except Exception as error:  # the original exception goes on
+        warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
+                      f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=3)  # fmt: skip
+
+
 def strip_marker(text: str) -> str:
     return text.replace(RECALL_TOKEN, "")
