@@ -37,6 +37,7 @@ from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
 from recall_core.memory.text.ingest import IngestReport, ingest_file
+from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared, prepare_turn
 from recall_core.memory.upkeep.lost import found_missing
 from recall_core.memory.validation import (
@@ -121,6 +122,7 @@ class MemoryWriter:
         self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
         self._sized: set[str] = set()  # users whose stored vectors have this encoder's size
+        self._refused: set[str] = set()  # users whose pending memories the index refused (see catch_up)
 
     @property
     def encoder(self) -> Encoder:
@@ -248,12 +250,12 @@ class MemoryWriter:
             extra["key"] = row.extra["key"]  # a keyed memory keeps its key
         updated = row.with_(text=text, extra=row.extra if extra is None else extra)
         ids = [memory_id]
-        following = self._following(updated)
+        after = following(journal, self.search_text, updated)
         with self.store.journal.writing("the memory was not changed"):
-            journal.update_text(memory_id, text, extra, context=self._context(updated))
-            if following is not None:
-                journal.set_context(following.id, self._context(following))
-                ids.append(following.id)
+            journal.update_text(memory_id, text, extra, context=context_of(journal, self.search_text, updated))
+            if after is not None:
+                journal.set_context(after.id, context_of(journal, self.search_text, after))
+                ids.append(after.id)
         self._index_pending(ids)
         # The old text's derived copies go, whoever wrote them (this process or another).
         if self.kv is not None:
@@ -447,7 +449,7 @@ class MemoryWriter:
                 turn_index = next_index[key]
                 next_index[key] += 1
             keyed = "key" in p.extra
-            before = None if keyed else self._turn_before(p.user_id, p.session_id, turn_index, latest)
+            before = None if keyed else turn_before(journal, self.search_text, p.user_id, p.session_id, turn_index, latest)
             contexts = self.search_text.compose(p.chunks, p.timestamp, p.role, p.extra, before)
             if not keyed:
                 latest[(p.user_id, p.session_id)] = (turn_index, speaker_of(p.role, p.extra), p.chunks[-1])
@@ -496,22 +498,32 @@ class MemoryWriter:
             safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
                 f"{problem}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
-                "by `repair` (`recall doctor --repair`), or by the user's next write"
+                "by `repair` (`recall doctor --repair`), or by the user's next write or search"
             ) from exc
         if not waiting:  # (a long write's later steps are pending too: its last step catches up)
             self._catch_up({r.user_id for r in pending}, set(ids))
 
     def _catch_up(self, users: set[str], skip: set[str]) -> None:
-        """Index these users' older pending memories (an outage's, a cut heal's; :data:`CATCH_UP` a call), best
-        effort, now that the index took a write: until 2026-12-06 they waited for `repair`, unsearchable."""
         for user_id in sorted(users):
-            try:
-                done = self.index_pending_of(user_id, skip, CATCH_UP)
-            except (MemoryStoreError, sqlite3.Error) as exc:
-                logger.info("pending memories of %r stay pending (%s)", user_id, exc)
+            if not self.catch_up(user_id, skip):
                 return
-            if done:
-                logger.info("indexed %d pending memories of %r", done, user_id)
+
+    def catch_up(self, user_id: str, skip: Collection[str] = ()) -> bool:
+        """Index up to :data:`CATCH_UP` of ``user_id``'s pending memories (an outage's, a cut heal's), best
+        effort: a write that reached the index calls it, and so does the user's search. Until 2026-12-06
+        they waited for `repair`, unsearchable. ``False`` when the index or the journal refused."""
+        if user_id in self._refused:
+            return True
+        try:
+            done = self.index_pending_of(user_id, skip, CATCH_UP)
+        except (MemoryStoreError, sqlite3.Error) as exc:
+            if not isinstance(exc, (MemoryUnavailableError, sqlite3.Error)):
+                self._refused.add(user_id)  # the index refuses them (not down): left to `repair`, not retried each search
+            logger.info("pending memories of %r stay pending (%s)", user_id, exc)
+            return False
+        if done:
+            logger.info("indexed %d pending memories of %r", done, user_id)
+        return True
 
     def index_pending_of(self, user_id: str, skip: Collection[str] = (), limit: int | None = None) -> int:
         """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
@@ -523,37 +535,6 @@ class MemoryWriter:
         embedded = {row.id: row for row in self.embed(missing)} if missing else {}
         self.index([embedded.get(row.id, row) for row in rows])
         return len(rows)
-
-    def _turn_before(
-        self, user_id: str, session_id: str, turn_index: int, latest: Mapping[tuple[str, str], tuple[int, str, str]]
-    ) -> tuple[str, str] | None:
-        """``(speaker, words)`` of the turn before this one in its session: from this batch, else the journal."""
-        if self.search_text.window == "never":
-            return None
-        in_batch = latest.get((user_id, session_id))
-        if in_batch is not None and in_batch[0] < turn_index:
-            return in_batch[1], in_batch[2]
-        row = self.store.journal.previous_turn(user_id, session_id, turn_index)
-        if row is None:
-            return None
-        return speaker_of(row.role, row.extra), row.text
-
-    def _context(self, row: JournalRow) -> str | None:
-        """What ``row`` is searched by (``None`` when that is its text), composed as for a new turn."""
-        first = row.chunk_index == 0 and "key" not in row.extra
-        before = self._turn_before(row.user_id, row.session_id, row.turn_index, {}) if first else None
-        context = self.search_text.compose([row.text], row.timestamp, row.role, row.extra, before)[0]
-        return None if context == row.text else context
-
-    def _following(self, row: JournalRow) -> JournalRow | None:
-        """The first chunk of the turn after ``row``'s in its session, when it is searched with
-        ``row``'s words (``row`` is the last chunk of its turn and the window is on)."""
-        if self.search_text.window == "never" or "key" in row.extra or row.chunk_index != row.n_chunks - 1:
-            return None
-        following = self.store.journal.next_turn(row.user_id, row.session_id, row.turn_index)
-        if following is None or "key" in following.extra:
-            return None
-        return following
 
     def adopt(self, user_id: str, memory_id: str) -> JournalRow:
         """A memory found in the index but not in this journal (written by another client, or a

@@ -29,6 +29,7 @@ from recall_core.memory import (
     JournalWriteError,
     MemoryIndexWarning,
     MemoryStore,
+    MemoryStoreError,
     MemoryUnavailableError,
     MemoryWriter,
     doctor,
@@ -588,10 +589,72 @@ def test_a_user_s_next_write_indexes_the_turns_an_outage_left_pending(tmp_path: 
         with pytest.raises(MemoryUnavailableError, match="or by the user's next write"):
             writer.add_turn("u", "user", "said during the outage")
         monkeypatch.setattr(store.index, "write", write)
-        assert "said during the outage" not in [c.text for c in store.for_user("u").search("outage", 5)]
         writer.add_turn("v", "user", "another user's write")  # catches up its own user only
         assert doctor(store).totals()["pending"] == 1
         writer.add_turn("u", "user", "after the outage")
         assert sorted(r.text for r in store.for_user("u").all()) == [
             "after the outage", "before the outage", "said during the outage"]
         assert doctor(store).ok
+
+
+def test_a_user_who_only_reads_finds_what_an_outage_left_pending(tmp_path: Path, monkeypatch) -> None:
+    """Until 2026-12-06 a user who only searched waited for `repair` to see the turns an outage left
+    pending; now their search indexes them first (best effort), and another user's search does not."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("u", "user", "before the outage")
+        write = store.index.write
+
+        def down(*args, **kwargs):
+            raise MemoryUnavailableError("the index is down")
+
+        monkeypatch.setattr(store.index, "write", down)
+        with pytest.raises(MemoryUnavailableError):
+            writer.add_turn("u", "user", "said during the outage")
+        # Writes still fail: the search answers from what is indexed (best effort), the turn stays safe.
+        assert [c.text for c in store.for_user("u").search("outage", 5)] == ["before the outage"]
+        monkeypatch.setattr(store.index, "write", write)
+        store.for_user("v").search("outage", 5)  # another user's search leaves u's pending
+        assert doctor(store).totals()["pending"] == 1
+        found = [c.text for c in store.for_user("u").search("said during the outage", 5)]
+        assert "said during the outage" in found
+        assert doctor(store).ok
+
+
+def test_a_read_only_store_searches_without_indexing_what_is_pending(tmp_path: Path, monkeypatch) -> None:
+    """A read-only store writes nothing where the store is, pending memories included."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("u", "user", "before the outage")
+        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
+        with pytest.raises(MemoryUnavailableError):
+            writer.add_turn("u", "user", "said during the outage")
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM), read_only=True) as reader:
+        assert [c.text for c in reader.for_user("u").search("outage", 5)] == ["before the outage"]
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        assert doctor(store).totals()["pending"] == 1
+
+
+def test_pending_memories_the_index_refuses_are_not_retried_at_every_search(tmp_path: Path, monkeypatch) -> None:
+    """A user whose pending memories the index refuses (not unreachable: it answered no) is left to
+    `repair` after one try; each search does not send them again."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("u", "user", "before the outage")
+        write = store.index.write
+        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
+        with pytest.raises(MemoryUnavailableError):
+            writer.add_turn("u", "user", "said during the outage")
+        tries = []
+
+        def refuse(*args, **kwargs):
+            tries.append(1)
+            raise MemoryStoreError("the index refused these rows")
+
+        monkeypatch.setattr(store.index, "write", refuse)
+        for _ in range(3):
+            assert [c.text for c in store.for_user("u").search("outage", 5)] == ["before the outage"]
+        assert len(tries) == 1
+        monkeypatch.setattr(store.index, "write", write)
+        repair(store)
+        assert "said during the outage" in [c.text for c in store.for_user("u").search("said during the outage", 5)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from recall_core.memory.index import MEMORIES
 from recall_core.memory.journal import JournalRow
 from recall_core.memory.protocols import StoreParts
+from recall_core.memory.text.neighbours import context_of
 from recall_core.memory.writer import MemoryWriter
 
 
@@ -19,6 +20,6 @@ def adopt_index_only(store: StoreParts, writer: MemoryWriter, user_id: str, ids:
             if written[row.id]:
                 db.execute("UPDATE memories SET created_at=?, updated_at=? WHERE id=?", (written[row.id], written[row.id], row.id))
     for row in rows:
-        store.journal.set_context(row.id, writer._context(row))
+        store.journal.set_context(row.id, context_of(store.journal, writer.search_text, row))
     return [r for r in store.journal.get_many([row.id for row in rows])]
 
