@@ -23,6 +23,7 @@ from recall_core.memory.encoders import (
 )
 from recall_core.memory.errors import (
     EncoderMismatchError,
+    EncoderOutputError,
     JournalDamagedError,
     JournalWriteError,
     MemoryIndexWarning,
@@ -51,6 +52,7 @@ __all__ = [
     "Encoder",
     "EncoderLoadError",
     "EncoderMismatchError",
+    "EncoderOutputError",
     "HashEncoder",
     "IngestReport",
     "JournalDamagedError",

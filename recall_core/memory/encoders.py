@@ -341,6 +341,30 @@ def load_encoder(spec: Encoder | str | Path | None = None, device: str = "cpu") 
     raise TypeError(f"encoder must be None, a model name or path, or an Encoder object, got {type(spec).__name__}")
 
 
+def encode_checked(encoder: Encoder, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+    """``encoder.encode(texts)`` as a float32 ``[len(texts), encoder.dimension]`` array of finite
+    numbers, else :class:`~recall_core.memory.errors.EncoderOutputError` naming the encoder and the
+    text: one NaN vector in a collection made every later search and write of its user fail."""
+    from recall_core.memory.errors import EncoderOutputError
+
+    encoded = encoder.encode(list(texts)) if batch_size is None else encoder.encode(list(texts), batch_size=batch_size)
+    expected = f"{len(texts)} vectors of {encoder.dimension} numbers (encode(texts) -> float32 [n, d])"
+    try:
+        vectors = np.asarray(encoded, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EncoderOutputError(f"the encoder {encoder.name!r} returned {type(encoded).__name__} ({exc}); expected {expected}") from None
+    if vectors.shape != (len(texts), encoder.dimension):
+        raise EncoderOutputError(f"the encoder {encoder.name!r} returned shape {vectors.shape}; expected {expected}")
+    finite = np.isfinite(vectors).all(axis=1)
+    if not finite.all():
+        first = int(np.flatnonzero(~finite)[0])
+        raise EncoderOutputError(
+            f"the encoder {encoder.name!r} returned NaN or infinite numbers for {int((~finite).sum())} of {len(texts)} "
+            f"texts, the first {texts[first][:80]!r}: the index refuses them"
+        )
+    return vectors
+
+
 @contextmanager
 def _quiet_loading() -> Iterator[None]:
     """transformers' and huggingface_hub's progress bars off while loading, as they were after

@@ -45,6 +45,12 @@ class EncoderMismatchError(MemoryStoreError, ValueError):
     """The encoder's dimension differs from the one the collection was written with."""
 
 
+class EncoderOutputError(MemoryStoreError):
+    """The encoder returned something the index cannot hold: not one vector of its ``dimension`` per
+    text, or numbers that are not finite (NaN, inf). Nothing of it is stored: a turn being written
+    stays pending in the journal, and a search is not run. The message names the encoder and the text."""
+
+
 class MemoryIsolationError(MemoryStoreError):
     """A result carried another user's id: refused rather than returned."""
 

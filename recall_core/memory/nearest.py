@@ -20,6 +20,9 @@ logger = logging.getLogger(__name__)
 EXACT_SEARCH_MAX = 2000
 #: Everything a search reads back about a memory.
 FETCHED = ["documents", "metadatas", "embeddings"]
+#: How many items more than its counted size an exact search asks of a collection: a server
+#: store's size is up to ``SIZE_TTL_S`` old (index.py), and other clients write in the meantime.
+SIZE_SLACK = 64
 
 
 def nearest(
@@ -58,13 +61,19 @@ def exact_nearest(
     ``size`` come back, or a ``where`` filter hides how many should, the distances are computed
     here from the stored vectors. ``ids`` limits the search to those ids (computed here too).
     """
-    if size == 0 or (ids is not None and not ids):
+    if ids is not None and not ids:
         return []
     if where is None and ids is None:
-        wide = collection.query(query_embeddings=[embedding], n_results=size, include=["distances"])
-        if len(wide["ids"][0]) >= size:
+        # Asked for more than ``size``: an answer short of what was asked holds every item HNSW
+        # reached, so another client's writes since ``size`` was counted are found too (until
+        # 2026-12-06 a server store's search missed them for SIZE_TTL_S). A full answer means
+        # the size is out of date by more than the slack: computed exactly below.
+        asked = size + max(k, SIZE_SLACK)
+        wide = collection.query(query_embeddings=[embedding], n_results=asked, include=["distances"])
+        got = len(wide["ids"][0])
+        if size <= got < asked:
             return list(zip(wide["ids"][0][:k], wide["distances"][0][:k], strict=True))
-        logger.debug("HNSW reached %d of %d items; computing the distances exactly", len(wide["ids"][0]), size)
+        logger.debug("HNSW reached %d of %d items; computing the distances exactly", got, size)
     stored = collection.get(ids=None if ids is None else list(ids), where=where, include=["embeddings"])
     if not stored["ids"]:
         return []

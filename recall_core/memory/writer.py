@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from recall_core.memory.backends import scrub_free_pages
-from recall_core.memory.encoders import Encoder
+from recall_core.memory.encoders import Encoder, encode_checked
 from recall_core.memory.errors import (
     EncoderMismatchError,
-    MemoryStoreError,
+    EncoderOutputError,
     MemoryUnavailableError,
     free_note,
 )
@@ -180,6 +180,11 @@ class MemoryWriter:
         Every turn is checked before anything is written: one bad turn raises ``ValueError``
         and none is written. ``progress`` shows a tqdm bar (or pass a tqdm instance to update).
         """
+        if turns is None or isinstance(turns, (str, bytes, Mapping, Turn)) or not isinstance(turns, Iterable):
+            raise ValueError(
+                f"turns must be an iterable of turns (Turn objects or mappings), got {type(turns).__name__}; "
+                "add_turn writes one turn, or pass [turn] (nothing was written)"
+            )
         return self._write_all(self._prepare_all(turns), progress)
 
     def put(
@@ -324,7 +329,7 @@ class MemoryWriter:
         encoder = self.encoder
         need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
         if need:
-            vectors = encoder.encode([rows[i].search_text for i in need], batch_size=self.batch_size)
+            vectors = encode_checked(encoder, [rows[i].search_text for i in need], self.batch_size)
             self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
             for j, i in enumerate(need):
                 rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
@@ -366,6 +371,8 @@ class MemoryWriter:
         return prepared
 
     def _write_all(self, prepared: list[Prepared], progress: bool | Any, on_taken: _OnTaken | None = None) -> list[list[str]]:
+        if not (progress is None or isinstance(progress, bool) or callable(getattr(progress, "update", None))):
+            raise ValueError(f"progress must be True, False or a tqdm bar, got {progress!r} (nothing was written)")
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
         step = max(self.batch_size * 16, 1024)
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
@@ -490,6 +497,12 @@ class MemoryWriter:
             return
         try:
             self.index(self.embed(pending))
+        except EncoderOutputError as exc:  # journaled, but nothing of the encoder's output was stored
+            safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
+            raise EncoderOutputError(
+                f"{exc}. {safe} memories are kept in the journal ({journal.path}) as pending, unsearchable: fix the "
+                "encoder, then `repair` (`recall doctor --repair`) indexes them; or delete them by id"
+            ) from None
         except (MemoryUnavailableError, sqlite3.Error) as exc:
             # The turns are journaled (acknowledged): what failed is the index, or storing their vectors.
             problem = str(exc) if isinstance(exc, MemoryUnavailableError) else (
@@ -516,10 +529,12 @@ class MemoryWriter:
             return True
         try:
             done = self.index_pending_of(user_id, skip, CATCH_UP)
-        except (MemoryStoreError, sqlite3.Error) as exc:
-            if not isinstance(exc, (MemoryUnavailableError, sqlite3.Error)):
-                self._refused.add(user_id)  # the index refuses them (not down): left to `repair`, not retried each search
+        except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy: tried again later
             logger.info("pending memories of %r stay pending (%s)", user_id, exc)
+            return False
+        except Exception as exc:  # noqa: BLE001 - refused (the encoder's output, the index's answer): not retried
+            self._refused.add(user_id)  # at each search; `repair` names the cause
+            logger.warning("pending memories of %r stay pending until `recall doctor --repair` (%s)", user_id, exc)
             return False
         if done:
             logger.info("indexed %d pending memories of %r", done, user_id)

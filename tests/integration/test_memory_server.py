@@ -381,3 +381,20 @@ def test_server_headers_are_sent(tmp_path: Path) -> None:
         assert client._server._session.headers["Authorization"] == "Bearer secret"
         assert store.for_user("u").count() == 1
         store.close()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("retrieval", ["vector", "hybrid"])
+def test_a_search_right_after_another_client_s_write_finds_it(tmp_path: Path, retrieval: str) -> None:
+    """A server store counts a collection's size at most every SIZE_TTL_S (10 s). Until 2026-12-06
+    a search in that time asked for the old size and missed what another client had written: 1
+    of 4 found while count() said 6."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path)
+        writers[0].add_turn("u", "user", "an old note about tea")
+        assert len(stores[0].for_user("u").search("tea", 4, retrieval=retrieval)) == 1  # the size is counted: 1
+        writers[1].add_turns([{"user_id": "u", "role": "user", "content": f"kayak trip number {i}"} for i in range(5)])
+        found = stores[0].for_user("u").search("kayak trip", 4, retrieval=retrieval)
+        assert len(found) == 4 and all(c.text.startswith("kayak trip number") for c in found)
+        for store in stores:
+            store.close()

@@ -48,6 +48,7 @@ EXPECTED_ALL = {
         "Encoder",
         "EncoderLoadError",
         "EncoderMismatchError",
+        "EncoderOutputError",
         "HashEncoder",
         "IngestReport",
         "JournalDamagedError",

@@ -25,6 +25,7 @@ import pytest
 
 from recall_core.cli import main
 from recall_core.memory import (
+    EncoderOutputError,
     HashEncoder,
     JournalWriteError,
     MemoryIndexWarning,
@@ -658,3 +659,39 @@ def test_pending_memories_the_index_refuses_are_not_retried_at_every_search(tmp_
         monkeypatch.setattr(store.index, "write", write)
         repair(store)
         assert "said during the outage" in [c.text for c in store.for_user("u").search("said during the outage", 5)]
+
+
+class _FaultyEncoder(HashEncoder):
+    """A custom encoder that breaks on some texts: NaN for "poison", a row short for "short"."""
+
+    broken = True
+
+    def encode(self, texts, batch_size=64):
+        vectors = super().encode(texts, batch_size)
+        if self.broken and any("poison" in t for t in texts):
+            vectors[[i for i, t in enumerate(texts) if "poison" in t]] = float("nan")
+        if self.broken and any("short" in t for t in texts):
+            vectors = vectors[:-1]
+        return vectors
+
+
+@pytest.mark.parametrize("text", ["a poison pill", "a short one"])
+def test_an_encoder_s_bad_output_is_never_indexed_and_the_user_s_memory_goes_on(tmp_path: Path, text: str) -> None:
+    """Until 2026-12-06 one NaN vector from a custom encoder reached Chroma, and every later search
+    and write of that user raised Chroma's InvalidArgumentError, after a reopen too; a short
+    output raised an IndexError. Now nothing of it is stored: the turn waits as pending, named."""
+    encoder = _FaultyEncoder(DIM, name="faulty")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        memory = store.for_user("u")
+        memory.add("I like green tea.")
+        with pytest.raises(EncoderOutputError, match=r"'faulty'.*kept in the journal .* as pending"):
+            memory.add(text)
+        assert [c.text for c in memory.search("green tea", 5)] == ["I like green tea."]
+        memory.add("I also like coffee.")  # its catch-up meets the bad text again, and goes on
+        assert sorted(c.text for c in memory.search("like", 5)) == ["I also like coffee.", "I like green tea."]
+        with pytest.raises(EncoderOutputError, match="'faulty'"):
+            memory.search(text, 5)  # a query the encoder fails on is not sent to the index
+        assert doctor(store).totals()["pending"] == 1
+        encoder.broken = False
+        repair(store)
+        assert doctor(store).ok and text in [c.text for c in memory.search(text, 5)]

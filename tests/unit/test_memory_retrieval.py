@@ -218,6 +218,29 @@ def test_hybrid_respects_where(store: MemoryStore) -> None:
     assert [c.text for c in found] == ["the weather was nice"]
 
 
+@pytest.mark.parametrize("retrieval", ["hybrid", "vector", "lexical"])
+def test_a_roles_filter_finds_the_user_s_turn_among_many_better_ranked_replies(store: MemoryStore, retrieval: str) -> None:
+    """Until 2026-12-06 only 3k candidates were ranked before the speakers' filter: ten assistant
+    replies about tea hid the user's one turn about it, and the search returned nothing."""
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    writer.add_turns([{"user_id": "u", "role": "assistant", "content": f"tea tea tea reply {i}"} for i in range(10)])
+    writer.add_turn("u", "user", "I sometimes drink tea in the garden")
+    for k in (1, 2, 3):
+        found = store.for_user("u").search("tea", k=k, retrieval=retrieval, roles=("user",))
+        assert [c.text for c in found] == ["I sometimes drink tea in the garden"]
+
+
+def test_a_lexical_search_with_where_filters_before_it_cuts_to_k(store: MemoryStore) -> None:
+    """Until 2026-12-06 BM25's list was cut to k before ``where``: better word matches outside the
+    filter left nothing."""
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    writer.add_turns([{"user_id": "u", "role": "user", "content": f"green tea green tea {i}", "session_id": "a"}
+                      for i in range(60)])  # fmt: skip
+    writer.add_turns([{"user_id": "u", "role": "user", "content": f"a note on tea {i}", "session_id": "b"} for i in range(2)])
+    found = store.for_user("u").search("green tea", k=2, retrieval="lexical", where={"session_id": "b"})
+    assert sorted(c.text for c in found) == ["a note on tea 0", "a note on tea 1"]
+
+
 def test_retrieval_is_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="retrieval must be one of 'hybrid', 'vector'"):
         MemoryStore.local(tmp_path / "m", retrieval="bm25")

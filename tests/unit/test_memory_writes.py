@@ -146,3 +146,22 @@ def test_doctor_finds_a_keyed_memory_the_same_in_the_index_and_the_journal(store
     store.writer.add_turn("ada", "user", "I live in Porto.")
     report = doctor(store)
     assert report.ok and report.totals()["mismatched"] == 0, report.summary()
+
+
+@pytest.mark.parametrize("turns", [None, 5, "I like tea.", {"user_id": "u", "role": "user", "content": "I like tea."}])
+def test_add_turns_refuses_what_is_not_a_list_of_turns_naming_it(store: MemoryStore, turns) -> None:
+    """Until 2026-12-06 None and 5 raised a bare TypeError, and one turn's dict was read as its keys
+    ("turn 0: a turn must be an object, got str")."""
+    writer = MemoryWriter(store, **RAW_TEXT)
+    with pytest.raises(ValueError, match=r"turns must be an iterable of turns .*add_turn writes one turn"):
+        writer.add_turns(turns)
+    assert store.journal.count() == 0
+
+
+def test_a_bad_progress_is_refused_before_anything_is_written(store: MemoryStore) -> None:
+    """Until 2026-12-06 ``progress="yes"`` raised AttributeError after the turn was journaled and
+    indexed, so a caller believed a written turn failed."""
+    writer = MemoryWriter(store, **RAW_TEXT)
+    with pytest.raises(ValueError, match="progress must be True, False or a tqdm bar, got 'yes'"):
+        writer.add_turns([{"user_id": "u", "role": "user", "content": "I like tea."}], progress="yes")
+    assert store.journal.count() == 0
