@@ -17,7 +17,9 @@ result's metadata is checked for the user id as well.
 
 from __future__ import annotations
 
+import inspect
 import logging
+import os
 import shutil
 import warnings
 from collections.abc import Iterable, Mapping
@@ -65,6 +67,45 @@ logger = logging.getLogger(__name__)
 DEFAULT_UNIT = "answered"
 #: Whose words a search returns by default (``None``: every speaker's).
 DEFAULT_ROLES: tuple[str, ...] | None = None
+#: What :func:`~recall_core.memory.encoders.load_encoder` takes an object for (it uses it as it is).
+_ENCODER_PARTS = ("encode", "dimension", "name")
+_ABSENT = object()
+
+
+def check_encoder(encoder: object) -> None:
+    """``ValueError`` naming ``encoder`` unless it is ``None``, a model name or path, or an encoder object.
+
+    The test is :func:`~recall_core.memory.encoders.load_encoder`'s (an object with ``encode``,
+    ``dimension`` and ``name``), made without calling it: its ``hasattr`` would compute a
+    sentence-transformers encoder's ``dimension`` property, loading the model when the store opens
+    rather than when it first embeds. So an attribute is looked up statically first, and only one
+    found nowhere on the class (a wrapper's ``__getattr__``) is asked for. Without this,
+    ``encoder=5`` opened and the first ``add`` raised an ``AttributeError``.
+    """
+    if encoder is None or isinstance(encoder, (str, Path)):
+        return
+    missing = [
+        part for part in _ENCODER_PARTS
+        if inspect.getattr_static(encoder, part, _ABSENT) is _ABSENT and not hasattr(encoder, part)
+    ]  # fmt: skip
+    if missing:
+        raise ValueError(
+            "encoder must be None, a sentence-transformers model name or path, or an Encoder object "
+            f"(with {', '.join(_ENCODER_PARTS)}), got {type(encoder).__name__} (no {', '.join(missing)})"
+        )
+
+
+def check_path(field: str, path: object) -> None:
+    """``ValueError`` naming ``field`` unless ``path`` is ``None`` or a str or os.PathLike without NUL
+    (the OS refuses NUL with a bare "embedded null byte" that does not say which argument)."""
+    if path is None:
+        return
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"{field} must be a path (str or os.PathLike) or None, got {type(path).__name__}")
+    text = os.fspath(path)
+    nul = "\x00" if isinstance(text, str) else b"\x00"
+    if nul in text:
+        raise ValueError(f"{field} contains a NUL character (position {text.index(nul)}): not a path, got {path!r}")
 
 
 class MemoryStore:
@@ -95,6 +136,7 @@ class MemoryStore:
         unit: str = DEFAULT_UNIT,
         roles: tuple[str, ...] | None = DEFAULT_ROLES,
     ) -> None:
+        check_encoder(encoder)
         self.retrieval = check_retrieval(retrieval)
         self.unit = check_unit(unit)
         self.roles = check_roles(roles)
@@ -157,10 +199,13 @@ class MemoryStore:
                 and every write raises :class:`~recall_core.memory.errors.MemoryReadOnlyError`.
 
         Raises:
-            ValueError: ``path`` is a file (or, with ``read_only``, holds no store).
+            ValueError: ``path`` is a file, not a path or has a NUL (or, with ``read_only``, holds no
+                store); ``encoder`` is none of the above.
             MemoryLockedError: another process or store object has it open (not with ``read_only``).
             MemoryReadOnlyError: the folder cannot be written (open it with ``read_only=True``).
         """
+        check_path("path", path)
+        check_encoder(encoder)
         check_retrieval(retrieval)
         check_unit(unit)
         check_roles(roles)
@@ -244,6 +289,8 @@ class MemoryStore:
             unit: as in :meth:`local` (the turns around a memory come from this client's journal).
         """
         port = check_server(host, port, timeout)
+        check_path("journal_path", journal_path)
+        check_encoder(encoder)
         check_retrieval(retrieval)
         check_unit(unit)
         check_roles(roles)

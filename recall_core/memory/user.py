@@ -10,7 +10,7 @@ answer "nothing".
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -23,7 +23,7 @@ from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
 from recall_core.memory.search import check_not_lost, check_retrieval, check_roles, check_unit, search
 from recall_core.memory.upkeep.transfer import export_jsonl, export_records
-from recall_core.memory.validation import check_key, check_where, chroma_filter_errors
+from recall_core.memory.validation import check_id, check_ids, check_key, check_where, chroma_filter_errors
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: Items per request when reading a whole collection.
@@ -142,8 +142,9 @@ class UserMemory:
 
         Raises:
             KeyError: this user has no memory ``memory_id``.
+            ValueError: ``memory_id`` is not a string, or the text or metadata is refused.
         """
-        self._store.writer.update(self.user_id, memory_id, text, metadata=metadata)
+        self._store.writer.update(self.user_id, check_id(memory_id), text, metadata=metadata)
 
     def delete(self, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of this user by id; return how many existed. Ids of other users are ignored."""
@@ -160,18 +161,21 @@ class UserMemory:
     # -- reading -------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord | None:
-        """The memory ``memory_id`` of this user, or ``None``."""
-        found = self.get_many([memory_id])
+        """The memory ``memory_id`` of this user, or ``None`` (``ValueError`` if it is not a string)."""
+        found = self.get_many([check_id(memory_id)])
         return found[0] if found else None
 
     def get_by_key(self, key: str) -> MemoryRecord | None:
         """The memory kept under ``key`` (:meth:`put`), or ``None``."""
         return self.get(key_memory_id(self.user_id, check_key(key)))
 
-    def get_many(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        """The memories of this user among ``ids``, in the order of ``ids`` (missing ones left out)."""
+    def get_many(self, ids: str | Iterable[str]) -> list[MemoryRecord]:
+        """The memories of this user among ``ids`` (one id or several, as :meth:`delete` takes them),
+        in the order of ``ids`` (missing ones left out); ``ValueError`` naming ``memory_ids`` for
+        anything else (a plain string used to be read as its characters, and found nothing)."""
+        wanted = check_ids(ids)
         visible = self._visibility()
-        ids = [i for i in dict.fromkeys(ids) if visible.allows(i)]
+        ids = [i for i in dict.fromkeys(wanted) if visible.allows(i)]
         if not ids:
             return []
         result = self._store.index.get(self.user_id, ids, include=["documents", "metadatas"])

@@ -235,6 +235,22 @@ _EPOCH_MIN = datetime(1, 1, 2, tzinfo=timezone.utc).timestamp()
 _EPOCH_MAX = datetime(9999, 12, 30, tzinfo=timezone.utc).timestamp()
 
 
+def check_epoch(field: str, value: object) -> float:
+    """``value`` as epoch seconds if it is a finite number within years 1 to 9999 (what ``datetime``
+    represents, so reading it back as a date never overflows), else ``ValueError`` naming ``field``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (isinstance(value, int) or math.isfinite(value))
+        or not _EPOCH_MIN <= value <= _EPOCH_MAX
+    ):
+        raise ValueError(
+            f"{field} in epoch seconds must be a finite number from {_EPOCH_MIN:.0f} to {_EPOCH_MAX:.0f} "
+            f"(years 1 to 9999), got {value!r}"
+        )
+    return float(value)
+
+
 def format_timestamp(timestamp: object) -> str:
     """ISO 8601 for datetimes and epoch seconds, the string itself for strings, now (UTC) for ``None``."""
     if timestamp is None:
@@ -242,12 +258,7 @@ def format_timestamp(timestamp: object) -> str:
     if isinstance(timestamp, datetime):
         return timestamp.isoformat()
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
-        if not (isinstance(timestamp, int) or math.isfinite(timestamp)) or not _EPOCH_MIN <= timestamp <= _EPOCH_MAX:
-            raise ValueError(
-                f"timestamp in epoch seconds must be a finite number from {_EPOCH_MIN:.0f} to {_EPOCH_MAX:.0f} "
-                f"(years 1 to 9999), got {timestamp!r}"
-            )
-        return datetime.fromtimestamp(float(timestamp), tz=timezone.utc).isoformat()
+        return datetime.fromtimestamp(check_epoch("timestamp", timestamp), tz=timezone.utc).isoformat()
     if isinstance(timestamp, str) and timestamp.strip():
         return _name(timestamp, "timestamp").strip()
     raise ValueError(f"timestamp must be a datetime, epoch seconds, a string or None, got {timestamp!r}")
@@ -271,6 +282,13 @@ def check_where(where: object) -> Mapping[str, Any] | None:
     if where is not None and not isinstance(where, Mapping):
         raise ValueError(f"where must be None or a mapping (Chroma's filter syntax), got {type(where).__name__}")
     return where
+
+
+def check_id(memory_id: object) -> str:
+    """One memory id (a string), else ``ValueError`` naming ``memory_id`` (not the index's own error)."""
+    if not isinstance(memory_id, str):
+        raise ValueError(f"memory_id must be a memory id (a string), got {type(memory_id).__name__}")
+    return memory_id
 
 
 def check_ids(memory_ids: object) -> list[str]:

@@ -277,3 +277,56 @@ def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
         MemoryWriter(store, **RAW_TEXT).ingest(path, user_id="someone", progress=False)
     MemoryWriter(store, **RAW_TEXT).ingest(path, progress=False)
     assert store.for_user("conv-2").count() == 3  # re-ingest: positional ids, no duplicates
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"encoder": 5}, r"encoder must be None, a sentence-transformers model name or path, or an Encoder object "
+                         r"\(with encode, dimension, name\), got int"),
+        ({"encoder": object()}, "encoder must be None"),
+        ({"path": "a\x00b"}, r"path contains a NUL character \(position 1\)"),
+        ({"path": 5}, r"path must be a path \(str or os.PathLike\) or None, got int"),
+    ],
+)  # fmt: skip
+def test_a_store_refuses_an_encoder_or_path_it_cannot_use_when_it_opens(tmp_path: Path, kwargs, message) -> None:
+    """``encoder=5`` opened, and the first ``add`` raised an AttributeError; a path with NUL gave the
+    OS's "embedded null byte", which does not say which argument."""
+    settings = {"path": tmp_path / "mem", "encoder": HashEncoder(8), **kwargs}
+    with pytest.raises(ValueError, match=message):
+        MemoryStore.local(**settings)
+    with pytest.raises(ValueError, match=message):
+        MemoryStore.local(**settings, read_only=True)
+    assert list(tmp_path.iterdir()) == []  # nothing created, no lock left
+    if "encoder" in kwargs:
+        with pytest.raises(ValueError, match=message):
+            MemoryStore.server(journal_path=tmp_path / "j.sqlite3", encoder=kwargs["encoder"])
+        with pytest.raises(ValueError, match=r"journal_path contains a NUL character"):
+            MemoryStore.server(journal_path=str(tmp_path / "j\x00.sqlite3"), encoder=HashEncoder(8))
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_opening_checks_an_encoder_object_without_computing_its_dimension(tmp_path: Path) -> None:
+    """A sentence-transformers encoder loads its model to know its ``dimension``: the check made at
+    opening must not ask for it (the model loads when something is first embedded)."""
+    asked: list[str] = []
+
+    class Lazy(HashEncoder):
+        @property
+        def dimension(self) -> int:
+            asked.append("dimension")
+            return super().dimension
+
+    class Wrapped:  # an encoder that hands on what it is asked for
+        def __init__(self) -> None:
+            self.inner = HashEncoder(8)
+
+        def __getattr__(self, name: str):
+            return getattr(self.inner, name)
+
+    with MemoryStore.local(tmp_path / "a", encoder=Lazy(8)) as store:
+        assert asked == []
+        store.for_user("u").add("hello")
+        assert asked
+    with MemoryStore.local(tmp_path / "b", encoder=Wrapped()) as store:
+        assert store.for_user("u").add("hello")

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from recall_core.memory import HashEncoder, MemoryReadOnlyError, MemoryStore, MemoryUnavailableError, repair
+from recall_core.memory.positions import turn_key
+from recall_core.memory.records import memory_id
 from recall_core.memory.upkeep.transfer import FORMAT
 
 
@@ -136,3 +138,85 @@ def test_a_read_only_store_exports_and_refuses_an_import(tmp_path: Path) -> None
         assert store.for_user("ada").export() == exported
         with pytest.raises(MemoryReadOnlyError):
             store.import_memories(exported)
+
+
+def test_an_id_the_store_holds_for_another_user_or_with_another_text_is_refused(tmp_path: Path) -> None:
+    """ada's export with its ``user_id`` edited to ada-work, imported into the store it came from,
+    was reported "0 added, 2 already there" while ada-work got nothing (the journal checked only
+    the id); an id held with another text was counted as there too, and its text lost."""
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(32)) as store:
+        ada = store.for_user("ada")
+        ada.add("I like green tea.", session_id="s1")
+        ada.add("My cat is Tom.", session_id="s1")
+        ada.put("pin", "My PIN is 4321.")
+        exported = ada.export()
+        moved = "".join(json.dumps(dict(item, user_id="ada-work")) + "\n" for item in exported[:2])
+        with pytest.raises(ValueError, match="input line 1: id .* is held by this store for another user, so it is "
+                                             "not a memory of user 'ada-work'"):  # fmt: skip
+            store.import_memories(io.StringIO(moved))
+        assert store.users() == ["ada"]
+        ada.put("pin", "My PIN is 9999.")  # the keyed memory's text changed since the export
+        with pytest.raises(ValueError, match="memory 2: id .* is held by this store with another text .*9999"):
+            store.import_memories(exported)
+        assert ada.get_by_key("pin").text == "My PIN is 9999."
+        assert store.import_memories(exported[:2]).existing == 2  # the same memories again: nothing to do
+
+
+def test_a_turn_at_a_position_the_store_gives_another_turn_is_refused(tmp_path: Path) -> None:
+    """A position (user, session, turn_index) holds one turn, for an import as for a write: the
+    imported turn used to sit beside the store's, and a window or an exchange picked either."""
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(32)) as source:
+        ada = source.for_user("ada")
+        ada.add("A turn the journal numbered.", session_id="s1")  # turn 0, not given
+        ada.add("A turn given position 0.", session_id="s1", turn_index=0)  # may share it, as in a write
+        shared = ada.export()
+        item = dict(shared[0], id="a" * 32, text="Imported turn zero")
+        item.pop("search_text", None)
+        other_role = [dict(entry, role="assistant") if entry["text"].startswith("A turn given") else entry for entry in shared]
+    with MemoryStore.local(tmp_path / "b", encoder=HashEncoder(32)) as store:
+        assert store.import_memories(shared).added == 2  # the store's export imports as it was
+        assert store.import_memories(shared).existing == 2
+        with pytest.raises(ValueError, match=r"memory 0: turn_index 0 of session 's1' \(user 'ada'\) already holds "
+                                             "another user turn in this store .*A turn given position 0"):  # fmt: skip
+            store.import_memories([item])
+        with pytest.raises(ValueError, match="memory 1: turn_index 0 .* already holds another user turn"):
+            store.import_memories(other_role)  # the same words at that position, said by another role
+        assert [r.text for r in store.journal.rows("ada")] == [e["text"] for e in shared]
+    given = shared[1]  # in the input, a line with a positional id gives its position to its turn
+    second_chunk = dict(given, id=memory_id("ada", "s1", turn_key("", 0), 1), text="A longer turn.", chunk_index=1, n_chunks=2)
+    with MemoryStore.local(tmp_path / "c", encoder=HashEncoder(32)) as fresh:
+        with pytest.raises(ValueError, match="memory 1: turn_index 0 .* another user turn on memory 0"):
+            fresh.import_memories([given, second_chunk])
+        assert fresh.journal.count() == 0
+
+
+def test_dicts_with_one_id_twice_are_refused_as_a_file_is(tmp_path: Path) -> None:
+    """The file form refused the second line; the dicts form dropped it silently ("already there")."""
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(32)) as store:
+        store.for_user("ada").add("I like green tea.")
+        first = store.for_user("ada").export()[0]
+    with MemoryStore.local(tmp_path / "b", encoder=HashEncoder(32)) as fresh:
+        with pytest.raises(ValueError, match=f"memory 1: id {first['id']} is already on memory 0"):
+            fresh.import_memories([first, dict(first, text="Another text under the same id")])
+        assert fresh.journal.count() == 0
+
+
+@pytest.mark.parametrize("field", ["written_at", "updated_at"])
+@pytest.mark.parametrize(
+    "value", [float("inf"), float("nan"), 1e300, -1e300, 10**400, "1795561089"],
+    ids=["inf", "nan", "1e300", "-1e300", "10**400", "a string"],
+)  # fmt: skip
+def test_written_at_must_be_a_date_a_search_can_read(tmp_path: Path, field, value) -> None:
+    """``written_at=1e300`` (or Infinity) was imported, and the next recall crashed reading it as a
+    date (OverflowError)."""
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(32)) as store:
+        store.for_user("ada").add("I like green tea.")
+        store.for_user("ada").add("And coffee.")
+        items = store.for_user("ada").export()
+    items[1][field] = value
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in items))
+    with MemoryStore.local(tmp_path / "b", encoder=HashEncoder(32)) as fresh:
+        with pytest.raises(ValueError, match=f"line 2: {field} in epoch seconds must be a finite number .*years 1 to 9999"):
+            fresh.import_memories(path)
+        assert fresh.journal.count() == 0

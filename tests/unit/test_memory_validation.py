@@ -209,6 +209,12 @@ def test_a_writer_refuses_settings_it_used_to_coerce(tmp_path, settings, message
     (lambda m: m.delete(None), "memory_ids must be an id or a list of ids"),
     (lambda m: m.delete(["a", 5]), "memory_ids must be strings"),
     (lambda m: m.update(m.list()[0].id, "x", metadata=[1]), "metadata must be a mapping"),
+    # these gave Chroma's "Expected ID to be a str", or a TypeError (get_many(None))
+    (lambda m: m.get(None), "memory_id must be a memory id"),
+    (lambda m: m.get(5), "memory_id must be a memory id .*got int"),
+    (lambda m: m.update(None, "x"), "memory_id must be a memory id"),
+    (lambda m: m.get_many(None), "memory_ids must be an id or a list of ids"),
+    (lambda m: m.get_many([5]), "memory_ids must be strings, got 5"),
 ])  # fmt: skip
 def test_bad_arguments_to_a_users_memory_name_the_argument_and_lose_nothing(store: MemoryStore, call, message) -> None:
     memory = store.for_user("ada")
@@ -216,3 +222,10 @@ def test_bad_arguments_to_a_users_memory_name_the_argument_and_lose_nothing(stor
     with pytest.raises(ValueError, match=message):
         call(memory)
     assert [r.text for r in memory.all()] == ["I like tea."]
+
+
+def test_get_many_takes_one_id_as_delete_does(store: MemoryStore) -> None:
+    """A plain string was read as its characters, and ``get_many(memory_id)`` found nothing."""
+    [memory_id] = store.for_user("ada").add("I like tea.")
+    assert [r.text for r in store.for_user("ada").get_many(memory_id)] == ["I like tea."]
+

@@ -18,9 +18,14 @@ Importing keeps every field, ids included, so ``export`` then ``import`` into a 
 gives the same memories (ids, text, roles, timestamps, sessions, metadata, keys, order). The
 whole file is checked before anything is written: a bad line is a ``ValueError`` naming the
 line and the field, and nothing of the file is written. A memory whose id the store already
-holds is left as it is (importing a file twice adds nothing). Rows go to the journal first,
-in one transaction, then to the index; if the index cannot be reached they are safe in the
-journal and ``recall doctor --repair`` indexes them.
+holds with the same text for the same user is left as it is (importing a file twice adds
+nothing); an id the store holds for another user, or with another text, is refused, as is a
+turn at a position (user, session, ``turn_index``) where the store holds another turn given
+there (see :mod:`recall_core.memory.positions`): importing it would have been counted as
+"already there" while nothing of it was kept. The same id twice in the input is refused, a
+file's or the dicts'. Rows go to the journal first, in one transaction (the store is checked
+inside it, so no other writer changes it in between), then to the index; if the index cannot
+be reached they are safe in the journal and ``recall doctor --repair`` indexes them.
 """
 
 from __future__ import annotations
@@ -33,12 +38,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from recall_core.memory.errors import MemoryUnavailableError
-from recall_core.memory.journal import PENDING, JournalRow
+from recall_core.memory.journal import DELETING, PENDING, Journal, JournalRow
+from recall_core.memory.positions import held_turn, turn_key
 from recall_core.memory.protocols import StoreParts
-from recall_core.memory.records import key_memory_id
+from recall_core.memory.records import key_memory_id, memory_id
 from recall_core.memory.validation import (
     INT_MAX,
     check_content,
+    check_epoch,
     check_key,
     check_metadata,
     check_role,
@@ -56,6 +63,16 @@ _FIELDS = frozenset({
 _ID = re.compile(r"[0-9a-f]{32}")
 #: Rows embedded and indexed per batch on import.
 _BATCH = 256
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One checked memory of the input: ``where`` it is ("input line 3", "memory 2") for errors,
+    ``short`` the same for another line's error ("line 3"), and the memory itself."""
+
+    where: str
+    short: str
+    item: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -113,29 +130,39 @@ def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> 
 # --------------------------------------------------------------------------- import
 def read_jsonl(source: str | Path | IO[str]) -> list[dict[str, Any]]:
     """The objects of an export file, each checked (``ValueError`` naming the line and the field)."""
+    return [line.item for line in _read_lines(source)]
+
+
+def _read_lines(source: str | Path | IO[str]) -> list[_Line]:
     if isinstance(source, (str, Path)):
         path = Path(source).expanduser()
         if not path.is_file():
             raise ValueError(f"import file {str(path)!r} is not a file")
         with path.open(encoding="utf-8") as stream:
-            return read_jsonl(stream)
+            return _read_lines(stream)
     name = getattr(source, "name", "input")
-    items: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(source, start=1):
-        if not line.strip():
+    lines: list[_Line] = []
+    for number, text in enumerate(source, start=1):
+        if not text.strip():
             continue
         where = f"{name} line {number}"
         try:
-            raw = json.loads(line)
+            raw = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
-        item = check_item(raw, where)
-        if item["id"] in seen:
-            raise ValueError(f"{where}: id {item['id']} is already on line {seen[item['id']]}")
-        seen[item["id"]] = number
-        items.append(item)
-    return items
+        lines.append(_Line(where, f"line {number}", check_item(raw, where)))
+    return _unique(lines)
+
+
+def _unique(lines: list[_Line]) -> list[_Line]:
+    """``lines`` if no id is on two of them, else ``ValueError`` naming both: one id is one memory,
+    and the second would have been dropped as "already there" (a file's and the dicts' rule)."""
+    seen: dict[str, _Line] = {}
+    for line in lines:
+        first = seen.setdefault(line.item["id"], line)
+        if first is not line:
+            raise ValueError(f"{line.where}: id {line.item['id']} is already on {first.short}")
+    return lines
 
 
 def check_item(raw: Any, where: str = "memory") -> dict[str, Any]:
@@ -178,12 +205,9 @@ def _checked(raw: Mapping[str, Any]) -> dict[str, Any]:
         numbers[field] = value
     if numbers["chunk_index"] >= numbers["n_chunks"]:
         raise ValueError(f"chunk_index must be below n_chunks ({numbers['n_chunks']}), got {numbers['chunk_index']}")
-    times = {}
-    for field in ("written_at", "updated_at"):
-        value = raw.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0):
-            raise ValueError(f"{field} must be epoch seconds >= 0 (or absent), got {value!r}")
-        times[field] = None if value is None else float(value)
+    # Finite and within the calendar: 1e300 or Infinity used to be taken, and a search then
+    # crashed reading it as a date (OverflowError).
+    times = {field: None if raw.get(field) is None else check_epoch(field, raw[field]) for field in ("written_at", "updated_at")}
     search_text = raw.get("search_text")
     if search_text is not None:
         try:
@@ -215,9 +239,10 @@ def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapp
         MemoryUnavailableError: the index cannot be reached; the memories are in the journal.
     """
     if isinstance(source, (str, Path)) or hasattr(source, "read"):
-        items = read_jsonl(source)  # type: ignore[arg-type]
+        lines = _read_lines(source)  # type: ignore[arg-type]
     else:
-        items = [check_item(raw, f"memory {i}") for i, raw in enumerate(source)]
+        lines = _unique([_Line(f"memory {i}", f"memory {i}", check_item(raw, f"memory {i}")) for i, raw in enumerate(source)])
+    items = [line.item for line in lines]
     writer = store.writer  # a read-only store refuses here, before anything is written
     journal = store.journal
     rows = [
@@ -230,6 +255,7 @@ def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapp
     ]
     times = {item["id"]: (item["written_at"], item["updated_at"]) for item in items}
     with journal.transaction() as db:
+        _check_against(journal, lines)
         added = journal.insert(rows)
         for memory_id in added:
             written, updated = times[memory_id]
@@ -238,6 +264,65 @@ def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapp
                            (written, updated if updated is not None else written, memory_id))  # fmt: skip
     _index(writer, journal, added, progress)
     return ImportReport(len(added), len(rows) - len(added), tuple(dict.fromkeys(item["user_id"] for item in items)))
+
+
+def _check_against(journal: Journal, lines: list[_Line]) -> None:
+    """``ValueError`` naming the line, before anything is written, for a memory the store cannot
+    take as it is: its id held for another user or with another text (the journal would keep the
+    held row, and the report count it "already there"), or its turn at a position the store holds
+    another turn at. Run inside the import's transaction."""
+    held = {row.id: row for row in journal.get_many([line.item["id"] for line in lines]) if row.state != DELETING}
+    for line in lines:
+        item, row = line.item, held.get(line.item["id"])
+        if row is None:
+            continue
+        if row.user_id != item["user_id"]:
+            raise ValueError(
+                f"{line.where}: id {item['id']} is held by this store for another user, so it is not a memory "
+                f"of user {item['user_id']!r} (nothing was imported)"
+            )
+        if row.text != item["text"]:
+            raise ValueError(
+                f"{line.where}: id {item['id']} is held by this store with another text ({row.text[:60]!r}): "
+                "delete that memory first to import this one, or leave the line out (nothing was imported)"
+            )
+    _check_positions(journal, lines, set(held))
+
+
+def _check_positions(journal: Journal, lines: list[_Line], existing: set[str]) -> None:
+    """A position (user, session, ``turn_index``) given to a turn holds that turn (as a write is
+    held to it, positions.py). A line at a position the store gives to a turn must be a chunk of
+    that turn (the same role and number of chunks; the same id has the same text, checked before);
+    a line with a positional id gives its position, so another such line there must agree with it.
+    Lines without positional ids (turns the journal numbered) may share a position within the input,
+    as they may in the store that wrote it, so its export imports as it was."""
+    in_store: dict[tuple[str, str, int], tuple[str, int, str] | None] = {}
+    in_input: dict[tuple[str, str, int], tuple[str, int, _Line]] = {}
+    for line in lines:
+        item = line.item
+        where = (item["user_id"], item["session_id"], item["turn_index"])
+        if where not in in_store:
+            turn = held_turn(journal, where)
+            in_store[where] = None if turn is None else (turn[0], turn[1][0].n_chunks, " ".join(r.text for r in turn[1]))
+        positional = item["id"] == memory_id(where[0], where[1], turn_key("", where[2]), item["chunk_index"])
+        taken = in_store[where]
+        # A chunk of the held turn has its role and chunk count; another memory (not one the store
+        # holds already, as a turn the journal numbered may share the number) is another turn.
+        if taken is not None and ((item["role"], item["n_chunks"]) != taken[:2] if positional else item["id"] not in existing):
+            _refuse(line, where, taken[0], taken[2], "in this store")
+        if positional:
+            first = in_input.setdefault(where, (item["role"], item["n_chunks"], line))
+            if first[:2] != (item["role"], item["n_chunks"]):
+                _refuse(line, where, first[0], first[2].item["text"], f"on {first[2].short}")
+
+
+def _refuse(line: _Line, where: tuple[str, str, int], role: str, words: str, origin: str) -> None:
+    user_id, session_id, turn_index = where
+    raise ValueError(
+        f"{line.where}: turn_index {turn_index} of session {session_id!r} (user {user_id!r}) already holds "
+        f"another {role} turn {origin} ({words[:60]!r}); a position holds one turn: delete that turn's "
+        "memories first, or leave this line out (nothing was imported)"
+    )
 
 
 def _index(writer: Any, journal: Any, ids: list[str], progress: bool) -> None:
