@@ -240,11 +240,17 @@ class RecallGenerator:
                 ``do_sample``, ``temperature``, ``top_p``, ``top_k``, ``min_p``,
                 ``repetition_penalty``, ``stop_strings``...), plus the aliases ``max_tokens``
                 and ``timeout`` (``max_time``). ``temperature`` 0 decodes greedily; above 0 it
-                samples unless ``do_sample=False`` is given. Unknown names raise.
+                samples unless ``do_sample=False`` is given. Unknown names raise, and so do
+                options that leave recall's one decoding path, greedy or sampled, on the KV cache,
+                from token ids (``ValueError`` naming them: ``use_cache=False``, ``inputs_embeds``,
+                beams, contrastive search, DoLa, assisted generation, token healing:
+                :data:`recall_core.settings.ONE_PATH`).
 
         Returns:
             A :class:`RecallResult`. With ``return_dict_in_generate=True`` its ``output`` holds
-            the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...).
+            the :class:`~recall_core.RecallGenerateOutput` (scores, attentions, cache...; after a
+            recall in the reply its ``step_positions`` say which token of ``sequences`` each
+            score belongs to: the notes' pads have none).
         """
         check_prompt(prompt)
         memory = self.memory if memory is _UNSET else memory

@@ -8,7 +8,10 @@ setting as it was written and its allowed range. The rules:
 * ``max_tokens`` is ``max_new_tokens``, and ``timeout`` is ``max_time`` (seconds of decoding);
 * ``temperature`` 0 decodes greedily; above 0 it samples, unless ``do_sample`` says otherwise;
 * stop strings come from ``stop`` and ``stop_strings`` together, each a non-empty string;
-* one decoding path: ``num_beams`` and ``num_return_sequences`` must be 1.
+* one decoding path, greedy or sampled, on the KV cache, from token ids: ``num_beams`` and
+  ``num_return_sequences`` must be 1, ``use_cache`` true, and the options of another decoding
+  method (contrastive search, DoLa, assisted generation, token healing) or ``inputs_embeds``
+  are refused (:data:`ONE_PATH`; :func:`check_one_path` for what reaches the loop itself).
 
 :class:`~recall_core.RecallConfig` checks its own fields with the helpers at the end.
 """
@@ -53,8 +56,41 @@ RANGES: Mapping[str, Range] = {
     "max_length": Range("an int >= 1", lambda v: v >= 1, integer=True),
     "max_time": Range("a number of seconds > 0", lambda v: v > 0),
 }
-#: Options that would fork the one decoding path recall follows.
-_SINGLE_PATH = ("num_beams", "num_return_sequences")
+
+
+def _unset(value: Any) -> bool:
+    return False  # ``None`` (unset) is always accepted; any value is refused
+
+
+@dataclass(frozen=True)
+class OnePath:
+    """What recall accepts for an option that would leave its one decoding path, and why."""
+
+    allowed: str
+    why: str
+    ok: Callable[[Any], bool] = _unset
+
+
+_ANOTHER_METHOD = "it asks transformers for another decoding method, which recall's loop does not follow"
+#: Options that would leave the one decoding path recall follows (greedy or sampling, one
+#: sequence, on the KV cache, from token ids). Before 2026-12-06 those after
+#: ``num_return_sequences`` were taken and ignored, or (``use_cache=False``) gave other tokens.
+ONE_PATH: Mapping[str, OnePath] = {
+    "num_beams": OnePath("1", "one decoding path", lambda v: v == 1),
+    "num_return_sequences": OnePath("1", "one decoding path", lambda v: v == 1),
+    "use_cache": OnePath("True", "recall decodes on the KV cache: notes go into it, markers are taken back from it",
+                         lambda v: v is True),
+    "penalty_alpha": OnePath("unset or 0", f"contrastive search: {_ANOTHER_METHOD}", lambda v: v == 0),
+    "dola_layers": OnePath("unset", f"DoLa decoding: {_ANOTHER_METHOD}"),
+    "assistant_model": OnePath("unset", f"assisted generation: {_ANOTHER_METHOD}"),
+    "prompt_lookup_num_tokens": OnePath("unset", f"prompt lookup (assisted generation): {_ANOTHER_METHOD}"),
+    "assistant_early_exit": OnePath("unset", f"self-speculative decoding (assisted generation): {_ANOTHER_METHOD}"),
+    "use_mtp": OnePath("False", f"multi-token prediction (assisted generation): {_ANOTHER_METHOD}", lambda v: v is False),
+    "token_healing": OnePath("False", "transformers does not pass the tokenizer it needs on to recall's loop",
+                             lambda v: v is False),
+    "inputs_embeds": OnePath("unset", "recall runs the prompt from its token ids, among which the notes go: "
+                                      "pass the ids"),
+}  # fmt: skip
 
 
 def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,9 +108,6 @@ def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"give {written[option]} or {name}, not both ({options[option]!r} vs {value!r})")
         _check(name, option, value)
         options[option], written[option] = value, name
-    for option in _SINGLE_PATH:
-        if options.get(option) not in (None, 1):
-            raise ValueError(f"{option} must be 1 with recall (one decoding path), got {options[option]!r}")
     temperature = options.get("temperature")
     if temperature is not None:
         if temperature == 0:  # greedy, whatever do_sample says: there is nothing to sample at 0
@@ -185,9 +218,28 @@ def check_defaults(defaults: Mapping[str, Any]) -> None:
     generation_options(defaults)
 
 
+def check_one_path(generation_config: Any, model_kwargs: Mapping[str, Any]) -> None:
+    """What ``generate()`` hands ``recall_generate``: the call's merged ``generation_config`` and
+    ``model_kwargs`` hold none of :data:`ONE_PATH`'s refused values, and decode greedily or by
+    sampling; else ``ValueError`` naming the option. (``assistant_model`` and ``tokenizer`` never
+    reach the loop: transformers keeps them. Token healing runs before it.)"""
+    for name in ONE_PATH:
+        value = model_kwargs.get(name) if name == "inputs_embeds" else getattr(generation_config, name, None)
+        _check(name, name, value)
+    mode = generation_config.get_generation_mode()
+    mode = getattr(mode, "value", mode)
+    if mode not in ("greedy_search", "sample"):
+        raise ValueError(f"recall decodes greedily or by sampling (do_sample), but the call's generation options "
+                         f"ask transformers for {mode}: unset the options of that method")  # fmt: skip
+
+
 def _check(name: str, option: str, value: Any) -> None:
     if option in RANGES and value is not None:
         in_range(name, value, RANGES[option])
+    path = ONE_PATH.get(option)
+    if path is not None and value is not None and not path.ok(value):
+        shown = f"a {type(value).__name__}" if name in ("assistant_model", "inputs_embeds") else repr(value)
+        raise ValueError(f"{name} must be {path.allowed} with recall ({path.why}), got {shown}")
 
 
 # --------------------------------------------------------------------------- field checks

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -58,20 +58,22 @@ from recall_core.decoding.hf_compat import (
     update_model_kwargs,
 )
 from recall_core.decoding.notes import memory_embeddings, note_lines
-from recall_core.decoding.prompt_notes import TokenRecalls
+from recall_core.decoding.prompt_notes import TokenRecalls, prefill_once
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import (
+    Inserted,
     ModelRecallGate,
     UncertaintyTrigger,
     recall_ruled_out,
     token_below_threshold,
 )
 from recall_core.kv.blocks import plan_block
-from recall_core.kv.cache import cache_length, drop_last
+from recall_core.kv.cache import cache_length, can_drop_last, drop_last, keep_every_position
 from recall_core.kv.inject import KVInjection, inject_kv, kv_unavailable
 from recall_core.kv.memories import KVMemories, default_kv_memories
 from recall_core.memory.text.questions import asks
 from recall_core.models.query_head import NO_QUERY_HEAD, RecallQueryHead
+from recall_core.settings import check_one_path
 from recall_core.structured.constrained import ConstrainedLogitsProcessor
 from recall_core.tokens import RECALL_TOKEN, recall_token_ids, tokenizer_info
 from recall_core.types import Memory, Recall
@@ -85,23 +87,25 @@ _KV_FALLBACK_WARNED: set[str] = set()
 class RecallGenerateOutput(GenerateDecoderOnlyOutput):
     """``GenerateDecoderOnlyOutput`` plus the recall trace.
 
+    After a recall inside the reply ``scores`` and ``logits`` (one entry per generated token, as
+    in transformers) no longer line up with the end of ``sequences``: the injected notes' pads
+    (and a ``<recall>`` the loop wrote itself) hold places in ``sequences`` but were not sampled,
+    so have no entry, and ``compute_transition_scores(sequences, scores)`` would pair scores with
+    pads. ``step_positions`` says where each entry's token is:
+    ``compute_transition_scores(sequences[:, step_positions], scores)`` pairs them right.
+
     Attributes:
         recalls: every ``<recall>`` event, in order.
         generated_start: index in ``sequences`` of the first generated token: the prompt,
             plus what was injected inside it, minus prompt markers that were dropped.
+        step_positions: for each decoding step, the index in ``sequences`` of the token it
+            sampled: ``scores[i]``, ``logits[i]``, ``attentions[i]`` and ``hidden_states[i]``
+            belong to ``sequences[:, step_positions[i]]`` (since 2026-12-06).
     """
 
     recalls: list[Recall] | None = None
     generated_start: int | None = None
-
-
-@dataclass(frozen=True)
-class Inserted:
-    """A ``<recall>`` the loop wrote before an uncertain token: its entropy, and the logits it
-    replaced (to go on with if nothing is injected and the marker is taken back)."""
-
-    entropy: float
-    logits: torch.Tensor
+    step_positions: list[int] | None = None
 
 
 def recall_generate(
@@ -153,7 +157,13 @@ def recall_generate(
     Returns:
         Like ``_sample``: the full ``sequences`` tensor, or a :class:`RecallGenerateOutput`
         (with ``recalls``) when ``return_dict_in_generate=True``.
+
+    Raises:
+        ValueError: options that leave recall's one decoding path (greedy or sampling, on the KV
+            cache, from token ids: :func:`recall_core.settings.check_one_path`). ``assistant_model``
+            never reaches this loop (transformers keeps it): pass none.
     """
+    check_one_path(generation_config, model_kwargs)
     loop = _RecallLoop(
         model,
         logits_processor,
@@ -194,8 +204,6 @@ class _RecallLoop:
     ) -> None:
         if model.config.is_encoder_decoder:
             raise ValueError("recall_generate supports decoder-only (causal) language models only")
-        if generation_config.num_beams != 1:
-            raise ValueError(f"recall_generate samples one path: num_beams must be 1, got {generation_config.num_beams}")
         if memory is not None and tokenizer is None:
             raise ValueError("recall_generate needs recall_tokenizer=<the model's tokenizer> when a memory is given")
         self.model = model
@@ -210,6 +218,8 @@ class _RecallLoop:
         self.put_prompt = put_prompt
         self.on_recall = on_recall
         self.kv_memories = kv_memories
+        #: The call's injection mode (``kv`` falls back to ``tokens`` for the whole call), and why it fell back.
+        self.inject_mode, self.kv_fallback = config.inject_mode, None
         if config.query_mode == "hidden" and memory is not None:
             if query_head is None:
                 raise ValueError(NO_QUERY_HEAD)
@@ -254,6 +264,12 @@ class _RecallLoop:
         attentions = () if collect and gen.output_attentions else None
         hidden_states = () if collect and gen.output_hidden_states else None
 
+        steps: list[int] | None = [] if collect else None
+        cache = model_kwargs.get(CACHE_KEY)
+        self.inject_mode, self.kv_fallback = self._injection(cache)
+        markers = bool((input_ids[0] == self.recall_id).any())
+        if self.uncertainty is not None or (markers and not self._searches_before_running(model_kwargs)):
+            keep_every_position(cache)  # so that a marker that finds nothing can be taken back past a sliding window
         model_forward = decode_forward(model, model_kwargs, gen)
         with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)
@@ -270,11 +286,13 @@ class _RecallLoop:
                 next_token_logits = outputs.logits[:, -1].to(copy=True, dtype=torch.float32, device=input_ids.device)
                 next_token_scores = self._mask_control_tokens(self.logits_processor(input_ids, self._searchable(next_token_logits)))
                 next_token_scores = self._mask_weak_abstention(next_token_scores, input_ids)
-                entropy = self._uncertain(input_ids, next_token_scores, model_kwargs)
-                if entropy is not None:  # <recall> goes here; the token is sampled after the memory
-                    next_tokens, inserted = self._insert_recall(entropy, outputs.logits[:, -1:], input_ids)
+                inserted = self._uncertain(input_ids, next_token_scores, outputs.logits[:, -1:], model_kwargs)
+                if inserted is not None:  # <recall> goes here; the token is sampled after the memory
+                    self.added.count += 1  # the loop's marker, not a generated token (max_new_tokens)
+                    next_tokens = torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
                 else:
                     if collect:
+                        steps.append(input_ids.shape[1])  # where this step's token goes in the sequence
                         if scores is not None:
                             scores += (next_token_scores,)
                         if raw_logits is not None:
@@ -317,6 +335,7 @@ class _RecallLoop:
             **cache_kwarg(cache),
             recalls=list(self.recalls),
             generated_start=generated_start,
+            step_positions=steps,
         )
 
     # ------------------------------------------------------------------ prompt
@@ -337,7 +356,10 @@ class _RecallLoop:
             raise ValueError(f"the cache holds {past} positions: the prompt ({prompt.shape[1]} ids) must add at least one")
         cuts = {i + 1 for i in (prompt[0] == self.recall_id).nonzero().flatten().tolist() if i >= past}
         if cuts and self._searches_before_running(model_kwargs):
-            return self._prefill_once(prompt, past, model_kwargs)
+            sequence, outputs, model_kwargs = prefill_once(self.model, self.generation_config, self.searches, prompt,
+                                                           past, model_kwargs)  # fmt: skip
+            self.added.count += sequence.shape[1] - prompt.shape[1]  # notes added, dropped markers taken off
+            return sequence, outputs, model_kwargs
         positions = model_kwargs.get("position_ids")
         mask = model_kwargs.get("attention_mask")
         hidden = self.config.query_mode == "hidden" and self.memory is not None
@@ -386,62 +408,27 @@ class _RecallLoop:
         """Can the prompt's markers be searched before the model runs, and the prompt run once?
 
         Yes when a marker's query is text (not the hidden state at it), its notes are injected
-        as tokens (``kv`` splices precomputed blocks between pieces), a marker where nothing is
-        found can be dropped (a croppable cache: the pieces would crop it), and the mask is
-        the plain all-ones one ``generate()`` makes (no positions of the caller's to carry)."""
+        as tokens (``kv`` splices precomputed blocks between pieces; a call where ``kv`` fell back
+        runs as ``tokens``), a marker where nothing is found can be dropped (a croppable cache:
+        the pieces would crop it), and the mask is the plain all-ones one ``generate()`` makes
+        (no positions of the caller's to carry)."""
         cache = model_kwargs.get(CACHE_KEY)
         mask = model_kwargs.get("attention_mask")
         positions = model_kwargs.get("position_ids")
-        return (self.config.inject_mode == "tokens"
+        return (self.inject_mode == "tokens"
                 and (self.memory is None or self.config.query_mode != "hidden")
                 and cache is not None and croppable(cache)
                 and (positions is None or counts_up(positions))
                 and (mask is None or bool(mask.all())))  # fmt: skip
 
-    def _prefill_once(self, prompt: torch.LongTensor, past: int, model_kwargs: dict[str, Any]):
-        """``_prefill`` in one forward pass: search at every marker first, then run the prompt
-        with each notes block in place (the block's own ids where the sequence has pads).
-
-        The same recalls, trace and sequence as the pieces, without a forward pass per piece:
-        the first token comes sooner (issue 21, item 5)."""
-        ids, run = self.searches.prompt(prompt[0].tolist(), start=past)
-        self.added.count += len(ids) - prompt.shape[1]  # notes added, dropped markers taken off
-        sequence = torch.tensor([ids], dtype=prompt.dtype, device=prompt.device)
-        running = torch.tensor([run], dtype=prompt.dtype, device=prompt.device)
-        model_kwargs = dict(model_kwargs)
-        if model_kwargs.get("attention_mask") is not None:
-            model_kwargs["attention_mask"] = model_kwargs["attention_mask"].new_ones((1, len(ids)))
-        positions = model_kwargs.get("position_ids")
-        if positions is not None:
-            count = torch.arange(len(ids), dtype=positions.dtype, device=positions.device)
-            model_kwargs["position_ids"] = count.expand(*positions.shape[:-1], len(ids))
-        if past == 0:
-            outputs = prefill(self.model, running, self.generation_config, model_kwargs)
-        else:
-            inputs = self.model.prepare_inputs_for_generation(
-                running, next_sequence_length=len(run) - past, is_first_iteration=True, **model_kwargs
-            )
-            outputs = self.model(**inputs, return_dict=True)
-        model_kwargs = take_cache(outputs, model_kwargs)
-        if outputs.logits.shape[1] > 1:
-            outputs.logits = outputs.logits[:, -1:]
-        return sequence, outputs, model_kwargs
-
     # ------------------------------------------------------------------ uncertainty
-    def _uncertain(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, model_kwargs: dict[str, Any]):
-        """The entropy that puts a ``<recall>`` before this token (policy ``"uncertainty"``), else ``None``:
-        only while recalls are left, and on a cache that can take the marker back."""
+    def _uncertain(self, input_ids: torch.LongTensor, scores: torch.FloatTensor, logits: torch.Tensor,
+                   model_kwargs: dict[str, Any]) -> Inserted | None:  # fmt: skip
+        """The ``<recall>`` policy ``"uncertainty"`` writes before this token, while recalls are left
+        (:meth:`UncertaintyTrigger.inserts`), else ``None``."""
         if self.uncertainty is None or self.searches.attempts >= self.config.max_recalls:
             return None
-        entropy = self.uncertainty.entropy(scores, input_ids.shape[1])
-        return entropy if entropy is not None and croppable(model_kwargs.get(CACHE_KEY)) else None
-
-    def _insert_recall(self, entropy: float, logits: torch.Tensor, input_ids: torch.LongTensor):
-        """Write ``<recall>`` instead of sampling: the loop's marker, not a generated token (it does
-        not count against ``max_new_tokens``). Returns the marker and its :class:`Inserted` record."""
-        self.added.count += 1
-        marker = torch.full((1,), self.recall_id, dtype=input_ids.dtype, device=input_ids.device)
-        return marker, Inserted(entropy, logits)
+        return self.uncertainty.inserts(scores, input_ids.shape[1], logits, model_kwargs.get(CACHE_KEY))
 
     # ------------------------------------------------------------------ recall
     def _is_trigger(self, input_ids: torch.LongTensor, token: int) -> bool:
@@ -471,7 +458,8 @@ class _RecallLoop:
         the outputs are those whose logits give the next token.
 
         ``logits_before`` (prompt markers only) are the logits of the position before the
-        marker: given, a marker where nothing is injected is dropped from cache and sequence.
+        marker: given, a marker where nothing is injected is dropped from cache and sequence
+        (where the cache can take it back: :func:`~recall_core.kv.cache.can_drop_last`).
         A marker the loop wrote (``inserted``, under ``recall_policy="uncertainty"``) is dropped
         the same way. ``reply_start``: where the reply begins in ``sequence`` (markers in the reply).
         """
@@ -487,7 +475,7 @@ class _RecallLoop:
         query, chosen, reason, considered, empty = found.query, found.chosen, found.reason, found.considered, found.empty
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
-            if logits_before is not None and croppable(cache):
+            if logits_before is not None and can_drop_last(cache):
                 drop_last(cache)  # not transformers' crop: it cuts a recorded sliding-window past
                 sequence = sequence[:, :-1]
                 model_kwargs = shrink_positions(model_kwargs, 1)
@@ -502,7 +490,7 @@ class _RecallLoop:
 
         lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
         notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
-        mode, fallback = self._inject_mode(model_kwargs.get(CACHE_KEY)) if chosen else ("tokens", None)
+        mode = self.inject_mode if chosen else "tokens"
         # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
         splice = mode == "kv" and self.config.kv_recompute != "all"
         if splice:
@@ -529,26 +517,26 @@ class _RecallLoop:
         self._record(Recall(position, score, memory_id, notes, query.text, length=length,
                             reason=reason if empty else None, candidates=considered, in_prompt=in_prompt,
                             memories=tuple((c.id, float(c.score)) for c in chosen),
-                            inject_mode=mode, kv_fallback=fallback,
+                            inject_mode=mode,
                             kv_recomputed=kv.recomputed if kv else (length if mode == "kv" else 0),
                             kv_reused=kv.reused if kv else 0, kv_discarded=kv.discarded if kv else 0,
                             trigger=trigger, entropy=entropy))  # fmt: skip
         return sequence, outputs, model_kwargs
 
-    def _inject_mode(self, cache: Any) -> tuple[str, str | None]:
-        """The injection mode this recall uses, and why ``kv`` fell back to ``tokens`` (else ``None``)."""
+    def _injection(self, cache: Any) -> tuple[str, str | None]:
+        """The injection mode of this call, and why ``kv`` fell back to ``tokens`` (else ``None``):
+        decided once, before the prompt runs, so that a call that falls back runs as ``tokens`` does
+        (the prompt's markers searched first and the prompt run once: nothing to take back)."""
         mode = self.config.inject_mode
-        if mode != "kv":
-            return mode, None
-        reason = kv_unavailable(self.model, cache)
-        if reason is None:
-            return "kv", None
-        if reason not in _KV_FALLBACK_WARNED:  # once per process and reason: the trace has it every time
-            _KV_FALLBACK_WARNED.add(reason)
-            logger.warning("inject_mode='kv' falls back to 'tokens': %s", reason)
-        return "tokens", reason
+        reason = kv_unavailable(self.model, cache) if mode == "kv" else None
+        return ("tokens", reason) if reason is not None else (mode, None)
 
     def _record(self, recall: Recall) -> None:
+        if recall.injected and self.kv_fallback is not None:  # each recall that injected says why not kv
+            recall = replace(recall, kv_fallback=self.kv_fallback)
+            if self.kv_fallback not in _KV_FALLBACK_WARNED:  # once per process and reason: the trace has it every time
+                _KV_FALLBACK_WARNED.add(self.kv_fallback)
+                logger.warning("inject_mode='kv' falls back to 'tokens': %s", self.kv_fallback)
         self.recalls.append(recall)
         self.notes.record(recall)
         if self.on_recall is not None:

@@ -3,8 +3,9 @@
 Where a marker's query is known before any forward pass (a prompt's markers under
 ``recall_policy="auto"``, searching with text), recall needs nothing from the model: search,
 then run the ids once with every notes block in place. The in-process loop does this for a
-prompt's markers (one prefill instead of a forward pass before, at and after each marker:
-issue 21, item 5); the served loop does it for every marker, the engine running the ids.
+prompt's markers (:func:`prefill_once`: one prefill instead of a forward pass before, at and
+after each marker: issue 21, item 5); the served loop does it for every marker, the engine
+running the ids.
 
 The sequence kept alongside holds one ``<|memory_pad|>`` per injected id, as the in-process
 loop's sequence does, so traces, positions and usage read the same on every path. A marker
@@ -17,13 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import torch
+
 from recall_core.config import RecallConfig
+from recall_core.decoding.hf_compat import prefill, take_cache
 from recall_core.decoding.notes import block_ids, note_lines
 from recall_core.decoding.query import QueryContext, build_query
 from recall_core.decoding.select import search_memory
 from recall_core.types import Memory, MemoryCandidate, Recall, RecallQuery
 
-__all__ = ["MAX_RECALLS_REACHED", "RECALL_OFF", "Search", "TokenRecalls"]
+__all__ = ["MAX_RECALLS_REACHED", "RECALL_OFF", "Search", "TokenRecalls", "prefill_once"]
 
 MAX_RECALLS_REACHED = "max_recalls reached"
 #: Why a prompt marker recalled nothing under ``recall_policy="off"``.
@@ -126,3 +130,35 @@ class TokenRecalls:
         empty = (not chosen and trigger == "model" and self.memory is not None
                  and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip
         return Search(query, chosen, reason, tuple((c.id, float(c.score)) for c in candidates), empty)
+
+
+def prefill_once(model: Any, generation_config: Any, searches: TokenRecalls, prompt: torch.LongTensor, past: int,
+                 model_kwargs: dict[str, Any]) -> tuple[torch.LongTensor, Any, dict[str, Any]]:  # fmt: skip
+    """The in-process loop's prefill of a prompt with markers, in one forward pass: search at every
+    marker first (``searches``), then run the prompt with each notes block in place (the block's own
+    ids where the sequence has pads). ``past``: how many ids a cache given to ``generate()`` holds.
+
+    The same recalls, trace and sequence as a forward pass per piece, without a forward pass per
+    piece: the first token comes sooner (issue 21, item 5). Returns, as the loop's prefill does,
+    the sequence so far (with pads), the outputs (the last position's logits) and the model kwargs."""
+    ids, run = searches.prompt(prompt[0].tolist(), start=past)
+    sequence = torch.tensor([ids], dtype=prompt.dtype, device=prompt.device)
+    running = torch.tensor([run], dtype=prompt.dtype, device=prompt.device)
+    model_kwargs = dict(model_kwargs)
+    if model_kwargs.get("attention_mask") is not None:
+        model_kwargs["attention_mask"] = model_kwargs["attention_mask"].new_ones((1, len(ids)))
+    positions = model_kwargs.get("position_ids")
+    if positions is not None:
+        count = torch.arange(len(ids), dtype=positions.dtype, device=positions.device)
+        model_kwargs["position_ids"] = count.expand(*positions.shape[:-1], len(ids))
+    if past == 0:
+        outputs = prefill(model, running, generation_config, model_kwargs)
+    else:
+        inputs = model.prepare_inputs_for_generation(
+            running, next_sequence_length=len(run) - past, is_first_iteration=True, **model_kwargs
+        )
+        outputs = model(**inputs, return_dict=True)
+    model_kwargs = take_cache(outputs, model_kwargs)
+    if outputs.logits.shape[1] > 1:
+        outputs.logits = outputs.logits[:, -1:]
+    return sequence, outputs, model_kwargs

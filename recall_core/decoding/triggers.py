@@ -12,15 +12,26 @@ from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
+from recall_core.kv.cache import can_drop_last
 from recall_core.structured.constrained import token_texts
 
 #: Per tokenizer: its size when computed, and which ids are content tokens. Weak keys.
 _CONTENT_IDS: weakref.WeakKeyDictionary[Any, tuple[int, torch.Tensor]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class Inserted:
+    """A ``<recall>`` the loop wrote before an uncertain token: its entropy, and the logits it
+    replaced (to go on with if nothing is injected and the marker is taken back)."""
+
+    entropy: float
+    logits: torch.Tensor
 
 
 class UncertaintyTrigger:
@@ -50,6 +61,16 @@ class UncertaintyTrigger:
             return None
         entropy = float(torch.special.entr(torch.softmax(scores[0], dim=-1)).sum())
         return entropy if entropy > self.threshold else None
+
+    def inserts(self, scores: torch.FloatTensor, length: int, logits: torch.Tensor, cache: Any) -> Inserted | None:
+        """The ``<recall>`` to write before position ``length`` when :meth:`entropy` fires and ``cache``
+        can take the marker back should nothing be injected (not a sliding-window layer past its
+        window that does not record its past: the loop makes its own cache record it); else ``None``.
+        ``logits``: the step's, to go on with then."""
+        entropy = self.entropy(scores, length)
+        if entropy is None or not can_drop_last(cache, added=1):
+            return None
+        return Inserted(entropy, logits)
 
 
 def content_ids(tokenizer: Any) -> torch.Tensor:

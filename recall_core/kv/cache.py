@@ -20,8 +20,8 @@ Full-attention ``DynamicLayer`` layers can be edited, and transformers' sliding-
 ``DynamicSlidingWindowLayer`` ones as far as they still hold what the edit needs: a layer that
 holds every position (a cache made by :func:`session_cache`, or one shorter than its window) is
 edited like a full one; a layer that forgot the positions that left its window can only be
-cropped back while the next position still sees its whole window (:func:`croppable_to`), and
-anything else raises :class:`CacheEditError`. Quantized, static and other layers store positions
+cropped back while the next position still sees its whole window (:func:`croppable_to`,
+:func:`can_drop_last`), and anything else raises :class:`CacheEditError`. Quantized, static and other layers store positions
 in their own way: editing them raises ``ValueError`` rather than corrupting them. A model without rotary embeddings (GPT-2's learned absolute positions)
 cannot move a key at all: :meth:`Rotary.of` raises :class:`NoRotaryEmbeddingError`.
 
@@ -215,31 +215,61 @@ def session_cache(model: Any) -> DynamicCache:
     edited exactly, as a full-attention one is, for the memory of a full-attention layer.
     """
     cache = DynamicCache(config=model.config)
-    for layer in getattr(cache, "layers", []):
-        if type(layer) is DynamicSlidingWindowLayer:
-            layer.activate_past_recording()
+    keep_every_position(cache)
     return cache
 
 
-def _held_from(layer: DynamicLayer) -> int:
-    """The first position a layer still holds (a sliding-window layer drops those that left its window)."""
-    if type(layer) is DynamicSlidingWindowLayer and layer.is_initialized and layer.keys.dim() == 4:
-        return int(layer.cumulative_length) - layer.keys.shape[-2]
-    return 0
+def keep_every_position(cache: Any) -> bool:
+    """Make ``cache`` 's sliding-window layers record their past, as :func:`session_cache` 's do,
+    so that it can be edited exactly past the window. Only an empty cache (a layer that already
+    forgot positions cannot get them back); returns whether it had such layers and now keeps them."""
+    layers = [layer for layer in getattr(cache, "layers", []) if type(layer) is DynamicSlidingWindowLayer]
+    if not layers or cache_length(cache) > 0:
+        return False
+    for layer in layers:
+        layer.activate_past_recording()
+    return True
 
 
-def croppable_to(cache: Any) -> int:
-    """The shortest length :func:`crop_cache` can cut ``cache`` back to exactly (0: any).
+def _held_from(layer: DynamicLayer, added: int = 0) -> int:
+    """The first position a layer still holds (a sliding-window layer drops those that left its
+    window), now or once ``added`` more positions are appended."""
+    if type(layer) is not DynamicSlidingWindowLayer:
+        return 0
+    held = layer.keys.shape[-2] if layer.is_initialized and layer.keys.dim() == 4 else 0
+    held += added
+    if not getattr(layer, "record_past", False):  # it keeps its last sliding_window - 1 positions only
+        held = min(held, int(layer.sliding_window) - 1)
+    return int(layer.cumulative_length) + added - held
+
+
+def croppable_to(cache: Any, added: int = 0) -> int:
+    """The shortest length :func:`crop_cache` can cut ``cache`` back to exactly (0: any); with
+    ``added``, once that many more positions were appended.
 
     A sliding-window layer that forgot its first positions can be cut back only as far as the
     next position still finds its whole window (``sliding_window - 1`` positions) in the layer.
     """
     low = 0
     for layer in cache_layers(cache):
-        start = _held_from(layer)
+        start = _held_from(layer, added)
         if start > 0:
             low = max(low, start + int(layer.sliding_window) - 1)
     return low
+
+
+def can_drop_last(cache: Any, added: int = 0) -> bool:
+    """Whether :func:`drop_last` can take the cache's last position back exactly: now, or (``added=1``)
+    once the position appended next is there. Not on a sliding-window layer past its window that
+    does not record its past (transformers' own caches): it forgot what the position before needs.
+    Layers recall does not edit go by the cache's ``is_croppable`` (transformers' ``crop``)."""
+    length = cache_length(cache) + added
+    if cache is None or length == 0:
+        return False
+    try:
+        return croppable_to(cache, added) <= length - 1
+    except ValueError:  # not a layer recall edits
+        return bool(getattr(cache, "is_croppable", False))
 
 
 def holds_every_position(cache: Any) -> bool:
@@ -321,9 +351,12 @@ def crop_cache(cache: Any, length: int) -> None:
 def drop_last(cache: Any) -> None:
     """Drop the cache's last position: with :func:`crop_cache` where recall can edit the cache (a
     sliding-window layer that records its past keeps it: transformers' ``crop`` cuts it back to
-    the window), else with the cache's own ``crop(-1)``."""
+    the window), else with the cache's own ``crop(-1)``. Ask :func:`can_drop_last` first: a
+    sliding-window layer that forgot what the position before needs raises :class:`CacheEditError`."""
     try:
         crop_cache(cache, cache_length(cache) - 1)
+    except CacheEditError:
+        raise  # transformers' crop cannot either: it raises a RuntimeError, or cuts the window short
     except ValueError:  # a layer recall does not edit, refused before anything changed
         cache.crop(-1)  # transformers 5: a negative count of tokens to remove
 

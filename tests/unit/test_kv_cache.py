@@ -14,10 +14,13 @@ from recall_core.kv.cache import (
     cache_layers,
     cache_length,
     cache_nbytes,
+    can_drop_last,
     crop_cache,
     croppable_to,
+    drop_last,
     drop_span,
     evict_span,
+    keep_every_position,
     rerotate_span,
     rotary_of,
     session_cache,
@@ -249,3 +252,30 @@ def test_a_session_cache_edits_sliding_window_layers_exactly_past_the_window():
     torch.testing.assert_close(_run(model, cache, ids[:, 5:]), expected[:, 5:], atol=1e-5, rtol=1e-4)
     drop_span(cache, 1, 3)
     assert cache_length(cache) == n - 2 and cache.layers[1].keys.shape[-2] == n - 2
+
+
+def test_can_drop_last_says_whether_the_last_position_can_be_taken_back_now_or_after_the_next():
+    """What the loop asks before it takes a marker back (``added=0``) or writes one it may take back
+    (``added=1``). transformers' ``is_croppable`` says yes for every sliding-window layer; until
+    2026-12-06 the loop trusted it, and ``drop_last`` past the window ended in transformers' RuntimeError."""
+    model, tokenizer = _mistral(window=8)
+    ids = tokenizer(TEXT, return_tensors="pt").input_ids
+    n = ids.shape[1]
+    cache = DynamicCache(config=model.config)
+    assert not can_drop_last(cache)  # nothing to take back
+    for length in range(1, 10):  # grown one position at a time: the prediction is what then holds
+        before = can_drop_last(cache, added=1)
+        _run(model, cache, ids[:, length - 1 : length])
+        assert can_drop_last(cache) == before == (length <= 7), length  # 7: the layer's sliding_window - 1
+    assert cache.is_croppable  # transformers' word, which the layer cannot keep
+    with pytest.raises(CacheEditError, match="cannot be cut back to 8 positions"):
+        drop_last(cache)
+    assert cache_length(cache) == 9  # nothing changed
+    kept = DynamicCache(config=model.config)
+    assert keep_every_position(kept) and not keep_every_position(cache)  # an empty cache only
+    _run(model, kept, ids)
+    assert can_drop_last(kept) and can_drop_last(kept, added=1)
+    drop_last(kept)
+    assert cache_length(kept) == n - 1
+    full = _prefill(tiny_model("llama")[0], ids)
+    assert not keep_every_position(full) and can_drop_last(full) and can_drop_last(full, added=1)
