@@ -127,6 +127,11 @@ def compare(a: Mapping[tuple[str, str], Row], b: Mapping[tuple[str, str], Row]) 
     """Each measure on the questions both ``a`` and ``b`` answered: counts, the denominator, the
     discordant questions and the sign test's p."""
     keys = sorted(set(a) & set(b))
+    for k in keys:  # one question asked two ways is not a pair (until 2026-12-06 it was taken as one)
+        differ = [f for f in ("question", "system", "earlier") if f in a[k] and f in b[k] and a[k][f] != b[k][f]]
+        if differ:
+            raise ValueError(f"question {k[1]!r} of {k[0]!r} was asked differently in the two runs ({', '.join(differ)}): "
+                             "compare runs made with the same --system-messages and questions")
     out: dict[str, Any] = {"paired": len(keys), "only_in_a": len(set(a) - set(b)), "only_in_b": len(set(b) - set(a))}
     for m in MEASURES:
         counted = [k for k in keys if m.counted(a[k]) and m.counted(b[k])]

@@ -51,7 +51,10 @@ def family_rows(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], An
 
 
 def standing(rows_a: Mapping[tuple[str, str], Any], rows_b: Mapping[tuple[str, str], Any]) -> dict[str, Any]:
-    """A's and B's counts on the same questions and the three goals they decide."""
+    """A's and B's counts on the same questions and the three goals they decide (questions only one
+    of them asked are left out: until 2026-12-06 they were counted, so A asked 10 and B 5 gave 5.0x)."""
+    shared = sorted(set(rows_a) & set(rows_b))
+    rows_a, rows_b = {k: rows_a[k] for k in shared}, {k: rows_b[k] for k in shared}
     sa, sb = summarize(list(rows_a.values())), summarize(list(rows_b.values()))
     paired = compare(rows_a, rows_b)
     memory = max(1, sa["memory_questions"])

@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmarks.common.methods import PEER_K, Answer, Method
 from benchmarks.common.timing import timed_stream
+from recall_core.dates import day_label
 from recall_core.training.conversations import Question, User
 
 #: LangChain's RAG prompt (the RAG tutorial's), with the notes from past conversations.
@@ -26,19 +27,29 @@ LANGCHAIN_SYSTEM = (
 
 
 def exchanges(user: User) -> list[tuple[str, str, Any]]:
-    """``(user turn + reply as one text, the user turn, its session)`` for every exchange of a user."""
+    """``(the exchange's text, its first turn, its session)`` for every exchange of a user: a user
+    turn with the reply after it, and any other turn on its own (an assistant's turn that answers
+    no user turn: until 2026-12-06 it was never indexed, and 31 of the ``duo`` family's 210 turns,
+    updates among them, were out of the recipe's reach). Each text starts with its session's day,
+    as a user storing a dated conversation writes it and as the LoCoMo recipe does
+    (``benchmarks/locomo/peer.py``): until 2026-12-06 the recipe's documents had no date, so it
+    could not tell a changed fact's old value from the new one, while recall's notes are dated."""
     out = []
     turns = user.turns
+    answered_turns: set[int] = set()
     for i, turn in enumerate(turns):
-        if turn.role != "user":
+        if i in answered_turns:
             continue
-        reply = turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
+        reply = turns[i + 1] if turn.role == "user" and i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
+        if reply is not None:
+            answered_turns.add(i + 1)
         # Named speakers (a family's two friends' chat) are labelled by name, as the notes label
         # them; the conversations generator's turns have no speaker.
-        said = getattr(turn, "speaker", "") or "user"
-        answered = (getattr(reply, "speaker", "") or "assistant") if reply else ""
-        text = f"{said}: {turn.content}" + (f"\n{answered}: {reply.content}" if reply else "")
-        out.append((text, turn.content, turn.session))
+        said = getattr(turn, "speaker", "") or turn.role
+        replied = (getattr(reply, "speaker", "") or "assistant") if reply else ""
+        text = f"{said}: {turn.content}" + (f"\n{replied}: {reply.content}" if reply else "")
+        day = day_label(turn.date) if getattr(turn, "date", "") else ""
+        out.append((f"[{day}] {text}" if day else text, turn.content, turn.session))
     return out
 
 

@@ -71,8 +71,35 @@ def test_two_friends_chats_keep_their_speakers_for_every_method():
     users = FAMILIES["duo"].generate(20261124, users=1)
     names = {t.speaker for t in users[0].turns}
     assert {t["metadata"]["speaker"] for t in memory_turns(users)} == names
-    assert all(text.split(":", 1)[0] in names for text, _, _ in exchanges(users[0]))
+    assert all(text.split("] ", 1)[1].split(":", 1)[0] in names for text, _, _ in exchanges(users[0]))
     assert all(not call.earlier for call in calls_of("duo", users))
+
+
+def test_the_recipe_indexes_every_turn_each_with_its_day():
+    """Until 2026-12-06 the LangChain recipe's documents had no date (recall's notes do), and a turn
+    that answered no user turn was never indexed: 31 of duo's 210 turns, updates among them."""
+    from benchmarks.common.peers import exchanges
+    from recall_core.dates import day_label
+
+    for family in ("duo", "changes", "passing"):
+        for user in FAMILIES[family].generate(20261124, users=2):
+            documents = [text for text, _, _ in exchanges(user)]
+            assert all(any(turn.content in text for text in documents) for turn in user.turns), family
+            days = {day_label(turn.date) for turn in user.turns}
+            assert all(text.startswith("[") and text[1:].split("] ", 1)[0] in days for text in documents)
+
+
+def test_a_plain_model_s_ways_of_not_knowing_are_read_as_not_knowing():
+    """Until 2026-12-06 only the tuned model's phrasing counted: the peers' "The context does not
+    mention ..." to a question never answered was scored wrong."""
+    from recall_core.training.families.base import Question, abstains, score
+
+    never = Question(key="k", user_id="u", fact="f", text="What's my blood type?", kind="unanswerable")
+    for reply in ["I don't know.", "The context does not mention your blood type.", "It is not mentioned in the context.",
+                  "I don't have information about your blood type.", "I cannot determine your blood type.",
+                  "I'm sorry, but I don't have access to your personal information.", "I'm not able to answer that."]:
+        assert score(never, reply)["correct"], reply
+    assert not any(abstains(reply) for reply in ["Your sister's birthday is on 14 March.", "He does not like cats."])
 
 
 def test_the_evaluations_system_messages_are_not_trainings_and_other_kinds_are_asked_in_turn():

@@ -78,3 +78,24 @@ def test_main_writes_the_table_and_the_figure_and_refuses_a_missing_method(tmp_p
     assert {p.name for p in out.iterdir()} == {"standing.json", "standing.md", "standing.png"}
     assert main(["--pair", f"{path}@recall", f"{path}@nope", "--out", str(out)]) == 2
     assert "holds no rows of method 'nope'" in capsys.readouterr().err
+
+
+def test_standing_counts_only_the_questions_both_methods_were_asked():
+    """Until 2026-12-06 A asking 10 questions and B 5 gave a ratio of 5.0 where the shared ones give 2.5."""
+    from benchmarks.standing import standing
+
+    a = {("f", f"q{i}"): _row("recall", "f", f"q{i}", correct=i < 5) for i in range(10)}
+    b = {("f", f"q{i}"): _row("langchain", "f", f"q{i}", correct=i < 2) for i in range(5)}
+    for i in range(5, 10):
+        a[("f", f"q{i}")]["correct"] = True
+    got = standing(a, b)
+    assert (got["a"]["answered"], got["b"]["answered"], got["facts_ratio"]) == (5, 2, 2.5)
+
+
+def test_a_question_asked_under_another_system_message_is_not_paired():
+    from benchmarks.paired import compare
+
+    a = {("f", "q1"): {**_row("recall", "f", "q1"), "system": "You are a pirate."}}
+    b = {("f", "q1"): {**_row("langchain", "f", "q1"), "system": "You are a helpful assistant."}}
+    with pytest.raises(ValueError, match="asked differently in the two runs .system."):
+        compare(a, b)

@@ -93,11 +93,20 @@ class User:
 
 # -- scoring -------------------------------------------------------------------------------------
 
+# What a reply that does not know says, in the words of the tuned model ("I don't know.") and of a
+# plain chat model reading retrieved context (the peers): until 2026-12-06 "The context does not
+# mention ...", "not mentioned", "I don't have information ...", "I don't have access ...", "cannot
+# determine ..." and "not able to answer" were not read as not knowing, which undercounted the
+# peers' right answers to questions never answered, and their "I don't know." with the answer.
 _UNKNOWN = re.compile(
     r"\b(i (do not|don't|dont) know|i'm not sure|i am not sure|not sure|no information|"
-    r"(didn't|did not|haven't|have not|never) (mention|mentioned|tell|told|say|said|share|shared)|"
-    r"(don't|do not) have (that|this|any|enough) information|no (note|notes|record|mention)|"
-    r"can't (find|tell|recall)|cannot (find|tell|recall)|unknown)\b",
+    r"(didn't|did not|haven't|have not|never|doesn't|does not|don't|do not) (mention|mentioned|tell|told|say|said|"
+    r"share|shared|specify|specified|state|stated)|"
+    r"not (mentioned|specified|stated|provided)|"
+    r"(don't|do not) have (that|this|any|enough|the)? ?(information|info|details|access|record)|"
+    r"no (note|notes|record|records|mention|details)|"
+    r"(can't|cannot|can not|couldn't|could not|unable to|not able to) (find|tell|recall|determine|answer|say|know)|"
+    r"unknown)\b",
     re.I,
 )
 
