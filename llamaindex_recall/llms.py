@@ -19,7 +19,6 @@ from llama_index.core.base.llms.types import (
     CompletionResponseGen,
     LLMMetadata,
     MessageRole,
-    TextBlock,
     ToolCallBlock,
 )
 from llama_index.core.bridge.pydantic import ConfigDict, Field, model_validator
@@ -28,7 +27,7 @@ from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection, default_completion_to_prompt
 
-from recall_core import RECALL_TOKEN, AsyncRecallStream, RecallResult, RecallStream
+from recall_core import AsyncRecallStream, RecallResult, RecallStream
 from recall_core.config import UNMARKED_POLICIES
 from recall_core.integration import (
     CALL_ARGUMENTS,
@@ -45,7 +44,9 @@ from recall_core.integration import (
     unanswered,
     usage_dict,
 )
-from recall_core.remember import last_exchange, write_reported, write_unanswered
+from recall_core.memory.text.questions import turn_to_write
+from recall_core.memory.validation import check_user_id
+from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
     ContentStream,
@@ -57,6 +58,20 @@ from recall_core.structured.tools import (
 
 from ._forced import ForcedCalls
 from ._streams import achunks, chunks
+from .markers import (
+    RECALL_KEY,
+    SESSION_ID_KEY,
+    THREAD_ID_KEY,
+    USER_ID_KEY,
+    WRITE_QUESTIONS_KEY,
+    WRITE_ROLES_KEY,
+    is_recall_marker,
+    marker_text,
+    message_text,
+    own_user_turn,
+    split_own_turn,
+    takes_two_user_turns,
+)
 from .messages import assistant_message, role_name, to_chat_messages
 
 __all__ = ["RecallLLM", "is_recall_marker", "marker_text", "role_name", "to_chat_messages"]
@@ -64,25 +79,38 @@ __all__ = ["RecallLLM", "is_recall_marker", "marker_text", "role_name", "to_chat
 if TYPE_CHECKING:
     from llama_index.core.tools.types import BaseTool
 
-#: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
-USER_ID_KEY = "recall_user_id"
-#: ``additional_kwargs`` key a recall marker message may carry: which conversation (KV-cache session) it is.
-THREAD_ID_KEY = "recall_thread_id"
-#: ``additional_kwargs`` key a recall marker message may carry: the session recorded with written memories.
-SESSION_ID_KEY = "recall_session_id"
-#: ``additional_kwargs`` key a recall marker message may carry: the roles of the exchange to write
-#: after the reply (empty: write nothing).
-WRITE_ROLES_KEY = "recall_write_roles"
-#: ``additional_kwargs`` key a recall marker message may carry: whether a user message that only
-#: asks is written too (absent: :data:`recall_core.integration.WRITE_QUESTIONS`).
-WRITE_QUESTIONS_KEY = "recall_write_questions"
-#: ``additional_kwargs`` key a recall marker message may carry: ``False`` turns recall off for the call.
-RECALL_KEY = "recall_enabled"
 #: Per-call keyword arguments of :class:`RecallLLM`.
 LLAMAINDEX_CALL_ARGUMENTS = CALL_ARGUMENTS | {WRITE_MEMORY}
 
 #: The exchange a call writes after its reply: ``(user_id, roles, session_id, questions)``.
 _Write = tuple[str, tuple[str, ...], str | None, bool]
+
+
+#: What a chat call without a user raises: a memory block's marker may have been dropped on the way.
+NO_USER_IN_CHAT = (
+    "a memory store is attached but no user_id was given, and no RecallMemoryBlock marker is in the messages: "
+    "pass user_id= (to RecallLLM or per call). With a RecallMemoryBlock in the Memory, its marker (a system "
+    "message) was dropped on the way, most likely by an agent that replaces the first system message with "
+    "its own (LlamaIndex's ReActAgent does when it has no system_prompt): give the agent a system_prompt, or "
+    "give RecallLLM a user_id (it then recalls, and writes nothing); see docs/frameworks.md"
+)
+
+
+class EvictedTurns:
+    """How :class:`RecallLLM`'s KV-cache session writes the messages it evicts unwritten: as the
+    conversation's last call that writes does (its ``target``: user, roles, session, questions rule);
+    nothing while no call of it writes."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.target: _Write | None = None
+
+    def __call__(self, messages: Sequence[Mapping[str, Any]]) -> list[str]:
+        if self.target is None:
+            return []
+        user_id, roles, session_id, questions = self.target
+        turns = [(m["role"], turn_to_write(m["role"], str(m["content"]), questions)) for m in messages if m["role"] in roles]
+        return write_turns(self.store, user_id, turns, session_id=session_id)
 
 
 @dataclass
@@ -92,26 +120,6 @@ class _Call:
     prepared: PreparedCall | None = None  # chat calls: whose session continues
     last_user: str | None = None  # the user's words of this call (written to memory with the reply)
     write: _Write | None = None  # where the exchange is written after the reply (None: it is not)
-
-
-def is_recall_marker(message: ChatMessage) -> bool:
-    """A message that says "consult memory here": what :class:`RecallMemoryBlock` adds (known by its
-    settings, also after ``Memory`` put other blocks' text in it), or a bare ``<recall>``."""
-    return WRITE_ROLES_KEY in message.additional_kwargs or (message.content or "").strip() == RECALL_TOKEN
-
-
-def marker_text(message: ChatMessage) -> ChatMessage | None:
-    """What a marker holds besides ``<recall>``, as a message of its own, else ``None``.
-
-    ``Memory`` (its default ``insert_method=SYSTEM``) puts the text of its other blocks (a
-    ``StaticMemoryBlock``'s profile, a ``FactExtractionMemoryBlock``'s facts) into the first system
-    message, which is the block's marker when no system message comes before it.
-    """
-    blocks = [b for b in message.blocks if not (isinstance(b, TextBlock) and b.text.strip() == RECALL_TOKEN)]
-    if not any(isinstance(b, TextBlock) and b.text.strip() for b in blocks):
-        return None
-    return ChatMessage(role=message.role, blocks=blocks)
-
 
 
 class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
@@ -226,12 +234,16 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
         marker_user: str | None = None,
         policy: str | None = None,
         marker_thread: str | None = None,
+        chat: bool = False,
     ) -> PreparedCall:
         """One call's ``generate()`` arguments; whose memory: ``user_id=``, else the marker's, else ours.
 
-        The conversation (KV-cache session) is ``thread_id=``, else the memory block's.
+        The conversation (KV-cache session) is ``thread_id=``, else the memory block's. A ``user_id=``
+        given is checked: before 2026-12-06 ``""``, ``0`` or ``None`` fell back to another user, silently.
         """
-        user_id = kwargs.get("user_id") or marker_user or self.user_id
+        user_id = check_user_id(kwargs["user_id"]) if "user_id" in kwargs else marker_user or self.user_id
+        if chat and user_id is None and self.store is not None and kwargs.get("memory") is None:
+            raise ValueError(NO_USER_IN_CHAT)
         if marker_thread is not None and kwargs.get("thread_id") is None:
             kwargs = {**kwargs, "thread_id": marker_thread}
         return self._prepare_call("RecallLLM", kwargs, LLAMAINDEX_CALL_ARGUMENTS, user_id=user_id, policy=policy)
@@ -306,14 +318,33 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
         policy = "auto" if asks else None
         if "recall" not in kwargs and any(m.additional_kwargs.get(RECALL_KEY) is False for m in markers):
             policy = "off"  # the block's recall=False: this Memory's calls answer without memory
-        prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread)
-        write = self._write_target(prepared, markers[-1] if markers else None)
-        said = to_chat_messages(kept[-1:]) if write is not None else []  # the user's turn, if the call ends with one
-        last_user = said[0]["content"] if said and said[0]["role"] == "user" else None
+        prepared = self._prepare(kwargs, marker_user=marker_user, policy=policy, marker_thread=marker_thread, chat=True)
+        marker = markers[-1] if markers else None
+        write = prepared.write_target = self._write_target(prepared, marker)
+        # The user's own words (the Memory's last user message, less what Memory put in front of it),
+        # written only by the call that ends with them: not after a tool's result or an agent's
+        # Observation (a user-role message too, which before 2026-12-06 was written as the user's).
+        index, words = own_user_turn(kept, marker)
+        last_user = words if write is not None and index == len(kept) - 1 else None
         if self.messages_to_prompt is not generic_messages_to_prompt:  # the user's own formatting
             prompt = mark_for_recall(self.messages_to_prompt(kept), prepared.config)
             return _Call(prompt, prepared.kwargs, last_user=last_user, write=write)
+        if index is not None and words is not None and message_text(kept[index]) != words \
+                and takes_two_user_turns(self.engine.tokenizer):  # fmt: skip
+            kept = split_own_turn(kept, index, words)  # the recall searches with the user's words alone
         return _Call(to_chat_messages(self._extend_messages(kept)), prepared.kwargs, prepared, last_user, write)
+
+    # ------------------------------------------------------------------ sessions
+    def _session_writer(self, user_id: str | None, thread_id: str | None = None) -> Any:
+        """Evicted turns that were not written (the index was down) are written with the write target of the
+        conversation's last call that writes (before 2026-12-06 they were never written)."""
+        return None if self.store is None or user_id is None else EvictedTurns(self.store)
+
+    def _session_for(self, session: Any, call: PreparedCall) -> Any:
+        """The session's writer takes the call's write target (kept when the call writes nothing)."""
+        if isinstance(session.writer, EvictedTurns) and call.write_target is not None:
+            session.writer.target = call.write_target
+        return session
 
     # ------------------------------------------------------------------ responses
     def _raw(self, result: RecallResult, written: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -14,18 +14,21 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from recall_core import RECALL_TOKEN
 from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments
 from recall_core.memory.text.questions import turn_to_write
-from recall_core.memory.validation import check_user_id, check_write_roles
+from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.remember import write_turns
 
-from .llms import (
+from .markers import (
     RECALL_KEY,
     SESSION_ID_KEY,
     THREAD_ID_KEY,
     USER_ID_KEY,
+    USER_TURN_KEY,
     WRITE_QUESTIONS_KEY,
     WRITE_ROLES_KEY,
-    role_name,
+    message_text,
+    turn_digest,
 )
+from .messages import role_name
 
 
 class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
@@ -33,10 +36,12 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
 
     * ``_aget``: instead of memory text, the block returns one system message holding only
       ``<recall>`` (with the user id, the thread and ``Memory``'s ``session_id`` in
-      ``additional_kwargs``). :class:`RecallLLM` takes it out and applies the ``"auto"`` recall
-      policy: ``<recall>`` goes where the reply to the user's turn consults memory, and there the
-      loop searches this user's memory with that turn and injects the best memory into the KV
-      cache. The prompt stays as short as the conversation itself.
+      ``additional_kwargs``, and which message of the chat history is the user's last: ``Memory``
+      may put other blocks' text in front of it). :class:`RecallLLM` takes it out and applies the
+      ``"auto"`` recall policy: ``<recall>`` goes where the reply to the user's turn consults memory,
+      and there the loop searches this user's memory with that turn and injects the best memory into
+      the KV cache. The prompt stays as short as the conversation itself. The block's ``priority``
+      is 0 (``Memory`` never cuts such a block: without its marker nothing is recalled or written).
     * Writing, as the turns happen: with ``write_memory=True`` (the default) :class:`RecallLLM`
       writes each exchange (the user's message and its reply, ``write_roles``) into ``store`` for
       ``user_id`` right after the reply, under ``Memory``'s ``session_id``. Nothing waits for
@@ -45,8 +50,10 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     * ``_aput``: what is handed to the block directly (``await block.aput(messages)``, earlier
       history for instance) is written too. What ``Memory`` flushes out of its short-term queue
       was written already, turn by turn, so the block does not take it
-      (``accept_short_term_memory=False``); with ``write_memory=False`` and
-      ``accept_short_term_memory=True`` it writes only what is flushed, as LlamaIndex's own blocks do.
+      (``accept_short_term_memory=False``); history given to ``Memory`` itself (``chat_history=``)
+      is not written then: hand it to ``aput``, or set ``accept_short_term_memory=True`` (written as
+      it is flushed). With ``write_memory=False`` and ``accept_short_term_memory=True`` the block
+      writes only what is flushed, as LlamaIndex's own blocks do.
 
     Give the :class:`RecallLLM` the same ``store``; the marker tells it whose memory to use.
 
@@ -111,6 +118,28 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     def _check_user_id(cls, user_id: str) -> str:
         return check_user_id(user_id)
 
+    @field_validator("thread_id", mode="before")
+    @classmethod
+    def _check_thread_id(cls, thread_id: Any) -> str:
+        try:
+            if isinstance(thread_id, str):
+                return check_session(thread_id)
+        except ValueError:
+            pass
+        raise ValueError(f"thread_id must be a non-empty string with a visible character, valid UTF-8 and no NUL, "
+                         f"got {thread_id!r}")  # fmt: skip
+
+    @field_validator("priority")
+    @classmethod
+    def _check_priority(cls, priority: int) -> int:
+        # Memory cuts blocks of priority 1 and above past its token_limit, the marker with them: nothing
+        # would be recalled or written, silently (before 2026-12-06 any priority was taken).
+        if priority != 0:
+            raise ValueError(f"priority must be 0 for a RecallMemoryBlock, got {priority!r}: Memory drops blocks "
+                             "of a higher priority past its token_limit, and without the block's marker nothing is "
+                             "recalled or written (the marker is one token; a priority-0 block is never cut)")  # fmt: skip
+        return priority
+
     @field_validator("write_roles", mode="before")
     @classmethod
     def _check_write_roles(cls, roles: Any) -> tuple[str, ...]:
@@ -126,9 +155,14 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
             )
         return name
 
-    def marker(self, session_id: str | None = None) -> ChatMessage:
+    def marker(self, session_id: str | None = None, user_turn: str | None = None) -> ChatMessage:
         """The message :class:`RecallLLM` reads as "consult this user's memory for this turn, and
-        write the exchange after the reply" (``session_id``: ``Memory``'s, recorded with the memories)."""
+        write the exchange after the reply" (``session_id``: ``Memory``'s, recorded with the memories).
+
+        ``user_turn``: the text of the chat history's last user message, the user's own words: named in
+        the marker (a hash), ``RecallLLM`` writes and searches with those words only, whatever ``Memory``
+        put in front of them, and never an agent's later user-role message (a ReAct ``Observation``).
+        Without it, the call's last message is taken as the user's words if it is a user message."""
         own_thread = "thread_id" in self.model_fields_set
         extra = {
             USER_ID_KEY: self.user_id,
@@ -139,13 +173,19 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         }
         if session_id is not None:
             extra[SESSION_ID_KEY] = session_id
+        if user_turn:
+            extra[USER_TURN_KEY] = turn_digest(user_turn)
         return ChatMessage(role=MessageRole.SYSTEM, content=RECALL_TOKEN, additional_kwargs=extra)
 
     async def _aget(
         self, messages: list[ChatMessage] | None = None, **block_kwargs: Any
     ) -> list[ChatMessage]:
         session_id = block_kwargs.get("session_id")  # Memory passes its own
-        return [self.marker(session_id if isinstance(session_id, str) else None)]
+        # The chat history as it is before Memory puts any block's content in (Memory(insert_method=USER)
+        # puts it in front of the last user message): that message's text is the user's own words.
+        last_user = next((m for m in reversed(messages or []) if role_name(m) == "user"), None)
+        user_turn = message_text(last_user) if last_user is not None else None
+        return [self.marker(session_id if isinstance(session_id, str) else None, user_turn)]
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         turns: list[tuple[str, str]] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -164,6 +165,26 @@ def check_writing(adapter: Any) -> None:
         check_session(adapter.session_id)
 
 
+def check_thread_id(thread_id: object) -> str | None:
+    """A call's ``thread_id`` as the string it is keyed and recorded by (``None``: no conversation).
+
+    A ``uuid.UUID`` (LangGraph's habit) or an int is its ``str()``, as LangGraph's checkpointers take it;
+    else it must be a session id (without ``session_id`` it is the session its memories are written
+    under). Before 2026-12-06 a bad one was taken, and every write of its calls was refused.
+    """
+    if thread_id is None:
+        return None
+    if isinstance(thread_id, uuid.UUID) or (isinstance(thread_id, int) and not isinstance(thread_id, bool)):
+        return str(thread_id)
+    try:
+        if isinstance(thread_id, str):
+            return check_session(thread_id)
+    except ValueError:
+        pass
+    raise ValueError(f"thread_id must be a non-empty string with a visible character, valid UTF-8 and no NUL "
+                     f"(a uuid.UUID or an int is its str()), got {type(thread_id).__name__} {thread_id!r}")
+
+
 def mark_for_recall(prompt: str, config: RecallConfig) -> str:
     """A raw text prompt under the ``"auto"`` policy: ``<recall>`` at its end, unless it has one.
 
@@ -228,6 +249,9 @@ class PreparedCall:
     write_memory: bool | None = None
     #: The call's own messages in its session (filled by the session), the ones marked written.
     receipt: CallReceipt = field(default_factory=CallReceipt)
+    #: Where the adapter writes this call's turns, in the adapter's own terms (LlamaIndex's ``RecallLLM``:
+    #: its write target); the call's session is told it before the reply (:meth:`RecallAdapterBase._session_for`).
+    write_target: Any = None
 
     @property
     def session_key(self) -> tuple[str | None, str | None]:
@@ -412,7 +436,6 @@ class RecallAdapterBase(BaseModel):
         stop_strings(self.stop)
         check_writing(self)
 
-
     @classmethod
     def from_model(cls: type[_Adapter], hf_model: Any, tokenizer: Any, /, **kwargs: Any) -> _Adapter:
         """Wrap an already loaded Hugging Face causal LM and its tokenizer.
@@ -461,6 +484,11 @@ class RecallAdapterBase(BaseModel):
         (``None``: it does not)."""
         return None
 
+    def _session_for(self, session: RecallSession, call: PreparedCall) -> RecallSession:
+        """The call's session, about to reply: where an adapter's writes depend on the call (LlamaIndex's
+        ``RecallLLM``), it tells the session's writer here."""
+        return session
+
     def reset(self) -> None:
         """Free every KV-cache session (the long-term memory is left as it is)."""
         if self._session_pool is not None:
@@ -470,7 +498,7 @@ class RecallAdapterBase(BaseModel):
         """Free the KV-cache session of ``(user_id or the instance's user_id, thread_id)``; ``False`` if none."""
         if self._session_pool is None:
             return False
-        return self._session_pool.close((user_id if user_id is not None else self.user_id, thread_id))
+        return self._session_pool.close((user_id if user_id is not None else self.user_id, check_thread_id(thread_id)))
 
     def _pool_for(self, call: PreparedCall) -> SessionPool | None:
         """The sessions to use for a call: none without a thread id (a call that names no
@@ -486,7 +514,8 @@ class RecallAdapterBase(BaseModel):
         if pool is None:
             return self.engine.generate(messages, **call.kwargs)
         receipt = call.receipt
-        return pool.run(call.session_key, lambda session: session.reply(messages, receipt=receipt, **call.kwargs))  # type: ignore[return-value]
+        return pool.run(call.session_key,  # type: ignore[return-value]
+                        lambda session: self._session_for(session, call).reply(messages, receipt=receipt, **call.kwargs))
 
     def _chat_stream(self, call: PreparedCall, messages: Prompt) -> RecallStream:
         return RecallStream(self._session_runner(call), self.engine.tokenizer, messages, call.kwargs,
@@ -502,8 +531,8 @@ class RecallAdapterBase(BaseModel):
         if pool is None:
             return self.engine.generate
         receipt = call.receipt
-        return lambda prompt, **kwargs: pool.run(call.session_key,
-                                                 lambda session: session.reply(prompt, receipt=receipt, **kwargs))  # fmt: skip
+        return lambda prompt, **kwargs: pool.run(
+            call.session_key, lambda session: self._session_for(session, call).reply(prompt, receipt=receipt, **kwargs))
 
     def _mark_written(self, call: PreparedCall, roles: Sequence[str]) -> None:
         """Tell the call's session that the call's own exchange (its receipt's) was written to long-term
@@ -537,13 +566,15 @@ class RecallAdapterBase(BaseModel):
 
         ``user_id`` is whose memory the call searches in ``store`` (the adapter decides where
         it comes from); ``stop`` (the framework's own argument) wins over a ``stop=`` kwarg,
-        which wins over the instance's; ``policy`` overrides the call's ``recall``.
+        which wins over the instance's; ``policy`` overrides the call's ``recall``. ``thread_id`` and
+        ``session_id`` are checked before anything is generated (a bad one used to cost every write).
         """
         check_option_names(owner, kwargs, call_arguments)
         call = dict(kwargs)
         call.pop("user_id", None)
-        thread_id = call.pop("thread_id", None)
+        thread_id = check_thread_id(call.pop("thread_id", None))
         session_id = call.pop("session_id", None)
+        session_id = None if session_id is None else check_session(session_id)
         write_memory = call.pop(WRITE_MEMORY, None)
         if write_memory is not None and not isinstance(write_memory, bool):
             raise ValueError(f"write_memory must be True, False or None, got {write_memory!r}")

@@ -206,3 +206,50 @@ def test_the_llm_reads_configurable_when_invoked_batched_or_streamed_directly(ge
     with pytest.raises(ValueError, match="user_id"):
         llm.invoke(QUESTION)
 
+
+
+def test_a_uuid_thread_id_is_taken_as_its_string_and_the_exchange_is_written(generator, store):
+    """LangGraph's examples pass a ``uuid.UUID`` as thread_id: it was taken as it was, and every write
+    of its calls was refused (a TurnsRefused warning, ``memory_written=[]``)."""
+    import uuid
+    import warnings
+
+    thread = uuid.uuid4()
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        reply = chat.invoke(FACT, {"configurable": {"thread_id": thread}})
+    assert reply.response_metadata["memory_written"] and "memory_write_error" not in reply.response_metadata
+    assert [(r.text, r.session_id) for r in store.for_user("ada").all() if r.role == "user"] == [(FACT, str(thread))]
+    assert chat.session_pool.keys() == [("ada", str(thread))] and chat.close_session(thread)
+
+
+@pytest.mark.parametrize(
+    ("call", "configurable", "field"),
+    [
+        ({"session_id": "  "}, {}, "session_id"),
+        ({"session_id": 1.5}, {}, "session_id"),
+        ({"session_id": ["x"]}, {}, "session_id"),
+        ({"session_id": "a\x00b"}, {}, "session_id"),
+        ({"thread_id": ""}, {}, "thread_id"),
+        ({"thread_id": 1.5}, {}, "thread_id"),
+        ({"thread_id": ["x"]}, {}, "thread_id"),
+        ({}, {"thread_id": ""}, "thread_id"),
+        ({}, {"thread_id": 1.5}, "thread_id"),
+        ({}, {"thread_id": "a\x00b"}, "thread_id"),
+    ],
+)
+def test_a_bad_thread_or_session_id_is_refused_before_anything_is_generated(
+    generator, store, monkeypatch, call, configurable, field
+):
+    """Taken as they were, they cost every write of the call (the memory refused it, for good); a list
+    raised a bare TypeError."""
+
+    def generate(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("generated before the call's arguments were checked")
+
+    monkeypatch.setattr(generator, "generate", generate)
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=4)
+    with pytest.raises(ValueError, match=field):
+        chat.invoke(FACT, {"configurable": configurable}, **call)
+    assert store.for_user("ada").count() == 0 and chat._session_pool is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -347,3 +348,160 @@ def test_the_block_beside_another_memory_block_recalls_writes_and_keeps_that_blo
     assert response.raw["usage"]["prompt_tokens"] == same["usage"]["prompt_tokens"]
     engine.chat("I live in Lisbon.")
     assert "I live in Lisbon." in [r.text for r in store.for_user("ada").all() if r.role == "user"]  # written
+
+
+def test_insert_method_user_writes_and_searches_with_the_users_own_words(generator, store, events):
+    """``Memory(insert_method=USER)`` puts the other blocks' text in front of the last user message: that
+    text was written as the user's words, and the recall searched with it."""
+    from llama_index.core.memory import StaticMemoryBlock
+    from llama_index.core.memory.memory import InsertMethod
+
+    store.writer.add_turn("ada", "user", FACT, session_id="old")
+    profile = StaticMemoryBlock(name="profile", static_content="The user is a vegetarian.")
+    block = RecallMemoryBlock(store=store, user_id="ada", write_questions=True)
+    memory = Memory.from_defaults(session_id="s1", insert_method=InsertMethod.USER, memory_blocks=[profile, block])
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4)
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    engine.chat("I live in Lisbon.")
+    events.clear()
+    engine.chat(QUESTION)
+    (response,) = [e.response for e in events if isinstance(e, LLMChatEndEvent)]
+    recall = [r for r in response.raw["recalls"] if r["trigger"] == "prompt"][0]
+    assert recall["query"] == QUESTION and recall["injected"] and FACT in recall["text"]
+    written = [r.text for r in store.for_user("ada").all() if r.role == "user" and r.session_id == "s1"]
+    assert written == ["I live in Lisbon.", QUESTION]
+    # The model still reads the profile: in a user message of its own, just before the question.
+    users = [m["content"] for m in llm.session_pool.get(("ada", "s1")).messages if m["role"] == "user"]
+    assert "The user is a vegetarian." in users[-2] and users[-1] == QUESTION
+
+
+@pytest.fixture(scope="module")
+def react_generator():
+    """A tiny random Llama with room for ReActAgent's long system header (about 1,700 tokens here)."""
+    from recall_core import RecallGenerator
+    from tests.helpers.tiny import tiny_model
+
+    return RecallGenerator(*tiny_model("llama", positions=4096))
+
+
+def _react_steps(memory):
+    """What LlamaIndex's ReActAgent sends: its own system header, the Memory's chat (the block's marker in
+    it), and after a tool ran, the tool's Observation as a user message."""
+    from llama_index.core.agent.react.formatter import ReActChatFormatter
+    from llama_index.core.agent.react.types import ActionReasoningStep, ObservationReasoningStep
+    from llama_index.core.tools import FunctionTool
+
+    from tests.helpers.adapters import weather
+
+    tools, formatter = [FunctionTool.from_defaults(weather)], ReActChatFormatter.from_defaults()
+    steps = [ActionReasoningStep(thought="I need the weather tool.", action="weather", action_input={"city": "Lisbon"}),
+             ObservationReasoningStep(observation="It is sunny and 24 C in Lisbon.")]  # fmt: skip
+    return formatter.format(tools, chat_history=memory.get()), formatter.format(tools, memory.get(), steps)
+
+
+def test_an_agents_observation_is_not_written_as_the_users_words(react_generator, store):
+    memory = Memory.from_defaults(session_id="react", memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+    memory.put(ChatMessage(role="user", content="I am in Lisbon today."))
+    first, after_the_tool = _react_steps(memory)
+    assert after_the_tool[-1].role == MessageRole.USER and after_the_tool[-1].content.startswith("Observation:")
+    llm = RecallLLM(generator=react_generator, store=store, max_new_tokens=4)
+    llm.chat(first)
+    llm.chat(after_the_tool)
+    users = [r.text for r in store.for_user("ada").all() if r.role == "user"]
+    assert users == ["I am in Lisbon today."]  # the Observation was written as the user's, once per step
+
+
+def test_an_agent_that_drops_the_blocks_marker_is_told_why(react_generator, store):
+    """LlamaIndex's ReActAgent takes the first system message as its own: without a system_prompt of
+    the agent's that is the block's marker, and the call had no user ("no user_id was given")."""
+    from llama_index.core.agent.workflow import ReActAgent
+
+    from tests.helpers.adapters import weather
+
+    def run(agent):
+        memory = Memory.from_defaults(session_id="react", memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+
+        async def go():
+            return await agent.run(user_msg=FACT, memory=memory, max_iterations=2)
+
+        return asyncio.run(go())
+
+    llm = RecallLLM(generator=react_generator, store=store, max_new_tokens=4)
+    with pytest.raises(ValueError, match="no RecallMemoryBlock marker.*ReActAgent.*give the agent a system_prompt"):
+        run(ReActAgent(tools=[weather], llm=llm))
+    run(ReActAgent(tools=[weather], llm=llm, system_prompt="Answer briefly."))
+    assert [r.text for r in store.for_user("ada").all() if r.role == "user"] == [FACT]
+
+
+@pytest.mark.parametrize("user_id", ["", 0, None, "  "])
+def test_a_per_call_user_id_is_checked_not_replaced_by_another_user(generator, store, user_id):
+    """``user_id=""`` (or 0, None) on an instance for ada searched and wrote ada's memory, silently."""
+    store.for_user("ada").add("The safe code is 4321.")
+    llm = RecallLLM(generator=generator, store=store, user_id="ada", max_new_tokens=4, write_memory=True)
+    with pytest.raises(ValueError, match="user_id must be a non-empty string"):
+        llm.chat([ChatMessage(role="user", content="I am new here. My dog is Rex.")], user_id=user_id)
+    assert [r.text for r in store.for_user("ada").all()] == ["The safe code is 4321."]
+
+
+def test_a_block_memory_could_cut_or_a_blank_thread_is_refused(store):
+    """Past its token_limit Memory drops blocks of priority 1 and above, the marker with them: nothing
+    was recalled or written, silently."""
+    for priority in (1, 5, -1):
+        with pytest.raises(ValueError, match="priority must be 0"):
+            RecallMemoryBlock(store=store, user_id="ada", priority=priority)
+    for thread in ("", "  ", "a\x00b", 5, None):
+        with pytest.raises(ValueError, match="thread_id must be"):
+            RecallMemoryBlock(store=store, user_id="ada", thread_id=thread)
+
+
+def _history_engine(generator, store, **block):
+    history = [ChatMessage(role="user", content=FACT), ChatMessage(role="assistant", content="Nice name."),
+               ChatMessage(role="user", content="I live in Lisbon and I work as a nurse."),
+               ChatMessage(role="assistant", content="Noted.")]  # fmt: skip
+    memory = Memory.from_defaults(session_id="imp", chat_history=history, token_limit=60, chat_history_token_ratio=0.5,
+                                  token_flush_size=10, memory_blocks=[RecallMemoryBlock(store=store, user_id="ada", **block)])  # fmt: skip
+    engine = SimpleChatEngine.from_defaults(llm=RecallLLM(generator=generator, store=store, max_new_tokens=4), memory=memory)
+    for line in ["My favourite colour is green.", "I was born in 1990.", "I work at the hospital."]:
+        engine.chat(line)
+    return [(r.role, r.text) for r in store.for_user("ada").all()]
+
+
+def test_history_given_to_memory_is_written_only_by_a_block_that_takes_its_flushes(generator, store, tmp_path):
+    """docs/frameworks.md: the block writes each exchange as it happens, and (by default) not what Memory
+    flushes, so history handed to Memory directly (chat_history=) is not written; with
+    accept_short_term_memory=True it is written when flushed, and nothing twice."""
+    from recall_core.memory import HashEncoder, MemoryStore
+
+    written = _history_engine(generator, store)
+    assert ("user", "My favourite colour is green.") in written and ("user", FACT) not in written
+    with MemoryStore.local(tmp_path / "other", encoder=HashEncoder(64)) as other:
+        taken = _history_engine(generator, other, accept_short_term_memory=True)
+    assert ("user", FACT) in taken and ("user", "My favourite colour is green.") in taken
+    assert len(taken) == len(set(taken))  # the turns written as they happened are not written again
+
+
+def test_a_turn_the_index_was_down_for_is_written_when_its_session_evicts_it(generator, store, monkeypatch, events):
+    """RecallLLM's KV-cache sessions had no writer: a reply an outage left unwritten (the write stops at
+    the user's turn, which the journal keeps) was never written, even when evicted."""
+    from recall_core import SessionConfig
+    from recall_core.memory import MemoryUnavailableError
+
+    def down(*args: Any, **kwargs: Any) -> None:
+        raise MemoryUnavailableError("down (injected)")
+
+    llm = RecallLLM(generator=generator, store=store, max_new_tokens=4,
+                    sessions=SessionConfig(max_cache_tokens=120, sink_tokens=4))  # fmt: skip
+    memory = Memory.from_defaults(session_id="t", memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    engine.chat("Hello, I am Ada.")
+    with monkeypatch.context() as outage, pytest.warns(RuntimeWarning, match="writing it to memory failed"):
+        outage.setattr(store.index, "write", down)
+        reply = str(engine.chat(FACT))
+    assert reply.strip()
+    events.clear()
+    for line in ["I live in Lisbon.", "I work as a nurse.", "My favourite colour is green.", "I was born in 1990."]:
+        engine.chat(line)
+    assert llm.session_pool.get(("ada", "t")).evicted_messages >= 4
+    at_evictions = [i for e in events if isinstance(e, LLMChatEndEvent) for i in e.response.raw["session"]["memory_written"]]
+    records = {r.id: (r.role, r.text, r.session_id) for r in store.for_user("ada").all()}
+    assert ("assistant", reply, "t") in [records[i] for i in at_evictions]
