@@ -107,19 +107,17 @@ def search(
     check_retrieval(retrieval)
     check_unit(unit)
     roles = check_roles(roles)
-    depth, total = (k if roles is None else k * ROLE_DEPTH), None
+    depth, vectors = (k if roles is None else k * ROLE_DEPTH), {}
     while True:
-        ranked = _ranked(index, journal, encoder, user_id, query, depth, retrieval, where)
+        ranked, exhausted = _ranked(index, journal, encoder, user_id, query, depth, retrieval, where, vectors)
         if roles is not None:
             ranked = [c for c in ranked if c.metadata.get("role") in roles or "key" in c.metadata]
-        if len(ranked) >= k or (roles is None and not (where and retrieval == "lexical")):
+        if len(ranked) >= k or exhausted or (roles is None and not (where and retrieval == "lexical")):
             break
-        # A filter applied after the ranking (roles; where, on BM25's list) left fewer than k: look
-        # deeper. Until 2026-12-06 ten assistant turns about tea hid the user's one from roles=("user",).
-        total = journal.count(user_id) if total is None else total
-        if depth >= total:
-            break
-        depth = min(depth * 4, total)
+        # A filter applied after the ranking (roles; where, on BM25's list) left fewer than k while
+        # the ranking had more: look deeper. Until 2026-12-06 ten assistant turns about tea hid the
+        # user's one turn about it from roles=("user",), and the search returned nothing.
+        depth *= 4
     return expand(journal, ranked[:k], unit)
 
 
@@ -132,7 +130,10 @@ def _ranked(
     k: int,
     retrieval: str,
     where: Mapping[str, Any] | None,
-) -> list[MemoryCandidate]:
+    vectors: dict[str, np.ndarray] | None = None,
+) -> tuple[list[MemoryCandidate], bool]:
+    """Up to ``k`` candidates, and whether the ranking ran out before ``k`` (a deeper one finds no
+    more). ``vectors`` keeps the query's embedding between the rounds of one search."""
     where = dict(where) if where else None
     visible = journal.visibility(user_id)
     if query.mode not in ("text", "hidden"):
@@ -144,22 +145,29 @@ def _ranked(
             "space by a query head (recall_core.models.query_head; `recall train-head` trains one)"
         )
     if not headed and (not query.text or not query.text.strip()):
-        return []  # nothing to search by
+        return [], True  # nothing to search by
     vector = _head_vector(query, encoder) if headed else None
     collection = index.collection(user_id, MEMORIES)
     if collection is None and check_not_lost(journal, user_id, index):  # raises, or healed a server
         collection = index.collection(user_id, MEMORIES)
     if collection is None:
-        return []
+        return [], True
     index.check_dimension(user_id, collection, encoder.dimension, f"the encoder {encoder.name!r}", encoder.name)
     if vector is None:
-        vector = encode_checked(encoder, [query.text])[0]
+        vectors = {} if vectors is None else vectors
+        vector = vectors.get("query")
+        if vector is None:
+            vector = vectors["query"] = encode_checked(encoder, [query.text])[0]
     if retrieval == "vector":
-        return search_vector(index, user_id, MEMORIES, vector, k, where, visible)
-    words = journal.search_words(user_id, query.text, max(k, FUSION_DEPTH)) if query.text.strip() else WordScores()
+        found = search_vector(index, user_id, MEMORIES, vector, k, where, visible)
+        return found, len(found) < k
+    word_depth = max(k, FUSION_DEPTH)
+    words = journal.search_words(user_id, query.text, word_depth) if query.text.strip() else WordScores()
     if retrieval == "lexical":  # (with ``where``, BM25's whole list: the filter comes after it)
-        return _lexical(index, user_id, vector, words.ranked if where else words.ranked[:k], where)[:k]
-    return _hybrid(index, user_id, vector, words, k, where, visible)
+        found = _lexical(index, user_id, vector, words.ranked if where else words.ranked[:k], where)[:k]
+        return found, len(words.ranked) < word_depth if where else len(words.ranked) <= k
+    found = _hybrid(index, user_id, vector, words, k, where, visible)
+    return found, len(found) < k
 
 
 def _head_vector(query: RecallQuery, encoder: Encoder) -> np.ndarray:

@@ -77,8 +77,7 @@ class UserMemory:
         ``{"session_id": "s1"}``). ``roles`` (default: the store's) keeps only what those speakers
         said (``("user",)``), ``None`` every speaker. ``unit`` (default: the store's) is what each text holds:
         ``"turn"``, ``"window"`` (with the turn before) or ``"exchange"`` (a turn and the reply
-        to it). See :mod:`recall_core.memory.search`. The user's pending memories (an outage's)
-        are indexed first, best effort (:meth:`MemoryWriter.catch_up`), unless the store is read-only.
+        to it). See :mod:`recall_core.memory.search`.
 
         Raises:
             MemoryUnavailableError: the index cannot be reached.
@@ -95,8 +94,6 @@ class UserMemory:
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
         unit = store.unit if unit is None else check_unit(unit)
         roles = store.roles if roles == "store" else check_roles(roles)
-        if not store.read_only:  # what an outage left pending, for a user who only reads (since 2026-12-06)
-            store.writer.catch_up(self.user_id)
         with chroma_filter_errors(where):
             return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
 

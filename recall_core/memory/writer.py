@@ -122,7 +122,6 @@ class MemoryWriter:
         self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
         self._sized: set[str] = set()  # users whose stored vectors have this encoder's size
-        self._refused: set[str] = set()  # users whose pending memories the index refused (see catch_up)
 
     @property
     def encoder(self) -> Encoder:
@@ -511,7 +510,7 @@ class MemoryWriter:
             safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
                 f"{problem}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
-                "by `repair` (`recall doctor --repair`), or by the user's next write or search"
+                "by `repair` (`recall doctor --repair`), or by the user's next write"
             ) from exc
         if not waiting:  # (a long write's later steps are pending too: its last step catches up)
             self._catch_up({r.user_id for r in pending}, set(ids))
@@ -523,18 +522,15 @@ class MemoryWriter:
 
     def catch_up(self, user_id: str, skip: Collection[str] = ()) -> bool:
         """Index up to :data:`CATCH_UP` of ``user_id``'s pending memories (an outage's, a cut heal's), best
-        effort: a write that reached the index calls it, and so does the user's search. Until 2026-12-06
-        they waited for `repair`, unsearchable. ``False`` when the index or the journal refused."""
-        if user_id in self._refused:
-            return True
+        effort, but ``skip``: a write that reached the index calls it. Until 2026-12-06 they waited for
+        `repair`, unsearchable. ``False`` when it failed (logged: the write itself is done)."""
         try:
             done = self.index_pending_of(user_id, skip, CATCH_UP)
-        except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy: tried again later
+        except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy
             logger.info("pending memories of %r stay pending (%s)", user_id, exc)
             return False
-        except Exception as exc:  # noqa: BLE001 - refused (the encoder's output, the index's answer): not retried
-            self._refused.add(user_id)  # at each search; `repair` names the cause
-            logger.warning("pending memories of %r stay pending until `recall doctor --repair` (%s)", user_id, exc)
+        except Exception as exc:  # noqa: BLE001 - refused (an encoder's output or error, the index's answer)
+            logger.warning("pending memories of %r stay pending (%s); `recall doctor --repair` names the cause", user_id, exc)
             return False
         if done:
             logger.info("indexed %d pending memories of %r", done, user_id)
@@ -542,13 +538,19 @@ class MemoryWriter:
 
     def index_pending_of(self, user_id: str, skip: Collection[str] = (), limit: int | None = None) -> int:
         """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
-        embedding only those without one (never re-encoding another encoder's); return how many."""
-        rows = [row for row in self.store.journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
-        if not rows:
-            return 0
-        missing = [row for row in rows if row.embedding is None]
-        embedded = {row.id: row for row in self.embed(missing)} if missing else {}
-        self.index([embedded.get(row.id, row) for row in rows])
+        embedding only those without one (never re-encoding another encoder's); return how many.
+
+        Under the journal's write lock, as a lost collection's re-indexing is (upkeep/lost.py): a
+        ``forget`` or ``delete`` of another thread or process waits for it, instead of running between
+        the read and the index's write and having the memory it removed written back."""
+        journal = self.store.journal
+        with journal.transaction():
+            rows = [row for row in journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
+            if not rows:
+                return 0
+            missing = [row for row in rows if row.embedding is None]
+            embedded = {row.id: row for row in self.embed(missing)} if missing else {}
+            self.index([embedded.get(row.id, row) for row in rows])
         return len(rows)
 
     def adopt(self, user_id: str, memory_id: str) -> JournalRow:

@@ -30,7 +30,6 @@ from recall_core.memory import (
     JournalWriteError,
     MemoryIndexWarning,
     MemoryStore,
-    MemoryStoreError,
     MemoryUnavailableError,
     MemoryWriter,
     doctor,
@@ -38,7 +37,7 @@ from recall_core.memory import (
     repair,
 )
 from recall_core.memory.index import collection_name
-from recall_core.memory.journal import Journal, JournalRow
+from recall_core.memory.journal import PENDING, Journal, JournalRow
 from recall_core.memory.journal.schema import enter_wal
 from recall_core.memory.upkeep.probe import probe_collections
 from tests.helpers.memories import RAW_TEXT
@@ -134,7 +133,7 @@ def test_writers_starting_together_on_a_fresh_journal_all_open_and_lose_nothing(
     path = tmp_path / "journal.sqlite3"
     start = time.time() + 2.0  # children take about 0.6 s to import the memory
     writers = [child(tmp_path, """
-        from recall_core.memory.journal import Journal, JournalRow
+        from recall_core.memory.journal import PENDING, Journal, JournalRow
         while time.time() < float(sys.argv[2]):
             pass
         journal = Journal(sys.argv[1])
@@ -590,75 +589,13 @@ def test_a_user_s_next_write_indexes_the_turns_an_outage_left_pending(tmp_path: 
         with pytest.raises(MemoryUnavailableError, match="or by the user's next write"):
             writer.add_turn("u", "user", "said during the outage")
         monkeypatch.setattr(store.index, "write", write)
+        assert "said during the outage" not in [c.text for c in store.for_user("u").search("outage", 5)]
         writer.add_turn("v", "user", "another user's write")  # catches up its own user only
         assert doctor(store).totals()["pending"] == 1
         writer.add_turn("u", "user", "after the outage")
         assert sorted(r.text for r in store.for_user("u").all()) == [
             "after the outage", "before the outage", "said during the outage"]
         assert doctor(store).ok
-
-
-def test_a_user_who_only_reads_finds_what_an_outage_left_pending(tmp_path: Path, monkeypatch) -> None:
-    """Until 2026-12-06 a user who only searched waited for `repair` to see the turns an outage left
-    pending; now their search indexes them first (best effort), and another user's search does not."""
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
-        writer = MemoryWriter(store, **RAW_TEXT)
-        writer.add_turn("u", "user", "before the outage")
-        write = store.index.write
-
-        def down(*args, **kwargs):
-            raise MemoryUnavailableError("the index is down")
-
-        monkeypatch.setattr(store.index, "write", down)
-        with pytest.raises(MemoryUnavailableError):
-            writer.add_turn("u", "user", "said during the outage")
-        # Writes still fail: the search answers from what is indexed (best effort), the turn stays safe.
-        assert [c.text for c in store.for_user("u").search("outage", 5)] == ["before the outage"]
-        monkeypatch.setattr(store.index, "write", write)
-        store.for_user("v").search("outage", 5)  # another user's search leaves u's pending
-        assert doctor(store).totals()["pending"] == 1
-        found = [c.text for c in store.for_user("u").search("said during the outage", 5)]
-        assert "said during the outage" in found
-        assert doctor(store).ok
-
-
-def test_a_read_only_store_searches_without_indexing_what_is_pending(tmp_path: Path, monkeypatch) -> None:
-    """A read-only store writes nothing where the store is, pending memories included."""
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
-        writer = MemoryWriter(store, **RAW_TEXT)
-        writer.add_turn("u", "user", "before the outage")
-        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
-        with pytest.raises(MemoryUnavailableError):
-            writer.add_turn("u", "user", "said during the outage")
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM), read_only=True) as reader:
-        assert [c.text for c in reader.for_user("u").search("outage", 5)] == ["before the outage"]
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
-        assert doctor(store).totals()["pending"] == 1
-
-
-def test_pending_memories_the_index_refuses_are_not_retried_at_every_search(tmp_path: Path, monkeypatch) -> None:
-    """A user whose pending memories the index refuses (not unreachable: it answered no) is left to
-    `repair` after one try; each search does not send them again."""
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
-        writer = MemoryWriter(store, **RAW_TEXT)
-        writer.add_turn("u", "user", "before the outage")
-        write = store.index.write
-        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
-        with pytest.raises(MemoryUnavailableError):
-            writer.add_turn("u", "user", "said during the outage")
-        tries = []
-
-        def refuse(*args, **kwargs):
-            tries.append(1)
-            raise MemoryStoreError("the index refused these rows")
-
-        monkeypatch.setattr(store.index, "write", refuse)
-        for _ in range(3):
-            assert [c.text for c in store.for_user("u").search("outage", 5)] == ["before the outage"]
-        assert len(tries) == 1
-        monkeypatch.setattr(store.index, "write", write)
-        repair(store)
-        assert "said during the outage" in [c.text for c in store.for_user("u").search("said during the outage", 5)]
 
 
 class _FaultyEncoder(HashEncoder):
@@ -695,3 +632,48 @@ def test_an_encoder_s_bad_output_is_never_indexed_and_the_user_s_memory_goes_on(
         encoder.broken = False
         repair(store)
         assert doctor(store).ok and text in [c.text for c in memory.search(text, 5)]
+
+
+class _SlowEncoder(HashEncoder):
+    """Fails while ``fail``; calls ``during`` (once) while it encodes a text holding "secret"."""
+
+    during = None
+    fail = False
+
+    def encode(self, texts, batch_size=64):
+        if self.fail:
+            raise RuntimeError("the encoder's service is down")
+        if self.during is not None and any("secret" in t for t in texts):
+            during, self.during = self.during, None
+            during()
+        return super().encode(texts, batch_size)
+
+
+@pytest.mark.parametrize("removal", ["forget", "delete"])
+def test_a_forget_during_a_write_s_catch_up_waits_and_is_not_undone(tmp_path: Path, removal: str) -> None:
+    """A write's catch-up of the user's pending memories runs under the journal's write lock. A
+    reviewer's run of the same race through a search's catch-up (this session's first version,
+    taken back) had the forgotten memory written back into the index and kept by `repair`."""
+    encoder = _SlowEncoder(DIM, name="slow")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        memory = store.for_user("u")
+        memory.add("an ordinary note")
+        encoder.fail = True
+        with pytest.raises(RuntimeError):
+            memory.add("my secret bank pin is 4711")  # journaled, pending, without a vector
+        encoder.fail = False
+        assert [r.text for r in store.journal.rows("u", (PENDING,))] == ["my secret bank pin is 4711"]
+        removed: list[int] = []
+        secret = [r.id for r in store.journal.rows("u") if "secret" in r.text]
+
+        def remove() -> None:
+            removed.append(store.for_user("u").forget() if removal == "forget" else store.for_user("u").delete(secret))
+
+        other = threading.Thread(target=remove)
+        encoder.during = other.start  # while the catch-up embeds the pending secret
+        memory.add("a later note")
+        other.join(30)
+        assert removed and removed[0] >= 1
+        assert store.for_user("u").get(secret[0]) is None
+        assert "my secret bank pin is 4711" not in [c.text for c in store.for_user("u").search("bank pin", 5)]
+        assert store.index.count("u") == store.for_user("u").count()

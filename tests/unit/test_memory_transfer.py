@@ -176,12 +176,13 @@ def test_a_turn_at_a_position_the_store_gives_another_turn_is_refused(tmp_path: 
     with MemoryStore.local(tmp_path / "b", encoder=HashEncoder(32)) as store:
         assert store.import_memories(shared).added == 2  # the store's export imports as it was
         assert store.import_memories(shared).existing == 2
-        with pytest.raises(ValueError, match=r"memory 0: turn_index 0 of session 's1' \(user 'ada'\) already holds "
+        with pytest.raises(ValueError, match=r"memory 1: turn_index 0 of session 's1' \(user 'ada'\) already holds "
                                              "another user turn in this store .*A turn given position 0"):  # fmt: skip
-            store.import_memories([item])
-        with pytest.raises(ValueError, match="memory 1: turn_index 0 .* already holds another user turn"):
             store.import_memories(other_role)  # the same words at that position, said by another role
         assert [r.text for r in store.journal.rows("ada")] == [e["text"] for e in shared]
+        # A turn the journal numbered may share the number, as in a write: a backup holding one, or
+        # another store's numbered turns, import (a reviewer found the first version refused them).
+        assert store.import_memories([item]).added == 1
     given = shared[1]  # in the input, a line with a positional id gives its position to its turn
     second_chunk = dict(given, id=memory_id("ada", "s1", turn_key("", 0), 1), text="A longer turn.", chunk_index=1, n_chunks=2)
     with MemoryStore.local(tmp_path / "c", encoder=HashEncoder(32)) as fresh:

@@ -174,7 +174,7 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
         warnings.warn(
             f"indexing the memories again stopped short: {left} memories wait in the journal as pending (user "
             f"{first[0]!r}: {first[1]}). `recall doctor --repair` (repair(store)) indexes them, and each user's "
-            "next write or search indexes theirs",
+            "next write indexes theirs",
             MemoryIndexWarning, stacklevel=5,
         )  # fmt: skip
     return True

@@ -306,9 +306,10 @@ def _check_positions(journal: Journal, lines: list[_Line], existing: set[str]) -
             in_store[where] = None if turn is None else (turn[0], turn[1][0].n_chunks, " ".join(r.text for r in turn[1]))
         positional = item["id"] == memory_id(where[0], where[1], turn_key("", where[2]), item["chunk_index"])
         taken = in_store[where]
-        # A chunk of the held turn has its role and chunk count; another memory (not one the store
-        # holds already, as a turn the journal numbered may share the number) is another turn.
-        if taken is not None and ((item["role"], item["n_chunks"]) != taken[:2] if positional else item["id"] not in existing):
+        # A line given this position (a positional id) must be a chunk of the turn held there: its
+        # role and chunk count. A turn the journal numbered may share the number, as a write's may
+        # (positions.py): a backup holding one, or another store's numbered turns, import as before.
+        if taken is not None and positional and (item["role"], item["n_chunks"]) != taken[:2]:
             _refuse(line, where, taken[0], taken[2], "in this store")
         if positional:
             first = in_input.setdefault(where, (item["role"], item["n_chunks"], line))
