@@ -415,6 +415,11 @@ class RecallGenerator:
         criteria.extend(stopping_criteria or [])
         if processor is not None:  # the processor closes the JSON by max_time; this bounds the closing
             criteria.append(ClosingLimit(processor))
+        config_given = kwargs.get("generation_config")
+        if "use_cache" not in kwargs and (config_given is None or config_given.use_cache is not False):
+            # A model saved with use_cache=False (gradient-checkpointed training) is not the caller
+            # asking for it: recall decodes on the cache (settings.ONE_PATH refuses the caller's False).
+            kwargs["use_cache"] = True
         cached = cache_length(past_key_values)
         if past_key_values is not None:
             kwargs[CACHE_KEY] = past_key_values

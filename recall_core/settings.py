@@ -90,6 +90,8 @@ ONE_PATH: Mapping[str, OnePath] = {
                              lambda v: v is False),
     "inputs_embeds": OnePath("unset", "recall runs the prompt from its token ids, among which the notes go: "
                                       "pass the ids"),
+    "force_words_ids": OnePath("unset", f"constrained beam search: {_ANOTHER_METHOD}"),
+    "constraints": OnePath("unset", f"constrained beam search: {_ANOTHER_METHOD}"),
 }  # fmt: skip
 
 
@@ -225,12 +227,17 @@ def check_one_path(generation_config: Any, model_kwargs: Mapping[str, Any]) -> N
     reach the loop: transformers keeps them. Token healing runs before it.)"""
     for name in ONE_PATH:
         value = model_kwargs.get(name) if name == "inputs_embeds" else getattr(generation_config, name, None)
-        _check(name, name, value)
+        try:
+            _check(name, name, value)
+        except ValueError as error:  # a model's saved generation_config may hold it, not the call
+            raise ValueError(f"{error} (in the call's options or the model's generation_config: pass "
+                             f"{name}= to the call to override)") from None
     mode = generation_config.get_generation_mode()
     mode = getattr(mode, "value", mode)
     if mode not in ("greedy_search", "sample"):
         raise ValueError(f"recall decodes greedily or by sampling (do_sample), but the call's generation options "
-                         f"ask transformers for {mode}: unset the options of that method")  # fmt: skip
+                         f"(or the model's generation_config) ask transformers for {mode}: unset the options of "
+                         "that method")  # fmt: skip
 
 
 def _check(name: str, option: str, value: Any) -> None:

@@ -82,7 +82,7 @@ from recall_core.decoding.hf_compat import CACHE_KEY, last_logit_only
 from recall_core.decoding.names import asked_names, names, says_any, typed_in_lower_case
 from recall_core.decoding.select import eligible_candidates, fetch_candidates
 from recall_core.decoding.triggers import below_threshold
-from recall_core.kv.cache import crop_cache
+from recall_core.kv.cache import crop_cache, keep_every_position
 from recall_core.memory.text.questions import asks
 from recall_core.types import Memory, Recall, RecallQuery, RecallResult
 
@@ -308,6 +308,7 @@ def first_pass(model: Any, ids: torch.LongTensor, recall_id: int, pad_id: int, t
     from transformers import DynamicCache
 
     cache = DynamicCache(config=model.config)
+    keep_every_position(cache)  # cropped back below: a sliding-window layer must keep its past (a crash before 2026-12-06)
     out = model(input_ids=ids, use_cache=True, **{CACHE_KEY: cache}, **last_logit_only(model))
     logits = out.logits[0, -1]
     decision = decide_logits(logits, recall_id, pad_id, threshold)

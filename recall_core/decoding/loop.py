@@ -268,8 +268,11 @@ class _RecallLoop:
         cache = model_kwargs.get(CACHE_KEY)
         self.inject_mode, self.kv_fallback = self._injection(cache)
         markers = bool((input_ids[0] == self.recall_id).any())
-        if self.uncertainty is not None or (markers and not self._searches_before_running(model_kwargs)):
-            keep_every_position(cache)  # so that a marker that finds nothing can be taken back past a sliding window
+        # So that a marker that finds nothing can be taken back past a sliding window; not a cache the
+        # caller gave generate() (transformers marks it): it is left as it is, as documented.
+        needs = self.uncertainty is not None or (markers and not self._searches_before_running(model_kwargs))
+        if needs and not getattr(cache, "_is_user_defined", False):
+            keep_every_position(cache)
         model_forward = decode_forward(model, model_kwargs, gen)
         with decode_context(model):
             input_ids, outputs, model_kwargs = self._prefill(input_ids, model_kwargs)

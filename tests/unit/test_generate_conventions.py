@@ -236,11 +236,50 @@ def test_the_loop_refuses_other_decoding_methods_by_name(tiny, kwargs, name):
         _recall(model, tokenizer, ids, do_sample=False, max_new_tokens=3, **kwargs)
 
 
-def test_a_generation_mode_named_by_no_option_is_refused_too(tiny):
+def test_constrained_beam_search_is_refused_by_the_option_that_asks_for_it(tiny):
+    """A review of the first version found it refused as "constrained_beam_search", naming no option."""
     model, tokenizer = tiny
     ids = tokenizer("My dog is called", return_tensors="pt").input_ids
-    with pytest.raises(ValueError, match="greedily or by sampling .* constrained_beam_search"):
+    with pytest.raises(ValueError, match="^force_words_ids must be unset with recall .*generation_config"):
         _recall(model, tokenizer, ids, force_words_ids=[[5]], max_new_tokens=3)
+
+
+def test_a_model_saved_with_use_cache_false_generates_through_recall():
+    """A checkpoint saved after gradient-checkpointed training says ``use_cache=False``: the first
+    version refused every call of such a model; the generator decodes on the cache unless the call
+    itself says otherwise."""
+    model, tokenizer = tiny_model("llama")
+    model.generation_config.use_cache = False
+    gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 4})
+    assert gen.generate("My dog is called").usage.generated_tokens == 4
+    with pytest.raises(ValueError, match="use_cache must be True with recall"):
+        gen.generate("My dog is called", use_cache=False)
+
+
+@pytest.mark.parametrize("policy", ["auto", "ask", "model"])
+@pytest.mark.parametrize("kind", ["mistral", "gemma3"])
+def test_a_memory_question_past_a_sliding_window_is_answered(kind, policy):
+    """The first pass that decides whether to recall (decoding/ask.py) ran the prompt on a cache that
+    forgot its sliding-window past, then cropped it: CacheEditError on every chat past the window
+    with a memory (a reviewer's finding, older than this session's fixes)."""
+    model, tokenizer = sliding(kind)
+    gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 6})
+    chat = [{"role": "user", "content": "What is my dog called?"}]
+    assert gen.encode(chat).shape[1] > 4 * WINDOW
+    result = gen.generate(chat, memory=FixedMemory(FACT), config=RecallConfig(recall_policy=policy))
+    assert result.usage.generated_tokens > 0
+
+
+def test_a_cache_the_caller_gives_is_left_as_it_is():
+    """docs/how-it-works.md: the first version made a caller's empty cache record its sliding past
+    (696 positions kept where transformers' layer keeps 5), for as long as the caller kept it."""
+    model, tokenizer = sliding("gemma3")
+    ids = tokenizer("My dog is called Biscuit and my cat is called Pepper. I live in", return_tensors="pt").input_ids
+    cache = DynamicCache(config=model.config)
+    config = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=0.1, min_score=0.9)
+    _recall(model, tokenizer, ids, ListMemory({"a": "zzz qqq"}), config, max_new_tokens=8, cache=cache,
+            suppress_tokens=_spent(model))  # fmt: skip
+    assert not any(getattr(layer, "record_past", False) for layer in cache.layers)
 
 
 # ---------------------------------------------------------------------- scores and sequences
