@@ -12,9 +12,9 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from recall_core import RECALL_TOKEN
-from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments
+from recall_core.integration import WRITE_QUESTIONS, check_memory_arguments, check_thread_id
 from recall_core.memory.text.questions import turn_to_write
-from recall_core.memory.validation import check_session, check_user_id, check_write_roles
+from recall_core.memory.validation import check_user_id, check_write_roles
 from recall_core.remember import write_turns
 
 from .markers import (
@@ -121,13 +121,10 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
     @field_validator("thread_id", mode="before")
     @classmethod
     def _check_thread_id(cls, thread_id: Any) -> str:
-        try:
-            if isinstance(thread_id, str):
-                return check_session(thread_id)
-        except ValueError:
-            pass
-        raise ValueError(f"thread_id must be a non-empty string with a visible character, valid UTF-8 and no NUL, "
-                         f"got {thread_id!r}")  # fmt: skip
+        checked = check_thread_id(thread_id)  # as RecallLLM's per-call thread_id (a UUID or an int: its str())
+        if checked is None:
+            raise ValueError("thread_id must be a non-empty string (a uuid.UUID or an int is its str()), got None")
+        return checked
 
     @field_validator("priority")
     @classmethod

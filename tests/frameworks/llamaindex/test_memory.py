@@ -449,9 +449,11 @@ def test_a_block_memory_could_cut_or_a_blank_thread_is_refused(store):
     for priority in (1, 5, -1):
         with pytest.raises(ValueError, match="priority must be 0"):
             RecallMemoryBlock(store=store, user_id="ada", priority=priority)
-    for thread in ("", "  ", "a\x00b", 5, None):
+    for thread in ("", "  ", "a\x00b", 1.5, None):
         with pytest.raises(ValueError, match="thread_id must be"):
             RecallMemoryBlock(store=store, user_id="ada", thread_id=thread)
+    # as RecallLLM's per-call thread_id: a UUID or an int is its str() (LangGraph's thread ids)
+    assert RecallMemoryBlock(store=store, user_id="ada", thread_id=5).thread_id == "5"
 
 
 def _history_engine(generator, store, **block):
