@@ -13,6 +13,7 @@ The store and the writer must embed with the *same* encoder, so an encoder carri
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import re
 import threading
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from recall_core.memory.errors import EncoderOutputError
 
 #: The canonical name recorded for the packaged default encoder, whatever folder it loads from.
 DEFAULT_ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -336,17 +339,29 @@ def load_encoder(spec: Encoder | str | Path | None = None, device: str = "cpu") 
         if match:
             return HashEncoder(int(match.group(1) or 64))
         return SentenceTransformerEncoder(text, device=device)
-    if hasattr(spec, "encode") and hasattr(spec, "dimension") and hasattr(spec, "name"):
+    if not missing_parts(spec):
         return spec
     raise TypeError(f"encoder must be None, a model name or path, or an Encoder object, got {type(spec).__name__}")
+
+
+#: What an object needs to be used as an encoder as it is (:func:`load_encoder`).
+ENCODER_PARTS = ("encode", "dimension", "name")
+_ABSENT = object()
+
+
+def missing_parts(encoder: object) -> list[str]:
+    """Which of :data:`ENCODER_PARTS` ``encoder`` lacks. Looked up statically first: ``hasattr`` would
+    compute a sentence-transformers encoder's ``dimension`` property, loading its model when a store
+    opens rather than when it first embeds; only a part found nowhere on the class (a wrapper's
+    ``__getattr__``) is asked for."""
+    return [part for part in ENCODER_PARTS
+            if inspect.getattr_static(encoder, part, _ABSENT) is _ABSENT and not hasattr(encoder, part)]  # fmt: skip
 
 
 def encode_checked(encoder: Encoder, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
     """``encoder.encode(texts)`` as a float32 ``[len(texts), encoder.dimension]`` array of finite
     numbers, else :class:`~recall_core.memory.errors.EncoderOutputError` naming the encoder and the
     text: one NaN vector in a collection made every later search and write of its user fail."""
-    from recall_core.memory.errors import EncoderOutputError
-
     encoded = encoder.encode(list(texts)) if batch_size is None else encoder.encode(list(texts), batch_size=batch_size)
     expected = f"{len(texts)} vectors of {encoder.dimension} numbers (encode(texts) -> float32 [n, d])"
     try:

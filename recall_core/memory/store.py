@@ -17,7 +17,6 @@ result's metadata is checked for the user id as well.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import shutil
@@ -35,7 +34,7 @@ from recall_core.memory.backends import (
     open_local_snapshot,
     open_server,
 )
-from recall_core.memory.encoders import Encoder, load_encoder
+from recall_core.memory.encoders import ENCODER_PARTS, Encoder, load_encoder, missing_parts
 from recall_core.memory.errors import MemoryIndexWarning, MemoryReadOnlyError, MemoryStoreError
 from recall_core.memory.index import ChromaIndex
 from recall_core.memory.journal import Journal
@@ -67,31 +66,19 @@ logger = logging.getLogger(__name__)
 DEFAULT_UNIT = "answered"
 #: Whose words a search returns by default (``None``: every speaker's).
 DEFAULT_ROLES: tuple[str, ...] | None = None
-#: What :func:`~recall_core.memory.encoders.load_encoder` takes an object for (it uses it as it is).
-_ENCODER_PARTS = ("encode", "dimension", "name")
-_ABSENT = object()
 
 
 def check_encoder(encoder: object) -> None:
-    """``ValueError`` naming ``encoder`` unless it is ``None``, a model name or path, or an encoder object.
-
-    The test is :func:`~recall_core.memory.encoders.load_encoder`'s (an object with ``encode``,
-    ``dimension`` and ``name``), made without calling it: its ``hasattr`` would compute a
-    sentence-transformers encoder's ``dimension`` property, loading the model when the store opens
-    rather than when it first embeds. So an attribute is looked up statically first, and only one
-    found nowhere on the class (a wrapper's ``__getattr__``) is asked for. Without this,
-    ``encoder=5`` opened and the first ``add`` raised an ``AttributeError``.
-    """
+    """``ValueError`` naming ``encoder`` unless it is ``None``, a model name or path, or an encoder object
+    (:func:`~recall_core.memory.encoders.load_encoder`'s rule, without computing a sentence-transformers
+    encoder's ``dimension``). Without this, ``encoder=5`` opened and the first ``add`` raised an ``AttributeError``."""
     if encoder is None or isinstance(encoder, (str, Path)):
         return
-    missing = [
-        part for part in _ENCODER_PARTS
-        if inspect.getattr_static(encoder, part, _ABSENT) is _ABSENT and not hasattr(encoder, part)
-    ]  # fmt: skip
+    missing = missing_parts(encoder)
     if missing:
         raise ValueError(
             "encoder must be None, a sentence-transformers model name or path, or an Encoder object "
-            f"(with {', '.join(_ENCODER_PARTS)}), got {type(encoder).__name__} (no {', '.join(missing)})"
+            f"(with {', '.join(ENCODER_PARTS)}), got {type(encoder).__name__} (no {', '.join(missing)})"
         )
 
 

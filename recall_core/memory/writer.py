@@ -494,12 +494,15 @@ class MemoryWriter:
         pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
         if not pending:
             return
+
+        def kept() -> int:  # these and the pending ones of the later steps: all in the journal
+            return len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
+
         try:
             self.index(self.embed(pending))
         except EncoderOutputError as exc:  # journaled, but nothing of the encoder's output was stored
-            safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise EncoderOutputError(
-                f"{exc}. {safe} memories are kept in the journal ({journal.path}) as pending, unsearchable: fix the "
+                f"{exc}. {kept()} memories are kept in the journal ({journal.path}) as pending, unsearchable: fix the "
                 "encoder, then `repair` (`recall doctor --repair`) indexes them; or delete them by id"
             ) from None
         except (MemoryUnavailableError, sqlite3.Error) as exc:
@@ -507,34 +510,29 @@ class MemoryWriter:
             problem = str(exc) if isinstance(exc, MemoryUnavailableError) else (
                 f"the journal {journal.path} could not store their vectors or state ({exc}{free_note(journal.path)})"
             )  # fmt: skip
-            safe = len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
             raise MemoryUnavailableError(
-                f"{problem}. {safe} memories are safe in the journal ({journal.path}) and will be indexed "
+                f"{problem}. {kept()} memories are safe in the journal ({journal.path}) and will be indexed "
                 "by `repair` (`recall doctor --repair`), or by the user's next write"
             ) from exc
         if not waiting:  # (a long write's later steps are pending too: its last step catches up)
             self._catch_up({r.user_id for r in pending}, set(ids))
 
     def _catch_up(self, users: set[str], skip: set[str]) -> None:
+        """Index up to :data:`CATCH_UP` of each of these users' pending memories (an outage's, a cut
+        heal's) but ``skip``, best effort, now that the index took a write: until 2026-12-06 they waited
+        for `repair`, unsearchable. A failure is logged (the write itself is done) and stops it."""
         for user_id in sorted(users):
-            if not self.catch_up(user_id, skip):
+            try:
+                done = self.index_pending_of(user_id, skip, CATCH_UP)
+            except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy
+                logger.info("pending memories of %r stay pending (%s)", user_id, exc)
                 return
-
-    def catch_up(self, user_id: str, skip: Collection[str] = ()) -> bool:
-        """Index up to :data:`CATCH_UP` of ``user_id``'s pending memories (an outage's, a cut heal's), best
-        effort, but ``skip``: a write that reached the index calls it. Until 2026-12-06 they waited for
-        `repair`, unsearchable. ``False`` when it failed (logged: the write itself is done)."""
-        try:
-            done = self.index_pending_of(user_id, skip, CATCH_UP)
-        except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy
-            logger.info("pending memories of %r stay pending (%s)", user_id, exc)
-            return False
-        except Exception as exc:  # noqa: BLE001 - refused (an encoder's output or error, the index's answer)
-            logger.warning("pending memories of %r stay pending (%s); `recall doctor --repair` names the cause", user_id, exc)
-            return False
-        if done:
-            logger.info("indexed %d pending memories of %r", done, user_id)
-        return True
+            except Exception as exc:  # noqa: BLE001 - refused (an encoder's output or error, the index's answer)
+                logger.warning("pending memories of %r stay pending (%s); `recall doctor --repair` names the cause",
+                               user_id, exc)  # fmt: skip
+                return
+            if done:
+                logger.info("indexed %d pending memories of %r", done, user_id)
 
     def index_pending_of(self, user_id: str, skip: Collection[str] = (), limit: int | None = None) -> int:
         """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
