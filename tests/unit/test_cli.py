@@ -107,6 +107,7 @@ def test_demo_no_memory_answers_without_recall(tmp_path, monkeypatch, capsys):
     from types import SimpleNamespace
 
     import recall_core.cli as cli
+    from recall_core.cli import model_commands
     from recall_core.memory import HashEncoder, MemoryStore
 
     local = MemoryStore.local
@@ -122,7 +123,7 @@ def test_demo_no_memory_answers_without_recall(tmp_path, monkeypatch, capsys):
             usage = SimpleNamespace(prompt_tokens=1, injected_tokens=0, generated_tokens=1)
             return SimpleNamespace(text="ok", recalls=[], usage=usage)
 
-    monkeypatch.setattr(cli, "_generator", lambda args, memory: Generator(memory))
+    monkeypatch.setattr(model_commands, "_generator", lambda args, memory: Generator(memory))
     assert main(["demo", "--no-memory", "--memory", str(tmp_path / "a")]) == 0
     assert used == [None] * len(cli.DEMO_QUESTIONS)
     out = capsys.readouterr().out
