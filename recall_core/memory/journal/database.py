@@ -171,14 +171,7 @@ class Journal:
                     continue
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
-                db.execute(
-                    f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * 16)})",
-                    (
-                        row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
-                        row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
-                        to_blob(row.embedding), row.encoder, PENDING, now, now, row.context,
-                    ),
-                )  # fmt: skip
+                _insert(db, row, PENDING, now)
                 new.append(row.id)
         return new
 
@@ -218,6 +211,26 @@ class Journal:
                 "UPDATE memories SET state=? WHERE id=? AND state!=?",
                 [(state, memory_id, DELETING) for memory_id in ids],
             )
+
+    def mark_indexed(self, rows: Sequence[JournalRow]) -> list[JournalRow]:
+        """Mark rows just written to the index ``indexed``; return those a ``delete`` or ``forget``
+        removed meanwhile (their journal rows tombstoned or purged while they were embedded and
+        written), each a tombstone now: hidden from every read until the caller deletes it from the
+        index again, and finished by ``repair`` if that fails, never adopted back.
+
+        Until 2026-12-07 a forget that ran while a write embedded the user's new turn was undone:
+        the turn reached the index after the forget emptied it, and ``repair`` adopted it for good."""
+        gone: list[JournalRow] = []
+        with self._transaction() as db:
+            for row in rows:
+                found = db.execute("SELECT state FROM memories WHERE id=?", (row.id,)).fetchone()
+                if found is None:
+                    _insert(db, row.with_(embedding=None), DELETING, time.time())
+                if found is None or found[0] == DELETING:
+                    gone.append(row)
+                else:
+                    db.execute("UPDATE memories SET state=? WHERE id=?", (INDEXED, row.id))
+        return gone
 
     def mark_deleting(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """Tombstone a user's rows before they are deleted from the index; return the ids found.
@@ -430,3 +443,14 @@ class Journal:
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
 
+
+def _insert(db: sqlite3.Connection, row: JournalRow, state: str, now: float) -> None:
+    """Write one row in ``state`` (its id must not be in the journal)."""
+    db.execute(
+        f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * 16)})",
+        (
+            row.id, row.user_id, row.session_id, row.role, row.text, row.timestamp,
+            row.turn_index, row.chunk_index, row.n_chunks, json.dumps(row.extra, sort_keys=True),
+            to_blob(row.embedding), row.encoder, state, now, now, row.context,
+        ),
+    )  # fmt: skip

@@ -1,0 +1,117 @@
+"""A ``forget`` or ``delete`` that runs while a write embeds and indexes the very memories it removes.
+
+A write journals its turn, then embeds and indexes it outside the journal's lock (a write must not
+block the others while the encoder runs). Until 2026-12-07 a forget or delete in that gap was
+undone: the turn reached the index after the forget had emptied it, every read showed it, and
+`repair` adopted it for good (``doctor`` saw a memory "in the index but not in the journal").
+The removal runs here inside the encoder's call, so the interleaving is the same on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError, doctor, repair
+
+DIM = 32
+SECRET = "my secret bank pin is 4711"
+
+
+class _EncoderWithAGap(HashEncoder):
+    """Calls ``during`` (once) while it encodes a text holding "secret": the write's gap."""
+
+    during: Callable[[], None] | None = None
+
+    def encode(self, texts, batch_size=64):
+        if self.during is not None and any("secret" in t for t in texts):
+            during, self.during = self.during, None
+            during()
+        return super().encode(texts, batch_size)
+
+
+def _gone_for_good(store: MemoryStore, memory_id: str) -> None:
+    memory = store.for_user("u")
+    assert memory.get(memory_id) is None
+    assert SECRET not in [c.text for c in memory.search("bank pin", 5)]
+    assert SECRET not in [r.text for r in memory.list()]
+    assert store.index.count("u") == memory.count()
+    report = doctor(store)
+    if not report.ok:
+        repair(store, report)
+    assert store.for_user("u").get(memory_id) is None, "repair adopted a removed memory back"
+    assert doctor(store).ok
+
+
+def test_a_forget_while_a_write_embeds_the_user_s_turn_is_not_undone(tmp_path: Path) -> None:
+    encoder = _EncoderWithAGap(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        forgotten: list[int] = []
+        encoder.during = lambda: forgotten.append(store.for_user("u").forget())
+        [memory_id] = store.writer.add_turn("u", "user", SECRET)
+        assert forgotten == [2]  # the ordinary note and the turn being written, as the caller was told
+        _gone_for_good(store, memory_id)
+        store.for_user("u").add("a later note")  # the user goes on: only what came after the forget
+        assert [r.text for r in store.for_user("u").list()] == ["a later note"]
+
+
+def test_a_delete_while_an_update_embeds_the_memory_is_not_undone(tmp_path: Path) -> None:
+    encoder = _EncoderWithAGap(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        memory = store.for_user("u")
+        [memory_id] = memory.add("an ordinary note")
+        memory.add("another note")
+        deleted: list[int] = []
+        encoder.during = lambda: deleted.append(store.for_user("u").delete(memory_id))
+        store.writer.update("u", memory_id, SECRET)
+        assert deleted == [1]
+        _gone_for_good(store, memory_id)
+        assert [r.text for r in store.for_user("u").list()] == ["another note"]
+
+
+def test_a_removal_the_index_could_not_finish_stays_hidden_and_repair_deletes_it(tmp_path: Path, monkeypatch) -> None:
+    """The write's own delete of the memory fails (the index unreachable at that moment): the memory
+    is a tombstone in the journal, hidden from every read, and `repair` deletes it, not adopts it."""
+    encoder = _EncoderWithAGap(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        real_delete = store.index.delete
+
+        def forget_then_lose_the_index() -> None:
+            store.for_user("u").forget()
+
+            def unreachable(user_id, ids):
+                raise MemoryUnavailableError("the index went away")
+
+            monkeypatch.setattr(store.index, "delete", unreachable)
+
+        encoder.during = forget_then_lose_the_index
+        [memory_id] = store.writer.add_turn("u", "user", SECRET)
+        monkeypatch.setattr(store.index, "delete", real_delete)
+        memory = store.for_user("u")
+        assert memory.get(memory_id) is None
+        assert SECRET not in [c.text for c in memory.search("bank pin", 5)]
+        assert store.index.count("u") == 1  # still in the index, behind its tombstone
+        report = doctor(store)
+        assert not report.ok
+        repair(store, report)
+        assert store.index.count("u") == 0 and store.for_user("u").get(memory_id) is None
+        assert doctor(store).ok
+
+
+@pytest.mark.parametrize("removal", ["forget", "delete"])
+def test_a_write_with_no_removal_in_its_gap_is_indexed_as_before(tmp_path: Path, removal: str) -> None:
+    """The check that takes removed memories back leaves every other write alone (and a removal
+    before the write, of other memories, removes only those)."""
+    encoder = _EncoderWithAGap(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        memory = store.for_user("u")
+        [old] = memory.add("an ordinary note")
+        memory.forget() if removal == "forget" else memory.delete(old)
+        [memory_id] = store.writer.add_turn("u", "user", SECRET)
+        assert store.for_user("u").get(memory_id) is not None
+        assert SECRET in [c.text for c in store.for_user("u").search("bank pin", 5)]
+        assert doctor(store).ok
