@@ -38,7 +38,8 @@ def plain_text(text: str) -> str:
     'Fixed costs:\\n- Rent: £650\\n\\nDay 2\\nSee the form.'
     """
     text = _LINK.sub(r"\1", text)
-    text = _STRONG.sub(r"\1", text)
+    while (stripped := _STRONG.sub(r"\1", text)) != text:  # nested runs ("****word**") leave a pair each pass
+        text = stripped
     text = _EMPHASIS.sub(r"\1", text)
     text = _RULE.sub("", text)
     text = _HEADING.sub("", text)
