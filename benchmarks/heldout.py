@@ -32,6 +32,9 @@ Methods, all with the same encoder (all-MiniLM-L6-v2) and greedy decoding:
   ``VectorMemoryBlock`` over Chroma, top 4; the earlier exchanges and the question put in a fresh
   ``Memory``, whose ``get()`` opens with a system message of what its block retrieved; the caller's
   system message before it, as LlamaIndex's agents put theirs); added 2026-12-05;
+* ``langchain-tuned``, ``llamaindex-tuned``: the same recipes on recall's tuned weights (the
+  shipped adapter merged into the plain model, as ``recall`` loads it, read by transformers like
+  any checkpoint): how much of recall's lead is the tuning rather than the engine; added 2026-12-07;
 * ``none``: no memory.
 
 Scores per family and method: facts answered (memory questions), "I don't know." to questions
@@ -99,7 +102,7 @@ OUT = OUT_ROOT / "heldout"
 ASKED_FAMILIES = {**FAMILIES, **handwritten.FAMILIES}
 #: The evaluation seed of every family (training uses recall_core.training.family_data.TRAIN_SEED and up).
 EVAL_SEED = 20261124
-METHODS = ("none", "langchain", "llamaindex", "recall", "recall-untuned", "recall-lofo")
+METHODS = ("none", "langchain", "llamaindex", "langchain-tuned", "llamaindex-tuned", "recall", "recall-untuned", "recall-lofo")
 #: Callers' system messages of the evaluation, with none among them. The commonest of all, "You are a
 #: helpful assistant.", is also one of training's (``TRAIN_SYSTEM_PROMPTS``); the others are not.
 EVAL_SYSTEM_PROMPTS: tuple[str | None, ...] = (
@@ -427,15 +430,8 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
                 raise SystemExit(f"--adapters {args.adapters} has no adapter for {missing}")
             methods.append(PerFamilyRecall(name, {f: engine("lofo", args.adapters / f) for f in families},
                                            args.max_new_tokens, encoder))  # fmt: skip
-        elif name in ("langchain", "llamaindex"):  # the peers: the plain model as transformers loads it
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-
-            from recall_core.models.loading import default_model_dir
-
-            source = str(default_model_dir())
-            model, tokenizer = AutoModelForCausalLM.from_pretrained(source).eval(), AutoTokenizer.from_pretrained(source)
-            recipe = LangChainRecipe if name == "langchain" else LlamaIndexRecipe
-            methods.append(recipe(model, tokenizer, encoder_path, args.max_new_tokens))
+        elif name in ("langchain", "llamaindex", "langchain-tuned", "llamaindex-tuned"):
+            methods.append(peer_recipe(name, encoder_path, args.max_new_tokens))
     for text in args.variant:
         name, changes = parse_variant(text)
         kind = "plain" if changes.pop("model", "tuned") == "plain" else "tuned"
@@ -446,6 +442,24 @@ def build_methods(args: argparse.Namespace, encoder: Any, encoder_path: str) -> 
         config = RecallConfig(**{**generator.config.to_dict(), **changes})
         methods.append(RecallMethod(name, generator, args.max_new_tokens, encoder, config, store, writer))
     return methods
+
+
+def peer_recipe(name: str, encoder_path: str, max_new_tokens: int) -> Method:
+    """A peer's recipe on the model as transformers loads it: the plain release, or (``-tuned``)
+    recall's tuned weights, the folder ``recall`` itself loads (the shipped adapter merged in)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from recall_core.models.loading import default_model_dir, tuned_model_dir
+
+    recipe_name, _, weights = name.partition("-")
+    source = tuned_model_dir() if weights == "tuned" else default_model_dir()
+    if source is None:
+        raise SystemExit(f"{name}: this install ships no recall adapter")
+    model = AutoModelForCausalLM.from_pretrained(str(source)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(source))
+    recipe = (LangChainRecipe if recipe_name == "langchain" else LlamaIndexRecipe)(model, tokenizer, encoder_path, max_new_tokens)
+    recipe.name = name
+    return recipe
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -206,3 +206,35 @@ def test_keys_asks_only_the_questions_named_and_refuses_one_not_asked(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--families", "dates", "--users", "2", "--retrieval-only", "--keys", f"dates-{EVAL_SEED}-00-q01"])
     assert "--keys applies to an answers run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, tuned", [("langchain", False), ("langchain-tuned", True), ("llamaindex-tuned", True)])
+def test_a_peer_recipe_reads_the_plain_release_or_recall_s_tuned_weights_by_its_name(name, tuned, monkeypatch, tmp_path):
+    """``-tuned``: the folder ``recall`` itself loads (the shipped adapter merged in), read by
+    transformers as any checkpoint; the method keeps its name in the tables."""
+    import recall_core.models.loading as loading
+    from benchmarks import heldout
+
+    loaded: list[str] = []
+    monkeypatch.setattr(loading, "default_model_dir", lambda: tmp_path / "plain")
+    monkeypatch.setattr(loading, "tuned_model_dir", lambda: tmp_path / "tuned")
+
+    class Auto:
+        @staticmethod
+        def from_pretrained(source):
+            loaded.append(source)
+            return type("Model", (), {"eval": lambda self: self})()
+
+    class Recipe:
+        name = "recipe"
+
+        def __init__(self, model, tokenizer, encoder_path, max_new_tokens):
+            self.args = (encoder_path, max_new_tokens)
+
+    monkeypatch.setattr("transformers.AutoModelForCausalLM", Auto)
+    monkeypatch.setattr("transformers.AutoTokenizer", Auto)
+    monkeypatch.setattr(heldout, "LangChainRecipe", Recipe)
+    monkeypatch.setattr(heldout, "LlamaIndexRecipe", Recipe)
+    recipe = heldout.peer_recipe(name, "encoder", 48)
+    assert recipe.name == name and recipe.args == ("encoder", 48)
+    assert loaded == [str(tmp_path / ("tuned" if tuned else "plain"))] * 2
