@@ -1,18 +1,18 @@
 """``recall train``: LoRA fine-tuning that teaches a chat model to ask for and use its memory.
 
-What is trained: low-rank adapters on every linear layer of the transformer (peft) and the
-rows of the two recall tokens in the embedding (and the tied LM head), nothing else. The
-data are built by :mod:`recall_core.training.examples` from the conversation families
+What is trained: low-rank adapters on every linear layer of the transformer (peft;
+:func:`~recall_core.training.adapter.lora_targets`) and the rows of the two recall tokens in
+the embedding (and the tied LM head), nothing else. The data are built by
+:mod:`recall_core.training.examples` from the conversation families
 (:mod:`recall_core.training.families`, training seeds only; ``exclude`` leaves families out,
 so that a run can be measured on a family it never saw) and from the base model's own
 greedy replies to generic prompts (self-distillation, so what the model did well before it
-still does). See BENCHMARKS.md for the recipe, the held-out figures and the log of the
+still does); :mod:`recall_core.training.example_files` writes and reads them as files. See BENCHMARKS.md for the recipe, the held-out figures and the log of the
 shipped adapter.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import random
@@ -32,7 +32,10 @@ from recall_core.prompt import apply_chat_template, chat_prompt_ids
 from recall_core.settings import int_at_least
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.training import family_data
-from recall_core.training.adapter import save_adapter
+from recall_core.training.adapter import DEFAULT_TARGETS as DEFAULT_TARGETS  # where it was before 2026-12-07
+from recall_core.training.adapter import check_out, lora_targets, save_adapter
+from recall_core.training.example_files import load_examples as load_examples  # (moved there 2026-12-07)
+from recall_core.training.example_files import save_examples as save_examples
 from recall_core.training.examples import (
     IGNORE,
     Example,
@@ -45,8 +48,10 @@ from recall_core.training.families import FAMILIES
 from recall_core.training.prompts import general_prompts, statement_prompts
 from recall_core.types import MemoryCandidate
 
-#: Linear layers of Llama/Qwen/Mistral-style blocks; ``"all-linear"`` (peft) for other architectures.
-DEFAULT_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+#: The families' evaluation seed (``benchmarks/heldout.py``): a run draws its users from
+#: ``family_data.TRAIN_SEED + seed``, which must stay below it (until 2026-12-07 ``seed=20260124``
+#: trained on the evaluation's own users).
+EVAL_SEED = 20261124
 #: How deep a question is searched for a note that names the answer where its notes missed it
 #: (``Mixture.fill_share``), and for its near misses (``Mixture.neighbour_share``).
 FILL_DEPTH = 16
@@ -62,7 +67,8 @@ class TrainConfig:
         learning_rate: peak AdamW learning rate (linear warm-up, cosine decay).
         warmup: warm-up steps.
         rank, alpha: LoRA rank and scale.
-        targets: module names the adapters go on, or ``("all-linear",)``.
+        targets: module names the adapters go on, or ``("all-linear",)`` (the default's names fall
+            back to it on a model that lacks any of them: :func:`~recall_core.training.adapter.lora_targets`).
         mixture: how the examples are made (:class:`~recall_core.training.examples.Mixture`).
         families: the conversation families the memory examples come from.
         exclude: families left out (a leave-one-family-out run names the held-out one here).
@@ -70,11 +76,12 @@ class TrainConfig:
         encoder: the sentence encoder of the store the notes are searched in (``None``: the default).
         distill_tokens: length limit of the base model's replies to the generic prompts.
         decision_weight: loss weight of a reply's first token, where the model decides
-            whether to write ``<recall>``.
+            whether to write ``<recall>`` (finite, > 0).
         max_length: examples longer than this (in tokens) are left out.
         agreement_prompts: held-out generic prompts on which the tuned model's greedy replies
             are compared with the base model's (reported, never trained on).
-        seed: seeds the data, the order and the adapter's initialisation.
+        seed: seeds the data, the order and the adapter's initialisation: in
+            ``[0, EVAL_SEED - family_data.TRAIN_SEED)``, so that no training user is an evaluation one.
     """
 
     steps: int | None = None
@@ -106,10 +113,14 @@ class TrainConfig:
         int_at_least("distill_tokens", self.distill_tokens, 1)
         int_at_least("max_length", self.max_length, 16)
         int_at_least("agreement_prompts", self.agreement_prompts, 0)
-        if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate <= 1):
-            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
-        if not (isinstance(self.decision_weight, (int, float)) and self.decision_weight > 0):
-            raise ValueError(f"decision_weight must be > 0, got {self.decision_weight!r}")
+        if not (_number(self.learning_rate) and 0 < self.learning_rate <= 1):
+            raise ValueError(f"learning_rate must be a number in (0, 1], got {self.learning_rate!r}")
+        if not (_number(self.decision_weight) and math.isfinite(self.decision_weight) and self.decision_weight > 0):
+            raise ValueError(f"decision_weight must be a finite number > 0, got {self.decision_weight!r}")
+        seeds = EVAL_SEED - family_data.TRAIN_SEED
+        if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < seeds):
+            raise ValueError(f"seed must be an int in [0, {seeds}) (training users come from seed "
+                             f"{family_data.TRAIN_SEED} + seed, below the evaluation seed {EVAL_SEED}), got {self.seed!r}")  # fmt: skip
         if not self.targets:
             raise ValueError("targets must name at least one module (or 'all-linear')")
         for name in (*self.families, *self.exclude):
@@ -121,6 +132,10 @@ class TrainConfig:
     @property
     def trained_families(self) -> tuple[str, ...]:
         return tuple(f for f in self.families if f not in self.exclude)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -297,23 +312,6 @@ def distilled_examples(model: Any, tokenizer: Any, builder: ExampleBuilder, conf
     return out + (general_examples(builder, rest, "auto-general", count - half, rng, notes, family=family) if rest else [])
 
 
-def save_examples(path: str | Path, examples: Sequence[Example]) -> Path:
-    """Write examples as gzipped JSON lines (to train elsewhere, e.g. on a GPU machine)."""
-    path = Path(path)
-    with gzip.open(path, "wt", encoding="utf-8") as out:
-        for e in examples:
-            out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
-    return path
-
-
-def load_examples(path: str | Path, exclude: Sequence[str] = ()) -> list[Example]:
-    """Examples written by :func:`save_examples`, without those of the families in ``exclude``."""
-    with gzip.open(Path(path), "rt", encoding="utf-8") as lines:
-        rows = [json.loads(line) for line in lines if line.strip()]
-    return [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows
-            if r["meta"].get("family") not in set(exclude)]  # fmt: skip
-
-
 def batches(examples: Sequence[Example], batch_size: int, rng: random.Random) -> list[list[Example]]:
     """Shuffled batches of examples of similar length (less padding), in a shuffled order."""
     order = list(examples)
@@ -364,42 +362,88 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
                  examples: Sequence[Example] | None = None) -> TrainResult:
     """Recall-tune ``model`` (with the recall tokens added) and save the adapter in ``out``.
 
-    ``model`` itself is left untouched (the adapters are removed afterwards). The adapter is
-    saved with the base model's fingerprint, the recipe, the counts of each example kind and
-    the loss per step (``training_log.json``). ``examples``: ones built before (``recall train
-    --save-examples``, then ``--examples-file``), so the data need not be built where it trains;
-    those of ``config.exclude`` 's families are left out.
+    ``model`` itself is left untouched, whatever happens: the adapters are removed and its
+    train/eval mode restored after a failure or a ``KeyboardInterrupt`` too (since 2026-12-07).
+    The adapter is saved with the base model's fingerprint, the recipe (the layer names adapted
+    in ``targets``), the counts of each example kind and the loss per step
+    (``training_log.json``). ``examples``: ones built before (``recall train --save-examples``,
+    then ``--examples-file``), so the data need not be built where it trains; those of a
+    conversation family that ``config`` does not train on (``exclude``, or not in ``families``)
+    are left out. ``out`` and the targets are checked before any work.
 
     Raises:
-        ValueError: the tokenizer has no chat template, or lacks the recall tokens.
+        ValueError: the tokenizer has no chat template, or lacks the recall tokens; ``out`` is a
+            file, a folder that is not a recall adapter's, the model's own folder or cannot be written
+            (:func:`~recall_core.training.adapter.check_out`); ``config.targets`` name no linear layer.
+        RuntimeError: the loss or the gradients stopped being finite (nothing is saved).
     """
     from peft import LoraConfig, get_peft_model
 
     config = config or TrainConfig()
     started = time.perf_counter()
-    torch.manual_seed(config.seed)
+    check_out(out, model_folder=getattr(model, "name_or_path", None) or None)
     builder_check = ExampleBuilder(tokenizer, recall_config)  # fails early on a model without a chat template
+    targets, adapted = lora_targets(model, config.targets)
+    torch.manual_seed(config.seed)
     recall_id = builder_check.recall_id
     pad_token_id = tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
     fingerprint = base_fingerprint(model)
-    was_training = model.training
-    model.eval()
-    if examples is None:
-        examples = build_examples(model, tokenizer, config, recall_config, progress)
-    else:
-        examples = [e for e in examples if e.meta.get("family") not in config.exclude]
-    heldout = general_prompts("heldout", n=config.agreement_prompts, seed=config.seed)
-    before = base_replies(model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
-                          allow_recall=True)
-    data_seconds = time.perf_counter() - started
-    counts: dict[str, int] = {}
-    for example in examples:
-        counts[example.kind] = counts.get(example.kind, 0) + 1
+    was_training, peft_model = model.training, None
+    try:
+        model.eval()
+        if examples is None:
+            examples = build_examples(model, tokenizer, config, recall_config, progress)
+        else:  # a file's general examples name no conversation family ("general", "statement", "chat"): kept
+            examples = [e for e in examples if e.meta.get("family") not in FAMILIES
+                        or e.meta.get("family") in config.trained_families]  # fmt: skip
+        heldout = general_prompts("heldout", n=config.agreement_prompts, seed=config.seed)
+        before = base_replies(model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
+                              allow_recall=True)
+        data_seconds = time.perf_counter() - started
+        counts: dict[str, int] = {}
+        for example in examples:
+            counts[example.kind] = counts.get(example.kind, 0) + 1
 
-    targets: Any = "all-linear" if tuple(config.targets) == ("all-linear",) else list(config.targets)
-    lora = LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=targets,
-                      trainable_token_indices=[recall_id, pad_token_id], task_type="CAUSAL_LM")  # fmt: skip
-    peft_model = get_peft_model(model, lora)
+        lora = LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=0.0, target_modules=targets,
+                          trainable_token_indices=[recall_id, pad_token_id], task_type="CAUSAL_LM")  # fmt: skip
+        peft_model = get_peft_model(model, lora)
+        losses = _tune(peft_model, tokenizer, examples, config, progress, on_step)
+        train_seconds = time.perf_counter() - started - data_seconds
+        peft_model.eval()
+        checks = decision_checks(peft_model, tokenizer, recall_config, seed=config.seed, heldout=config.exclude,
+                                 trained=config.trained_families)
+        after = base_replies(peft_model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
+                             allow_recall=True)
+        checks["agreement"] = agreement(before, after)
+
+        recipe = {**asdict(config), "targets": [targets] if isinstance(targets, str) else targets}
+        meta = {
+            "format": 1, "base_model": base_model or str(getattr(model.config, "_name_or_path", "")),
+            "base_fingerprint": fingerprint, "recall_token_id": recall_id, "memory_pad_token_id": pad_token_id,
+            "recipe": recipe, "adapted_layers": adapted, "counts": counts, "steps": len(losses),
+            "final_loss": sum(losses[-20:]) / max(1, len(losses[-20:])),
+            "seconds": {"data": round(data_seconds, 1), "train": round(train_seconds, 1)}, "checks": checks,
+            "trained_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "torch_threads": torch.get_num_threads(), "device": str(next(peft_model.parameters()).device),
+        }  # fmt: skip
+        log = json.dumps({"losses": losses, **meta}, indent=1) + "\n"
+        folder = save_adapter(peft_model, out, meta, extra={"training_log.json": log})
+    finally:
+        if peft_model is not None:
+            peft_model.unload()  # the caller's model without adapters again (tokens' rows restored too)
+        model.train(was_training)
+    seconds = {"data": data_seconds, "train": train_seconds, "total": time.perf_counter() - started}
+    return TrainResult(folder, counts, losses, seconds, checks)
+
+
+def _tune(peft_model: Any, tokenizer: Any, examples: Sequence[Example], config: TrainConfig, progress: bool,
+          on_step: Callable[[int, float], None] | None) -> list[float]:
+    """Train ``peft_model``'s adapters on ``examples`` (AdamW, linear warm-up, cosine decay); the loss per step.
+
+    Stops with ``RuntimeError`` where the loss or the gradients' norm is NaN or infinite, before
+    the optimizer writes it into the weights: until 2026-12-07 such a run saved an adapter whose
+    weights were NaN (``decision_weight=1e308``, a learning rate too high).
+    """
     peft_model.train()
     params = [p for p in peft_model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
@@ -424,8 +468,15 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
     for step, chunk in enumerate(bar):
         batch = {k: v.to(device) for k, v in collate(chunk, pad_id, config.decision_weight).items()}
         loss = _loss(peft_model, batch)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        value = loss.item()
+        if math.isfinite(value):
+            loss.backward()
+            value = float(torch.nn.utils.clip_grad_norm_(params, 1.0))
+        if not math.isfinite(value):
+            bar.close()
+            raise RuntimeError(f"training stopped at step {step + 1} of {total}: the loss or its gradients became "
+                               f"{value} (learning_rate {config.learning_rate}, decision_weight "
+                               f"{config.decision_weight}); nothing was saved")  # fmt: skip
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
@@ -433,29 +484,8 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
         bar.set_postfix(loss=f"{sum(losses[-10:]) / len(losses[-10:]):.3f}")
         if on_step is not None:
             on_step(step, losses[-1])
-    train_seconds = time.perf_counter() - started - data_seconds
-    peft_model.eval()
-    checks = decision_checks(peft_model, tokenizer, recall_config, seed=config.seed, heldout=config.exclude,
-                             trained=config.trained_families)
-    after = base_replies(peft_model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
-                         allow_recall=True)
-    checks["agreement"] = agreement(before, after)
-
-    recipe = {k: v for k, v in asdict(config).items()}
-    meta = {
-        "format": 1, "base_model": base_model or str(getattr(model.config, "_name_or_path", "")),
-        "base_fingerprint": fingerprint, "recall_token_id": recall_id, "memory_pad_token_id": pad_token_id,
-        "recipe": recipe, "counts": counts, "steps": total, "final_loss": sum(losses[-20:]) / max(1, len(losses[-20:])),
-        "seconds": {"data": round(data_seconds, 1), "train": round(train_seconds, 1)}, "checks": checks,
-        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "torch_threads": torch.get_num_threads(), "device": str(device),
-    }  # fmt: skip
-    log = json.dumps({"losses": losses, **meta}, indent=1) + "\n"
-    folder = save_adapter(peft_model, out, meta, extra={"training_log.json": log})
-    peft_model.unload()  # the caller's model without adapters again (tokens' rows restored too)
-    model.train(was_training)
-    seconds = {"data": data_seconds, "train": train_seconds, "total": time.perf_counter() - started}
-    return TrainResult(folder, counts, losses, seconds, checks)
+    bar.close()
+    return losses
 
 
 def agreement(before: Sequence[tuple[Any, ...]], after: Sequence[tuple[Any, ...]]) -> dict[str, float]:

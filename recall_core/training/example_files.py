@@ -1,0 +1,119 @@
+"""Examples files (``recall train --save-examples`` / ``--examples-file``): built where the encoder and
+store are, trained on elsewhere. A file records the token ids its examples were made with and the
+families they come from, and is refused for a tokenizer whose ids differ (since 2026-12-07: before,
+a file built for another tokenizer trained on ids that meant other tokens, without a word).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
+from recall_core.training.examples import Example
+from recall_core.training.families import FAMILIES
+
+#: The key of a file's first line, the header (files written before 2026-12-07 have none).
+HEADER = "recall_examples"
+#: The tokenizer's facts a header records, all of which must match where the file is trained on.
+FACTS = ("recall_token_id", "memory_pad_token_id", "pad_token_id", "vocab_size")
+
+
+def tokenizer_facts(tokenizer: Any) -> dict[str, Any]:
+    """The ids an example's tokens depend on: the recall tokens', the pad's, the vocabulary's size."""
+    return {"recall_token_id": tokenizer.convert_tokens_to_ids(RECALL_TOKEN),
+            "memory_pad_token_id": tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN),
+            "pad_token_id": tokenizer.pad_token_id, "vocab_size": len(tokenizer)}  # fmt: skip
+
+
+def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any = None,
+                  families: Sequence[str] | None = None) -> Path:
+    """Write examples as gzipped JSON lines (to train elsewhere, e.g. on a GPU machine).
+
+    The first line, a header, records ``tokenizer``'s facts (:func:`tokenizer_facts`, its name
+    too) and the conversation ``families`` the examples were built from, where given.
+    """
+    path = Path(path)
+    header: dict[str, Any] = {HEADER: 1}
+    if tokenizer is not None:
+        header |= {"tokenizer": str(getattr(tokenizer, "name_or_path", "")), **tokenizer_facts(tokenizer)}
+    if families is not None:
+        header["families"] = list(families)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        if len(header) > 1:
+            out.write(json.dumps(header) + "\n")
+        for e in examples:
+            out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
+    return path
+
+
+def read_examples(path: str | Path) -> tuple[dict[str, Any] | None, list[Example]]:
+    """A file's header (``None`` for a file written before 2026-12-07) and all its examples."""
+    with gzip.open(Path(path), "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    header = rows.pop(0) if rows and HEADER in rows[0] else None
+    return header, [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows]
+
+
+def check_examples(path: str | Path, header: dict[str, Any] | None, examples: Sequence[Example], tokenizer: Any) -> None:
+    """Refuse examples made for another tokenizer than ``tokenizer`` (``path`` names the file).
+
+    A file with a header must record the same :func:`tokenizer_facts`; one without (written before
+    2026-12-07) can only be checked for ids past the vocabulary, and a warning says so.
+
+    Raises:
+        ValueError: naming the file and the ids that differ.
+    """
+    facts = tokenizer_facts(tokenizer)
+    if header is not None and all(k in header for k in FACTS):
+        wrong = [f"{k} {header[k]} in the file, {facts[k]} for this model" for k in FACTS if header[k] != facts[k]]
+        if wrong:
+            made = f" (made with {header['tokenizer']})" if header.get("tokenizer") else ""
+            raise ValueError(f"examples file {path} was built for another tokenizer{made}: {'; '.join(wrong)}; "
+                             "build the examples again with this model (--save-examples)")  # fmt: skip
+        return
+    top = max((max(e.input_ids, default=-1) for e in examples), default=-1)
+    if top >= facts["vocab_size"]:
+        raise ValueError(f"examples file {path} was built for another tokenizer: it holds id {top}, past this "
+                         f"model's vocabulary of {facts['vocab_size']}; build the examples again with this model")  # fmt: skip
+    warnings.warn(f"examples file {path} records no tokenizer (written before 2026-12-07): only ids past the "
+                  "vocabulary could be checked", stacklevel=2)  # fmt: skip
+
+
+def file_families(header: dict[str, Any] | None, examples: Sequence[Example]) -> tuple[str, ...]:
+    """The conversation families a file's examples come from: what its header records, else those
+    its examples name (``meta["family"]``), in :data:`FAMILIES`' order."""
+    if header is not None and "families" in header:
+        return tuple(header["families"])
+    named = {e.meta.get("family") for e in examples}
+    return tuple(f for f in FAMILIES if f in named)
+
+
+def load_examples(path: str | Path, exclude: Sequence[str] = (), tokenizer: Any = None) -> list[Example]:
+    """Examples written by :func:`save_examples`, without those of the families in ``exclude``;
+    checked against ``tokenizer`` where given (:func:`check_examples`)."""
+    header, examples = read_examples(path)
+    if tokenizer is not None:
+        check_examples(path, header, examples, tokenizer)
+    return [e for e in examples if e.meta.get("family") not in set(exclude)]
+
+
+def check_writable_file(path: str | Path, name: str) -> Path:
+    """Refuse, before any work, a file that cannot be written: a folder, one whose folder is missing,
+    or one whose folder refuses a new file. ``name`` is the option the error names."""
+    file = Path(path).expanduser()
+    if file.is_dir():
+        raise ValueError(f"{name} {file} is a folder: give a file name (.jsonl.gz)")
+    if not file.parent.is_dir():
+        raise ValueError(f"{name} {file}: its folder {file.parent} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=file.parent):
+            pass
+    except OSError as error:
+        raise ValueError(f"{name} {file} cannot be written: {error}") from error
+    return file

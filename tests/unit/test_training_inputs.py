@@ -1,0 +1,374 @@
+"""What `recall train` and `train_recall` refuse, and what they leave behind when a run fails: an
+`--out` they would destroy or cannot write (refused before any work), layers the adapters cannot
+go on, examples made for another tokenizer, numbers and seeds outside their range, a loss that is
+no longer finite; the caller's model after a failure, and a killed save's staging folders.
+Tiny random models (tests/helpers/tiny.py): seconds each."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from recall_core.models.lora import META_FILE, WEIGHTS_FILE, read_meta
+from recall_core.training import lora as lora_module
+from recall_core.training.examples import ExampleBuilder
+from recall_core.training.lora import TrainConfig, train_recall
+from tests.helpers.tiny import tiny_model, tiny_tokenizer
+from tests.helpers.training import small_config
+
+#: Options of a `recall train` that would run in seconds on a tiny model.
+SMALL_RUN = ["--examples", "0.004", "--users", "1", "--encoder", "hash", "--repeats", "1", "--steps", "1",
+             "--agreement-prompts", "0", "--device", "cpu", "--no-progress"]  # fmt: skip
+
+
+def _no_work(monkeypatch) -> None:
+    """Loading a model or building data fails the test: a refusal must come before them."""
+
+    def never(*args, **kwargs):
+        raise AssertionError("the work started before the inputs were checked")
+
+    monkeypatch.setattr("recall_core.models.loading.load_model", never)
+    monkeypatch.setattr(lora_module, "build_examples", never)
+    monkeypatch.setattr(lora_module, "base_replies", never)
+
+
+def _listing(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("models") / "tiny"
+    model, tokenizer = tiny_model()
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _examples(tokenizer, families=("templated", "people")):
+    """A few hand-made examples: one memory example per family, and a general one."""
+    builder = ExampleBuilder(tokenizer)
+    question = [{"role": "user", "content": "Where do I live?"}]
+    out = [builder.model_example("recall", question, "I don't know.", [], {"family": family}) for family in families]
+    out.append(builder.model_example("general", [{"role": "user", "content": "Say hi."}], "Hi.", None,
+                                     {"family": "general"}))  # fmt: skip
+    return out
+
+
+# --------------------------------------------------------------------------- --out
+def test_train_recall_refuses_an_out_that_is_a_users_folder_or_a_file_and_leaves_it_whole(tmp_path, monkeypatch):
+    """Until 2026-12-07 whatever was at `out` was renamed and deleted after the run."""
+    work = tmp_path / "my_project"
+    (work / "src").mkdir(parents=True)
+    (work / "notes.txt").write_text("years of work\n")
+    (work / "src" / "main.py").write_text("print('hi')\n")
+    report = tmp_path / "report.pdf"
+    report.write_text("important file")
+    before = _listing(tmp_path)
+    _no_work(monkeypatch)
+    model, tokenizer = tiny_model()
+    with pytest.raises(ValueError, match=r"out .*my_project is a folder that is not a recall adapter.*notes\.txt"):
+        train_recall(model, tokenizer, work, small_config(), progress=False)
+    with pytest.raises(ValueError, match=r"out .*report\.pdf is a file"):
+        train_recall(model, tokenizer, report, small_config(), progress=False)
+    assert _listing(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_project", "report.pdf"]
+
+
+def test_recall_train_refuses_the_models_folder_or_one_inside_or_around_it_before_loading_it(
+        saved_model, tmp_path, monkeypatch, capsys):  # fmt: skip
+    from recall_core.cli import main
+
+    before = _listing(saved_model)
+    _no_work(monkeypatch)
+    for out in (saved_model, saved_model / "adapter", saved_model.parent):
+        assert main(["train", "--model", str(saved_model), "--out", str(out), *SMALL_RUN]) == 2
+        error = capsys.readouterr().err
+        assert "--out" in error and "model's folder" in error, error
+    assert _listing(saved_model) == before
+    assert not (saved_model / "adapter").exists()
+
+
+def test_an_out_that_holds_a_previous_adapter_or_nothing_is_accepted_and_replaced_whole(tmp_path):
+    from recall_core.training.adapter import check_out
+
+    previous = tmp_path / "previous"
+    previous.mkdir()
+    (previous / META_FILE).write_text("{}")
+    (previous / "stale.txt").write_text("an older run's file")
+    (tmp_path / "empty").mkdir()
+    assert check_out(previous) == previous and check_out(tmp_path / "empty") == tmp_path / "empty"
+    assert check_out(tmp_path / "new" / "adapter") == tmp_path / "new" / "adapter"
+    model, tokenizer = tiny_model()
+    result = train_recall(model, tokenizer, previous, small_config(steps=1), progress=False)
+    assert (result.adapter / WEIGHTS_FILE).is_file() and not (result.adapter / "stale.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "new", "previous"]  # no staging folder left
+
+
+def test_an_out_or_save_examples_that_cannot_be_written_is_refused_before_the_model_is_loaded(
+        saved_model, tmp_path, monkeypatch, capsys):  # fmt: skip
+    from recall_core.cli import main
+
+    _no_work(monkeypatch)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert main(["train", "--model", str(saved_model), "--out", str(blocker / "adapter"), *SMALL_RUN]) == 2
+    assert re.search(r"--out .*a-file/adapter cannot be written", capsys.readouterr().err)
+    for target, reason in ((tmp_path / "missing" / "x.jsonl.gz", "does not exist"), (tmp_path, "is a folder")):
+        assert main(["train", "--model", str(saved_model), "--save-examples", str(target), *SMALL_RUN]) == 2
+        error = capsys.readouterr().err
+        assert "--save-examples" in error and reason in error, error
+    assert not (tmp_path / "missing").exists()
+
+
+# --------------------------------------------------------------------------- the caller's model
+def test_the_callers_model_is_restored_after_an_interrupt_or_a_failed_save(tmp_path, monkeypatch):
+    """The docstring promises the model is left untouched: until 2026-12-07 a Ctrl-C or a failure
+    left it with peft's LoRA layers in it and in train mode."""
+    model, tokenizer = tiny_model()
+    model.train()
+    ids = torch.tensor([[1, 5, 7, 9]])
+    keys = set(model.state_dict())
+    with torch.no_grad():
+        plain = model.eval()(input_ids=ids).logits.clone()
+    model.train()
+
+    def interrupt(step: int, loss: float) -> None:
+        if step == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_recall(model, tokenizer, tmp_path / "a", small_config(), progress=False, on_step=interrupt)
+    assert model.training and set(model.state_dict()) == keys
+    monkeypatch.setattr(lora_module, "save_adapter", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        train_recall(model, tokenizer, tmp_path / "b", small_config(), progress=False)
+    assert model.training and set(model.state_dict()) == keys
+    assert not any("lora_" in name for name, _ in model.named_modules())
+    with torch.no_grad():
+        assert torch.equal(model.eval()(input_ids=ids).logits, plain)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- targets
+def _tiny_phi3():
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    tokenizer = tiny_tokenizer()
+    torch.manual_seed(0)
+    config = Phi3Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                        pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+    return Phi3ForCausalLM(config)
+
+
+def test_the_default_targets_fall_back_to_every_linear_layer_where_the_model_lacks_them():
+    """Llama keeps the shipped recipe's names; GPT-2 (c_attn, c_fc) and Phi-3 (fused qkv_proj and
+    gate_up_proj) get every linear layer: until 2026-12-07 GPT-2 failed after the data step and
+    Phi-3 got adapters on o_proj and down_proj only."""
+    from recall_core.training.adapter import DEFAULT_TARGETS, lora_targets
+
+    assert lora_targets(tiny_model()[0], DEFAULT_TARGETS) == (list(DEFAULT_TARGETS), sorted(DEFAULT_TARGETS))
+    targets, covered = lora_targets(_tiny_phi3(), DEFAULT_TARGETS)
+    assert targets == "all-linear" and covered == ["down_proj", "gate_up_proj", "o_proj", "qkv_proj"]
+    targets, covered = lora_targets(tiny_model("gpt2")[0], DEFAULT_TARGETS)
+    assert targets == "all-linear" and {"c_attn", "c_fc", "c_proj"} <= set(covered) and "lm_head" not in covered
+    assert lora_targets(tiny_model()[0], ("q_proj", "self_attn.v_proj")) == (["q_proj", "self_attn.v_proj"],
+                                                                               ["q_proj", "v_proj"])  # fmt: skip
+
+
+def test_targets_that_name_no_linear_layer_are_refused_before_the_data_is_built(tmp_path, monkeypatch):
+    _no_work(monkeypatch)
+    model, tokenizer = tiny_model()
+    with pytest.raises(ValueError, match=r"targets qkv_proj name no linear layer .*q_proj"):
+        train_recall(model, tokenizer, tmp_path / "a", small_config(targets=("q_proj", "qkv_proj")), progress=False)
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_gpt2_model_is_trained_on_every_linear_layer_and_the_recipe_says_so(tmp_path):
+    from recall_core.models.lora import apply_adapter
+
+    model, tokenizer = tiny_model("gpt2", positions=1024)
+    result = train_recall(model, tokenizer, tmp_path / "a", small_config(steps=2), progress=False)
+    meta = read_meta(result.adapter)
+    assert meta["recipe"]["targets"] == ["all-linear"] and "c_attn" in meta["adapted_layers"]
+    merged = apply_adapter(tiny_model("gpt2", positions=1024)[0], tokenizer, result.adapter)
+    with torch.no_grad():
+        assert torch.isfinite(merged(input_ids=torch.tensor([[1, 5, 7]])).logits).all()
+
+
+def test_the_llama_recipe_records_the_default_targets_it_used(tmp_path):
+    from recall_core.training.adapter import DEFAULT_TARGETS
+
+    model, tokenizer = tiny_model()
+    result = train_recall(model, tokenizer, tmp_path / "a", small_config(steps=1), progress=False)
+    meta = read_meta(result.adapter)
+    assert meta["recipe"]["targets"] == list(DEFAULT_TARGETS) and meta["adapted_layers"] == sorted(DEFAULT_TARGETS)
+
+
+# --------------------------------------------------------------------------- examples files
+def _other_tokenizer_model(folder: Path) -> None:
+    """A tiny model whose tokenizer has three tokens more, so that `<recall>` has another id."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from recall_core.tokens import add_recall_tokens
+
+    tokenizer = tiny_tokenizer()
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<a>", "<b>", "<c>"]})
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128,
+                                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2))  # fmt: skip
+    add_recall_tokens(model, tokenizer)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+def test_an_examples_file_for_another_tokenizer_is_refused_naming_the_file(tmp_path, capsys):
+    """Until 2026-12-07 such a file trained on ids that meant other tokens, without a word."""
+    from recall_core.cli import main
+    from recall_core.training.lora import load_examples, save_examples
+
+    _, tokenizer = tiny_model()
+    examples = _examples(tokenizer)
+    path = save_examples(tmp_path / "ex.jsonl.gz", examples, tokenizer, families=("templated", "people"))
+    assert load_examples(path, tokenizer=tokenizer) == examples
+    _other_tokenizer_model(tmp_path / "other")
+    from transformers import AutoTokenizer
+
+    with pytest.raises(ValueError, match=r"ex\.jsonl\.gz was built for another tokenizer.*recall_token_id"):
+        load_examples(path, tokenizer=AutoTokenizer.from_pretrained(tmp_path / "other"))
+    assert main(["train", "--model", str(tmp_path / "other"), "--examples-file", str(path),
+                 "--out", str(tmp_path / "adapter"), *SMALL_RUN]) == 2  # fmt: skip
+    assert f"examples file {path} was built for another tokenizer" in capsys.readouterr().err
+    assert not (tmp_path / "adapter").exists()
+
+
+def test_an_examples_file_written_before_its_header_loads_and_is_checked_for_ids_past_the_vocabulary(tmp_path):
+    from recall_core.training.lora import load_examples
+
+    _, tokenizer = tiny_model()
+    examples = _examples(tokenizer)
+    old = tmp_path / "old.jsonl.gz"
+    with gzip.open(old, "wt") as out:  # the format of the files written before 2026-12-07
+        for e in examples:
+            out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
+    assert load_examples(old) == examples
+    with pytest.warns(UserWarning, match="records no tokenizer"):
+        assert load_examples(old, tokenizer=tokenizer) == examples
+    with gzip.open(old, "wt") as out:
+        out.write(json.dumps({"kind": "x", "input_ids": [len(tokenizer) + 3], "labels": [1], "meta": {}}) + "\n")
+    with pytest.raises(ValueError, match=r"old\.jsonl\.gz was built for another tokenizer"):
+        load_examples(old, tokenizer=tokenizer)
+
+
+def test_an_examples_file_trains_on_its_own_families_and_the_recipe_records_them(saved_model, tmp_path, capsys):
+    """Until 2026-12-07 `--families` was ignored with `--examples-file` while the recipe recorded it."""
+    from recall_core.cli import main
+    from recall_core.training.lora import save_examples
+
+    _, tokenizer = tiny_model()
+    path = save_examples(tmp_path / "ex.jsonl.gz", _examples(tokenizer), tokenizer, families=("templated", "people"))
+    run = ["train", "--model", str(saved_model), "--examples-file", str(path), *SMALL_RUN]
+    assert main([*run, "--families", "templated", "--out", str(tmp_path / "a")]) == 2
+    assert "--families cannot be used with --examples-file" in capsys.readouterr().err
+    assert main([*run, "--exclude", "people", "--targets", "q_proj,v_proj", "--out", str(tmp_path / "a")]) == 0
+    meta = read_meta(json.loads(capsys.readouterr().out)["adapter"])
+    assert meta["recipe"]["families"] == ["templated", "people"] and meta["recipe"]["exclude"] == ["people"]
+    assert meta["recipe"]["targets"] == ["q_proj", "v_proj"] and meta["adapted_layers"] == ["q_proj", "v_proj"]
+    assert meta["counts"] == {"recall": 1, "general": 1}
+
+
+def test_examples_of_a_family_the_config_does_not_train_on_are_left_out(tmp_path):
+    model, tokenizer = tiny_model()
+    examples = _examples(tokenizer, families=("templated", "people", "dates"))
+    result = train_recall(model, tokenizer, tmp_path / "a", small_config(steps=1, families=("templated", "dates"),
+                          exclude=("dates",)), progress=False, examples=examples)  # fmt: skip
+    assert result.counts == {"recall": 1, "general": 1}
+
+
+# --------------------------------------------------------------------------- numbers and seeds
+@pytest.mark.parametrize(("field", "value"), [("decision_weight", math.inf), ("decision_weight", math.nan),
+                                              ("learning_rate", True), ("learning_rate", math.nan),
+                                              ("seed", 20261124 - 1000), ("seed", -1), ("seed", True)])  # fmt: skip
+def test_recipe_numbers_outside_their_range_are_refused_by_name(field, value):
+    with pytest.raises(ValueError, match=field):
+        TrainConfig(**{field: value})
+
+
+def test_no_seed_draws_the_evaluation_users():
+    """`seed` 20260124 drew the training users from the evaluation seed itself until 2026-12-07."""
+    from recall_core.training import family_data
+
+    text = (Path(__file__).parents[2] / "benchmarks" / "heldout.py").read_text()
+    assert int(re.search(r"^EVAL_SEED = (\d+)", text, re.M).group(1)) == lora_module.EVAL_SEED
+    last = lora_module.EVAL_SEED - family_data.TRAIN_SEED - 1
+    assert TrainConfig(seed=last).seed == last
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 20260124\)"):
+        TrainConfig(seed=last + 1)
+
+
+@pytest.mark.parametrize(("option", "value"), [("--examples", "inf"), ("--examples", "nan"), ("--learning-rate", "nan"),
+                                               ("--fill-share", "inf"), ("--examples", "1e9")])  # fmt: skip
+def test_non_finite_or_huge_numbers_on_the_command_line_are_refused_by_name(option, value, tmp_path, monkeypatch,
+                                                                            capsys):  # fmt: skip
+    from recall_core.cli import main
+
+    _no_work(monkeypatch)
+    try:
+        code = main(["train", "--out", str(tmp_path / "a"), option, value])
+    except SystemExit as stop:  # argparse's refusal
+        code = stop.code
+    assert code == 2
+    assert option in capsys.readouterr().err
+
+
+def test_a_loss_that_stops_being_finite_stops_the_run_and_saves_nothing(tmp_path, monkeypatch):
+    """Until 2026-12-07 such a run saved an adapter whose weights were NaN."""
+    real = lora_module._loss
+    monkeypatch.setattr(lora_module, "_loss", lambda model, batch: real(model, batch) * math.nan)
+    model, tokenizer = tiny_model()
+    keys = set(model.state_dict())
+    with pytest.raises(RuntimeError, match="training stopped at step 1 of 3.*nan.*nothing was saved"):
+        train_recall(model, tokenizer, tmp_path / "a", small_config(), progress=False)
+    assert not (tmp_path / "a").exists() and set(model.state_dict()) == keys
+
+
+# --------------------------------------------------------------------------- a killed save
+def test_a_save_removes_the_staging_folders_a_killed_save_of_the_same_folder_left(tmp_path):
+    """A SIGKILL while saving leaves `.NAME-XXXXXXXX` (and maybe `.NAME-replaced`); until
+    2026-12-07 nothing removed them. Only names of that exact pattern are removed."""
+    from recall_core.training.adapter import replace_folder
+
+    for name in (".adapter-abc_1234", ".adapter-replaced", ".adapter-notes", ".adapter-abcdefghi", ".other-abcd1234"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "file").write_text(name)
+    (tmp_path / "adapter").mkdir()
+
+    def write(staging: Path) -> None:
+        (staging / META_FILE).write_text("{}")
+
+    replace_folder(tmp_path / "adapter", write)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".adapter-abcdefghi", ".adapter-notes", ".other-abcd1234",
+                                                          "adapter"]  # fmt: skip
+    assert (tmp_path / "adapter" / META_FILE).is_file()
+
+
+def test_a_save_killed_between_its_renames_gets_the_previous_folder_back_first(tmp_path):
+    from recall_core.training.adapter import replace_folder
+
+    (tmp_path / ".adapter-replaced").mkdir()
+    (tmp_path / ".adapter-replaced" / META_FILE).write_text('{"previous": true}')
+
+    def fail(staging: Path) -> None:
+        raise OSError("No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        replace_folder(tmp_path / "adapter", fail)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapter"]
+    assert json.loads((tmp_path / "adapter" / META_FILE).read_text()) == {"previous": True}
