@@ -243,8 +243,9 @@ def load_model(
         tuned: with the default model, load it recall-tuned: the shipped adapter merged into
             its weights once, when first loaded (no cost at generation time). ``False`` gives the
             plain model. Ignored for other models (see ``adapter``).
-        adapter: a folder written by ``recall train`` for this model, merged into it on load.
-            Refused (``ValueError``) when it was trained for another base model.
+        adapter: a folder written by ``recall train`` for this model, merged into it on load
+            (``~`` expanded). Refused (``ValueError``, the model not changed) when it was trained for
+            another base model or a file in it is damaged (naming the file).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
         dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
         progress: show transformers' and huggingface_hub's progress bars while loading
@@ -275,6 +276,8 @@ def load_model(
         raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
     if adapter is not None and name_or_path is None and tuned:
         raise ValueError("adapter= needs tuned=False with the default model (the shipped adapter is merged already)")
+    if adapter is not None:
+        adapter = Path(adapter).expanduser()  # as a model folder's "~" is: both are paths on this machine
     source: str | os.PathLike[str] = name_or_path if name_or_path is not None else default_model_dir()
     if name_or_path is None and tuned:
         source = tuned_model_dir() or source

@@ -7,13 +7,18 @@ the vector the memory's own encoder would give the text query, so the memory's r
 index answers it. Training one is :mod:`recall_core.training.head` (``recall train-head``).
 
 Saved as ``query_head.safetensors`` and ``query_head.json`` (layers, sizes, the encoder's name
-and dimension, the LM's fingerprint, the training recipe); loading it for another model or
-another encoder raises ``ValueError``.
+and dimension, the LM's fingerprint, the training recipe, the sha256 of the weights file);
+loading it for another model or another encoder raises ``ValueError``, and so does loading a
+damaged pair (either file unreadable, or weights that are not those the meta was saved with),
+naming the file (since 2026-12-07).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,14 +30,15 @@ import torch.nn.functional as F
 from torch import nn
 
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
-from recall_core.models.lora import ADAPTER_FOLDER
-from recall_core.models.lora import (
-    base_fingerprint as model_fingerprint,  # dtype-independent: fp32 and bf16 alike
-)
+from recall_core.models.lora import ADAPTER_FOLDER, fingerprint_label, fingerprint_like, fingerprint_matches
 
 HEAD_FILE = "query_head.safetensors"
 META_FILE = "query_head.json"
 FORMAT = "recall-query-head/1"
+#: The key of ``query_head.json`` that holds the sha256 of ``query_head.safetensors`` as saved with it
+#: (kept out of :class:`HeadMeta`: it describes the file, not the head). Heads saved before
+#: 2026-12-07 (the shipped one) have none and are not checked for it.
+WEIGHTS_DIGEST = "weights_sha256"
 #: Relative depths of the default layers (0 = embeddings, 1 = the last layer's output).
 DEFAULT_DEPTHS = (0.5, 0.75, 1.0)
 #: What ``query_mode="hidden"`` without a head says (the raw hidden state found too little to be offered).
@@ -142,13 +148,11 @@ class RecallQueryHead:
 
     def check(self, model: Any = None, encoder: Any = None) -> None:
         """``ValueError`` unless ``model`` (fingerprint) and ``encoder`` (name, dimension) are the head's."""
-        if model is not None:
-            found = model_fingerprint(model)
-            if found != self.meta.model_fingerprint:
-                raise ValueError(
-                    f"this query head was trained for the model with fingerprint {self.meta.model_fingerprint}, "
-                    f"not this one ({found}): train a head for this model with `recall train-head`"
-                )
+        if model is not None and not fingerprint_matches(self.meta.model_fingerprint, model):
+            raise ValueError(
+                f"this query head was trained for the model with fingerprint {fingerprint_label(self.meta.model_fingerprint)}, "
+                f"not this one ({fingerprint_label(fingerprint_like(self.meta.model_fingerprint, model))}): train a head for this model with `recall train-head`"
+            )
         if encoder is not None:
             name, dim = getattr(encoder, "name", None), getattr(encoder, "dimension", None)
             if name != self.meta.encoder_name or dim != self.meta.encoder_dim:
@@ -176,33 +180,124 @@ class RecallQueryHead:
         return self.vectors(features)[0].tolist()
 
     def save(self, folder: str | Path) -> Path:
-        """Write ``query_head.safetensors`` and ``query_head.json`` into ``folder``; returns the folder."""
-        from safetensors.torch import save_file
+        """Write ``query_head.safetensors`` and ``query_head.json`` into ``folder``; returns the folder.
 
-        folder = Path(folder)
+        Both are written under temporary names first and then moved in, the weights first and the
+        meta last; the meta records the weights' sha256, so a save killed between the two moves
+        leaves new weights that :meth:`load` refuses beside the old meta, never a silent mix. An
+        old meta without that digest is removed before the weights are replaced, for the same reason.
+        """
+        from safetensors.torch import save as to_bytes
+
+        folder = Path(folder).expanduser()
         folder.mkdir(parents=True, exist_ok=True)
         state = {k: v.detach().contiguous().cpu() for k, v in self.head.state_dict().items()}
-        save_file(state, str(folder / HEAD_FILE), metadata={"format": FORMAT})
-        (folder / META_FILE).write_text(json.dumps(asdict(self.meta), indent=1))
+        weights = to_bytes(state, metadata={"format": FORMAT})
+        record = {**asdict(self.meta), WEIGHTS_DIGEST: hashlib.sha256(weights).hexdigest()}
+        token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"  # two saves at once stage apart
+        staged = {name: folder / f".{name}.{token}.tmp" for name in (HEAD_FILE, META_FILE)}
+        try:
+            _write_synced(staged[HEAD_FILE], weights)
+            _write_synced(staged[META_FILE], json.dumps(record, indent=1).encode())
+            if (folder / META_FILE).is_file() and not _has_digest(folder / META_FILE):
+                (folder / META_FILE).unlink()
+            os.replace(staged[HEAD_FILE], folder / HEAD_FILE)
+            os.replace(staged[META_FILE], folder / META_FILE)
+        finally:
+            for path in staged.values():
+                path.unlink(missing_ok=True)
         return folder
 
     @classmethod
     def load(cls, folder: str | Path, model: Any = None, encoder: Any = None) -> RecallQueryHead:
-        """Read a head saved by :meth:`save`; with ``model``/``encoder`` given, :meth:`check` them."""
-        from safetensors.torch import load_file
+        """Read a head saved by :meth:`save`; with ``model``/``encoder`` given, :meth:`check` them.
 
-        folder = Path(folder)
-        if not (folder / HEAD_FILE).is_file() or not (folder / META_FILE).is_file():
-            raise ValueError(f"no query head in {folder}: it needs {HEAD_FILE} and {META_FILE}")
-        raw = json.loads((folder / META_FILE).read_text())
-        if raw.get("format") != FORMAT:
-            raise ValueError(f"{folder / META_FILE} is not a {FORMAT} head (format {raw.get('format')!r})")
-        meta = HeadMeta(**raw)
-        head = QueryHead(meta.hidden_size, meta.layers, meta.out_dim, meta.mix, meta.hidden)
-        head.load_state_dict(load_file(str(folder / HEAD_FILE)))
+        Raises:
+            ValueError: no head there; a damaged ``query_head.json`` (not JSON, another format,
+                fields missing or of the wrong type) or ``query_head.safetensors`` (truncated,
+                not the weights the meta was saved with, not of the meta's sizes, NaN or infinite
+                values), naming the file; or a head for another model or encoder (:meth:`check`).
+        """
+        from safetensors import SafetensorError
+        from safetensors.torch import load as from_bytes
+
+        folder = Path(folder).expanduser()
+        head_file, meta_file = folder / HEAD_FILE, folder / META_FILE
+        if not head_file.is_file() or not meta_file.is_file():
+            alone = head_file if head_file.is_file() else meta_file if meta_file.is_file() else None
+            why = f" ({alone} is there without the other: a save was interrupted?)" if alone else ""
+            raise ValueError(f"no query head in {folder}: it needs {HEAD_FILE} and {META_FILE}{why}")
+        meta, digest = _read_meta(meta_file)
+        data = head_file.read_bytes()
+        if digest is not None and hashlib.sha256(data).hexdigest() != digest:
+            raise ValueError(f"{head_file} is not the weights {meta_file} was saved with (its sha256 differs): the "
+                             "file is damaged, or a save was interrupted; train the head again with `recall train-head`")  # fmt: skip
+        try:
+            state = from_bytes(data)
+        except SafetensorError as error:
+            raise ValueError(f"{head_file} is damaged (truncated or not a safetensors file): {error}") from None
+        for key, tensor in state.items():
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"{head_file} is damaged: tensor {key!r} holds NaN or infinite values")
+        try:
+            head = QueryHead(meta.hidden_size, meta.layers, meta.out_dim, meta.mix, meta.hidden)
+        except ValueError as error:
+            raise ValueError(f"{meta_file} is damaged: {error}") from None
+        try:
+            head.load_state_dict(state)
+        except RuntimeError as error:
+            why = str(error).replace("\n", " ")
+            raise ValueError(f"{head_file} does not fit {meta_file} (layers, sizes, mix): {why}") from None
         loaded = cls(head, meta)
         loaded.check(model, encoder)
         return loaded
+
+
+#: The fields of ``query_head.json`` and the types they must have.
+_META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "layers": list, "hidden_size": int, "out_dim": int, "mix": str, "hidden": int, "encoder_name": str,
+    "encoder_dim": int, "model_fingerprint": str, "system_prompt": str, "recipe": dict, "format": str,
+}  # fmt: skip
+
+
+def _read_meta(meta_file: Path) -> tuple[HeadMeta, str | None]:
+    """The :class:`HeadMeta` in ``meta_file`` and the weights' digest it records (``None``: saved before there was one)."""
+    try:
+        raw = json.loads(meta_file.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{meta_file} is damaged: {error}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{meta_file} is damaged: it holds a JSON {type(raw).__name__}, not an object")
+    if raw.get("format") != FORMAT:
+        raise ValueError(f"{meta_file} is not a {FORMAT} head (format {raw.get('format')!r})")
+    digest = raw.pop(WEIGHTS_DIGEST, None)
+    if digest is not None and not isinstance(digest, str):
+        raise ValueError(f"{meta_file} is damaged: {WEIGHTS_DIGEST} must be a hex string, got {digest!r}")
+    unknown = sorted(set(raw) - set(_META_TYPES))
+    missing = sorted({"layers", "hidden_size", "out_dim", "mix", "hidden", "encoder_name", "encoder_dim",
+                      "model_fingerprint"} - set(raw))  # fmt: skip
+    if unknown or missing:
+        raise ValueError(f"{meta_file} is damaged: fields missing {missing}, unknown {unknown}")
+    for key, value in raw.items():
+        kind = _META_TYPES[key]
+        if isinstance(value, bool) or not isinstance(value, kind) or (key == "layers" and not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value)):  # fmt: skip
+            raise ValueError(f"{meta_file} is damaged: {key} must be a {getattr(kind, '__name__', kind)}, got {value!r}")
+    return HeadMeta(**raw), digest
+
+
+def _has_digest(meta_file: Path) -> bool:
+    try:
+        return isinstance(json.loads(meta_file.read_text()).get(WEIGHTS_DIGEST), str)
+    except (ValueError, AttributeError, OSError):  # damaged or not an object: no digest to trust
+        return False
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with path.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def model_folder(name_or_path: str | Path | None, model: Any = None) -> Path | None:

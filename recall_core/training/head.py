@@ -149,7 +149,8 @@ def fit_head(
 ) -> tuple[QueryHead, list[float]]:
     """Train a :class:`QueryHead` on precomputed ``features`` ``[n, layers, hidden]`` and encoder
     ``targets`` ``[n, dim]``; returns it and the mean loss of each epoch. Deterministic for
-    ``recipe.seed``."""
+    ``recipe.seed``. The learning rate follows one cycle (10% warm-up to ``recipe.lr``, then down)
+    over the run's optimizer steps; a run of 10 steps or fewer keeps ``recipe.lr`` throughout."""
     if features.ndim != 3 or targets.ndim != 2 or features.shape[0] != targets.shape[0]:
         raise ValueError(
             f"features [n, layers, hidden] and targets [n, dim] must have the same n, got "
@@ -165,7 +166,7 @@ def fit_head(
     optimizer = torch.optim.AdamW(head.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
     n = features.shape[0]
     steps = recipe.epochs * math.ceil(n / recipe.batch_size)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=steps, pct_start=0.1)
+    schedule = _one_cycle(optimizer, recipe.lr, steps)
     order = torch.Generator().manual_seed(recipe.seed)
     epochs = range(recipe.epochs)
     if progress:
@@ -183,10 +184,29 @@ def fit_head(
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            schedule.step()
+            if schedule is not None:
+                schedule.step()
             total += float(loss.detach()) * len(batch)
         history.append(total / n)
     return head.eval(), history
+
+
+#: Below this many optimizer steps in all a head trains at a constant learning rate (see :func:`_one_cycle`).
+MIN_SCHEDULED_STEPS = 11
+
+
+def _one_cycle(optimizer: torch.optim.Optimizer, lr: float, steps: int) -> torch.optim.lr_scheduler.LRScheduler | None:
+    """torch's ``OneCycleLR`` with a 10% warm-up over ``steps``, or ``None`` (a constant ``lr``) for
+    fewer than :data:`MIN_SCHEDULED_STEPS`.
+
+    Why: the warm-up's length is ``0.1 * steps - 1`` steps and torch divides by it, so at exactly 10
+    steps (``epochs=1, batch_size=2`` on 20 texts) it raised ``ZeroDivisionError``, and below 10 the
+    warm-up was skipped and a single step ran at the cycle's floor (``lr / 250,000``). Longer runs
+    (every recipe of ours) keep the schedule they were trained with.
+    """
+    if steps < MIN_SCHEDULED_STEPS:
+        return None
+    return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.1)
 
 
 def train_query_head(
