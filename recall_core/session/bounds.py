@@ -65,10 +65,7 @@ class SessionBounds:
         if choice is not None:
             before = plan.eviction
             self._evict(plan, choice)
-            after = plan.eviction
-            plan.eviction = Eviction(before.tokens + after.tokens, before.messages + after.messages,
-                                     before.new_messages, before.written + after.written,
-                                     after.error or before.error)  # fmt: skip
+            plan.eviction = before.then(plan.eviction)
         if self.cache_tokens > limit and not self._warned_over:
             self._warned_over = True
             warnings.warn(f"the memories injected in this reply took the session's cache to {self.cache_tokens} positions, "

@@ -58,10 +58,13 @@ class SessionDecisions:
         if not decision.asked:
             crop_cache(self._cache, len(prefix) + len(plan.ids) - 1)
             return plan, prefix, decision.config(config), None, False
+        # Back to the conversation before the call (the messages the plan prefilled again included:
+        # the replan prefills them again, or evicts them), its evictions done and reported with the replan's.
         self._rollback(plan, prefix, failed=False)
         first, plan = plan, self._plan_for(messages, rendered, generate=True, config=config, outputs=outputs, asked=True)
-        plan.reason = plan.reason or first.reason  # a fresh start undone: the same fresh start, for the same reason
+        plan.reason = first.reason or plan.reason  # why the first plan prefilled what it did (a fresh start: the same)
         prefix = self._prepare(plan, reserve=reserve)
+        plan.eviction = first.eviction.then(plan.eviction)
         return plan, prefix, asked_config(config, recall_position="user_start"), decision.placed, True
 
     def _opens_with_recall(self, plan: Plan, prefix: list[int], config: RecallConfig, memory: Any) -> Placed | None:

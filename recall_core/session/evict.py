@@ -39,6 +39,15 @@ class Eviction:
     written: list[str] = field(default_factory=list)
     error: str | None = None
 
+    def then(self, later: Eviction) -> Eviction:
+        """This eviction and a ``later`` one of the same call, as one: a message evicted again (a
+        replan that read it again, it was never prefilled: no positions) counts once."""
+        seen = {m.key for m in self.messages}
+        again = sum(1 for m in later.messages if m.key in seen)
+        return Eviction(self.tokens + later.tokens, self.messages + [m for m in later.messages if m.key not in seen],
+                        self.new_messages + later.new_messages - again, self.written + later.written,
+                        later.error or self.error)  # fmt: skip
+
 
 @dataclass
 class Choice:

@@ -67,6 +67,7 @@ class Plan:
     output: OutputPlan | None = None  # tools / structured output, for the generator
     query: str | None = None  # what this turn's recall searches with: the last user message
     messages: list[dict[str, Any]] = field(default_factory=list)  # the conversation the call renders (cached and new)
+    before: list[Unit] = field(default_factory=list)  # the units the session held when the call was planned
 
     @property
     def ids(self) -> list[int]:
@@ -175,11 +176,16 @@ class SessionPlanner:
         kept, tokens, keep_text = found
         if reason is None and keep_text < len("".join(u.text for u in units if not u.pending)):
             reason = "the chat template renders the earlier messages differently: they are prefilled again"
+        if reason is None and any(u.messages and not u.parts for u in units):
+            reason = "a call that failed took earlier messages out of the cache: they are prefilled again"
         held = sum(len(u.messages) for u in kept)
         new_units = self._split(conversation, view, held, tokens, keep_text, generate)
         keep = sum(u.length for u in kept)
+        # Kept nothing (a cache that lost every message, :func:`~recall_core.session.units.lost_units`):
+        # a fresh start, with the messages left out of the conversation still evicted.
         return Plan(kept, keep, new_units, digests, keep == 0 and state.turn > 0, reason,
-                     output=view.output, query=view.query, messages=[m for _, m in conversation])  # fmt: skip
+                    evicted_before=len(digests) - len(conversation), output=view.output, query=view.query,
+                    messages=[m for _, m in conversation])  # fmt: skip
 
     def _fresh_plan(self, state: CacheState, digests: list[bytes], tail: list[dict[str, Any]], start: int, generate: bool,
                     config: RecallConfig, outputs: Mapping[str, Any] | None, reason: str | None,

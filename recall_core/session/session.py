@@ -53,7 +53,7 @@ from recall_core.reply import finish_text
 from recall_core.session.bounds import CALL_ARGUMENTS, SessionBounds
 from recall_core.session.decisions import SessionDecisions
 from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, user_text
-from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix
+from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix, lost_units
 from recall_core.session.writes import (
     CallReceipt,
     PendingWrites,
@@ -351,6 +351,7 @@ class RecallSession(SessionBounds, SessionDecisions):
             plan = self.planner.plan(state, *read, **kwargs, afresh=why)
         if plan.fresh and plan.reason is None:
             plan.reason = self._lost
+        plan.before = list(self._units)  # what a rollback goes back to
         if not kwargs["generate"] and read[2] == 0 and self._digests and not common_prefix(read[0], self._digests):
             warnings.warn(f"append() was given a list that shares no message with the session's conversation of "
                           f"{len(self._digests)} message(s): a list is the whole conversation, as for reply(), and "
@@ -458,20 +459,30 @@ class RecallSession(SessionBounds, SessionDecisions):
 
     def _rollback(self, plan: Plan, prefix: list[int], failed: bool = True) -> None:
         """A call failed (or, not ``failed``, a decision is undone): the cache goes back to what it held
-        before the prefill (evictions stay done)."""
+        before the prefill (evictions stay done), and the conversation to the one the session held
+        before the call: the messages the plan prefilled again stay in it, with no ids in the cache
+        (:func:`~recall_core.session.units.lost_units`), so the next call (or the decision's replan)
+        prefills them again, or evicts them. Before 2026-12-07 they were dropped, and a call that
+        sent only its new message went on without them."""
         if self._cache is not None and cache_length(self._cache) > len(prefix):
             if len(prefix) >= croppable_to(self._cache):
                 crop_cache(self._cache, len(prefix))
             else:  # a sliding-window layer forgot what the prefix needs: the next call starts afresh
                 prefix = []
-        if not prefix:
+        evicted = {m.index for m in plan.eviction.messages}
+        lost = lost_units(plan.before, self._units if prefix else [], evicted)
+        if not prefix and (failed or not lost):
             # Nothing cached is left: no conversation, as before the first call (the written log stays).
             # Before 2026-12-06 the sinks and evicted count stayed: the retry gave a false reason.
-            self._cache, self._units, self._sinks, self._evicted = None, [], None, 0
+            self._cache, self._units, self._sinks, self._evicted, self._digests = None, [], None, 0, []
             if self._turn and failed:
                 self._lost = "a failed call left nothing in the cache: started afresh"
-        confirmed = [u.index + len(u.messages) for u in self._units if not u.pending]
-        self._digests = list(plan.digests[: max(confirmed, default=0)])
+            return
+        if not prefix:  # a decision undone on a fresh start: the replan starts afresh from the same messages
+            self._cache, self._units, self._sinks = None, [], None
+        self._units = self._units + lost
+        # The conversation before the call, and the messages of this call evicted already (a reply confirmed).
+        self._digests = self._digests + plan.digests[len(self._digests) : max((i + 1 for i in evicted), default=0)]
 
     def _commit(self, plan: Plan, sequence: list[int], seen: int | None = None) -> list[int] | None:
         """After the forward passes: the units the cache now holds, and the conversation's digests.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -181,6 +181,8 @@ def matching_units(units: list[Unit], text: str) -> tuple[list[Unit], int]:
     kept: list[Unit] = []
     offset = 0
     for unit in units:
+        if unit.messages and not unit.parts:  # a message the cache lost (:func:`lost_units`): prefilled from here
+            break
         parts: list[Part] = []
         for part in unit.parts:
             end = offset + len(part.text)
@@ -197,6 +199,23 @@ def matching_units(units: list[Unit], text: str) -> tuple[list[Unit], int]:
             offset -= sum(len(p.text) for p in parts)
         break
     return kept, offset
+
+
+def lost_units(before: Sequence[Unit], held: Sequence[Unit], evicted: Collection[int]) -> list[Unit]:
+    """After a call is rolled back: the units the session held when it began (``before``) whose ids
+    the cache no longer holds (it keeps ``held``: the plan prefilled the rest again) and whose
+    messages were not evicted (``evicted``: their indices), as units with no ids, the pending reply
+    last. They keep the conversation whole: the next call prefills them again, or evicts them
+    (:func:`matching_units` stops at the first one)."""
+    end = max((u.index + len(u.messages) for u in held if not u.pending), default=0)
+    replied = bool(held) and held[-1].pending
+    lost: list[Unit] = []
+    for unit in before:
+        if unit.pending and not replied and unit.index not in evicted:
+            lost.append(Unit(unit.index, pending=True, written=unit.written))
+        elif not unit.pending and unit.index >= end and not any(m.index in evicted for m in unit.messages):
+            lost.append(Unit(unit.index, list(unit.messages)))
+    return lost
 
 
 def last_text_part(units: list[Unit]) -> Part | None:
