@@ -4,4 +4,5 @@ import sys
 
 from recall_core.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # (imported, as the packaging test imports every module, it runs nothing)
+    sys.exit(main())
