@@ -10,7 +10,8 @@ CELLS = [
 
 recall gives a local Hugging Face model a long-term memory that is **recalled inside
 generation**: when the token `<recall>` comes up, the decode loop searches the memory, picks
-a memory and injects it as input embeddings into the same KV cache, then goes on decoding.
+the memories that answer (up to two by default, `RecallConfig.memories`) and injects them, as
+one block of notes, as input embeddings into the same KV cache, then goes on decoding.
 Nothing is pasted into the prompt.
 
 This notebook runs offline on the embedded defaults: SmolLM2-135M-Instruct (converted
@@ -44,8 +45,9 @@ print(store.for_user("ada").count(), "memories for ada")
 
 `RecallGenerator` runs the model with the recall loop. With chat messages and the default
 policy (`recall_policy="auto"`), `<recall>` goes where the answer to the user's turn
-consults memory: the loop searches ada's memory with that turn and injects the best memory
-into the KV cache before the answer.
+consults memory: the loop searches ada's memory with that turn and injects the best memories
+(up to two, dated and tagged with who said them, under a short reading instruction) into
+the KV cache before the answer.
 """),
     code("""
 from recall_core import RecallGenerator
@@ -58,26 +60,26 @@ print(result.text)
     md("""
 ## Read the trace
 
-Every `<recall>` is recorded: where the memory went in the sequence, which memory, its
-cosine score, the query that found it, the other candidates, and how many embeddings were
-injected. The injected span shows in `result.sequences` as `<|memory_pad|>` ids, so the
+Every `<recall>` is recorded: where the block went in the sequence, which memories are in
+it and their cosine scores, the notes as injected, the query that found them, the other
+candidates, and how many embeddings were injected. The injected span shows in `result.sequences` as `<|memory_pad|>` ids, so the
 sequence length always equals the KV-cache length.
 
-(The system prompt matters with a model this small: measured on eight questions like these,
-the answer used the injected memory 5/8 times with no system prompt, 6/8 with "You are a
-helpful assistant.", and 1/8 with "... Answer in one short sentence." The trace shows the
-right memory was injected every time; the 135M model does not always use it.)
+The trace says which memory was injected; whether the reply uses it is up to the model (a
+135M model does not always), so read the trace first when an answer is wrong.
 """),
     code("""
 for recall in result.recalls:
     print(f"position {recall.position}: injected={recall.injected} score={recall.score:.2f}")
     print(f"  query:  {recall.query!r}")
-    print(f"  memory: {recall.text!r} ({recall.length} embeddings, id {recall.memory_id[:8]}...)")
+    print(f"  notes:  {recall.text!r} ({recall.length} embeddings)")
+    print(f"  memories: {[(mid[:8], round(score, 2)) for mid, score in recall.memories]}")
     print(f"  candidates: {[(cid[:8], round(score, 2)) for cid, score in recall.candidates]}")
 print(result.usage, "finish:", result.finish_reason)
 
 pad_id = gen.tokenizer.convert_tokens_to_ids("<|memory_pad|>")
 print("pads in sequences:", int((result.sequences == pad_id).sum()), "== injected tokens:", result.usage.injected_tokens)
+assert any("Biscuit" in recall.text for recall in result.recalls if recall.injected)  # the dog's memory was injected
 """),
     md("""
 ## Stream it
@@ -103,6 +105,7 @@ other = gen.generate(
 )
 print(other.text)
 print([(r.reason, r.injected) for r in other.recalls])
+assert not any(r.injected for r in other.recalls)  # nothing of ada's reached bruno's answer
 """),
     code("""
 store.close()

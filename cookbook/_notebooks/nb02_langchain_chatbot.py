@@ -11,8 +11,9 @@ CELLS = [
 `langchain_recall.ChatRecall` is a LangChain chat model over the recall engine. With a
 `store` and a `user_id` it does two things per call:
 
-* **recall**: `<recall>` goes where the answer consults memory and the loop injects the
-  best memory of that user into the KV cache (nothing is added to the prompt);
+* **recall**: `<recall>` goes where the answer consults memory and the loop injects that
+  user's best memories (up to two by default, as one block of notes) into the KV cache
+  (nothing is added to the prompt);
 * **remember**: with `write_memory=True` (the default) the exchange is written to the user's
   memory after the reply, so a later session can recall it.
 

@@ -13,7 +13,8 @@ CELLS = [
 
 * `_aget` does *not* return memory text to paste into the prompt; it returns a one-token
   marker, `<recall>`. `llamaindex_recall.RecallLLM` moves it to where the answer consults
-  memory, and the decode loop injects the best memory into the KV cache there;
+  memory, and the decode loop injects the best memories (up to two by default, as one block
+  of notes) into the KV cache there;
 * the marker also asks `RecallLLM` to write each exchange into the recall `MemoryStore`
   right after the reply, under the `Memory`'s `session_id`. Nothing waits for `Memory` to
   flush its short-term queue (only past `token_limit`): the next session, or the next

@@ -97,7 +97,9 @@ plt.show()
 `out.attentions[t]` holds, per layer, the attention of decoding step `t`: step 0 is the last
 prompt forward, later steps read one token each. The row of step `t` is the attention paid
 while producing generated token `t`. We average over layers and heads. The bright first
-column is the attention sink (the first position, which every head leans on: seed 003);
+column is the attention sink (the first position, on which most heads put much of their
+attention whatever it holds: Xiao et al. 2023, "Efficient Streaming Language Models with
+Attention Sinks");
 the cyan bands are the injected memories.
 """),
     code("""
