@@ -79,7 +79,7 @@ def check_out(out: str | Path, *, name: str = "out", model_folder: str | Path | 
     Raises:
         ValueError: naming ``name`` (the argument or option) and what is there.
     """
-    folder = Path(out).expanduser()
+    folder = _absolute(out)
     if model_folder is not None and Path(model_folder).expanduser().is_dir():
         model_path, out_path = Path(model_folder).expanduser().resolve(), folder.resolve()
         if out_path == model_path or model_path in out_path.parents or out_path in model_path.parents:
@@ -97,7 +97,7 @@ def check_out(out: str | Path, *, name: str = "out", model_folder: str | Path | 
                              f"adapter's holds {META_FILE}): give a new or empty folder, nothing there is replaced")  # fmt: skip
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        probe = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        probe = Path(tempfile.mkdtemp(prefix=_staging_prefix(folder), dir=folder.parent))
         with contextlib.suppress(FileNotFoundError):  # a save beside it may have taken it for a dead run's
             probe.rmdir()
     except OSError as error:
@@ -105,10 +105,27 @@ def check_out(out: str | Path, *, name: str = "out", model_folder: str | Path | 
     return folder
 
 
+def _absolute(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, made absolute: ``.`` has a name then, and the folder checked is
+    the folder written (until 2026-12-07 ``~/x`` was checked in the home folder and written to ``./~/x``)."""
+    return Path(os.path.abspath(Path(path).expanduser()))
+
+
+def _staging_prefix(folder: Path) -> str:
+    """The start of a staging folder's name: marked as recall's, so that no folder of the user's
+    (a ``.NAME-20261207`` backup) is ever taken for a dead run's."""
+    return f".{folder.name}.recall-staging-"
+
+
+def _replaced(folder: Path) -> Path:
+    """Where the previous folder waits while the new one moves in."""
+    return folder.with_name(f".{folder.name}.recall-replaced")
+
+
 def _staging_names(folder: Path) -> re.Pattern[str]:
-    """The names :func:`replace_folder` gives its sibling folders: ``tempfile.mkdtemp``'s
-    ``.NAME-`` and eight letters, digits or ``_`` (``.NAME-replaced`` among them)."""
-    return re.compile(re.escape(f".{folder.name}-") + r"[a-z0-9_]{8}")
+    """The names of :func:`replace_folder`'s staging folders: the prefix and ``tempfile.mkdtemp``'s
+    eight letters, digits or ``_``."""
+    return re.compile(re.escape(_staging_prefix(folder)) + r"[a-z0-9_]{8}")
 
 
 @contextlib.contextmanager
@@ -131,8 +148,8 @@ def _locked(parent: Path) -> Iterator[None]:
 
 def _remove_stale(folder: Path) -> None:
     """What a run killed while saving ``folder`` left: its staging folder (removed) and, where it was
-    killed between the two renames, the previous folder as ``.NAME-replaced`` (put back first)."""
-    old = folder.with_name(f".{folder.name}-replaced")
+    killed between the two renames, the previous folder as ``.NAME.recall-replaced`` (put back first)."""
+    old = _replaced(folder)
     if not folder.exists() and old.is_dir() and not old.is_symlink():
         old.rename(folder)
     names = _staging_names(folder)
@@ -149,14 +166,14 @@ def replace_folder(path: str | Path, write: Callable[[Path], None]) -> Path:
     leaves its hidden staging folder, which the next save of ``path`` removes (since 2026-12-07).
     ``path`` is replaced whatever it holds: callers check it first (:func:`check_out`).
     """
-    folder = Path(path)
+    folder = _absolute(path)
     folder.parent.mkdir(parents=True, exist_ok=True)
     with _locked(folder.parent):
         _remove_stale(folder)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        staging = Path(tempfile.mkdtemp(prefix=_staging_prefix(folder), dir=folder.parent))
         try:
             write(staging)
-            old = folder.with_name(f".{folder.name}-replaced")
+            old = _replaced(folder)
             if folder.exists():
                 shutil.rmtree(old, ignore_errors=True)
                 folder.rename(old)

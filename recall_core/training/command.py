@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"examples": str(args.save_examples), "count": len(examples), "counts": counts}, indent=1))
         return 0
     name = models_dir_name(args.model)
-    out = Path(args.out) if args.out else recall_home() / "adapters" / name
+    out = Path(args.out).expanduser() if args.out else recall_home() / "adapters" / name
     check_out(out, name="--out", model_folder=args.model)
     header, examples = None, None
     if args.examples_file:

@@ -38,7 +38,7 @@ def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any 
     The first line, a header, records ``tokenizer``'s facts (:func:`tokenizer_facts`, its name
     too) and the conversation ``families`` the examples were built from, where given.
     """
-    path = Path(path)
+    path = Path(path).expanduser()
     header: dict[str, Any] = {HEADER: 1}
     if tokenizer is not None:
         header |= {"tokenizer": str(getattr(tokenizer, "name_or_path", "")), **tokenizer_facts(tokenizer)}
@@ -54,7 +54,7 @@ def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any 
 
 def read_examples(path: str | Path) -> tuple[dict[str, Any] | None, list[Example]]:
     """A file's header (``None`` for a file written before 2026-12-07) and all its examples."""
-    with gzip.open(Path(path), "rt", encoding="utf-8") as lines:
+    with gzip.open(Path(path).expanduser(), "rt", encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines if line.strip()]
     header = rows.pop(0) if rows and HEADER in rows[0] else None
     return header, [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows]

@@ -341,11 +341,15 @@ def test_a_loss_that_stops_being_finite_stops_the_run_and_saves_nothing(tmp_path
 
 # --------------------------------------------------------------------------- a killed save
 def test_a_save_removes_the_staging_folders_a_killed_save_of_the_same_folder_left(tmp_path):
-    """A SIGKILL while saving leaves `.NAME-XXXXXXXX` (and maybe `.NAME-replaced`); until
-    2026-12-07 nothing removed them. Only names of that exact pattern are removed."""
+    """A SIGKILL while saving leaves `.NAME.recall-staging-XXXXXXXX` (and maybe `.NAME.recall-replaced`);
+    until 2026-12-07 nothing removed them. Only recall's own names are removed: a second review found
+    the first version taking a user's `.NAME-20261207` backup for a staging folder and deleting it."""
     from recall_core.training.adapter import replace_folder
 
-    for name in (".adapter-abc_1234", ".adapter-replaced", ".adapter-notes", ".adapter-abcdefghi", ".other-abcd1234"):
+    ours = (".adapter.recall-staging-abc_1234", ".adapter.recall-replaced")
+    users = (".adapter-20261207", ".adapter-backup_1", ".adapter-replaced", ".adapter-notes",
+             ".adapter.recall-staging-abcdefghi", ".other.recall-staging-abcd1234")  # fmt: skip
+    for name in ours + users:
         (tmp_path / name).mkdir()
         (tmp_path / name / "file").write_text(name)
     (tmp_path / "adapter").mkdir()
@@ -354,16 +358,37 @@ def test_a_save_removes_the_staging_folders_a_killed_save_of_the_same_folder_lef
         (staging / META_FILE).write_text("{}")
 
     replace_folder(tmp_path / "adapter", write)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".adapter-abcdefghi", ".adapter-notes", ".other-abcd1234",
-                                                          "adapter"]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*users, "adapter"])
+    assert all((tmp_path / name / "file").read_text() == name for name in users)
     assert (tmp_path / "adapter" / META_FILE).is_file()
+
+
+def test_an_out_with_a_home_folder_or_the_current_folder_is_written_where_it_was_checked(tmp_path, monkeypatch):
+    """`~` is expanded in the folder written as in the folder checked (the first version checked
+    `~/x` and wrote `./~/x`), and `.` is the current folder by its name (it failed after training)."""
+    from recall_core.training.adapter import check_out, replace_folder
+
+    def write(staging: Path) -> None:
+        (staging / META_FILE).write_text("{}")
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    work = tmp_path / "work"
+    (work / "empty").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    assert check_out("~/adapters/mine") == tmp_path / "home" / "adapters" / "mine"
+    assert replace_folder("~/adapters/mine", write) == tmp_path / "home" / "adapters" / "mine"
+    assert (tmp_path / "home" / "adapters" / "mine" / META_FILE).is_file() and not (work / "~").exists()
+    monkeypatch.chdir(work / "empty")
+    assert check_out(".") == work / "empty"
+    assert replace_folder(".", write) == work / "empty"
+    assert (work / "empty" / META_FILE).is_file()
 
 
 def test_a_save_killed_between_its_renames_gets_the_previous_folder_back_first(tmp_path):
     from recall_core.training.adapter import replace_folder
 
-    (tmp_path / ".adapter-replaced").mkdir()
-    (tmp_path / ".adapter-replaced" / META_FILE).write_text('{"previous": true}')
+    (tmp_path / ".adapter.recall-replaced").mkdir()
+    (tmp_path / ".adapter.recall-replaced" / META_FILE).write_text('{"previous": true}')
 
     def fail(staging: Path) -> None:
         raise OSError("No space left on device")
