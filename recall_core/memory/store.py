@@ -379,8 +379,6 @@ class MemoryStore:
     def writer(self, writer: MemoryWriter) -> None:
         if not isinstance(writer, MemoryWriter) or writer.store is not self:
             raise ValueError("store.writer must be a MemoryWriter made on this store: MemoryWriter(store, ...)")
-        if self._writer is not None and self._writer is not writer:
-            self._writer.catch_up.close()  # only the store's writer is asked by searches
         self._writer = writer
 
     # -- users ---------------------------------------------------------------------------------
@@ -412,8 +410,6 @@ class MemoryStore:
         """Close the index client and the journal, and release the lock. Safe to call twice."""
         if self._closed:
             return
-        if self._writer is not None:  # a search's catch-up in progress finishes its index write first
-            self._writer.catch_up.close()
         self._closed = True
         self.index.close()
         if self.root is not None:

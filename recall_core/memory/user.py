@@ -77,9 +77,7 @@ class UserMemory:
         ``{"session_id": "s1"}``). ``roles`` (default: the store's) keeps only what those speakers
         said (``("user",)``), ``None`` every speaker. ``unit`` (default: the store's) is what each text holds:
         ``"turn"``, ``"window"`` (with the turn before) or ``"exchange"`` (a turn and the reply
-        to it). See :mod:`recall_core.memory.search`. Once it has answered, the user's pending
-        memories (an outage's), if any, are indexed in the background, unless the store is
-        read-only (:mod:`recall_core.memory.upkeep.catch_up`).
+        to it). See :mod:`recall_core.memory.search`.
 
         Raises:
             MemoryUnavailableError: the index cannot be reached.
@@ -97,10 +95,7 @@ class UserMemory:
         unit = store.unit if unit is None else check_unit(unit)
         roles = store.roles if roles == "store" else check_roles(roles)
         with chroma_filter_errors(where):
-            found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
-        if not store.read_only:  # an outage's pending memories, indexed after this answer, off its thread
-            store.writer.catch_up.after_search(self.user_id)
-        return found
+            return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,6 @@ from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, che
 from recall_core.memory.text.ingest import IngestReport, ingest_file
 from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared, prepare_turn
-from recall_core.memory.upkeep.catch_up import SearchCatchUp, after_write
 from recall_core.memory.upkeep.lost import found_missing
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
@@ -60,6 +58,8 @@ from recall_core.types import MemoryCandidate
 
 logger = logging.getLogger(__name__)
 
+#: Older pending memories of a user indexed with each of their writes (see ``MemoryWriter._catch_up``).
+CATCH_UP = 512
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
@@ -122,10 +122,6 @@ class MemoryWriter:
         self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
         self._sized: set[str] = set()  # users whose stored vectors have this encoder's size
-        self._writing: dict[str, int] = {}  # ids this writer's writes are embedding and indexing (how many writes)
-        self._writing_lock = threading.Lock()
-        #: Indexes a user's pending memories in the background after their search (see upkeep/catch_up.py).
-        self.catch_up = SearchCatchUp(self)
 
     @property
     def encoder(self) -> Encoder:
@@ -512,8 +508,7 @@ class MemoryWriter:
             return len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
 
         try:
-            with self._held(ids):
-                self.index(self.embed(pending))
+            self.index(self.embed(pending))
         except EncoderOutputError as exc:  # journaled, but nothing of the encoder's output was stored
             raise EncoderOutputError(
                 f"{exc}. {kept()} memories are kept in the journal ({journal.path}) as pending, unsearchable: fix the "
@@ -526,29 +521,44 @@ class MemoryWriter:
             )  # fmt: skip
             raise MemoryUnavailableError(
                 f"{problem}. {kept()} memories are safe in the journal ({journal.path}) and will be indexed "
-                "by `repair` (`recall doctor --repair`), or by the user's next write or search"
+                "by `repair` (`recall doctor --repair`), or by the user's next write"
             ) from exc
         if not waiting:  # (a long write's later steps are pending too: its last step catches up)
-            after_write(self, {r.user_id for r in pending}, set(ids))
+            self._catch_up({r.user_id for r in pending}, set(ids))
 
-    def writing(self) -> frozenset[str]:
-        """The ids this writer's writes are embedding and indexing now (a search's catch-up skips them)."""
-        with self._writing_lock:
-            return frozenset(self._writing)
+    def _catch_up(self, users: set[str], skip: set[str]) -> None:
+        """Index up to :data:`CATCH_UP` of each of these users' pending memories (an outage's, a cut
+        heal's) but ``skip``, best effort, now that the index took a write: until 2026-12-06 they waited
+        for `repair`, unsearchable. A failure is logged (the write itself is done) and stops it."""
+        for user_id in sorted(users):
+            try:
+                done = self.index_pending_of(user_id, skip, CATCH_UP)
+            except (MemoryUnavailableError, sqlite3.Error) as exc:  # unreachable, or the journal busy
+                logger.info("pending memories of %r stay pending (%s)", user_id, exc)
+                return
+            except Exception as exc:  # noqa: BLE001 - refused (an encoder's output or error, the index's answer)
+                logger.warning("pending memories of %r stay pending (%s); `recall doctor --repair` names the cause",
+                               user_id, exc)  # fmt: skip
+                return
+            if done:
+                logger.info("indexed %d pending memories of %r", done, user_id)
 
-    @contextmanager
-    def _held(self, ids: Sequence[str]) -> Iterator[None]:
-        with self._writing_lock:
-            for i in ids:
-                self._writing[i] = self._writing.get(i, 0) + 1
-        try:
-            yield
-        finally:
-            with self._writing_lock:
-                for i in ids:
-                    self._writing[i] -= 1
-                    if not self._writing[i]:
-                        del self._writing[i]
+    def index_pending_of(self, user_id: str, skip: Collection[str] = (), limit: int | None = None) -> int:
+        """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
+        embedding only those without one (never re-encoding another encoder's); return how many.
+
+        Under the journal's write lock, as a lost collection's re-indexing is (upkeep/lost.py): a
+        ``forget`` or ``delete`` of another thread or process waits for it, instead of running between
+        the read and the index's write and having the memory it removed written back."""
+        journal = self.store.journal
+        with journal.transaction():
+            rows = [row for row in journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
+            if not rows:
+                return 0
+            missing = [row for row in rows if row.embedding is None]
+            embedded = {row.id: row for row in self.embed(missing)} if missing else {}
+            self.index([embedded.get(row.id, row) for row in rows])
+        return len(rows)
 
     def adopt(self, user_id: str, memory_id: str) -> JournalRow:
         """A memory found in the index but not in this journal (written by another client, or a

@@ -40,7 +40,6 @@ from recall_core.memory.errors import EncoderMismatchError, MemoryIndexWarning, 
 from recall_core.memory.index import MARK_FIRST, MARK_KEPT, MARK_LOST
 from recall_core.memory.journal import INDEXED, PENDING
 from recall_core.memory.protocols import StoreParts
-from recall_core.memory.upkeep.catch_up import index_pending
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +163,7 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
         for user_id in journal.users():
             try:
                 with journal.transaction():  # this journal's forget or delete of the user waits
-                    bar.update(index_pending(store.writer, user_id))
+                    bar.update(store.writer.index_pending_of(user_id))
             except (MemoryStoreError, sqlite3.OperationalError) as exc:
                 failed[user_id] = f"{type(exc).__name__}: {exc}"
                 if not isinstance(exc, EncoderMismatchError):
