@@ -329,7 +329,8 @@ class MemoryWriter:
         need = [i for i, r in enumerate(rows) if r.embedding is None or r.encoder != encoder.name]
         if need:
             vectors = encode_checked(encoder, [rows[i].search_text for i in need], self.batch_size)
-            self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name)
+            self.store.journal.set_vectors([rows[i].id for i in need], vectors, encoder.name,
+                                           [(rows[i].text, rows[i].context) for i in need])  # fmt: skip
             for j, i in enumerate(need):
                 rows[i] = rows[i].with_(embedding=vectors[j], encoder=encoder.name)
         return rows
@@ -343,6 +344,9 @@ class MemoryWriter:
         for user_id in dict.fromkeys(r.user_id for r in gone):
             try:
                 self.store.index.delete(user_id, [r.id for r in gone if r.user_id == user_id])
+                if not self.store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
+                    self.store.index.drop_user(user_id)
+                    scrub_free_pages(self.store.root)
             except MemoryUnavailableError as exc:  # hidden from reads as tombstones; `repair` finishes it
                 logger.warning("memories of %r deleted during their write stay in the index until repair (%s)",
                                user_id, exc)  # fmt: skip
@@ -547,17 +551,17 @@ class MemoryWriter:
         """Index ``user_id``'s pending memories (but ``skip``, at most ``limit``) with their stored vectors,
         embedding only those without one (never re-encoding another encoder's); return how many.
 
-        Under the journal's write lock, as a lost collection's re-indexing is (upkeep/lost.py): a
-        ``forget`` or ``delete`` of another thread or process waits for it, instead of running between
-        the read and the index's write and having the memory it removed written back."""
+        The index is written outside the journal's lock (a server's heal takes its own lock, then the
+        journal's: the other order deadlocked, and held SQLite's write lock across a hung request). A
+        ``forget`` or ``delete`` that runs meanwhile is taken back when the rows are marked indexed
+        (:meth:`Journal.mark_indexed`), and a row an ``update`` changed stays pending."""
         journal = self.store.journal
-        with journal.transaction():
-            rows = [row for row in journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
-            if not rows:
-                return 0
-            missing = [row for row in rows if row.embedding is None]
-            embedded = {row.id: row for row in self.embed(missing)} if missing else {}
-            self.index([embedded.get(row.id, row) for row in rows])
+        rows = [row for row in journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
+        if not rows:
+            return 0
+        missing = [row for row in rows if row.embedding is None]
+        embedded = {row.id: row for row in self.embed(missing)} if missing else {}
+        self.index([embedded.get(row.id, row) for row in rows])
         return len(rows)
 
     def adopt(self, user_id: str, memory_id: str) -> JournalRow:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError, doctor, repair
@@ -115,3 +116,76 @@ def test_a_write_with_no_removal_in_its_gap_is_indexed_as_before(tmp_path: Path,
         assert store.for_user("u").get(memory_id) is not None
         assert SECRET in [c.text for c in store.for_user("u").search("bank pin", 5)]
         assert doctor(store).ok
+
+
+def _pending(store: MemoryStore, encoder: _EncoderWithAGap, text: str) -> str:
+    """Write ``text`` while the encoder is down: journaled (acknowledged), pending, without a vector."""
+    encoder.fail = True
+    with pytest.raises(RuntimeError):
+        store.for_user("u").add(text)
+    encoder.fail = False
+    return next(r.id for r in store.journal.rows("u") if r.text == text)
+
+
+class _FailingEncoder(_EncoderWithAGap):
+    fail = False
+
+    def encode(self, texts, batch_size=64):
+        if self.fail:
+            raise RuntimeError("the encoder's service is down")
+        return super().encode(texts, batch_size)
+
+
+def test_a_write_s_catch_up_writes_the_index_outside_the_journal_s_lock(tmp_path: Path) -> None:
+    """A server's heal takes its own lock, then the journal's; the catch-up of a write held the
+    journal's lock across its index write, which takes the heal's: a reviewer's two threads
+    deadlocked for good (2026-12-07). Here another thread must get the journal during that write."""
+    import threading
+
+    encoder = _FailingEncoder(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        _pending(store, encoder, SECRET)
+        write, free = store.index.write, []
+
+        def watched(rows, *args, **kwargs):
+            if any(r.text == SECRET for r in rows):
+                other = threading.Thread(target=lambda: free.append(store.journal.count("someone")))
+                other.start()
+                other.join(5)
+            return write(rows, *args, **kwargs)
+
+        store.index.write = watched
+        store.for_user("u").add("a later note")
+        assert free == [0], "the journal's lock was held across the catch-up's index write"
+        assert store.journal.count("u", "pending") == 0
+
+
+def test_an_update_while_a_catch_up_encodes_keeps_the_new_text_and_its_own_vector(tmp_path: Path) -> None:
+    """The catch-up encoded the old text; an update changed it meanwhile. The old text's vector is
+    never stored for the new text (it was, and the next catch-up indexed the new text with it), and
+    the row is left pending when the index may hold the older text."""
+    encoder = _FailingEncoder(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        memory_id = _pending(store, encoder, SECRET)
+        encoder.during = lambda: store.for_user("u").update(memory_id, "my bank pin changed to 1234")
+        store.for_user("u").add("a later note")  # its catch-up encodes the secret
+        row = store.journal.get(memory_id)
+        assert row.text == "my bank pin changed to 1234"
+        assert row.embedding is None or np.allclose(row.embedding, encoder.encode([row.search_text])[0])
+        repair(store, doctor(store))
+        assert store.for_user("u").search("bank pin changed", 1)[0].text == "my bank pin changed to 1234"
+        assert doctor(store).ok
+
+
+def test_a_forget_racing_a_write_leaves_no_collection_and_no_words_on_disk(tmp_path: Path) -> None:
+    """A reviewer found the take-back of a forgotten turn left an empty collection naming the user
+    and the turn's words in the index's free pages, which a plain forget removes."""
+    encoder = _EncoderWithAGap(DIM, name="gap")
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        encoder.during = lambda: store.for_user("u").forget()
+        store.writer.add_turn("u", "user", SECRET)
+        assert store.index.count("u") == 0
+    held = [f for f in path.rglob("*") if f.is_file() and b"bank pin is 4711" in f.read_bytes()]
+    assert held == []

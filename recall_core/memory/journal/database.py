@@ -196,12 +196,19 @@ class Journal:
                 (context, PENDING, time.time(), memory_id, DELETING),
             )
 
-    def set_vectors(self, ids: Sequence[str], embeddings: np.ndarray, encoder: str) -> None:
-        """Store the vectors ``encoder`` computed for ``ids``."""
+    def set_vectors(self, ids: Sequence[str], embeddings: np.ndarray, encoder: str,
+                    made_from: Sequence[tuple[str, str | None]] | None = None) -> None:
+        """Store the vectors ``encoder`` computed for ``ids``; with ``made_from`` (each row's text and
+        context as encoded), only where the row still holds them: a vector is never stored for a
+        text an ``update`` changed while it was computed."""
         with self._transaction() as db:
+            if made_from is None:
+                db.executemany("UPDATE memories SET embedding=?, encoder=? WHERE id=?",
+                               [(to_blob(embeddings[i]), encoder, memory_id) for i, memory_id in enumerate(ids)])  # fmt: skip
+                return
             db.executemany(
-                "UPDATE memories SET embedding=?, encoder=? WHERE id=?",
-                [(to_blob(embeddings[i]), encoder, memory_id) for i, memory_id in enumerate(ids)],
+                "UPDATE memories SET embedding=?, encoder=? WHERE id=? AND text=? AND context IS ?",
+                [(to_blob(embeddings[i]), encoder, memory_id, *made_from[i]) for i, memory_id in enumerate(ids)],
             )
 
     def mark(self, ids: Sequence[str], state: str) -> None:
@@ -216,18 +223,21 @@ class Journal:
         """Mark rows just written to the index ``indexed``; return those a ``delete`` or ``forget``
         removed meanwhile (their journal rows tombstoned or purged while they were embedded and
         written), each a tombstone now: hidden from every read until the caller deletes it from the
-        index again, and finished by ``repair`` if that fails, never adopted back.
+        index again, and finished by ``repair`` if that fails, never adopted back. A row whose text an
+        ``update`` changed meanwhile stays pending (the index may hold the older text).
 
         Until 2026-12-07 a forget that ran while a write embedded the user's new turn was undone:
         the turn reached the index after the forget emptied it, and ``repair`` adopted it for good."""
         gone: list[JournalRow] = []
         with self._transaction() as db:
             for row in rows:
-                found = db.execute("SELECT state FROM memories WHERE id=?", (row.id,)).fetchone()
+                found = db.execute("SELECT state, text, context FROM memories WHERE id=?", (row.id,)).fetchone()
                 if found is None:
                     _insert(db, row.with_(embedding=None), DELETING, time.time())
                 if found is None or found[0] == DELETING:
                     gone.append(row)
+                elif (found[1], found[2]) != (row.text, row.context):  # an update changed it meanwhile: its own
+                    db.execute("UPDATE memories SET state=? WHERE id=?", (PENDING, row.id))  # write, or `repair`
                 else:
                     db.execute("UPDATE memories SET state=? WHERE id=?", (INDEXED, row.id))
         return gone
