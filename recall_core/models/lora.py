@@ -198,12 +198,7 @@ def read_meta(path: str | Path) -> dict[str, Any]:
     meta_file = folder / META_FILE
     if not meta_file.is_file() or not (folder / WEIGHTS_FILE).is_file():
         raise ValueError(f"{folder} is not a recall adapter: it needs {META_FILE} and {WEIGHTS_FILE} (from `recall train`)")
-    try:
-        meta = json.loads(meta_file.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{meta_file} is damaged: {error}") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{meta_file} is damaged: it holds a JSON {type(meta).__name__}, not an object")
+    meta = json_object(meta_file)
     if not isinstance(meta.get("base_fingerprint"), str) or not meta["base_fingerprint"]:
         raise ValueError(f"{meta_file} is damaged: base_fingerprint must be the base model's fingerprint (a string), "
                          f"got {meta.get('base_fingerprint')!r}")  # fmt: skip
@@ -211,6 +206,17 @@ def read_meta(path: str | Path) -> dict[str, Any]:
         if isinstance(meta.get(key), bool) or not isinstance(meta.get(key), int):
             raise ValueError(f"{meta_file} is damaged: {key} must be a token id (an int), got {meta.get(key)!r}")
     return meta
+
+
+def json_object(file: Path) -> dict[str, Any]:
+    """The JSON object in ``file``; ``ValueError`` naming the file where it is not JSON or not an object."""
+    try:
+        value = json.loads(file.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{file} is damaged: {error}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{file} is damaged: it holds a JSON {type(value).__name__}, not an object")
+    return value
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -223,12 +229,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
     config_file = Path(path).expanduser() / CONFIG_FILE
     if not config_file.is_file():
         raise ValueError(f"{config_file} is missing: an adapter folder needs it beside {WEIGHTS_FILE} (from `recall train`)")
-    try:
-        config = json.loads(config_file.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{config_file} is damaged: {error}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"{config_file} is damaged: it holds a JSON {type(config).__name__}, not an object")
+    config = json_object(config_file)
     if config.get("peft_type") != "LORA":
         raise ValueError(f"{config_file} is not a LoRA adapter's config: peft_type must be 'LORA', got {config.get('peft_type')!r}")
     rank = config.get("r")

@@ -30,7 +30,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from recall_core.config import DEFAULT_SYSTEM_PROMPT
-from recall_core.models.lora import ADAPTER_FOLDER, fingerprint_label, fingerprint_like, fingerprint_matches
+from recall_core.models.lora import (
+    ADAPTER_FOLDER,
+    fingerprint_label,
+    fingerprint_like,
+    fingerprint_matches,
+    json_object,
+)
 
 HEAD_FILE = "query_head.safetensors"
 META_FILE = "query_head.json"
@@ -262,12 +268,7 @@ _META_TYPES: dict[str, type | tuple[type, ...]] = {
 
 def _read_meta(meta_file: Path) -> tuple[HeadMeta, str | None]:
     """The :class:`HeadMeta` in ``meta_file`` and the weights' digest it records (``None``: saved before there was one)."""
-    try:
-        raw = json.loads(meta_file.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{meta_file} is damaged: {error}") from None
-    if not isinstance(raw, dict):
-        raise ValueError(f"{meta_file} is damaged: it holds a JSON {type(raw).__name__}, not an object")
+    raw = json_object(meta_file)
     if raw.get("format") != FORMAT:
         raise ValueError(f"{meta_file} is not a {FORMAT} head (format {raw.get('format')!r})")
     digest = raw.pop(WEIGHTS_DIGEST, None)
