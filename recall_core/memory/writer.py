@@ -342,8 +342,9 @@ class MemoryWriter:
         written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
         gone = self.store.journal.mark_indexed(written)  # a delete or forget ran meanwhile: out again
         for user_id in dict.fromkeys(r.user_id for r in gone):
+            ids = [r.id for r in gone if r.user_id == user_id]
             try:
-                self.store.index.delete(user_id, [r.id for r in gone if r.user_id == user_id])
+                self.store.index.delete(user_id, ids)
                 if not self.store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
                     self.store.index.drop_user(user_id)
                     scrub_free_pages(self.store.root)
@@ -352,7 +353,7 @@ class MemoryWriter:
                                user_id, exc)  # fmt: skip
             else:
                 with self._tidying("the memories are deleted"):
-                    self.store.journal.purge([r.id for r in gone if r.user_id == user_id])
+                    self.store.journal.purge(ids)
 
         def reindex(again: Sequence[JournalRow]) -> None:
             self.store.index.write(self.embed(list(again)), self.encoder.name)

@@ -295,15 +295,14 @@ def expected_tensors(model: Any, path: str | Path) -> dict[str, tuple[int, ...]]
     return {key: tuple(tensor.shape) for key, tensor in state.items()}
 
 
-def check_fit(model: Any, path: str | Path, weights: dict[str, torch.Tensor]) -> None:
+def check_fit(model: Any, path: str | Path, config: dict[str, Any], weights: dict[str, torch.Tensor]) -> None:
     """``ValueError`` unless ``weights`` hold exactly the tensors, of exactly the shapes, that the
-    adapter's config needs for ``model`` (:func:`expected_tensors`): a tensor missing (peft would
-    leave that layer as it was, warning only), one left over, or another rank."""
+    adapter's ``config`` (:func:`read_config`) needs for ``model`` (:func:`expected_tensors`): a
+    tensor missing (peft would leave that layer as it was, warning only), one left over, or another rank."""
     expected = expected_tensors(model, path)
     if expected is None:
         return
     folder = Path(path).expanduser()
-    config = read_config(folder)
     where = f"{folder / WEIGHTS_FILE} does not fit {CONFIG_FILE} (r={config.get('r')}) and this model"
     missing = sorted(set(expected) - set(weights))
     if missing:
@@ -343,8 +342,7 @@ def check_adapter(model: Any, tokenizer: Any, path: str | Path) -> dict[str, Any
     for key, value in ids.items():
         if meta.get(key) != value:
             raise ValueError(f"the adapter in {folder} has {key}={meta.get(key)}, this tokenizer {value}")
-    read_config(folder)
-    check_fit(model, folder, read_weights(folder))
+    check_fit(model, folder, read_config(folder), read_weights(folder))
     return meta
 
 

@@ -20,7 +20,7 @@ import json
 import os
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -275,8 +275,8 @@ def _read_meta(meta_file: Path) -> tuple[HeadMeta, str | None]:
     if digest is not None and not isinstance(digest, str):
         raise ValueError(f"{meta_file} is damaged: {WEIGHTS_DIGEST} must be a hex string, got {digest!r}")
     unknown = sorted(set(raw) - set(_META_TYPES))
-    missing = sorted({"layers", "hidden_size", "out_dim", "mix", "hidden", "encoder_name", "encoder_dim",
-                      "model_fingerprint"} - set(raw))  # fmt: skip
+    required = {f.name for f in fields(HeadMeta) if f.default is MISSING and f.default_factory is MISSING}
+    missing = sorted(required - set(raw))
     if unknown or missing:
         raise ValueError(f"{meta_file} is damaged: fields missing {missing}, unknown {unknown}")
     for key, value in raw.items():

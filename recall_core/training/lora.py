@@ -29,7 +29,7 @@ from recall_core.config import DEFAULT_SYSTEM_PROMPT, RecallConfig
 from recall_core.decoding.abstain import abstention_opening
 from recall_core.models.lora import base_fingerprint
 from recall_core.prompt import apply_chat_template, chat_prompt_ids
-from recall_core.settings import int_at_least
+from recall_core.settings import Range, in_range, int_at_least
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.training import family_data
 from recall_core.training.adapter import DEFAULT_TARGETS as DEFAULT_TARGETS  # where it was before 2026-12-07
@@ -113,14 +113,12 @@ class TrainConfig:
         int_at_least("distill_tokens", self.distill_tokens, 1)
         int_at_least("max_length", self.max_length, 16)
         int_at_least("agreement_prompts", self.agreement_prompts, 0)
-        if not (_number(self.learning_rate) and 0 < self.learning_rate <= 1):
-            raise ValueError(f"learning_rate must be a number in (0, 1], got {self.learning_rate!r}")
-        if not (_number(self.decision_weight) and math.isfinite(self.decision_weight) and self.decision_weight > 0):
-            raise ValueError(f"decision_weight must be a finite number > 0, got {self.decision_weight!r}")
+        in_range("learning_rate", self.learning_rate, Range("a number in (0, 1]", lambda v: 0 < v <= 1))
+        in_range("decision_weight", self.decision_weight, Range("a finite number > 0", lambda v: 0 < v < math.inf))
         seeds = EVAL_SEED - family_data.TRAIN_SEED
-        if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < seeds):
-            raise ValueError(f"seed must be an int in [0, {seeds}) (training users come from seed "
-                             f"{family_data.TRAIN_SEED} + seed, below the evaluation seed {EVAL_SEED}), got {self.seed!r}")  # fmt: skip
+        in_range("seed", self.seed, Range(f"an int in [0, {seeds}) (training users come from seed {family_data.TRAIN_SEED} "
+                                          f"+ seed, below the evaluation seed {EVAL_SEED})", lambda v: 0 <= v < seeds,
+                                          integer=True))  # fmt: skip
         if not self.targets:
             raise ValueError("targets must name at least one module (or 'all-linear')")
         for name in (*self.families, *self.exclude):
@@ -132,10 +130,6 @@ class TrainConfig:
     @property
     def trained_families(self) -> tuple[str, ...]:
         return tuple(f for f in self.families if f not in self.exclude)
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -468,7 +462,7 @@ def _tune(peft_model: Any, tokenizer: Any, examples: Sequence[Example], config: 
     for step, chunk in enumerate(bar):
         batch = {k: v.to(device) for k, v in collate(chunk, pad_id, config.decision_weight).items()}
         loss = _loss(peft_model, batch)
-        value = loss.item()
+        value = loss_value = loss.item()
         if math.isfinite(value):
             loss.backward()
             value = float(torch.nn.utils.clip_grad_norm_(params, 1.0))
@@ -480,7 +474,7 @@ def _tune(peft_model: Any, tokenizer: Any, examples: Sequence[Example], config: 
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
-        losses.append(loss.item())
+        losses.append(loss_value)
         bar.set_postfix(loss=f"{sum(losses[-10:]) / len(losses[-10:]):.3f}")
         if on_step is not None:
             on_step(step, losses[-1])
