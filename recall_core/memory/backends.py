@@ -313,12 +313,26 @@ def _read_owner(root: Path) -> str:
     return f" by {owner}" if owner else ""
 
 
-def scrub_free_pages(root: Path | None) -> None:
-    """Rewrite a local store's Chroma database without its free pages: SQLite keeps deleted rows'
-    bytes (ids, texts) in them until they are reused, and a forgotten user's words must not stay
-    on disk. A failure (the database busy) warns with the command that finishes it."""
-    database = root / CHROMA_DIR / "chroma.sqlite3" if root is not None else None
+def scrub_deleted(root: Path | None, vacuum: bool = True) -> None:
+    """Remove from a local store's Chroma files what deleted collections and rows left: the
+    segment folders of deleted collections (Chroma 1.x keeps them, vectors and all,
+    chroma-core/chroma#5259) and the database's free pages (SQLite keeps deleted rows' bytes,
+    ids and texts, until they are reused). A forgotten user's words and vectors must not stay
+    on disk. ``vacuum=False`` removes the folders only (the vacuum rewrites the whole database).
+    A failure (the database busy) warns with what finishes it."""
+    chroma_dir = root / CHROMA_DIR if root is not None else None
+    database = chroma_dir / "chroma.sqlite3" if chroma_dir is not None else None
     if database is None or not database.is_file():
+        return
+    from recall_core.memory.upkeep.segments import leftover_segments
+
+    try:
+        for folder in leftover_segments(chroma_dir):
+            shutil.rmtree(folder)
+    except (OSError, sqlite3.Error) as error:
+        warnings.warn(f"a deleted collection's folder may stay in {chroma_dir} ({error}): `recall doctor --repair` "
+                      "removes it", RuntimeWarning, stacklevel=3)  # fmt: skip
+    if not vacuum:
         return
     try:
         connection = sqlite3.connect(database, timeout=30)

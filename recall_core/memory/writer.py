@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from recall_core.memory.backends import scrub_free_pages
+from recall_core.memory.backends import scrub_deleted
 from recall_core.memory.encoders import Encoder, encode_checked
 from recall_core.memory.errors import (
     EncoderMismatchError,
@@ -311,7 +311,7 @@ class MemoryWriter:
                     index.drop_user(old)
                     journal.clear_renamed(old)
             journal.purge_user(user_id)
-        scrub_free_pages(self.store.root)
+        scrub_deleted(self.store.root)
         return max(journaled, indexed)
 
     def ingest(
@@ -347,7 +347,7 @@ class MemoryWriter:
                 self.store.index.delete(user_id, ids)
                 if not self.store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
                     self.store.index.drop_user(user_id)
-                    scrub_free_pages(self.store.root)
+                    scrub_deleted(self.store.root)
             except MemoryUnavailableError as exc:  # hidden from reads as tombstones; `repair` finishes it
                 logger.warning("memories of %r deleted during their write stay in the index until repair (%s)",
                                user_id, exc)  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend
+from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend, scrub_deleted
 from recall_core.memory.errors import JournalDamagedError, MemoryUnavailableError, journal_damaged_hint
 from recall_core.memory.index import (
     MEMORIES,
@@ -227,6 +227,9 @@ def repair(
     for name in report.obsolete_collections:  # on a server too: no release reads them any more
         store.index.delete_collection(name)
         result.obsolete += 1
+    # What deleted collections left on a local disk goes (an interrupted forget's words and vectors,
+    # or those of a forget before this release); the database is rewritten only if rows went now.
+    scrub_deleted(store.root, vacuum=bool(result.removed or result.pruned or result.obsolete))
     return result
 
 

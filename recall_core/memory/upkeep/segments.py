@@ -31,6 +31,7 @@ import os
 import pickletools
 import sqlite3
 import struct
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,37 @@ def vector_segments(chroma_dir: Path) -> dict[str, str]:
     finally:
         db.close()
     return {str(segment): str(name) for segment, name in rows}
+
+
+def leftover_segments(chroma_dir: Path) -> list[Path]:
+    """The segment folders of a local index that no collection uses any more.
+
+    Chroma 1.x deletes a collection from its database but leaves its HNSW folder on disk
+    (chroma-core/chroma#5259): the deleted memories' vectors, and in the unused part of
+    ``data_level0.bin`` whatever bytes the process's heap held (a forgotten turn's words were
+    found there). Only folders named like a segment (a UUID) and absent from ``segments`` are
+    listed; a collection made meanwhile has its row before its folder.
+
+    Raises:
+        sqlite3.Error: ``chroma.sqlite3`` cannot be read (then nothing may be called unused).
+    """
+    path = chroma_dir / "chroma.sqlite3"
+    if not path.exists():
+        return []
+    settle_hot_journal(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        used = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
+    finally:
+        db.close()
+    return [p for p in sorted(chroma_dir.iterdir()) if p.is_dir() and _is_uuid(p.name) and p.name not in used]
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        return str(uuid.UUID(name)) == name
+    except ValueError:
+        return False
 
 
 def check_segment(folder: Path) -> str | None:
