@@ -107,6 +107,8 @@ class ChromaIndex:
         #: Set by a server store (upkeep/marks.py): called when the client opens and when a user's
         #: collection is found gone; returns :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST`.
         self.check_server: Callable[[], str] | None = None
+        #: Set with it: waits for a heal another thread is running; ``True`` if there was one.
+        self.await_heal: Callable[[], bool] | None = None
 
     @property
     def kind(self) -> str:

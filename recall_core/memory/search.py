@@ -187,10 +187,11 @@ def check_not_lost(journal: Journal, user_id: str, index: ChromaIndex) -> bool:
     """Raise :class:`MemoryUnavailableError` if the index has no collection for ``user_id`` although
     the journal holds memories of theirs as indexed: the index was lost, and "no memory" would be
     a wrong answer. On a server, whose mark says whether it lost its data (upkeep/marks.py), the
-    lost memories are indexed again first; return ``True`` then: the caller looks again."""
+    lost memories are indexed again first (or another thread's heal is waited for); return
+    ``True`` then: the caller looks again."""
     lost = journal.count(user_id, INDEXED)
-    if not lost:
-        return False
+    if not lost:  # none indexed; or a server's heal made them pending and is indexing them again now
+        return index.await_heal is not None and index.await_heal()
     outcome = index.check_server() if index.check_server is not None else None
     if outcome == MARK_LOST:
         return True

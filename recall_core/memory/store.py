@@ -284,7 +284,8 @@ class MemoryStore:
         backend, journal = open_server(host, port, headers, journal_path, ssl, timeout, tenant, database)
         store = cls(backend, journal, encoder, retrieval=retrieval, unit=unit, roles=roles)
         # A server that lost its data is told from another client's forget by its mark (upkeep/marks.py).
-        store.index.check_server = ServerMarks(store).check
+        marks = ServerMarks(store)
+        store.index.check_server, store.index.await_heal = marks.check, marks.await_heal
         store._finish_renames()
         return store
 

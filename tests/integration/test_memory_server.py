@@ -229,6 +229,43 @@ def test_a_heal_cut_short_leaves_the_rest_pending_for_repair_and_does_not_start_
 
 
 @pytest.mark.server
+def test_a_search_between_two_users_of_a_heal_waits_for_it_instead_of_answering_nothing(tmp_path: Path, monkeypatch) -> None:
+    """A heal makes every memory pending, then indexes them again user by user. A search of a user
+    not yet done found no collection and nothing indexed, and answered "no memory" (CI, 2026-12-07,
+    the test above on a slower machine). Here the search runs exactly there: it must wait for the heal."""
+    with ChromaServer(tmp_path / "server-data") as server:
+        stores, writers = _clients(server.port, tmp_path, ("a",))
+        for user in ("u", "w"):
+            writers[0].add_turns([{"user_id": user, "role": "user", "content": f"{user} fact {i}"} for i in range(3)])
+        store = stores[0]
+        assert store.for_user("w").count() == 3
+        _lose(server, tmp_path)
+        journal, users, found = store.journal, store.journal.users, {}
+
+        def search_w() -> None:
+            found["w"] = len(store.for_user("w").search(RecallQuery("fact"), 10))
+
+        def users_with_a_search_between() -> object:
+            for user in users():
+                yield user
+                if user == "u":  # "u" indexed again, "w" still pending: the search runs here
+                    searcher = threading.Thread(target=search_w)
+                    searcher.start()
+                    searcher.join(2)  # it waits for the heal (before: it answered 0 at once)
+
+        monkeypatch.setattr(journal, "users", users_with_a_search_between)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MemoryIndexWarning)
+            assert len(store.for_user("u").search(RecallQuery("fact"), 10)) == 3  # finds the loss, heals
+        monkeypatch.setattr(journal, "users", users)
+        deadline = time.monotonic() + 30
+        while "w" not in found and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert found == {"w": 3}
+        store.close()
+
+
+@pytest.mark.server
 def test_threads_meeting_the_lost_server_together_heal_it_once_and_both_answer(tmp_path: Path, monkeypatch) -> None:
     """Two threads of one store find the lost server at once. The second waits for the first's
     re-indexing and then answers from it; before, it compared the mark afresh, found it unchanged

@@ -125,6 +125,18 @@ class ServerMarks:
             return MARK_LOST
 
 
+    def await_heal(self) -> bool:
+        """Wait for a heal running in another thread; ``True`` if one was running (look again).
+
+        A heal makes every indexed memory pending before it indexes them again, user by user: a
+        search meanwhile finds a user not yet done with no collection and nothing indexed, and
+        would answer "no memory" (CI caught it, 2026-12-07)."""
+        if not self._healing:
+            return False
+        with self._lock:  # the healing thread holds it until its heal ends
+            return True
+
+
 def heal(store: StoreParts, key: str, mark: str) -> bool:
     """Index again what the journal held as indexed on a server that lost it; ``False`` if the
     journal could not even be written (busy or full: the next check tries again).
