@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ from recall_core.memory.text.ingest import IngestReport, ingest_file
 from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared, prepare_turn
 from recall_core.memory.upkeep.lost import found_missing
+from recall_core.memory.upkeep.taken_back import mark_written, tidying
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
@@ -284,7 +283,7 @@ class MemoryWriter:
         drop_derived(ids)
         # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
         index.delete(user_id, ids)
-        with self._tidying("the memories are deleted"):
+        with tidying(self.store.journal, "the memories are deleted"):
             journal.purge(journaled)
         return len(set(journaled) | in_index)
 
@@ -305,7 +304,7 @@ class MemoryWriter:
         # A damaged collection cannot be counted (Chroma would load it), only dropped.
         indexed = 0 if index.damage(user_id) else index.count(user_id)
         index.drop_user(user_id)
-        with self._tidying(f"user {user_id!r} is forgotten"):
+        with tidying(self.store.journal, f"user {user_id!r} is forgotten"):
             for old, new in journal.renamed_users():  # collections under an older spelling of the id
                 if new == user_id:
                     index.drop_user(old)
@@ -340,20 +339,7 @@ class MemoryWriter:
         whose collection the index no longer had is dealt with by :mod:`~recall_core.memory.upkeep.lost`."""
         lost: list[str] = []
         written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
-        gone = self.store.journal.mark_indexed(written)  # a delete or forget ran meanwhile: out again
-        for user_id in dict.fromkeys(r.user_id for r in gone):
-            ids = [r.id for r in gone if r.user_id == user_id]
-            try:
-                self.store.index.delete(user_id, ids)
-                if not self.store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
-                    self.store.index.drop_user(user_id)
-                    scrub_deleted(self.store.root)
-            except MemoryUnavailableError as exc:  # hidden from reads as tombstones; `repair` finishes it
-                logger.warning("memories of %r deleted during their write stay in the index until repair (%s)",
-                               user_id, exc)  # fmt: skip
-            else:
-                with self._tidying("the memories are deleted"):
-                    self.store.journal.purge(ids)
+        mark_written(self.store, written)  # a delete or forget ran meanwhile: out of the index again
 
         def reindex(again: Sequence[JournalRow]) -> None:
             self.store.index.write(self.embed(list(again)), self.encoder.name)
@@ -411,21 +397,6 @@ class MemoryWriter:
             ids = self._journal_turns(prepared)
         self._index_pending(ids)
         self._precompute_kv(ids)
-
-    @contextmanager
-    def _tidying(self, done: str) -> Iterator[None]:
-        """A delete's or forget's last step, dropping the journal's tombstones once the index no longer
-        holds their rows. If SQLite refuses it (a full disk), what was asked is ``done`` (hidden from
-        every read, gone from the index): a warning, not an error, and ``repair`` drops them later."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            path = self.store.journal.path
-            warnings.warn(
-                f"{done} (hidden from every read, gone from the index), but the journal {path} could not drop "
-                f"their tombstones ({exc}{free_note(path)}): `recall doctor --repair` (repair(store)) drops them",
-                RuntimeWarning, stacklevel=4,
-            )  # fmt: skip
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
         """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""

@@ -189,3 +189,45 @@ def test_a_forget_racing_a_write_leaves_no_collection_and_no_words_on_disk(tmp_p
         assert store.index.count("u") == 0
     held = [f for f in path.rglob("*") if f.is_file() and b"bank pin is 4711" in f.read_bytes()]
     assert held == []
+
+
+def _removal_during_an_index_write(monkeypatch, removal: Callable[[], int]) -> list[int]:
+    """Run ``removal`` in another thread while any index (a staging one too) writes the secret."""
+    import threading
+
+    from recall_core.memory.index import ChromaIndex
+
+    real, done = ChromaIndex.write, []
+
+    def write(self, rows, *args, **kwargs):
+        if not done and any(r.text == SECRET for r in rows):
+            other = threading.Thread(target=lambda: done.append(removal()))
+            other.start()
+            other.join(10)
+        return real(self, rows, *args, **kwargs)
+
+    monkeypatch.setattr(ChromaIndex, "write", write)
+    return done
+
+
+@pytest.mark.parametrize("upkeep", ["repair", "rebuild", "rebuild fresh"])
+def test_a_forget_during_repair_or_rebuild_is_not_undone(tmp_path: Path, monkeypatch, upkeep: str) -> None:
+    """`repair` and `rebuild_index` also write the index outside the journal's lock, and marked what
+    they wrote indexed without looking: a forget meanwhile was undone (the user told "forgot 2", the
+    turn listed again, and the next `repair` adopted it for good; found 2026-12-07)."""
+    from recall_core.memory import rebuild_index
+
+    encoder = _FailingEncoder(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        memory_id = _pending(store, encoder, SECRET)  # what repair indexes
+        store.for_user("w").add("another user's note")
+        forgotten = _removal_during_an_index_write(monkeypatch, lambda: store.for_user("u").forget())
+        if upkeep == "repair":
+            repair(store)
+        else:
+            rebuild_index(store, fresh=upkeep == "rebuild fresh", progress=False)
+        monkeypatch.undo()
+        assert forgotten == [2]
+        _gone_for_good(store, memory_id)
+        assert [r.text for r in store.for_user("w").list()] == ["another user's note"]

@@ -33,6 +33,7 @@ from recall_core.memory.upkeep.adopt import adopt_index_only
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.reports import DoctorReport, RepairReport, UserReport, collection_names
 from recall_core.memory.upkeep.segments import check_database, check_index_files, vector_segments
+from recall_core.memory.upkeep.taken_back import mark_written
 from recall_core.memory.writer import MemoryWriter
 from recall_core.paths import drop_derived
 
@@ -349,8 +350,8 @@ def _rebuild_user(
             pass
         raise
     index.swap_in(user_id)
-    journal.mark(written, INDEXED)
     journal.purge_user(user_id)  # tombstones and the forget mark: the old collections are gone
+    mark_written(store, written)  # a forget or delete during the rebuild: out of the new collections
     return len(written), reencoded
 
 
@@ -362,20 +363,20 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
     staging = ChromaIndex(local_backend(staging_dir, str(root)))
     writer = MemoryWriter(store)
     result = RepairReport()
-    written: list[str] = []
+    written: list[JournalRow] = []
     users = store.journal.users()
     try:
         for user_id in users:
             rows = _live_rows(store, user_id, reencode)
             try:
-                ids = _write_rows(store, writer, staging, rows, progress and len(rows) > 1000, f"rebuild {user_id}")
+                done_rows = _write_rows(store, writer, staging, rows, progress and len(rows) > 1000, f"rebuild {user_id}")
             except MemoryUnavailableError:
                 raise
             except Exception as exc:  # this user's rows wait in the journal; the others go on
                 result.failed[user_id] = f"{type(exc).__name__}: {exc}"
                 continue
-            written += ids
-            result.indexed += len(ids)
+            written += done_rows
+            result.indexed += len(done_rows)
             result.reencoded += sum(1 for r in rows if r.embedding is None or r.encoder != store.encoder.name)
             result.users += 1
     except BaseException:
@@ -395,12 +396,12 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
     os.replace(staging_dir, live_dir)
     shutil.rmtree(retired_dir, ignore_errors=True)
     journal = store.journal
-    journal.mark(written, INDEXED)
-    done = set(written)
+    done = {row.id for row in written}
     for user_id in users:
         # What the new index lacks (a failed user's rows) is pending again, for repair.
         journal.mark([row.id for row in journal.rows(user_id) if row.id not in done], PENDING)
         journal.purge_user(user_id)
+    mark_written(store, written)  # a forget or delete during the rebuild: out of the new index
     for old, _ in journal.renamed_users():
         journal.clear_renamed(old)  # the old collections went with the old folder
     return result
@@ -419,7 +420,7 @@ def finish_renames(store: StoreParts) -> int:
         store.index.drop_user(old)
         rows = list(store.journal.rows(new, (PENDING,)))
         ready = [r for r in rows if r.embedding is not None]  # as they were: no re-encoding here
-        store.journal.mark([r.id for r in store.index.write(ready)], INDEXED)
+        mark_written(store, store.index.write(ready))
         if len(ready) < len(rows):
             _index_rows(store, MemoryWriter(store), [r for r in rows if r.embedding is None], progress=False)
         store.journal.clear_renamed(old)
@@ -441,15 +442,16 @@ def _write_rows(
     progress: bool,
     desc: str,
     staging: bool = False,
-) -> list[str]:
+) -> list[JournalRow]:
     """Embed (where needed) and write journal rows into ``index`` (its staging collections with
-    ``staging``), in steps; return the ids written. The journal's states are the caller's to set."""
+    ``staging``), in steps; return the rows written. The journal's states are the caller's to set
+    (:func:`~recall_core.memory.upkeep.taken_back.mark_written` once they are in the live index)."""
     bar = _bar(len(rows), desc) if progress else None
-    written: list[str] = []
+    written: list[JournalRow] = []
     try:
         for start in range(0, len(rows), STEP):
             part = writer.embed(list(rows[start : start + STEP]))
-            written += [r.id for r in index.write(part, store.encoder.name, staging=staging)]
+            written += index.write(part, store.encoder.name, staging=staging)
             if bar is not None:
                 bar.update(len(part))
     finally:
@@ -461,9 +463,9 @@ def _write_rows(
 def _index_rows(
     store: StoreParts, writer: MemoryWriter, rows: Sequence[JournalRow], progress: bool, desc: str = "repair"
 ) -> None:
-    """Embed (where needed) and index journal rows into the live collections, in steps, marking them indexed."""
-    written = _write_rows(store, writer, store.index, rows, progress, desc)
-    store.journal.mark(written, INDEXED)
+    """Embed (where needed) and index journal rows into the live collections, in steps, marking them
+    indexed (those a forget or delete removed meanwhile leave the index again)."""
+    mark_written(store, _write_rows(store, writer, store.index, rows, progress, desc))
 
 
 def _bar(total: int, desc: str) -> Any:

@@ -1,0 +1,60 @@
+"""Memories a ``delete`` or ``forget`` removed while they were being written to the index.
+
+A write embeds and indexes its rows outside the journal's lock, so that writes do not queue
+behind the encoder or a slow server; ``repair`` and ``rebuild_index`` do the same. A removal in
+that gap empties the journal and the index, and the write then puts the rows back: the user
+was told "forgot 2", and every read showed the turn again (a write's since 2026-12-06; a
+repair's and a rebuild's until 2026-12-07). Marking the rows indexed
+(:meth:`~recall_core.memory.journal.Journal.mark_indexed`) finds them; here they leave the index
+again. If the index cannot be reached for it, they stay as tombstones (hidden from every read)
+and ``repair`` finishes the delete.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from recall_core.memory.backends import scrub_deleted
+from recall_core.memory.errors import MemoryUnavailableError, free_note
+from recall_core.memory.journal import Journal, JournalRow
+from recall_core.memory.protocols import StoreParts
+
+logger = logging.getLogger(__name__)
+
+
+def mark_written(store: StoreParts, rows: Sequence[JournalRow]) -> None:
+    """Mark ``rows``, just written to the live index, ``indexed``; take out of the index again
+    those a delete or forget removed meanwhile. (A row an ``update`` changed meanwhile stays
+    pending: the index may hold its older text.)"""
+    gone = store.journal.mark_indexed(rows)
+    for user_id in dict.fromkeys(r.user_id for r in gone):
+        ids = [r.id for r in gone if r.user_id == user_id]
+        try:
+            store.index.delete(user_id, ids)
+            if not store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
+                store.index.drop_user(user_id)
+                scrub_deleted(store.root)
+        except MemoryUnavailableError as exc:  # hidden from reads as tombstones; `repair` finishes it
+            logger.warning("memories of %r deleted during their write stay in the index until repair (%s)", user_id, exc)
+        else:
+            with tidying(store.journal, "the memories are deleted"):
+                store.journal.purge(ids)
+
+
+@contextmanager
+def tidying(journal: Journal, done: str) -> Iterator[None]:
+    """A delete's or forget's last step, dropping the journal's tombstones once the index no longer
+    holds their rows. If SQLite refuses it (a full disk), what was asked is ``done`` (hidden from
+    every read, gone from the index): a warning, not an error, and ``repair`` drops them later."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        warnings.warn(
+            f"{done} (hidden from every read, gone from the index), but the journal {journal.path} could not drop "
+            f"their tombstones ({exc}{free_note(journal.path)}): `recall doctor --repair` (repair(store)) drops them",
+            RuntimeWarning, stacklevel=4,
+        )  # fmt: skip
