@@ -151,6 +151,12 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--query-mode", choices=["text", "hidden"], default="text")
     parser.add_argument("--inject-mode", choices=["tokens", "kv"], default="tokens")
     parser.add_argument("--no-memory", action="store_true", help="answer without recall (for comparison)")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument("--adapter", type=_folder, default=None, metavar="DIR",
+                         help="a recall adapter (`recall train --out DIR`) merged into --model (default: the plain "
+                              "default model) on load")  # fmt: skip
+    weights.add_argument("--plain", action="store_true",
+                         help="the default model as released, without the shipped recall tuning (for comparison)")
 
 
 def _store_arguments(
@@ -197,6 +203,16 @@ def _text(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"must not be empty, got {text!r}")
     return text
+
+
+def _folder(text: str) -> Path:
+    """An argparse ``type`` for an adapter's folder: one that is not there is refused at parse time,
+    before a model loads (what is in it is checked when it is applied)."""
+    path = Path(text).expanduser()
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"must be a folder written by `recall train --out`, got {text!r} "
+                                         f"({'a file' if path.exists() else 'no such folder'})")  # fmt: skip
+    return path
 
 
 def _number(ok: Callable[[float], bool], allowed: str) -> Callable[[str], float]:

@@ -35,7 +35,11 @@ def _generator(args: argparse.Namespace, memory: Any) -> Any:
     from recall_core.generator import RecallGenerator
 
     config = RecallConfig(query_mode=args.query_mode, inject_mode=args.inject_mode)
-    gen = RecallGenerator.from_pretrained(args.model, memory=memory, config=config, device=args.device)
+    # An adapter is merged into the plain model (a recall adapter is trained on the release, as `recall
+    # train` trains it), never on top of the shipped tuning; --plain is the release itself.
+    tuned = not (args.plain or args.adapter)
+    gen = RecallGenerator.from_pretrained(args.model, memory=memory, config=config, device=args.device, tuned=tuned,
+                                          adapter=args.adapter)  # fmt: skip
     gen.generation_defaults.update(max_new_tokens=args.max_new_tokens, do_sample=args.temperature > 0)
     if args.temperature > 0:
         gen.generation_defaults["temperature"] = args.temperature

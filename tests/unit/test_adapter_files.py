@@ -178,6 +178,50 @@ def test_train_head_on_a_damaged_adapter_exits_2_with_the_files_name(files, tmp_
     assert not (out / HEAD_FILE).exists()
 
 
+# ---------------------------------------------------------------------- `recall ask --adapter`
+def test_recall_ask_and_chat_answer_with_an_adapter_merged_in(files, tmp_path, monkeypatch, capsys):
+    """`recall ask` and `chat` had no way to use an adapter `recall train` wrote: a user had to write
+    Python to try their own candidate. The adapter is merged into --model's plain weights."""
+    import recall_core.generator as generator
+    from recall_core.cli import main
+
+    base, adapter = files
+    loads: list[dict] = []
+    real = generator.load_model
+
+    def spy(name_or_path, **kwargs):
+        loads.append(kwargs)
+        return real(name_or_path, **kwargs)
+
+    monkeypatch.setattr(generator, "load_model", spy)
+    store = ["--store", str(tmp_path / "m"), "--encoder", "hash-16", "--user", "ada", "--device", "cpu"]
+    assert main(["ask", *store, "--model", str(base), "--adapter", str(adapter), "--max-new-tokens", "3", "hi"]) == 0
+    assert loads[-1]["adapter"] == adapter and loads[-1]["tuned"] is False
+    monkeypatch.setattr("builtins.input", lambda prompt="": "")  # `chat` ends at an empty line
+    assert main(["chat", *store, "--model", str(base), "--adapter", str(adapter), "--no-write"]) == 0
+    assert loads[-1]["adapter"] == adapter
+    assert main(["ask", *store, "--model", str(base), "--plain", "--max-new-tokens", "3", "hi"]) == 0
+    assert loads[-1]["adapter"] is None and loads[-1]["tuned"] is False
+    capsys.readouterr()
+
+
+def test_recall_ask_refuses_a_missing_or_damaged_adapter_before_answering(files, tmp_path, capsys):
+    from recall_core.cli import main
+
+    base, adapter = files
+    store = ["--store", str(tmp_path / "m"), "--encoder", "hash-16", "--user", "ada", "--device", "cpu"]
+    for bad in (["--adapter", str(tmp_path / "no-such-adapter")], ["--adapter", str(adapter), "--plain"]):
+        with pytest.raises(SystemExit) as exit_info:  # at parse time, before a model loads
+            main(["ask", *store, "--model", str(base), *bad, "hi"])
+        assert exit_info.value.code == 2 and "--adapter" in capsys.readouterr().err
+    damaged = tmp_path / "damaged"
+    shutil.copytree(adapter, damaged)
+    _truncate(damaged / WEIGHTS_FILE, 0.5)
+    assert main(["ask", *store, "--model", str(base), "--adapter", str(damaged), "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "recall: error:" in err and str(damaged / WEIGHTS_FILE) in err and "Traceback" not in err
+
+
 # ---------------------------------------------------------------------- "~" in adapter=
 
 
