@@ -313,34 +313,53 @@ def _read_owner(root: Path) -> str:
     return f" by {owner}" if owner else ""
 
 
-def scrub_deleted(root: Path | None, vacuum: bool = True) -> None:
-    """Remove from a local store's Chroma files what deleted collections and rows left: the
-    segment folders of deleted collections (Chroma 1.x keeps them, vectors and all,
+#: A local store's file that says deleted collections or rows left bytes in its Chroma files.
+SCRUB_MARK = "chroma.scrub-due"
+
+
+def scrub_deleted(root: Path | None) -> None:
+    """Have a local store's Chroma files scrubbed, at its close, of what deleted collections and
+    rows left (:func:`scrub_if_due`): a forgotten user's words and vectors must not stay on disk.
+    A failure warns with what finishes it."""
+    if root is None:
+        return
+    try:
+        (root / SCRUB_MARK).touch()
+    except OSError as error:
+        warnings.warn(f"what a forget deleted may stay in {root / CHROMA_DIR} until it is scrubbed: "
+                      f"`recall doctor --repair` does it ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
+
+
+def scrub_if_due(root: Path | None) -> None:
+    """If a forget or delete left them (:func:`scrub_deleted`), remove from a local store's Chroma
+    files the segment folders of deleted collections (Chroma 1.x keeps them, vectors and all,
     chroma-core/chroma#5259) and the database's free pages (SQLite keeps deleted rows' bytes,
-    ids and texts, until they are reused). A forgotten user's words and vectors must not stay
-    on disk. ``vacuum=False`` removes the folders only (the vacuum rewrites the whole database).
-    A failure (the database busy) warns with what finishes it."""
-    chroma_dir = root / CHROMA_DIR if root is not None else None
-    database = chroma_dir / "chroma.sqlite3" if chroma_dir is not None else None
-    if database is None or not database.is_file():
+    ids and texts, until they are reused: a VACUUM).
+
+    Only where no Chroma client of this process has the files open: at the store's close, after
+    its client closed, and at its opening, before one opens (a process killed before its close).
+    This process's Chroma holds the database through its own copy of SQLite, whose locks
+    Python's sqlite3 cannot see: a VACUUM beside another thread's write corrupted
+    ``chroma.sqlite3``, and a folder listed beside another thread's first write of a new user was
+    taken for a deleted one (a reviewer, 2026-12-07; sqlite.org/howtocorrupt.html 2.2.1)."""
+    mark = root / SCRUB_MARK if root is not None else None
+    if mark is None or not mark.exists():
         return
     from recall_core.memory.upkeep.segments import leftover_segments
 
+    chroma_dir = root / CHROMA_DIR  # type: ignore[operator]
+    database = chroma_dir / "chroma.sqlite3"
     try:
-        for folder in leftover_segments(chroma_dir):
-            shutil.rmtree(folder)
-    except (OSError, sqlite3.Error) as error:
-        warnings.warn(f"a deleted collection's folder may stay in {chroma_dir} ({error}): `recall doctor --repair` "
-                      "removes it", RuntimeWarning, stacklevel=3)  # fmt: skip
-    if not vacuum:
-        return
-    try:
-        connection = sqlite3.connect(database, timeout=30)
-        try:
-            connection.execute("VACUUM")
-        finally:
-            connection.close()
-    except sqlite3.Error as error:
-        warnings.warn(f"forgotten rows may stay in {database}'s free pages until it is vacuumed "
-                      f"(with the store closed: sqlite3 '{database}' VACUUM): {error}",
+        if database.is_file():
+            for folder in leftover_segments(chroma_dir):
+                shutil.rmtree(folder)
+            connection = sqlite3.connect(database, timeout=30)
+            try:
+                connection.execute("VACUUM")
+            finally:
+                connection.close()
+        mark.unlink(missing_ok=True)
+    except (sqlite3.Error, OSError) as error:  # the mark stays: the next close or opening tries again
+        warnings.warn(f"what a forget deleted may stay in {chroma_dir} (a deleted collection's folder, the "
+                      f"database's free pages) until the store's next close or opening: {error}",
                       RuntimeWarning, stacklevel=3)  # fmt: skip

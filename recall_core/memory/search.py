@@ -46,7 +46,7 @@ import numpy as np
 from recall_core.memory.encoders import Encoder, encode_checked
 from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.index import MARK_KEPT, MARK_LOST, MEMORIES, ChromaIndex
-from recall_core.memory.journal import EVERYTHING, INDEXED, Journal, JournalRow, Visibility
+from recall_core.memory.journal import EVERYTHING, INDEXED, PENDING, Journal, JournalRow, Visibility
 from recall_core.memory.nearest import EXACT_SEARCH_MAX, FETCHED, SIZE_SLACK, fetch, nearest
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
@@ -191,11 +191,14 @@ def check_not_lost(journal: Journal, user_id: str, index: ChromaIndex) -> bool:
     ``True`` then: the caller looks again."""
     lost = journal.count(user_id, INDEXED)
     if not lost:  # none indexed; or a server's heal made them pending and is indexing them again now
-        return index.await_heal is not None and index.await_heal()
+        waits = index.await_heal is not None and journal.count(user_id, PENDING) > 0  # (a new user never waits)
+        return waits and index.await_heal()  # type: ignore[misc]
     outcome = index.check_server() if index.check_server is not None else None
     if outcome == MARK_LOST:
         return True
     if outcome == MARK_KEPT:
+        if index.collection(user_id, MEMORIES) is not None:  # a heal ended between the caller's look and here
+            return True
         raise MemoryUnavailableError(
             f"the Chroma server at {index.location} has no collection for user {user_id!r}, though this client's "
             f"journal holds {lost} of their memories as indexed. {KEPT_DATA}"

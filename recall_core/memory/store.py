@@ -33,6 +33,7 @@ from recall_core.memory.backends import (
     open_local,
     open_local_snapshot,
     open_server,
+    scrub_if_due,
 )
 from recall_core.memory.encoders import ENCODER_PARTS, Encoder, load_encoder, missing_parts
 from recall_core.memory.errors import MemoryIndexWarning, MemoryReadOnlyError, MemoryStoreError
@@ -201,6 +202,7 @@ class MemoryStore:
         if read_only:
             return cls._local_read_only(path, encoder, retrieval, unit, roles)
         backend, journal, lock = open_local(path)
+        scrub_if_due(lock.root)  # a forget's, in a process killed before its close: before a client opens
         store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit, roles=roles)
         try:
             store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
@@ -414,6 +416,7 @@ class MemoryStore:
         self._closed = True
         self.index.close()
         if self.root is not None:
+            scrub_if_due(self.root)  # what a forget left in the files; only now that no Chroma client of ours writes
             # Trust the index folder as it is now only if nothing was found wrong with it:
             # otherwise the next open checks it again.
             if self._checked_at_open and self.open_check.ok and not self.index.damaged():

@@ -21,7 +21,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from recall_core.memory.backends import scrub_deleted
 from recall_core.memory.encoders import Encoder, encode_checked
 from recall_core.memory.errors import (
     EncoderMismatchError,
@@ -38,7 +37,7 @@ from recall_core.memory.text.ingest import IngestReport, ingest_file
 from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared, prepare_turn
 from recall_core.memory.upkeep.lost import found_missing
-from recall_core.memory.upkeep.taken_back import mark_written, tidying
+from recall_core.memory.upkeep.taken_back import mark_written, scrub_forgotten, tidying
 from recall_core.memory.validation import (
     DEFAULT_SESSION,
     check_content,
@@ -310,7 +309,7 @@ class MemoryWriter:
                     index.drop_user(old)
                     journal.clear_renamed(old)
             journal.purge_user(user_id)
-        scrub_deleted(self.store.root)
+        scrub_forgotten(self.store)
         return max(journaled, indexed)
 
     def ingest(

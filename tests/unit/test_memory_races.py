@@ -231,3 +231,22 @@ def test_a_forget_during_repair_or_rebuild_is_not_undone(tmp_path: Path, monkeyp
         assert forgotten == [2]
         _gone_for_good(store, memory_id)
         assert [r.text for r in store.for_user("w").list()] == ["another user's note"]
+
+
+def test_a_heal_that_ended_just_before_the_check_is_not_blamed_on_another_client(tmp_path: Path) -> None:
+    """A search found no collection; before it compared the server's mark, another thread's heal
+    ended and indexed the user again: the mark unchanged, it raised "another client forgot the
+    user" though the memories were back (a reviewer paused a thread there, 2026-12-07)."""
+    from recall_core.memory.index import MARK_KEPT, MEMORIES
+    from recall_core.memory.search import check_not_lost
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(DIM)) as store:
+        store.for_user("u").add("an ordinary note")
+        index = store.index
+        index.check_server = lambda: MARK_KEPT  # the heal is over: the mark is the server's again
+        assert index.collection("u", MEMORIES) is not None  # and the collection is back
+        assert check_not_lost(store.journal, "u", index) is True  # look again, no error
+        index.drop_user("u")  # truly gone, with the mark kept: another client's forget
+        with pytest.raises(MemoryUnavailableError, match="kept its data"):
+            check_not_lost(store.journal, "u", index)
+        index.check_server = None

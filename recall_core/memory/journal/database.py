@@ -73,6 +73,9 @@ class Journal:
         # NORMAL in WAL mode: a power cut can lose the last transactions but never corrupts.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        # Deleted rows' bytes are overwritten, not left in free pages: a forgotten user's words must
+        # not stay in the file (the Chroma database is vacuumed instead: not this connection's).
+        self._db.execute("PRAGMA secure_delete=ON")
         with self._transaction():
             create_or_upgrade(self._db, self.path)
         prepare_connection(self._db, split_sql(SCRATCH_SCHEMA))
@@ -278,6 +281,14 @@ class Journal:
         with self._transaction() as db:
             db.execute("DELETE FROM memories WHERE user_id=? AND state=?", (user_id, DELETING))
             db.execute("DELETE FROM forgotten_users WHERE user_id=?", (user_id,))
+
+    def scrub_words(self) -> None:
+        """Merge the word index (FTS5) into one segment, so that the words of purged rows leave it:
+        FTS5 keeps a deleted row's terms in its segments until they are merged (a forgotten user's
+        words stayed in the file, a reviewer found, 2026-12-07). Costs a rewrite of the word index:
+        for ``forget``, not for every delete."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO memories_fts(memories_fts) VALUES('optimize')")
 
     def renamed_users(self) -> list[tuple[str, str]]:
         """``(old id, new id)`` of users renamed to NFC whose old collections are still in the index."""

@@ -33,7 +33,7 @@ from recall_core.memory.upkeep.adopt import adopt_index_only
 from recall_core.memory.upkeep.probe import WHOLE_INDEX, probe_collections
 from recall_core.memory.upkeep.reports import DoctorReport, RepairReport, UserReport, collection_names
 from recall_core.memory.upkeep.segments import check_database, check_index_files, vector_segments
-from recall_core.memory.upkeep.taken_back import mark_written
+from recall_core.memory.upkeep.taken_back import mark_written, scrub_forgotten
 from recall_core.memory.writer import MemoryWriter
 from recall_core.paths import drop_derived
 
@@ -228,9 +228,9 @@ def repair(
     for name in report.obsolete_collections:  # on a server too: no release reads them any more
         store.index.delete_collection(name)
         result.obsolete += 1
-    # What deleted collections left on a local disk goes (an interrupted forget's words and vectors,
-    # or those of a forget before this release); the database is rewritten only if rows went now.
-    scrub_deleted(store.root, vacuum=bool(result.removed or result.pruned or result.obsolete))
+    # What deleted collections and rows left on a local disk goes at the store's close (an interrupted
+    # forget's words and vectors, or a forget's of an earlier release, whose folders stayed).
+    scrub_deleted(store.root)
     return result
 
 
@@ -243,10 +243,12 @@ def _repair_user(
         if not store.journal.count(user.user_id) - len(user.deleting):
             store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
             store.journal.purge_user(user.user_id)
+            scrub_forgotten(store)
         elif forgetting:  # a forget, then new turns: everything but those goes
             live = {row.id for row in store.journal.rows(user.user_id)}
             store.index.delete(user.user_id, [i for i in _index_ids(store, user.user_id) if i not in live])
             store.journal.purge_user(user.user_id)
+            scrub_forgotten(store)
         else:
             store.index.delete(user.user_id, user.deleting)
             store.journal.purge(user.deleting)
@@ -330,6 +332,7 @@ def rebuild_index(
         result.indexed += indexed
         result.reencoded += reencoded
         result.users += 1
+    scrub_deleted(store.root)  # the replaced collections' folders, a finished forget's words: at the close
     return result
 
 

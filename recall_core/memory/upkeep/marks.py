@@ -14,9 +14,8 @@ connection and whenever it finds a user's collection gone:
 * the same mark: the server kept its data; a collection that is gone was deleted by another
   client, and this one only warns (:mod:`~recall_core.memory.upkeep.lost`);
 * another mark, or none: the server lost its data since this journal last saw it. Every memory
-  the journal holds as indexed is indexed again (each user's under the journal's write lock,
-  so a forget or delete of this journal waits instead of being undone), then the new mark is
-  recorded. If that fails, the mark is not recorded and the next check tries again;
+  the journal holds as indexed is indexed again (outside the journal's lock: a forget or delete
+  meanwhile is taken back, not undone), then the new mark is recorded. If that fails, the mark is not recorded and the next check tries again;
 * nothing recorded (a journal new to this server, or older than marks): the mark is recorded.
   If the journal already held memories as indexed there, there is nothing to compare them with:
   for the life of this store object, a collection found gone gets the warning that names both
@@ -144,7 +143,9 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
     In one journal transaction every indexed memory becomes pending and the new mark is recorded,
     so a crash midway leaves pending rows for ``repair``, not a second heal. Then each user's
     pending memories are indexed with their stored vectors (never re-encoded by this client's
-    encoder), under the journal's write lock, so a forget or delete through this journal waits.
+    encoder), outside the journal's lock: other threads read and write meanwhile, and a forget or
+    delete of what is being indexed is taken back when it is marked indexed (until 2026-12-07 the
+    lock was held across each user's index writes, and every search of the process waited).
     A user the index refuses stays pending, with a warning; the others go on."""
     journal = store.journal
     try:
@@ -173,9 +174,8 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
 
     with tqdm(total=total, desc="re-index", unit="memory", disable=total < _BAR_FROM) as bar:
         for user_id in journal.users():
-            try:
-                with journal.transaction():  # this journal's forget or delete of the user waits
-                    bar.update(store.writer.index_pending_of(user_id))
+            try:  # outside the journal's lock: a forget or delete meanwhile is taken back (taken_back.py)
+                bar.update(store.writer.index_pending_of(user_id))
             except (MemoryStoreError, sqlite3.OperationalError) as exc:
                 failed[user_id] = f"{type(exc).__name__}: {exc}"
                 if not isinstance(exc, EncoderMismatchError):

@@ -102,7 +102,9 @@ def leftover_segments(chroma_dir: Path) -> list[Path]:
     (chroma-core/chroma#5259): the deleted memories' vectors, and in the unused part of
     ``data_level0.bin`` whatever bytes the process's heap held (a forgotten turn's words were
     found there). Only folders named like a segment (a UUID) and absent from ``segments`` are
-    listed; a collection made meanwhile has its row before its folder.
+    listed. Call it only where no Chroma client of this process has the index open
+    (:func:`recall_core.memory.backends.scrub_if_due`); the folders are listed before the
+    database is read all the same (a collection's row comes before its folder).
 
     Raises:
         sqlite3.Error: ``chroma.sqlite3`` cannot be read (then nothing may be called unused).
@@ -110,13 +112,14 @@ def leftover_segments(chroma_dir: Path) -> list[Path]:
     path = chroma_dir / "chroma.sqlite3"
     if not path.exists():
         return []
+    folders = [p for p in sorted(chroma_dir.iterdir()) if p.is_dir() and _is_uuid(p.name)]
     settle_hot_journal(path)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
     try:
         used = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
     finally:
         db.close()
-    return [p for p in sorted(chroma_dir.iterdir()) if p.is_dir() and _is_uuid(p.name) and p.name not in used]
+    return [p for p in folders if p.name not in used]
 
 
 def _is_uuid(name: str) -> bool:

@@ -37,12 +37,21 @@ def mark_written(store: StoreParts, rows: Sequence[JournalRow]) -> None:
             store.index.delete(user_id, ids)
             if not store.index.count(user_id):  # a forget's: no collection naming them, no words on disk
                 store.index.drop_user(user_id)
-                scrub_deleted(store.root)
+                scrub_forgotten(store)
         except MemoryUnavailableError as exc:  # hidden from reads as tombstones; `repair` finishes it
             logger.warning("memories of %r deleted during their write stay in the index until repair (%s)", user_id, exc)
         else:
             with tidying(store.journal, "the memories are deleted"):
                 store.journal.purge(ids)
+
+
+def scrub_forgotten(store: StoreParts) -> None:
+    """A forget's last step: the purged rows' words out of the journal's word index now, and the
+    deleted collections' folders and free pages out of a local index at the store's close
+    (:func:`~recall_core.memory.backends.scrub_deleted`)."""
+    with tidying(store.journal, "the user is forgotten"):
+        store.journal.scrub_words()
+    scrub_deleted(store.root)
 
 
 @contextmanager
