@@ -333,7 +333,9 @@ def scrub_deleted(root: Path | None) -> None:
 def scrub_if_due(root: Path | None) -> None:
     """If a forget or delete left them (:func:`scrub_deleted`), remove from a local store's Chroma
     files the segment folders of deleted collections (Chroma 1.x keeps them, vectors and all,
-    chroma-core/chroma#5259) and the database's free pages (SQLite keeps deleted rows' bytes,
+    chroma-core/chroma#5259), the unused capacity hnswlib wrote into the live ones from memory it
+    never cleared (:func:`~recall_core.memory.upkeep.segments.clear_unused_capacity`), and the
+    database's free pages (SQLite keeps deleted rows' bytes,
     ids and texts, until they are reused: a VACUUM).
 
     Only where no Chroma client of this process has the files open: at the store's close, after
@@ -345,7 +347,7 @@ def scrub_if_due(root: Path | None) -> None:
     mark = root / SCRUB_MARK if root is not None else None
     if mark is None or not mark.exists():
         return
-    from recall_core.memory.upkeep.segments import leftover_segments
+    from recall_core.memory.upkeep.segments import clear_unused_capacity, leftover_segments
 
     chroma_dir = root / CHROMA_DIR  # type: ignore[operator]
     database = chroma_dir / "chroma.sqlite3"
@@ -353,6 +355,7 @@ def scrub_if_due(root: Path | None) -> None:
         if database.is_file():
             for folder in leftover_segments(chroma_dir):
                 shutil.rmtree(folder)
+            clear_unused_capacity(chroma_dir)  # hnswlib's uncleared memory, written to the live files
             connection = sqlite3.connect(database, timeout=30)
             try:
                 connection.execute("VACUUM")

@@ -153,3 +153,62 @@ def test_the_folders_are_kept_when_chroma_s_database_cannot_be_read(tmp_path: Pa
     with pytest.warns(RuntimeWarning, match="next close or opening"):
         backends.scrub_if_due(path)
     assert _segment_folders(path) == kept | {left.name} and (path / SCRUB_MARK).exists()
+
+
+def test_what_hnswlib_wrote_past_its_elements_is_cleared_at_the_close_and_the_index_still_answers(tmp_path: Path) -> None:
+    """hnswlib writes its whole capacity, the unused part from memory it never cleared: a forgotten
+    user's words reached a live collection's data_level0.bin that way (CI, 2026-12-07). Here the
+    unused part holds them on purpose; the close after a forget clears it and nothing else."""
+    from recall_core.memory.upkeep.segments import _HEADER
+
+    encoder, path = HashEncoder(DIM), tmp_path / "mem"
+    with MemoryStore.local(path, encoder=encoder) as store:
+        _add(store, "bo", [f"bo's note {i}" for i in range(30)])  # in Chroma's log: a new graph on disk
+    [folder] = [p for p in (path / "chroma").iterdir() if p.is_dir()]
+    count, element = _HEADER.unpack_from((folder / "header.bin").read_bytes())[3:5]
+    level0 = folder / "data_level0.bin"
+    data = bytearray(level0.read_bytes())
+    used = bytes(data[: count * element])
+    assert len(data) > count * element + 64
+    data[count * element + 7 : count * element + 7 + 30] = b"ada's password is hunter2 !!!!"
+    level0.write_bytes(bytes(data))
+    with MemoryStore.local(path, encoder=encoder) as store:
+        store.for_user("ada").add("anything")
+        store.for_user("ada").forget()
+    assert _files_holding(path, [b"hunter2"]) == []
+    assert level0.read_bytes()[: count * element] == used  # the elements hnswlib counts (none here): untouched
+    with MemoryStore.local(path, encoder=encoder) as store:
+        assert store.for_user("bo").count() == 30 and doctor(store).ok
+        assert store.for_user("bo").search("bo's note 3", 1)
+
+
+def test_a_persisted_graph_finds_every_vector_exactly_after_the_close_s_scrub(tmp_path: Path) -> None:
+    """The scrub clears only past hnswlib's counted elements: a graph past Chroma's log (1,200
+    memories) still finds each memory by its own vector after a forget's close, and after more writes."""
+    import zlib
+
+    import numpy as np
+
+    from recall_core.types import RecallQuery
+
+    class Distinct(HashEncoder):  # a vector per text, unrelated to its words: the nearest is itself
+        def encode(self, texts, batch_size=64):
+            out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).normal(size=self.dimension) for t in texts])
+            return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+    def found_by_own_vector(store: MemoryStore) -> bool:
+        rows = list(store.journal.rows("bo"))[::40]
+        return all(store.for_user("bo").search(
+            RecallQuery(text="x", mode="hidden", vector=r.embedding, vector_space=store.encoder.name), 1,
+            retrieval="vector", unit="turn")[0].id == r.id for r in rows)  # fmt: skip
+
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=Distinct(DIM, name="distinct")) as store:
+        _add(store, "bo", [f"bo's note {i}" for i in range(1200)])
+        _add(store, "ada", ADA)
+        assert found_by_own_vector(store)
+        store.for_user("ada").forget()
+    with MemoryStore.local(path, encoder=Distinct(DIM, name="distinct")) as store:
+        assert found_by_own_vector(store)
+        _add(store, "bo", [f"bo's later note {i}" for i in range(300)])
+        assert found_by_own_vector(store) and doctor(store).ok

@@ -48,6 +48,8 @@ _HEADER = struct.Struct("<i6QiI3QdQ")
 _FORMAT = 1
 #: Rows of ``data_level0.bin`` read at once (bounded memory on big collections).
 _BLOCK = 65536
+#: Bytes read at once when clearing a segment's unused capacity.
+_ZERO_BLOCK = 1 << 20
 
 
 class UnknownFormat(Exception):
@@ -120,6 +122,45 @@ def leftover_segments(chroma_dir: Path) -> list[Path]:
     finally:
         db.close()
     return [p for p in folders if p.name not in used]
+
+
+def clear_unused_capacity(chroma_dir: Path) -> int:
+    """Zero what hnswlib wrote past its elements in each segment's ``data_level0.bin`` and
+    ``length.bin``; return how many files changed. hnswlib writes its whole capacity, the unused
+    part from memory it never cleared: bytes the process held before, a forgotten user's words
+    among them, landed in a live collection's file (a reviewer, and this project's CI, 2026-12-07).
+    Only where no Chroma client of this process has the index open (at a store's close); a
+    header of a format this module does not know is left alone."""
+    changed = 0
+    for folder in sorted(p for p in chroma_dir.iterdir() if p.is_dir() and _is_uuid(p.name)):
+        try:
+            raw = (folder / HEADER).read_bytes()
+        except OSError:
+            continue  # not persisted yet
+        if len(raw) < _HEADER.size or _HEADER.unpack_from(raw)[0] != _FORMAT:
+            continue
+        count, element = _HEADER.unpack_from(raw)[3], _HEADER.unpack_from(raw)[4]
+        for name, unit in ((LEVEL0, element), (LENGTHS, 4)):
+            changed += _zero_from(folder / name, count * unit)
+    return changed
+
+
+def _zero_from(path: Path, start: int) -> int:
+    """Zero ``path`` from byte ``start`` on, writing only the blocks that hold anything; 1 if it changed."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    wrote = 0
+    with path.open("r+b") as file:
+        for at in range(start, size, _ZERO_BLOCK):
+            file.seek(at)
+            block = file.read(min(_ZERO_BLOCK, size - at))
+            if block.strip(b"\0"):
+                file.seek(at)
+                file.write(bytes(len(block)))
+                wrote = 1
+    return wrote
 
 
 def _is_uuid(name: str) -> bool:
