@@ -54,6 +54,7 @@ class StoreParts(Protocol):
     retrieval: str
     unit: str
     roles: tuple[str, ...] | None
+    read_only: bool
 
     def for_user(self, user_id: str) -> Any: ...  # the user's UserMemory
 

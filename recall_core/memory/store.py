@@ -40,6 +40,7 @@ from recall_core.memory.errors import MemoryIndexWarning, MemoryReadOnlyError, M
 from recall_core.memory.index import ChromaIndex
 from recall_core.memory.journal import Journal
 from recall_core.memory.search import check_retrieval, check_roles, check_unit
+from recall_core.memory.upkeep.catch_up import SearchCatchUp
 from recall_core.memory.upkeep.health import (
     OpenCheck,
     check_local_index,
@@ -142,6 +143,8 @@ class MemoryStore:
         #: What opening found wrong with a local index (nothing for a server: its files are not ours).
         self.open_check = OpenCheck()
         self._checked_at_open = False  # a local index is trusted at close only if opening checked it
+        #: Indexes, after a search, what an outage left pending for the user (upkeep/catch_up.py).
+        self.catch_up = SearchCatchUp(self)
 
     # -- opening -----------------------------------------------------------------------------
 

