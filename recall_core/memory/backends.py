@@ -16,6 +16,7 @@ import socket
 import sqlite3
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -191,6 +192,27 @@ def local_backend(chroma_dir: Path, location: str) -> Backend:
     return Backend("local", location, open_client)
 
 
+def _let_go(database: Path, timeout: float = 2.0) -> bool:
+    """Whether no file descriptor of this process is open on ``database`` (waiting up to ``timeout``
+    seconds): Chroma's client closes its SQLite connection on a worker thread after ``close()``
+    returns (a reviewer saw it open 0.5 s on). ``True`` where the process's descriptors cannot be
+    listed (no ``/proc/self/fd``): there the close is trusted."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return True
+    target, deadline = os.path.realpath(database), time.monotonic() + timeout
+    while True:
+        try:
+            held = any(os.path.realpath(fd) == target for fd in fds.iterdir())
+        except OSError:  # a descriptor closed while listed: look again
+            held = True
+        if not held:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 def check_server(host: object, port: object, timeout: object) -> int:
     """``port`` as an int; ``ValueError`` naming the field unless ``host`` is a non-empty string,
     ``port`` an int (or its digits) in 1-65535 and ``timeout`` a finite number of seconds > 0: a bad one would only show at the first
@@ -351,6 +373,9 @@ def scrub_if_due(root: Path | None) -> None:
 
     chroma_dir = root / CHROMA_DIR  # type: ignore[operator]
     database = chroma_dir / "chroma.sqlite3"
+    if database.is_file() and not _let_go(database):
+        logger.info("Chroma still holds %s open: its scrub waits for the store's next close or opening", database)
+        return
     try:
         if database.is_file():
             for folder in leftover_segments(chroma_dir):

@@ -525,7 +525,7 @@ class MemoryWriter:
         The index is written outside the journal's lock (a server's heal takes its own lock, then the
         journal's: the other order deadlocked, and held SQLite's write lock across a hung request). A
         ``forget`` or ``delete`` that runs meanwhile is taken back when the rows are marked indexed
-        (:meth:`Journal.mark_indexed`), and a row an ``update`` changed stays pending."""
+        (:meth:`Journal.mark_indexed`), and a row an ``update`` changed meanwhile gets its current copy written again."""
         journal = self.store.journal
         # (bounded: a read of every pending row cost 263 ms at 20,000 for a catch-up of 512)
         rows = [row for row in journal.pending_rows(user_id, None if limit is None else limit + len(skip))

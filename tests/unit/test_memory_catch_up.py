@@ -216,3 +216,110 @@ def test_an_unexpected_failure_is_logged_as_a_warning_and_the_search_answers(tmp
         [record] = caplog.records
         assert record.levelno == logging.WARNING and "ZeroDivisionError" in record.getMessage()
         assert "recall doctor --repair" in record.getMessage()
+
+
+def _documents(store: MemoryStore, user: str) -> list[str]:
+    from recall_core.memory.index import MEMORIES
+
+    return store.index.collection(user, MEMORIES).get(include=["documents"])["documents"]
+
+
+def test_a_forget_and_a_new_write_under_the_same_id_during_a_catch_up_keep_the_new_value(tmp_path: Path, monkeypatch) -> None:
+    """The catch-up read the pending row; the user was forgotten and wrote again under the same key
+    (the same id); the catch-up's write then landed: the forgotten value was back in the index and
+    in `get_by_key`, and doctor saw a mismatch (a reviewer's forced interleaving, 2026-12-07)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        memory = store.for_user("u")
+        memory.add("an ordinary note")
+        write, down, entered, go = store.index.write, [True], threading.Event(), threading.Event()
+
+        def staged(rows, *args, **kwargs):
+            if down[0]:
+                raise MemoryUnavailableError("the index is down (injected)")
+            if threading.current_thread().name == "catch-up":
+                entered.set()
+                go.wait(10)
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", staged)
+        with pytest.raises(MemoryUnavailableError):
+            memory.put("pin", "my bank pin is 4711")
+        down[0] = False
+        searcher = threading.Thread(name="catch-up", target=lambda: memory.search("bank pin", 3))
+        searcher.start()
+        assert entered.wait(10)
+        memory.forget()
+        memory.put("pin", "my bank pin is 1234")
+        go.set()
+        searcher.join(10)
+        monkeypatch.setattr(store.index, "write", write)
+        assert memory.get_by_key("pin").text == "my bank pin is 1234"
+        assert _documents(store, "u") == ["my bank pin is 1234"]
+        assert [c.text for c in memory.search("bank pin", 3)] == ["my bank pin is 1234"] and doctor(store).ok
+
+
+def test_an_update_racing_a_catch_up_of_the_same_memory_is_not_lost(tmp_path: Path, monkeypatch) -> None:
+    """The update wrote its new text to the index; the catch-up then wrote the old one over it and
+    marked it (changed: pending); the update marked it indexed. The index kept the old text, for
+    good, with the journal saying indexed (a reviewer's forced interleaving, 2026-12-07)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        memory = store.for_user("u")
+        memory.add("an ordinary note")
+        write, down = store.index.write, [True]
+        catch_up_in, update_written, catch_up_done = threading.Event(), threading.Event(), threading.Event()
+
+        def staged(rows, *args, **kwargs):
+            if down[0]:
+                raise MemoryUnavailableError("the index is down (injected)")
+            name = threading.current_thread().name
+            if name == "catch-up":  # has read the old row: waits until the update is in the index
+                catch_up_in.set()
+                update_written.wait(10)
+            elif name == "update":  # its new text is in the index: its mark waits for the catch-up's
+                out = write(rows, *args, **kwargs)
+                update_written.set()
+                catch_up_done.wait(10)
+                return out
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", staged)
+        with pytest.raises(MemoryUnavailableError):
+            memory.add("my dog is called Rex")
+        [row] = store.journal.pending_rows("u")
+        down[0] = False
+        searcher = threading.Thread(name="catch-up", target=lambda: memory.search("dog", 2))
+        searcher.start()
+        assert catch_up_in.wait(10)
+        updater = threading.Thread(name="update", target=lambda: memory.update(row.id, "my dog is called Max"))
+        updater.start()
+        assert update_written.wait(10)
+        searcher.join(10)
+        catch_up_done.set()
+        updater.join(10)
+        monkeypatch.setattr(store.index, "write", write)
+        assert memory.get(row.id).text == "my dog is called Max"
+        assert "my dog is called Max" in _documents(store, "u") and "my dog is called Rex" not in _documents(store, "u")
+        assert doctor(store).ok
+
+
+def test_pending_rows_without_a_vector_are_not_read_again_at_every_search(tmp_path: Path, monkeypatch) -> None:
+    """The read of rows holding a vector walks all the user's pending rows: with none to index, the
+    next searches skip it until the backoff passed (a reviewer: 6.7 ms a search against 1.3 ms with
+    20,000 such rows)."""
+    clock = _Clock()
+    monkeypatch.setattr(catch_up_module.time, "monotonic", clock.monotonic)
+    encoder = _Encoder()
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        store.for_user("u").add("an ordinary note")
+        encoder.fail = True
+        with pytest.raises(RuntimeError):
+            store.for_user("u").add(SECRET)
+        encoder.fail = False
+        read, reads = store.journal.pending_rows, []
+        monkeypatch.setattr(store.journal, "pending_rows", lambda *a, **k: reads.append(1) or read(*a, **k))
+        for _ in range(3):
+            store.for_user("u").search("ordinary note", 2)
+        assert len(reads) == 1
+        clock.now += catch_up_module.BACKOFF_S + 1
+        store.for_user("u").search("ordinary note", 2)
+        assert len(reads) == 2

@@ -222,16 +222,21 @@ class Journal:
                 [(state, memory_id, DELETING) for memory_id in ids],
             )
 
-    def mark_indexed(self, rows: Sequence[JournalRow]) -> list[JournalRow]:
-        """Mark rows just written to the index ``indexed``; return those a ``delete`` or ``forget``
-        removed meanwhile (their journal rows tombstoned or purged while they were embedded and
-        written), each a tombstone now: hidden from every read until the caller deletes it from the
-        index again, and finished by ``repair`` if that fails, never adopted back. A row whose text an
-        ``update`` changed meanwhile stays pending (the index may hold the older text).
+    def mark_indexed(self, rows: Sequence[JournalRow]) -> tuple[list[JournalRow], list[JournalRow]]:
+        """Mark rows just written to the index ``indexed``; return ``(gone, changed)``.
+
+        ``gone``: those a ``delete`` or ``forget`` removed meanwhile (their journal rows tombstoned
+        or purged while they were embedded and written), each a tombstone now: hidden from every
+        read until the caller deletes it from the index again, and finished by ``repair`` if that
+        fails, never adopted back. ``changed``: those whose text an ``update`` (or a new write
+        under the same id) changed meanwhile, left pending: the write just made may have put an
+        older copy over the current one in the index, and the caller writes the current one again.
 
         Until 2026-12-07 a forget that ran while a write embedded the user's new turn was undone:
-        the turn reached the index after the forget emptied it, and ``repair`` adopted it for good."""
+        the turn reached the index after the forget emptied it, and ``repair`` adopted it for good;
+        and a changed row was only left pending, the older copy kept in the index (a reviewer)."""
         gone: list[JournalRow] = []
+        changed: list[JournalRow] = []
         with self._transaction() as db:
             for row in rows:
                 found = db.execute("SELECT state, text, context FROM memories WHERE id=?", (row.id,)).fetchone()
@@ -239,11 +244,12 @@ class Journal:
                     _insert(db, row.with_(embedding=None), DELETING, time.time())
                 if found is None or found[0] == DELETING:
                     gone.append(row)
-                elif (found[1], found[2]) != (row.text, row.context):  # an update changed it meanwhile: its own
-                    db.execute("UPDATE memories SET state=? WHERE id=?", (PENDING, row.id))  # write, or `repair`
+                elif (found[1], found[2]) != (row.text, row.context):
+                    db.execute("UPDATE memories SET state=? WHERE id=?", (PENDING, row.id))
+                    changed.append(row)
                 else:
                     db.execute("UPDATE memories SET state=? WHERE id=?", (INDEXED, row.id))
-        return gone
+        return gone, changed
 
     def mark_deleting(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """Tombstone a user's rows before they are deleted from the index; return the ids found.

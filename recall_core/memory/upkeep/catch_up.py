@@ -65,8 +65,11 @@ class SearchCatchUp:
             self._running.add(user_id)
         try:
             rows = store.journal.pending_rows(user_id, SEARCH_CATCH_UP, encoder=store.encoder.name)
-            if rows:
-                store.writer.index(rows)
+            if not rows:  # pending without a vector (the encoder failed): a write's catch-up encodes them
+                with self._lock:  # and the read walked them all: not at every search
+                    self._failed[user_id] = (failures, time.monotonic() + BACKOFF_S)
+                return 0
+            store.writer.index(rows)
         except Exception as exc:  # noqa: BLE001 - the search has answered: a catch-up never fails it
             delay = min(BACKOFF_S * 2**failures, MAX_BACKOFF_S)
             with self._lock:

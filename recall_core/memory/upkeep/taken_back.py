@@ -20,17 +20,44 @@ from contextlib import contextmanager
 
 from recall_core.memory.backends import scrub_deleted
 from recall_core.memory.errors import MemoryUnavailableError, free_note
-from recall_core.memory.journal import Journal, JournalRow
+from recall_core.memory.journal import DELETING, Journal, JournalRow
 from recall_core.memory.protocols import StoreParts
 
 logger = logging.getLogger(__name__)
 
 
+#: Rounds of writing the current copy of rows that changed while they were written (each round
+#: is one more change racing it: past this, they stay pending for the next write or `repair`).
+_ROUNDS = 3
+
+
 def mark_written(store: StoreParts, rows: Sequence[JournalRow]) -> None:
     """Mark ``rows``, just written to the live index, ``indexed``; take out of the index again
-    those a delete or forget removed meanwhile. (A row an ``update`` changed meanwhile stays
-    pending: the index may hold its older text.)"""
-    gone = store.journal.mark_indexed(rows)
+    those a delete or forget removed meanwhile; and where an ``update`` (or a new write under the
+    same id, after a forget) changed a row meanwhile, put its current copy over the one just
+    written, which may be older than what its own write had put there (a reviewer's race,
+    2026-12-07: the forgotten value came back; an update was lost, and marked indexed)."""
+    for _ in range(_ROUNDS):
+        gone, changed = store.journal.mark_indexed(rows)
+        _take_back(store, gone)
+        if not changed:
+            return
+        rows = _current_copies(store, changed)
+
+
+def _current_copies(store: StoreParts, changed: Sequence[JournalRow]) -> list[JournalRow]:
+    """Write again the current copy of each changed row that holds this store's vector; delete the
+    older copy of one that holds none yet (its own write, still to come, puts it in); return those written."""
+    current = {r.id: r for r in store.journal.get_many([r.id for r in changed])}
+    encoder = store.encoder.name
+    ready = [r for r in current.values() if r.state != DELETING and r.embedding is not None and r.encoder == encoder]
+    waiting = [r for r in changed if r.id not in {w.id for w in ready}]
+    for user_id in dict.fromkeys(r.user_id for r in waiting):
+        store.index.delete(user_id, [r.id for r in waiting if r.user_id == user_id])
+    return store.index.write(ready, encoder) if ready else []
+
+
+def _take_back(store: StoreParts, gone: Sequence[JournalRow]) -> None:
     for user_id in dict.fromkeys(r.user_id for r in gone):
         ids = [r.id for r in gone if r.user_id == user_id]
         try:
