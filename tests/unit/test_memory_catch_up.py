@@ -61,6 +61,14 @@ def _written_while_the_index_fails(store: MemoryStore, monkeypatch, text: str = 
     monkeypatch.setattr(store.index, "write", write)
 
 
+def _written_while_the_encoder_fails(store: MemoryStore, encoder: _Encoder) -> None:
+    """Write the secret while the encoder fails: journaled (acknowledged), pending, without a vector."""
+    encoder.fail = True
+    with pytest.raises(RuntimeError):
+        store.for_user("u").add(SECRET)
+    encoder.fail = False
+
+
 def _texts(store: MemoryStore, query: str, user: str = "u") -> list[str]:
     return [c.text for c in store.for_user(user).search(query, 5)]
 
@@ -129,10 +137,7 @@ def test_a_row_without_its_vector_is_never_encoded_at_a_search(tmp_path: Path) -
     encoder = _Encoder()
     with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
         store.for_user("u").add("an ordinary note")
-        encoder.fail = True
-        with pytest.raises(RuntimeError):
-            store.for_user("u").add(SECRET)
-        encoder.fail = False
+        _written_while_the_encoder_fails(store, encoder)
         assert SECRET not in _texts(store, "bank pin")
         assert encoder.secrets == 0 and store.journal.count("u", PENDING) == 1
         store.for_user("u").add("a later note")  # the write's own catch-up encodes it
@@ -311,10 +316,7 @@ def test_pending_rows_without_a_vector_are_not_read_again_at_every_search(tmp_pa
     encoder = _Encoder()
     with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
         store.for_user("u").add("an ordinary note")
-        encoder.fail = True
-        with pytest.raises(RuntimeError):
-            store.for_user("u").add(SECRET)
-        encoder.fail = False
+        _written_while_the_encoder_fails(store, encoder)
         read, reads = store.journal.pending_rows, []
         monkeypatch.setattr(store.journal, "pending_rows", lambda *a, **k: reads.append(1) or read(*a, **k))
         for _ in range(3):
