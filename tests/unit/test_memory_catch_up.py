@@ -325,3 +325,91 @@ def test_pending_rows_without_a_vector_are_not_read_again_at_every_search(tmp_pa
         clock.now += catch_up_module.BACKOFF_S + 1
         store.for_user("u").search("ordinary note", 2)
         assert len(reads) == 2
+
+
+def test_the_older_copy_s_delete_never_removes_a_newer_copy_that_landed_first(tmp_path: Path, monkeypatch) -> None:
+    """The catch-up found the row changed and holding no vector yet, so it deleted the older copy; the
+    update's own write had set the vector, written the index and marked it indexed in between: the
+    memory was indexed in the journal and missing from the index (a third review, 2026-12-07)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        memory = store.for_user("u")
+        memory.add("an ordinary note")
+        write, delete, set_vectors = store.index.write, store.index.delete, store.journal.set_vectors
+        down, entered, text_set, checked, updated = [True], *(threading.Event() for _ in range(4))
+
+        def staged_write(rows, *args, **kwargs):
+            if down[0]:
+                raise MemoryUnavailableError("the index is down (injected)")
+            if threading.current_thread().name == "catch-up" and not entered.is_set():
+                entered.set()  # read the old row; waits until the update set its new text
+                text_set.wait(10)
+            return write(rows, *args, **kwargs)
+
+        def staged_set_vectors(*args, **kwargs):
+            if threading.current_thread().name == "update":
+                text_set.set()  # encoded; waits until the catch-up saw no vector and is deleting
+                checked.wait(10)
+            return set_vectors(*args, **kwargs)
+
+        def staged_delete(user_id, ids, *args, **kwargs):
+            if threading.current_thread().name == "catch-up":
+                checked.set()  # the update's own write and mark land here
+                updated.wait(10)
+            return delete(user_id, ids, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", staged_write)
+        monkeypatch.setattr(store.index, "delete", staged_delete)
+        monkeypatch.setattr(store.journal, "set_vectors", staged_set_vectors)
+        with pytest.raises(MemoryUnavailableError):
+            memory.add("my dog is called Rex")
+        [row] = store.journal.pending_rows("u")
+        down[0] = False
+        searcher = threading.Thread(name="catch-up", target=lambda: memory.search("dog", 2))
+        searcher.start()
+        assert entered.wait(10)
+        updater = threading.Thread(name="update", target=lambda: memory.update(row.id, "my dog is called Max"))
+        updater.start()
+        updater.join(20)
+        updated.set()
+        searcher.join(20)
+        monkeypatch.undo()
+        assert "my dog is called Max" in _documents(store, "u")
+        assert doctor(store).ok
+
+
+def test_an_index_down_for_the_re_write_leaves_the_row_pending_and_the_write_returns(tmp_path: Path, monkeypatch) -> None:
+    """Writing the current copy of a changed row is upkeep of the caller's finished write: an index
+    that fails then is logged and the row left pending, not raised to a caller whose write is done."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        memory = store.for_user("u")
+        [memory_id] = memory.add("my dog is called Rex")
+        write, writes = store.index.write, []
+
+        def staged(rows, *args, **kwargs):
+            writes.append(1)
+            if len(writes) == 1:  # the first update's write lands, then a second update runs whole
+                out = write(rows, *args, **kwargs)
+                other = threading.Thread(target=lambda: memory.update(memory_id, "my dog is called Max"))
+                other.start()
+                other.join(20)
+                return out
+            if len(writes) == 3:  # the first update's re-write of the current copy
+                raise MemoryUnavailableError("the index is down (injected)")
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", staged)
+        memory.update(memory_id, "my dog is called Bo")  # returns: its write was done
+        monkeypatch.undo()
+        assert memory.get(memory_id).text == "my dog is called Max"
+        assert _documents(store, "u") == ["my dog is called Max"]
+
+
+def test_the_empty_backoff_ends_when_other_rows_become_pending(tmp_path: Path, monkeypatch) -> None:
+    """The backoff after finding no pending row with a vector holds only while the same rows are
+    pending: a turn an outage leaves pending (with its vector) is indexed at the next search."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_encoder_fails(store, store.encoder)
+        store.for_user("u").search("ordinary note", 2)  # nothing to index: backed off
+        _written_while_the_index_fails(store, monkeypatch, "my dog is called Rex")
+        assert "my dog is called Rex" in _texts(store, "dog")

@@ -48,26 +48,30 @@ class SearchCatchUp:
 
     def __init__(self, store: StoreParts) -> None:
         self.store = store
-        self._lock = threading.Lock()  # guards the two fields below, never held across a call out
+        self._lock = threading.Lock()  # guards the fields below, never held across a call out
         self._running: set[str] = set()
         self._failed: dict[str, tuple[int, float]] = {}  # user -> (failures in a row, monotonic retry time)
+        self._empty: dict[str, tuple[int, float]] = {}  # user -> (pending count none of which had a vector, until)
 
     def after_search(self, user_id: str) -> int:
         """Index up to :data:`SEARCH_CATCH_UP` of ``user_id``'s pending memories that hold their vector;
         return how many were written (``0``: nothing to do, backed off, busy, or failed: logged)."""
         store = self.store
-        if store.read_only or not store.journal.count(user_id, PENDING):  # the common case: one indexed count
+        pending = 0 if store.read_only else store.journal.count(user_id, PENDING)  # the common case: one count
+        if not pending:
             return 0
         with self._lock:
             failures, retry_at = self._failed.get(user_id, (0, 0.0))
-            if user_id in self._running or time.monotonic() < retry_at:
+            unchanged, empty_until = self._empty.get(user_id, (-1, 0.0))
+            now = time.monotonic()
+            if user_id in self._running or now < retry_at or (pending == unchanged and now < empty_until):
                 return 0
             self._running.add(user_id)
         try:
             rows = store.journal.pending_rows(user_id, SEARCH_CATCH_UP, encoder=store.encoder.name)
-            if not rows:  # pending without a vector (the encoder failed): a write's catch-up encodes them
-                with self._lock:  # and the read walked them all: not at every search
-                    self._failed[user_id] = (failures, time.monotonic() + BACKOFF_S)
+            if not rows:  # pending without a vector (the encoder failed): a write's catch-up encodes them;
+                with self._lock:  # the read walked them all: not again while the same rows are pending
+                    self._empty[user_id] = (pending, time.monotonic() + BACKOFF_S)
                 return 0
             store.writer.index(rows)
         except Exception as exc:  # noqa: BLE001 - the search has answered: a catch-up never fails it

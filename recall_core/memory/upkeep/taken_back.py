@@ -37,23 +37,36 @@ def mark_written(store: StoreParts, rows: Sequence[JournalRow]) -> None:
     same id, after a forget) changed a row meanwhile, put its current copy over the one just
     written, which may be older than what its own write had put there (a reviewer's race,
     2026-12-07: the forgotten value came back; an update was lost, and marked indexed)."""
-    for _ in range(_ROUNDS):
+    for round_ in range(1, _ROUNDS + 1):
         gone, changed = store.journal.mark_indexed(rows)
         _take_back(store, gone)
-        if not changed:
+        if not changed or round_ == _ROUNDS:  # (a copy written is always checked by a mark after it)
             return
-        rows = _current_copies(store, changed)
+        try:
+            rows = _current_copies(store, changed)
+        except (MemoryUnavailableError, sqlite3.Error) as exc:  # the caller's own write is done: upkeep
+            logger.warning("memories changed while they were written stay pending until the next write or "
+                           "repair (%s)", exc)  # fmt: skip
+            return
 
 
 def _current_copies(store: StoreParts, changed: Sequence[JournalRow]) -> list[JournalRow]:
-    """Write again the current copy of each changed row that holds this store's vector; delete the
-    older copy of one that holds none yet (its own write, still to come, puts it in); return those written."""
-    current = {r.id: r for r in store.journal.get_many([r.id for r in changed])}
+    """Write again the current copy of each changed row that holds this store's vector; return those
+    written. One that holds none yet has the older copy deleted, then is read again: if its own
+    write set its vector meanwhile, its copy may have landed before the delete, so it is written
+    again too (its own write sets the vector before it writes the index: a row read without one
+    after the delete gets its copy in after it). A reviewer's race, 2026-12-07."""
     encoder = store.encoder.name
-    ready = [r for r in current.values() if r.state != DELETING and r.embedding is not None and r.encoder == encoder]
+
+    def ready_of(rows: list[JournalRow]) -> list[JournalRow]:
+        return [r for r in rows if r.state != DELETING and r.embedding is not None and r.encoder == encoder]
+
+    ready = ready_of(store.journal.get_many([r.id for r in changed]))
     waiting = [r for r in changed if r.id not in {w.id for w in ready}]
     for user_id in dict.fromkeys(r.user_id for r in waiting):
         store.index.delete(user_id, [r.id for r in waiting if r.user_id == user_id])
+    if waiting:
+        ready += ready_of(store.journal.get_many([r.id for r in waiting]))
     return store.index.write(ready, encoder) if ready else []
 
 
