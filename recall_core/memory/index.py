@@ -60,6 +60,9 @@ HNSW_CONFIG = {"space": "cosine"}
 SIZE_TTL_S = 10.0
 
 
+#: A Chroma server's transient answer for a collection whose first segment it has not written yet.
+NOT_ON_DISK_YET = "Error creating hnsw segment reader: Nothing found on disk"
+
 #: What a server store's mark says (:attr:`ChromaIndex.check_server`, upkeep/marks.py): the server
 #: kept its data, lost it (and the journal's memories were indexed again), or nothing to compare yet.
 MARK_KEPT, MARK_LOST, MARK_FIRST = "kept", "lost", "first"
@@ -140,15 +143,22 @@ class ChromaIndex:
         return self._client
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a Chroma call, turning "cannot reach the index" failures into MemoryUnavailableError."""
-        try:
-            return fn(*args, **kwargs)
-        except MemoryStoreError:
-            raise
-        except Exception as exc:
-            if is_unavailable(exc, self.kind):
-                raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({self._hint()})") from exc
-            raise
+        """Run a Chroma call, turning "cannot reach the index" failures into MemoryUnavailableError.
+        A server's "Nothing found on disk" (a collection's first segment not written there yet,
+        chroma-core/chroma#4212; a reader beside writers met it once in the load test) is retried once."""
+        for attempt in (1, 2):
+            try:
+                return fn(*args, **kwargs)
+            except MemoryStoreError:
+                raise
+            except Exception as exc:
+                if attempt == 1 and self.kind == "server" and NOT_ON_DISK_YET in str(exc):
+                    time.sleep(0.2)
+                    continue
+                if is_unavailable(exc, self.kind):
+                    raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({self._hint()})") from exc
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _hint(self) -> str:
         """What to do about an index failure: the server, the disk (Chroma does not say it is full), the files."""

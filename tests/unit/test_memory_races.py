@@ -250,3 +250,33 @@ def test_a_heal_that_ended_just_before_the_check_is_not_blamed_on_another_client
         with pytest.raises(MemoryUnavailableError, match="kept its data"):
             check_not_lost(store.journal, "u", index)
         index.check_server = None
+
+
+def test_a_server_s_not_on_disk_yet_is_retried_once(tmp_path: Path) -> None:
+    """A Chroma server answers a read of a collection whose first segment it has not written yet with
+    "Nothing found on disk" (chroma-core/chroma#4212): the load test's reader met it once beside writers."""
+    from chromadb.errors import InternalError
+
+    from recall_core.memory.backends import Backend
+    from recall_core.memory.index import NOT_ON_DISK_YET, ChromaIndex
+
+    calls: list[int] = []
+
+    def flaky(times: int):
+        def fn():
+            calls.append(1)
+            if len(calls) <= times:
+                raise InternalError(f"Error executing plan: Internal error: {NOT_ON_DISK_YET}")
+            return "answer"
+        return fn
+
+    server = ChromaIndex(Backend("server", "http://127.0.0.1:1", lambda: None))
+    assert server.call(flaky(1)) == "answer" and len(calls) == 2
+    calls.clear()
+    with pytest.raises(MemoryUnavailableError, match="Nothing found on disk"):
+        server.call(flaky(2))  # once only
+    calls.clear()
+    local = ChromaIndex(Backend("local", str(tmp_path), lambda: None))
+    with pytest.raises(MemoryUnavailableError, match="Nothing found on disk"):
+        local.call(flaky(1))  # a local index's files are this process's: no such race to wait out
+    assert len(calls) == 1
