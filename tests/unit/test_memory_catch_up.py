@@ -263,6 +263,25 @@ def test_a_forget_and_a_new_write_under_the_same_id_during_a_catch_up_keep_the_n
         assert [c.text for c in memory.search("bank pin", 3)] == ["my bank pin is 1234"] and doctor(store).ok
 
 
+def _a_catch_up_of_rex_racing_an_update(
+    store: MemoryStore, down: list[bool], entered: threading.Event
+) -> tuple[threading.Thread, threading.Thread, object]:
+    """"my dog is called Rex" written while the staged index is ``down`` (pending, with its vector);
+    then the index back, a search's catch-up started (thread "catch-up") and, once it has ``entered``
+    the staged index, an update of the row to "Max" started (thread "update")."""
+    memory = store.for_user("u")
+    with pytest.raises(MemoryUnavailableError):
+        memory.add("my dog is called Rex")
+    [row] = store.journal.pending_rows("u")
+    down[0] = False
+    searcher = threading.Thread(name="catch-up", target=lambda: memory.search("dog", 2))
+    searcher.start()
+    assert entered.wait(10)
+    updater = threading.Thread(name="update", target=lambda: memory.update(row.id, "my dog is called Max"))
+    updater.start()
+    return searcher, updater, row
+
+
 def test_an_update_racing_a_catch_up_of_the_same_memory_is_not_lost(tmp_path: Path, monkeypatch) -> None:
     """The update wrote its new text to the index; the catch-up then wrote the old one over it and
     marked it (changed: pending); the update marked it indexed. The index kept the old text, for
@@ -288,15 +307,7 @@ def test_an_update_racing_a_catch_up_of_the_same_memory_is_not_lost(tmp_path: Pa
             return write(rows, *args, **kwargs)
 
         monkeypatch.setattr(store.index, "write", staged)
-        with pytest.raises(MemoryUnavailableError):
-            memory.add("my dog is called Rex")
-        [row] = store.journal.pending_rows("u")
-        down[0] = False
-        searcher = threading.Thread(name="catch-up", target=lambda: memory.search("dog", 2))
-        searcher.start()
-        assert catch_up_in.wait(10)
-        updater = threading.Thread(name="update", target=lambda: memory.update(row.id, "my dog is called Max"))
-        updater.start()
+        searcher, updater, row = _a_catch_up_of_rex_racing_an_update(store, down, catch_up_in)
         assert update_written.wait(10)
         searcher.join(10)
         catch_up_done.set()
@@ -360,15 +371,7 @@ def test_the_older_copy_s_delete_never_removes_a_newer_copy_that_landed_first(tm
         monkeypatch.setattr(store.index, "write", staged_write)
         monkeypatch.setattr(store.index, "delete", staged_delete)
         monkeypatch.setattr(store.journal, "set_vectors", staged_set_vectors)
-        with pytest.raises(MemoryUnavailableError):
-            memory.add("my dog is called Rex")
-        [row] = store.journal.pending_rows("u")
-        down[0] = False
-        searcher = threading.Thread(name="catch-up", target=lambda: memory.search("dog", 2))
-        searcher.start()
-        assert entered.wait(10)
-        updater = threading.Thread(name="update", target=lambda: memory.update(row.id, "my dog is called Max"))
-        updater.start()
+        searcher, updater, _ = _a_catch_up_of_rex_racing_an_update(store, down, entered)
         updater.join(20)
         updated.set()
         searcher.join(20)

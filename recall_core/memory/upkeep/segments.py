@@ -83,18 +83,24 @@ def vector_segments(chroma_dir: Path) -> dict[str, str]:
     Raises:
         sqlite3.Error: ``chroma.sqlite3`` cannot be read (itself damaged).
     """
+    rows = _read_database(
+        chroma_dir, "SELECT s.id, c.name FROM segments s JOIN collections c ON c.id = s.collection WHERE s.scope = 'VECTOR'"
+    )  # fmt: skip
+    return {str(segment): str(name) for segment, name in rows}
+
+
+def _read_database(chroma_dir: Path, sql: str) -> list[tuple]:
+    """The rows of ``sql`` in a local index's ``chroma.sqlite3``, opened read-only once a killed
+    writer's rollback journal is settled (none if there is no database yet)."""
     path = chroma_dir / "chroma.sqlite3"
     if not path.exists():
-        return {}
+        return []
     settle_hot_journal(path)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
     try:
-        rows = db.execute(
-            "SELECT s.id, c.name FROM segments s JOIN collections c ON c.id = s.collection WHERE s.scope = 'VECTOR'"
-        ).fetchall()
+        return db.execute(sql).fetchall()
     finally:
         db.close()
-    return {str(segment): str(name) for segment, name in rows}
 
 
 def leftover_segments(chroma_dir: Path) -> list[Path]:
@@ -111,16 +117,10 @@ def leftover_segments(chroma_dir: Path) -> list[Path]:
     Raises:
         sqlite3.Error: ``chroma.sqlite3`` cannot be read (then nothing may be called unused).
     """
-    path = chroma_dir / "chroma.sqlite3"
-    if not path.exists():
+    if not (chroma_dir / "chroma.sqlite3").exists():
         return []
     folders = [p for p in sorted(chroma_dir.iterdir()) if p.is_dir() and _is_uuid(p.name)]
-    settle_hot_journal(path)
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-    try:
-        used = {str(row[0]) for row in db.execute("SELECT id FROM segments")}
-    finally:
-        db.close()
+    used = {str(row[0]) for row in _read_database(chroma_dir, "SELECT id FROM segments")}
     return [p for p in folders if p.name not in used]
 
 
