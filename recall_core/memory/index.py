@@ -436,9 +436,11 @@ class ChromaIndex:
         batch = self.max_batch_size()
 
         def upsert(collection: Any, part: Sequence[JournalRow], vectors: list[np.ndarray]) -> None:
+            metadatas = [index_metadata(r) for r in part]
+            _drop_removed_keys(collection, part, metadatas)
             collection.upsert(
                 ids=[r.id for r in part], embeddings=np.stack(vectors), documents=[r.text for r in part],
-                metadatas=[index_metadata(r) for r in part],
+                metadatas=metadatas,
             )  # fmt: skip
 
         for start in range(0, len(rows), batch):
@@ -542,3 +544,19 @@ def is_unavailable(exc: BaseException, kind: str) -> bool:
     # The HTTP client raises a bare Exception(response text) for a non-Chroma error status
     # (a proxy's 502, a 500 page).
     return kind == "server" and type(exc) is Exception
+
+
+def _drop_removed_keys(collection: Any, rows: Sequence[JournalRow], metadatas: list[dict[str, Any]]) -> None:
+    """Have the upsert remove the metadata keys an update took away: Chroma's upsert merges a
+    record's metadata into what the index holds (a key is removed only when given as ``None``), so
+    a key dropped by ``update(..., metadata=...)`` stayed in the index, in every search's and
+    ``get``'s metadata and ``where`` filter, until 2026-12-07. Only rows changed since their first
+    write are read back (one ``get``): a first write has no older copy to merge into."""
+    changed = [i for i, row in enumerate(rows) if row.updated_at > row.created_at]
+    if not changed:
+        return
+    found = collection.get(ids=[rows[i].id for i in changed], include=["metadatas"])
+    held = dict(zip(found["ids"], found["metadatas"] or [], strict=False))
+    for i in changed:
+        for key in held.get(rows[i].id) or {}:
+            metadatas[i].setdefault(key, None)

@@ -26,8 +26,11 @@ class _EncoderWithAGap(HashEncoder):
 
     during: Callable[[], None] | None = None
 
+    only_alone = False
+
     def encode(self, texts, batch_size=64):
-        if self.during is not None and any("secret" in t for t in texts):
+        alone = not any("later" in t for t in texts)
+        if self.during is not None and any("secret" in t for t in texts) and (alone or not self.only_alone):
             during, self.during = self.during, None
             during()
         return super().encode(texts, batch_size)
@@ -280,3 +283,26 @@ def test_a_server_s_not_on_disk_yet_is_retried_once(tmp_path: Path) -> None:
     with pytest.raises(MemoryUnavailableError, match="Nothing found on disk"):
         local.call(flaky(1))  # a local index's files are this process's: no such race to wait out
     assert len(calls) == 1
+
+
+def test_a_metadata_change_while_a_catch_up_encodes_reaches_the_index(tmp_path: Path) -> None:
+    """An update that changes only a memory's metadata (same text) while a catch-up encodes it:
+    the catch-up's index write carries the older metadata. The row was marked indexed all the same
+    (only text and context were compared, a reviewer suspected, 2026-12-07), so the index kept the
+    older metadata for good; it must be written again with the current one."""
+    encoder = _FailingEncoder(DIM, name="gap")
+    with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
+        encoder.fail = True
+        with pytest.raises(RuntimeError):
+            store.for_user("u").add(SECRET, metadata={"topic": "old"})
+        encoder.fail = False
+        memory_id = next(r.id for r in store.journal.rows("u") if r.text == SECRET)
+        encoder.during = lambda: store.for_user("u").update(memory_id, SECRET, metadata={"topic": "bank"})
+        encoder.only_alone = True  # not while the later note (searched with the turn before) is encoded
+        store.for_user("u").add("a later note")  # its catch-up encodes the secret
+        assert store.journal.get(memory_id).extra == {"topic": "bank"}
+        [found] = [c for c in store.for_user("u").search("bank pin", 5) if c.id == memory_id]
+        assert found.metadata.get("topic") == "bank", found.metadata
+        assert [c.id for c in store.for_user("u").search("bank pin", 5, where={"topic": "bank"})] == [memory_id]
+        assert store.journal.count("u", "pending") == 0
+        assert doctor(store).ok

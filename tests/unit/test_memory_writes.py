@@ -165,3 +165,21 @@ def test_a_bad_progress_is_refused_before_anything_is_written(store: MemoryStore
     with pytest.raises(ValueError, match="progress must be True, False or a tqdm bar, got 'yes'"):
         writer.add_turns([{"user_id": "u", "role": "user", "content": "I like tea."}], progress="yes")
     assert store.journal.count() == 0
+
+
+def test_an_update_that_removes_a_metadata_key_removes_it_from_the_index(store: MemoryStore) -> None:
+    """Chroma's upsert merges metadata: until 2026-12-07 a key an update dropped stayed in the
+    index, returned by search and ``get`` and matched by ``where``, while the journal had none."""
+    memory = store.for_user("u")
+    [memory_id] = memory.add("my bank pin is 1", metadata={"topic": "bank", "tag": "x"})
+    memory.update(memory_id, "my bank pin is 1", metadata={"topic": "money"})
+    assert memory.get(memory_id).metadata == {"topic": "money"}
+    [found] = memory.search("bank pin", 1)
+    assert "tag" not in found.metadata and found.metadata["topic"] == "money"
+    assert memory.search("bank pin", 1, where={"tag": "x"}) == []
+    memory.update(memory_id, "my bank pin is 2", metadata={})
+    assert memory.get(memory_id).metadata == {}
+    assert memory.search("bank pin", 1, where={"topic": "money"}) == []
+    kept = memory.put("pin", "my pin is 3", metadata={"kind": "secret"})
+    memory.put("pin", "my pin is 3", metadata={})  # a keyed memory put again without the key
+    assert "kind" not in memory.get(kept).metadata

@@ -228,23 +228,24 @@ class Journal:
         ``gone``: those a ``delete`` or ``forget`` removed meanwhile (their journal rows tombstoned
         or purged while they were embedded and written), each a tombstone now: hidden from every
         read until the caller deletes it from the index again, and finished by ``repair`` if that
-        fails, never adopted back. ``changed``: those whose text an ``update`` (or a new write
-        under the same id) changed meanwhile, left pending: the write just made may have put an
+        fails, never adopted back. ``changed``: those whose text or metadata an ``update`` (or a new
+        write under the same id) changed meanwhile, left pending: the write just made may have put an
         older copy over the current one in the index, and the caller writes the current one again.
 
         Until 2026-12-07 a forget that ran while a write embedded the user's new turn was undone:
         the turn reached the index after the forget emptied it, and ``repair`` adopted it for good;
-        and a changed row was only left pending, the older copy kept in the index (a reviewer)."""
+        and a changed row was only left pending, the older copy kept in the index (a reviewer); a change of
+        metadata alone was not seen at all, and the index kept the older metadata for good."""
         gone: list[JournalRow] = []
         changed: list[JournalRow] = []
         with self._transaction() as db:
             for row in rows:
-                found = db.execute("SELECT state, text, context FROM memories WHERE id=?", (row.id,)).fetchone()
+                found = db.execute("SELECT state, text, context, extra FROM memories WHERE id=?", (row.id,)).fetchone()
                 if found is None:
                     _insert(db, row.with_(embedding=None), DELETING, time.time())
                 if found is None or found[0] == DELETING:
                     gone.append(row)
-                elif (found[1], found[2]) != (row.text, row.context):
+                elif (found[1], found[2], json.loads(found[3])) != (row.text, row.context, row.extra):
                     db.execute("UPDATE memories SET state=? WHERE id=?", (PENDING, row.id))
                     changed.append(row)
                 else:
