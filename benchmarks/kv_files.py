@@ -9,8 +9,10 @@ the cost depends only on the bytes.
 
 ``forget``: a local store of ``--users`` x ``--turns`` memories (hash encoder: the encoder is not
 what is measured) and one block file per memory under ``$RECALL_HOME/kv_memories``; one user is
-forgotten. Arms, alternating: ``forget`` (what ships: the blocks' files removed, then
-``chroma.sqlite3`` vacuumed) and ``no_vacuum`` (the same without the vacuum). Each round builds
+forgotten, then the store is closed. Since 2026-12-07 a forget's scrub of the Chroma files (the
+user's folder removed, hnswlib's unused bytes zeroed, ``chroma.sqlite3`` vacuumed) runs at the
+close, when no Chroma client of the store writes: so both steps are timed. Arms, alternating:
+``scrub`` (what ships) and ``no_scrub`` (the same close without the scrub). Each round builds
 both stores afresh in a temporary ``RECALL_HOME``.
 
     python -m benchmarks.kv_files --rounds 5
@@ -25,6 +27,7 @@ import os
 import statistics
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +98,9 @@ def _store(home: Path, users: int, turns: int) -> None:
 
 
 def forget_arms(rounds: int, users: int, turns: int, show: bool) -> dict[str, Any]:
-    """Median seconds of one user's forget, with and without the vacuum."""
-    times: dict[str, list[float]] = {"forget": [], "no_vacuum": []}
+    """Median seconds of one user's forget and of the store's close after it, with the close's scrub
+    (what ships) and without it."""
+    times: dict[str, list[float]] = {f"{arm}_{step}": [] for arm in ARMS for step in ("forget", "close")}
     sizes = []
     home_before = os.environ.get("RECALL_HOME")
     try:
@@ -106,29 +110,44 @@ def forget_arms(rounds: int, users: int, turns: int, show: bool) -> dict[str, An
             os.environ.pop("RECALL_HOME", None)
         else:
             os.environ["RECALL_HOME"] = home_before
-    forget, bare = (statistics.median(times[a]) for a in ("forget", "no_vacuum"))
-    return {"users": users, "turns": turns, "database_bytes": statistics.median(sizes), "forget_s": forget,
-            "no_vacuum_s": bare, "ratio": forget / bare}  # fmt: skip
+    median = {name: statistics.median(values) for name, values in times.items()}
+    shipped = median["scrub_forget"] + median["scrub_close"]
+    bare = median["no_scrub_forget"] + median["no_scrub_close"]
+    return {"users": users, "turns": turns, "database_bytes": statistics.median(sizes),
+            "forget_s": median["scrub_forget"], "close_s": median["scrub_close"],
+            "no_scrub_forget_s": median["no_scrub_forget"], "no_scrub_close_s": median["no_scrub_close"],
+            "shipped_s": shipped, "no_scrub_s": bare, "ratio": shipped / bare}  # fmt: skip
+
+
+#: ``scrub``: what ships (the forgotten user's folder removed, hnswlib's unused bytes zeroed and
+#: ``chroma.sqlite3`` vacuumed at the close); ``no_scrub``: the same close without that step.
+ARMS = ("scrub", "no_scrub")
 
 
 def _forget_rounds(rounds: int, users: int, turns: int, show: bool, times: dict[str, list[float]],
                    sizes: list[int]) -> None:  # fmt: skip
+    from unittest import mock
+
     from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+    from recall_core.memory import store as store_module
 
     for _ in progress(range(rounds), "forget rounds", show):
-        for arm in ("forget", "no_vacuum"):
+        for arm in ARMS:
             with tempfile.TemporaryDirectory() as folder:
                 home = Path(folder)
                 os.environ["RECALL_HOME"] = str(home)
                 _store(home, users, turns)
                 sizes.append((home / "memory" / "chroma" / "chroma.sqlite3").stat().st_size)
-                with MemoryStore.local(home / "memory", encoder=HashEncoder(64)) as store:
-                    writer = MemoryWriter(store)
-                    if arm == "no_vacuum":
-                        writer._scrub = lambda: None  # type: ignore[method-assign]
-                    start = time.perf_counter()
-                    assert writer.forget("u0") == turns
-                    times[arm].append(time.perf_counter() - start)
+                store = MemoryStore.local(home / "memory", encoder=HashEncoder(64))
+                start = time.perf_counter()
+                assert MemoryWriter(store).forget("u0") == turns
+                forgot = time.perf_counter()
+                with mock.patch.object(store_module, "scrub_if_due", lambda root: None) if arm == "no_scrub" else nullcontext():
+                    store.close()
+                times[f"{arm}_forget"].append(forgot - start)
+                times[f"{arm}_close"].append(time.perf_counter() - forgot)
+                due = (home / "memory" / "chroma.scrub-due").exists()
+                assert due == (arm == "no_scrub"), f"the scrub {'ran' if not due else 'did not run'} in arm {arm}"
                 left = sum(1 for _ in (home / "kv_memories").rglob("*.safetensors"))
                 assert left == (users - 1) * turns, left
 
@@ -151,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"read one block file ({read['file_bytes'] / 1e6:.2f} MB): {read['checked_ms']:.2f} ms checked, "
           f"{read['unchecked_ms']:.2f} ms unchecked: {read['ratio']:.2f}x")  # fmt: skip
     print(f"forget one of {forget['users']} users x {forget['turns']} memories (chroma.sqlite3 "
-          f"{forget['database_bytes'] / 1e6:.1f} MB, {forget['turns']} block files of {forget['users'] * forget['turns']}): "
-          f"{forget['forget_s']:.3f} s with the vacuum, {forget['no_vacuum_s']:.3f} s without: {forget['ratio']:.2f}x")  # fmt: skip
+          f"{forget['database_bytes'] / 1e6:.1f} MB, {forget['turns']} block files of {forget['users'] * forget['turns']}), "
+          f"then close: {forget['forget_s']:.3f} s + {forget['close_s']:.3f} s with the close's scrub, "
+          f"{forget['no_scrub_forget_s']:.3f} s + {forget['no_scrub_close_s']:.3f} s without: {forget['ratio']:.2f}x")  # fmt: skip
     print(f"load average before {before}, after {result['load_after']}")
     write_results(args.out, "kv_files", result)
     return 0

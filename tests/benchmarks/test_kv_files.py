@@ -15,4 +15,5 @@ def test_a_tiny_run_writes_both_figures(tmp_path, monkeypatch, capsys):
     result = json.loads((out / "kv_files.json").read_text())
     assert result["read"]["checked_ms"] > 0 and result["read"]["unchecked_ms"] > 0
     assert result["forget"]["forget_s"] > 0 and result["forget"]["users"] == 2
+    assert result["forget"]["close_s"] > 0 and result["forget"]["no_scrub_close_s"] > 0
     assert "checked" in capsys.readouterr().out
