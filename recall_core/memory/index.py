@@ -437,7 +437,8 @@ class ChromaIndex:
 
         def upsert(collection: Any, part: Sequence[JournalRow], vectors: list[np.ndarray]) -> None:
             metadatas = [index_metadata(r) for r in part]
-            _drop_removed_keys(collection, part, metadatas)
+            if not staging:  # (a rebuild's staging collection is new: nothing to merge into)
+                _drop_removed_keys(collection, part, metadatas)
             collection.upsert(
                 ids=[r.id for r in part], embeddings=np.stack(vectors), documents=[r.text for r in part],
                 metadatas=metadatas,
@@ -547,16 +548,16 @@ def is_unavailable(exc: BaseException, kind: str) -> bool:
 
 
 def _drop_removed_keys(collection: Any, rows: Sequence[JournalRow], metadatas: list[dict[str, Any]]) -> None:
-    """Have the upsert remove the metadata keys an update took away: Chroma's upsert merges a
-    record's metadata into what the index holds (a key is removed only when given as ``None``), so
-    a key dropped by ``update(..., metadata=...)`` stayed in the index, in every search's and
-    ``get``'s metadata and ``where`` filter, until 2026-12-07. Only rows changed since their first
-    write are read back (one ``get``): a first write has no older copy to merge into."""
-    changed = [i for i, row in enumerate(rows) if row.updated_at > row.created_at]
-    if not changed:
-        return
-    found = collection.get(ids=[rows[i].id for i in changed], include=["metadatas"])
+    """Have the upsert remove the metadata keys the index holds for these rows and their journal
+    rows no longer have: Chroma's upsert merges a record's metadata into what the index holds (a
+    key is removed only when given as ``None``), so a key dropped by ``update(..., metadata=...)``
+    stayed in the index, in every search's and ``get``'s metadata and ``where`` filter, until
+    2026-12-07. Every row is read back (one ``get`` a batch, about 25 ms for 1,000 ids not there,
+    against 660 ms for their upsert, locally): a row written again over a tombstone whose delete
+    failed, ``repair``'s rewrite of a mismatched row, or another journal's write of the same id
+    can all meet an older record (a reviewer; "changed since the first write" missed those)."""
+    found = collection.get(ids=[row.id for row in rows], include=["metadatas"])
     held = dict(zip(found["ids"], found["metadatas"] or [], strict=False))
-    for i in changed:
-        for key in held.get(rows[i].id) or {}:
-            metadatas[i].setdefault(key, None)
+    for row, metadata in zip(rows, metadatas, strict=True):
+        for key in held.get(row.id) or {}:
+            metadata.setdefault(key, None)

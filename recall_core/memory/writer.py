@@ -28,7 +28,7 @@ from recall_core.memory.errors import (
     MemoryUnavailableError,
     free_note,
 )
-from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, same_metadata
 from recall_core.memory.positions import HeldPositions
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
@@ -210,7 +210,7 @@ class MemoryWriter:
         memory_id_ = key_memory_id(user_id, key)
         row = self.store.journal.get(memory_id_)
         if row is not None and row.user_id == user_id and row.state != DELETING:
-            if row.text != text or row.extra != extra:
+            if row.text != text or not same_metadata(row.extra, extra):  # (1 and True differ)
                 self.update(user_id, memory_id_, text, metadata=extra)
             return memory_id_
         prepared = Prepared(

@@ -416,3 +416,32 @@ def test_the_empty_backoff_ends_when_other_rows_become_pending(tmp_path: Path, m
         store.for_user("u").search("ordinary note", 2)  # nothing to index: backed off
         _written_while_the_index_fails(store, monkeypatch, "my dog is called Rex")
         assert "my dog is called Rex" in _texts(store, "dog")
+
+
+def test_a_search_beside_another_thread_s_catch_up_of_the_user_waits_for_it(tmp_path: Path, monkeypatch) -> None:
+    """Two threads search a user whose memories an outage left pending: one catches up, the other
+    waits for it and answers from the memories it indexed. Until 2026-12-07 the second answered at
+    once from what was indexed before: after a server's loss, nothing (a reviewer's two threads)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        write, answers = store.index.write, {}
+
+        def second() -> None:
+            answers["second"] = _texts(store, "bank pin")
+
+        def writing(rows, *args, **kwargs):
+            if any(r.text == SECRET for r in rows) and "started" not in answers:
+                answers["started"] = True
+                other = threading.Thread(target=second)
+                other.start()
+                other.join(0.5)  # it reaches the catch-up while this one is writing
+                answers["waited"], answers["thread"] = other.is_alive(), other
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(store.index, "write", writing)
+        answers["first"] = _texts(store, "bank pin")
+        answers["thread"].join(10)
+        assert answers["waited"], f"the second search answered without waiting: {answers['second']}"
+        assert SECRET in answers["first"] and SECRET in answers["second"]
+        assert store.journal.count("u", PENDING) == 0 and doctor(store).ok

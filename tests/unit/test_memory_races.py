@@ -285,24 +285,26 @@ def test_a_server_s_not_on_disk_yet_is_retried_once(tmp_path: Path) -> None:
     assert len(calls) == 1
 
 
-def test_a_metadata_change_while_a_catch_up_encodes_reaches_the_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("before", "after"), [("old", "bank"), (1, True)])
+def test_a_metadata_change_while_a_catch_up_encodes_reaches_the_index(tmp_path: Path, before, after) -> None:
     """An update that changes only a memory's metadata (same text) while a catch-up encodes it:
     the catch-up's index write carries the older metadata. The row was marked indexed all the same
     (only text and context were compared, a reviewer suspected, 2026-12-07), so the index kept the
-    older metadata for good; it must be written again with the current one."""
+    older metadata for good; it must be written again with the current one. ``1`` and ``True``, equal
+    in Python, differ for Chroma's ``where``."""
     encoder = _FailingEncoder(DIM, name="gap")
     with MemoryStore.local(tmp_path / "mem", encoder=encoder) as store:
         encoder.fail = True
         with pytest.raises(RuntimeError):
-            store.for_user("u").add(SECRET, metadata={"topic": "old"})
+            store.for_user("u").add(SECRET, metadata={"topic": before})
         encoder.fail = False
         memory_id = next(r.id for r in store.journal.rows("u") if r.text == SECRET)
-        encoder.during = lambda: store.for_user("u").update(memory_id, SECRET, metadata={"topic": "bank"})
+        encoder.during = lambda: store.for_user("u").update(memory_id, SECRET, metadata={"topic": after})
         encoder.only_alone = True  # not while the later note (searched with the turn before) is encoded
         store.for_user("u").add("a later note")  # its catch-up encodes the secret
-        assert store.journal.get(memory_id).extra == {"topic": "bank"}
+        assert store.journal.get(memory_id).extra == {"topic": after}
         [found] = [c for c in store.for_user("u").search("bank pin", 5) if c.id == memory_id]
-        assert found.metadata.get("topic") == "bank", found.metadata
-        assert [c.id for c in store.for_user("u").search("bank pin", 5, where={"topic": "bank"})] == [memory_id]
+        assert found.metadata.get("topic") == after and type(found.metadata["topic"]) is type(after), found.metadata
+        assert [c.id for c in store.for_user("u").search("bank pin", 5, where={"topic": after})] == [memory_id]
         assert store.journal.count("u", "pending") == 0
         assert doctor(store).ok

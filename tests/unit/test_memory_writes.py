@@ -183,3 +183,42 @@ def test_an_update_that_removes_a_metadata_key_removes_it_from_the_index(store: 
     kept = memory.put("pin", "my pin is 3", metadata={"kind": "secret"})
     memory.put("pin", "my pin is 3", metadata={})  # a keyed memory put again without the key
     assert "kind" not in memory.get(kept).metadata
+
+
+def test_a_memory_written_again_over_a_failed_delete_keeps_none_of_the_old_keys(store: MemoryStore) -> None:
+    """A delete whose index step failed leaves the old record in the index (a tombstone in the
+    journal); the same key put again was a "first write" there, and Chroma merged the old keys into
+    it: ``get`` and ``where`` showed them, and ``repair`` could not clear what ``doctor`` found (a
+    reviewer, 2026-12-07)."""
+    from recall_core.memory import MemoryUnavailableError, doctor
+
+    memory = store.for_user("u")
+    kept = memory.put("pin", "my pin is 3", metadata={"kind": "secret", "tag": "x"})
+    delete = store.index.delete
+
+    def down(*args, **kwargs):
+        raise MemoryUnavailableError("the index is down")
+
+    store.index.delete = down
+    with pytest.raises(MemoryUnavailableError):
+        memory.delete_key("pin")
+    store.index.delete = delete
+    memory.put("pin", "my pin is 3", metadata={})
+    assert memory.get(kept).metadata == {}
+    assert memory.search("pin", 1, where={"kind": "secret"}) == []
+    assert doctor(store).ok
+
+
+def test_a_put_with_a_value_of_another_type_replaces_it(store: MemoryStore) -> None:
+    """``1`` and ``True`` are equal in Python, not in Chroma's ``where``: a put that changed one into
+    the other was taken for the same again and wrote nothing. ``-0.0``, which the index keeps as
+    ``0.0``, is not a difference ``doctor`` reports."""
+    from recall_core.memory import doctor
+
+    memory = store.for_user("u")
+    kept = memory.put("flag", "the flag note", metadata={"on": 1, "zero": -0.0})
+    memory.put("flag", "the flag note", metadata={"on": True, "zero": -0.0})
+    assert memory.get(kept).metadata["on"] is True
+    assert [r.id for r in memory.list(where={"on": True})] == [kept]
+    assert doctor(store).ok
+

@@ -21,7 +21,7 @@ transaction in flight.
 """
 
 from recall_core.memory.journal.database import Journal
-from recall_core.memory.journal.rows import EVERYTHING, JournalRow, Visibility
+from recall_core.memory.journal.rows import EVERYTHING, JournalRow, Visibility, same_metadata
 from recall_core.memory.journal.schema import DELETING, INDEXED, PENDING
 
-__all__ = ["DELETING", "EVERYTHING", "INDEXED", "PENDING", "Journal", "JournalRow", "Visibility"]
+__all__ = ["DELETING", "EVERYTHING", "INDEXED", "PENDING", "Journal", "JournalRow", "Visibility", "same_metadata"]

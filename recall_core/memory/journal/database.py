@@ -25,6 +25,7 @@ from recall_core.memory.journal.rows import (
     JournalRow,
     Visibility,
     row_from,
+    same_metadata,
     to_blob,
 )
 from recall_core.memory.journal.schema import (
@@ -245,7 +246,7 @@ class Journal:
                     _insert(db, row.with_(embedding=None), DELETING, time.time())
                 if found is None or found[0] == DELETING:
                     gone.append(row)
-                elif (found[1], found[2], json.loads(found[3])) != (row.text, row.context, row.extra):
+                elif (found[1], found[2]) != (row.text, row.context) or not same_metadata(json.loads(found[3]), row.extra):
                     db.execute("UPDATE memories SET state=? WHERE id=?", (PENDING, row.id))
                     changed.append(row)
                 else:
@@ -356,6 +357,12 @@ class Journal:
             ).fetchall()
         for values in fetched:
             yield row_from(values)
+
+    def indexed_ids(self, user_id: str) -> list[str]:
+        """The ids of ``user_id``'s memories the journal holds as indexed (no row read whole)."""
+        with self._lock:
+            return [m for (m,) in self._db.execute("SELECT id FROM memories WHERE user_id=? AND state=? ORDER BY seq",
+                                                   (user_id, INDEXED))]  # fmt: skip
 
     def pending_rows(self, user_id: str, limit: int | None = None, encoder: str | None = None) -> list[JournalRow]:
         """Up to ``limit`` (``None``: all) of a user's pending rows, in the order they were written; with

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,6 +15,17 @@ COLUMNS = (
     "id, user_id, session_id, role, text, timestamp, turn_index, chunk_index, n_chunks, extra, "
     "embedding, encoder, state, created_at, updated_at, context"
 )
+
+
+def same_metadata(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two metadata mappings are the same as the journal and the index keep them: as JSON,
+    so that ``1`` and ``True`` (equal in Python, told apart by Chroma's ``where``) differ; but
+    ``-0.0`` and ``0.0`` are the same (the index keeps ``-0.0`` as ``0.0``)."""
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(metadata: Mapping[str, Any]) -> str:
+    return json.dumps({k: 0.0 if isinstance(v, float) and v == 0.0 else v for k, v in metadata.items()}, sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ journal's lock, 2026-12-06; in a background thread, 2026-12-07), this one keeps:
   deadlocked with a server's heal, which takes the marks' lock first);
 * no encoding on the search path: a row without its vector (the encoder failed at the write)
   waits for the next write or ``repair``; so a running write's turns are never encoded twice;
-* one catch-up per user at a time, registered on the store (every writer of it shares it);
+* one catch-up per user at a time, registered on the store (every writer of it shares it); a
+  search of the user in another thread meanwhile waits for it, then looks again;
 * one bounded read of the journal (:meth:`~recall_core.memory.journal.Journal.pending_rows`);
 * a failure backs the user off (:data:`BACKOFF_S`, doubling to :data:`MAX_BACKOFF_S`), so a
   flaky index does not cost every search a second request, and is logged, never raised: the
@@ -41,6 +42,8 @@ SEARCH_CATCH_UP = 256
 #: Seconds a user's catch-up waits after a failure, doubling at each failure up to :data:`MAX_BACKOFF_S`.
 BACKOFF_S = 30.0
 MAX_BACKOFF_S = 900.0
+#: Seconds a search waits at most for another thread's catch-up of the same user.
+WAIT_S = 10.0
 
 
 class SearchCatchUp:
@@ -49,24 +52,37 @@ class SearchCatchUp:
     def __init__(self, store: StoreParts) -> None:
         self.store = store
         self._lock = threading.Lock()  # guards the fields below, never held across a call out
+        self._idle = threading.Condition(self._lock)  # a user's catch-up ended
         self._running: set[str] = set()
         self._failed: dict[str, tuple[int, float]] = {}  # user -> (failures in a row, monotonic retry time)
         self._empty: dict[str, tuple[int, float]] = {}  # user -> (pending count none of which had a vector, until)
 
     def after_search(self, user_id: str) -> int:
         """Index up to :data:`SEARCH_CATCH_UP` of ``user_id``'s pending memories that hold their vector;
-        return how many were written (``0``: nothing to do, backed off, busy, or failed: logged)."""
+        return how many were written (``0``: nothing to do, backed off, or failed: logged). While
+        another thread of the store catches the user up, wait for it (at most :data:`WAIT_S`) and
+        return how many of the user's memories stopped being pending meanwhile."""
         store = self.store
         pending = 0 if store.read_only else store.journal.count(user_id, PENDING)  # the common case: one count
         if not pending:
             return 0
         with self._lock:
-            failures, retry_at = self._failed.get(user_id, (0, 0.0))
-            unchanged, empty_until = self._empty.get(user_id, (-1, 0.0))
-            now = time.monotonic()
-            if user_id in self._running or now < retry_at or (pending == unchanged and now < empty_until):
-                return 0
-            self._running.add(user_id)
+            if user_id in self._running:
+                # Until 2026-12-07 this search answered from what was indexed before that thread's
+                # write, nothing at all after a server's loss, while that thread's search answered
+                # (a reviewer, two threads of a process that shares a healing journal).
+                self._idle.wait_for(lambda: user_id not in self._running, timeout=WAIT_S)
+                waited = True
+            else:
+                failures, retry_at = self._failed.get(user_id, (0, 0.0))
+                unchanged, empty_until = self._empty.get(user_id, (-1, 0.0))
+                now = time.monotonic()
+                if now < retry_at or (pending == unchanged and now < empty_until):
+                    return 0
+                self._running.add(user_id)
+                waited = False
+        if waited:
+            return max(0, pending - store.journal.count(user_id, PENDING))
         try:
             rows = store.journal.pending_rows(user_id, SEARCH_CATCH_UP, encoder=store.encoder.name)
             if not rows:  # pending without a vector (the encoder failed): a write's catch-up encodes them;
@@ -87,6 +103,7 @@ class SearchCatchUp:
         finally:
             with self._lock:
                 self._running.discard(user_id)
+                self._idle.notify_all()
         with self._lock:
             self._failed.pop(user_id, None)
         return len(rows)

@@ -26,7 +26,7 @@ from recall_core.memory.index import (
     ChromaIndex,
     collection_name,
 )
-from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, same_metadata
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, index_metadata
 from recall_core.memory.upkeep.adopt import adopt_index_only
@@ -168,7 +168,7 @@ def _check_user(store: StoreParts, user_id: str, check_vectors: bool) -> UserRep
         if record.key is not None:  # a put()'s key, which the record holds apart from its metadata
             got["key"] = record.key
         expected.pop("written_at", None)
-        same = record.text == row.text and got == expected
+        same = record.text == row.text and same_metadata(got, expected)
         if same and check_vectors and row.embedding is not None and vector is not None:
             same = bool(np.allclose(np.asarray(vector, dtype=np.float32), row.embedding, atol=1e-4))
         if not same:
