@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any, ClassVar, Literal, TypeVar
 
+from langchain_core.caches import BaseCache
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.base import LangSmithParams
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, get_config_list
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from recall_core import AsyncRecallStream, RecallResult, RecallStream, __version__
 from recall_core.integration import (
@@ -57,6 +58,23 @@ class RecallSettings(RecallAdapterBase):
     """Whether ``invoke``/``generate`` run through ``_stream`` (token callbacks fire)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Any other transformers ``generate()`` option (``min_p``, ``no_repeat_ngram_size``...)."""
+    cache: BaseCache | bool | None = Field(default=False, exclude=True)
+    """Always ``False``: LangChain's response cache is never used (see :meth:`_refuse_cache`)."""
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _refuse_cache(cls, value: Any) -> bool:
+        """A reply depends on whose memory the call reads, which LangChain's cache key does not hold:
+        its key is the prompt and the model's settings (``BaseLLM`` leaves out even the call's
+        keywords), not the user a call names or reads from its config. Until 2026-12-07 a global
+        ``set_llm_cache`` served one user's reply, recalled memories and written ids to the next
+        user who asked the same (a reviewer); so no cache, global or given, is ever consulted."""
+        if value is None or value is False:
+            return False
+        raise ValueError(
+            f"cache must be False or None (got {value!r}): a reply depends on the user's memory, which "
+            "LangChain's cache key does not hold, so a cached reply would go to another user"
+        )
 
     def _max_new_tokens(self) -> int | None:
         return self.max_tokens
@@ -137,6 +155,14 @@ class RecallSettings(RecallAdapterBase):
             if name in self.call_arguments and name not in kwargs and configurable.get(name) is not None:
                 kwargs[name] = configurable[name]
         return self._prepare_call(type(self).__name__, kwargs, self.call_arguments, user_id=user_id, stop=stop)
+
+    def get_token_ids(self, text: str) -> list[int]:
+        """``text``'s token ids by the model's own tokenizer (or the ``custom_get_token_ids`` given).
+        LangChain's default counts GPT-2's tokens, and none offline: until 2026-12-07
+        ``trim_messages(token_counter=model)`` never trimmed (a reviewer)."""
+        if self.custom_get_token_ids is not None:  # type: ignore[attr-defined]
+            return self.custom_get_token_ids(text)  # type: ignore[attr-defined]
+        return list(self.engine.tokenizer.encode(text, add_special_tokens=False))
 
     # ------------------------------------------------------------------ reporting
     def _common_identifying_params(self) -> dict[str, Any]:

@@ -243,6 +243,15 @@ class ChatRecall(RecallSettings, BaseChatModel):
             llm_output={"token_usage": token_usage([result]), "model_name": self.resolved_model_name},
         )
 
+    def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> dict[str, Any]:
+        """A batch's ``llm_output``: the calls' ``token_usage`` summed (the base class returns ``{}``:
+        until 2026-12-07 ``generate(...).llm_output`` was always empty, a reviewer found)."""
+        usage: dict[str, int] = {}
+        for output in llm_outputs:
+            for name, value in ((output or {}).get("token_usage") or {}).items():
+                usage[name] = usage.get(name, 0) + value
+        return {"token_usage": usage, "model_name": self.resolved_model_name}
+
     def _last_chunk(self, result: RecallResult, written: dict[str, Any]) -> ChatGenerationChunk:
         message = AIMessageChunk(
             content="",

@@ -316,3 +316,26 @@ def test_a_single_stop_string_is_one_string_and_stream_is_langchains_switch(gene
     assert chat.invoke("Hello there", stop=stop[0] + "\u2603").content == full  # not cut at its first character
     assert chat._get_ls_params(stop=stop)["ls_stop"] == [stop]
     assert chat.invoke("Hello there", stream=True).content == chat.invoke("Hello there", stream=False).content == full
+
+
+def test_tokens_are_counted_by_the_model_s_own_tokenizer(chat, llm, generator):
+    """LangChain's default counts GPT-2's tokens, and none offline: ``trim_messages`` never trimmed."""
+    from langchain_core.messages import trim_messages
+
+    text = "What is my dog called?"
+    own = generator.tokenizer.encode(text, add_special_tokens=False)
+    assert chat.get_token_ids(text) == llm.get_token_ids(text) == own and chat.get_num_tokens(text) == len(own)
+    history = [HumanMessage("My dog is called Biscuit and he is very old."), AIMessage("A fine name."), HumanMessage(text)]
+    last = chat.get_num_tokens_from_messages([history[-1]])
+    assert last > len(own)  # the message counted with its role
+    kept = trim_messages(history, max_tokens=last + 2, token_counter=chat, strategy="last")
+    assert kept == [history[-1]]
+    assert RecallLLM(generator=generator, custom_get_token_ids=lambda t: [1, 2]).get_token_ids(text) == [1, 2]
+
+
+def test_chat_generate_sums_the_batch_s_usage_in_llm_output(chat):
+    result = chat.generate([[HumanMessage("Hello there")], [HumanMessage(QUESTION)]])
+    usages = [g[0].message.response_metadata["usage"] for g in result.generations]
+    assert result.llm_output["token_usage"]["total_tokens"] == sum(u["total_tokens"] for u in usages)
+    assert result.llm_output["token_usage"]["completion_tokens"] == sum(u["generated_tokens"] for u in usages)
+    assert result.llm_output["model_name"] == chat.resolved_model_name

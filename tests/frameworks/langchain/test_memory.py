@@ -253,3 +253,31 @@ def test_a_bad_thread_or_session_id_is_refused_before_anything_is_generated(
     with pytest.raises(ValueError, match=field):
         chat.invoke(FACT, {"configurable": configurable}, **call)
     assert store.for_user("ada").count() == 0 and chat._session_pool is None
+
+
+def test_a_global_llm_cache_never_serves_one_user_s_reply_to_another(generator, store, monkeypatch):
+    """LangChain's cache key is the prompt and the model's settings, not whose memory a call reads:
+    with ``set_llm_cache`` on, bob got ada's reply, her recalled memories and her written ids
+    (a reviewer, 2026-12-07). The adapters consult no cache, and refuse one given to them."""
+    from langchain_core.caches import InMemoryCache
+    from langchain_core.globals import get_llm_cache, set_llm_cache
+
+    store.writer.add_turn("ada", "user", "My dog is called Biscuit.", session_id="old")
+    store.writer.add_turn("bob", "user", "My cat is called Tom.", session_id="old")
+    before = get_llm_cache()
+    set_llm_cache(InMemoryCache())
+    try:
+        chat = ChatRecall(generator=generator, store=store, max_tokens=4)
+        llm = RecallLLM(generator=generator, store=store, max_tokens=4)
+        for user, pet in (("ada", "Biscuit"), ("bob", "Tom")):
+            reply = chat.invoke("What is my pet called?", {"configurable": {"user_id": user}})
+            assert pet in reply.response_metadata["recalls"][0]["text"]
+            result = llm.generate(["What is my pet called?"], user_id=user)
+            assert pet in result.generations[0][0].generation_info["recalls"][0]["text"]
+    finally:
+        set_llm_cache(before)
+    for model in (ChatRecall, RecallLLM):
+        with pytest.raises(ValueError, match="cache must be False or None"):
+            model(generator=generator, store=store, cache=True)
+        with pytest.raises(ValueError, match="cache must be False or None"):
+            model(generator=generator, store=store, cache=InMemoryCache())

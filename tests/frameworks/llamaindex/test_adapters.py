@@ -183,3 +183,15 @@ def test_from_a_loaded_model_and_tokenizer():
     assert llm.metadata.context_window == 512
     raw = llm.complete(QUESTION).raw
     assert raw["recalls"][0]["injected"] and raw["usage"]["prompt_tokens"] < 20  # no template around it
+
+
+def test_llamaindex_s_token_counter_reads_the_completion_count(llm):
+    """``TokenCountingHandler`` reads ``completion_tokens`` from ``raw["usage"]``; without it, it
+    estimated the count with tiktoken (a reviewer, 2026-12-07)."""
+    from llama_index.core.callbacks.token_counting import get_tokens_from_response
+
+    response = llm.complete(QUESTION, max_new_tokens=3)
+    usage = response.raw["usage"]
+    assert get_tokens_from_response(response) == (usage["prompt_tokens"], usage["generated_tokens"])
+    assert usage["completion_tokens"] == usage["generated_tokens"] > 0
+
