@@ -71,6 +71,8 @@ from .markers import (
     own_user_turn,
     split_own_turn,
     takes_two_user_turns,
+    without_rendered_marker,
+    without_rendered_markers,
 )
 from .messages import assistant_message, role_name, to_chat_messages
 
@@ -281,6 +283,9 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     # ------------------------------------------------------------------ prompts
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:
         """The one place ``complete`` and ``stream_complete`` (sync and async) build their prompt."""
+        prompt, rendered = without_rendered_marker(prompt)
+        if rendered is not None:  # a condensing chat engine's own step over the Memory's messages
+            return _Call(*self._completion_prompt(prompt, formatted, self._engine_step(kwargs, rendered)))
         prepared = self._prepare(kwargs)
         write = self._write_target(prepared)
         if write is not None:
@@ -299,8 +304,22 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
             return messages, prepared.kwargs
         return mark_for_recall(prompt, prepared.config), prepared.kwargs
 
+    def _engine_step(self, kwargs: Mapping[str, Any], settings: Mapping[str, Any], chat: bool = False) -> PreparedCall:
+        """A chat engine's own step over a rendered chat history (:func:`~.markers.without_rendered_marker`):
+        the marker's user unless the call names one, no recall unless the call asks, no session, and
+        nothing written (the Memory writes the user's turn)."""
+        policy = None if "recall" in kwargs else "off"
+        return self._prepare(kwargs, marker_user=settings.get(USER_ID_KEY), policy=policy, chat=chat)
+
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]
+        if not markers:
+            cleaned, rendered = without_rendered_markers(messages)
+            if rendered is not None:  # CondenseQuestionChatEngine's rephrasing, asked as a chat message
+                prepared = self._engine_step(kwargs, rendered, chat=True)
+                if self.messages_to_prompt is not generic_messages_to_prompt:
+                    return _Call(self.messages_to_prompt(cleaned), prepared.kwargs)
+                return _Call(to_chat_messages(self._extend_messages(cleaned)), prepared.kwargs)
         kept = [m if not is_recall_marker(m) else marker_text(m) for m in messages]
         kept = [m for m in kept if m is not None]
         marker_user = next(

@@ -12,6 +12,7 @@ those words, not the other blocks' text nor an agent's later user-role message (
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -24,7 +25,7 @@ from .messages import role_name
 
 __all__ = [
     "is_recall_marker", "marker_text", "message_text", "own_user_turn", "split_own_turn", "takes_two_user_turns",
-    "turn_digest",
+    "turn_digest", "without_rendered_marker", "without_rendered_markers",
 ]  # fmt: skip
 
 #: ``additional_kwargs`` key a recall marker message may carry: whose memory to search.
@@ -50,6 +51,51 @@ def is_recall_marker(message: ChatMessage) -> bool:
     """A message that says "consult memory here": what :class:`RecallMemoryBlock` adds (known by its
     settings, also after ``Memory`` put other blocks' text in it), or a bare ``<recall>``."""
     return WRITE_ROLES_KEY in message.additional_kwargs or (message.content or "").strip() == RECALL_TOKEN
+
+
+def without_rendered_marker(text: str) -> tuple[str, dict[str, Any] | None]:
+    """``text`` without a marker a chat engine rendered into it, and the marker's settings (``None``:
+    none was there).
+
+    LlamaIndex's condensing chat engines (``CondensePlusContextChatEngine``, what
+    ``index.as_chat_engine()`` builds; ``CondenseQuestionChatEngine``) write the ``Memory`` 's messages
+    into a prompt of their own as text (``messages_to_history_str``): the marker shows as
+    ``"system: <recall>"`` and a line with its settings, a dict's ``repr``. Such a prompt is the
+    engine's own step (rephrasing the question), not the user's turn: the adapter takes the marker
+    out of it, so that neither ``<recall>`` nor the settings reach the model, and answers it without
+    recall or writing. Until 2026-12-07 that step raised "no user_id was given" on every turn.
+    """
+    lines, settings, kept = text.split("\n"), None, []
+    for line in lines:
+        if line.startswith("{") and f"'{WRITE_ROLES_KEY}'" in line:
+            try:
+                value = ast.literal_eval(line)
+            except (ValueError, SyntaxError, RecursionError):
+                value = None
+            if isinstance(value, dict) and WRITE_ROLES_KEY in value:
+                settings = value
+                if kept and kept[-1].partition(":")[2].strip() == RECALL_TOKEN:  # the marker's own line
+                    kept.pop()
+                continue
+        kept.append(line)
+    if settings is None:
+        return text, None
+    return "\n".join(kept).replace(RECALL_TOKEN, ""), settings
+
+
+def without_rendered_markers(messages: Sequence[ChatMessage]) -> tuple[list[ChatMessage], dict[str, Any] | None]:
+    """:func:`without_rendered_marker` over chat messages (``CondenseQuestionChatEngine`` asks a chat
+    model its rephrasing prompt as one user message): the messages, a rendered marker taken out of
+    each text-only one, and the first marker's settings (``None``: none held one)."""
+    out, found = [], None
+    for message in messages:
+        if message.blocks and all(isinstance(block, TextBlock) for block in message.blocks):
+            text, settings = without_rendered_marker(message_text(message))
+            if settings is not None:
+                found = found or settings
+                message = ChatMessage(role=message.role, content=text)
+        out.append(message)
+    return out, found
 
 
 def marker_text(message: ChatMessage) -> ChatMessage | None:
