@@ -28,8 +28,11 @@ from recall_core.settings import option_value
 
 #: Per-call keyword arguments the LangChain adapters take besides generate() options.
 LANGCHAIN_CALL_ARGUMENTS = CALL_ARGUMENTS | {"session_id"}
-#: The call's switches that may also come from ``config["configurable"]`` (in a chain, per call).
-CONFIGURABLE_SWITCHES = ("recall", "write_memory")
+#: The call's switches that may also come from ``config["configurable"]`` (in a chain, per call), and
+#: ``session_id``: ``RunnableWithMessageHistory`` names its conversation so (until 2026-12-07 it was
+#: not read, and every such conversation's memories were written under one default session, a
+#: reviewer found: the turn before a memory could then come from another conversation).
+CONFIGURABLE_SWITCHES = ("recall", "write_memory", "session_id")
 
 
 #: Unknown init arguments are refused (LangChain's ``Serializable`` would ignore them silently).

@@ -281,3 +281,20 @@ def test_a_global_llm_cache_never_serves_one_user_s_reply_to_another(generator, 
             model(generator=generator, store=store, cache=True)
         with pytest.raises(ValueError, match="cache must be False or None"):
             model(generator=generator, store=store, cache=InMemoryCache())
+
+
+def test_runnable_with_message_history_writes_each_conversation_under_its_session(generator, store):
+    """``RunnableWithMessageHistory`` names its conversation ``configurable.session_id``: until
+    2026-12-07 it was not read, and every conversation was written under one default session."""
+    from langchain_core.chat_history import InMemoryChatMessageHistory
+    from langchain_core.runnables.history import RunnableWithMessageHistory
+
+    histories: dict[str, InMemoryChatMessageHistory] = {}
+    chat = RunnableWithMessageHistory(
+        ChatRecall(generator=generator, store=store, user_id="ada", write_roles=("user",), max_tokens=4),
+        lambda session_id: histories.setdefault(session_id, InMemoryChatMessageHistory()),
+    )  # fmt: skip
+    chat.invoke("My dog is called Biscuit.", {"configurable": {"session_id": "conv-1"}})
+    chat.invoke("My cat is called Tom.", {"configurable": {"session_id": "conv-2"}})
+    written = {r.text: r.session_id for r in store.for_user("ada").all()}
+    assert written == {"My dog is called Biscuit.": "conv-1", "My cat is called Tom.": "conv-2"}
