@@ -96,7 +96,7 @@ class UserMemory:
         roles = store.roles if roles == "store" else check_roles(roles)
         with chroma_filter_errors(where):
             found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
-        if store.catch_up.after_search(self.user_id):  # what an outage left pending is indexed now: look again
+        if store.catch_up.after_search(self.user_id) and not store.closed:  # what an outage left pending is indexed: look again
             with chroma_filter_errors(where):
                 found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
         return found

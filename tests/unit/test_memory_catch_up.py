@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -445,3 +446,32 @@ def test_a_search_beside_another_thread_s_catch_up_of_the_user_waits_for_it(tmp_
         assert answers["waited"], f"the second search answered without waiting: {answers['second']}"
         assert SECRET in answers["first"] and SECRET in answers["second"]
         assert store.journal.count("u", PENDING) == 0 and doctor(store).ok
+
+
+def test_a_search_waiting_for_a_catch_up_answers_though_the_store_closes_meanwhile(tmp_path: Path, monkeypatch) -> None:
+    """The waiting search had its answer: a ``close()`` during the wait must not turn it into a raw
+    ``sqlite3.ProgrammingError`` (the count after the wait read a closed journal; a reviewer)."""
+    store = MemoryStore.local(tmp_path / "mem", encoder=_Encoder())
+    store.for_user("u").add("an ordinary note")
+    _written_while_the_index_fails(store, monkeypatch)
+    release, index, answers = threading.Event(), store.writer.index, {}
+    monkeypatch.setattr(store.writer, "index", lambda rows: release.wait(10) and index(rows))
+
+    def search(name: str) -> None:
+        try:
+            answers[name] = _texts(store, "ordinary note")
+        except Exception as error:  # noqa: BLE001 - what the test reports
+            answers[name] = f"{type(error).__name__}: {error}"
+
+    first = threading.Thread(target=search, args=("first",))
+    first.start()
+    while "u" not in store.catch_up._running:  # the first search's catch-up has started
+        time.sleep(0.01)
+    waiting = threading.Thread(target=search, args=("waiting",))
+    waiting.start()
+    time.sleep(0.3)
+    store.close()
+    release.set()
+    first.join(10)
+    waiting.join(10)
+    assert answers["waiting"] == ["an ordinary note"], answers

@@ -31,7 +31,7 @@ import sqlite3
 import threading
 import time
 
-from recall_core.memory.errors import MemoryUnavailableError
+from recall_core.memory.errors import MemoryStoreError, MemoryUnavailableError
 from recall_core.memory.journal import PENDING
 from recall_core.memory.protocols import StoreParts
 
@@ -81,8 +81,11 @@ class SearchCatchUp:
                     return 0
                 self._running.add(user_id)
                 waited = False
-        if waited:
-            return max(0, pending - store.journal.count(user_id, PENDING))
+        if waited:  # (the search has answered: a store closed meanwhile is no error of this step's)
+            try:
+                return 0 if store.closed else max(0, pending - store.journal.count(user_id, PENDING))
+            except (sqlite3.Error, MemoryStoreError):
+                return 0
         try:
             rows = store.journal.pending_rows(user_id, SEARCH_CATCH_UP, encoder=store.encoder.name)
             if not rows:  # pending without a vector (the encoder failed): a write's catch-up encodes them;
