@@ -35,6 +35,10 @@ LANGCHAIN_CALL_ARGUMENTS = CALL_ARGUMENTS | {"session_id"}
 CONFIGURABLE_SWITCHES = ("recall", "write_memory", "session_id")
 
 
+#: Why the adapters take no LangChain response cache.
+_NO_CACHE = ("a reply depends on the user's memory, which LangChain's cache key does not hold, so a cached "
+             "reply would go to another user")  # fmt: skip
+
 #: Unknown init arguments are refused (LangChain's ``Serializable`` would ignore them silently).
 #: Each adapter class sets it again: pydantic lets the last base's config win.
 MODEL_CONFIG = ConfigDict(
@@ -74,10 +78,7 @@ class RecallSettings(RecallAdapterBase):
         user who asked the same (a reviewer); so no cache, global or given, is ever consulted."""
         if value is None or value is False:
             return False
-        raise ValueError(
-            f"cache must be False or None (got {value!r}): a reply depends on the user's memory, which "
-            "LangChain's cache key does not hold, so a cached reply would go to another user"
-        )
+        raise ValueError(f"cache must be False or None, got {value!r}: {_NO_CACHE}")
 
     def _max_new_tokens(self) -> int | None:
         return self.max_tokens
@@ -102,6 +103,21 @@ class RecallSettings(RecallAdapterBase):
     def resolved_model_name(self) -> str:
         return model_display_name(self.model_name, self.generator)
 
+    def _check_no_cache(self) -> None:
+        """Refuse a cache put in after the model was built (``model.cache = ...``, ``model_copy(update=...)``:
+        pydantic checks neither), before langchain-core consults it (a reviewer, 2026-12-07)."""
+        if self.cache is not False:
+            raise ValueError(f"cache must be False or None, got {self.cache!r}: {_NO_CACHE}")
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        """The base class's ``generate``, refusing a cache (see :meth:`_refuse_cache`)."""
+        self._check_no_cache()
+        return super().generate(*args, **kwargs)  # type: ignore[misc]
+
+    async def agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        self._check_no_cache()
+        return await super().agenerate(*args, **kwargs)  # type: ignore[misc]
+
     # ------------------------------------------------------------------ the Runnable entry points
     # invoke(input, config={"configurable": {...}}) does not pass its config on to _generate, and the
     # running config only holds it inside a chain: each entry point reads thread_id / user_id and the
@@ -118,10 +134,12 @@ class RecallSettings(RecallAdapterBase):
 
     def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
                **kwargs: Any) -> Iterator[Any]:  # fmt: skip
+        self._check_no_cache()
         return super().stream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
 
     def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
                 **kwargs: Any) -> AsyncIterator[Any]:  # fmt: skip
+        self._check_no_cache()
         return super().astream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
 
     def batch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,

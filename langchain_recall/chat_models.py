@@ -23,6 +23,7 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
+from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
 from recall_core import RecallResult
 from recall_core.integration import (
@@ -242,6 +243,17 @@ class ChatRecall(RecallSettings, BaseChatModel):
             generations=[generation],
             llm_output={"token_usage": token_usage([result]), "model_name": self.resolved_model_name},
         )
+
+    def _should_stream(self, *, async_api: bool, run_manager: Any = None, **kwargs: Any) -> bool:
+        """LangChain's choice, except that ``streaming=True`` alone does not send a call down
+        LangChain's stream path: :meth:`_generate` streams to the callbacks itself and keeps the
+        usage, which ``generate_from_stream`` drops (``llm_output["token_usage"]`` was ``{}``, a
+        reviewer found, 2026-12-07). ``stream()``, ``stream=True`` and a streaming event handler
+        (``astream_events``) still stream."""
+        if self.streaming and not kwargs.get("stream"):
+            handlers = run_manager.handlers if run_manager else []
+            return not self._streaming_disabled(**kwargs) and any(isinstance(h, _StreamingCallbackHandler) for h in handlers)
+        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
 
     def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> dict[str, Any]:
         """A batch's ``llm_output``: the calls' ``token_usage`` summed (the base class returns ``{}``:

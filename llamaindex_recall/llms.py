@@ -124,6 +124,16 @@ class _Call:
     write: _Write | None = None  # where the exchange is written after the reply (None: it is not)
 
 
+class _NoMemory:
+    """What a chat engine's own step searches when no user is given: nothing (its recall is off)."""
+
+    def search(self, query: Any, k: int = 4) -> list[Any]:
+        return []
+
+
+_NO_MEMORY = _NoMemory()
+
+
 class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     """A local Hugging Face chat model with long-term memory recalled *inside* generation.
 
@@ -284,8 +294,8 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     def _completion_call(self, prompt: str, formatted: bool, kwargs: Mapping[str, Any]) -> _Call:
         """The one place ``complete`` and ``stream_complete`` (sync and async) build their prompt."""
         prompt, rendered = without_rendered_marker(prompt)
-        if rendered is not None:  # a condensing chat engine's own step over the Memory's messages
-            return _Call(*self._completion_prompt(prompt, formatted, self._engine_step(kwargs, rendered)))
+        if rendered:  # a condensing chat engine's own step over the Memory's messages
+            return _Call(*self._completion_prompt(prompt, formatted, self._engine_step(kwargs)))
         prepared = self._prepare(kwargs)
         write = self._write_target(prepared)
         if write is not None:
@@ -304,19 +314,21 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
             return messages, prepared.kwargs
         return mark_for_recall(prompt, prepared.config), prepared.kwargs
 
-    def _engine_step(self, kwargs: Mapping[str, Any], settings: Mapping[str, Any], chat: bool = False) -> PreparedCall:
+    def _engine_step(self, kwargs: Mapping[str, Any]) -> PreparedCall:
         """A chat engine's own step over a rendered chat history (:func:`~.markers.without_rendered_marker`):
-        the marker's user unless the call names one, no recall unless the call asks, no session, and
-        nothing written (the Memory writes the user's turn)."""
-        policy = None if "recall" in kwargs else "off"
-        return self._prepare(kwargs, marker_user=settings.get(USER_ID_KEY), policy=policy, chat=chat)
+        no recall (whatever the call's ``recall``: text decided it is such a step, and text must not
+        decide whose memory is read), no session, nothing written (the Memory writes the user's turn).
+        The user is the call's or the instance's, never one read from the text."""
+        if "user_id" not in kwargs and self.user_id is None and kwargs.get("memory") is None:
+            kwargs = {**kwargs, "memory": _NO_MEMORY}  # (recall is off: no user's memory is needed)
+        return self._prepare(kwargs, policy="off")
 
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]
         if not markers:
             cleaned, rendered = without_rendered_markers(messages)
-            if rendered is not None:  # CondenseQuestionChatEngine's rephrasing, asked as a chat message
-                prepared = self._engine_step(kwargs, rendered, chat=True)
+            if rendered:  # CondenseQuestionChatEngine's rephrasing, asked as a chat message
+                prepared = self._engine_step(kwargs)
                 if self.messages_to_prompt is not generic_messages_to_prompt:
                     return _Call(self.messages_to_prompt(cleaned), prepared.kwargs)
                 return _Call(to_chat_messages(self._extend_messages(cleaned)), prepared.kwargs)

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, TextBlock
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from recall_core import RECALL_TOKEN
 
@@ -53,46 +53,66 @@ def is_recall_marker(message: ChatMessage) -> bool:
     return WRITE_ROLES_KEY in message.additional_kwargs or (message.content or "").strip() == RECALL_TOKEN
 
 
-def without_rendered_marker(text: str) -> tuple[str, dict[str, Any] | None]:
-    """``text`` without a marker a chat engine rendered into it, and the marker's settings (``None``:
-    none was there).
+#: The roles LlamaIndex renders a message's first line with (``"user: ..."``).
+_ROLES = frozenset(role.value for role in MessageRole)
+
+
+def _is_settings(line: str) -> bool:
+    """Whether ``line`` is a marker's settings as ``messages_to_history_str`` renders them (a dict's ``repr``)."""
+    if not (line.startswith("{") and f"'{WRITE_ROLES_KEY}'" in line):
+        return False
+    try:
+        value = ast.literal_eval(line)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        return False
+    return isinstance(value, dict) and WRITE_ROLES_KEY in value
+
+
+def _role_line(line: str) -> tuple[str, str] | None:
+    role, colon, rest = line.strip().partition(":")
+    return (role, rest.strip()) if colon and role in _ROLES else None
+
+
+def without_rendered_marker(text: str) -> tuple[str, bool]:
+    """``text`` without a marker a chat engine rendered into it, and whether there was one.
 
     LlamaIndex's condensing chat engines (``CondensePlusContextChatEngine``, what
     ``index.as_chat_engine()`` builds; ``CondenseQuestionChatEngine``) write the ``Memory`` 's messages
-    into a prompt of their own as text (``messages_to_history_str``): the marker shows as
-    ``"system: <recall>"`` and a line with its settings, a dict's ``repr``. Such a prompt is the
-    engine's own step (rephrasing the question), not the user's turn: the adapter takes the marker
-    out of it, so that neither ``<recall>`` nor the settings reach the model, and answers it without
-    recall or writing. Until 2026-12-07 that step raised "no user_id was given" on every turn.
+    into a prompt of their own as text (``messages_to_history_str``): the marker shows as a line
+    ``"system: <recall>"``, the text of the ``Memory`` 's other blocks it holds (if any), and a line
+    with its settings, a dict's ``repr``. Only that whole shape counts; the ``<recall>`` line and the
+    settings line are taken out (the other blocks' text stays). Such a prompt is the engine's own step
+    (rephrasing the question), which the adapter answers without recall or writing: until 2026-12-07
+    it raised "no user_id was given" on every turn. Nothing is taken from the text (a settings line
+    a user pasted chose whose memory was read in this function's first version, a reviewer found).
     """
-    lines, settings, kept = text.split("\n"), None, []
-    for line in lines:
-        if line.startswith("{") and f"'{WRITE_ROLES_KEY}'" in line:
-            try:
-                value = ast.literal_eval(line)
-            except (ValueError, SyntaxError, RecursionError):
-                value = None
-            if isinstance(value, dict) and WRITE_ROLES_KEY in value:
-                settings = value
-                if kept and kept[-1].partition(":")[2].strip() == RECALL_TOKEN:  # the marker's own line
-                    kept.pop()
+    lines, out, found, i = text.split("\n"), [], False, 0
+    while i < len(lines):
+        opened = _role_line(lines[i])
+        if opened is not None and opened[1] == RECALL_TOKEN:
+            end = next((j for j in range(i + 1, len(lines)) if _is_settings(lines[j]) or _role_line(lines[j])), None)
+            if end is not None and _is_settings(lines[end]):
+                held = lines[i + 1 : end]  # the marker's other text: the Memory's other blocks
+                if held:
+                    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+                    out += [f"{indent}{opened[0]}: {held[0]}", *held[1:]]
+                found, i = True, end + 1
                 continue
-        kept.append(line)
-    if settings is None:
-        return text, None
-    return "\n".join(kept).replace(RECALL_TOKEN, ""), settings
+        out.append(lines[i])
+        i += 1
+    return ("\n".join(out), True) if found else (text, False)
 
 
-def without_rendered_markers(messages: Sequence[ChatMessage]) -> tuple[list[ChatMessage], dict[str, Any] | None]:
+def without_rendered_markers(messages: Sequence[ChatMessage]) -> tuple[list[ChatMessage], bool]:
     """:func:`without_rendered_marker` over chat messages (``CondenseQuestionChatEngine`` asks a chat
     model its rephrasing prompt as one user message): the messages, a rendered marker taken out of
-    each text-only one, and the first marker's settings (``None``: none held one)."""
-    out, found = [], None
+    each text-only one, and whether any held one."""
+    out, found = [], False
     for message in messages:
         if message.blocks and all(isinstance(block, TextBlock) for block in message.blocks):
-            text, settings = without_rendered_marker(message_text(message))
-            if settings is not None:
-                found = found or settings
+            text, rendered = without_rendered_marker(message_text(message))
+            if rendered:
+                found = True
                 message = ChatMessage(role=message.role, content=text)
         out.append(message)
     return out, found

@@ -339,3 +339,30 @@ def test_chat_generate_sums_the_batch_s_usage_in_llm_output(chat):
     assert result.llm_output["token_usage"]["total_tokens"] == sum(u["total_tokens"] for u in usages)
     assert result.llm_output["token_usage"]["completion_tokens"] == sum(u["generated_tokens"] for u in usages)
     assert result.llm_output["model_name"] == chat.resolved_model_name
+
+
+def test_a_streaming_chat_model_s_generate_keeps_the_usage_in_llm_output(generator):
+    """``streaming=True`` sent ``generate`` down LangChain's stream path, which drops ``llm_output``:
+    ``token_usage`` was ``{}`` (a reviewer, 2026-12-07). The tokens still reach the callbacks."""
+    collector = TokenCollector()
+    chat = ChatRecall(generator=generator, memory=FixedMemory(FACT), max_tokens=6, streaming=True, callbacks=[collector])
+    result = chat.generate([[HumanMessage(QUESTION)]])
+    usage = result.generations[0][0].message.response_metadata["usage"]
+    assert result.llm_output["token_usage"]["total_tokens"] == usage["total_tokens"] > 0
+    assert "".join(collector.tokens) == result.generations[0][0].message.content
+    assert [c.content for c in chat.stream(QUESTION)]  # stream() still streams
+
+
+def test_a_cache_put_in_after_the_model_was_built_is_refused_before_it_is_read(chat, llm):
+    from langchain_core.caches import InMemoryCache
+
+    for model in (chat, llm):
+        for changed in (model.model_copy(update={"cache": InMemoryCache()}), model.model_copy()):
+            if changed.cache is False:
+                changed.cache = True
+            with pytest.raises(ValueError, match="cache must be False or None"):
+                changed.invoke(QUESTION)
+            with pytest.raises(ValueError, match="cache must be False or None"):
+                list(changed.stream(QUESTION))
+            with pytest.raises(ValueError, match="cache must be False or None"):
+                asyncio.run(changed.ainvoke(QUESTION))
