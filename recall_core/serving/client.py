@@ -77,8 +77,11 @@ class EngineClient:
     def __init__(self, url: str, *, timeout: float = 60.0, connect_timeout: float = 5.0, max_connections: int = 64) -> None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url must be an http(s) address such as 'http://127.0.0.1:8080', got {url!r}")
-        if not (isinstance(timeout, int | float) and timeout > 0):
-            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        for name, value in (("timeout", timeout), ("connect_timeout", connect_timeout)):
+            if isinstance(value, bool) or not (isinstance(value, int | float) and 0 < value < float("inf")):
+                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
+            raise ValueError(f"max_connections must be an int >= 1, got {max_connections!r}")
         self.url = url.rstrip("/")
         self.timeout = float(timeout)
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
@@ -168,10 +171,11 @@ class EngineClient:
         self._request(run, "POST /completion")
         if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
             # The reply ended mid-character: its last ids were never sent. Asked again from the same
-            # prefix on the same slot (its cache holds it): the same ids when greedy. Not under a
-            # grammar: the engine would start it again at this request.
+            # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
+            # by id_slot: pinned requests mixed users' replies, loop.py): the same ids when greedy. Not
+            # under a grammar: the engine would start it again at this request.
             rest = {**body, "prompt": list(prompt) + result.tokens, "n_predict": reader.predicted - len(result.tokens),
-                    "stream": False, **({"id_slot": result.slot} if result.slot >= 0 else {})}  # fmt: skip
+                    "stream": False}  # fmt: skip
             answer = self._request(lambda: self._http.post("/completion", json=rest).raise_for_status().json(),
                                    "POST /completion")  # fmt: skip
             tokens = [int(t) for t in answer.get("tokens") or []][: rest["n_predict"]]

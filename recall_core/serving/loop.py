@@ -241,8 +241,10 @@ def served_recall(
                 continue
             run.output.requests.append(reply)
             run.output.stop_type = reply.stop_type
-            if reply.slot >= 0:  # a continuation goes back to the slot that holds its prefix
-                body["id_slot"] = reply.slot
+            # A continuation is not pinned to the slot its prefix ran on (``id_slot``): under concurrent
+            # users, pinned continuations came back with another user's name or town in the reply, and
+            # garbled greedy replies (a reviewer, 2026-12-07: 2 to 4 of 48 replies with 4 or 8 slots,
+            # none of 112 unpinned). The engine's slot choice by prompt similarity (``-sps``) finds it.
             engine = engine + reply.tokens
             left -= len(reply.tokens)
             if abstained:  # the one token in the masked id's place is written: go on as before

@@ -54,6 +54,26 @@ def test_client_arguments_are_checked() -> None:
         EngineClient("127.0.0.1:8080")
     with pytest.raises(ValueError, match="timeout must be"):
         EngineClient("http://127.0.0.1:8080", timeout=0)
+    for bad in ({"timeout": True}, {"connect_timeout": -1}, {"connect_timeout": float("inf")}, {"max_connections": 0}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+            EngineClient("http://127.0.0.1:8080", **bad)
+
+
+def test_served_and_engine_arguments_are_checked_by_name(tmp_path: Path) -> None:
+    """A bad ``context_window`` was taken, then blamed on the prompt ("longer than the model's context
+    window of -5"), or failed with a TypeError; a bad ``-sps`` or ``threads=True`` reached the engine
+    (a reviewer, 2026-12-07)."""
+    from recall_core.serving.engine import EngineServer
+
+    _, tokenizer = tiny_model("llama")
+    for bad in (-5, 0, 1, 1.5, "x", True):
+        with pytest.raises(ValueError, match="context_window must be an int >= 2"):
+            ServedRecallGenerator("http://127.0.0.1:9", tokenizer, context_window=bad)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    for bad in ({"slot_prompt_similarity": 5}, {"slot_prompt_similarity": "a"}, {"threads": True}, {"parallel": 0}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+            EngineServer(model, **bad)
 
 
 def test_an_engine_that_is_down_fails_at_once() -> None:
@@ -441,3 +461,23 @@ def test_served_abstention_is_checked_once_and_not_without_notes() -> None:
         result = ServedRecallGenerator(client, tokenizer, context_window=512, memory=memory).generate(
             [{"role": "user", "content": "Where do I live?"}], config=RecallConfig(abstain_threshold=0.5), max_new_tokens=6)
         assert len(client.bodies) == 1 and result.sequences[0, -len(reply.tokens) :].tolist() == reply.tokens
+
+
+def test_a_continuation_after_recall_is_never_pinned_to_a_slot() -> None:
+    """Pinned continuations (``id_slot``, the slot the prefix ran on) came back with another user's
+    name in the reply under concurrent users on a real llama.cpp engine (a reviewer, 2026-12-07: 2 to
+    4 of 48 replies; none of 112 unpinned): no request names a slot."""
+    import math
+
+    from recall_core.serving.client import Completion
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    client = ScriptedEngine(Completion(tokens=[recall_id], stop_type="eos", logprobs=[{recall_id: math.log(0.9)}], slot=3),
+                            Completion(tokens=[7, end], stop_type="eos", logprobs=[{7: -0.1}, {end: -0.1}], slot=3))  # fmt: skip
+    generator = ServedRecallGenerator(client, tokenizer, context_window=512, memory=FixedMemory("Ana lives in Lisbon."))
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}],
+                                config=RecallConfig(recall_policy="model", ask_on_abstention=False, ask_on_score=0.0),
+                                max_new_tokens=6)  # fmt: skip
+    assert [r.trigger for r in result.recalls] == ["model"] and len(client.bodies) == 2
+    assert not any("id_slot" in body for body in client.bodies), client.bodies
