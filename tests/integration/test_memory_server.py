@@ -555,3 +555,29 @@ def test_two_processes_catching_up_one_user_at_once_raise_no_false_alarm(tmp_pat
         assert doctor(a).ok
         for store in (a, b):
             store.close()
+
+
+@pytest.mark.server
+def test_a_loss_another_process_healed_first_is_not_healed_again(tmp_path: Path) -> None:
+    """Two clients share one journal (two processes of one app). Both see the server's loss; a heals it
+    first. b's heal, which compared the marks before a recorded the new one, made every memory a had
+    indexed again pending and indexed it all a second time, with a second warning."""
+    from recall_core.memory.upkeep.marks import heal, mark_key, server_mark
+
+    with ChromaServer(tmp_path / "server-data") as server:
+        journal = tmp_path / "shared.sqlite3"
+        a, b = (MemoryStore.server(port=server.port, encoder=HashEncoder(DIM), journal_path=journal, timeout=5)
+                for _ in range(2))  # fmt: skip
+        MemoryWriter(a, **RAW_TEXT).add_turns([{"user_id": "u", "role": "user", "content": f"u fact {i}"} for i in range(4)])
+        _lose(server, tmp_path)
+        with pytest.warns(MemoryIndexWarning, match="lost its data"):
+            assert [c.text for c in a.for_user("u").search("u fact 3", 1)] == ["u fact 3"]  # a heals it first
+        client = b.index.client()
+        key, mark = mark_key(b, client), b.index.call(server_mark, client)
+        with warnings.catch_warnings():  # b compared the marks before a recorded the new one: it heals now
+            warnings.simplefilter("error", MemoryIndexWarning)
+            assert heal(b, key, mark)
+        assert b.journal.count("u", "pending") == 0 and b.journal.count("u", "indexed") == 4
+        assert doctor(b).ok
+        for store in (a, b):
+            store.close()

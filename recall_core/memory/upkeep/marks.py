@@ -150,6 +150,11 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
     journal = store.journal
     try:
         with journal.transaction():
+            # Another process sharing the journal may have seen the same loss first and recorded the
+            # new mark (its heal done or under way): healing again would make its work pending and do
+            # it twice. Read under the write lock, so two processes never both go on.
+            if journal.index_mark(key)[0] == mark:
+                return True
             counts = {user: n for user, n in journal.indexed_counts().items() if n}
             journal.mark_all_pending()
             journal.set_index_mark(key, mark, vouched=True)
