@@ -172,6 +172,21 @@ class RecallAdapterBase(BaseModel):
         return self._engine
 
     # ------------------------------------------------------------------ sessions
+    def __copy__(self) -> Any:
+        """A copy (``model_copy``, with or without ``update=``) keeps the engine but never the
+        original's KV sessions: they shared one pool, whose sessions wrote evicted turns to the
+        original's store and fed its cached notes to the copy's users (a reviewer, 2026-12-07)."""
+        copied = super().__copy__()
+        copied._session_pool = None
+        copied._engine_lock = threading.Lock()
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
+        copied = super().__deepcopy__(memo)
+        copied._session_pool = None
+        copied._engine_lock = threading.Lock()
+        return copied
+
     @property
     def session_pool(self) -> SessionPool | None:
         """The KV-cache sessions of chat calls, one per (user, thread) (``None`` with ``sessions=None``)."""
@@ -214,7 +229,9 @@ class RecallAdapterBase(BaseModel):
         """The sessions to use for a call: none without a thread id (a call that names no
         conversation is prefilled afresh, and runs in parallel with any other). On a served backend
         the engine's prefix cache is the session: each call sends the conversation's ids."""
-        if getattr(self.engine, "served", False):
+        if getattr(self.engine, "served", False) or call.own_memory:
+            # (a call's own memory= is not in the session key (user, thread): two users' calls on one
+            # thread reused each other's injected notes, a reviewer found, 2026-12-07)
             return None
         return self.session_pool if call.thread_id is not None else None
 
@@ -305,4 +322,19 @@ class RecallAdapterBase(BaseModel):
             options["memory"] = memory
         elif self.memory is not None or self.store is not None:
             options["memory"] = resolve_memory(self.memory, self.store, user_id)
-        return PreparedCall(options, user_id, session_id, config, thread_id, write_memory)
+        elif user_id is not None:
+            _check_engine_memory(self.engine, user_id)
+        return PreparedCall(options, user_id, session_id, config, thread_id, write_memory, own_memory=memory is not None)
+
+
+def _check_engine_memory(engine: Any, user_id: str) -> None:
+    """An adapter with no ``store`` or ``memory`` reads the generator's own ``memory``: refuse a call
+    for another user than the one that memory is of (until 2026-12-07 bob's call read ada's notes
+    from ``RecallGenerator(..., memory=store.for_user("ada"))``, a reviewer found)."""
+    owner = getattr(getattr(engine, "memory", None), "user_id", None)
+    if isinstance(owner, str) and owner != user_id:
+        raise ValueError(
+            f"user_id {user_id!r} names whose memory to read, but this adapter has no store or memory and its "
+            f"generator's own memory is user {owner!r}'s: give the adapter store= (with user_id=) or memory="
+        )
+

@@ -26,6 +26,9 @@ class PreparedCall:
     thread_id: str | None = None
     #: The call's ``write_memory=`` (``None``: the instance decides).
     write_memory: bool | None = None
+    #: Whether the call brought its own ``memory=``: its KV session key (user, thread) cannot say whose
+    #: memory that is, so it gets no session (:meth:`RecallAdapterBase._pool_for`).
+    own_memory: bool = False
     #: The call's own messages in its session (filled by the session), the ones marked written.
     receipt: CallReceipt = field(default_factory=CallReceipt)
     #: Where the adapter writes this call's turns, in the adapter's own terms (LlamaIndex's ``RecallLLM``:
