@@ -174,9 +174,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--parallel", type=int, default=None,
                         help="engine slots (llama-server -np; default: the most users of a level, so that a "
                              "continuation after <recall> finds its slot as it left it)")
-    parser.add_argument("--slot-prompt-similarity", type=float, default=0.0,
-                        help="llama-server -sps (0: a new request takes the least recently used slot, never "
-                             "one that holds another user's prefix waiting for its continuation)")
+    parser.add_argument("--slot-prompt-similarity", type=float, default=0.1,
+                        help="llama-server -sps (llama.cpp's default 0.1: a request, a continuation after <recall> "
+                             "too, goes to the slot whose cached prompt it shares the most of; continuations are "
+                             "not pinned to a slot since 2026-12-07, and 0 would reuse none)")
     parser.add_argument("--threads", type=int, default=1, help="engine threads (1 on a shared 2-core box)")
     parser.add_argument("--gguf", type=Path, default=None, help="the served GGUF (default: the recall-tuned F16, exported)")
     parser.add_argument("--out", type=Path, default=OUT)

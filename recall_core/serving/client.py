@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -78,9 +79,9 @@ class EngineClient:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url must be an http(s) address such as 'http://127.0.0.1:8080', got {url!r}")
         for name, value in (("timeout", timeout), ("connect_timeout", connect_timeout)):
-            if isinstance(value, bool) or not (isinstance(value, int | float) and 0 < value < float("inf")):
+            if isinstance(value, bool) or not (isinstance(value, numbers.Real) and 0 < value < float("inf")):
                 raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
-        if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
+        if isinstance(max_connections, bool) or not isinstance(max_connections, numbers.Integral) or max_connections < 1:
             raise ValueError(f"max_connections must be an int >= 1, got {max_connections!r}")
         self.url = url.rstrip("/")
         self.timeout = float(timeout)

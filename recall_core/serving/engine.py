@@ -17,6 +17,7 @@ production run the engine as a service of its own (docs/serving.md)::
 
 from __future__ import annotations
 
+import numbers
 import os
 import signal
 import subprocess
@@ -114,9 +115,9 @@ class EngineServer:
         if not self.model.is_file():
             raise FileNotFoundError(f"no GGUF file at {self.model}: `python -m recall_core.serving.gguf_export` writes one")
         for name, value in (("parallel", parallel), ("threads", threads), ("ctx_per_slot", ctx_per_slot)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        if isinstance(slot_prompt_similarity, bool) or not isinstance(slot_prompt_similarity, int | float) \
+        if isinstance(slot_prompt_similarity, bool) or not isinstance(slot_prompt_similarity, numbers.Real) \
                 or not 0.0 <= slot_prompt_similarity <= 1.0:  # fmt: skip
             raise ValueError(f"slot_prompt_similarity must be a number in [0, 1], got {slot_prompt_similarity!r}")
         if lora is not None and not Path(lora).is_file():

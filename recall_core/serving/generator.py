@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -125,8 +126,8 @@ class ServedRecallGenerator(RecallGenerator):
             sampling_options(self._generation_kwargs({}, None)[0], 1)
         except ValueError as error:
             raise ValueError(f"generation_defaults: {error}") from None
-        if context_window is not None and (isinstance(context_window, bool) or not isinstance(context_window, int)
-                                           or context_window < 2):  # fmt: skip
+        if context_window is not None and (isinstance(context_window, bool)
+                                           or not isinstance(context_window, numbers.Integral) or context_window < 2):  # fmt: skip
             raise ValueError(f"context_window must be an int >= 2 (tokens a slot holds) or None, got {context_window!r}")
         self._context_window = context_window
         if base_lora is not None and (isinstance(base_lora, bool) or not isinstance(base_lora, int) or base_lora < 0):

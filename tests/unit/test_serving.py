@@ -74,6 +74,10 @@ def test_served_and_engine_arguments_are_checked_by_name(tmp_path: Path) -> None
     for bad in ({"slot_prompt_similarity": 5}, {"slot_prompt_similarity": "a"}, {"threads": True}, {"parallel": 0}):
         with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
             EngineServer(model, **bad)
+    # NumPy's numbers are numbers (a config read with numpy, a benchmark's grid)
+    EngineServer(model, parallel=np.int64(2), threads=np.int64(1), slot_prompt_similarity=np.float64(0.1))
+    EngineClient("http://127.0.0.1:9", timeout=np.float64(3), max_connections=np.int64(4))
+    ServedRecallGenerator("http://127.0.0.1:9", tokenizer, context_window=np.int64(64))
 
 
 def test_an_engine_that_is_down_fails_at_once() -> None:
