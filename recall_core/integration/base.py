@@ -173,19 +173,25 @@ class RecallAdapterBase(BaseModel):
 
     # ------------------------------------------------------------------ sessions
     def __copy__(self) -> Any:
-        """A copy (``model_copy``, with or without ``update=``) keeps the engine but never the
-        original's KV sessions: they shared one pool, whose sessions wrote evicted turns to the
-        original's store and fed its cached notes to the copy's users (a reviewer, 2026-12-07)."""
+        """A copy (``model_copy``, with or without ``update=``) keeps neither the original's KV
+        sessions nor its engine: they shared one session pool, whose sessions wrote evicted turns to
+        the original's store and fed its cached notes to the copy's users, and a copy given another
+        ``generator`` answered with the original's (a reviewer, 2026-12-07). The engine is built again
+        at the copy's first call: its own ``generator``, or the named model from the shared cache."""
         copied = super().__copy__()
         copied._session_pool = None
+        copied._engine = None
         copied._engine_lock = threading.Lock()
         return copied
 
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
-        copied = super().__deepcopy__(memo)
-        copied._session_pool = None
-        copied._engine_lock = threading.Lock()
-        return copied
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Assigning what the sessions or the engine were made from (``chat.store = other``) drops them,
+        as a copy does: the old sessions kept the old store's notes and wrote evicted turns to it."""
+        super().__setattr__(name, value)
+        if name in _MAKES_SESSIONS:
+            object.__getattribute__(self, "__pydantic_private__")["_session_pool"] = None
+        if name in _MAKES_ENGINE:
+            object.__getattribute__(self, "__pydantic_private__")["_engine"] = None
 
     @property
     def session_pool(self) -> SessionPool | None:
@@ -321,20 +327,27 @@ class RecallAdapterBase(BaseModel):
             check_memory_arguments(memory, None)
             options["memory"] = memory
         elif self.memory is not None or self.store is not None:
+            if self.memory is not None and user_id is not None and config.recall_policy != "off":
+                _check_memory_owner(self.memory, user_id, "this adapter's memory=")
             options["memory"] = resolve_memory(self.memory, self.store, user_id)
-        elif user_id is not None:
-            _check_engine_memory(self.engine, user_id)
+        elif user_id is not None and config.recall_policy != "off":
+            _check_memory_owner(getattr(self.engine, "memory", None), user_id, "its generator's own memory")
         return PreparedCall(options, user_id, session_id, config, thread_id, write_memory, own_memory=memory is not None)
 
 
-def _check_engine_memory(engine: Any, user_id: str) -> None:
-    """An adapter with no ``store`` or ``memory`` reads the generator's own ``memory``: refuse a call
-    for another user than the one that memory is of (until 2026-12-07 bob's call read ada's notes
-    from ``RecallGenerator(..., memory=store.for_user("ada"))``, a reviewer found)."""
-    owner = getattr(getattr(engine, "memory", None), "user_id", None)
+#: The fields the KV sessions are made from (their engine, their writer's store), and the engine's.
+_MAKES_ENGINE = frozenset({"generator", "model_name", "device", "dtype", "recall_config"})
+_MAKES_SESSIONS = _MAKES_ENGINE | {"store", "memory", "sessions"}
+
+
+def _check_memory_owner(memory: Any, user_id: str, which: str) -> None:
+    """Refuse a call for another user than the one a single user's memory is of (a ``UserMemory``:
+    it says whose it is). Until 2026-12-07 bob's call read ada's notes from an adapter without a
+    store whose generator held ``store.for_user("ada")``, or whose own ``memory=`` did (a reviewer).
+    A memory that does not say whose it is serves every user of the adapter."""
+    owner = getattr(memory, "user_id", None)
     if isinstance(owner, str) and owner != user_id:
         raise ValueError(
-            f"user_id {user_id!r} names whose memory to read, but this adapter has no store or memory and its "
-            f"generator's own memory is user {owner!r}'s: give the adapter store= (with user_id=) or memory="
+            f"user_id {user_id!r} names whose memory to read, but {which} is user {owner!r}'s: give the "
+            "adapter store= (with user_id=) to serve several users"
         )
-

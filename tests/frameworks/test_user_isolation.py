@@ -32,7 +32,8 @@ def test_a_call_s_own_memory_on_a_shared_thread_reads_only_that_memory(generator
     assert second.response_metadata.get("session") is None  # prefilled afresh: no session to share
 
 
-def test_a_copy_of_an_adapter_keeps_none_of_the_original_s_sessions(generator, tmp_path):
+@pytest.mark.parametrize("change", ["model_copy", "assignment"])
+def test_a_copy_of_an_adapter_keeps_none_of_the_original_s_sessions(generator, tmp_path, change):
     with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(64)) as tenant_a, \
             MemoryStore.local(tmp_path / "b", encoder=HashEncoder(64)) as tenant_b:  # fmt: skip
         [code] = tenant_a.writer.add_turn("user-1", "user", "My locker code is 4417.", session_id="s")
@@ -40,8 +41,13 @@ def test_a_copy_of_an_adapter_keeps_none_of_the_original_s_sessions(generator, t
         chat_a = ChatRecall(generator=generator, store=tenant_a, user_id="user-1", max_tokens=6,
                             sessions=SessionConfig(max_cache_tokens=260))  # fmt: skip
         assert _injected(chat_a.invoke(QUESTION, thread_id="1")) == [code]
-        chat_b = chat_a.model_copy(update={"store": tenant_b})
-        assert chat_b.session_pool is not chat_a.session_pool
+        if change == "model_copy":
+            chat_b = chat_a.model_copy(update={"store": tenant_b})
+            assert chat_b.session_pool is not chat_a.session_pool
+        else:  # the same adapter given another store: none of the sessions made with the old one
+            before, chat_b = chat_a.session_pool, chat_a
+            chat_b.store = tenant_b
+            assert chat_b.session_pool is not before
         reply = chat_b.invoke(QUESTION, thread_id="1")
         assert code not in _injected(reply) and reply.response_metadata["session"]["reused_tokens"] == 0
         history = [SystemMessage("Be brief.")]
@@ -59,7 +65,24 @@ def test_an_adapter_without_a_store_refuses_another_user_than_its_generator_s_me
     store.writer.add_turn("ada", "user", "My locker code is 4417.", session_id="s")
     generator = RecallGenerator(*tiny_model("llama"), memory=store.for_user("ada"))
     model = adapter(generator=generator, max_tokens=4)
-    with pytest.raises(ValueError, match="user_id 'bob' names whose memory to read, but this adapter has no store"):
+    with pytest.raises(ValueError, match="user_id 'bob' names whose memory to read, but its generator's own memory is"):
         model.invoke("What is my locker code?", user_id="bob")
+    model.invoke("What is my locker code?", user_id="bob", recall="off")  # reads no memory: no one's to refuse
+    own = adapter(generator=RecallGenerator(*tiny_model("llama")), memory=store.for_user("ada"), max_tokens=4)
+    with pytest.raises(ValueError, match="but this adapter's memory= is user 'ada''s"):
+        own.invoke("What is my locker code?", user_id="bob")
     assert isinstance(model.invoke("What is my locker code?", user_id="ada"), AIMessage if adapter is ChatRecall else str)
     assert isinstance(model.invoke("What is my locker code?"), AIMessage if adapter is ChatRecall else str)
+
+
+def test_a_copy_given_another_generator_answers_with_it(store):
+    from tests.helpers.tiny import tiny_model
+
+    store.writer.add_turn("ada", "user", "My locker code is 4417.", session_id="s")
+    [bike] = store.writer.add_turn("bob", "user", "My bike is red.", session_id="s")
+    ada = RecallGenerator(*tiny_model("llama"), memory=store.for_user("ada"))
+    bob = RecallGenerator(*tiny_model("llama"), memory=store.for_user("bob"))
+    chat = ChatRecall(generator=ada, max_tokens=4)
+    chat.invoke(QUESTION)  # the engine is built
+    copied = chat.model_copy(update={"generator": bob})
+    assert copied.engine is bob and _injected(copied.invoke(QUESTION, user_id="bob")) == [bike]
