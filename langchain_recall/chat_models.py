@@ -218,13 +218,19 @@ class ChatRecall(RecallSettings, BaseChatModel):
 
     # ------------------------------------------------------------------ sessions
     def _session_writer(self, user_id: str | None, thread_id: str | None = None) -> Any:
-        """Evicted turns go to the user's memory when this model writes memory at all (``write_memory``)."""
-        if not (self.write_memory and self.store is not None and user_id is not None):
+        """Evicted turns go to the user's memory when this model writes memory at all (``write_memory``).
+
+        The store is the one the session was made with (assigning another drops the sessions); the
+        write settings are read when a turn is written: until 2026-12-07 they were fixed when the
+        session was made, so ``chat.write_memory = False`` after a first call still wrote (a reviewer)."""
+        if self.store is None or user_id is None:
             return None
-        store, roles, session_id = self.store, self.write_roles, self.session_id or thread_id
-        questions = self.write_questions
+        store = self.store
 
         def write(messages: Sequence[dict[str, Any]]) -> list[str]:
+            if not self.write_memory:  # done with, unwritten, as if the model had been made so
+                return []
+            roles, questions, session_id = self.write_roles, self.write_questions, self.session_id or thread_id
             turns = [(m["role"], turn_to_write(m["role"], str(m["content"]), questions))
                      for m in messages if m["role"] in roles]  # fmt: skip
             return write_turns(store, user_id, turns, session_id=session_id)

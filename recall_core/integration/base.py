@@ -25,7 +25,7 @@ from recall_core.integration.arguments import (
 )
 from recall_core.integration.calls import PreparedCall
 from recall_core.integration.models import build_generator
-from recall_core.memory.validation import check_session
+from recall_core.memory.validation import check_session, check_user_id
 from recall_core.session.pool import SessionPool
 from recall_core.session.session import RecallSession
 from recall_core.session.writes import Writer
@@ -346,8 +346,16 @@ def _check_memory_owner(memory: Any, user_id: str, which: str) -> None:
     store whose generator held ``store.for_user("ada")``, or whose own ``memory=`` did (a reviewer).
     A memory that does not say whose it is serves every user of the adapter."""
     owner = getattr(memory, "user_id", None)
-    if isinstance(owner, str) and owner != user_id:
+    if isinstance(owner, str) and owner != _same_user(user_id):
         raise ValueError(
             f"user_id {user_id!r} names whose memory to read, but {which} is user {owner!r}'s: give the "
             "adapter store= (with user_id=) to serve several users"
         )
+
+
+def _same_user(user_id: str) -> str:
+    """``user_id`` as a store keeps it (NFC: the two ways of typing "Zoë" are one user), else as given."""
+    try:
+        return check_user_id(user_id)
+    except ValueError:
+        return user_id

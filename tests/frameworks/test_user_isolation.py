@@ -86,3 +86,29 @@ def test_a_copy_given_another_generator_answers_with_it(store):
     chat.invoke(QUESTION)  # the engine is built
     copied = chat.model_copy(update={"generator": bob})
     assert copied.engine is bob and _injected(copied.invoke(QUESTION, user_id="bob")) == [bike]
+
+
+def test_the_owner_check_takes_a_user_typed_either_way(store):
+    """``for_user`` keeps "Zoë" in NFC; a call naming it in NFD is the same user (a reviewer)."""
+    import unicodedata
+
+    from tests.helpers.tiny import tiny_model
+
+    nfd = unicodedata.normalize("NFD", "Zoë")
+    chat = ChatRecall(generator=RecallGenerator(*tiny_model("llama")), memory=store.for_user("Zoë"), max_tokens=4)
+    assert isinstance(chat.invoke("Hello", user_id=nfd), AIMessage)
+
+
+def test_write_settings_assigned_after_a_session_was_made_count_for_its_evicted_turns(generator, store):
+    """The session's writer fixed ``write_memory`` / ``write_roles`` when it was made: an assignment
+    after the first call did not count for the turns its session evicted later (a reviewer)."""
+    chat = ChatRecall(generator=generator, store=store, user_id="u", max_tokens=6,
+                      sessions=SessionConfig(max_cache_tokens=260))  # fmt: skip
+    chat.invoke([SystemMessage("Be brief."), HumanMessage("Hello there.")], thread_id="1")  # the session is made
+    chat.write_memory = False
+    history = [SystemMessage("Be brief.")]
+    for i in range(6):
+        history += [HumanMessage(f"Private note {i}: my PIN is 90{i}{i}."), AIMessage("Noted.")]
+    reply = chat.invoke([*history, HumanMessage("Thanks.")], thread_id="1")
+    assert reply.response_metadata["session"]["evicted_messages"] > 0
+    assert not any("Private note" in r.text for r in store.for_user("u").all())
