@@ -86,6 +86,8 @@ def without_rendered_marker(text: str) -> tuple[str, bool]:
     it raised "no user_id was given" on every turn. Nothing is taken from the text (a settings line
     a user pasted chose whose memory was read in this function's first version, a reviewer found).
     """
+    if RECALL_TOKEN not in text:  # every call's prompt comes here: most hold no marker at all
+        return text, False
     lines, out, found, i = text.split("\n"), [], False, 0
     while i < len(lines):
         opened = _role_line(lines[i])
