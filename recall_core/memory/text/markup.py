@@ -38,13 +38,20 @@ def plain_text(text: str) -> str:
     'Fixed costs:\\n- Rent: £650\\n\\nDay 2\\nSee the form.'
     """
     text = _LINK.sub(r"\1", text)
-    while (stripped := _STRONG.sub(r"\1", text)) != text:  # nested runs ("****word**") leave a pair each pass
+    while (stripped := _STRONG.sub(_unstrong, text)) != text:  # nested runs ("****word**") leave a pair each pass
         text = stripped
     text = _EMPHASIS.sub(r"\1", text)
     text = _RULE.sub("", text)
     text = _HEADING.sub("", text)
     text = _TICKS.sub(_untick, text)
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def _unstrong(match: re.Match[str]) -> str:
+    """A strong run's words without its marks, and a space where the next run's marks touch them
+    ("**a****b**" is "a b": both runs' marks went, and the words ran together, hypothesis found)."""
+    inner, after = match.group(1), match.string[match.end() : match.end() + 1]
+    return f"{inner} " if after == "*" and _WORD_CHAR.match(inner[-1]) else inner
 
 
 def _untick(match: re.Match[str]) -> str:
