@@ -244,15 +244,16 @@ def result_metadata(result: RecallResult, model_name: str) -> dict[str, Any]:
 
 
 def token_usage(results: Sequence[RecallResult]) -> dict[str, int]:
-    """Usage summed over a batch, in the OpenAI-style names LangChain's ``llm_output`` uses."""
-    prompt = sum(r.usage.prompt_tokens for r in results)
+    """Usage summed over a batch, in the OpenAI-style names LangChain's ``llm_output`` uses:
+    ``prompt_tokens`` counts the injected memory too, as :func:`usage_dict` does."""
     injected = sum(r.usage.injected_tokens for r in results)
+    prompt = sum(r.usage.prompt_tokens for r in results) + injected
     completion = sum(r.usage.generated_tokens for r in results)
     return {
         "prompt_tokens": prompt,
         "injected_tokens": injected,
         "completion_tokens": completion,
-        "total_tokens": prompt + injected + completion,
+        "total_tokens": prompt + completion,
     }
 
 

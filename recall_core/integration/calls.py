@@ -121,12 +121,19 @@ def recall_dicts(result: RecallResult) -> list[dict[str, Any]]:
 
 
 def usage_dict(result: RecallResult) -> dict[str, int]:
-    """One call's usage; ``completion_tokens`` (the same as ``generated_tokens``) is the name token
-    counters read (LlamaIndex's ``TokenCountingHandler`` estimated the count with tiktoken without it)."""
+    """One call's usage in the names token counters read (OpenAI's). ``prompt_tokens`` is every token
+    the model read before its reply: the prompt's and the injected memory's, as LangChain's
+    ``input_tokens`` (a RAG recipe's retrieved text is prompt too, so the counts compare);
+    ``injected_tokens`` says how many of them were memory, ``cached_tokens`` how many a session read
+    from its cache. Until 2026-12-07 ``prompt_tokens`` left the memory out, and LlamaIndex's
+    ``TokenCountingHandler`` counted 45 of the 189 tokens a call read. ``completion_tokens`` (the same
+    as ``generated_tokens``) is the name counters read (LlamaIndex's estimated the count with tiktoken
+    without it). :attr:`RecallResult.usage` keeps the prompt apart (``Usage.prompt_tokens``)."""
     usage = result.usage
     return {
-        "prompt_tokens": usage.prompt_tokens,
+        "prompt_tokens": usage.prompt_tokens + usage.injected_tokens,
         "injected_tokens": usage.injected_tokens,
+        "cached_tokens": usage.cached_tokens,
         "generated_tokens": usage.generated_tokens,
         "completion_tokens": usage.generated_tokens,
         "total_tokens": usage.total_tokens,

@@ -182,7 +182,8 @@ def test_from_a_loaded_model_and_tokenizer():
     llm = RecallLLM.from_model(model, tokenizer, memory=FixedMemory(FACT), max_new_tokens=4)
     assert llm.metadata.context_window == 512
     raw = llm.complete(QUESTION).raw
-    assert raw["recalls"][0]["injected"] and raw["usage"]["prompt_tokens"] < 20  # no template around it
+    usage = raw["usage"]
+    assert raw["recalls"][0]["injected"] and usage["prompt_tokens"] - usage["injected_tokens"] < 20  # no template around it
 
 
 def test_llamaindex_s_token_counter_reads_the_completion_count(llm):
@@ -194,4 +195,19 @@ def test_llamaindex_s_token_counter_reads_the_completion_count(llm):
     usage = response.raw["usage"]
     assert get_tokens_from_response(response) == (usage["prompt_tokens"], usage["generated_tokens"])
     assert usage["completion_tokens"] == usage["generated_tokens"] > 0
+
+
+def test_llamaindex_s_token_counter_counts_the_injected_memory(llm, generator):
+    """What the model read is the prompt and the injected memory, as LangChain's ``input_tokens`` and
+    as a RAG recipe's retrieved text counts: ``prompt_tokens`` left the memory out until 2026-12-07,
+    and ``TokenCountingHandler`` counted 45 of the 189 tokens such a call read."""
+    from llama_index.core.callbacks import CallbackManager, TokenCountingHandler
+
+    counter = TokenCountingHandler()
+    llm.callback_manager = CallbackManager([counter])
+    llm.complete(QUESTION, max_new_tokens=3)
+    expected = generator.generate([{"role": "user", "content": QUESTION}], memory=FixedMemory(FACT), max_new_tokens=3)
+    assert expected.usage.injected_tokens > 0
+    assert counter.prompt_llm_token_count == expected.usage.prompt_tokens + expected.usage.injected_tokens
+    assert counter.completion_llm_token_count == expected.usage.generated_tokens
 
