@@ -101,9 +101,16 @@ def tuned_model_dir() -> Path | None:
 
 
 def models_dir_name(name_or_path: str | os.PathLike[str] | None) -> str:
-    """A short name for a model: the default's name, a folder's name, or a hub id's last part."""
+    """A short name for a model: the default's name, a folder's name, or a hub id's last part.
+
+    A local folder is named by its resolved path: ``.`` and ``..`` have no name of their own (until
+    2026-12-07 ``recall train --model .`` wrote its adapter into ``adapters/`` itself, and a later
+    run there replaced every other adapter, a reviewer found)."""
     if name_or_path is None:
         return DEFAULT_MODEL_NAME
+    path = Path(str(name_or_path)).expanduser()
+    if path.is_dir():
+        return path.resolve().name or DEFAULT_MODEL_NAME  # "/" has no name either
     return Path(str(name_or_path).rstrip("/")).name or str(name_or_path)
 
 

@@ -92,9 +92,15 @@ def check_out(out: str | Path, *, name: str = "out", model_folder: str | Path | 
     if folder.is_dir() and not (folder / META_FILE).is_file():
         held = sorted(p.name for p in folder.iterdir())
         if held:
-            shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
-            raise ValueError(f"{name} {folder} is a folder that is not a recall adapter (it holds {shown}; an "
+            raise ValueError(f"{name} {folder} is a folder that is not a recall adapter (it holds {_shown(held)}; an "
                              f"adapter's holds {META_FILE}): give a new or empty folder, nothing there is replaced")  # fmt: skip
+    if folder.is_dir():
+        # An adapter's folder holds files only: one that holds folders too holds other things (until
+        # 2026-12-07 `adapters/` itself, with every other adapter in it, was replaced whole, a reviewer found).
+        inner = sorted(p.name for p in folder.iterdir() if p.is_dir())
+        if inner:
+            raise ValueError(f"{name} {folder} holds a recall adapter and also the folders {_shown(inner)}, which a "
+                             "re-train would delete: give the adapter a folder of its own")  # fmt: skip
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         probe = Path(tempfile.mkdtemp(prefix=_staging_prefix(folder), dir=folder.parent))
@@ -103,6 +109,10 @@ def check_out(out: str | Path, *, name: str = "out", model_folder: str | Path | 
     except OSError as error:
         raise ValueError(f"{name} {folder} cannot be written: {error}") from error
     return folder
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _absolute(path: str | Path) -> Path:

@@ -104,6 +104,23 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(n.strip() for n in text.split(",") if n.strip())
 
 
+def _check_default_out(out: Path, model: Any) -> None:
+    """The default folder (``adapters/NAME``) is named by the model's folder name alone: refuse to
+    replace an adapter there that was trained for other weights (two models in folders of one name,
+    ``runA/final`` and ``runB/final``, replaced each other's adapter until 2026-12-07, a reviewer found)."""
+    from recall_core.models.lora import META_FILE, fingerprint_matches, json_object
+
+    if not (out / META_FILE).is_file():
+        return
+    try:
+        recorded = json_object(out / META_FILE).get("base_fingerprint")
+    except ValueError:
+        recorded = None  # a damaged adapter is not kept by refusing
+    if recorded is not None and not fingerprint_matches(recorded, model):
+        raise ValueError(f"the default --out {out} holds an adapter trained for another base model (one in a folder of "
+                         "the same name): give --out a folder of its own, or remove that adapter first")  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``recall train``. The options and the outputs (``--out``, ``--save-examples``) are checked
     before the model is loaded; what needs the model (the targets, an examples file's token ids)
@@ -162,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--examples-file {args.examples_file} holds no example of a conversation family")
         config = dataclasses.replace(config, families=held)  # the recipe records the file's true families
     model, tokenizer = load_model(args.model, device=args.device, tuned=False)
+    if not args.out:
+        _check_default_out(out, model)
     if examples is not None:
         check_examples(args.examples_file, header, examples, tokenizer)
     started = time.perf_counter()

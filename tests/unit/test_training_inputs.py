@@ -363,6 +363,49 @@ def test_a_save_removes_the_staging_folders_a_killed_save_of_the_same_folder_lef
     assert (tmp_path / "adapter" / META_FILE).is_file()
 
 
+def test_an_adapter_folder_that_holds_folders_is_refused_not_replaced(tmp_path):
+    """A recall adapter's folder holds files only: `adapters/` itself, holding an adapter and every
+    other one, was replaced whole by a re-train until 2026-12-07 (a reviewer)."""
+    from recall_core.training.adapter import check_out
+
+    (tmp_path / "adapters" / "other").mkdir(parents=True)
+    (tmp_path / "adapters" / META_FILE).write_text("{}")
+    (tmp_path / "adapters" / "other" / META_FILE).write_text("{}")
+    with pytest.raises(ValueError, match=r"out .*adapters holds a recall adapter and also the folders other"):
+        check_out(tmp_path / "adapters")
+
+
+def test_recall_train_of_the_current_folder_writes_the_adapter_in_a_folder_named_after_it(
+        saved_model, tmp_path, monkeypatch):  # fmt: skip
+    """`--model .` named its default folder `.`: the adapter went into `adapters/` itself, and a
+    later run there deleted every other adapter (a reviewer, 2026-12-07)."""
+    from recall_core.cli import main
+
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(saved_model)
+    assert main(["train", "--model", ".", *SMALL_RUN]) == 0
+    adapters = tmp_path / "home" / "adapters"
+    assert sorted(p.name for p in adapters.iterdir()) == ["tiny"] and (adapters / "tiny" / META_FILE).is_file()
+
+
+def test_recall_train_keeps_an_adapter_of_other_weights_in_its_default_folder(saved_model, tmp_path, monkeypatch, capsys):
+    """The default folder is named by the model's folder name alone: `runA/final` and `runB/final`
+    replaced each other's adapter until 2026-12-07 (a reviewer); now the second run is refused."""
+    from recall_core.cli import main
+
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    other = tmp_path / "runB" / "tiny"
+    model, tokenizer = tiny_model(seed=1)
+    model.save_pretrained(other)
+    tokenizer.save_pretrained(other)
+    assert main(["train", "--model", str(saved_model), *SMALL_RUN]) == 0
+    kept = _listing(tmp_path / "home" / "adapters")
+    assert main(["train", "--model", str(other), *SMALL_RUN]) == 2
+    assert "adapter trained for another base model" in capsys.readouterr().err
+    assert _listing(tmp_path / "home" / "adapters") == kept
+    assert main(["train", "--model", str(saved_model), *SMALL_RUN]) == 0  # the same weights again: replaced
+
+
 def test_an_out_with_a_home_folder_or_the_current_folder_is_written_where_it_was_checked(tmp_path, monkeypatch):
     """`~` is expanded in the folder written as in the folder checked (the first version checked
     `~/x` and wrote `./~/x`), and `.` is the current folder by its name (it failed after training)."""
