@@ -179,7 +179,8 @@ class SessionPlanner:
         if reason is None and any(u.messages and not u.parts for u in units):
             reason = "a call that failed took earlier messages out of the cache: they are prefilled again"
         held = sum(len(u.messages) for u in kept)
-        new_units = self._split(conversation, view, held, tokens, keep_text, generate)
+        new_units = self._split(conversation, view, held, tokens, keep_text, generate,
+                                continues=bool(kept) and kept[-1].pending)  # fmt: skip
         keep = sum(u.length for u in kept)
         # Kept nothing (a cache that lost every message, :func:`~recall_core.session.units.lost_units`):
         # a fresh start, with the messages left out of the conversation still evicted.
@@ -263,8 +264,13 @@ class SessionPlanner:
         return before + Tokens([self.recall_id], [marker]) + after
 
     def _split(self, conversation: Conversation, view: View, held: int, tokens: Tokens, keep_text: int,
-               generate: bool) -> list[Unit]:  # fmt: skip
-        """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header."""
+               generate: bool, continues: bool = False) -> list[Unit]:  # fmt: skip
+        """The ids to prefill, as units: the rest of a pending reply, each new message, the new reply's header.
+
+        ``continues``: the cache ends with a pending reply, which the first unit confirms. That unit is
+        kept with no ids of its own too (a reply that ended with end-of-sequence is whole in the cache):
+        until 2026-12-07 it was dropped, and the reply left the session's conversation (its parity
+        with ``generate()`` and the write of it at its eviction went with it; a reviewer)."""
         text = view.text
         spans: list[tuple[int, int, int]] = []  # (first and last conversation position, end of their text)
         first = held
@@ -294,7 +300,7 @@ class SessionPlanner:
                 else:
                     unit.parts.append(Part(kind, [token], piece))
                 cursor += 1
-            if unit.parts or unit.pending:
+            if unit.parts or unit.pending or (continues and first == held):
                 units.append(unit)
         return units
 

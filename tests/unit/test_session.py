@@ -70,6 +70,44 @@ def test_every_reply_is_token_identical_to_a_fresh_generate(kind, sampling):
         messages.append({"role": "assistant", "content": got.text})
 
 
+@pytest.mark.parametrize("kind", ["llama", "gpt2"])
+def test_replies_that_end_with_end_of_sequence_stay_in_the_conversation(kind):
+    """A reply that ended with end-of-sequence (how a real model ends) is whole in the cache: the
+    call that confirmed it dropped its message until 2026-12-07, and from the third turn on the
+    session answered another conversation than ``generate()`` (a reviewer)."""
+    gen = _gen(kind)
+    session = RecallSession(gen)
+    messages = [SYSTEM]
+    for turn, reply in enumerate(["Noted.", "Biscuit.", "Lisbon.", "Green."]):
+        messages.append({"role": "user", "content": USER_TURNS[turn]})
+        expected = gen.generate(messages, logits_processor=_saying(gen.tokenizer, reply))
+        got = session.reply(messages, logits_processor=_saying(gen.tokenizer, reply))
+        assert got.finish_reason == "stop" and got.session.reason is None
+        assert torch.equal(got.sequences, expected.sequences)
+        messages.append({"role": "assistant", "content": got.text})
+        assert [m["role"] for m in session.messages] == [m["role"] for m in messages]
+
+
+def test_evicted_replies_that_ended_with_end_of_sequence_are_written():
+    gen = _gen()
+    written: list[tuple[str, str]] = []
+
+    def writer(messages):
+        written.extend((m["role"], m["content"]) for m in messages)
+        return [str(len(written))]
+
+    session = RecallSession(gen, max_cache_tokens=90, writer=writer)
+    messages = [SYSTEM]
+    replies = ["Noted.", "Biscuit.", "Pepper.", "Lisbon.", "Green.", "Yes."]
+    for turn, reply in enumerate(replies):
+        messages.append({"role": "user", "content": f"My cat is called Pepper {turn}."})
+        result = session.reply(messages, logits_processor=_saying(gen.tokenizer, reply))
+        messages.append({"role": "assistant", "content": result.text})
+    assert session.evicted_messages >= 8
+    said = [content for role, content in written if role == "assistant"]
+    assert said == replies[: len(said)] and len(said) == session.evicted_messages // 2
+
+
 def test_the_chat_flow_prefills_only_the_new_message(tiny):
     model, tokenizer = tiny
     gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 20})
