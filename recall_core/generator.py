@@ -47,6 +47,7 @@ from recall_core.reply import finish_text
 from recall_core.settings import (
     call_options,
     check_defaults,
+    generate_keywords,
     generation_option_names,
     stop_strings,
 )
@@ -438,7 +439,7 @@ class RecallGenerator:
             recall_query_head=self._query_head_for(config),
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
-            **{**kwargs, "return_dict_in_generate": True},
+            **generate_keywords({**kwargs, "return_dict_in_generate": True}),
         )
         result = self._result(input_ids, output, stop_strings, kwargs, plan, cached, time.perf_counter() - started,
                               cancelled=was_cancelled(stopping_criteria))  # fmt: skip
@@ -497,8 +498,8 @@ class RecallGenerator:
 
     def options_for(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """A call's ``generate()`` options over :attr:`generation_defaults`, as transformers reads them
-        (:func:`~recall_core.settings.call_options`, against the model's own generation config)."""
-        return call_options(self.generation_defaults, given, getattr(self.model, "generation_config", None))
+        (:func:`~recall_core.settings.call_options`)."""
+        return call_options(self.generation_defaults, given)
 
     def _wants_output(self, kwargs: Mapping[str, Any]) -> bool:
         """Did the caller ask for the full output (``return_dict_in_generate``), as generate() reads it?"""

@@ -123,15 +123,16 @@ def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
-def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline: Any = None) -> dict[str, Any]:
+def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
     """One call's ``generate()`` options: ``given`` over the generator's ``defaults``, as
     transformers reads a call that sets them itself.
 
     transformers lets keyword arguments override a ``generation_config``'s fields, so the
     defaults (``max_new_tokens=256, do_sample=False``) would overrule the caller's config: a
-    default is dropped where the call's config sets the same option (a field that differs from
-    ``baseline``, the model's own generation config, else a fresh ``GenerationConfig``; a value
-    equal to it does not count as set). A ``max_length`` the call sets, as a keyword or in its config,
+    default is dropped where the call's config sets the same option (a field that differs from a
+    fresh ``GenerationConfig``, as docs/configuration.md says; from 2026-12-06 to 2026-12-07 a field
+    equal to the model's own generation config did not count, so ``GenerationConfig(do_sample=True)``
+    was greedy on a model that samples by default, as Qwen2.5 and Llama 3 ship, a reviewer found). A ``max_length`` the call sets, as a keyword or in its config,
     drops the default ``max_new_tokens``, which transformers would let win. The config's fields are
     range-checked as keywords are, and its ``stop_strings`` move to the keyword (recall's own
     criteria cut them: transformers needs a tokenizer for them that it does not pass on here).
@@ -140,7 +141,7 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline
     config = options.get("generation_config")
     set_by_call = set(options)
     if config is not None:
-        in_config = config_fields(config, baseline)
+        in_config = config_fields(config)
         generation_options({k: v for k, v in in_config.items() if k != "stop_strings"})  # ranges, one path
         set_by_call |= set(in_config)
         if config.stop_strings is not None:
@@ -154,10 +155,24 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any], baseline
     return {**kept, **options}
 
 
-def config_fields(config: Any, baseline: Any = None) -> dict[str, Any]:
-    """The generation options a ``GenerationConfig`` sets: its fields that differ from ``baseline``
-    (a model's own generation config, else a fresh ``GenerationConfig``) and are not ``None``."""
-    base = (baseline if baseline is not None else type(config)()).to_dict()
+def generate_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as ``model.generate()`` takes them: where the call gives a ``generation_config``,
+    the generation options go into a copy of it (over its fields, as transformers puts keywords),
+    the rest stay keywords. transformers 5 deprecates a config passed beside generation keywords:
+    every call that gave one warned about keywords the caller never passed (recall adds ``use_cache``
+    and ``return_dict_in_generate`` itself; a reviewer, 2026-12-07)."""
+    config = options.get("generation_config")
+    if config is None:
+        return dict(options)
+    merged = copy.deepcopy(config)
+    rest = merged.update(**{name: value for name, value in options.items() if name != "generation_config"})
+    return {**rest, "generation_config": merged}
+
+
+def config_fields(config: Any) -> dict[str, Any]:
+    """The generation options a ``GenerationConfig`` sets: its fields that differ from a fresh
+    ``GenerationConfig`` and are not ``None``."""
+    base = type(config)().to_dict()
     return {name: value for name, value in config.to_dict().items()
             if name in generation_option_names() and value is not None and value != base.get(name)}  # fmt: skip
 

@@ -121,16 +121,50 @@ def test_misspelled_defaults_and_a_bool_query_window_fail_at_once(tiny):
         RecallConfig(query_window=True)
 
 
-def test_the_models_own_config_passed_back_changes_nothing(tiny):
-    """A field counts as set by the caller's config only where it differs from the model's own."""
+def test_a_config_that_asks_for_sampling_samples_on_a_model_that_samples_by_default(tiny):
+    """A field of the caller's config counts where it differs from a fresh ``GenerationConfig``
+    (docs/configuration.md), also where the model's own config says the same: from 2026-12-06 to
+    2026-12-07 a field equal to the model's did not count, and ``GenerationConfig(do_sample=True)``
+    (or the model's own config passed back) was greedy on a model that samples by default, as
+    Qwen2.5 and Llama 3 ship (a reviewer)."""
     model, tokenizer = tiny
     was = (model.generation_config.do_sample, model.generation_config.top_k)
     model.generation_config.do_sample, model.generation_config.top_k = True, 5  # a model that samples by default
     try:
-        gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT), generation_defaults={"max_new_tokens": 6})
-        torch.manual_seed(0)
-        same = gen.generate(CHAT, generation_config=copy.deepcopy(model.generation_config))
-        torch.manual_seed(0)
-        assert same.text == gen.generate(CHAT).text and same.usage.generated_tokens <= 6  # the defaults' 6 tokens hold
+        gen = RecallGenerator(model, tokenizer, memory=FixedMemory(FACT),
+                              generation_defaults={"max_new_tokens": 6, "do_sample": False})  # greedy, as by default
+        for config in (GenerationConfig(do_sample=True, top_k=5), copy.deepcopy(model.generation_config)):
+            replies = set()
+            for seed in range(4):
+                torch.manual_seed(seed)
+                got = gen.generate(CHAT, generation_config=config)
+                torch.manual_seed(seed)
+                assert got.text == gen.generate(CHAT, do_sample=True, top_k=5).text and got.usage.generated_tokens <= 6
+                replies.add(got.text)
+            assert len(replies) > 1, replies  # sampled, not greedy
     finally:
         model.generation_config.do_sample, model.generation_config.top_k = was
+
+
+def test_a_callers_config_reaches_generate_with_no_generation_keyword_beside_it(gen, monkeypatch):
+    """transformers 5 deprecates a ``generation_config`` passed beside generation keywords, and every
+    call that gave one warned about keywords the caller never passed (recall's own ``use_cache``,
+    ``return_dict_in_generate`` and the defaults' ``do_sample``; a reviewer, 2026-12-07): they go
+    into a copy of the config, and the caller's config is left as it was."""
+    seen: list[dict] = []
+    generate = gen.model.generate
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(gen.model, "generate", spy)
+    config = GenerationConfig(max_new_tokens=5)
+    result = gen.generate(CHAT, generation_config=config, top_k=3)
+    assert result.usage.generated_tokens <= 5 and result.finish_reason == "length"
+    (kwargs,) = seen
+    assert not {name for name in kwargs if hasattr(GenerationConfig(), name)}, sorted(kwargs)
+    sent = kwargs["generation_config"]
+    assert (sent.max_new_tokens, sent.top_k, sent.do_sample, sent.use_cache, sent.return_dict_in_generate) == \
+        (5, 3, False, True, True)  # fmt: skip
+    assert config.top_k is None and config.return_dict_in_generate is not True  # the caller's own is untouched
