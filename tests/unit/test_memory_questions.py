@@ -49,6 +49,36 @@ def test_what_a_message_states_without_its_questions(text, stated):
 
 
 @pytest.mark.parametrize(
+    ("text", "stated"),
+    [("I weigh 72.5 kg now, is that healthy for my height?", "I weigh 72.5 kg now."),
+     ("My rent went up to £1,250.50 a month, can you help me budget?", "My rent went up to £1,250.50 a month."),
+     ("My appointment with Dr. Patel is at 4:30 p.m. on Friday, what should I bring?",
+      "My appointment with Dr. Patel is at 4:30 p.m. on Friday."),
+     ("I moved to the U.S. in 2019 and work at Google, any tips for taxes?",
+      "I moved to the U.S. in 2019 and work at Google."),
+     ("I live in St. Louis, where should I eat?", "I live in St. Louis."),
+     ("Version 3.11.4 of Python is installed on my laptop, should I upgrade?",
+      "Version 3.11.4 of Python is installed on my laptop."),
+     ("My email is jane.doe@example.com and my site is www.jane.io, can you check it?",
+      "My email is jane.doe@example.com and my site is www.jane.io."),
+     ("I'm allergic to peanuts... and shellfish. What can I cook tonight?", "I'm allergic to peanuts... and shellfish."),
+     ("My allergies:\n- peanuts\n- shellfish\n- penicillin\nWhat can I safely eat at the wedding?",
+      "My allergies:\n- peanuts\n- shellfish\n- penicillin"),
+     ("I booked https://hotel.example/book?id=55 for June 3rd-5th. Is that a good area?",
+      "I booked https://hotel.example/book?id=55 for June 3rd-5th."),
+     ("I live in the U.S. What is the tax rate?", "I live in the U.S."),
+     ("i live in lyon. i work at a bank. any tips?", "i live in lyon. i work at a bank."),
+     ("Room 7, is that right?", "Room 7."),
+     ("我住在北京，在一家银行工作。你能推荐一些餐馆吗？", "我住在北京，在一家银行工作。"),
+     ("谢谢！你能推荐餐馆吗？", "")],
+)  # fmt: skip
+def test_numbers_names_and_lists_in_a_message_that_asks_are_written_whole(text, stated):
+    """A sentence ended at every point until 2026-12-07, and the pieces left went as fillers: the
+    weight was not written at all, "St. Louis" became "St.", a list's items went (a reviewer)."""
+    assert without_questions(text) == stated
+
+
+@pytest.mark.parametrize(
     "text",
     ["What is my dog called?", "which gym am i at now", "wat instrument does marcus play in band, im making him a cake topper",
      "Kindly remind me of the date of Lakshmi's birthday.", "Tell me my sister's name.", "where's the vet again",

@@ -15,8 +15,10 @@ The test is punctuation, and errs towards writing:
 * otherwise each sentence that ends with ``?`` loses its last clause (the question) and keeps
   what comes before it after a comma, semicolon or colon ("I'm moving to Lyon next week,
   any tips?" keeps "I'm moving to Lyon next week."); sentences that do not ask are kept;
-* what is left is written when one of its sentences has more than three words: greetings and
-  fillers around a question ("Hi again.", "Quick question:") are not facts.
+* each sentence left is written when it has more than three words or holds a number: greetings
+  and fillers around a question ("Hi again.", "Quick question:") are not facts. A sentence ends at
+  ``.!?`` before a space (not inside "72.5" or "www.jane.io", nor after "Dr." or the "p.m." of "4:30
+  p.m. on Friday"), at "。！？", or at a line break that does not start a list item.
 
 :func:`asks` tells a message that asks something from one that only states ("I started a new job
 today."), for the decoding loop (``RecallConfig.own_recall_on_statements``). People leave the
@@ -30,9 +32,19 @@ import re
 
 __all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_CLAUSE_END = re.compile(r"(?<=[,;:])\s+")
+#: Where a sentence may end: one or more of ``.!?`` (or ``…``) before a space or the end of the text
+#: (not the points of "72.5", "3.11.4", "www.jane.io" or "jane.doe@example.com"), their CJK forms
+#: ("。！？", which no space follows), or a line break that does not start a list item ("- peanuts").
+_END = re.compile(r"(?:[.!?\u2026]+)(?=\s|$)|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")
+#: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis").
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "fr", "jr", "sr", "sgt", "capt", "lt",
+                     "col", "gen", "vs", "no", "nr", "approx", "ca", "inc", "ltd", "co", "ave", "apt"})  # fmt: skip
+#: A word of initials ("U.S", "p.m", "e.g"): a point after it ends the sentence only before a capital.
+_INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_QUESTION_MARKS = ("?", "\uff1f")
 #: A statement this short, next to a question, is a greeting or a filler, not a fact.
 FILLER_WORDS = 3
 _LOWER_WORD = re.compile(r"[a-z']+")
@@ -47,30 +59,60 @@ QUESTION_WORDS = frozenset({
 def without_questions(text: str) -> str:
     """``text`` with its questions left out (see the module docstring); ``""`` when nothing is stated.
 
-    A message without a question mark is returned as it is.
+    A message without a question mark is returned as it is. Until 2026-12-07 a sentence ended at
+    every point, and the short pieces left went as fillers: "I weigh 72.5 kg now, is that healthy?"
+    wrote nothing, "I live in St. Louis, where should I eat?" wrote "I live in St." and a list's
+    items went (a reviewer). A piece that holds a number is never a filler.
     """
-    if "?" not in text:
+    if not any(mark in text for mark in _QUESTION_MARKS):
         return text
     kept: list[str] = []
-    for match in _SENTENCE.finditer(text):
-        sentence = match.group().strip()
-        if sentence.endswith("?"):
-            sentence = " ".join(_CLAUSE_END.split(sentence)[:-1]).rstrip(",;: ")
+    for sentence in _sentences(text):
+        if sentence.endswith(_QUESTION_MARKS) or any(mark in sentence[-3:] for mark in _QUESTION_MARKS):
+            sentence = " ".join(_CLAUSE_END.split(sentence)[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
             if sentence:
-                sentence += "."
-        if len(_WORD.findall(sentence)) > FILLER_WORDS:
+                sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
+        if _words(sentence) > FILLER_WORDS or any(c.isdigit() for c in sentence):
             kept.append(sentence)
     return " ".join(kept)
 
 
+def _sentences(text: str) -> list[str]:
+    """``text``'s sentences, stripped, none empty (where they end: :data:`_END`)."""
+    found, start = [], 0
+    for match in _END.finditer(text):
+        if match.group() == "." and _no_end_after(text[start : match.start()], text[match.end() :]):
+            continue
+        if match.group() in ("...", "\u2026") and re.match(r"\s+[a-z]", text[match.end() :]):
+            continue  # "I'm allergic to peanuts... and shellfish" goes on
+        found.append(text[start : match.end()].strip())
+        start = match.end()
+    found.append(text[start:].strip())
+    return [sentence for sentence in found if sentence]
+
+
+def _no_end_after(before: str, after: str) -> bool:
+    """Whether a point between ``before`` and ``after`` is not a sentence's end: it follows a title
+    ("Dr. Patel"), or initials that a lower-case word or a number follows ("4:30 p.m. on Friday")."""
+    word = before.rsplit(None, 1)[-1].lstrip("(\"'\u201c\u2018") if before.strip() else ""
+    going_on = re.match(r"\s+[a-z0-9]", after) is not None
+    return word.lower() in _TITLES or (going_on and _INITIALS.fullmatch(word) is not None)
+
+
+def _words(sentence: str) -> int:
+    """Words in ``sentence``; in CJK text, which writes no spaces, each character counts as one (a
+    Chinese word is one or two: "谢谢！" is a filler, "我住在北京。" is not)."""
+    return len(_WORD.findall(_CJK.sub(" ", sentence))) + len(_CJK.findall(sentence))
+
+
 def asks(text: str) -> bool:
     """Does ``text`` ask something: a question mark, or a question word anywhere (see :data:`QUESTION_WORDS`)?"""
-    return "?" in text or any(word in QUESTION_WORDS for word in _LOWER_WORD.findall(text.lower()))
+    return any(mark in text for mark in _QUESTION_MARKS) or any(word in QUESTION_WORDS for word in _LOWER_WORD.findall(text.lower()))
 
 
 def only_asks(text: str) -> bool:
     """Does ``text`` ask something and state nothing but greetings and fillers?"""
-    return "?" in text and not without_questions(text)
+    return any(mark in text for mark in _QUESTION_MARKS) and not without_questions(text)
 
 
 def turn_to_write(role: str, text: str, questions: bool) -> str:
