@@ -42,7 +42,7 @@ from recall_core.types import MemoryCandidate
 #: Words by which a turn says that something it states replaces what was said before: plain
 #: English for an update (not drawn from any one conversation family's sentences).
 CHANGE_WORDS = re.compile(
-    r"\b(now|instead|any ?more|no longer|new|moved?|moving|changed?|changing|switch(?:ed)?|"
+    r"\b(now|instead|any ?more|no longer|new(?!(?-i: [A-Z]))|moved?|moving|changed?|changing|switch(?:ed)?|"
     r"re-?scheduled?|postponed?|pushed (?:back|forward)|brought forward|bumped|delayed|updated?|"
     r"actually|cancell?ed|replaced|retimed|turns out|from now on)\b",
     re.IGNORECASE,
@@ -176,6 +176,9 @@ def _about_time(word: str) -> bool:
 
 
 def _speaker(candidate: MemoryCandidate) -> str:
-    """Who said ``candidate`` (its ``speaker`` metadata), lower-cased; ``""`` when unknown."""
+    """Who said ``candidate`` (its ``speaker`` metadata), lower-cased; ``""`` when unknown. Not the
+    ``role``: a unit of the role ``"assistant"`` often holds the user's turn it answers ("User: ...
+    Assistant: ..."), and on the hand-written families reading the role lost a note that held the
+    answer (an update said by the user inside an assistant's unit; docs/benchmarks/heldout.md, 2026-12-07)."""
     meta = candidate.metadata or {}
     return str(meta.get("speaker") or "").strip().lower()

@@ -103,6 +103,25 @@ def test_two_speakers_do_not_update_each_other():
     assert newest_versions([old, same], [old, same], question, _moment) == [same, same]
 
 
+def test_a_role_is_not_a_speaker_an_assistant_s_unit_holds_the_user_s_turn():
+    """A unit of the role "assistant" holds the user's turn it answers: the user's update inside it
+    still updates the user's older note (reading the role as the speaker lost an answer on the
+    hand-written families, 2026-12-07)."""
+    said = _c("u", 0.8, "Esi's party is fixed for Saturday the 8th of June.", "2024-05-01T10:00")
+    update = _c("a", 0.7, "User: We have had to move Esi's party to the 15th of June.\nAssistant: So sorry. Noted.",
+                "2024-05-20T10:00")  # fmt: skip
+    said.metadata["role"], update.metadata["role"] = "user", "assistant"
+    question = "Which date is Esi's party?"
+    assert newest_versions([said, update], [said, update], question, _moment) == [update, update]
+
+
+def test_new_before_a_capital_is_a_name_not_a_change():
+    flight = _c("f", 0.8, "My flight to New York is on May 3rd at 9:40.", "2024-04-01T10:00")
+    hotel = _c("h", 0.7, "I booked a hotel in New York for the 4th, near Central Park.", "2024-04-02T10:00")
+    assert newest_versions([flight, hotel], [flight, hotel], "When is my flight to New York?", _moment) == [flight, hotel]
+    assert says_change("I got a new flight for the 9th.") and not says_change("I love New York in June.")
+
+
 def test_a_chain_of_updates_resolves_to_the_newest():
     first = _c("a", 0.9, "Barber booked: 11.05 on 21 August.", "2023-07-28T08:54")
     second = _c("b", 0.8, "The barber bumped me to 1 September.", "2023-08-01T08:54")
