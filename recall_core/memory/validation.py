@@ -252,13 +252,18 @@ def check_epoch(field: str, value: object) -> float:
 
 
 def format_timestamp(timestamp: object) -> str:
-    """ISO 8601 for datetimes and epoch seconds, the string itself for strings, now (UTC) for ``None``."""
+    """ISO 8601 for datetimes and epoch seconds, the string itself for strings, now for ``None``.
+
+    Now and epoch seconds are written in the machine's own time zone, with its offset: a note shows
+    the day of its timestamp, and until 2026-12-07 they were written in UTC, so a turn said on the
+    evening of 6 December in Honolulu showed as "[7 December 2026]" (a reviewer). The moment is the
+    same either way (memories are ordered by it)."""
     if timestamp is None:
-        return datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
     if isinstance(timestamp, datetime):
         return timestamp.isoformat()
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
-        return datetime.fromtimestamp(check_epoch("timestamp", timestamp), tz=timezone.utc).isoformat()
+        return datetime.fromtimestamp(check_epoch("timestamp", timestamp), tz=timezone.utc).astimezone().isoformat()
     if isinstance(timestamp, str) and timestamp.strip():
         return _name(timestamp, "timestamp").strip()
     raise ValueError(f"timestamp must be a datetime, epoch seconds, a string or None, got {timestamp!r}")

@@ -222,3 +222,27 @@ def test_a_put_with_a_value_of_another_type_replaces_it(store: MemoryStore) -> N
     assert [r.id for r in memory.list(where={"on": True})] == [kept]
     assert doctor(store).ok
 
+
+
+@pytest.mark.skipif(not hasattr(__import__("time"), "tzset"), reason="time.tzset: POSIX only")
+def test_a_turn_written_without_a_time_is_dated_on_the_user_s_own_day(store: MemoryStore, monkeypatch) -> None:
+    """A turn written now (the adapters give no time) or at epoch seconds carries the machine's own
+    zone: until 2026-12-07 it was written in UTC, and a turn said on the evening of 6 December in
+    Honolulu showed as "[7 December 2026]" (a reviewer)."""
+    import time
+    from datetime import datetime
+
+    from recall_core.memory.validation import format_timestamp
+
+    monkeypatch.setenv("TZ", "Pacific/Honolulu")
+    time.tzset()
+    try:
+        evening = datetime(2026, 12, 6, 22, 11).astimezone()  # 08:11 UTC on the 7th
+        assert format_timestamp(evening.timestamp()) == "2026-12-06T22:11:00-10:00"
+        (memory_id,) = store.writer.add_turn("ada", "user", "I parked on level 3, bay 42.", session_id="s1")
+        written = store.journal.get(memory_id)
+        assert written.timestamp.endswith("-10:00")
+        assert written.search_text.startswith(f"[{datetime.now().astimezone().day} ")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
