@@ -120,6 +120,15 @@ def test_chunk_text_bounds_characters_whatever_the_count() -> None:
     assert chunk_text("short text", 16, lambda t: 1, max_chars=200) == ["short text"]
 
 
+def test_a_cjk_paragraph_is_chunked_at_its_sentences() -> None:
+    """CJK text writes no space after 。！？: until 2026-12-07 a Chinese paragraph was one sentence,
+    cut between characters in the middle of a fact ("我丈夫" | "是医生", a reviewer)."""
+    text = "我女儿叫小美，今年七岁，在附近的小学读一年级。" * 3 + "我丈夫是医生，在瑞金医院工作。" + "我们周末常去公园。" * 4
+    chunks = chunk_text(text, 40, len)
+    assert "".join(chunks) == text and all(chunk.endswith("。") for chunk in chunks)
+    assert any("我丈夫是医生，在瑞金医院工作。" in chunk for chunk in chunks)
+
+
 def test_rewriting_a_turn_does_not_duplicate(store: MemoryStore) -> None:
     writer = MemoryWriter(store, **RAW_TEXT)
     first = writer.add_turn("u", "user", "I like green tea.", session_id="s")
