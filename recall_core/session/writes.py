@@ -168,6 +168,11 @@ class PendingWrites:
                                   "at the next eviction", RuntimeWarning, stacklevel=caller_level())  # fmt: skip
                 done = sum(1 for m in messages if m.key in self.log)  # the others wait, or are waiting already
                 return Written(ids, done, "; ".join([*dropped, reason]))
+            except BaseException:
+                # Ctrl-C (or a task cancelled) while the encoder works: this one and the rest wait, as
+                # after any failure (until 2026-12-07 they were counted evicted and never written, a reviewer).
+                self.waiting = turns[position:]
+                raise
         self.waiting = []
         return Written(ids, len(messages), "; ".join(dropped) or None)
 

@@ -320,3 +320,37 @@ def test_a_rotary_embedding_per_layer_type_is_named_as_the_reason_eviction_is_re
     with pytest.raises(NoRotaryEmbeddingError, match=r"one rotary embedding per layer type \(full_attention, "
                                                      r"sliding_attention\)"):  # fmt: skip
         Rotary.of(_sliding("gemma3").model)
+
+
+def test_an_eviction_write_interrupted_by_ctrl_c_is_written_at_the_next_eviction():
+    """A ``KeyboardInterrupt`` while the memory encodes an evicted message: the message and the ones
+    after it wait, as after any failed write (until 2026-12-07 they were counted evicted, cut from
+    the cache and never written; a reviewer)."""
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 6})
+    written: list[str] = []
+    interrupt = {"armed": False}
+
+    def writer(messages):
+        if interrupt["armed"]:
+            interrupt["armed"] = False
+            raise KeyboardInterrupt
+        written.extend(m["content"] for m in messages)
+        return ["id"]
+
+    session = RecallSession(gen, max_cache_tokens=80, writer=writer, write_roles=("user",))
+    messages = [{"role": "system", "content": "You are kind."}]
+    said = [f"My cat is called Pepper {i}." for i in range(7)]
+    interrupted = 0
+    for turn, text in enumerate(said):
+        messages.append({"role": "user", "content": text})
+        interrupt["armed"] = session.evicted_messages == 0 and turn >= 2
+        try:
+            result = session.reply(messages)
+        except KeyboardInterrupt:
+            interrupted += 1
+            result = session.reply(messages)  # the user asks again
+        messages.append({"role": "assistant", "content": result.text})
+    held = {m["content"] for m in session.messages}
+    evicted = [text for text in said if text not in held]
+    assert interrupted == 1 and evicted and written == evicted
