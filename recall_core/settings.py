@@ -90,6 +90,11 @@ ONE_PATH: Mapping[str, OnePath] = {
                              lambda v: v is False),
     "inputs_embeds": OnePath("unset", "recall runs the prompt from its token ids, among which the notes go: "
                                       "pass the ids"),
+    # transformers sizes a static cache for the prompt and max_new_tokens: the first notes injected
+    # ran past its end (an IndexError mid-reply until 2026-12-07, a reviewer).
+    "cache_implementation": OnePath("unset, 'dynamic', 'offloaded' or 'quantized'",
+                                    "recall injects notes into the cache, which a cache of fixed size cannot hold",
+                                    lambda v: v in ("dynamic", "offloaded", "quantized")),
     "force_words_ids": OnePath("unset", f"constrained beam search: {_ANOTHER_METHOD}"),
     "constraints": OnePath("unset", f"constrained beam search: {_ANOTHER_METHOD}"),
 }  # fmt: skip

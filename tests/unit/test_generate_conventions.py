@@ -190,6 +190,21 @@ def test_use_cache_false_is_refused_by_name(tiny_gen):
                 max_new_tokens=3)  # fmt: skip
 
 
+@pytest.mark.parametrize("implementation", ["static", "offloaded_static", "sliding_window", "hybrid"])
+def test_a_cache_of_fixed_size_is_refused_by_name(tiny_gen, implementation):
+    """transformers sizes it for the prompt and max_new_tokens: the first notes injected ran past its
+    end, an IndexError mid-reply until 2026-12-07 (a reviewer). A growing cache is taken."""
+    chat = [{"role": "user", "content": "Where do I live?"}]
+    message = f"cache_implementation must be unset, 'dynamic', 'offloaded' or 'quantized' with recall .* got '{implementation}'"
+    with pytest.raises(ValueError, match=message):
+        tiny_gen.generate(chat, memory=FixedMemory(FACT), cache_implementation=implementation, max_new_tokens=4)
+    with pytest.raises(ValueError, match=message):
+        tiny_gen.generate(chat, memory=FixedMemory(FACT), max_new_tokens=4,
+                          generation_config=GenerationConfig(cache_implementation=implementation))  # fmt: skip
+    result = tiny_gen.generate(chat, memory=FixedMemory(FACT), cache_implementation="dynamic", max_new_tokens=4)
+    assert result.recalls and result.recalls[0].injected
+
+
 def test_inputs_embeds_is_refused_by_name(tiny_gen):
     """A prompt given as embeddings never had its notes injected, though the trace said so."""
     model, tokenizer = tiny_gen.model, tiny_gen.tokenizer
