@@ -32,7 +32,8 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
     """The command line's parser; without ``training`` the ``train`` command's own options are
     left out (they import the engine, seconds that ``recall --help`` should not wait)."""
     parser = argparse.ArgumentParser(prog="recall", description="A local LM with a long-term memory it recalls mid-generation.")
-    parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME or the user cache)")
+    parser.add_argument("--home", help="folder for models and the default memory (default: $RECALL_HOME; else models go to the user "
+                             "cache folder and memory to the user data folder)")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
@@ -166,7 +167,8 @@ def _store_arguments(
         parser.add_argument("--user", required=user_required, default=None if not user_required else None,
                             help="whose memory to use")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--store", default=None, help="embedded store folder (default: $RECALL_HOME/memory)")
+    where.add_argument("--store", default=None, help="embedded store folder (default: $RECALL_MEMORY, else $RECALL_HOME/memory, "
+                                                        "else the user data folder's recall/memory)")
     where.add_argument("--server", default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
                         help="HTTP header for the server, e.g. a proxy token (repeatable)")

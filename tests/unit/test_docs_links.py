@@ -92,3 +92,14 @@ def test_the_slugs_follow_github():
         "opening-a-local-store-the-index-check-and-doctors-probe"
     )
     assert slug("Query latency, one user, k=4") == "query-latency-one-user-k4"
+
+
+def test_every_recall_config_field_has_a_row_in_configuration_md():
+    """README calls docs/configuration.md every setting: ``plain_notes`` had no row until 2026-12-07 (a reviewer)."""
+    import dataclasses
+
+    from recall_core import RecallConfig
+
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    rows = {name for cell in re.findall(r"^\| ([^|]+) \|", text, re.MULTILINE) for name in re.findall(r"`(\w+)`", cell)}
+    assert {f.name for f in dataclasses.fields(RecallConfig)} - rows == set()
