@@ -12,13 +12,19 @@ from typing import Any
 def _open_store(args: argparse.Namespace) -> Any:
     from recall_core.memory import MemoryStore
     from recall_core.memory.backends import CHROMA_DIR, JOURNAL_FILE
+    from recall_core.paths import default_memory_dir
 
-    root = Path(args.store).expanduser() if args.store else None
-    if root is not None and args.run in (_list, _search, _export, _doctor) and not root.is_file():
-        # a command that only reads: a path with no store is a typo (until 2026-12-06 it made an empty store there)
+    reads_only = args.run in (_list, _search, _export, _doctor)
+    root = Path(args.store).expanduser() if args.store else None if args.server else default_memory_dir()
+    if root is not None and reads_only and not root.is_file():
+        # a command that only reads: a path with no store is a typo (until 2026-12-06 it made an empty store
+        # there; until 2026-12-07 it still did when the path came from --home or $RECALL_MEMORY, a reviewer)
         if not (root / JOURNAL_FILE).is_file() and not (root / CHROMA_DIR).is_dir():
-            raise ValueError(f"--store {args.store!r} holds no memory store (no {JOURNAL_FILE}): this command reads "
-                             "one and creates none (`recall remember`, `ingest` or `import` do)")
+            named = (f"--store {args.store!r} holds" if args.store else
+                     f"the default store's folder {str(root)!r} ($RECALL_MEMORY, else --home or $RECALL_HOME's "
+                     "memory, else the user data folder) holds")  # fmt: skip
+            raise ValueError(f"{named} no memory store (no {JOURNAL_FILE}): this command reads one and creates none "
+                             "(`recall remember`, `ingest` or `import` do)")  # fmt: skip
 
     if args.server:
         if getattr(args, "read_only", False):

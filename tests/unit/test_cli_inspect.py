@@ -160,6 +160,20 @@ def test_read_commands_refuse_a_path_with_no_store(tmp_path: Path, capsys) -> No
     assert main(["doctor", "--no-probe", "--store", str(typo), "--encoder", "hash-32"]) == 0
 
 
+def test_read_commands_refuse_a_default_store_folder_with_no_store(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The same typo through `--home` or `$RECALL_MEMORY` still made an empty store, and `recall
+    doctor` said OK, until 2026-12-07 (a reviewer)."""
+    monkeypatch.delenv("RECALL_MEMORY", raising=False)
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))  # --home sets it: put back after the test
+    for command in (["doctor"], ["list", "ada"], ["search", "ada", "dog"], ["export", "ada"]):
+        assert main(["--home", str(tmp_path / "typohome"), *command, "--encoder", "hash-32"]) == 2
+        assert "holds no memory store" in capsys.readouterr().err and not (tmp_path / "typohome" / "memory").exists()
+    monkeypatch.setenv("RECALL_MEMORY", str(tmp_path / "typomem"))
+    assert main(["list", "ada", "--encoder", "hash-32"]) == 2
+    assert f"the default store's folder {str(tmp_path / 'typomem')!r}" in capsys.readouterr().err
+    assert not (tmp_path / "typomem").exists()
+
+
 def test_empty_query_session_and_negative_counts_fail_at_parse_time(tmp_path: Path, capsys) -> None:
     """`search ada ""` said "no memories of 'ada' found", `list --session ""` listed every session,
     `train-head --vocabulary-texts -1` was refused only after the model had loaded."""
