@@ -220,8 +220,13 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     return resolved
 
 
-def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
-    if dtype is None or dtype == "auto":
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype | str:
+    """``dtype`` as ``from_pretrained`` takes it: the default (float32 on CPU, bfloat16 on a CUDA
+    GPU that has it), a torch dtype, or ``"auto"`` (the checkpoint's own, as in transformers; until
+    2026-12-07 it meant the default, a reviewer)."""
+    if dtype == "auto":
+        return "auto"
+    if dtype is None:
         return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
     if isinstance(dtype, torch.dtype):
         return dtype
@@ -254,7 +259,8 @@ def load_model(
             (``~`` expanded). Refused (``ValueError``, the model not changed) when it was trained for
             another base model or a file in it is damaged (naming the file).
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default CUDA when available.
-        dtype: torch dtype or its name; default float32 on CPU, bfloat16 on CUDA.
+        dtype: torch dtype or its name (``torch_dtype=``, transformers' older name, is taken too);
+            default float32 on CPU, bfloat16 on CUDA; ``"auto"``: the checkpoint's own.
         progress: show transformers' and huggingface_hub's progress bars while loading
             (default off: a load takes about a second; the first conversion of the default
             model, the long one, always shows them).
@@ -265,7 +271,9 @@ def load_model(
             while the thread with the work waits for a core: a call on the caller's thread ran
             10x slower than the same call on a worker thread (docs/benchmarks/startup.md).
         **from_pretrained_kwargs: passed to ``AutoModelForCausalLM.from_pretrained``
-            (``attn_implementation="eager"`` to look at attentions, ``revision=``...).
+            (``attn_implementation="eager"`` to look at attentions, ``revision=``...); those that say
+            where the files are (``revision``, ``subfolder``, ``cache_dir``, ``token``,
+            ``trust_remote_code``, ``local_files_only``...) to ``AutoTokenizer.from_pretrained`` too.
 
     Returns:
         ``(model, tokenizer)`` in eval mode, with ``<recall>`` and ``<|memory_pad|>`` added. The
@@ -290,10 +298,17 @@ def load_model(
         source = tuned_model_dir() or source
         if source == default_model_dir():
             logger.warning("no recall adapter ships with this install: loading the untuned default model")
+    if "torch_dtype" in from_pretrained_kwargs:  # transformers' older name: it lost to the dtype passed here
+        if dtype is not None:
+            raise ValueError("give dtype= or torch_dtype=, not both (torch_dtype is transformers' older name)")
+        dtype = from_pretrained_kwargs.pop("torch_dtype")
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
+    # where the files are, for the tokenizer as for the model: until 2026-12-07 a revision= loaded the
+    # model of that revision and the tokenizer of the default one (a reviewer)
+    located = {k: v for k, v in from_pretrained_kwargs.items() if k in _LOCATION_OPTIONS}
     with quiet_loading(not progress):
-        tokenizer = _from_pretrained(AutoTokenizer, source)
+        tokenizer = _from_pretrained(AutoTokenizer, source, **located)
         model = _from_pretrained(AutoModelForCausalLM, source, dtype=torch_dtype, **from_pretrained_kwargs)
     add_recall_tokens(model, tokenizer)
     if adapter is not None:
@@ -313,6 +328,10 @@ def load_model(
         tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
     return model, tokenizer
 
+
+#: ``from_pretrained`` options that say where a model's files are: the tokenizer is read from there too.
+_LOCATION_OPTIONS = frozenset({"revision", "subfolder", "cache_dir", "token", "trust_remote_code", "local_files_only",
+                               "force_download", "proxies"})  # fmt: skip
 
 #: Below this many parameters a model on CPU runs on one intra-op thread by default.
 SMALL_MODEL_PARAMETERS = 300_000_000
@@ -364,10 +383,12 @@ def _from_pretrained(auto_class: Any, source: str | os.PathLike[str], **kwargs: 
     """``from_pretrained`` that tries the local cache first and never hangs on a dead network."""
     if Path(source).expanduser().is_dir():
         return auto_class.from_pretrained(Path(source).expanduser(), **kwargs)
+    offline_only = kwargs.pop("local_files_only", False)  # a caller's own (it was given twice, a TypeError)
     try:
         return auto_class.from_pretrained(source, local_files_only=True, **kwargs)
     except OSError:
-        pass
+        if offline_only:
+            raise ModelLoadError(_not_found_message(source, "local_files_only=True")) from None
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
         raise ModelLoadError(_not_found_message(source, "HF_HUB_OFFLINE is set")) from None
     # A short timeout so a machine without network fails in seconds rather than hanging.
