@@ -35,6 +35,20 @@ CONFIG_FILE = "adapter_config.json"
 _CONFIG_NOISE = ("transformers_version", "name_or_path", "_name_or_path", "_model_name_or_path", "_commit_hash",
                  "torch_dtype", "dtype", "use_cache", "architectures")  # fmt: skip
 
+#: Flags a load sets for what the forward pass returns, not the weights: hashed at their defaults, so
+#: a model loaded with ``output_attentions=True`` (to look at attentions) or ``output_hidden_states=True``
+#: is the same base (until 2026-12-07 its adapter and the shipped head were refused, a reviewer). Set
+#: to the defaults rather than left out, so the fingerprints adapters and heads record stay as they were.
+_RUNTIME_DEFAULTS = {"output_attentions": False, "output_hidden_states": False, "return_dict": True}
+
+
+def _hashed_config(model: Any) -> dict[str, Any]:
+    """``model``'s config as a fingerprint hashes it: without :data:`_CONFIG_NOISE`, the runtime flags at their defaults."""
+    config = {k: v for k, v in model.config.to_dict().items() if k not in _CONFIG_NOISE}
+    config.update({k: v for k, v in _RUNTIME_DEFAULTS.items() if k in config})
+    return config
+
+
 # ---------------------------------------------------------------------- the base model's fingerprint
 
 #: The prefix of a fingerprint in the current format (:func:`base_fingerprint`). One without it is the
@@ -66,7 +80,7 @@ def base_fingerprint(model: Any) -> str:
     Why not the first format: it read five tensors (a fine-tune of the other layers passed) and
     compared exact bytes (the same model loaded in float16 was "another base model").
     """
-    config = {k: v for k, v in model.config.to_dict().items() if k not in _CONFIG_NOISE}
+    config = _hashed_config(model)
     architecture = json.dumps([type(model).__name__, config], sort_keys=True, default=str).encode()
     exact, signs = hashlib.sha256(architecture), hashlib.sha256(architecture)
     scales, precise = [], True
@@ -123,7 +137,7 @@ def legacy_fingerprint(model: Any) -> str:
     Still computed to check an adapter or head that records one (the shipped adapter and head do):
     those are checked exactly as before, float16 loads refused included.
     """
-    config = {k: v for k, v in model.config.to_dict().items() if k not in _CONFIG_NOISE}
+    config = _hashed_config(model)
     digest = hashlib.sha256(json.dumps([type(model).__name__, config], sort_keys=True, default=str).encode())
     params = list(model.named_parameters())
     for index in sorted({0, 1, len(params) // 2, len(params) - 2, len(params) - 1} & set(range(len(params)))):

@@ -403,3 +403,17 @@ def test_fit_head_trains_with_any_valid_recipe_ten_steps_included(epochs, batch_
     head, history = fit_head(features, targets, HeadRecipe(epochs=epochs, batch_size=batch_size), [0])
     assert len(history) == epochs and all(loss == loss for loss in history)
     assert torch.isfinite(head.proj.weight).all()
+
+
+def test_what_the_forward_pass_returns_is_not_part_of_the_fingerprint():
+    """A model loaded with ``output_hidden_states=True`` or ``output_attentions=True`` (to look at
+    attentions) has the same weights: until 2026-12-07 its fingerprint changed, and its adapter and
+    the shipped head were refused as "another base model" (a reviewer). Models at the defaults keep
+    the fingerprints they had, so those recorded by adapters and heads still match."""
+    from recall_core.models.lora import base_fingerprint, legacy_fingerprint
+
+    model, _ = tiny_model()
+    before = (base_fingerprint(model), legacy_fingerprint(model))
+    model.config._attn_implementation = "eager"
+    model.config.output_attentions, model.config.output_hidden_states, model.config.return_dict = True, True, False
+    assert (base_fingerprint(model), legacy_fingerprint(model)) == before
