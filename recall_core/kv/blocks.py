@@ -262,24 +262,24 @@ def model_fingerprint(model: Any) -> str:
     """A stable hash of ``model``'s config, dtype and a sample of its weights (40 hex digits).
 
     The same weights loaded again (another process, another path) give the same fingerprint;
-    another model, another dtype or changed weights give another. Memoized per model object
-    and recomputed when a sampled parameter is changed in place (torch's version counter).
+    another model, another dtype or changed weights give another. Every parameter is sampled, and
+    every one's in-place changes are seen (torch's version counter): until 2026-12-07 five were,
+    and blocks computed before a change to any other layer were served after it (a reviewer).
+    Memoized per model object.
     """
     params = list(model.named_parameters())
-    picks = sorted({0, 1, len(params) // 2, len(params) - 2, len(params) - 1} & set(range(len(params))))
-    sampled = [params[i] for i in picks]
-    state = tuple((p.data_ptr(), p._version) for _, p in sampled)  # _version: bumped by in-place edits
+    state = tuple((p.data_ptr(), p._version) for _, p in params)  # _version: bumped by in-place edits
     cached = _FINGERPRINTS.get(model)
     if cached is not None and cached[0] == state:
         return cached[1]
     config = {k: v for k, v in model.config.to_dict().items() if k not in _CONFIG_NOISE}
     digest = hashlib.sha256()
     digest.update(json.dumps([type(model).__name__, str(model.dtype), config], sort_keys=True, default=str).encode())
-    for name, param in sampled:
+    for name, param in params:
         flat = param.detach().reshape(-1)
-        step = max(1, flat.numel() // 4096)
+        step = max(1, flat.numel() // 1024)
         digest.update(f"{name}{tuple(param.shape)}".encode())
-        digest.update(flat[::step][:4096].float().cpu().numpy().tobytes())
+        digest.update(flat[::step][:1024].float().cpu().numpy().tobytes())
     fingerprint = digest.hexdigest()[:40]
     _FINGERPRINTS[model] = (state, fingerprint)
     return fingerprint

@@ -155,6 +155,11 @@ def test_fingerprints_name_the_weights_not_the_object():
     with torch.no_grad():
         model.lm_head.weight.mul_(1.5)  # changed in place: the fingerprint follows
     assert model_fingerprint(model) != before
+    for layer in (same.model.layers[1].mlp.down_proj, same.model.layers[0].self_attn.v_proj):
+        before = model_fingerprint(same)  # any layer, not five sampled parameters (until 2026-12-07, a reviewer)
+        with torch.no_grad():
+            layer.weight.mul_(3.0)
+        assert model_fingerprint(same) != before
     assert model_fingerprint(model.to(torch.bfloat16)) != model_fingerprint(same)
 
 
