@@ -172,6 +172,8 @@ def _demo_in(args: argparse.Namespace, folder: Path) -> int:
 
 
 def _train_head(args: argparse.Namespace) -> int:
+    import torch
+
     from recall_core.memory.encoders import load_encoder
     from recall_core.models.loading import load_model
     from recall_core.models.query_head import model_folder
@@ -180,12 +182,19 @@ def _train_head(args: argparse.Namespace) -> int:
 
     if not args.out and args.model is not None and model_folder(args.model) is None:
         raise ValueError(f"--out is needed: {args.model!r} is not a local folder to save the head beside")
+    if args.out and Path(args.out).expanduser().exists() and not Path(args.out).expanduser().is_dir():
+        raise ValueError(f"--out {args.out} is a file: give the folder to save the head in")
     adapter = _head_adapter(Path(args.out).expanduser()) if args.out else None
-    model, tokenizer = load_model(args.model, device=args.device, tuned=adapter is None, adapter=adapter)
+    # the encoder before the model: a bad --encoder was refused after the model's load and every
+    # feature (minutes on the real model; a reviewer, 2026-12-07)
+    encoder = load_encoder(args.encoder)
+    encoder.encode(["a"])
+    # training is not decoding: every core, not the one thread load_model gives a small model on CPU
+    model, tokenizer = load_model(args.model, device=args.device, tuned=adapter is None, adapter=adapter,
+                                  threads=torch.get_num_threads())  # fmt: skip
     out = Path(args.out).expanduser() if args.out else model_folder(args.model, model)
     on = args.model or ("the default model" if adapter else "the shipped recall-tuned default")
     print(f"training the head on {on}{f' with the adapter in {adapter}' if adapter else ''}", flush=True)
-    encoder = load_encoder(args.encoder)
     texts, counts = head_texts(args.seed, vocabulary_n=args.vocabulary_texts)
     print(f"training texts: {len(texts)} ({', '.join(f'{k} {v}' for k, v in counts.items())})", flush=True)
     head = train_query_head(model, tokenizer, encoder, texts, seed=args.seed, progress=True,

@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``recall train``. The options and the outputs (``--out``, ``--save-examples``) are checked
     before the model is loaded; what needs the model (the targets, an examples file's token ids)
     right after it, before any data is built."""
+    import torch
+
     from recall_core.models.loading import load_model, models_dir_name
     from recall_core.paths import recall_home
     from recall_core.training.adapter import check_out
@@ -156,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
                          agreement_prompts=args.agreement_prompts, seed=args.seed)  # fmt: skip
     if args.save_examples:
         check_writable_file(args.save_examples, "--save-examples")
-        model, tokenizer = load_model(args.model, device=args.device, tuned=False)
+        model, tokenizer = load_model(args.model, device=args.device, tuned=False, threads=torch.get_num_threads())
         examples = build_examples(model, tokenizer, config, progress=not args.no_progress)
         save_examples(args.save_examples, examples, tokenizer, families=config.trained_families)
         counts: dict[str, int] = {}
@@ -178,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         if not held:
             raise ValueError(f"--examples-file {args.examples_file} holds no example of a conversation family")
         config = dataclasses.replace(config, families=held)  # the recipe records the file's true families
-    model, tokenizer = load_model(args.model, device=args.device, tuned=False)
+    model, tokenizer = load_model(args.model, device=args.device, tuned=False, threads=torch.get_num_threads())
     if not args.out:
         _check_default_out(out, model)
     if examples is not None:

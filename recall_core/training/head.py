@@ -188,6 +188,12 @@ def fit_head(
                 schedule.step()
             total += float(loss.detach()) * len(batch)
         history.append(total / n)
+        if not math.isfinite(history[-1]):  # diverged: nothing of it is worth saving (a save replaced a good head)
+            raise RuntimeError(f"the query head's training diverged (loss {history[-1]} at epoch {len(history)}): "
+                               f"lower the learning rate (lr={recipe.lr:g}); nothing was saved")  # fmt: skip
+    if not all(torch.isfinite(p).all() for p in head.parameters()):
+        raise RuntimeError(f"the query head's weights are not finite after training (lr={recipe.lr:g}): lower the "
+                           "learning rate; nothing was saved")  # fmt: skip
     return head.eval(), history
 
 

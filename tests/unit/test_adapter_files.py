@@ -178,6 +178,25 @@ def test_train_head_on_a_damaged_adapter_exits_2_with_the_files_name(files, tmp_
     assert not (out / HEAD_FILE).exists()
 
 
+def test_train_head_refuses_a_file_as_out_and_a_bad_encoder_before_loading_the_model(files, tmp_path, monkeypatch, capsys):
+    """Both were refused after the model's load and every feature (minutes on the real model), the
+    file with a bare "[Errno 17] File exists" (a reviewer, 2026-12-07)."""
+    from recall_core.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("the model was loaded before the arguments were checked")
+
+    monkeypatch.setattr("recall_core.models.loading.load_model", never)
+    base, _ = files
+    note = tmp_path / "notes.txt"
+    note.write_text("mine")
+    assert main(["train-head", "--model", str(base), "--out", str(note), "--encoder", "hash-16", "--device", "cpu"]) == 2
+    assert "--out" in capsys.readouterr().err and note.read_text() == "mine"
+    assert main(["train-head", "--model", str(base), "--out", str(tmp_path / "h"), "--encoder", "no-such-encoder",
+                 "--device", "cpu"]) == 2  # fmt: skip
+    assert "encoder" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------- `recall ask --adapter`
 def test_recall_ask_and_chat_answer_with_an_adapter_merged_in(files, tmp_path, monkeypatch, capsys):
     """`recall ask` and `chat` had no way to use an adapter `recall train` wrote: a user had to write
@@ -403,6 +422,15 @@ def test_fit_head_trains_with_any_valid_recipe_ten_steps_included(epochs, batch_
     head, history = fit_head(features, targets, HeadRecipe(epochs=epochs, batch_size=batch_size), [0])
     assert len(history) == epochs and all(loss == loss for loss in history)
     assert torch.isfinite(head.proj.weight).all()
+
+
+def test_a_head_whose_training_diverges_is_refused_not_returned():
+    """A learning rate too high gave NaN weights, which a save wrote over a good head and loading
+    then called damaged (a reviewer, 2026-12-07)."""
+    torch.manual_seed(0)
+    features, targets = torch.randn(20, 1, 8), torch.randn(20, 4)
+    with pytest.raises(RuntimeError, match="diverged .*lower the learning rate.*nothing was saved"):
+        fit_head(features, targets, HeadRecipe(epochs=3, batch_size=4, lr=1e30), [0])
 
 
 def test_what_the_forward_pass_returns_is_not_part_of_the_fingerprint():
