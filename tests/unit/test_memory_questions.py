@@ -70,7 +70,20 @@ def test_what_a_message_states_without_its_questions(text, stated):
      ("i live in lyon. i work at a bank. any tips?", "i live in lyon. i work at a bank."),
      ("Room 7, is that right?", "Room 7."),
      ("我住在北京，在一家银行工作。你能推荐一些餐馆吗？", "我住在北京，在一家银行工作。"),
-     ("谢谢！你能推荐餐馆吗？", "")],
+     ("谢谢！你能推荐餐馆吗？", ""),
+     # a second review's cases: a title or initials that end the statement before the question
+     ("I live on Main St. What is nearby?", "I live on Main St."),
+     ("I work at Acme Inc. What's the address?", "I work at Acme Inc."),
+     ("The answer is no. Where do I go from here?", "The answer is no."),
+     ("I was born in the U.K. how about you?", "I was born in the U.K."),
+     ("my flight lands at 4 p.m. where should i eat?", "my flight lands at 4 p.m."),
+     ("I live on Main St. Is it safe?", "I live on Main St."),
+     # a question glued to an emoji, a quote or a bracket is still a question
+     ("Where should I eat tonight?😋 I live in Lyon now.", "😋 I live in Lyon now."),
+     ('Where do I live?" I asked my sister yesterday.', "I asked my sister yesterday."),
+     ("(where do I live?) I moved to Lyon last week.", "I moved to Lyon last week."),
+     # list numbers and markers are no facts
+     ("1. where do I live?\n2. what is my dog called?", ""), ("Q1. where do I live? Q2. what's my job?", "")],
 )  # fmt: skip
 def test_numbers_names_and_lists_in_a_message_that_asks_are_written_whole(text, stated):
     """A sentence ended at every point until 2026-12-07, and the pieces left went as fillers: the

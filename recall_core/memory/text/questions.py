@@ -32,15 +32,20 @@ import re
 
 __all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 
-#: Where a sentence may end: one or more of ``.!?`` (or ``…``) before a space or the end of the text
-#: (not the points of "72.5", "3.11.4", "www.jane.io" or "jane.doe@example.com"), their CJK forms
-#: ("。！？", which no space follows), or a line break that does not start a list item ("- peanuts").
-_END = re.compile(r"(?:[.!?\u2026]+)(?=\s|$)|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")
-#: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis").
+#: Where a sentence may end: a run of ``.!?`` (or ``…``), with the quotes or brackets that close
+#: after it, before a space, the end of the text or anything but a word ("tonight?😋 I live..."), not
+#: inside "72.5", "3.11.4", "www.jane.io" or "jane.doe@example.com"; their CJK forms ("。！？", which no
+#: space follows); or a line break that does not start a list item ("- peanuts"). A run is matched
+#: whole from its start (the lookarounds): a long run of points took quadratic time (100 kB, 2 min).
+_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-])"
+                  r"|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")  # fmt: skip
+#: Words a point follows without ending the sentence where a name or a number follows ("Dr. Patel",
+#: "St. Louis", "No. 5"); before a question word it ends one ("I live on Main St. What is near?").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "fr", "jr", "sr", "sgt", "capt", "lt",
                      "col", "gen", "vs", "no", "nr", "approx", "ca", "inc", "ltd", "co", "ave", "apt"})  # fmt: skip
 #: A word of initials ("U.S", "p.m", "e.g"): a point after it ends the sentence only before a capital.
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+_AFTER_POINT = re.compile(r"(?<=[.!?\u2026])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -69,10 +74,14 @@ def without_questions(text: str) -> str:
     kept: list[str] = []
     for sentence in _sentences(text):
         if sentence.endswith(_QUESTION_MARKS) or any(mark in sentence[-3:] for mark in _QUESTION_MARKS):
-            sentence = " ".join(_CLAUSE_END.split(sentence)[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
-            if sentence:
+            clauses = _CLAUSE_END.split(sentence)
+            if len(clauses) == 1:  # no comma: a point the sentence went on after ("U.K. how about you?") ends the clause
+                clauses = _AFTER_POINT.split(sentence)
+            sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
+            if sentence and sentence[-1] not in ".!\u2026\u3002\uff01":
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
-        if _words(sentence) > FILLER_WORDS or any(c.isdigit() for c in sentence):
+        words = _words(sentence)
+        if words > FILLER_WORDS or (words > 1 and any(c.isdigit() for c in sentence)):
             kept.append(sentence)
     return " ".join(kept)
 
@@ -81,7 +90,7 @@ def _sentences(text: str) -> list[str]:
     """``text``'s sentences, stripped, none empty (where they end: :data:`_END`)."""
     found, start = [], 0
     for match in _END.finditer(text):
-        if match.group() == "." and _no_end_after(text[start : match.start()], text[match.end() :]):
+        if match.group() == "." and _no_end_after(text[:match.start()][-64:], text[match.end() : match.end() + 64]):
             continue
         if match.group() in ("...", "\u2026") and re.match(r"\s+[a-z]", text[match.end() :]):
             continue  # "I'm allergic to peanuts... and shellfish" goes on
@@ -93,10 +102,17 @@ def _sentences(text: str) -> list[str]:
 
 def _no_end_after(before: str, after: str) -> bool:
     """Whether a point between ``before`` and ``after`` is not a sentence's end: it follows a title
-    ("Dr. Patel"), or initials that a lower-case word or a number follows ("4:30 p.m. on Friday")."""
+    that a name or a number follows ("Dr. Patel"; not "Main St. What ..."), initials that a
+    lower-case word or a number follows ("4:30 p.m. on Friday"), or a list's number ("1. where ...")."""
     word = before.rsplit(None, 1)[-1].lstrip("(\"'\u201c\u2018") if before.strip() else ""
-    going_on = re.match(r"\s+[a-z0-9]", after) is not None
-    return word.lower() in _TITLES or (going_on and _INITIALS.fullmatch(word) is not None)
+    following = re.match(r"\s+(\S+)", after)
+    nxt = following.group(1) if following else ""
+    if word.lower() in _TITLES:
+        asking = re.sub(r"[^\w']", "", nxt.lower()) in QUESTION_WORDS
+        return (nxt[:1].isupper() or nxt[:1].isdigit()) and not asking
+    if word.isdigit() and before.rsplit("\n", 1)[-1].strip() == word:
+        return True  # "1." opening a line: a list's number
+    return nxt[:1].islower() or nxt[:1].isdigit() if _INITIALS.fullmatch(word) else False
 
 
 def _words(sentence: str) -> int:
