@@ -120,6 +120,8 @@ def test_new_before_a_capital_is_a_name_not_a_change():
     hotel = _c("h", 0.7, "I booked a hotel in New York for the 4th, near Central Park.", "2024-04-02T10:00")
     assert newest_versions([flight, hotel], [flight, hotel], "When is my flight to New York?", _moment) == [flight, hotel]
     assert says_change("I got a new flight for the 9th.") and not says_change("I love New York in June.")
+    # a lower-case "new" before a capital is still a change (the first fix lost these, a second review)
+    assert says_change("I got a new GP appointment: May 9th at 11:00.") and says_change("My new PIN is 4321 from Monday.")
 
 
 def test_a_chain_of_updates_resolves_to_the_newest():
