@@ -71,7 +71,9 @@ def names(text: str) -> set[str]:
                 word = _POSSESSIVE.sub("", match.group())
                 if position == 0 or not word[:1].isupper() or _names_time(word):
                     continue
-                if len(word) > 1 and word.lower() not in NOT_NAMES:
+                # a typographic apostrophe (iPhones type one) read as the straight one NOT_NAMES lists:
+                # "I’m" was a name until 2026-12-07 and swapped the note that held the answer (a reviewer)
+                if len(word) > 1 and word.lower().replace("\u2019", "'") not in NOT_NAMES:
                     found.add(word.lower())
     return found
 
@@ -83,7 +85,8 @@ def asked_names(question: str, candidates: Sequence[MemoryCandidate]) -> set[str
     asked = names(question)
     if not typed_in_lower_case(question) or not candidates:
         return asked
-    words = {_POSSESSIVE.sub("", m.group()).lower() for m in _WORD.finditer(question)} - NOT_NAMES
+    words = {w for m in _WORD.finditer(question)
+             if (w := _POSSESSIVE.sub("", m.group()).lower()).replace("\u2019", "'") not in NOT_NAMES}  # fmt: skip
     named: set[str] = set()
     for candidate in candidates:
         named |= names(candidate.text) | _labels(candidate)

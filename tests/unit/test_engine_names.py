@@ -177,3 +177,10 @@ def test_a_phrase_before_a_colon_is_not_a_speaker():
     assert not about_someone_else(note, {"yuki"})  # it names nobody: it stays
     labelled = _c("l", 0.8, "Wren: I'm off to Lake Bled.")
     assert about_someone_else(labelled, {"yuki"})
+
+
+def test_a_typographic_apostrophe_does_not_make_a_name():
+    """iPhones type "I’m": it was a name until 2026-12-07, and the note that held the answer gave its
+    place to one that named Tom (a reviewer)."""
+    assert names("For his birthday I got him a vintage watch, and honestly I’m proud of it.") == set()
+    assert names("Honestly I’ve no idea, but Tom’s coming over.") == {"tom"}
