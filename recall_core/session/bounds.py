@@ -46,7 +46,9 @@ class SessionBounds:
         given = {k: v for k, v in kwargs.items() if k not in CALL_ARGUMENTS}
         options = self.generator.options_for(given)
         config = options.get("generation_config") or self.generator.model.generation_config
-        new = options.get("max_new_tokens") or config.max_new_tokens or options.get("max_length")  # an upper bound
+        # an upper bound; a config's max_length counts as a keyword's does (until 2026-12-07 it was refused, a reviewer)
+        new = options.get("max_new_tokens") or config.max_new_tokens or options.get("max_length") or (
+            config.max_length if options.get("generation_config") is not None else None)
         if not new:
             raise ValueError("a session with max_cache_tokens needs max_new_tokens (to know what a reply may add)")
         return int(new)

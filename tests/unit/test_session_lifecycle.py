@@ -354,3 +354,15 @@ def test_an_eviction_write_interrupted_by_ctrl_c_is_written_at_the_next_eviction
     held = {m["content"] for m in session.messages}
     evicted = [text for text in said if text not in held]
     assert interrupted == 1 and evicted and written == evicted
+
+
+def test_a_bounded_session_takes_a_max_length_given_in_a_config():
+    """docs/configuration.md: a max_length the call sets, keyword or config, drops the default
+    max_new_tokens; a bounded session refused the config's until 2026-12-07 (a second review)."""
+    from transformers import GenerationConfig
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, generation_defaults={"do_sample": False})
+    session = RecallSession(gen, max_cache_tokens=400)
+    result = session.reply([{"role": "user", "content": "Hello there"}], generation_config=GenerationConfig(max_length=60))
+    assert result.finish_reason == "length" and result.usage.prompt_tokens + result.usage.generated_tokens <= 60
