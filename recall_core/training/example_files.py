@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import tempfile
 import warnings
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,20 +46,31 @@ def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any 
         header |= {"tokenizer": str(getattr(tokenizer, "name_or_path", "")), **tokenizer_facts(tokenizer)}
     if families is not None:
         header["families"] = list(families)
-    with gzip.open(path, "wt", encoding="utf-8") as out:
-        if len(header) > 1:
-            out.write(json.dumps(header) + "\n")
-        for e in examples:
-            out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
+    # written beside and moved into place: a run killed while writing left a cut file at ``path`` (a reviewer, 2026-12-07)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with gzip.open(partial, "wt", encoding="utf-8") as out:
+            if len(header) > 1:
+                out.write(json.dumps(header) + "\n")
+            for e in examples:
+                out.write(json.dumps({"kind": e.kind, "input_ids": e.input_ids, "labels": e.labels, "meta": e.meta}) + "\n")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     return path
 
 
 def read_examples(path: str | Path) -> tuple[dict[str, Any] | None, list[Example]]:
     """A file's header (``None`` for a file written before 2026-12-07) and all its examples."""
-    with gzip.open(Path(path).expanduser(), "rt", encoding="utf-8") as lines:
-        rows = [json.loads(line) for line in lines if line.strip()]
-    header = rows.pop(0) if rows and HEADER in rows[0] else None
-    return header, [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows]
+    try:
+        with gzip.open(Path(path).expanduser(), "rt", encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        header = rows.pop(0) if rows and HEADER in rows[0] else None
+        return header, [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows]
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
+        # a cut or damaged file: named, not a traceback (an uncaught EOFError until 2026-12-07, a reviewer)
+        raise ValueError(f"--examples-file {path} is damaged or cut short ({type(error).__name__}: {error}): "
+                         "write it again with --save-examples") from None
 
 
 def check_examples(path: str | Path, header: dict[str, Any] | None, examples: Sequence[Example], tokenizer: Any) -> None:

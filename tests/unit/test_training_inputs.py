@@ -440,3 +440,28 @@ def test_a_save_killed_between_its_renames_gets_the_previous_folder_back_first(t
         replace_folder(tmp_path / "adapter", fail)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adapter"]
     assert json.loads((tmp_path / "adapter" / META_FILE).read_text()) == {"previous": True}
+
+
+def test_a_cut_examples_file_is_named_and_a_save_never_leaves_one(tmp_path, monkeypatch):
+    """A run killed while saving left a cut file at the path, and reading one raised an uncaught
+    EOFError (a reviewer, 2026-12-07)."""
+    import gzip
+
+    from recall_core.training import example_files
+    from recall_core.training.examples import Example
+
+    examples = [Example("auto", [1, 2, 3], [-100, 2, 3], {"family": "templated"})] * 50
+    path = example_files.save_examples(tmp_path / "ex.jsonl.gz", examples)
+    whole = path.read_bytes()
+    (tmp_path / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ValueError, match="cut.jsonl.gz is damaged or cut short"):
+        example_files.read_examples(tmp_path / "cut.jsonl.gz")
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(example_files.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        example_files.save_examples(path, examples[:3])
+    assert path.read_bytes() == whole and sorted(p.name for p in tmp_path.iterdir()) == ["cut.jsonl.gz", "ex.jsonl.gz"]
+    assert gzip.decompress(whole)
