@@ -80,6 +80,8 @@ class RecallSettings(RecallAdapterBase):
             return False
         raise ValueError(f"cache must be False or None, got {value!r}: {_NO_CACHE}")
 
+    _max_tokens_field: ClassVar[str] = "max_tokens"
+
     def _max_new_tokens(self) -> int | None:
         return self.max_tokens
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -111,6 +111,10 @@ class RecallAdapterBase(BaseModel):
     _session_pool: SessionPool | None = PrivateAttr(default=None)
 
     # ------------------------------------------------------------------ what each adapter says
+    #: The name of the adapter's field :meth:`_max_new_tokens` reads, for its error messages (until
+    #: 2026-12-07 ``ChatRecall(max_tokens=0)`` named ``max_new_tokens``, a field it has not; a reviewer).
+    _max_tokens_field: ClassVar[str] = "max_new_tokens"
+
     @abstractmethod
     def _max_new_tokens(self) -> int | None:
         """The most new tokens per call, from the adapter's own field (``None``: the engine's default)."""
@@ -278,7 +282,7 @@ class RecallAdapterBase(BaseModel):
     def _instance_options(self) -> dict[str, Any]:
         """The instance's ``generate()`` options: the fields over the field of other options."""
         fields = {
-            "temperature": self.temperature, "max_new_tokens": self._max_new_tokens(), "top_p": self.top_p,
+            "temperature": self.temperature, self._max_tokens_field: self._max_new_tokens(), "top_p": self.top_p,
             "top_k": self.top_k, "repetition_penalty": self.repetition_penalty, "timeout": self.timeout,
         }  # fmt: skip
         _, extra = self._extra_options()

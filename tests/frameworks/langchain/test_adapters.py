@@ -368,3 +368,9 @@ def test_a_cache_put_in_after_the_model_was_built_is_refused_before_it_is_read(c
                 list(changed.stream(QUESTION))
             with pytest.raises(ValueError, match="cache must be False or None"):
                 asyncio.run(changed.ainvoke(QUESTION))
+
+
+def test_a_bad_max_tokens_is_named_as_the_field_is(generator):
+    """``ChatRecall(max_tokens=0)`` named ``max_new_tokens``, a field it has not (a reviewer, 2026-12-07)."""
+    with pytest.raises(ValueError, match="max_tokens must be an int >= 1"):
+        ChatRecall(generator=generator, max_tokens=0)
