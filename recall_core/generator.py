@@ -49,6 +49,7 @@ from recall_core.settings import (
     check_defaults,
     generate_keywords,
     generation_option_names,
+    reply_limits,
     stop_strings,
 )
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer, was_cancelled
@@ -408,8 +409,8 @@ class RecallGenerator:
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         processor = None
         if plan.constraint is not None:
-            max_time = kwargs.pop("max_time", None) or CONSTRAINED_MAX_TIME
-            processor = self._constrain(plan, memory, kwargs.get("max_new_tokens"), max_time)
+            budget, max_time = reply_limits(kwargs, input_ids.shape[1])
+            processor = self._constrain(plan, memory, budget, max_time or CONSTRAINED_MAX_TIME)
             kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]
         keep_output = self._wants_output(kwargs)
         criteria = self._stopping_criteria(stop_strings)

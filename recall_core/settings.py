@@ -174,6 +174,28 @@ def generate_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
     return {**rest, "generation_config": merged}
 
 
+def reply_limits(options: dict[str, Any], prompt_length: int) -> tuple[int | None, float | None]:
+    """The new tokens and seconds a reply may take, as transformers reads them (a keyword, else the
+    call's ``generation_config``; ``max_length`` less the prompt), for a constrained reply's closing;
+    ``max_time`` is taken out of ``options`` (and out of a copy of their config): the closing keeps to
+    it, where transformers would cut the reply before it closed. Until 2026-12-07 only the keywords
+    were read, and a budget or time in a config cut a constrained reply mid-JSON (a reviewer)."""
+    config = options.get("generation_config")
+    max_time = options.pop("max_time", None)
+    new, length = options.get("max_new_tokens"), options.get("max_length")
+    if config is not None:
+        new = new if new is not None else config.max_new_tokens
+        length = length if length is not None else config.max_length
+        if config.max_time is not None:
+            max_time = max_time if max_time is not None else config.max_time
+            config = copy.deepcopy(config)  # the caller's own is left as it is
+            config.max_time = None
+            options["generation_config"] = config
+    if new is None and length is not None and ("max_length" in options or config is not None):
+        new = max(1, int(length) - prompt_length)
+    return new, max_time
+
+
 def config_fields(config: Any) -> dict[str, Any]:
     """The generation options a ``GenerationConfig`` sets: its fields that differ from a fresh
     ``GenerationConfig`` and are not ``None``."""
@@ -187,6 +209,8 @@ def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
     stops: list[str] = []
     for source in sources:
         if source is not None:
+            if not isinstance(source, (str, Sequence)):  # stop=5 was a TypeError that named nothing (a reviewer)
+                raise ValueError(f"stop strings must be a string or a list of non-empty strings, got {source!r}")
             stops.extend([source] if isinstance(source, str) else source)
     if any(not isinstance(s, str) or not s for s in stops):
         raise ValueError(f"stop strings must be non-empty strings, got {stops!r}")
@@ -238,6 +262,8 @@ def check_defaults(defaults: Mapping[str, Any]) -> None:
     except TypeError as error:  # a mapping's keys: a bad value, not a bad keyword
         raise ValueError(str(error)) from None
     generation_options(defaults)
+    # stop strings too: [""] or 5 passed the constructor and failed at the first call (a reviewer, 2026-12-07)
+    stop_strings(defaults.get("stop"), defaults.get("stop_strings"))
 
 
 def check_one_path(generation_config: Any, model_kwargs: Mapping[str, Any]) -> None:

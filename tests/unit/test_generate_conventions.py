@@ -329,3 +329,14 @@ def test_without_a_reply_recall_the_step_positions_are_the_generated_tokens(tiny
                   return_dict_in_generate=True)  # fmt: skip
     assert out.recalls[0].in_prompt and out.recalls[0].injected
     assert out.step_positions == list(range(out.generated_start, out.sequences.shape[1]))
+
+
+def test_bad_stop_strings_in_the_defaults_fail_when_the_generator_is_made(tiny):
+    """``generation_defaults={"stop_strings": [""]}`` passed the constructor and failed at the first
+    call, and ``stop=5`` raised a TypeError that named nothing (a reviewer, 2026-12-07)."""
+    model, tokenizer = tiny
+    for bad in ([""], [None], 5):
+        with pytest.raises(ValueError, match="stop strings must be"):
+            RecallGenerator(model, tokenizer, generation_defaults={"stop_strings": bad})
+    with pytest.raises(ValueError, match="stop strings must be a string or a list of non-empty strings, got 5"):
+        RecallGenerator(model, tokenizer).generate("My dog is called", stop=5, max_new_tokens=2)

@@ -185,3 +185,18 @@ def test_a_number_the_model_loops_in_is_ended_and_the_reply_parses(generator, sc
                                 max_new_tokens=40, logits_processor=[_PreferDigits(nine)])  # fmt: skip
     value = json.loads(result.text)
     assert set(value) == set(schema["required"]) and "99999" in result.text
+
+
+def test_a_budget_or_time_in_a_generation_config_is_closed_within_as_a_keyword_s_is(generator):
+    """A ``GenerationConfig``'s ``max_new_tokens`` or ``max_time`` did not reach the JSON closer: the
+    reply was cut mid-number, not JSON, where the same keyword closed it (a second review, 2026-12-07)."""
+    from transformers import GenerationConfig
+
+    nine = generator.tokenizer("9", add_special_tokens=False).input_ids
+    schema = {"type": "object", "properties": {"x": {"type": "number"}, "ok": {"type": "boolean"}}, "required": ["x", "ok"]}
+    response_format = {"type": "json_schema", "json_schema": {"name": "t", "schema": schema}}
+    for config in (GenerationConfig(max_new_tokens=25), GenerationConfig(max_new_tokens=400, max_time=0.5)):
+        result = generator.generate([{"role": "user", "content": "Give me a number."}], response_format=response_format,
+                                    generation_config=config, logits_processor=[_PreferDigits(nine)])  # fmt: skip
+        assert set(json.loads(result.text)) == {"x", "ok"}, (config, result.text)
+        assert config.max_time in (None, 0.5)  # the caller's config is left as it was
