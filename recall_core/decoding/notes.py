@@ -64,9 +64,22 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
             text = plain_text(text)
         ids = _plain_ids(tokenizer, text)
         if len(ids) > config.max_memory_tokens:
-            text = tokenizer.decode(ids[: config.max_memory_tokens])
+            kept = ids[-config.max_memory_tokens :] if _found_last(memory) else ids[: config.max_memory_tokens]
+            text = tokenizer.decode(kept)
         lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
     return lines
+
+
+def _found_last(memory: MemoryCandidate | str) -> bool:
+    """Whether ``memory`` is a unit of several turns whose last is the one the search found (a reply
+    after the turn it answers): a note too long then keeps its end. Until 2026-12-07 every note was
+    cut from its end, and a long assistant question before the user's answer cut the answer ("... and
+    the keys come on" without "14 June"; a reviewer). No note of the hand-written families' 552
+    questions changes: 2 are cut, both with the found turn first or alone (2026-12-07)."""
+    if isinstance(memory, str):
+        return False
+    covers = str((memory.metadata or {}).get("covers") or "").split(",")
+    return len(covers) > 1 and covers[-1] == memory.id
 
 
 def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] | str, config: RecallConfig) -> list[int]:

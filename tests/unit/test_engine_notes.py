@@ -118,6 +118,18 @@ def test_each_memory_is_cut_to_max_memory_tokens(tiny):
     assert len(tokenizer(first, add_special_tokens=False).input_ids) <= 6 and second == "short"
 
 
+def test_a_unit_whose_found_turn_is_last_keeps_its_end_when_cut(tiny):
+    """A long assistant question before the user's answer cut the answer off the note until
+    2026-12-07 (a reviewer); a unit whose found turn is first, or a single turn, keeps its start."""
+    _, tokenizer = tiny
+    text = "Assistant: " + "Which area are you moving to? " * 20 + "\nUser: It is 27 Lavender Gardens, keys on 14 June."
+    answer = MemoryCandidate("u", 1.0, text, None, {"covers": "a,u"})
+    question = MemoryCandidate("a", 1.0, text, None, {"covers": "a,u"})
+    config = RecallConfig(max_memory_tokens=30)
+    assert notes_text(tokenizer, [answer], config).endswith("14 June.")
+    assert "14 June" not in notes_text(tokenizer, [question], config)
+
+
 REPLY = "Here's a start:\n\n## Budget\n\n**Rent:** £650\n- **Phone:** £28\n\n---\n\nSee [the form](https://x.ie/f)."
 
 
