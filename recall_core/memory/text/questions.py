@@ -33,19 +33,24 @@ import re
 __all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 
 #: Where a sentence may end: a run of ``.!?`` (or ``…``), with the quotes or brackets that close
-#: after it, before a space, the end of the text or anything but a word ("tonight?😋 I live..."), not
-#: inside "72.5", "3.11.4", "www.jane.io" or "jane.doe@example.com"; their CJK forms ("。！？", which no
-#: space follows); or a line break that does not start a list item ("- peanuts"). A run is matched
-#: whole from its start (the lookarounds): a long run of points took quadratic time (100 kB, 2 min).
-_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-])"
+#: after it, before a space, the end of the text or a character beyond ASCII ("tonight?😋 I live..."),
+#: not inside "72.5", "3.11.4", "www.jane.io", "jane.doe@example.com", "x != None" or "?&a=1"; their
+#: CJK forms ("。！？", which no space follows); or a line break that does not start a list item
+#: ("- peanuts"). A run is matched whole from its start (the lookarounds): a long run of points
+#: took quadratic time (100 kB, 2 min).
+_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\x00-\x7f])"
                   r"|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")  # fmt: skip
-#: Words a point follows without ending the sentence where a name or a number follows ("Dr. Patel",
-#: "St. Louis", "No. 5"); before a question word it ends one ("I live on Main St. What is near?").
+#: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis", "No. 5", "Oct. 12",
+#: "5th Ave. in New York"), unless a question word follows ("I live on Main St. What is near?").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "fr", "jr", "sr", "sgt", "capt", "lt",
-                     "col", "gen", "vs", "no", "nr", "approx", "ca", "inc", "ltd", "co", "ave", "apt"})  # fmt: skip
+                     "col", "gen", "vs", "no", "nr", "approx", "ca", "inc", "ltd", "co", "ave", "apt", "ext", "ft",
+                     "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})  # fmt: skip
 #: A word of initials ("U.S", "p.m", "e.g"): a point after it ends the sentence only before a capital.
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
-_AFTER_POINT = re.compile(r"(?<=[.!?\u2026])\s+")
+#: Where a question without a comma still has its clause end: a point before a word that asks
+#: ("I was born in the U.K. how about you?"), not one inside the question ("pizza in St. Louis?").
+_AFTER_POINT = re.compile(r"(?<=[.!?\u2026])\s+(?=(?i:(?:what|where|when|who|whom|whose|which|why|how|is|are|am|was|"
+                          r"were|do|does|did|can|could|should|would|will|shall|may|might|any|have|has)\b))")  # fmt: skip
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -92,8 +97,9 @@ def _sentences(text: str) -> list[str]:
     for match in _END.finditer(text):
         if match.group() == "." and _no_end_after(text[:match.start()][-64:], text[match.end() : match.end() + 64]):
             continue
-        if match.group() in ("...", "\u2026") and re.match(r"\s+[a-z]", text[match.end() :]):
-            continue  # "I'm allergic to peanuts... and shellfish" goes on
+        closed = match.group()[-1:] in "\"'\u201d\u2019)]"
+        if (match.group() in ("...", "\u2026") or closed) and re.match(r"\s+[a-z]", text[match.end() : match.end() + 8]):
+            continue  # "I'm allergic to peanuts... and shellfish", 'He yelled "No!" at dinner' go on
         found.append(text[start : match.end()].strip())
         start = match.end()
     found.append(text[start:].strip())
@@ -102,14 +108,13 @@ def _sentences(text: str) -> list[str]:
 
 def _no_end_after(before: str, after: str) -> bool:
     """Whether a point between ``before`` and ``after`` is not a sentence's end: it follows a title
-    that a name or a number follows ("Dr. Patel"; not "Main St. What ..."), initials that a
+    that no question word follows ("Dr. Patel"; not "Main St. What ..."), initials that a
     lower-case word or a number follows ("4:30 p.m. on Friday"), or a list's number ("1. where ...")."""
     word = before.rsplit(None, 1)[-1].lstrip("(\"'\u201c\u2018") if before.strip() else ""
     following = re.match(r"\s+(\S+)", after)
     nxt = following.group(1) if following else ""
     if word.lower() in _TITLES:
-        asking = re.sub(r"[^\w']", "", nxt.lower()) in QUESTION_WORDS
-        return (nxt[:1].isupper() or nxt[:1].isdigit()) and not asking
+        return bool(nxt) and re.sub(r"[^\w']", "", nxt.lower()) not in QUESTION_WORDS
     if word.isdigit() and before.rsplit("\n", 1)[-1].strip() == word:
         return True  # "1." opening a line: a list's number
     return nxt[:1].islower() or nxt[:1].isdigit() if _INITIALS.fullmatch(word) else False
