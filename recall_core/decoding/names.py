@@ -74,7 +74,7 @@ def names(text: str) -> set[str]:
                 # a typographic apostrophe (iPhones type one) read as the straight one NOT_NAMES lists:
                 # "I’m" was a name until 2026-12-07 and swapped the note that held the answer (a reviewer)
                 if len(word) > 1 and word.lower().replace("\u2019", "'") not in NOT_NAMES:
-                    found.add(word.lower())
+                    found.add(word.lower().replace("\u2019", "'"))  # "O’Neill" is "O'Neill" (a third review)
     return found
 
 
@@ -86,7 +86,7 @@ def asked_names(question: str, candidates: Sequence[MemoryCandidate]) -> set[str
     if not typed_in_lower_case(question) or not candidates:
         return asked
     words = {w for m in _WORD.finditer(question)
-             if (w := _POSSESSIVE.sub("", m.group()).lower()).replace("\u2019", "'") not in NOT_NAMES}  # fmt: skip
+             if (w := _POSSESSIVE.sub("", m.group()).lower().replace("\u2019", "'")) not in NOT_NAMES}  # fmt: skip
     named: set[str] = set()
     for candidate in candidates:
         named |= names(candidate.text) | _labels(candidate)
@@ -108,6 +108,7 @@ def says(text: str, name: str, capitalised: bool = False) -> bool:
     """Whether ``text`` says ``name`` as a whole word, case aside (a possessive counts); with
     ``capitalised``, only where its first letter is a capital ("That's great!" does not say the
     "Great" of the Great Wall)."""
+    text, name = text.replace("\u2019", "'"), name.replace("\u2019", "'")  # either apostrophe says the name
     if not capitalised:
         return re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
     first, rest = re.escape(name[:1].upper()), re.escape(name[1:])
@@ -170,10 +171,14 @@ def says_any(candidate: MemoryCandidate, asked: set[str], capitalised: bool = Fa
 
 
 def _labels(candidate: MemoryCandidate) -> set[str]:
-    """Who a note is labelled as said by: its speaker (not a bare role) and the labels of its lines."""
+    """Who a note is labelled as said by: its speaker (not a bare role) and, in a unit of several
+    turns (which the search labels by speaker), the labels of its lines. A single turn's own
+    "Password: ..." or "Note: ..." is no speaker: until 2026-12-07 it was, and the note with the wifi
+    password gave its place to one that named the asked person (a reviewer)."""
     meta = candidate.metadata or {}
-    labels = {m.group(1) for m in LABEL.finditer(candidate.text)}
+    turns = str(meta.get("covers") or "").split(",")
+    labels = {m.group(1) for m in LABEL.finditer(candidate.text)} if len(turns) > 1 else set()
     speaker = meta.get("speaker")
     if isinstance(speaker, str):
         labels.add(speaker)
-    return {label.strip().lower() for label in labels if label.strip()} - NOT_NAMES
+    return {label.strip().lower().replace("\u2019", "'") for label in labels if label.strip()} - NOT_NAMES

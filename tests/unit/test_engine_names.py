@@ -184,3 +184,11 @@ def test_a_typographic_apostrophe_does_not_make_a_name():
     place to one that named Tom (a reviewer)."""
     assert names("For his birthday I got him a vintage watch, and honestly I’m proud of it.") == set()
     assert names("Honestly I’ve no idea, but Tom’s coming over.") == {"tom"}
+
+
+def test_a_name_with_a_typographic_apostrophe_is_the_same_name():
+    """"O’Neill" asked was not "O'Neill" written (a third review, 2026-12-07)."""
+    from recall_core.decoding.names import says
+
+    assert names("Where does O’Neill live?") == {"o'neill"} == names("My neighbour O'Neill lives here.")
+    assert says("My neighbour O'Neill lives in Cork.", "o’neill") and says("I told O’Neill so.", "o'neill")
