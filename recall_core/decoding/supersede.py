@@ -42,7 +42,10 @@ from recall_core.types import MemoryCandidate
 #: Words by which a turn says that something it states replaces what was said before: plain
 #: English for an update (not drawn from any one conversation family's sentences).
 CHANGE_WORDS = re.compile(
-    r"\b(now|instead|any ?more|no longer|(?-i:new)|(?-i:New|NEW)(?!(?-i: [A-Z]))|moved?|moving|changed?|changing|switch(?:ed)?|"
+    # "new", and "New" opening a sentence, but not the "New" of a name ("a hotel in New York")
+    r"\b(now|instead|any ?more|no longer|(?-i:new)|(?-i:New|NEW)(?!(?-i: [A-Z]))|"
+    r"^(?-i:New)(?! (?-i:York|Zealand|Delhi|Jersey|Orleans|Mexico|Hampshire|England|Brunswick|Haven|Year))|"
+    r"moved?|moving|changed?|changing|switch(?:ed)?|"
     r"re-?scheduled?|postponed?|pushed (?:back|forward)|brought forward|bumped|delayed|updated?|"
     r"actually|cancell?ed|replaced|retimed|turns out|from now on)\b",
     re.IGNORECASE,
