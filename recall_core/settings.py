@@ -209,9 +209,9 @@ def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
     stops: list[str] = []
     for source in sources:
         if source is not None:
-            if not isinstance(source, (str, Sequence)):  # stop=5 was a TypeError that named nothing (a reviewer)
+            if not isinstance(source, (str, Iterable)):  # stop=5 was a TypeError that named nothing (a reviewer)
                 raise ValueError(f"stop strings must be a string or a list of non-empty strings, got {source!r}")
-            stops.extend([source] if isinstance(source, str) else source)
+            stops.extend([source] if isinstance(source, str) else list(source))  # a set too, as before
     if any(not isinstance(s, str) or not s for s in stops):
         raise ValueError(f"stop strings must be non-empty strings, got {stops!r}")
     return stops

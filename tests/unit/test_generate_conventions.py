@@ -340,3 +340,4 @@ def test_bad_stop_strings_in_the_defaults_fail_when_the_generator_is_made(tiny):
             RecallGenerator(model, tokenizer, generation_defaults={"stop_strings": bad})
     with pytest.raises(ValueError, match="stop strings must be a string or a list of non-empty strings, got 5"):
         RecallGenerator(model, tokenizer).generate("My dog is called", stop=5, max_new_tokens=2)
+    assert RecallGenerator(model, tokenizer).generate("My dog is called", stop={"zzz"}, max_new_tokens=2).text  # a set, as before
