@@ -161,6 +161,10 @@ def test_fingerprints_name_the_weights_not_the_object():
             layer.weight.mul_(3.0)
         assert model_fingerprint(same) != before
     assert model_fingerprint(model.to(torch.bfloat16)) != model_fingerprint(same)
+    # a layer offloaded to disk by a device_map is on the meta device here: named, not read (a third review)
+    layer = other.model.layers[1].mlp.down_proj
+    layer.weight = torch.nn.Parameter(torch.empty_like(layer.weight, device="meta"))
+    assert model_fingerprint(other)
 
 
 def test_a_block_is_never_served_to_another_model():
