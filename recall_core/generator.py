@@ -440,7 +440,7 @@ class RecallGenerator:
             recall_query_head=self._query_head_for(config),
             stopping_criteria=criteria,
             # The output object reports the trace and where the generated tokens start.
-            **generate_keywords({**kwargs, "return_dict_in_generate": True}),
+            **generate_keywords({**kwargs, "return_dict_in_generate": True}, cache_given=past_key_values is not None),
         )
         result = self._result(input_ids, output, stop_strings, kwargs, plan, cached, time.perf_counter() - started,
                               cancelled=was_cancelled(stopping_criteria))  # fmt: skip

@@ -160,15 +160,27 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[
     return {**kept, **options}
 
 
-def generate_keywords(options: Mapping[str, Any]) -> dict[str, Any]:
+def generate_keywords(options: Mapping[str, Any], cache_given: bool = False) -> dict[str, Any]:
     """``options`` as ``model.generate()`` takes them: where the call gives a ``generation_config``,
     the generation options go into a copy of it (over its fields, as transformers puts keywords),
     the rest stay keywords. transformers 5 deprecates a config passed beside generation keywords:
     every call that gave one warned about keywords the caller never passed (recall adds ``use_cache``
-    and ``return_dict_in_generate`` itself; a reviewer, 2026-12-07)."""
+    and ``return_dict_in_generate`` itself; a reviewer, 2026-12-07).
+
+    ``cache_given``: the call runs on a cache of its own (a session's, a first pass's), which a
+    ``cache_implementation`` asked for beside it cannot replace (only growing ones pass
+    :data:`ONE_PATH`): it is left out, where transformers refused the pair ("Passing both").
+    """
+    options = dict(options)
     config = options.get("generation_config")
+    if cache_given:
+        options.pop("cache_implementation", None)
+        if config is not None and config.cache_implementation is not None:
+            config = copy.deepcopy(config)
+            config.cache_implementation = None
+            options["generation_config"] = config
     if config is None:
-        return dict(options)
+        return options
     merged = copy.deepcopy(config)
     rest = merged.update(**{name: value for name, value in options.items() if name != "generation_config"})
     return {**rest, "generation_config": merged}

@@ -366,3 +366,18 @@ def test_a_bounded_session_takes_a_max_length_given_in_a_config():
     session = RecallSession(gen, max_cache_tokens=400)
     result = session.reply([{"role": "user", "content": "Hello there"}], generation_config=GenerationConfig(max_length=60))
     assert result.finish_reason == "length" and result.usage.prompt_tokens + result.usage.generated_tokens <= 60
+
+
+def test_a_growing_cache_implementation_asked_in_a_session_is_taken():
+    """``cache_implementation="dynamic"`` (which recall accepts) beside the cache a session passes made
+    transformers refuse the pair, "Passing both", by keyword and in a config (a second review, 2026-12-07)."""
+    from transformers import GenerationConfig
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 4})
+    chat = [{"role": "user", "content": "Where do I live?"}]
+    expected = gen.generate(chat)
+    assert RecallSession(gen).reply(chat, cache_implementation="dynamic").text == expected.text
+    config = GenerationConfig(cache_implementation="dynamic", max_new_tokens=4)
+    assert RecallSession(gen).reply(chat, generation_config=config).text == expected.text
+    assert config.cache_implementation == "dynamic"  # the caller's own config is left as it was
