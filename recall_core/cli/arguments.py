@@ -42,7 +42,7 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
         return sub
 
     ask = command("ask", _ask, "answer one question, recalling the user's memories")
-    ask.add_argument("question")
+    ask.add_argument("question", type=_text)  # a blank one is refused here, not after the model loads
     _model_arguments(ask)
     _store_arguments(ask)
 

@@ -186,3 +186,17 @@ def test_empty_query_session_and_negative_counts_fail_at_parse_time(tmp_path: Pa
         with pytest.raises(SystemExit) as exit_info:
             main(command)
         assert exit_info.value.code == 2 and field in capsys.readouterr().err
+
+
+def test_export_names_a_bad_out_and_ask_refuses_a_blank_question_before_any_work(tmp_path: Path, capsys) -> None:
+    """`export --out DIR` named a hidden `.partial` file the user never gave; `ask "   "` was refused
+    only after the model had loaded (a reviewer, 2026-12-07)."""
+    path = tmp_path / "mem"
+    _store(path)
+    assert main(["export", "ada", "--out", str(tmp_path), *_args(path)]) == 2
+    assert f"--out {tmp_path} is a folder" in capsys.readouterr().err
+    assert main(["export", "ada", "--out", str(tmp_path / "no" / "x.jsonl"), *_args(path)]) == 2
+    assert "its folder" in capsys.readouterr().err and not (tmp_path / "no").exists()
+    with pytest.raises(SystemExit) as exit_:
+        main(["ask", "--user", "ada", "   "])
+    assert exit_.value.code == 2 and "argument question: must not be empty" in capsys.readouterr().err
