@@ -25,6 +25,28 @@ from transformers.generation.stopping_criteria import (
     StoppingCriteriaList,
 )
 
+#: Why a recall injected nothing: its notes, with all the reply may still generate, would pass the
+#: positions the model was trained on (GPT-2 raised an ``IndexError`` mid-reply until 2026-12-07;
+#: rotary models ran past their window without a word; a reviewer).
+NO_ROOM = "no room in the model's context window"
+
+
+def trained_positions(config: Any) -> int | None:
+    """How many positions a model's ``config`` says it was trained on (``None``: it does not say)."""
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def room_for(model: Any, generation_config: Any, added: AddedPositions, positions: int) -> bool:
+    """Whether ``positions`` more (notes) fit: the longest sequence the call can make (its
+    ``max_length``: prompt and generated tokens, which recall's positions come on top of) stays
+    within the model's trained positions. A model or a call that names no bound has room."""
+    window, longest = trained_positions(model.config), getattr(generation_config, "max_length", None)
+    return window is None or longest is None or longest + added.count + positions <= window
+
 
 @dataclass
 class AddedPositions:

@@ -43,7 +43,7 @@ from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from recall_core.config import NO_MODEL_RECALL_POLICIES, RecallConfig
 from recall_core.decoding.abstain import NotesShown, abstention_opening, contrasted, logits_without_notes
-from recall_core.decoding.budget import AddedPositions, count_generated_only
+from recall_core.decoding.budget import NO_ROOM, AddedPositions, count_generated_only, room_for
 from recall_core.decoding.hf_compat import (
     CACHE_KEY,
     cache_kwarg,
@@ -57,7 +57,7 @@ from recall_core.decoding.hf_compat import (
     take_cache,
     update_model_kwargs,
 )
-from recall_core.decoding.notes import memory_embeddings, note_lines
+from recall_core.decoding.notes import block_ids, memory_embeddings, note_lines
 from recall_core.decoding.prompt_notes import TokenRecalls, prefill_once
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import (
@@ -242,7 +242,7 @@ class _RecallLoop:
         self.query_context = QueryContext(tokenizer, config, self.recall_id, self.pad_id,
                                           info.boundary_ids if info else frozenset(), prompt_query, query_head)
         #: The searches of this call (every recall, prompt or reply, counts against ``max_recalls``).
-        self.searches = TokenRecalls(tokenizer, memory, config, self.query_context, self._record)
+        self.searches = TokenRecalls(tokenizer, memory, config, self.query_context, self._record, room=self._room)
 
     # ------------------------------------------------------------------ driver
     def run(self, input_ids: torch.LongTensor, model_kwargs: dict[str, Any], trace: list[Recall] | None):
@@ -476,6 +476,9 @@ class _RecallLoop:
         found = self.searches.search(sequence[0, :-1].tolist(), None if in_prompt else reply_start, trigger,
                                      getattr(outputs, "hidden_states", None))  # fmt: skip
         query, chosen, reason, considered, empty = found.query, found.chosen, found.reason, found.considered, found.empty
+        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
+        if (chosen or empty) and not self._room(len(block_ids(self.tokenizer, "\n".join(lines), self.config))):
+            chosen, empty, reason = [], False, NO_ROOM
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
             if logits_before is not None and can_drop_last(cache):
@@ -491,7 +494,6 @@ class _RecallLoop:
                                 in_prompt=in_prompt, trigger=trigger, entropy=entropy))
             return sequence, outputs, model_kwargs
 
-        lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
         notes = "\n".join(lines)  # notes_text(), whose lines the kv plan needs too
         mode = self.inject_mode if chosen else "tokens"
         # kv mode with every token recomputed is tokens mode: the same forward pass, no blocks.
@@ -533,6 +535,10 @@ class _RecallLoop:
         mode = self.config.inject_mode
         reason = kv_unavailable(self.model, cache) if mode == "kv" else None
         return ("tokens", reason) if reason is not None else (mode, None)
+
+    def _room(self, positions: int) -> bool:
+        """Whether notes of ``positions`` fit in the model's window with all the reply may still take."""
+        return room_for(self.model, self.generation_config, self.added, positions)
 
     def _record(self, recall: Recall) -> None:
         if recall.injected and self.kv_fallback is not None:  # each recall that injected says why not kv

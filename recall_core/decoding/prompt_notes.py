@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from recall_core.config import RecallConfig
+from recall_core.decoding.budget import NO_ROOM
 from recall_core.decoding.hf_compat import prefill, take_cache
 from recall_core.decoding.notes import block_ids, note_lines
 from recall_core.decoding.query import QueryContext, build_query
@@ -61,10 +62,12 @@ class TokenRecalls:
     """
 
     def __init__(self, tokenizer: Any, memory: Memory | None, config: RecallConfig, context: QueryContext,
-                 record: Callable[[Recall], None]) -> None:  # fmt: skip
+                 record: Callable[[Recall], None], room: Callable[[int], bool] = lambda positions: True) -> None:  # fmt: skip
         self.tokenizer, self.memory, self.config, self.context = tokenizer, memory, config, context
         self.record = record
+        self.room = room
         self.attempts = 0
+        self.pending = 0  # positions a prompt's notes took so far, not yet counted by the loop
 
     def prompt(self, prompt: Sequence[int], start: int = 0) -> tuple[list[int], list[int]]:
         """The prompt with each marker's notes in place: ``(sequence with pads, ids the model runs)``.
@@ -73,6 +76,7 @@ class TokenRecalls:
         """
         sequence = list(prompt[:start])
         run = list(prompt[:start])
+        self.pending = 0
         for token in prompt[start:]:
             sequence.append(token)
             run.append(token)
@@ -81,9 +85,11 @@ class TokenRecalls:
             block = self.recall(sequence, reply_start=None)
             if block:
                 run.extend(block)
+                self.pending += len(block)
             else:  # nothing injected: the marker is dropped
                 sequence.pop()
                 run.pop()
+                self.pending -= 1
         return sequence, run
 
     def recall(self, sequence: list[int], reply_start: int | None) -> list[int]:
@@ -104,6 +110,10 @@ class TokenRecalls:
         lines = note_lines(self.tokenizer, chosen, self.config) if chosen else [self.config.empty_notes]
         notes = "\n".join(lines)
         block = block_ids(self.tokenizer, notes, self.config)
+        if not self.room(len(block) + self.pending):  # it and the reply would pass the model's window
+            self.record(Recall(position - (1 if in_prompt else 0), None, None, "", found.query.text, reason=NO_ROOM,
+                               candidates=found.considered, in_prompt=in_prompt, trigger=trigger))  # fmt: skip
+            return []
         sequence.extend([self.context.pad_id] * len(block))
         score, memory_id = (float(chosen[0].score), chosen[0].id) if chosen else (None, None)
         self.record(Recall(position, score, memory_id, notes, found.query.text, length=len(block),

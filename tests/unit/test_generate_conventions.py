@@ -341,3 +341,25 @@ def test_bad_stop_strings_in_the_defaults_fail_when_the_generator_is_made(tiny):
     with pytest.raises(ValueError, match="stop strings must be a string or a list of non-empty strings, got 5"):
         RecallGenerator(model, tokenizer).generate("My dog is called", stop=5, max_new_tokens=2)
     assert RecallGenerator(model, tokenizer).generate("My dog is called", stop={"zzz"}, max_new_tokens=2).text  # a set, as before
+
+
+def test_a_recall_that_would_pass_the_model_s_window_injects_nothing_and_says_why():
+    """The notes do not count in max_new_tokens: a recall could take the sequence past the positions
+    the model was trained on, though prompt and max_new_tokens fit (GPT-2: an IndexError mid-reply;
+    rotary models ran past their window without a word; a reviewer, 2026-12-07)."""
+    from transformers import LogitsProcessorList
+
+    from recall_core.decoding.budget import NO_ROOM
+    from tests.helpers.logits import GiveAt
+
+    model, tokenizer = tiny_model("gpt2", positions=200)
+    gen = RecallGenerator(model, tokenizer)
+    memory = FixedMemory("The user's dog is called Biscuit.")
+    asks = LogitsProcessorList([GiveAt(model.config.recall_token_id, 0.999, model.config.memory_pad_token_id, steps=(10,))])
+    result = gen.generate("Where do I live?", memory=memory, max_new_tokens=60, logits_processor=asks)
+    assert result.usage.generated_tokens == 60 and result.usage.injected_tokens == 0
+    assert [r.reason for r in result.recalls] == [NO_ROOM]
+    marked = gen.generate("Where do I live?" + RECALL_TOKEN, memory=memory, max_new_tokens=60)  # a prompt's marker
+    assert marked.usage.injected_tokens == 0 and [r.reason for r in marked.recalls] == [NO_ROOM]
+    fits = gen.generate("Where do I live?" + RECALL_TOKEN, memory=memory, max_new_tokens=10)
+    assert fits.recalls[0].injected and fits.usage.injected_tokens > 0
