@@ -92,7 +92,14 @@ def test_what_a_message_states_without_its_questions(text, stated):
       "My code has `if x != None:` and it fails on Python 3.12."),
      ("My site https://x.com/page?&a=1 is slow since Monday. Why?", "My site https://x.com/page?&a=1 is slow since Monday."),
      ('My son yelled "I hate broccoli!" at dinner yesterday. What should I cook?',
-      'My son yelled "I hate broccoli!" at dinner yesterday.')],
+      'My son yelled "I hate broccoli!" at dinner yesterday.'),
+     # a fourth review's: a statement before a question that opens with no question word, or after a quote
+     ("I live on Main St. Thoughts?", "I live on Main St."), ("I live in the U.S. and you?", "I live in the U.S."),
+     ("i'm from the u.s. hbu?", "i'm from the u.s."), ("I moved here in Oct. Know any good doctors?", "I moved here in Oct."),
+     ('I just finished reading "Dune." any recommendations?', 'I just finished reading "Dune."'),
+     ("I'm allergic to nuts (really allergic!) any tips for eating out?", "I'm allergic to nuts (really allergic!)"),
+     ("**Where should I eat tonight?** I live in Paris and I love sushi.", "** I live in Paris and I love sushi."),
+     ("Can you help?<br>I work at Acme as a nurse.", "<br>I work at Acme as a nurse.")],
 )  # fmt: skip
 def test_numbers_names_and_lists_in_a_message_that_asks_are_written_whole(text, stated):
     """A sentence ended at every point until 2026-12-07, and the pieces left went as fillers: the

@@ -33,12 +33,13 @@ import re
 __all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 
 #: Where a sentence may end: a run of ``.!?`` (or ``…``), with the quotes or brackets that close
-#: after it, before a space, the end of the text or a character beyond ASCII ("tonight?😋 I live..."),
-#: not inside "72.5", "3.11.4", "www.jane.io", "jane.doe@example.com", "x != None" or "?&a=1"; their
+#: after it, before a space, the end of the text or a character that joins no word ("tonight?😋 I
+#: live...", "tonight?** I live..."), not inside "72.5", "3.11.4", "www.jane.io",
+#: "jane.doe@example.com", "x != None", "foo()?;" or "?&a=1"; their
 #: CJK forms ("。！？", which no space follows); or a line break that does not start a list item
 #: ("- peanuts"). A run is matched whole from its start (the lookarounds): a long run of points
 #: took quadratic time (100 kB, 2 min).
-_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\x00-\x7f])"
+_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-=&;`])"
                   r"|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")  # fmt: skip
 #: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis", "No. 5", "Oct. 12",
 #: "5th Ave. in New York"), unless a question word follows ("I live on Main St. What is near?").
@@ -47,10 +48,14 @@ _TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "
                      "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})  # fmt: skip
 #: A word of initials ("U.S", "p.m", "e.g"): a point after it ends the sentence only before a capital.
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
-#: Where a question without a comma still has its clause end: a point before a word that asks
-#: ("I was born in the U.K. how about you?"), not one inside the question ("pizza in St. Louis?").
-_AFTER_POINT = re.compile(r"(?<=[.!?\u2026])\s+(?=(?i:(?:what|where|when|who|whom|whose|which|why|how|is|are|am|was|"
-                          r"were|do|does|did|can|could|should|would|will|shall|may|might|any|have|has)\b))")  # fmt: skip
+#: Where a question without a comma may still have a statement before it: after a point (and a
+#: closing quote) and a space ("I was born in the U.K. how about you?", 'I read "Dune." any tips?').
+_AFTER_POINT = re.compile(r"(?:(?<=[.!?\u2026])|(?<=[.!?\u2026][\"'\u201d\u2019)\]]))\s+")
+#: Words a question opens with: a piece of a sentence that opens with one asks too ("Where is the
+#: best pizza in St." is the start of a question, not a statement).
+_OPENERS = re.compile(
+    r"(?i:what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|could|should|would|"
+    r"will|shall|may|might|any|have|has)\b")  # fmt: skip
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -80,15 +85,25 @@ def without_questions(text: str) -> str:
     for sentence in _sentences(text):
         if sentence.endswith(_QUESTION_MARKS) or any(mark in sentence[-3:] for mark in _QUESTION_MARKS):
             clauses = _CLAUSE_END.split(sentence)
-            if len(clauses) == 1:  # no comma: a point the sentence went on after ("U.K. how about you?") ends the clause
-                clauses = _AFTER_POINT.split(sentence)
+            if len(clauses) == 1:  # no comma: what comes before the piece the question opens ("U.K. how about you?")
+                clauses = _statement_before(_AFTER_POINT.split(sentence))
             sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
-            if sentence and sentence[-1] not in ".!\u2026\u3002\uff01":
+            if sentence and not re.search(r"[.!\u2026\u3002\uff01][\"'\u201d\u2019)\]]*$", sentence):
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
         words = _words(sentence)
         if words > FILLER_WORDS or (words > 1 and any(c.isdigit() for c in sentence)):
             kept.append(sentence)
     return " ".join(kept)
+
+
+def _statement_before(pieces: list[str]) -> list[str]:
+    """The pieces of a question without a comma, split at its points, as clauses: those before the
+    first that opens like a question, then that one with the rest (the clause left out); all of them
+    as one where the first piece opens like a question ("Where is the best pizza in St. Louis?")."""
+    for index, piece in enumerate(pieces):
+        if _OPENERS.match(piece.lstrip("\"'(\u201c\u2018*_")):
+            return [*pieces[:index], " ".join(pieces[index:])] if index else [" ".join(pieces)]
+    return pieces
 
 
 def _sentences(text: str) -> list[str]:
