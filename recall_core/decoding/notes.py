@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Sequence
@@ -64,10 +65,19 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
             text = plain_text(text)
         ids = _plain_ids(tokenizer, text)
         if len(ids) > config.max_memory_tokens:
-            kept = ids[-config.max_memory_tokens :] if _found_last(memory) else ids[: config.max_memory_tokens]
-            text = tokenizer.decode(kept)
+            head = tokenizer.decode(ids[: config.max_memory_tokens])
+            text = _from_a_turn(tokenizer.decode(ids[-config.max_memory_tokens :])) if _found_last(memory) else None
+            text = text or head
         lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
     return lines
+
+
+def _from_a_turn(tail: str) -> str | None:
+    """``tail`` (a note's end) from the first turn that starts whole in it, label and all ("User: ...");
+    ``None`` when none does (the found turn alone is too long: the note keeps its start). A second
+    review found the first version's cut start read as the speaker ("10: 30 or at noon?")."""
+    match = re.search(r"\n(?=[^\n:]{1,40}: )", tail)
+    return tail[match.end() :] if match else None
 
 
 def _found_last(memory: MemoryCandidate | str) -> bool:

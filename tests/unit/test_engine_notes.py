@@ -125,9 +125,13 @@ def test_a_unit_whose_found_turn_is_last_keeps_its_end_when_cut(tiny):
     text = "Assistant: " + "Which area are you moving to? " * 20 + "\nUser: It is 27 Lavender Gardens, keys on 14 June."
     answer = MemoryCandidate("u", 1.0, text, None, {"covers": "a,u"})
     question = MemoryCandidate("a", 1.0, text, None, {"covers": "a,u"})
-    config = RecallConfig(max_memory_tokens=30)
-    assert notes_text(tokenizer, [answer], config).endswith("14 June.")
+    config = RecallConfig(max_memory_tokens=60)
+    assert notes_text(tokenizer, [answer], config) == "It is 27 Lavender Gardens, keys on 14 June."  # labelled User
     assert "14 June" not in notes_text(tokenizer, [question], config)
+    # the end kept from a turn's label on: a cut start was read as the speaker ("10: 30 or...", a second review)
+    for limit in range(20, 120, 3):
+        got = notes_text(tokenizer, [answer], RecallConfig(max_memory_tokens=limit))
+        assert got.startswith("Which area") or got == "It is 27 Lavender Gardens, keys on 14 June.", (limit, got)
 
 
 REPLY = "Here's a start:\n\n## Budget\n\n**Rent:** £650\n- **Phone:** £28\n\n---\n\nSee [the form](https://x.ie/f)."
