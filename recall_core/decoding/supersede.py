@@ -44,7 +44,8 @@ from recall_core.types import MemoryCandidate
 CHANGE_WORDS = re.compile(
     # "new", and "New" opening a sentence, but not the "New" of a name ("a hotel in New York")
     r"\b(now|instead|any ?more|no longer|(?-i:new)|(?-i:New|NEW)(?!(?-i: [A-Z]))|"
-    r"^(?-i:New)(?! (?-i:York|Zealand|Delhi|Jersey|Orleans|Mexico|Hampshire|England|Brunswick|Haven|Year))|"
+    r"(?:^|(?<=[.!?:] )|(?<=\n))(?-i:New)(?! (?-i:York|Zealand|Delhi|Jersey|Orleans|Mexico|Hampshire|England|"
+    r"Brunswick|Haven|South Wales|Year))|"
     r"moved?|moving|changed?|changing|switch(?:ed)?|"
     r"re-?scheduled?|postponed?|pushed (?:back|forward)|brought forward|bumped|delayed|updated?|"
     r"actually|cancell?ed|replaced|retimed|turns out|from now on)\b",

@@ -124,6 +124,7 @@ def test_new_before_a_capital_is_a_name_not_a_change():
     assert says_change("I got a new GP appointment: May 9th at 11:00.") and says_change("My new PIN is 4321 from Monday.")
     # and "New" opening a sentence, unless a place's name (a third review)
     assert says_change("New GP appointment: May 9th at 11:00.") and not says_change("New York is lovely in May.")
+    assert says_change("Bad news. New GP appointment: May 9th.") and says_change("User: New GP appointment: May 9th.")
 
 
 def test_a_chain_of_updates_resolves_to_the_newest():
