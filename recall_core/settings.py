@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -221,7 +221,9 @@ def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
     stops: list[str] = []
     for source in sources:
         if source is not None:
-            if not isinstance(source, (str, Iterable)):  # stop=5 was a TypeError that named nothing (a reviewer)
+            # stop=5 was a TypeError that named nothing (a reviewer); a one-shot iterator would be used
+            # up by the first check and then stop nothing; bytes would be read as numbers
+            if not isinstance(source, (str, Iterable)) or isinstance(source, (Iterator, bytes)):
                 raise ValueError(f"stop strings must be a string or a list of non-empty strings, got {source!r}")
             stops.extend([source] if isinstance(source, str) else list(source))  # a set too, as before
     if any(not isinstance(s, str) or not s for s in stops):

@@ -335,7 +335,7 @@ def test_bad_stop_strings_in_the_defaults_fail_when_the_generator_is_made(tiny):
     """``generation_defaults={"stop_strings": [""]}`` passed the constructor and failed at the first
     call, and ``stop=5`` raised a TypeError that named nothing (a reviewer, 2026-12-07)."""
     model, tokenizer = tiny
-    for bad in ([""], [None], 5):
+    for bad in ([""], [None], 5, (s for s in ["###"]), b"###"):  # an iterator would be used up by the check
         with pytest.raises(ValueError, match="stop strings must be"):
             RecallGenerator(model, tokenizer, generation_defaults={"stop_strings": bad})
     with pytest.raises(ValueError, match="stop strings must be a string or a list of non-empty strings, got 5"):
