@@ -171,13 +171,11 @@ def says_any(candidate: MemoryCandidate, asked: set[str], capitalised: bool = Fa
 
 
 def _labels(candidate: MemoryCandidate) -> set[str]:
-    """Who a note is labelled as said by: its speaker (not a bare role) and, in a unit of several
-    turns (which the search labels by speaker), the labels of its lines. A single turn's own
-    "Password: ..." or "Note: ..." is no speaker: until 2026-12-07 it was, and the note with the wifi
-    password gave its place to one that named the asked person (a reviewer)."""
+    """Who a note is labelled as said by: its speaker (not a bare role) and the labels of its lines.
+    (A line's "Password: ..." counts as a label too; keeping labels to units of several turns, tried
+    on 2026-12-07, lost single turns written with their speaker, "Caroline: ...", a second review.)"""
     meta = candidate.metadata or {}
-    turns = str(meta.get("covers") or "").split(",")
-    labels = {m.group(1) for m in LABEL.finditer(candidate.text)} if len(turns) > 1 else set()
+    labels = {m.group(1) for m in LABEL.finditer(candidate.text)}
     speaker = meta.get("speaker")
     if isinstance(speaker, str):
         labels.add(speaker)
