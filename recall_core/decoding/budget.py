@@ -14,10 +14,14 @@ from typing import Any
 
 import torch
 from transformers.generation.logits_process import (
+    ExponentialDecayLengthPenalty,
+    ForcedBOSTokenLogitsProcessor,
+    ForcedEOSTokenLogitsProcessor,
     LogitsProcessor,
     LogitsProcessorList,
     MinLengthLogitsProcessor,
     MinNewTokensLengthLogitsProcessor,
+    SuppressTokensAtBeginLogitsProcessor,
 )
 from transformers.generation.stopping_criteria import (
     MaxLengthCriteria,
@@ -78,6 +82,13 @@ class GeneratedLengthProcessor(LogitsProcessor):
         return self.inner(_without(input_ids, self.added), scores)
 
 
+#: Processors that act at a length of the sequence: they see it without recall's positions. Until
+#: 2026-12-07 only the minimum lengths did, and after notes were injected ``forced_eos_token_id``
+#: never forced its token and ``begin_suppress_tokens`` no longer suppressed the first (a reviewer).
+_LENGTH_PROCESSORS = (MinLengthLogitsProcessor, MinNewTokensLengthLogitsProcessor, ForcedEOSTokenLogitsProcessor,
+                      ForcedBOSTokenLogitsProcessor, SuppressTokensAtBeginLogitsProcessor, ExponentialDecayLengthPenalty)
+
+
 def count_generated_only(
     stopping_criteria: StoppingCriteriaList, logits_processor: LogitsProcessorList, added: AddedPositions
 ) -> tuple[StoppingCriteriaList, LogitsProcessorList]:
@@ -86,9 +97,7 @@ def count_generated_only(
         GeneratedLengthCriteria(c, added) if isinstance(c, MaxLengthCriteria) else c for c in stopping_criteria
     )
     processors = LogitsProcessorList(
-        GeneratedLengthProcessor(p, added)
-        if isinstance(p, MinLengthLogitsProcessor | MinNewTokensLengthLogitsProcessor)
-        else p
+        GeneratedLengthProcessor(p, added) if isinstance(p, _LENGTH_PROCESSORS) else p
         for p in logits_processor
     )
     return criteria, processors

@@ -363,3 +363,17 @@ def test_a_recall_that_would_pass_the_model_s_window_injects_nothing_and_says_wh
     assert marked.usage.injected_tokens == 0 and [r.reason for r in marked.recalls] == [NO_ROOM]
     fits = gen.generate("Where do I live?" + RECALL_TOKEN, memory=memory, max_new_tokens=10)
     assert fits.recalls[0].injected and fits.usage.injected_tokens > 0
+
+
+def test_processors_that_act_at_a_length_count_generated_tokens_only(tiny):
+    """After a prompt's notes were injected, ``forced_eos_token_id`` never forced its token and
+    ``begin_suppress_tokens`` no longer kept the first token out: both saw the notes' positions as
+    generated (a reviewer, 2026-12-07)."""
+    model, tokenizer = tiny
+    gen = RecallGenerator(model, tokenizer)
+    memory, prompt = FixedMemory(FACT), "Where do I live?" + RECALL_TOKEN
+    forced = gen.generate(prompt, memory=memory, max_new_tokens=12, forced_eos_token_id=7, eos_token_id=7)
+    assert forced.usage.injected_tokens > 0 and forced.sequences[0, -1].item() == 7 and forced.finish_reason == "stop"
+    first = gen.generate(prompt, memory=memory, max_new_tokens=1).sequences[0, -1].item()
+    again = gen.generate(prompt, memory=memory, max_new_tokens=1, begin_suppress_tokens=[first])
+    assert again.usage.injected_tokens > 0 and again.sequences[0, -1].item() != first
