@@ -99,7 +99,13 @@ def test_what_a_message_states_without_its_questions(text, stated):
      ('I just finished reading "Dune." any recommendations?', 'I just finished reading "Dune."'),
      ("I'm allergic to nuts (really allergic!) any tips for eating out?", "I'm allergic to nuts (really allergic!)"),
      ("**Where should I eat tonight?** I live in Paris and I love sushi.", "** I live in Paris and I love sushi."),
-     ("Can you help?<br>I work at Acme as a nurse.", "<br>I work at Acme as a nurse.")],
+     ("Can you help?<br>I work at Acme as a nurse.", "<br>I work at Acme as a nurse."),
+     # a fifth review's: no space after a point; a question with a comma after a title or "..."
+     ("I live in Paris.Where should I eat?", "I live in Paris."), ("Where do you live?I live in Paris.", "I live in Paris."),
+     ("what's the weather?i'm in oslo today", "i'm in oslo today"), ("I just moved to Lyon!Any tips?", "I just moved to Lyon!"),
+     ("I told her no. Was that mean, really?", "I told her no."),
+     ("I was born in the U.K. how about you, mate?", "I was born in the U.K."),
+     ("I'm allergic to peanuts... any snack ideas, maybe?", "I'm allergic to peanuts...")],
 )  # fmt: skip
 def test_numbers_names_and_lists_in_a_message_that_asks_are_written_whole(text, stated):
     """A sentence ended at every point until 2026-12-07, and the pieces left went as fillers: the

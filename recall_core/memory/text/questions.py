@@ -56,6 +56,10 @@ _AFTER_POINT = re.compile(r"(?:(?<=[.!?\u2026])|(?<=[.!?\u2026][\"'\u201d\u2019)
 _OPENERS = re.compile(
     r"(?i:what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|could|should|would|"
     r"will|shall|may|might|any|have|has)\b")  # fmt: skip
+#: A point with no space after it before a new sentence: a capital after a word ("Paris.Where
+#: should I eat?"), or any letter after a question or exclamation mark ("the weather?i'm in oslo"),
+#: not inside an address (the mark's word holds no "/", "=", "@" or "&": "page?id=55").
+_UNSPACED = re.compile(r"(?<=[a-z]{2})[.!?](?=[A-Z])|(?<=[a-z])[!?](?=[a-z])(?![^\s/=@&]{0,64}[/=@&])")
 _CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -82,11 +86,14 @@ def without_questions(text: str) -> str:
     if not any(mark in text for mark in _QUESTION_MARKS):
         return text
     kept: list[str] = []
-    for sentence in _sentences(text):
+    for sentence in _sentences(_UNSPACED.sub(lambda mark: mark.group() + " ", text)):
         if sentence.endswith(_QUESTION_MARKS) or any(mark in sentence[-3:] for mark in _QUESTION_MARKS):
-            clauses = _CLAUSE_END.split(sentence)
-            if len(clauses) == 1:  # no comma: what comes before the piece the question opens ("U.K. how about you?")
-                clauses = _statement_before(_AFTER_POINT.split(sentence))
+            # the pieces before the one the question opens ("U.K. how about you?", "I said no. Is that bad,
+            # honestly?"), else its clauses before the last comma ("My dog Rex is sick, what should I do?")
+            pieces = _AFTER_POINT.split(sentence)
+            clauses = _statement_before(pieces)
+            if clauses is None:  # no piece opens like a question: the last comma, else the last point
+                clauses = _CLAUSE_END.split(sentence) if len(_CLAUSE_END.split(sentence)) > 1 else pieces
             sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
             if sentence and not re.search(r"[.!\u2026\u3002\uff01][\"'\u201d\u2019)\]]*$", sentence):
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
@@ -96,21 +103,22 @@ def without_questions(text: str) -> str:
     return " ".join(kept)
 
 
-def _statement_before(pieces: list[str]) -> list[str]:
-    """The pieces of a question without a comma, split at its points, as clauses: those before the
-    first that opens like a question, then that one with the rest (the clause left out); all of them
-    as one where the first piece opens like a question ("Where is the best pizza in St. Louis?")."""
+def _statement_before(pieces: list[str]) -> list[str] | None:
+    """The pieces of a question, split at its points, as clauses: those before the first that
+    opens like a question, then that one with the rest (the clause left out); one clause where the
+    first piece opens like a question ("Where is the best pizza in St. Louis?"); ``None`` where none does."""
     for index, piece in enumerate(pieces):
         if _OPENERS.match(piece.lstrip("\"'(\u201c\u2018*_")):
             return [*pieces[:index], " ".join(pieces[index:])] if index else [" ".join(pieces)]
-    return pieces
+    return None
 
 
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences, stripped, none empty (where they end: :data:`_END`)."""
     found, start = [], 0
     for match in _END.finditer(text):
-        if match.group() == "." and _no_end_after(text[:match.start()][-64:], text[match.end() : match.end() + 64]):
+        if match.group() == "." and _no_end_after(text[max(0, match.start() - 64) : match.start()],
+                                                  text[match.end() : match.end() + 64]):  # fmt: skip
             continue
         closed = match.group()[-1:] in "\"'\u201d\u2019)]"
         if (match.group() in ("...", "\u2026") or closed) and re.match(r"\s+[a-z]", text[match.end() : match.end() + 8]):
@@ -129,7 +137,7 @@ def _no_end_after(before: str, after: str) -> bool:
     following = re.match(r"\s+(\S+)", after)
     nxt = following.group(1) if following else ""
     if word.lower() in _TITLES:
-        return bool(nxt) and re.sub(r"[^\w']", "", nxt.lower()) not in QUESTION_WORDS
+        return bool(nxt) and not _OPENERS.match(nxt.lstrip("\"'(\u201c\u2018*_"))
     if word.isdigit() and before.rsplit("\n", 1)[-1].strip() == word:
         return True  # "1." opening a line: a list's number
     return nxt[:1].islower() or nxt[:1].isdigit() if _INITIALS.fullmatch(word) else False
