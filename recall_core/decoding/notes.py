@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 from collections.abc import Sequence
@@ -65,19 +64,25 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
             text = plain_text(text)
         ids = _plain_ids(tokenizer, text)
         if len(ids) > config.max_memory_tokens:
-            head = tokenizer.decode(ids[: config.max_memory_tokens])
-            text = _from_a_turn(tokenizer.decode(ids[-config.max_memory_tokens :])) if _found_last(memory) else None
-            text = text or head
+            found = _found_turn(memory, text) if _found_last(memory) else None
+            if found is not None:  # the found turn, labelled, whole or cut at its end (its context before goes)
+                found_ids = _plain_ids(tokenizer, found)
+                text = found if len(found_ids) <= config.max_memory_tokens else tokenizer.decode(found_ids[: config.max_memory_tokens])
+            else:
+                text = tokenizer.decode(ids[: config.max_memory_tokens])
         lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
     return lines
 
 
-def _from_a_turn(tail: str) -> str | None:
-    """``tail`` (a note's end) from the first turn that starts whole in it, label and all ("User: ...");
-    ``None`` when none does (the found turn alone is too long: the note keeps its start). A second
-    review found the first version's cut start read as the speaker ("10: 30 or at noon?")."""
-    match = re.search(r"\n(?=[^\n:]{1,40}: )", tail)
-    return tail[match.end() :] if match else None
+def _found_turn(memory: MemoryCandidate | str, text: str) -> str | None:
+    """The found turn of a unit's ``text`` (its last), from its own label on ("User: ..." or its
+    speaker's name, as the search labels it); ``None`` where the label is not there. A second and a
+    fifth review found a cut start, or any "Invoice 12: ..." line, read as the speaker."""
+    meta = {} if isinstance(memory, str) else (memory.metadata or {})
+    speaker = meta.get("speaker") if isinstance(meta.get("speaker"), str) and meta.get("speaker").strip() else None
+    label = speaker or str(meta.get("role") or "").capitalize()
+    at = text.rfind(f"\n{label}: ") if label else -1
+    return text[at + 1 :] if at >= 0 else None
 
 
 def _found_last(memory: MemoryCandidate | str) -> bool:

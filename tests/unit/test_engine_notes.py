@@ -123,15 +123,19 @@ def test_a_unit_whose_found_turn_is_last_keeps_its_end_when_cut(tiny):
     2026-12-07 (a reviewer); a unit whose found turn is first, or a single turn, keeps its start."""
     _, tokenizer = tiny
     text = "Assistant: " + "Which area are you moving to? " * 20 + "\nUser: It is 27 Lavender Gardens, keys on 14 June."
-    answer = MemoryCandidate("u", 1.0, text, None, {"covers": "a,u"})
-    question = MemoryCandidate("a", 1.0, text, None, {"covers": "a,u"})
+    answer = MemoryCandidate("u", 1.0, text, None, {"covers": "a,u", "role": "user"})
+    question = MemoryCandidate("a", 1.0, text, None, {"covers": "a,u", "role": "assistant"})
     config = RecallConfig(max_memory_tokens=60)
     assert notes_text(tokenizer, [answer], config) == "It is 27 Lavender Gardens, keys on 14 June."  # labelled User
     assert "14 June" not in notes_text(tokenizer, [question], config)
-    # the end kept from a turn's label on: a cut start was read as the speaker ("10: 30 or...", a second review)
-    for limit in range(20, 120, 3):
+    # the found turn from its own label on, cut at its end if need be: a cut start, or a line such as
+    # "Invoice 12: ...", was read as the speaker (second and fifth reviews)
+    for limit in range(12, 120, 3):
         got = notes_text(tokenizer, [answer], RecallConfig(max_memory_tokens=limit))
-        assert got.startswith("Which area") or got == "It is 27 Lavender Gardens, keys on 14 June.", (limit, got)
+        assert got.startswith("It is 27") and "Which" not in got, (limit, got)
+    listed = MemoryCandidate("u", 1.0, "Assistant: " + "Invoice 12: 8808\n" * 30 + "Which one?\nUser: The sofa one.",
+                             None, {"covers": "a,u", "role": "user"})  # fmt: skip
+    assert notes_text(tokenizer, [listed], config) == "The sofa one."
 
 
 REPLY = "Here's a start:\n\n## Budget\n\n**Rent:** £650\n- **Phone:** £28\n\n---\n\nSee [the form](https://x.ie/f)."
