@@ -86,15 +86,18 @@ def _found_turn(memory: MemoryCandidate | str, text: str) -> str | None:
 
 
 def _found_last(memory: MemoryCandidate | str) -> bool:
-    """Whether ``memory`` is a unit of several turns whose last is the one the search found (a reply
-    after the turn it answers): a note too long then keeps its end. Until 2026-12-07 every note was
+    """Whether ``memory`` is a unit of several turns whose last is the one the search found and a
+    user's (an answer after the question it answers): a note too long then keeps that turn. Until 2026-12-07 every note was
     cut from its end, and a long assistant question before the user's answer cut the answer ("... and
-    the keys come on" without "14 June"; a reviewer). No note of the hand-written families' 552
-    questions changes: 2 are cut, both with the found turn first or alone (2026-12-07)."""
+    the keys come on" without "14 June"; a reviewer). On the hand-written families' 552 questions
+    2 notes are cut and neither changes (2026-12-07; with a found reply kept too, one lost the answer)."""
     if isinstance(memory, str):
         return False
-    covers = str((memory.metadata or {}).get("covers") or "").split(",")
-    return len(covers) > 1 and covers[-1] == memory.id
+    meta = memory.metadata or {}
+    covers = str(meta.get("covers") or "").split(",")
+    # the user's turn only: a reply found after the user's turn it answers keeps its start, where the
+    # user's facts are (keeping the reply lost "rent is now £1,025" on handwritten-household)
+    return len(covers) > 1 and covers[-1] == memory.id and meta.get("role") == "user"
 
 
 def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] | str, config: RecallConfig) -> list[int]:

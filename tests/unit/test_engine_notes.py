@@ -136,6 +136,10 @@ def test_a_unit_whose_found_turn_is_last_keeps_its_end_when_cut(tiny):
     listed = MemoryCandidate("u", 1.0, "Assistant: " + "Invoice 12: 8808\n" * 30 + "Which one?\nUser: The sofa one.",
                              None, {"covers": "a,u", "role": "user"})  # fmt: skip
     assert notes_text(tokenizer, [listed], config) == "The sofa one."
+    # a reply found after the user's turn it answers keeps its start, where the user's facts are
+    reply = MemoryCandidate("r", 1.0, "User: rent is now 1025.\nAssistant: " + "Here is a budget line. " * 30, None,
+                            {"covers": "u,r", "role": "assistant"})  # fmt: skip
+    assert "1025" in notes_text(tokenizer, [reply], config)
 
 
 REPLY = "Here's a start:\n\n## Budget\n\n**Rent:** £650\n- **Phone:** £28\n\n---\n\nSee [the form](https://x.ie/f)."
