@@ -121,25 +121,10 @@ def _check_default_out(out: Path, model: Any) -> None:
                          "the same name): give --out a folder of its own, or remove that adapter first")  # fmt: skip
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``recall train``. The options and the outputs (``--out``, ``--save-examples``) are checked
-    before the model is loaded; what needs the model (the targets, an examples file's token ids)
-    right after it, before any data is built."""
-    import torch
+def _recipe(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The command line's ``Mixture`` and ``TrainConfig`` (each checks its fields)."""
+    from recall_core.training.lora import TrainConfig
 
-    from recall_core.models.loading import load_model, models_dir_name
-    from recall_core.paths import recall_home
-    from recall_core.training.adapter import check_out
-    from recall_core.training.example_files import (
-        check_examples,
-        check_writable_file,
-        file_families,
-        read_examples,
-    )
-    from recall_core.training.lora import TrainConfig, build_examples, save_examples, train_recall
-
-    if not 0 < args.examples <= EXAMPLES_SCALE:
-        raise ValueError(f"--examples must be in (0, {EXAMPLES_SCALE:g}], got {args.examples}")
     base = Mixture()
     mixture = Mixture(repeats=args.repeats, auto_share=base.auto_share, mid_share=base.mid_share,
                       general=max(1, round(base.general * args.examples)),
@@ -156,6 +141,33 @@ def run(args: argparse.Namespace) -> int:
                          families=_names(args.families) if args.families is not None else tuple(FAMILIES),
                          exclude=_names(args.exclude), encoder=args.encoder, targets=targets,
                          agreement_prompts=args.agreement_prompts, seed=args.seed)  # fmt: skip
+    return mixture, config
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``recall train``. The options and the outputs (``--out``, ``--save-examples``) are checked
+    before the model is loaded; what needs the model (the targets, an examples file's token ids)
+    right after it, before any data is built."""
+    import torch
+
+    from recall_core.models.loading import load_model, models_dir_name
+    from recall_core.paths import recall_home
+    from recall_core.training.adapter import check_out
+    from recall_core.training.example_files import (
+        check_examples,
+        check_writable_file,
+        file_families,
+        read_examples,
+    )
+    from recall_core.training.lora import build_examples, save_examples, train_recall
+
+    if not 0 < args.examples <= EXAMPLES_SCALE:
+        raise ValueError(f"--examples must be in (0, {EXAMPLES_SCALE:g}], got {args.examples}")
+    try:
+        mixture, config = _recipe(args)
+    except ValueError as error:  # named as the option is typed ("batch_size must be..." until 2026-12-07, a reviewer)
+        name = str(error).split(" ", 1)[0]
+        raise ValueError(f"--{name.replace('_', '-')}{str(error)[len(name):]}" if name in vars(args) else str(error)) from None
     if args.save_examples:
         check_writable_file(args.save_examples, "--save-examples")
         model, tokenizer = load_model(args.model, device=args.device, tuned=False, threads=torch.get_num_threads())

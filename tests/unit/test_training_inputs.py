@@ -465,3 +465,13 @@ def test_a_cut_examples_file_is_named_and_a_save_never_leaves_one(tmp_path, monk
         example_files.save_examples(path, examples[:3])
     assert path.read_bytes() == whole and sorted(p.name for p in tmp_path.iterdir()) == ["cut.jsonl.gz", "ex.jsonl.gz"]
     assert gzip.decompress(whole)
+
+
+def test_recall_train_names_a_bad_recipe_value_as_its_option(monkeypatch, capsys):
+    """The refusal named the Python field ("batch_size must be...") where training.md promises the
+    option (a reviewer, 2026-12-07)."""
+    from recall_core.cli import main
+
+    _no_work(monkeypatch)
+    assert main(["train", "--batch-size", "0", *SMALL_RUN]) == 2
+    assert "--batch-size must be an int >= 1, got 0" in capsys.readouterr().err
