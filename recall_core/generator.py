@@ -35,6 +35,7 @@ from recall_core.decoding.ask import (
     with_memory_search,
     without_marker,
 )
+from recall_core.decoding.budget import trained_positions
 from recall_core.decoding.hf_compat import CACHE_KEY
 from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
 from recall_core.kv.cache import cache_length
@@ -154,13 +155,9 @@ class RecallGenerator:
     # ------------------------------------------------------------------ prompts
     @property
     def context_window(self) -> int:
-        """How many positions the model was trained on."""
-        config = self.model.config
-        for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
-            value = getattr(config, name, None)
-            if isinstance(value, int) and value > 0:
-                return value
-        return int(getattr(self.tokenizer, "model_max_length", 2048))
+        """How many positions the model was trained on (its config's, else its tokenizer's bound)."""
+        trained = trained_positions(self.model.config)
+        return trained if trained is not None else int(getattr(self.tokenizer, "model_max_length", 2048))
 
     @property
     def vocab_size(self) -> int:
