@@ -172,17 +172,15 @@ def generate_keywords(options: Mapping[str, Any], cache_given: bool = False) -> 
     :data:`ONE_PATH`): it is left out, where transformers refused the pair ("Passing both").
     """
     options = dict(options)
-    config = options.get("generation_config")
     if cache_given:
         options.pop("cache_implementation", None)
-        if config is not None and config.cache_implementation is not None:
-            config = copy.deepcopy(config)
-            config.cache_implementation = None
-            options["generation_config"] = config
+    config = options.pop("generation_config", None)
     if config is None:
         return options
-    merged = copy.deepcopy(config)
-    rest = merged.update(**{name: value for name, value in options.items() if name != "generation_config"})
+    merged = copy.deepcopy(config)  # the caller's own is left as it is
+    if cache_given:
+        merged.cache_implementation = None
+    rest = merged.update(**options)
     return {**rest, "generation_config": merged}
 
 
