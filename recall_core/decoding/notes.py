@@ -11,6 +11,7 @@ import torch
 
 from recall_core.config import RecallConfig
 from recall_core.dates import day_label
+from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.markup import plain_text
 from recall_core.types import MemoryCandidate
 
@@ -64,7 +65,7 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
             text = plain_text(text)
         ids = _plain_ids(tokenizer, text)
         if len(ids) > config.max_memory_tokens:
-            found = _found_turn(memory, text) if _found_last(memory) else None
+            found = _found_turn(memory, text)
             if found is not None:  # the found turn, labelled, whole or cut at its end (its context before goes)
                 found_ids = _plain_ids(tokenizer, found)
                 text = found if len(found_ids) <= config.max_memory_tokens else tokenizer.decode(found_ids[: config.max_memory_tokens])
@@ -75,29 +76,24 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
 
 
 def _found_turn(memory: MemoryCandidate | str, text: str) -> str | None:
-    """The found turn of a unit's ``text`` (its last), from its own label on ("User: ..." or its
-    speaker's name, as the search labels it); ``None`` where the label is not there. A second and a
-    fifth review found a cut start, or any "Invoice 12: ..." line, read as the speaker."""
-    meta = {} if isinstance(memory, str) else (memory.metadata or {})
-    speaker = meta.get("speaker") if isinstance(meta.get("speaker"), str) and meta.get("speaker").strip() else None
-    label = speaker or str(meta.get("role") or "").capitalize()
-    at = text.rfind(f"\n{label}: ") if label else -1
-    return text[at + 1 :] if at >= 0 else None
+    """The turn the search found in a unit's ``text``, from its own label on, where that turn is the
+    unit's last and a user's (an answer after the question it answers): a note too long then keeps
+    it, whole or cut at its end; ``None`` otherwise (the note keeps its start).
 
-
-def _found_last(memory: MemoryCandidate | str) -> bool:
-    """Whether ``memory`` is a unit of several turns whose last is the one the search found and a
-    user's (an answer after the question it answers): a note too long then keeps that turn. Until 2026-12-07 every note was
-    cut from its end, and a long assistant question before the user's answer cut the answer ("... and
-    the keys come on" without "14 June"; a reviewer). On the hand-written families' 552 questions
-    2 notes are cut and neither changes (2026-12-07; with a found reply kept too, one lost the answer)."""
+    Until 2026-12-07 every note was cut from its end, and a long assistant question before the
+    user's answer cut the answer ("... and the keys come on" without "14 June"; a reviewer). The
+    label is the one the search gives the turn (:func:`~recall_core.memory.text.composition.speaker_of`):
+    reviews found a cut start, or any "Invoice 12: ..." line, read as the speaker; and a found reply
+    kept without the user's turn before it lost "rent is now £1,025" on handwritten-household. On the
+    hand-written families' 552 questions 2 notes are cut and neither changes."""
     if isinstance(memory, str):
-        return False
+        return None
     meta = memory.metadata or {}
     covers = str(meta.get("covers") or "").split(",")
-    # the user's turn only: a reply found after the user's turn it answers keeps its start, where the
-    # user's facts are (keeping the reply lost "rent is now £1,025" on handwritten-household)
-    return len(covers) > 1 and covers[-1] == memory.id and meta.get("role") == "user"
+    if len(covers) < 2 or covers[-1] != memory.id or meta.get("role") != "user":
+        return None
+    at = text.rfind(f"\n{speaker_of('user', meta)}: ")
+    return text[at + 1 :] if at >= 0 else None
 
 
 def memory_token_ids(tokenizer: Any, memories: Sequence[MemoryCandidate | str] | str, config: RecallConfig) -> list[int]:
