@@ -83,7 +83,7 @@ def without_questions(text: str) -> str:
     wrote nothing, "I live in St. Louis, where should I eat?" wrote "I live in St." and a list's
     items went (a reviewer). A piece that holds a number is never a filler.
     """
-    if not any(mark in text for mark in _QUESTION_MARKS):
+    if not _has_question_mark(text):
         return text
     kept: list[str] = []
     for sentence in _sentences(_UNSPACED.sub(lambda mark: mark.group() + " ", text)):
@@ -93,7 +93,8 @@ def without_questions(text: str) -> str:
             pieces = _AFTER_POINT.split(sentence)
             clauses = _statement_before(pieces)
             if clauses is None:  # no piece opens like a question: the last comma, else the last point
-                clauses = _CLAUSE_END.split(sentence) if len(_CLAUSE_END.split(sentence)) > 1 else pieces
+                by_comma = _CLAUSE_END.split(sentence)
+                clauses = by_comma if len(by_comma) > 1 else pieces
             sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
             if sentence and not re.search(r"[.!\u2026\u3002\uff01][\"'\u201d\u2019)\]]*$", sentence):
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
@@ -108,9 +109,18 @@ def _statement_before(pieces: list[str]) -> list[str] | None:
     opens like a question, then that one with the rest (the clause left out); one clause where the
     first piece opens like a question ("Where is the best pizza in St. Louis?"); ``None`` where none does."""
     for index, piece in enumerate(pieces):
-        if _OPENERS.match(piece.lstrip("\"'(\u201c\u2018*_")):
+        if _opens_a_question(piece):
             return [*pieces[:index], " ".join(pieces[index:])] if index else [" ".join(pieces)]
     return None
+
+
+def _opens_a_question(text: str) -> bool:
+    """Whether ``text`` opens with a word a question opens with (:data:`_OPENERS`), quotes and marks aside."""
+    return _OPENERS.match(text.lstrip("\"'(\u201c\u2018*_")) is not None
+
+
+def _has_question_mark(text: str) -> bool:
+    return any(mark in text for mark in _QUESTION_MARKS)
 
 
 def _sentences(text: str) -> list[str]:
@@ -137,7 +147,7 @@ def _no_end_after(before: str, after: str) -> bool:
     following = re.match(r"\s+(\S+)", after)
     nxt = following.group(1) if following else ""
     if word.lower() in _TITLES:
-        return bool(nxt) and not _OPENERS.match(nxt.lstrip("\"'(\u201c\u2018*_"))
+        return bool(nxt) and not _opens_a_question(nxt)
     if word.isdigit() and before.rsplit("\n", 1)[-1].strip() == word:
         return True  # "1." opening a line: a list's number
     return nxt[:1].islower() or nxt[:1].isdigit() if _INITIALS.fullmatch(word) else False
@@ -151,12 +161,12 @@ def _words(sentence: str) -> int:
 
 def asks(text: str) -> bool:
     """Does ``text`` ask something: a question mark, or a question word anywhere (see :data:`QUESTION_WORDS`)?"""
-    return any(mark in text for mark in _QUESTION_MARKS) or any(word in QUESTION_WORDS for word in _LOWER_WORD.findall(text.lower()))
+    return _has_question_mark(text) or any(word in QUESTION_WORDS for word in _LOWER_WORD.findall(text.lower()))
 
 
 def only_asks(text: str) -> bool:
     """Does ``text`` ask something and state nothing but greetings and fillers?"""
-    return any(mark in text for mark in _QUESTION_MARKS) and not without_questions(text)
+    return _has_question_mark(text) and not without_questions(text)
 
 
 def turn_to_write(role: str, text: str, questions: bool) -> str:
