@@ -61,6 +61,12 @@ _RELATION = r"(?-i:(?:(?:best|older|younger|little|big|old|new|ex|late|great|ste
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
+def _straight(text: str) -> str:
+    """``text`` with the typographic apostrophe iPhones type ("I’m", "O’Neill") as the straight one:
+    NOT_NAMES lists the straight forms, and a name is one name typed either way."""
+    return text.replace("\u2019", "'")
+
+
 def names(text: str) -> set[str]:
     """The names ``text`` says, lower-cased: capitalised words that do not open a sentence or a
     clause, less :data:`NOT_NAMES` and words of time, each without a possessive ``'s``."""
@@ -73,8 +79,8 @@ def names(text: str) -> set[str]:
                     continue
                 # a typographic apostrophe (iPhones type one) read as the straight one NOT_NAMES lists:
                 # "I’m" was a name until 2026-12-07 and swapped the note that held the answer (a reviewer)
-                if len(word) > 1 and word.lower().replace("\u2019", "'") not in NOT_NAMES:
-                    found.add(word.lower().replace("\u2019", "'"))  # "O’Neill" is "O'Neill" (a third review)
+                if len(word) > 1 and _straight(word.lower()) not in NOT_NAMES:
+                    found.add(_straight(word.lower()))  # "O’Neill" is "O'Neill" (a third review)
     return found
 
 
@@ -86,7 +92,7 @@ def asked_names(question: str, candidates: Sequence[MemoryCandidate]) -> set[str
     if not typed_in_lower_case(question) or not candidates:
         return asked
     words = {w for m in _WORD.finditer(question)
-             if (w := _POSSESSIVE.sub("", m.group()).lower().replace("\u2019", "'")) not in NOT_NAMES}  # fmt: skip
+             if (w := _straight(_POSSESSIVE.sub("", m.group()).lower())) not in NOT_NAMES}  # fmt: skip
     named: set[str] = set()
     for candidate in candidates:
         named |= names(candidate.text) | _labels(candidate)
@@ -108,7 +114,7 @@ def says(text: str, name: str, capitalised: bool = False) -> bool:
     """Whether ``text`` says ``name`` as a whole word, case aside (a possessive counts); with
     ``capitalised``, only where its first letter is a capital ("That's great!" does not say the
     "Great" of the Great Wall)."""
-    text, name = text.replace("\u2019", "'"), name.replace("\u2019", "'")  # either apostrophe says the name
+    text, name = _straight(text), _straight(name)  # either apostrophe says the name
     if not capitalised:
         return re.search(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
     first, rest = re.escape(name[:1].upper()), re.escape(name[1:])
@@ -179,4 +185,4 @@ def _labels(candidate: MemoryCandidate) -> set[str]:
     speaker = meta.get("speaker")
     if isinstance(speaker, str):
         labels.add(speaker)
-    return {label.strip().lower().replace("\u2019", "'") for label in labels if label.strip()} - NOT_NAMES
+    return {_straight(label.strip().lower()) for label in labels if label.strip()} - NOT_NAMES
