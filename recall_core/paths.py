@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import tempfile
 import threading
 import warnings
 import weakref
@@ -156,3 +157,20 @@ def remove_derived_files(folder: str | Path, memory_ids: Iterable[str]) -> int:
             except OSError:
                 pass
     return removed
+
+
+def check_writable_file(path: str | Path, name: str, give: str = "a file name (.jsonl.gz)") -> Path:
+    """Refuse, before any work, a file that cannot be written: a folder, one whose folder is missing,
+    or one whose folder refuses a new file. ``name`` is the option the error names, ``give`` what
+    it asks for instead of a folder. Returns the path, ``~`` expanded."""
+    file = Path(path).expanduser()
+    if file.is_dir():
+        raise ValueError(f"{name} {file} is a folder: give {give}")
+    if not file.parent.is_dir():
+        raise ValueError(f"{name} {file}: its folder {file.parent} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=file.parent):
+            pass
+    except OSError as error:
+        raise ValueError(f"{name} {file} cannot be written: {error}") from error
+    return file

@@ -108,11 +108,9 @@ def _delete(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     if args.out:  # named here: the error came from the hidden file written beside it (a reviewer, 2026-12-07)
-        out = Path(args.out).expanduser()
-        if out.is_dir():
-            raise ValueError(f"--out {args.out} is a folder: give the file to write the memories to")
-        if not out.parent.is_dir():
-            raise ValueError(f"--out {args.out}: its folder {str(out.parent)!r} does not exist")
+        from recall_core.paths import check_writable_file
+
+        check_writable_file(args.out, "--out", "the file to write the memories to")
     with _open_store(args) as store:
         memory = store.for_user(args.user)
         count = memory.export_jsonl(args.out if args.out else sys.stdout)

@@ -151,14 +151,9 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from recall_core.models.loading import load_model, models_dir_name
-    from recall_core.paths import recall_home
+    from recall_core.paths import check_writable_file, recall_home
     from recall_core.training.adapter import check_out
-    from recall_core.training.example_files import (
-        check_examples,
-        check_writable_file,
-        file_families,
-        read_examples,
-    )
+    from recall_core.training.example_files import check_examples, file_families, read_examples
     from recall_core.training.lora import build_examples, save_examples, train_recall
 
     if not 0 < args.examples <= EXAMPLES_SCALE:

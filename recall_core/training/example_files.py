@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import tempfile
 import warnings
 import zlib
 from collections.abc import Sequence
@@ -114,19 +113,3 @@ def load_examples(path: str | Path, exclude: Sequence[str] = (), tokenizer: Any 
     if tokenizer is not None:
         check_examples(path, header, examples, tokenizer)
     return [e for e in examples if e.meta.get("family") not in set(exclude)]
-
-
-def check_writable_file(path: str | Path, name: str) -> Path:
-    """Refuse, before any work, a file that cannot be written: a folder, one whose folder is missing,
-    or one whose folder refuses a new file. ``name`` is the option the error names."""
-    file = Path(path).expanduser()
-    if file.is_dir():
-        raise ValueError(f"{name} {file} is a folder: give a file name (.jsonl.gz)")
-    if not file.parent.is_dir():
-        raise ValueError(f"{name} {file}: its folder {file.parent} does not exist")
-    try:
-        with tempfile.TemporaryFile(dir=file.parent):
-            pass
-    except OSError as error:
-        raise ValueError(f"{name} {file} cannot be written: {error}") from error
-    return file
