@@ -402,7 +402,8 @@ class _RecallLoop:
                     before = outputs.logits[:, -2:-1]
                 else:
                     before = previous.logits[:, -1:] if previous is not None else None
-                sequence, outputs, model_kwargs = self._recall(sequence, outputs, model_kwargs, logits_before=before)
+                sequence, outputs, model_kwargs = self._recall(sequence, outputs, model_kwargs, logits_before=before,
+                                                               in_prompt=True, prompt_follows=end < prompt.shape[1])
             elif outputs.logits.shape[1] > 1:
                 outputs.logits = outputs.logits[:, -1:]
         return sequence, outputs, model_kwargs
@@ -456,18 +457,21 @@ class _RecallLoop:
         logits_before: torch.Tensor | None = None,
         reply_start: int | None = None,
         inserted: Inserted | None = None,
+        in_prompt: bool = False,
+        prompt_follows: bool = False,
     ):
         """Search, choose, inject. Returns, like ``_prefill``, ``(sequence, outputs, model_kwargs)``:
         the outputs are those whose logits give the next token.
 
-        ``logits_before`` (prompt markers only) are the logits of the position before the
-        marker: given, a marker where nothing is injected is dropped from cache and sequence
-        (where the cache can take it back: :func:`~recall_core.kv.cache.can_drop_last`).
-        A marker the loop wrote (``inserted``, under ``recall_policy="uncertainty"``) is dropped
-        the same way. ``reply_start``: where the reply begins in ``sequence`` (markers in the reply).
+        ``in_prompt``: a marker in the prompt (run in pieces); ``logits_before`` are the logits of
+        the position before it, none where it opens the prompt (``prompt_follows``: more of the
+        prompt runs after it, whose logits replace them). A prompt marker where nothing is
+        injected is dropped from cache and sequence (where the cache can take it back:
+        :func:`~recall_core.kv.cache.can_drop_last`). A marker the loop wrote (``inserted``, under
+        ``recall_policy="uncertainty"``) is dropped the same way. ``reply_start``: where the reply
+        begins in ``sequence`` (markers in the reply).
         """
         position = sequence.shape[1]
-        in_prompt = logits_before is not None
         entropy: float | None = None
         if inserted is not None:
             entropy, logits_before = inserted.entropy, inserted.logits
@@ -481,11 +485,11 @@ class _RecallLoop:
             chosen, empty, reason = [], False, NO_ROOM
         if not chosen and not empty:
             cache = model_kwargs.get(CACHE_KEY)
-            if logits_before is not None and can_drop_last(cache):
+            if (logits_before is not None or prompt_follows) and can_drop_last(cache):
                 drop_last(cache)  # not transformers' crop: it cuts a recorded sliding-window past
                 sequence = sequence[:, :-1]
                 model_kwargs = shrink_positions(model_kwargs, 1)
-                outputs.logits = logits_before
+                outputs.logits = logits_before  # none only where the next piece of the prompt runs
                 position -= 1
                 if self.uncertainty is not None and trigger == "uncertainty":
                     self.uncertainty.retracted_at = position  # not again at once, on the same logits

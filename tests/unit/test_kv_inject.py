@@ -13,7 +13,7 @@ from recall_core.kv.blocks import plan_block, recompute_offsets
 from recall_core.kv.cache import Rotary, cache_length
 from recall_core.kv.inject import _placed, _run_at_once, _run_in_order, _runs
 from recall_core.kv.memories import KVMemories, fetch_blocks
-from tests.helpers.memories import FixedMemory
+from tests.helpers.memories import FixedMemory, ListMemory
 from tests.helpers.tiny import tiny_model
 
 PROMPT = "My dog is called"
@@ -239,3 +239,23 @@ def test_a_bounded_session_recalls_in_kv_mode_turn_after_turn():
         evicted += result.session.evicted_messages
         messages += [{"role": "assistant", "content": result.text}, {"role": "user", "content": f"And then {turn}?"}]
     assert evicted > 0  # earlier turns (and their injected blocks) left the bounded cache
+
+
+@pytest.mark.parametrize("memory", [None, "nothing-found", "found"])
+def test_a_marker_that_opens_the_prompt_is_the_prompts_in_kv_mode(memory):
+    """Run in pieces (``inject_mode="kv"``), a marker at the prompt's first token had no logits
+    before it and was taken for one the model wrote until 2026-12-07: it stayed in the reply's
+    ids, and where nothing was found "(nothing found)" notes were injected (a reviewer)."""
+    model, tokenizer = tiny_model("llama")
+    generator = RecallGenerator(model, tokenizer)
+    store = {None: None, "nothing-found": ListMemory({"a": "zzz qqq"}), "found": FixedMemory(*FACTS)}[memory]
+    results = [generator.generate(RECALL_TOKEN + "Where do I live?", memory=store, max_new_tokens=6,
+                                  config=RecallConfig(inject_mode=mode)) for mode in ("tokens", "kv")]  # fmt: skip
+    assert [(r.trigger, r.in_prompt, r.injected) for r in results[1].recalls] == [
+        (r.trigger, r.in_prompt, r.injected) for r in results[0].recalls
+    ]
+    assert results[1].recalls[0].trigger == "prompt"
+    if memory != "found":
+        assert torch.equal(results[1].sequences, results[0].sequences)
+        plain = generator.generate("Where do I live?", max_new_tokens=6)
+        assert torch.equal(results[1].sequences, plain.sequences)
