@@ -135,7 +135,8 @@ class TokenRecalls:
             reason = RECALL_OFF
         elif self.attempts < self.config.max_recalls:
             self.attempts += 1
-            query = build_query(self.context, before, reply_start, hidden_states)
+            # with no memory nothing is searched: the query is the trace's text (no hidden states were kept)
+            query = build_query(self.context, before, reply_start, hidden_states, text_only=self.memory is None)
             chosen, reason, candidates = search_memory(self.memory, query, self.config)
         empty = (not chosen and trigger == "model" and self.memory is not None
                  and reason not in (MAX_RECALLS_REACHED, RECALL_OFF) and self.config.empty_notes is not None)  # fmt: skip

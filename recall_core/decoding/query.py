@@ -32,8 +32,10 @@ class QueryContext:
     query_head: Any = None
 
 
-def build_query(context: QueryContext, ids: Sequence[int], reply_start: int | None, hidden_states: Any) -> RecallQuery:
-    """The query of a ``<recall>`` whose preceding ids are ``ids`` (the marker itself excluded).
+def build_query(context: QueryContext, ids: Sequence[int], reply_start: int | None, hidden_states: Any,
+                text_only: bool = False) -> RecallQuery:  # fmt: skip
+    """The query of a ``<recall>`` whose preceding ids are ``ids`` (the marker itself excluded);
+    ``text_only``: its text, even under ``query_mode="hidden"`` (nothing will be searched).
 
     A chat prompt's markers search with its last user message; a ``<recall>`` in the reply
     (``reply_start`` is where the reply begins in ``ids``) searches with that message followed
@@ -46,7 +48,7 @@ def build_query(context: QueryContext, ids: Sequence[int], reply_start: int | No
         text = f"{context.prompt_query} {reply}" if reply else context.prompt_query
     else:
         text = turn_text(context, ids) if context.tokenizer is not None else ""
-    if config.query_mode != "hidden" or context.query_head is None:
+    if config.query_mode != "hidden" or context.query_head is None or text_only:
         return RecallQuery(text=text, mode="text")
     if hidden_states is None:
         raise RuntimeError("hidden query mode needs the hidden states of the <recall> forward pass")

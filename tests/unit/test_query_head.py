@@ -141,6 +141,14 @@ def test_the_loop_uses_the_head_in_hidden_mode_and_refuses_the_mode_without_one(
         _generate(other, tokenizer, memory, RecallConfig(query_mode="hidden"), trained)
 
 
+def test_hidden_mode_with_no_memory_runs_as_text_mode(tiny, trained):
+    """Until 2026-12-07 a prompt's marker under ``query_mode="hidden"`` with no memory attached
+    raised a ``RuntimeError`` (no hidden states were kept, there being nothing to search; a reviewer)."""
+    model, tokenizer = tiny
+    hidden = _generate(model, tokenizer, None, RecallConfig(query_mode="hidden"), trained)
+    assert torch.equal(hidden, _generate(model, tokenizer, None, RecallConfig(query_mode="text"), trained))
+
+
 def test_a_head_vector_searches_the_regular_index(tmp_path):
     facts = ["My dog is called Biscuit.", "I live in Lisbon.", "My favourite colour is green."]
     encoder = HashEncoder(16)
