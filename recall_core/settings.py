@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -103,14 +104,15 @@ ONE_PATH: Mapping[str, OnePath] = {
 def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
     """``given`` as ``generate()`` options: aliases resolved, ``temperature`` read, values checked.
 
-    ``None`` values are kept (transformers reads them as "unset"). Giving an option and its
-    alias with different values raises ``ValueError``. Stop strings are left where they are
-    (see :func:`stop_strings`).
+    ``None`` values are kept (transformers reads them as "unset"). NumPy numbers become Python
+    ones (``max_new_tokens=np.int64(5)``: transformers takes them; until 2026-12-07 they were
+    refused). Giving an option and its alias with different values raises ``ValueError``. Stop
+    strings are left where they are (see :func:`stop_strings`).
     """
     options: dict[str, Any] = {}
     written: dict[str, str] = {}
     for name, value in given.items():
-        option = option_name(name)
+        option, value = option_name(name), plain_number(value)
         if option in options and options[option] != value:
             raise ValueError(f"give {written[option]} or {name}, not both ({options[option]!r} vs {value!r})")
         _check(name, option, value)
@@ -227,6 +229,14 @@ def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
     if any(not isinstance(s, str) or not s for s in stops):
         raise ValueError(f"stop strings must be non-empty strings, got {stops!r}")
     return stops
+
+
+def plain_number(value: Any) -> Any:
+    """A NumPy number (``np.int64(5)``, ``np.float32(0.7)``) as the Python number it holds; any
+    other value as it is (``np.bool_`` too: a flag is no number)."""
+    if isinstance(value, numbers.Number) and not isinstance(value, (int, float, complex)) and hasattr(value, "item"):
+        return value.item()
+    return value
 
 
 def option_name(name: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 import torch
 from transformers import GenerationConfig
@@ -57,6 +58,17 @@ def test_a_configs_stop_strings_move_to_recalls_own_and_the_callers_config_is_le
     assert config.stop_strings == ["xyz"]
     with pytest.raises(ValueError, match="max_length must be an int >= 1"):
         call_options({}, {"max_length": 0})
+
+
+def test_numpy_numbers_are_taken_as_the_python_numbers_they_hold():
+    """transformers takes ``max_new_tokens=np.int64(5)``; recall refused it until 2026-12-07 (a reviewer)."""
+    options = call_options({}, {"max_tokens": np.int64(5), "temperature": np.float32(0.5), "top_k": np.int32(3)})
+    assert options == {"max_new_tokens": 5, "temperature": 0.5, "top_k": 3, "do_sample": True}
+    assert [type(options[name]) for name in ("max_new_tokens", "temperature", "top_k")] == [int, float, int]
+    with pytest.raises(ValueError, match="max_new_tokens must be an int >= 1"):
+        call_options({}, {"max_new_tokens": np.int64(0)})
+    with pytest.raises(ValueError, match="max_new_tokens must be an int >= 1"):
+        call_options({}, {"max_new_tokens": np.float64(5.0)})
 
 
 # --------------------------------------------------------------------------- the engine
