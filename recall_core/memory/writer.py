@@ -272,8 +272,17 @@ class MemoryWriter:
         if not ids:
             return 0
         journal, index = self.store.journal, self.store.index
+        removed = [r for r in journal.get_many(list(ids)) if r.user_id == user_id and r.state != DELETING]
         with self.store.journal.writing("nothing was deleted"):
             journaled = journal.mark_deleting(user_id, ids)
+            # The turn after a deleted one was searched with its words: composed again without them
+            # (until 2026-12-07 search and export still held a deleted turn's words; a reviewer).
+            followers = {after.id: after for after in (following(journal, self.search_text, r) for r in removed)
+                         if after is not None}  # fmt: skip
+            for after in followers.values():
+                context = context_of(journal, self.search_text, after)
+                if context != after.context:
+                    journal.set_context(after.id, context)
         in_index = {r.id for r in self.store.for_user(user_id).get_many(ids)} if len(journaled) < len(ids) else set()
         # Hidden from every read from here on: their derived copies (KV blocks, on disk and in
         # process, whoever wrote them) go now, then the index rows.
@@ -284,6 +293,7 @@ class MemoryWriter:
         index.delete(user_id, ids)
         with tidying(self.store.journal, "the memories are deleted"):
             journal.purge(journaled)
+        self._index_pending(list(followers))
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:

@@ -47,6 +47,24 @@ def test_an_updated_memory_is_searched_like_a_new_one(store: MemoryStore) -> Non
     assert store.for_user("old").get(old_ids[0]).text == "Is Biscuit a good name for my dog?"
 
 
+def test_a_deleted_turn_s_words_leave_the_turn_after_it(store: MemoryStore) -> None:
+    """The reply was still searched (and exported) with a deleted turn's words until 2026-12-07 (a reviewer)."""
+    for user in ("ana", "bob"):
+        store.writer.add_turn(user, "user", "Do you know my dog's name?", session_id="s1", timestamp="2024-03-02T09:59:00")
+    ids = _conversation(store, "ana", "Can you remember that my bank PIN is zebraquartz?")
+    memory = store.for_user("ana")
+    assert memory.delete(ids[0]) == 1
+    # the reply is searched as if the deleted turn had never been written
+    fresh = store.writer.add_turn("bob", "assistant", "What a lovely name!", session_id="s1",
+                                  timestamp="2024-03-02T10:01:00")[0]  # fmt: skip
+    reply, expected = store.journal.get(ids[1]), store.journal.get(fresh)
+    assert reply.search_text == expected.search_text and "dog's name" in reply.search_text
+    assert reply.state == expected.state
+    np.testing.assert_allclose(reply.embedding, expected.embedding)
+    assert memory.search("zebraquartz", k=3, retrieval="lexical") == []
+    assert not any("zebraquartz" in str(entry) for entry in memory.export())
+
+
 def test_a_bare_writer_updates_bare(tmp_path: Path) -> None:
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
         store.writer = MemoryWriter(store, **RAW_TEXT)
