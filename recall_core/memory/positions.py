@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from recall_core.memory.journal import Journal, JournalRow
+from recall_core.memory.journal import DELETING, Journal, JournalRow
 from recall_core.memory.records import memory_id
 
 
@@ -22,6 +22,25 @@ def turn_key(content: str, turn_index: int | None) -> str:
     if turn_index is not None:
         return f"turn:{turn_index}"
     return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chunks: Sequence[str],
+                ids: Sequence[str], batch: dict[str, tuple[str, str]]) -> list[str]:  # fmt: skip
+    """The ids a turn written without a position takes: ``ids`` (its words' hash), unless a memory
+    there (not deleted; or a turn earlier in the ``batch``, ``id -> (text, role)``, which this call
+    adds to) holds other words or another role (an ``update`` changed it, or the other speaker said
+    the same); then the first of the next ids (salted: ``#1``, ``#2``...) that do. Writing the same
+    turn again still writes nothing. Until 2026-12-07 a turn said again after its memory was updated
+    was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
+    candidate, salt = list(ids), 0
+    while True:
+        held = {r.id: (r.text, r.role) for r in journal.get_many(candidate) if r.state != DELETING}
+        held.update((i, batch[i]) for i in candidate if i in batch)
+        if all(held.get(i, (c, role)) == (c, role) for i, c in zip(candidate, chunks, strict=True)):
+            batch.update((i, (c, role)) for i, c in zip(candidate, chunks, strict=True))
+            return candidate
+        salt += 1
+        candidate = [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(len(chunks))]
 
 
 def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[JournalRow]] | None:

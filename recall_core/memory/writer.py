@@ -29,7 +29,7 @@ from recall_core.memory.errors import (
     free_note,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, same_metadata
-from recall_core.memory.positions import HeldPositions
+from recall_core.memory.positions import HeldPositions, content_ids
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
@@ -421,6 +421,10 @@ class MemoryWriter:
         journal = self.store.journal
         for user_id in dict.fromkeys(p.user_id for p in prepared if p.user_id not in self._sized):
             self._check_vector_size(user_id)
+        batch: dict[str, tuple[str, str]] = {}
+        for p in prepared:
+            if p.turn_index is None and "key" not in p.extra:
+                p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch)
         all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
         # Tombstoned rows do not count: writing a deleted turn again brings it back.
         existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}

@@ -65,6 +65,23 @@ def test_a_deleted_turn_s_words_leave_the_turn_after_it(store: MemoryStore) -> N
     assert not any("zebraquartz" in str(entry) for entry in memory.export())
 
 
+def test_a_turn_said_again_after_its_memory_was_updated_is_written(store: MemoryStore) -> None:
+    """Its words' id held the updated text: until 2026-12-07 the turn was acknowledged with that id
+    and written nowhere (a reviewer). The same words by the other speaker are a memory of their own."""
+    memory, writer = store.for_user("ana"), store.writer
+    [first] = writer.add_turn("ana", "user", "My dog is called Rex.", session_id="s1")
+    memory.update(first, "My dog is called Max.")
+    [again] = writer.add_turn("ana", "user", "My dog is called Rex.", session_id="s1")
+    assert again != first and memory.get(again).text == "My dog is called Rex."
+    assert writer.add_turn("ana", "user", "My dog is called Rex.", session_id="s1") == [again]  # written once
+    [echo] = writer.add_turn("ana", "assistant", "My dog is called Rex.", session_id="s1")
+    assert echo not in (first, again) and memory.get(echo).role == "assistant"
+    both = writer.add_turns([{"user_id": "bo", "role": role, "content": "Yes.", "session_id": "s"}
+                             for role in ("user", "assistant", "user")])  # fmt: skip
+    assert both[0] == both[2] != both[1] and [m.role for m in store.for_user("bo").all()] == ["user", "assistant"]
+    assert sorted(m.text for m in memory.all()) == ["My dog is called Max.", *["My dog is called Rex."] * 2]
+
+
 def test_a_bare_writer_updates_bare(tmp_path: Path) -> None:
     with MemoryStore.local(tmp_path / "m", encoder=HashEncoder(64)) as store:
         store.writer = MemoryWriter(store, **RAW_TEXT)
