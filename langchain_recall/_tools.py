@@ -63,7 +63,14 @@ def message_tool_calls(result: RecallResult) -> dict[str, Any]:
 
 
 def tool_call_chunks(result: RecallResult) -> list[ToolCallChunk]:
-    """The result's calls as streaming chunks (one per call, arguments as JSON text)."""
+    """The result's calls as streaming chunks (one per call, arguments as JSON text).
+
+    LangChain reads a chunk's calls again from their ``args``: valid where they parse (partially)
+    into an object. An invalid call's raw text often does: a call cut short ('{"name": "f",
+    "arguments": {"city": "Li') or to an unbound tool. So its ``args`` are that text as a JSON
+    string, which stays invalid, as in ``invoke`` (``json.loads`` gives the raw text back; a chunk
+    carries no error). Until 2026-12-07 ``stream`` turned such a call into a valid one with the
+    wrong arguments (a reviewer)."""
     chunks = [
         ToolCallChunk(name=c.name, args=json.dumps(c.arguments, ensure_ascii=False), id=c.id, index=i,
                       type="tool_call_chunk")
@@ -71,9 +78,10 @@ def tool_call_chunks(result: RecallResult) -> list[ToolCallChunk]:
     ]  # fmt: skip
     start = len(chunks)
     chunks += [
-        ToolCallChunk(name=c.name, args=c.arguments, id=c.id, index=start + i, type="tool_call_chunk")
+        ToolCallChunk(name=c.name, args=json.dumps(c.arguments, ensure_ascii=False), id=c.id, index=start + i,
+                      type="tool_call_chunk")
         for i, c in enumerate(result.invalid_tool_calls)
-    ]
+    ]  # fmt: skip
     return chunks
 
 

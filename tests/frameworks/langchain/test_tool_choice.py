@@ -5,6 +5,8 @@ stands in for a model that writes a given reply (a call, text after a call)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -54,6 +56,20 @@ def test_streamed_content_is_invoke_content(tools_generator, monkeypatch, reply)
     streamed = _joined(list(bound.stream("Weather in Paris?")))
     assert [c["name"] for c in message.tool_calls] == ["get_weather"] == [c["name"] for c in streamed.tool_calls]
     assert streamed.content == message.content == reply.replace(CALL, "").strip()
+
+
+@pytest.mark.parametrize("reply", ['<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa',
+                                   '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>'],
+                         ids=["cut-short", "unbound-tool"])  # fmt: skip
+def test_an_invalid_call_streams_invalid_as_invoke_reports_it(tools_generator, monkeypatch, reply):
+    """LangChain reads a streamed chunk's calls again from their args: until 2026-12-07 a call cut
+    short (or to an unbound tool) streamed as a valid call with the wrong arguments (a reviewer)."""
+    bound = _writing(tools_generator, monkeypatch, reply).bind_tools([get_weather])
+    message = bound.invoke("Weather in Paris?")
+    streamed = _joined(list(bound.stream("Weather in Paris?")))
+    assert message.tool_calls == [] == streamed.tool_calls and len(message.invalid_tool_calls) == 1
+    [invalid] = streamed.invalid_tool_calls
+    assert json.loads(invalid["args"]) == message.invalid_tool_calls[0]["args"] and invalid["name"]
 
 
 def test_a_mistral_round_trip(tools_generator, monkeypatch):
