@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -128,34 +128,34 @@ class RecallSettings(RecallAdapterBase):
                **kwargs: Any) -> Any:  # fmt: skip
         """The base class's ``invoke``, with ``thread_id`` / ``user_id`` (``recall``, ``write_memory``)
         read from ``config["configurable"]`` where the call does not give them."""
-        return super().invoke(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+        return super().invoke(input, config, stop=stop, **configured(config, kwargs, self.call_arguments))  # type: ignore[misc]
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
                       **kwargs: Any) -> Any:  # fmt: skip
-        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+        return await super().ainvoke(input, config, stop=stop, **configured(config, kwargs, self.call_arguments))  # type: ignore[misc]
 
     def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
                **kwargs: Any) -> Iterator[Any]:  # fmt: skip
         self._check_no_cache()
-        return super().stream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+        return super().stream(input, config, stop=stop, **configured(config, kwargs, self.call_arguments))  # type: ignore[misc]
 
     def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
                 **kwargs: Any) -> AsyncIterator[Any]:  # fmt: skip
         self._check_no_cache()
-        return super().astream(input, config, stop=stop, **configured(config, kwargs))  # type: ignore[misc]
+        return super().astream(input, config, stop=stop, **configured(config, kwargs, self.call_arguments))  # type: ignore[misc]
 
     def batch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,
               return_exceptions: bool = False, **kwargs: Any) -> list[Any]:  # fmt: skip
         """The base class's ``batch`` (``BaseLLM``'s calls ``generate`` once, not ``invoke``), with each
         input's ``configurable`` read; inputs whose configs say different users run one by one."""
-        calls = [configured(c, kwargs) for c in get_config_list(config, len(inputs))]
+        calls = [configured(c, kwargs, self.call_arguments) for c in get_config_list(config, len(inputs))]
         if all(call == calls[0] for call in calls):
             return super().batch(inputs, config, return_exceptions=return_exceptions, **(calls[0] if calls else kwargs))  # type: ignore[misc]
         return Runnable.batch(self, inputs, config, return_exceptions=return_exceptions, **kwargs)  # type: ignore[arg-type]
 
     async def abatch(self, inputs: list[Any], config: RunnableConfig | list[RunnableConfig] | None = None, *,
                      return_exceptions: bool = False, **kwargs: Any) -> list[Any]:  # fmt: skip
-        calls = [configured(c, kwargs) for c in get_config_list(config, len(inputs))]
+        calls = [configured(c, kwargs, self.call_arguments) for c in get_config_list(config, len(inputs))]
         if all(call == calls[0] for call in calls):
             return await super().abatch(inputs, config, return_exceptions=return_exceptions,  # type: ignore[misc]
                                         **(calls[0] if calls else kwargs))  # fmt: skip
@@ -220,15 +220,19 @@ class RecallSettings(RecallAdapterBase):
         return params
 
 
-def configured(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` with ``thread_id`` / ``user_id`` (and the switches ``recall`` / ``write_memory``) from
-    ``config["configurable"]`` when they are not given.
+def configured(config: RunnableConfig | None, kwargs: dict[str, Any], call_arguments: Iterable[str]) -> dict[str, Any]:
+    """``kwargs`` with ``thread_id`` / ``user_id`` (and the switches ``recall`` / ``write_memory`` /
+    ``session_id`` the adapter takes, in its ``call_arguments``) from ``config["configurable"]``
+    when they are not given.
 
     ``invoke(messages, config={"configurable": {"thread_id": ...}})`` does not pass its config
     on to ``_generate``; inside a chain or a LangGraph node the running config is read there.
+    A chain-wide switch another model takes is left for it: until 2026-12-07 ``RecallLLM``, which
+    writes no memory, raised ``TypeError`` at ``{"write_memory": False}`` (a reviewer).
     """
     configurable = (config or {}).get("configurable") or {}
-    keys = ("thread_id", "user_id", *CONFIGURABLE_SWITCHES)
+    taken = set(call_arguments)
+    keys = ("thread_id", "user_id", *(name for name in CONFIGURABLE_SWITCHES if name in taken))
     extra = {k: configurable[k] for k in keys if configurable.get(k) is not None and k not in kwargs}
     return {**kwargs, **extra}
 

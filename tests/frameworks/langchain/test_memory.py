@@ -205,6 +205,12 @@ def test_the_llm_reads_configurable_when_invoked_batched_or_streamed_directly(ge
     assert sorted(r[0]["reason"] or "found" for r in ended) == ["found", "no memory"]  # each input its own user
     with pytest.raises(ValueError, match="user_id"):
         llm.invoke(QUESTION)
+    # a chain-wide switch for the chat model (the LLM writes no memory) is left alone, not a TypeError
+    # (until 2026-12-07, a reviewer), in every way of calling it
+    switches = {"configurable": {"user_id": "ada", "write_memory": False, "session_id": "s"}}
+    for run in (lambda c: llm.invoke(QUESTION, c), lambda c: llm.batch([QUESTION], c),
+                lambda c: "".join(llm.stream(QUESTION, c)), lambda c: asyncio.run(llm.ainvoke(QUESTION, c))):  # fmt: skip
+        assert run(switches)
 
 
 
