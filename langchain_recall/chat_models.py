@@ -225,17 +225,15 @@ class ChatRecall(RecallSettings, BaseChatModel):
         session was made, so ``chat.write_memory = False`` after a first call still wrote (a reviewer)."""
         if self.store is None or user_id is None:
             return None
-        store = self.store
+        return _EvictedTurns(self, self.store, user_id, thread_id)
 
-        def write(messages: Sequence[dict[str, Any]]) -> list[str]:
-            if not self.write_memory:  # done with, unwritten, as if the model had been made so
-                return []
-            roles, questions, session_id = self.write_roles, self.write_questions, self.session_id or thread_id
-            turns = [(m["role"], turn_to_write(m["role"], str(m["content"]), questions))
-                     for m in messages if m["role"] in roles]  # fmt: skip
-            return write_turns(store, user_id, turns, session_id=session_id)
-
-        return write
+    def _session_for(self, session: Any, call: PreparedCall) -> Any:
+        """Turns the session evicts are written under the session id the latest call writes with
+        (``session_id=`` or ``configurable.session_id``; until 2026-12-07 they went under the thread
+        id while the call's own exchange went under its ``session_id``, a reviewer)."""
+        if isinstance(session.writer, _EvictedTurns):
+            session.writer.call_session_id = call.session_id
+        return session
 
     # ------------------------------------------------------------------ helpers
     def _chat_result(self, result: RecallResult, written: dict[str, Any]) -> ChatResult:
@@ -460,3 +458,22 @@ class ChatRecall(RecallSettings, BaseChatModel):
         assert stream.result is not None
         written = await asyncio.to_thread(self._remember, call, chat, stream.result)
         yield self._last_chunk(stream.result, written)
+
+
+class _EvictedTurns:
+    """How a :class:`ChatRecall` session writes the turns it evicts: with the model's write settings
+    as they are at the write, under the latest call's session id, else the model's, else the thread."""
+
+    def __init__(self, model: ChatRecall, store: Any, user_id: str, thread_id: str | None) -> None:
+        self.model, self.store, self.user_id, self.thread_id = model, store, user_id, thread_id
+        #: The ``session_id`` the latest call on this session gave (``None``: it gave none).
+        self.call_session_id: str | None = None
+
+    def __call__(self, messages: Sequence[dict[str, Any]]) -> list[str]:
+        model = self.model
+        if not model.write_memory:  # done with, unwritten, as if the model had been made so
+            return []
+        session_id = self.call_session_id or model.session_id or self.thread_id
+        turns = [(m["role"], turn_to_write(m["role"], str(m["content"]), model.write_questions))
+                 for m in messages if m["role"] in model.write_roles]  # fmt: skip
+        return write_turns(self.store, self.user_id, turns, session_id=session_id)

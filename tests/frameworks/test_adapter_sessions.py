@@ -145,6 +145,20 @@ def test_evicted_history_is_written_once_to_the_store(generator, store):
     assert {r.session_id for r in store.for_user("ada").all()} == {"long"}  # the thread is the session
 
 
+def test_evicted_history_is_written_under_the_calls_session_id(generator, store):
+    """Until 2026-12-07 turns evicted went under the thread id, the call's own exchange under its
+    ``session_id`` (``RunnableWithMessageHistory`` names its conversation so; a reviewer)."""
+    chat = ChatRecall(generator=generator, store=store, user_id="ada", max_tokens=6,
+                      recall_config=RecallConfig(max_recalls=0), sessions=SessionConfig(max_cache_tokens=120))  # fmt: skip
+    history = []
+    for i in range(6):
+        history += [HumanMessage(f"Fact number {i}: my item {i} is blue."), AIMessage(f"Noted {i}.")]
+    history.append(HumanMessage("Thanks for listening to all of that."))
+    reply = chat.invoke(history, {"configurable": {"thread_id": "T", "session_id": "S"}})
+    assert reply.response_metadata["session"]["evicted_messages"] >= 6
+    assert {r.session_id for r in store.for_user("ada").all()} == {"S"}
+
+
 # ---------------------------------------------------------------------- LlamaIndex
 def test_a_llamaindex_chat_engine_keeps_its_session(generator, store):
     from llama_index.core.chat_engine import SimpleChatEngine
