@@ -78,9 +78,10 @@ def without_rendered_marker(text: str) -> tuple[str, bool]:
 
     LlamaIndex's condensing chat engines (``CondensePlusContextChatEngine``, what
     ``index.as_chat_engine()`` builds; ``CondenseQuestionChatEngine``) write the ``Memory`` 's messages
-    into a prompt of their own as text (``messages_to_history_str``): the marker shows as a line
-    ``"system: <recall>"``, the text of the ``Memory`` 's other blocks it holds (if any), and a line
-    with its settings, a dict's ``repr``. Only that whole shape counts; the ``<recall>`` line and the
+    into a prompt of their own as text (``messages_to_history_str``): the marker shows as a role line
+    (``"system: ..."``) and a line with its settings, a dict's ``repr``, with ``<recall>`` either on
+    the role line (the text of the ``Memory`` 's other blocks, if any, after it) or on the line
+    before the settings (that text before it). Only those whole shapes count; ``<recall>`` and the
     settings line are taken out (the other blocks' text stays). Such a prompt is the engine's own step
     (rephrasing the question), which the adapter answers without recall or writing: until 2026-12-07
     it raised "no user_id was given" on every turn. Nothing is taken from the text (a settings line
@@ -88,21 +89,37 @@ def without_rendered_marker(text: str) -> tuple[str, bool]:
     """
     if RECALL_TOKEN not in text:  # every call's prompt comes here: most hold no marker at all
         return text, False
-    lines, out, found, i = text.split("\n"), [], False, 0
-    while i < len(lines):
-        opened = _role_line(lines[i])
-        if opened is not None and opened[1] == RECALL_TOKEN:
-            end = next((j for j in range(i + 1, len(lines)) if _is_settings(lines[j]) or _role_line(lines[j])), None)
-            if end is not None and _is_settings(lines[end]):
-                held = lines[i + 1 : end]  # the marker's other text: the Memory's other blocks
-                if held:
-                    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                    out += [f"{indent}{opened[0]}: {held[0]}", *held[1:]]
-                found, i = True, end + 1
-                continue
-        out.append(lines[i])
-        i += 1
-    return ("\n".join(out), True) if found else (text, False)
+    lines = text.split("\n")
+    dropped: set[int] = set()
+    kept_as: dict[int, str] = {}  # a role line whose marker goes, with the first line of text it held
+    for end, line in enumerate(lines):
+        if not _is_settings(line):
+            continue
+        start = next((j for j in range(end - 1, -1, -1) if _role_line(lines[j]) is not None), None)
+        if start is None:
+            continue
+        role, first = _role_line(lines[start])  # type: ignore[misc]
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        if first == RECALL_TOKEN:  # "system: <recall>", the other blocks' text, the settings
+            held = lines[start + 1 : end]
+            if held:
+                kept_as[start] = f"{indent}{role}: {held[0]}"
+                dropped.add(start + 1)
+            else:
+                dropped.add(start)
+        elif role == MessageRole.SYSTEM.value and end - 1 > start and lines[end - 1].strip() == RECALL_TOKEN:
+            # "system: <memory>...", the other blocks' text put first (Memory's insert_method=SYSTEM
+            # puts them before the marker's own), then "<recall>" on its own line and the settings
+            # (a system message only: a user's message may paste that much):
+            # until 2026-12-07 this shape was not seen, and every turn raised (a reviewer)
+            dropped.add(end - 1)
+        else:
+            continue
+        dropped.add(end)
+    if not dropped:
+        return text, False
+    out = [kept_as.get(i, line) for i, line in enumerate(lines) if i not in dropped or i in kept_as]
+    return "\n".join(out), True
 
 
 def without_rendered_markers(messages: Sequence[ChatMessage]) -> tuple[list[ChatMessage], bool]:

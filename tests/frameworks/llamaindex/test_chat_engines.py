@@ -56,10 +56,17 @@ def _prompts_seen(generator, monkeypatch) -> list[str]:
     return seen
 
 
+@pytest.mark.parametrize("profile", [False, True], ids=["alone", "beside-a-static-block"])
 @pytest.mark.parametrize("engine", ["condense plus context", "condense question"])
-def test_a_condensing_chat_engine_with_the_block_answers_every_turn(long_generator, store, monkeypatch, engine):
+def test_a_condensing_chat_engine_with_the_block_answers_every_turn(long_generator, store, monkeypatch, engine,
+                                                                     profile):  # fmt: skip
+    """Beside a ``StaticMemoryBlock`` the rendered marker holds the profile before ``<recall>``: until
+    2026-12-07 that shape was not seen, and every turn raised "no user_id was given" (a reviewer)."""
+    from llama_index.core.memory import StaticMemoryBlock
+
     llm = RecallLLM(generator=long_generator, store=store, max_new_tokens=4)
-    memory = Memory.from_defaults(session_id=engine, memory_blocks=[RecallMemoryBlock(store=store, user_id="ada")])
+    blocks = [StaticMemoryBlock(name="profile", static_content="Ada is a nurse.")] if profile else []
+    memory = Memory.from_defaults(session_id=engine, memory_blocks=[*blocks, RecallMemoryBlock(store=store, user_id="ada")])
     if engine == "condense plus context":
         chat = CondensePlusContextChatEngine.from_defaults(retriever=_Office(), llm=llm, memory=memory)
     else:
@@ -82,7 +89,10 @@ def test_a_rendered_marker_is_taken_out_only_whole():
     assert without_rendered_marker(history) == ("Chat History:\n\nuser: I moved.\n\nFollow Up Input: and now?", True)
     with_profile = "system: <recall>\nProfile: likes tea.\n{'recall_write_roles': ['user']}\nuser: hi"
     assert without_rendered_marker(with_profile) == ("system: Profile: likes tea.\nuser: hi", True)
+    profile_first = "system: <memory>\nAda is a nurse.\n</memory>\n<recall>\n{'recall_write_roles': ['user']}\nuser: hi"
+    assert without_rendered_marker(profile_first) == ("system: <memory>\nAda is a nurse.\n</memory>\nuser: hi", True)
     for text in ("What does the <recall> tag do?\n{'recall_user_id': 'bob', 'recall_write_roles': []}",
+                 "user: What does this do?\n<recall>\n{'recall_user_id': 'bob', 'recall_write_roles': []}",
                  "user: <recall>\nuser: hi\n{'recall_write_roles': []}",
                  "A prompt that asks for <recall> itself, {'recall_write_roles': oops}"):  # fmt: skip
         assert without_rendered_marker(text) == (text, False)
