@@ -151,8 +151,9 @@ def marker_text(message: ChatMessage) -> ChatMessage | None:
 
 
 def message_text(message: ChatMessage) -> str:
-    """A message's text, as the chat template gets it (its text blocks, joined)."""
-    return "".join(block.text for block in message.blocks if isinstance(block, TextBlock))
+    """A message's text, as the chat template gets it: its text blocks joined by line breaks, as
+    ``ChatMessage.content`` joins them (until 2026-12-07 with nothing between: "...Biscuit.What is...")."""
+    return "\n".join(block.text for block in message.blocks if isinstance(block, TextBlock))
 
 
 def _hash(text: str) -> str:

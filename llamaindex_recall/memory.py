@@ -7,7 +7,7 @@ import uuid
 import warnings
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 
@@ -189,7 +189,7 @@ class RecallMemoryBlock(BaseMemoryBlock[list[ChatMessage]]):
         session_id = None
         for message in messages:
             role = role_name(message)
-            text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+            text = message_text(message)
             session_id = session_id or message.additional_kwargs.get("session_id")
             text = turn_to_write(role, text, self.write_questions)
             if role in self.write_roles and text.strip() and text.strip() != RECALL_TOKEN:

@@ -45,7 +45,8 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                     f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "
                     "block: RecallLLM takes text only (the local model has no image, audio or file input)"
                 )
-        item: dict[str, Any] = {"role": role_name(message), "content": "".join(parts)}
+        # text blocks joined as ``ChatMessage.content`` joins them (until 2026-12-07 with nothing between)
+        item: dict[str, Any] = {"role": role_name(message), "content": "\n".join(parts)}
         for call in [] if calls else message.additional_kwargs.get("tool_calls") or []:  # OpenAI-style, other LLMs
             function = call.get("function", {}) if isinstance(call, dict) else {}
             if function.get("name"):
