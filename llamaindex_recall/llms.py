@@ -220,7 +220,10 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
 
     @model_validator(mode="after")
     def _check_settings(self) -> RecallLLM:
-        self._check_recall_settings("RecallLLM")
+        # an option set as a field may not repeat in generate_kwargs (``max_new_tokens`` always is one:
+        # until 2026-12-07 generate_kwargs={"max_new_tokens": 3} was passed over for the 256 default)
+        fields = ("temperature", "top_p", "top_k", "repetition_penalty")
+        self._check_recall_settings("RecallLLM", {"max_new_tokens", *(f for f in fields if getattr(self, f) is not None)})
         return self
 
     @classmethod
@@ -322,6 +325,14 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
         if "user_id" not in kwargs and self.user_id is None and kwargs.get("memory") is None:
             kwargs = {**kwargs, "memory": _NO_MEMORY}  # (recall is off: no user's memory is needed)
         return self._prepare(kwargs, policy="off")
+
+    def _extend_messages(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+        """LlamaIndex's, once: ``predict``, ``structured_predict`` and the query engines put the
+        ``system_prompt`` in before they call ``chat`` (until 2026-12-07 it was there twice)."""
+        first = messages[0] if messages else None
+        if first is not None and first.role == MessageRole.SYSTEM and message_text(first) == self.system_prompt:
+            return list(messages)
+        return super()._extend_messages(list(messages))
 
     def _chat_call(self, messages: Sequence[ChatMessage], kwargs: Mapping[str, Any]) -> _Call:
         markers = [m for m in messages if is_recall_marker(m)]

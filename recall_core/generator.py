@@ -400,6 +400,8 @@ class RecallGenerator:
         Returns:
             A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
         """
+        if on_recall is not None and not callable(on_recall):  # not only at the first recall, mid-reply
+            raise ValueError(f"on_recall must be a callable taking a Recall, or None, got {type(on_recall).__name__}")
         config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)

@@ -152,6 +152,47 @@ def test_unknown_kwargs_raise(llm, generator):
         RecallLLM(generator=generator, generate_kwargs={"bogus": True})
 
 
+def test_generate_kwargs_may_not_repeat_a_field_and_on_recall_must_be_callable(llm, generator):
+    """``generate_kwargs={"max_new_tokens": 3}`` was passed over for the field's 256, and ``on_recall=5``
+    failed mid-reply, only where something was recalled (until 2026-12-07, a reviewer)."""
+    for options in ({"max_new_tokens": 3}, {"max_tokens": 3}):
+        with pytest.raises(ValueError, match="set max_.*as field"):
+            RecallLLM(generator=generator, generate_kwargs=options)
+    with pytest.raises(ValueError, match="set temperature as field"):
+        RecallLLM(generator=generator, temperature=0.5, generate_kwargs={"temperature": 0.7})
+    assert RecallLLM(generator=generator, generate_kwargs={"temperature": 0.7}).generate_kwargs  # set once: fine
+    with pytest.raises(ValueError, match="on_recall must be a callable"):
+        llm.complete(QUESTION, on_recall=5)
+
+
+def _prompts(generator, monkeypatch) -> list:
+    seen: list = []
+    generate = generator.generate
+
+    def recorded(prompt, *args, **kwargs):
+        seen.append(prompt)
+        return generate(prompt, *args, **kwargs)
+
+    monkeypatch.setattr(generator, "generate", recorded)
+    return seen
+
+
+def test_the_system_prompt_is_sent_once_and_text_blocks_are_joined_as_llamaindex_joins_them(generator, monkeypatch):
+    """``predict`` (and the query engines, ``structured_predict``) put ``system_prompt`` in before
+    ``chat``, which put it in again; text blocks were joined with nothing between ("Biscuit.What";
+    until 2026-12-07, a reviewer)."""
+    llm = RecallLLM(generator=generator, system_prompt="Be brief.", max_new_tokens=2, recall="explicit")
+    seen = _prompts(generator, monkeypatch)
+    llm.predict(PromptTemplate("Answer: {question}"), question=QUESTION)
+    llm.chat([ChatMessage(role="user", content=QUESTION)])
+    for prompt in seen:
+        assert [m["content"] for m in prompt if m["role"] == "system"] == ["Be brief."]
+    seen.clear()
+    blocks = ChatMessage(role="user", blocks=[TextBlock(text="My dog is called Biscuit."), TextBlock(text=QUESTION)])
+    llm.chat([blocks])
+    assert seen[0][-1]["content"] == blocks.content == f"My dog is called Biscuit.\n{QUESTION}"
+
+
 def test_rejected_roles_and_non_text_blocks_name_the_message(generator):
     strict = RecallLLM(generator=strict_roles_generator(), max_new_tokens=2)
     history = [
