@@ -33,6 +33,10 @@ RESERVED_KEYS = frozenset(
 INDEX_KEY_PREFIXES = ("$", "#", "chroma:")
 #: Integers the index stores exactly (64-bit signed); a larger one comes back as a float.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+#: The highest ``turn_index`` a write may give: room is left above it for the turns written after
+#: it without one (one past the highest; at ``INT_MAX`` every later write failed with SQLite's
+#: ``OverflowError`` until 2026-12-07, a reviewer found).
+TURN_INDEX_MAX = 2**62
 #: Unicode categories that show nothing on their own: a field made only of these is blank.
 _INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
 
@@ -272,8 +276,8 @@ def format_timestamp(timestamp: object) -> str:
 def check_turn_index(turn_index: object) -> int | None:
     if turn_index is None:
         return None
-    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or not 0 <= turn_index <= INT_MAX:
-        raise ValueError(f"turn_index must be an int from 0 to {INT_MAX} (or None), got {turn_index!r}")
+    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or not 0 <= turn_index <= TURN_INDEX_MAX:
+        raise ValueError(f"turn_index must be an int from 0 to {TURN_INDEX_MAX} (2**62, or None), got {turn_index!r}")
     return turn_index
 
 

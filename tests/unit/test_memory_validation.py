@@ -75,6 +75,8 @@ def test_metadata_values_at_the_limits_are_kept_exactly(store: MemoryStore) -> N
         ({"timestamp": "2024\x00-01-01"}, "timestamp"),
         ({"turn_index": 2**70}, "turn_index"),
         ({"turn_index": 2**63}, "turn_index"),
+        ({"turn_index": 2**63 - 1}, "turn_index"),  # every later write then failed (until 2026-12-07)
+        ({"turn_index": 2**62 + 1}, "turn_index"),
         ({"session_id": "bad \udce9"}, "session_id"),
         ({"session_id": "s\x00"}, "session_id"),
         ({"session_id": "\u200b\u200d"}, "session_id"),
@@ -88,6 +90,20 @@ def test_every_bad_field_is_a_value_error_naming_it(store: MemoryStore, kwargs, 
         MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "hello", **kwargs)
     assert type(error.value) is ValueError
     assert nothing_written(store)
+
+
+def test_turns_after_the_last_position_are_written(store: MemoryStore) -> None:
+    """At the highest ``turn_index`` the store takes, the turns after it (numbered by the journal)
+    are still written; so are those after a 2**63 - 1 an older store holds (until 2026-12-07 each
+    raised SQLite's ``OverflowError``, a reviewer)."""
+    writer = MemoryWriter(store, **RAW_TEXT)
+    writer.add_turn("u", "user", "at the last position", session_id="s", turn_index=2**62)
+    writer.add_turn("u", "user", "after it", session_id="s")
+    assert store.journal.next_turn_index("u", "s") == 2**62 + 2
+    store.journal._db.execute("UPDATE memories SET turn_index=? WHERE text=?", (2**63 - 1, "after it"))
+    for text in ("one more", "and another"):
+        writer.add_turn("u", "user", text, session_id="s")
+    assert store.for_user("u").count() == 4
 
 
 def test_timestamps_within_the_calendar_are_accepted(store: MemoryStore) -> None:

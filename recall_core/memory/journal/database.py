@@ -481,12 +481,14 @@ class Journal:
             }  # fmt: skip
 
     def next_turn_index(self, user_id: str, session_id: str) -> int:
-        """One past the highest turn index written in this session (0 for a new session)."""
+        """One past the highest turn index written in this session (0 for a new session); at most
+        2**63 - 1, which a store imported from before 2026-12-07 may already hold (the turns after it
+        then share that position, in the order they were written)."""
         with self._lock:
             value = self._db.execute(
                 "SELECT MAX(turn_index) FROM memories WHERE user_id=? AND session_id=?", (user_id, session_id)
             ).fetchone()[0]
-        return 0 if value is None else int(value) + 1
+        return 0 if value is None else min(int(value) + 1, 2**63 - 1)
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
