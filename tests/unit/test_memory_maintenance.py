@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import random
+import shutil
 import sqlite3
 import warnings
 from pathlib import Path
@@ -162,6 +164,34 @@ def test_a_garbled_journal_fails_doctor_and_repair_and_a_write_says_the_real_err
         store = MemoryStore.local(tmp_path, encoder=HashEncoder(32))
     with store:
         assert repair(store).adopted == 50 and doctor(store).ok
+
+
+def test_reads_of_a_garbled_journal_name_it_and_the_way_out(tmp_path: Path) -> None:
+    """Noise over other pages: the open (its index check), a search's word half and the reads raised
+    SQLite's own ``DatabaseError`` until 2026-12-07 (a reviewer); each names the file and the way out."""
+    clean = tmp_path / "clean"
+    with MemoryStore.local(clean, encoder=HashEncoder(32)) as store:
+        MemoryWriter(store, **RAW_TEXT).add_turns(
+            [{"user_id": "ana", "role": "user", "content": f"fact {i} mango{i} " + "filler words here " * 20}
+             for i in range(400)])  # fmt: skip
+    size = (clean / "journal.sqlite3").stat().st_size
+    failures = []
+    for trial in range(4):
+        damaged = tmp_path / f"damaged{trial}"
+        shutil.copytree(clean, damaged)
+        with (damaged / "journal.sqlite3").open("r+b") as file:
+            file.seek(size // 2 + trial * 65536)
+            file.write(random.Random(trial).randbytes(8192))
+        try:
+            with MemoryStore.local(damaged, encoder=HashEncoder(32)) as store:
+                memory = store.for_user("ana")
+                memory.count()
+                memory.all()
+                memory.search(RecallQuery("mango7 filler"), 3)
+        except JournalDamagedError as error:
+            assert "move the file aside" in str(error)
+            failures.append(trial)
+    assert failures  # at least one of the places is read (all four, at the time of writing)
 
 
 def test_a_journal_that_is_not_sqlite_is_named_at_open(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sqlite3
 import threading
@@ -43,6 +45,28 @@ from recall_core.memory.text.lexical import (
     prepare_connection,
     word_scores,
 )
+
+
+def _reads(method: Any) -> Any:
+    """A read of the journal: where SQLite cannot read the file (garbled pages: a plain
+    ``DatabaseError``, "database disk image is malformed") it raises :class:`JournalDamagedError`
+    naming the file and the way out, as a write does. Until 2026-12-07 reads raised SQLite's own
+    error, at a store's open and in ``recall doctor`` too (a reviewer)."""
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def rows(self: Journal, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            with self._damage_named():
+                yield from method(self, *args, **kwargs)
+
+        return rows
+
+    @functools.wraps(method)
+    def read(self: Journal, *args: Any, **kwargs: Any) -> Any:
+        with self._damage_named():
+            return method(self, *args, **kwargs)
+
+    return read
 
 
 class Journal:
@@ -126,6 +150,16 @@ class Journal:
 
     def _transaction(self) -> Journal._Tx:
         return Journal._Tx(self)
+
+    @contextmanager
+    def _damage_named(self) -> Iterator[None]:
+        """SQLite's "cannot read this file" (a plain ``DatabaseError``) as :class:`JournalDamagedError`."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # locked, a constraint, a misuse: not the file's state
+                raise
+            raise JournalDamagedError(journal_damaged_hint(self.path, f"{type(exc).__name__}: {exc}")) from exc
 
     @contextmanager
     def writing(self, undone: str) -> Iterator[None]:
@@ -298,6 +332,7 @@ class Journal:
         with self._transaction() as db:
             db.execute("INSERT INTO memories_fts(memories_fts) VALUES('optimize')")
 
+    @_reads
     def renamed_users(self) -> list[tuple[str, str]]:
         """``(old id, new id)`` of users renamed to NFC whose old collections are still in the index."""
         with self._lock:
@@ -317,6 +352,7 @@ class Journal:
                 (key, mark, int(vouched), time.time()),
             )
 
+    @_reads
     def index_mark(self, key: str) -> tuple[str | None, bool]:
         """The mark recorded for the server ``key`` (``None``: none) and whether it is vouched."""
         with self._lock:
@@ -330,11 +366,13 @@ class Journal:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_reads
     def get(self, memory_id: str) -> JournalRow | None:
         with self._lock:
             values = self._db.execute(f"SELECT {COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
         return None if values is None else row_from(values)
 
+    @_reads
     def get_many(self, ids: Sequence[str]) -> list[JournalRow]:
         """Rows for ``ids`` (those that exist), in the order of ``ids``."""
         found: dict[str, JournalRow] = {}
@@ -347,6 +385,7 @@ class Journal:
                     found[row.id] = row
         return [found[m] for m in ids if m in found]
 
+    @_reads
     def rows(self, user_id: str, states: Sequence[str] = (PENDING, INDEXED)) -> Iterator[JournalRow]:
         """A user's rows in the given states, in the order they were written."""
         marks = ", ".join("?" * len(states))
@@ -358,12 +397,14 @@ class Journal:
         for values in fetched:
             yield row_from(values)
 
+    @_reads
     def indexed_ids(self, user_id: str) -> list[str]:
         """The ids of ``user_id``'s memories the journal holds as indexed (no row read whole)."""
         with self._lock:
             return [m for (m,) in self._db.execute("SELECT id FROM memories WHERE user_id=? AND state=? ORDER BY seq",
                                                    (user_id, INDEXED))]  # fmt: skip
 
+    @_reads
     def pending_rows(self, user_id: str, limit: int | None = None, encoder: str | None = None) -> list[JournalRow]:
         """Up to ``limit`` (``None``: all) of a user's pending rows, in the order they were written; with
         ``encoder``, only those holding that encoder's vector (indexed without encoding). One bounded
@@ -377,6 +418,7 @@ class Journal:
             fetched = self._db.execute(sql + " ORDER BY seq LIMIT ?", params).fetchall()
         return [row_from(values) for values in fetched]
 
+    @_reads
     def previous_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
         """The last chunk of the latest turn before ``turn_index`` in a session (not deleted), or ``None``."""
         with self._lock:
@@ -387,6 +429,7 @@ class Journal:
             ).fetchone()
         return None if values is None else row_from(values)
 
+    @_reads
     def next_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
         """The first chunk of the earliest turn after ``turn_index`` in a session (not deleted), or ``None``."""
         with self._lock:
@@ -397,6 +440,7 @@ class Journal:
             ).fetchone()
         return None if values is None else row_from(values)
 
+    @_reads
     def turn_rows(self, user_id: str, session_id: str, turn_index: int) -> list[JournalRow]:
         """Every chunk (not deleted) at a turn position of a session, in chunk order."""
         with self._lock:
@@ -411,11 +455,13 @@ class Journal:
         """BM25 word search in ``user_id``'s rows: ``(memory id, score)``, best first (see lexical.py)."""
         return self.search_words(user_id, text, k, states).ranked
 
+    @_reads
     def search_words(self, user_id: str, text: str, k: int, states: Sequence[str] = (INDEXED,)) -> WordScores:
         """:meth:`search_text`'s ranking with the query's weight, the scale the hybrid search reads it on."""
         with self._lock:
             return word_scores(self._db, user_id, text, k, states)
 
+    @_reads
     def visibility(self, user_id: str) -> Visibility:
         """What reads of ``user_id``'s index rows may return (see :class:`Visibility`)."""
         with self._lock:
@@ -434,16 +480,19 @@ class Journal:
             )  # fmt: skip
         return Visibility(deleted, only=live)
 
+    @_reads
     def forgetting(self, user_id: str) -> bool:
         """Whether a ``forget`` of ``user_id`` has not reached the index yet."""
         with self._lock:
             return self._db.execute("SELECT 1 FROM forgotten_users WHERE user_id=?", (user_id,)).fetchone() is not None
 
+    @_reads
     def users(self) -> list[str]:
         """Every user id that has rows (in any state)."""
         with self._lock:
             return [u for (u,) in self._db.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
 
+    @_reads
     def encoders(self) -> list[str]:
         """The names of the encoders that computed the journaled vectors, most used first."""
         with self._lock:
@@ -451,6 +500,7 @@ class Journal:
                 "SELECT encoder FROM memories WHERE encoder IS NOT NULL GROUP BY encoder ORDER BY COUNT(*) DESC"
             )]  # fmt: skip
 
+    @_reads
     def vector_sizes(self, user_id: str) -> dict[str, int]:
         """encoder name -> the length of the vectors it gave ``user_id``'s indexed memories."""
         with self._lock:
@@ -459,6 +509,7 @@ class Journal:
                 "GROUP BY encoder", (user_id, INDEXED),
             )}  # fmt: skip
 
+    @_reads
     def count(self, user_id: str | None = None, state: str | None = None) -> int:
         where, params = [], []
         if user_id is not None:
@@ -471,6 +522,7 @@ class Journal:
         with self._lock:
             return int(self._db.execute(sql, params).fetchone()[0])
 
+    @_reads
     def indexed_counts(self) -> dict[str, int]:
         """user id -> how many of their rows are indexed."""
         with self._lock:
@@ -480,6 +532,7 @@ class Journal:
                 )
             }  # fmt: skip
 
+    @_reads
     def next_turn_index(self, user_id: str, session_id: str) -> int:
         """One past the highest turn index written in this session (0 for a new session); at most
         2**63 - 1, which a store imported from before 2026-12-07 may already hold (the turns after it
