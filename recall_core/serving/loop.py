@@ -200,7 +200,8 @@ def served_recall(
     check_served_config(config, memory)
     recall_id, pad_id, boundaries = ids
     context = QueryContext(tokenizer, config, recall_id, pad_id, boundaries, prompt_query, None)
-    run = _Run(client, tokenizer, memory, config, context, on_recall)
+    run = _Run(client, tokenizer, memory, config, context, on_recall, context_window)
+    run.budget(len(prompt), max_new_tokens)
     body = {**sampling_options(options, max_new_tokens, context_window), "stop": list(stop)}
     if grammar is not None:
         body["grammar"] = grammar
@@ -263,6 +264,7 @@ def served_recall(
                 left += 1
                 declined = True
                 continue
+            run.budget(len(engine), left)
             added = run.recall(sequence, reply_start=generated_start)
             engine = engine + added
     except _Cancelled:
@@ -344,12 +346,25 @@ class _Run(TokenRecalls):
     """One generation's recall state: the recalls in ids (attempts, the trace) and the engine's answers."""
 
     def __init__(self, client: EngineClient, tokenizer: Any, memory: Memory | None, config: RecallConfig,
-                 context: QueryContext, on_recall: Callable[[Recall], None] | None) -> None:  # fmt: skip
-        super().__init__(tokenizer, memory, config, context, self._record)
+                 context: QueryContext, on_recall: Callable[[Recall], None] | None,
+                 window: int | None = None) -> None:  # fmt: skip
+        super().__init__(tokenizer, memory, config, context, self._record, room=self._room)
         self.client, self.on_recall = client, on_recall
+        self.window = window  # the engine's slot
+        self.taken, self.left = 0, 0  # positions the engine holds before a recall, and the reply's budget left
         self.trace: list[Recall] = []
         self.output = ServedOutput()
         self.notes = NotesShown()  # the abstention check and RecallConfig.own_recall_threshold follow it
+
+    def budget(self, taken: int, left: int) -> None:
+        """What the next recall's notes must fit beside: ``taken`` positions, and ``left`` new tokens to come."""
+        self.taken, self.left = taken, left
+
+    def _room(self, positions: int) -> bool:
+        """Whether notes of ``positions`` fit in the engine's slot with all the reply may still take
+        (``NO_ROOM`` otherwise, as in process: until 2026-12-07 they were sent, and the engine cut the
+        reply short at its slot's end; a reviewer)."""
+        return self.window is None or self.taken + positions + self.left <= self.window
 
     def _record(self, recall: Recall) -> None:
         self.trace.append(recall)

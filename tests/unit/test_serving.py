@@ -320,6 +320,24 @@ def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
     assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in off.output.engine_ids
 
 
+def test_served_notes_that_leave_the_reply_no_room_are_not_sent_as_in_process() -> None:
+    """In process notes that with the whole reply would pass the window are not injected (NO_ROOM);
+    until 2026-12-07 the served loop sent them and the engine cut the reply at its slot's end (a reviewer)."""
+    from recall_core.decoding.budget import NO_ROOM
+
+    _, tokenizer = tiny_model("llama")
+    end = tokenizer.eos_token_id
+    prompt, memory = f"Where do I live?{RECALL_TOKEN}", FixedMemory("Ana lives in Lisbon.")
+    fits = ServedRecallGenerator(_ScriptedClient([5, end]), tokenizer, context_window=512, memory=memory).generate(
+        prompt, config=RecallConfig(recall_policy="explicit"), max_new_tokens=4)
+    (recall,) = fits.recalls
+    assert recall.injected and len(tokenizer(prompt).input_ids) + recall.length + 400 > 512
+    tight = ServedRecallGenerator(_ScriptedClient([5, end]), tokenizer, context_window=512, memory=memory).generate(
+        prompt, config=RecallConfig(recall_policy="explicit"), max_new_tokens=400)
+    (recall,) = tight.recalls
+    assert not recall.injected and recall.reason == NO_ROOM and tight.usage.injected_tokens == 0
+
+
 @pytest.mark.parametrize(("p", "recalled"), [(0.4, False), (0.7, True)])
 def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float, recalled: bool) -> None:
     """The engine stops at the ``<recall>`` it sampled (with its probability from ``n_probs``); under
