@@ -24,23 +24,44 @@ def turn_key(content: str, turn_index: int | None) -> str:
     return "content:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
+#: How many of a turn's content ids (its words' hash, then salted) are looked at for the turn itself.
+SALTS_LOOKED_AT = 8
+
+
 def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chunks: Sequence[str],
                 ids: Sequence[str], batch: dict[str, tuple[str, str]]) -> list[str]:  # fmt: skip
     """The ids a turn written without a position takes: ``ids`` (its words' hash), unless a memory
     there (not deleted; or a turn earlier in the ``batch``, ``id -> (text, role)``, which this call
     adds to) holds other words or another role (an ``update`` changed it, or the other speaker said
-    the same); then the first of the next ids (salted: ``#1``, ``#2``...) that do. Writing the same
-    turn again still writes nothing. Until 2026-12-07 a turn said again after its memory was updated
-    was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
-    candidate, salt = list(ids), 0
-    while True:
-        held = {r.id: (r.text, r.role) for r in journal.get_many(candidate) if r.state != DELETING}
-        held.update((i, batch[i]) for i in candidate if i in batch)
-        if all(held.get(i, (c, role)) == (c, role) for i, c in zip(candidate, chunks, strict=True)):
-            batch.update((i, (c, role)) for i, c in zip(candidate, chunks, strict=True))
-            return candidate
+    the same); then the next ids (salted: ``#1``, ``#2``...). Writing the same turn again writes
+    nothing: where one of the first :data:`SALTS_LOOKED_AT` holds it, those are its ids, even with
+    an id before them freed by a delete. Until 2026-12-07 a turn said again after its memory was
+    updated was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
+
+    def salted(salt: int) -> list[str]:
+        return list(ids) if salt == 0 else [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(len(chunks))]
+
+    def held_at(candidates: list[list[str]]) -> dict[str, tuple[str, str]]:
+        wanted = [i for candidate in candidates for i in candidate]
+        held = {r.id: (r.text, r.role) for r in journal.get_many(wanted) if r.state != DELETING}
+        held.update((i, batch[i]) for i in wanted if i in batch)
+        return held
+
+    def fits(candidate: list[str], held: dict[str, tuple[str, str]]) -> bool:
+        return all(held.get(i, (c, role)) == (c, role) for i, c in zip(candidate, chunks, strict=True))
+
+    looked = [salted(salt) for salt in range(SALTS_LOOKED_AT)]
+    held = held_at(looked)
+    # the turn itself, written already (all of it, or the chunks left of it), else the first free ids
+    found = next((c for c in looked if any(i in held for i in c) and fits(c, held)), None)
+    found = found or next((c for c in looked if fits(c, held)), None)
+    salt = SALTS_LOOKED_AT
+    while found is None:
+        candidate = salted(salt)
+        found = candidate if fits(candidate, held_at([candidate])) else None
         salt += 1
-        candidate = [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(len(chunks))]
+    batch.update((i, (c, role)) for i, c in zip(found, chunks, strict=True))
+    return found
 
 
 def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[JournalRow]] | None:

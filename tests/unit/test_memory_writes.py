@@ -80,6 +80,13 @@ def test_a_turn_said_again_after_its_memory_was_updated_is_written(store: Memory
                              for role in ("user", "assistant", "user")])  # fmt: skip
     assert both[0] == both[2] != both[1] and [m.role for m in store.for_user("bo").all()] == ["user", "assistant"]
     assert sorted(m.text for m in memory.all()) == ["My dog is called Max.", *["My dog is called Rex."] * 2]
+    # an id freed by a delete before the turn's own is no reason to write it again (a second reviewer)
+    memory.delete(first)
+    assert writer.add_turn("ana", "user", "My dog is called Rex.", session_id="s1") == [again]
+    store.for_user("bo").delete(both[0])
+    assert writer.add_turn("bo", "assistant", "Yes.", session_id="s") == both[1]
+    assert sorted(m.text for m in memory.all()) == ["My dog is called Rex."] * 2
+    assert [m.role for m in store.for_user("bo").all()] == ["assistant"]
 
 
 def test_a_bare_writer_updates_bare(tmp_path: Path) -> None:
