@@ -255,8 +255,9 @@ class MemoryWriter:
         after = following(journal, self.search_text, updated)
         with self.store.journal.writing("the memory was not changed"):
             journal.update_text(memory_id, text, extra, context=context_of(journal, self.search_text, updated))
-            if after is not None:
-                journal.set_context(after.id, context_of(journal, self.search_text, after))
+            context = None if after is None else context_of(journal, self.search_text, after)
+            if after is not None and context != after.context:
+                journal.set_context(after.id, context)
                 ids.append(after.id)
         self._index_pending(ids)
         # The old text's derived copies go, whoever wrote them (this process or another).
@@ -293,7 +294,11 @@ class MemoryWriter:
         index.delete(user_id, ids)
         with tidying(self.store.journal, "the memories are deleted"):
             journal.purge(journaled)
-        self._index_pending(list(followers))
+        try:  # best effort: the delete is done; a follower left pending is indexed by the next catch-up
+            self._index_pending(list(followers))
+        except Exception as exc:  # an encoder or index down must not report the done delete as failed
+            logger.warning("%d memories after the deleted ones are left pending (searched again at the next "
+                           "catch-up or `recall doctor --repair`): %s", len(followers), exc)  # fmt: skip
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:

@@ -65,6 +65,43 @@ def test_a_deleted_turn_s_words_leave_the_turn_after_it(store: MemoryStore) -> N
     assert not any("zebraquartz" in str(entry) for entry in memory.export())
 
 
+def test_a_keyed_note_is_no_turn_before_and_a_chunk_left_last_is_followed(store: MemoryStore) -> None:
+    """A second reviewer: the turn after a keyed note was searched with the note's words (kept after
+    its delete), and deleting the chunk left last of a turn left its words in the next turn."""
+    writer = store.writer
+    writer.add_turn("ana", "user", "Hello there?", session_id="s")
+    key = writer.put("ana", "pin", "My bank PIN is zebraquartz?", session_id="s")
+    reply = writer.add_turn("ana", "assistant", "Noted.", session_id="s")[0]
+    assert "zebraquartz" not in store.journal.get(reply).search_text
+    assert "Hello there?" in store.journal.get(reply).search_text
+    assert store.for_user("ana").delete(key) == 1
+    store.writer = chunked = MemoryWriter(store, chunk_tokens=8, window="always")
+    words = " ".join(f"word{i}" for i in range(24))
+    ids = chunked.add_turn("bo", "user", words, session_id="s")
+    after = chunked.add_turn("bo", "assistant", "Noted.", session_id="s")[0]
+    memory = store.for_user("bo")
+    for deleted in reversed(ids[1:]):  # the last chunk, then the one left last
+        last_word = store.journal.get(deleted).text.split()[-1]
+        memory.delete(deleted)
+        assert last_word not in store.journal.get(after).search_text
+        assert memory.search(last_word, k=3, retrieval="lexical") == []
+    assert store.journal.get(ids[0]).text.split()[-1] in store.journal.get(after).search_text
+
+
+def test_a_delete_is_done_when_the_turn_after_it_cannot_be_indexed_again(store: MemoryStore, monkeypatch) -> None:
+    """The turn after a deleted one is indexed again with its new context, best effort: until
+    2026-12-07 an encoder down made the done delete raise (a second reviewer)."""
+    ids = _conversation(store, "ana", "Can you remember that my bank PIN is zebraquartz?")
+
+    def down(texts):
+        raise ConnectionError("embedding service unreachable")
+
+    monkeypatch.setattr(store.writer.encoder, "encode", down)
+    assert store.for_user("ana").delete(ids[0]) == 1
+    reply = store.journal.get(ids[1])
+    assert store.journal.get(ids[0]) is None and reply.state == "pending" and "zebraquartz" not in reply.search_text
+
+
 def test_a_turn_said_again_after_its_memory_was_updated_is_written(store: MemoryStore) -> None:
     """Its words' id held the updated text: until 2026-12-07 the turn was acknowledged with that id
     and written nowhere (a reviewer). The same words by the other speaker are a memory of their own."""

@@ -420,10 +420,13 @@ class Journal:
 
     @_reads
     def previous_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
-        """The last chunk of the latest turn before ``turn_index`` in a session (not deleted), or ``None``."""
+        """The last chunk of the latest turn before ``turn_index`` in a session (not deleted, not a
+        keyed note: :meth:`~recall_core.memory.MemoryWriter.put`'s are no part of the dialogue, and
+        until 2026-12-07 the turn after one was searched with its words), or ``None``."""
         with self._lock:
             values = self._db.execute(
                 f"""SELECT {COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index<? AND state!=?
+                    AND json_extract(extra, '$.key') IS NULL
                     ORDER BY turn_index DESC, chunk_index DESC LIMIT 1""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchone()
@@ -431,10 +434,12 @@ class Journal:
 
     @_reads
     def next_turn(self, user_id: str, session_id: str, turn_index: int) -> JournalRow | None:
-        """The first chunk of the earliest turn after ``turn_index`` in a session (not deleted), or ``None``."""
+        """The first chunk of the earliest turn after ``turn_index`` in a session (not deleted, not a
+        keyed note), or ``None``."""
         with self._lock:
             values = self._db.execute(
                 f"""SELECT {COLUMNS} FROM memories WHERE user_id=? AND session_id=? AND turn_index>? AND state!=?
+                    AND json_extract(extra, '$.key') IS NULL
                     ORDER BY turn_index, chunk_index LIMIT 1""",
                 (user_id, session_id, turn_index, DELETING),
             ).fetchone()
