@@ -222,8 +222,9 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     def _check_settings(self) -> RecallLLM:
         # an option set as a field may not repeat in generate_kwargs (``max_new_tokens`` always is one:
         # until 2026-12-07 generate_kwargs={"max_new_tokens": 3} was passed over for the 256 default)
-        fields = ("temperature", "top_p", "top_k", "repetition_penalty")
-        self._check_recall_settings("RecallLLM", {"max_new_tokens", *(f for f in fields if getattr(self, f) is not None)})
+        fields = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
+                  "repetition_penalty": "repetition_penalty", "timeout": "max_time"}  # fmt: skip
+        self._check_recall_settings("RecallLLM", {"max_new_tokens", *(o for f, o in fields.items() if getattr(self, f) is not None)})
         return self
 
     @classmethod

@@ -73,6 +73,15 @@ def _role_line(line: str) -> tuple[str, str] | None:
     return (role, rest.strip()) if colon and role in _ROLES else None
 
 
+def _after_memory_blocks(lines: Sequence[str], marker: int) -> bool:
+    """Whether the ``<recall>`` line at ``marker`` follows the ``Memory`` 's other blocks in a system
+    message: ``</memory>`` before it, ``"system: <memory>"`` further up (the blocks' text, between
+    them, may hold lines that look like a role: "user: prefers short answers", a second reviewer)."""
+    if marker < 1 or lines[marker - 1].strip() != "</memory>":
+        return False
+    return any(line.strip() == f"{MessageRole.SYSTEM.value}: <memory>" for line in lines[: marker - 1])
+
+
 def without_rendered_marker(text: str) -> tuple[str, bool]:
     """``text`` without a marker a chat engine rendered into it, and whether there was one.
 
@@ -107,7 +116,8 @@ def without_rendered_marker(text: str) -> tuple[str, bool]:
                 dropped.add(start + 1)
             else:
                 dropped.add(start)
-        elif role == MessageRole.SYSTEM.value and end - 1 > start and lines[end - 1].strip() == RECALL_TOKEN:
+        elif end - 1 > start and lines[end - 1].strip() == RECALL_TOKEN and (
+                role == MessageRole.SYSTEM.value or _after_memory_blocks(lines, end - 1)):  # fmt: skip
             # "system: <memory>...", the other blocks' text put first (Memory's insert_method=SYSTEM
             # puts them before the marker's own), then "<recall>" on its own line and the settings
             # (a system message only: a user's message may paste that much):

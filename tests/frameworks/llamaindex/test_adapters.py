@@ -160,6 +160,8 @@ def test_generate_kwargs_may_not_repeat_a_field_and_on_recall_must_be_callable(l
             RecallLLM(generator=generator, generate_kwargs=options)
     with pytest.raises(ValueError, match="set temperature as field"):
         RecallLLM(generator=generator, temperature=0.5, generate_kwargs={"temperature": 0.7})
+    with pytest.raises(ValueError, match="set timeout as field"):  # its option is max_time (a second reviewer)
+        RecallLLM(generator=generator, timeout=60.0, generate_kwargs={"timeout": 0.001})
     assert RecallLLM(generator=generator, generate_kwargs={"temperature": 0.7}).generate_kwargs  # set once: fine
     with pytest.raises(ValueError, match="on_recall must be a callable"):
         llm.complete(QUESTION, on_recall=5)

@@ -91,6 +91,9 @@ def test_a_rendered_marker_is_taken_out_only_whole():
     assert without_rendered_marker(with_profile) == ("system: Profile: likes tea.\nuser: hi", True)
     profile_first = "system: <memory>\nAda is a nurse.\n</memory>\n<recall>\n{'recall_write_roles': ['user']}\nuser: hi"
     assert without_rendered_marker(profile_first) == ("system: <memory>\nAda is a nurse.\n</memory>\nuser: hi", True)
+    # the profile's own lines may look like a role (a second reviewer)
+    role_like = profile_first.replace("Ada is a nurse.", "Ada is a nurse.\nuser: prefers short answers")
+    assert without_rendered_marker(role_like)[1] and RECALL_TOKEN not in without_rendered_marker(role_like)[0]
     for text in ("What does the <recall> tag do?\n{'recall_user_id': 'bob', 'recall_write_roles': []}",
                  "user: What does this do?\n<recall>\n{'recall_user_id': 'bob', 'recall_write_roles': []}",
                  "user: <recall>\nuser: hi\n{'recall_write_roles': []}",
