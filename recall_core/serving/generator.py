@@ -299,8 +299,10 @@ class ServedRecallGenerator(RecallGenerator):
         started = time.perf_counter()
         sequences, trace, start, output = served_recall(
             self._engine(), self.tokenizer, input_ids[0].tolist(), ids=self._ids, memory=memory, config=config,
-            options=kwargs, max_new_tokens=max_new, stop=stops, prompt_query=recall_query, streamer=streamer,
-            on_recall=on_recall, criteria=list(stopping_criteria or []), grammar=grammar,
+            options=kwargs, max_new_tokens=max_new, prompt_query=recall_query, streamer=streamer, on_recall=on_recall,
+            # stop strings cut here, as in process: sent to the engine, it held back the text of a stop string's
+            # start, and the ids rebuilt from the text were wrong after a split character (a reviewer, 2026-12-07)
+            criteria=[*self._stopping_criteria(stops), *(stopping_criteria or [])], grammar=grammar,
             context_window=self.context_window,
         )  # fmt: skip
         done = _Output(sequences, trace, start)

@@ -177,7 +177,6 @@ def served_recall(
     config: RecallConfig,
     options: Mapping[str, Any],
     max_new_tokens: int,
-    stop: Sequence[str],
     prompt_query: str | None,
     streamer: Any = None,
     on_recall: Callable[[Recall], None] | None = None,
@@ -202,7 +201,7 @@ def served_recall(
     context = QueryContext(tokenizer, config, recall_id, pad_id, boundaries, prompt_query, None)
     run = _Run(client, tokenizer, memory, config, context, on_recall, context_window)
     run.budget(len(prompt), max_new_tokens)
-    body = {**sampling_options(options, max_new_tokens, context_window), "stop": list(stop)}
+    body = sampling_options(options, max_new_tokens, context_window)  # stop strings: cut by a criterion
     if grammar is not None:
         body["grammar"] = grammar
     sequence, engine = run.prompt(list(prompt))

@@ -320,6 +320,18 @@ def test_served_off_ignores_a_prompts_marker_and_explicit_honours_it() -> None:
     assert tokenizer.convert_tokens_to_ids(RECALL_TOKEN) not in off.output.engine_ids
 
 
+def test_served_stop_strings_are_cut_by_the_client_not_sent_to_the_engine() -> None:
+    """Sent to the engine, a stop string's start was held back from the stream's text, and the ids
+    rebuilt from it after a split character were wrong (a reviewer, 2026-12-07): cut as in process."""
+    _, tokenizer = tiny_model("llama")
+    ids = tokenizer("Lisbon is sunny today and warm", add_special_tokens=False).input_ids
+    client = _ScriptedClient([*ids, tokenizer.eos_token_id])
+    result = ServedRecallGenerator(client, tokenizer, context_window=512).generate(
+        "Where do I live?", stop=["today"], max_new_tokens=40, config=RecallConfig(recall_policy="off"))
+    assert "stop" not in client.bodies[0]
+    assert result.text.rstrip() == "Lisbon is sunny" and result.finish_reason == "stop"
+
+
 def test_served_notes_that_leave_the_reply_no_room_are_not_sent_as_in_process() -> None:
     """In process notes that with the whole reply would pass the window are not injected (NO_ROOM);
     until 2026-12-07 the served loop sent them and the engine cut the reply at its slot's end (a reviewer)."""

@@ -233,13 +233,21 @@ def test_a_reply_the_engines_context_cut_is_length(tokenizer) -> None:
     assert (result.usage.generated_tokens, result.finish_reason) == (2, "length")
 
 
-def test_prompt_and_notes_longer_than_the_slot_are_refused_before_the_request(tokenizer) -> None:
-    engine = ScriptedEngine()
+def test_notes_past_the_slot_are_skipped_and_a_prompt_past_it_is_refused_before_the_request(tokenizer) -> None:
+    """Notes that with the reply would pass the slot are not injected (``NO_ROOM``, as in process;
+    until 2026-12-07 they were refused with this ``ValueError``, or sent where the reply did not fit);
+    a prompt the slot cannot hold is refused before any request."""
+    from recall_core.decoding.budget import NO_ROOM
+
+    engine = ScriptedEngine(Completion(tokens=[5, tokenizer.eos_token_id], stop_type="eos"))
     generator = ServedRecallGenerator(engine, tokenizer, context_window=64, memory=FixedMemory("Ana lives in Lisbon."))
-    with pytest.raises(ValueError, match=r"with the notes \(\d+ ids\) make \d+ ids.*context_window 64"):
-        generator.generate([{"role": "user", "content": "Where do I live?"}], max_new_tokens=4,
-                           config=RecallConfig(recall_policy="auto"))  # fmt: skip
-    assert engine.bodies == []
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}], max_new_tokens=4,
+                                config=RecallConfig(recall_policy="auto"))  # fmt: skip
+    assert [r.reason for r in result.recalls] == [NO_ROOM] and len(engine.bodies) == 1
+    crowded = ScriptedEngine()
+    with pytest.raises(ValueError, match="longer than the model.s context window of 64"):
+        ServedRecallGenerator(crowded, tokenizer, context_window=64).generate("word " * 80, max_new_tokens=4)
+    assert crowded.bodies == []
 
 
 @pytest.mark.parametrize("seed", [-1, 1.7, "abc", True, 2**32 - 1])
