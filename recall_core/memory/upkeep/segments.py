@@ -209,7 +209,7 @@ def check_segment(folder: Path) -> str | None:
                 f"{name} is {'missing' if size is None else f'{size} bytes'}; the header says "
                 f"{count} elements of {unit} bytes (room for {capacity})"
             )
-    problem = _check_level0(folder / LEVEL0, count, element, max_m0)
+    problem = _check_level0(folder / LEVEL0, count, element, max_m0, (data_at, label_at))
     if problem is None:
         norms = np.fromfile(folder / LENGTHS, dtype=np.float32, count=count)
         if not bool(np.all(np.isfinite(norms) & (norms >= 0))):
@@ -221,9 +221,14 @@ def check_segment(folder: Path) -> str | None:
     return problem
 
 
-def _check_level0(path: Path, count: int, element: int, max_m0: int) -> str | None:
-    """Every element's level-0 link list: at most ``max_m0`` links, each to an existing element."""
+def _check_level0(path: Path, count: int, element: int, max_m0: int, spans: tuple[int, int]) -> str | None:
+    """Every element's level-0 link list (at most ``max_m0`` links, each to an existing element),
+    its vector (finite numbers, not all zero) and its label (one element each): ``spans`` are where
+    the vector and the label start in an element. A block of zeros or NaN over the vectors (what a
+    crash leaves) gave wrong search results with no warning until 2026-12-07 (a reviewer)."""
+    data_at, label_at = spans
     data = np.memmap(path, dtype=np.uint8, mode="r")
+    labels = []
     for start in range(0, count, _BLOCK):
         stop = min(count, start + _BLOCK)
         rows = np.asarray(data[start * element : stop * element]).reshape(stop - start, element)
@@ -234,6 +239,12 @@ def _check_level0(path: Path, count: int, element: int, max_m0: int) -> str | No
         used = np.arange(max_m0)[None, :] < sizes[:, None]
         if bool(np.any(heads[:, 1:][used] >= count)):
             return f"{LEVEL0} is garbled (links to elements that do not exist)"
+        vectors = rows[:, data_at:label_at].copy().view(np.float32)
+        if not bool(np.all(np.isfinite(vectors))) or bool(np.any(~vectors.any(axis=1))):
+            return f"{LEVEL0} is garbled (vectors that are not finite numbers, or all zero)"
+        labels.append(rows[:, label_at : label_at + 8].copy().view(np.uint64)[:, 0])
+    if labels and len(np.unique(np.concatenate(labels))) != count:
+        return f"{LEVEL0} is garbled (two elements with the same label)"
     return None
 
 
