@@ -107,3 +107,69 @@ def test_a_file_without_a_digest_is_a_miss(tmp_path):
     fetched = fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
     assert fetched.discarded and "digest" in fetched.discarded[0]
     assert all(fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder)).found)
+
+
+def test_files_another_process_deletes_are_misses_and_failed_writes_leave_nothing(tmp_path, monkeypatch):
+    """A reviewer (2026-12-07): a block file deleted by another process between its read and its
+    touch raised ``FileNotFoundError`` out of the recall, and a write that failed (a full disk) left
+    its partial ``.tmp`` file, never counted nor trimmed."""
+    import os
+
+    import recall_core.kv.memories as memories
+
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "kv"
+    plan = plan_block(tokenizer, list(FixedMemory(*FACTS).search(None, 2)), CONFIG)
+    fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    touched = os.utime
+
+    def deleted_first(path, *args, **kwargs):
+        os.unlink(path)  # another process's trim or forget, just after this one read the file
+        return touched(path, *args, **kwargs)
+
+    monkeypatch.setattr(memories.os, "utime", deleted_first)
+    fetched = fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    assert all(fetched.found) and not fetched.discarded  # what was read is whole
+    monkeypatch.setattr(memories.os, "utime", touched)
+    assert _files(folder) == []
+
+    from safetensors import torch as safetensors_torch
+
+    saved = safetensors_torch.save_file
+
+    def full_disk(tensors, path, metadata=None):
+        saved(tensors, path, metadata=metadata)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(safetensors_torch, "save_file", full_disk)
+    cache = KVMemories(disk=folder)
+    assert not any(fetch_blocks(model, tokenizer, plan, CONFIG, cache).found)
+    assert list(folder.rglob("*.tmp")) == [] and cache.stats()["disk_bytes"] == 0
+
+
+def test_a_killed_writer_s_partial_file_goes_at_the_next_process_s_first_count(tmp_path):
+    import os
+    import time
+
+    model, tokenizer = tiny_model("llama")
+    folder = tmp_path / "kv"
+    plan = plan_block(tokenizer, list(FixedMemory(*FACTS).search(None, 2)), CONFIG)
+    fetch_blocks(model, tokenizer, plan, CONFIG, KVMemories(disk=folder))
+    partial = _files(folder)[0].with_suffix(".123.456.tmp")
+    partial.write_bytes(b"half a block")
+    old = time.time() - 3600
+    os.utime(partial, (old, old))
+    KVMemories(disk=folder).stats()
+    assert not partial.exists()
+
+
+def test_an_edit_off_the_fingerprint_s_sample_changes_it():
+    """Only every step-th weight was hashed: an edit off the sample (one embedding row, a slice of a
+    projection) kept the fingerprint, and blocks computed before it were served (a reviewer)."""
+    from recall_core.kv.blocks import model_fingerprint
+
+    model, _ = tiny_model("llama")
+    before = model_fingerprint(model)
+    with torch.no_grad():
+        model.model.layers[0].self_attn.k_proj.weight[:, 1::2] += 0.5  # every value the sample skips
+    assert model_fingerprint(model) != before
