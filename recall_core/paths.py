@@ -103,24 +103,32 @@ def register_derived(cache: Any, folder: str | Path | None = None) -> None:
         folder = str(Path(folder).resolve())
         if folder == str((recall_home() / KV_FOLDER).resolve()):
             return  # always searched
-        listed = _listed_folders()
-        if folder in listed:
+        if folder in _listed_folders():
             return
         path = recall_home() / DERIVED_FOLDERS_FILE
-        try:  # folders that are gone leave the list; the list is replaced whole
-            partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            partial.write_text("".join(line + "\n" for line in [*listed, folder]), encoding="utf-8")
-            os.replace(partial, path)
+        # Under a lock across processes, and every folder kept, made or not: a cache's folder is made
+        # at its first write, and until 2026-12-07 a registration in another process dropped the ones
+        # not made yet (or two at once lost one), so a forget left their files (a reviewer).
+        try:
+            from filelock import FileLock
+
+            with FileLock(str(path.with_name(f"{path.name}.lock"))):
+                listed = _listed_folders(made_only=False)
+                if folder not in listed:
+                    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+                    partial.write_text("".join(line + "\n" for line in [*listed, folder]), encoding="utf-8")
+                    os.replace(partial, path)
         except OSError as error:  # a read-only home: this process still drops them (it holds the cache)
             warnings.warn(f"derived folder {folder} not listed in $RECALL_HOME ({error})", RuntimeWarning, stacklevel=3)
 
 
-def _listed_folders() -> list[str]:
+def _listed_folders(made_only: bool = True) -> list[str]:
+    """The folders listed in ``$RECALL_HOME/derived_folders.txt`` (``made_only``: those that exist now)."""
     try:
         lines = (recall_home() / DERIVED_FOLDERS_FILE).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    return [line for line in dict.fromkeys(lines) if line and os.path.isdir(line)]
+    return [line for line in dict.fromkeys(lines) if line and (not made_only or os.path.isdir(line))]
 
 
 def drop_derived(memory_ids: Iterable[str]) -> int:

@@ -135,3 +135,25 @@ def test_repair_finishes_an_interrupted_forget_s_blocks_too(home, tmp_path):
     assert _residue(home / "kv_memories", ada, tensors) == []
     with MemoryStore.local(home / "memory", encoder=HashEncoder(64)) as store:
         assert store.for_user("ada").count() == 0 and repair(store).removed == 0
+
+
+def test_a_folder_listed_before_it_is_made_stays_listed_for_a_forget(home, tmp_path):
+    """A cache's folder is made at its first write: until 2026-12-07 a registration in another
+    process rewrote the list without the folders not made yet, and a forget left their files (a
+    reviewer: the user's PIN note stayed on disk)."""
+    from recall_core.paths import _listed_folders, drop_derived, register_derived
+
+    class Cache:
+        def drop(self, memory_ids):
+            pass
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    caches = [Cache(), Cache()]
+    register_derived(caches[0], first)  # not made yet
+    second.mkdir()
+    register_derived(caches[1], second)
+    assert _listed_folders(made_only=False) == [str(first.resolve()), str(second.resolve())]
+    (first / "model").mkdir(parents=True)
+    block = first / "model" / f"{derived_tag('m1')}-rest.safetensors"
+    block.write_bytes(b"a block of m1")
+    assert drop_derived(["m1"]) == 1 and not block.exists()
