@@ -159,12 +159,15 @@ class LlamaIndexMethod(Method):
 
     async def _write(self, user: User) -> None:
         from llama_index.core.llms import ChatMessage
+        from llama_index.core.storage.chat_store.base_db import MessageStatus
 
         memory = self._memory(user.user_id, self.TOKEN_LIMIT)
         for turn in user.turns:
             await memory.aput(ChatMessage(role=turn.role, content=turn.content))
-        # The conversation is over: what is still in the short-term queue goes to the block too.
-        remaining = await memory.aget_all()
+        # The conversation is over: what is still in the short-term queue goes to the block too. Only
+        # that (ACTIVE): Memory keeps the messages it flushed, marked ARCHIVED, and until 2026-12-07
+        # every user's whole conversation went in again as one more document (a reviewer).
+        remaining = await memory.aget_all(status=MessageStatus.ACTIVE)
         await memory.areset()
         if remaining:
             await self._block(user.user_id).aput(remaining, from_short_term_memory=True, session_id=user.user_id)

@@ -238,3 +238,23 @@ def test_a_peer_recipe_reads_the_plain_release_or_recall_s_tuned_weights_by_its_
     recipe = heldout.peer_recipe(name, "encoder", 48)
     assert recipe.name == name and recipe.args == ("encoder", 48)
     assert loaded == [str(tmp_path / ("tuned" if tuned else "plain"))] * 2
+
+
+def test_llamaindex_s_recipe_stores_each_turn_once():
+    """``Memory`` keeps the messages it flushed to its block (archived): until 2026-12-07 the recipe
+    wrote every user's whole conversation again as one more document, of up to ~4,000 tokens, which
+    its search then returned (a reviewer)."""
+    from benchmarks.common.peers import LlamaIndexMethod
+    from benchmarks.heldout import ASKED_FAMILIES, EVAL_SEED
+    from recall_core.memory.encoders import default_encoder_path
+    from tests.helpers.tiny import tiny_model
+
+    model, tokenizer = tiny_model("llama")
+    method = LlamaIndexMethod(model, tokenizer, str(default_encoder_path()), 8)
+    user = ASKED_FAMILIES["passing"].generate(EVAL_SEED, users=1)[0]
+    method.prepare([user])
+    (name,) = [c.name for c in method.client.list_collections()]
+    documents = method.client.get_collection(name).get(include=["documents"])["documents"]
+    first = user.turns[0].content[:60]
+    assert sum(first in document for document in documents) == 1
+    assert max(map(len, documents)) < sum(len(t.content) for t in user.turns) / 4
