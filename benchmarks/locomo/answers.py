@@ -27,6 +27,7 @@ from benchmarks.locomo.prompts import (
     excerpt_block,
     final_answer,
     messages_for,
+    official_answer,
 )
 
 METHODS = {
@@ -74,6 +75,8 @@ def run_method(bench: Bench, method: str, question: Question, prompt: Prompt) ->
     out["search_s"] = extra_s
     out["prediction"] = final_answer(out["text"], prompt.options)
     out["score"] = qa_score(out["prediction"], question.answer, question.category)
+    if question.category == 5:  # the official code's mapping too (prompts.official_answer)
+        out["score_official"] = qa_score(official_answer(out["text"], prompt.options), question.answer, 5)
     if retrieved:
         out["retrieved"] = retrieved
         out["evidence_in_context"] = hit_at_k(retrieved, question.evidence, len(retrieved)) if question.evidence else None
@@ -140,6 +143,7 @@ def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any
             for r in rows if method in r["methods"]]  # fmt: skip
     f1 = by_category([r for r in flat if r["category"] != 5], lambda r: r["score"], (1, 2, 3, 4))
     adversarial = [r["score"] for r in flat if r["category"] == 5]
+    official = [r["score_official"] for r in flat if r["category"] == 5 and "score_official" in r]
     # Category 5 by the place of "No information available": the protocol draws it at random per
     # question, so a model that always writes "(a)" scores about 0.5 while telling nothing apart.
     by_place = {place: [r["score"] for r in flat if r["category"] == 5 and r["no_info_option"] == place]
@@ -156,6 +160,8 @@ def answer_summary(rows: Sequence[dict[str, Any]], method: str) -> dict[str, Any
         "questions": len(flat),
         "f1": f1,
         "adversarial_accuracy": sum(adversarial) / len(adversarial) if adversarial else None,
+        # LoCoMo's own mapping of the reply (prompts.official_answer); None for runs before 2026-12-07
+        "adversarial_accuracy_official": sum(official) / len(official) if official else None,
         "adversarial_questions": len(adversarial),
         "adversarial_by_place": {place: {"right": sum(scores), "questions": len(scores)}
                                  for place, scores in by_place.items()},  # fmt: skip

@@ -61,11 +61,12 @@ def build_prompt(question: Question, conversation: Conversation, seed: int, no_i
 
 
 def final_answer(text: str, options: dict[str, str] | None) -> str:
-    """The first non-empty line; for category 5 the option it picks, as the official code maps it.
+    """The first non-empty line; for category 5 the option it names ("(a)" anywhere in that line
+    picks a, else "(b)" picks b), else its own text.
 
-    Unlike the official code (which takes (b) whenever "(a)" is absent), an answer that names
-    neither option is scored on its own text, so a reply that picks nothing is not counted
-    right half of the time.
+    Not the official code's mapping (:func:`official_answer`), which maps only a reply that is
+    exactly a letter or "(a)"/"(b)" and scores any longer one on its text alone (until 2026-12-07
+    this docstring said it was the official mapping: a reviewer). Both are reported.
     """
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     answer = lines[0] if lines else ""
@@ -77,6 +78,20 @@ def final_answer(text: str, options: dict[str, str] | None) -> str:
     if "(b)" in lowered:
         return options["b"]
     return answer
+
+
+def official_answer(text: str, options: dict[str, str] | None) -> str:
+    """The answer as LoCoMo's own evaluation maps it (``get_cat_5_answer``): for category 5, the
+    whole reply, stripped and lower-cased, is option a when it is one character holding "a" (else
+    b), or three characters holding "(a)" (else b); any other reply is its own text."""
+    if options is None:
+        return final_answer(text, None)
+    reply = text.strip().lower()
+    if len(reply) == 1:
+        return options["a"] if "a" in reply else options["b"]
+    if len(reply) == 3:
+        return options["a"] if "(a)" in reply else options["b"]
+    return reply
 
 
 def turn_line(turn: DialogTurn) -> str:

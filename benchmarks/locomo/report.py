@@ -26,19 +26,22 @@ def markdown(result: dict[str, Any]) -> str:
         n = answers["sample_size"]
         parts += ["", f"### Answers: {n} questions (seeded, category-stratified), {result['config']['model']}", ""]
         parts += ["| method | F1 cat 1 | cat 2 | cat 3 | cat 4 | **F1 1-4** | cat 5 says no info | "
-                  "cat 5 no info when it is (a) · (b) | prompt tok | injected tok | processed tok | TTFT p50 s | "
-                  "total p50 s |", "|" + " --- |" * 13]
+                  "cat 5, LoCoMo's mapping | cat 5 no info when it is (a) · (b) | prompt tok | injected tok | "
+                  "processed tok | TTFT p50 s | total p50 s |", "|" + " --- |" * 14]
         for summary in answers["methods"].values():
             f1 = summary["f1"]
             cells = [summary["label"], *(cell(f1[str(c)]) for c in (1, 2, 3, 4)), f"**{cell(f1['1-4'])}**",
-                     cell(summary["adversarial_accuracy"]), by_place(summary.get("adversarial_by_place")),
+                     cell(summary["adversarial_accuracy"]), cell(summary.get("adversarial_accuracy_official")),
+                     by_place(summary.get("adversarial_by_place")),
                      cell(summary["prompt_tokens"]["mean"], 0),
                      cell(summary["injected_tokens"]["mean"], 0), cell(summary["processed_tokens"]["mean"], 0),
                      cell(summary["ttft_s"]["p50"], 2), cell(summary["total_s"]["p50"], 2)]
             parts.append("| " + " | ".join(cells) + " |")
         parts += ["", "Token counts are means per question; processed = prompt + injected. Category 5 asks to "
                   "pick (a) or (b); where \"No information available\" sits is drawn per question, so the split "
-                  "shows a model that picks by place rather than by content."]
+                  "shows a model that picks by place rather than by content. \"says no info\" maps a reply that names "
+                  "\"(a)\" or \"(b)\" in its first line to that option; LoCoMo's own code maps only a reply that is "
+                  "exactly a letter or \"(a)\"/\"(b)\", and scores any other on its text."]
     return "\n".join(parts) + "\n"
 
 

@@ -28,7 +28,7 @@ from benchmarks.common.locomo_metrics import (
 from benchmarks.locomo import cli
 from benchmarks.locomo.answers import DEFAULT_METHODS, answer_summary
 from benchmarks.locomo.bench import Bench, FirstLineStop, labelled
-from benchmarks.locomo.prompts import final_answer
+from benchmarks.locomo.prompts import final_answer, official_answer
 from benchmarks.locomo.report import by_place
 from tests.benchmarks.locomo_files import dev_slice, write_locomo
 from tests.helpers.tiny import tiny_model
@@ -87,12 +87,20 @@ def test_evidence_is_cleaned_the_same_way_for_every_question():
     assert clean_evidence(["D:11:26", "D", "D10:19"], known) == ("D11:26",)
 
 
-def test_category_5_options_map_like_the_official_code():
+def test_category_5_options_map_by_the_first_line_and_as_the_official_code():
+    """``final_answer`` maps an option named in the first line; ``official_answer`` as LoCoMo's
+    ``get_cat_5_answer`` does, only a reply that is a letter or "(a)"/"(b)" (until 2026-12-07 the
+    first was said to be the official mapping: a reviewer)."""
     options = {"a": "No information available", "b": "a red car"}
     assert final_answer("(a)\nmore text", options) == "No information available"
     assert final_answer("I think (b) a red car", options) == "a red car"
     assert final_answer("Not mentioned.", options) == "Not mentioned."
     assert final_answer("\n  Paris  \nLondon", None) == "Paris"
+    assert official_answer("(a)\nmore text", options) == "(a)\nmore text"  # scored on its text
+    assert official_answer(" (A) ", options) == official_answer("a", options) == "No information available"
+    assert official_answer("b", options) == official_answer("(b)", options) == "a red car"
+    assert official_answer("(a) She went to Paris.", options) == "(a) she went to paris."
+    assert official_answer("\n  Paris  \nLondon", None) == "Paris"
 
 
 def test_category_5_is_split_by_where_no_information_sat():
