@@ -32,6 +32,7 @@ from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, s
 from recall_core.memory.positions import HeldPositions, content_ids
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
+from recall_core.memory.search import expand
 from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
 from recall_core.memory.text.ingest import IngestReport, ingest_file
 from recall_core.memory.text.neighbours import context_of, following, turn_before
@@ -413,10 +414,13 @@ class MemoryWriter:
         self._precompute_kv(ids)
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
-        """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes)."""
+        """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes:
+        the store's unit, a user's answer with the question it answers; until 2026-12-07 the turn
+        alone, a block no recall used, a reviewer)."""
         if self.kv is not None:
             rows = self.store.journal.get_many(list(ids))
-            self.kv.written([MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows])
+            found = [MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows]
+            self.kv.written(expand(self.store.journal, found, getattr(self.store, "unit", "turn")))
 
     def _journal_turns(self, prepared: Sequence[Prepared], on_taken: _OnTaken | None = None) -> list[str]:
         """Give turns without an index the next positions of their sessions, compose what each chunk

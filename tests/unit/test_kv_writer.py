@@ -40,6 +40,20 @@ def test_a_written_memory_is_recalled_from_its_precomputed_block(setup):
     assert recall.kv_reused == recall.length - recall.kv_recomputed > 0
 
 
+def test_a_user_s_answer_is_precomputed_with_the_question_it_answers(setup):
+    """A search (the store's unit, "answered") returns a user's answer with the question before
+    it: until 2026-12-07 the block was computed from the answer alone, and the recall computed the
+    one it used (a reviewer)."""
+    generator, writer, cache = setup
+    writer.add_turn("ada", "assistant", "What a lovely name! Which city is your home?")
+    (memory_id,) = writer.add_turn("ada", "user", "I live in Lisbon.")
+    result = generator.generate([{"role": "user", "content": "Where do I live?"}], max_new_tokens=2,
+                                recall_kv_memories=cache)
+    (recall,) = [r for r in result.recalls if r.in_prompt]
+    assert recall.memory_id == memory_id and recall.inject_mode == "kv"
+    assert recall.kv_reused == recall.length - recall.kv_recomputed > 0
+
+
 def test_an_update_replaces_the_block_and_a_delete_drops_it(setup):
     generator, writer, cache = setup
     (memory_id,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
