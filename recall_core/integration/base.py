@@ -39,6 +39,11 @@ _MODEL_NAME_ARGUMENTS = ("model_name", "model")
 _Adapter = TypeVar("_Adapter", bound="RecallAdapterBase")
 
 
+#: The adapters' numeric fields, under every name they take (LangChain's ``max_tokens`` alias too).
+_NUMBER_FIELDS = ("temperature", "top_p", "top_k", "repetition_penalty", "timeout", "max_tokens", "max_new_tokens",
+                  "context_window")  # fmt: skip
+
+
 class RecallAdapterBase(BaseModel):
     """The settings both adapters share, and what an adapter does with them.
 
@@ -124,6 +129,17 @@ class RecallAdapterBase(BaseModel):
         """``(field name, value)`` of the adapter's field of other ``generate()`` options."""
 
     # ------------------------------------------------------------------ init
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_are_numbers(cls, data: Any) -> Any:
+        """A numeric field given a bool or text is a ``ValueError`` naming it: pydantic's lax mode took
+        ``max_tokens=True`` as 1 and ``"7"`` as 7, which a call refuses (until 2026-12-07, a reviewer)."""
+        if isinstance(data, dict):
+            for name in _NUMBER_FIELDS:
+                if isinstance(data.get(name), (bool, str)):
+                    raise ValueError(f"{name} must be a number, got {data[name]!r}")
+        return data
+
     @model_validator(mode="before")
     @classmethod
     def _fold_recall_shortcut(cls, data: Any) -> Any:
