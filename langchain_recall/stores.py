@@ -176,24 +176,31 @@ class RecallStore(BaseStore):
         _check_filter(op.filter)
         users = self._users(op.namespace_prefix)
         want = op.offset + op.limit
+
+        def wanted(item: SearchItem) -> bool:
+            return item.namespace[: len(op.namespace_prefix)] == tuple(op.namespace_prefix) and _matches(item.value, op.filter)
+
         found: list[SearchItem] = []
         for user in users:
             memory = self.store.for_user(user)
-            if op.query:
-                # Ask for more than the page: namespace, filter and index=False are checked here.
-                pool = max(4 * want + 16, 32)
+            if not op.query:
+                found.extend(item for item in (_item(record, search=True) for record in memory.list(where={_MARK: True})
+                                               if _alive(record)) if wanted(item))  # fmt: skip
+                continue
+            # Ask for more than the page (namespace, filter and index=False are checked here), and
+            # more again until the page is full or the memory has no more: until 2026-12-07 items
+            # past the first pool were never found (a reviewer: [] where InMemoryStore found them).
+            pool = max(4 * want + 16, 32)
+            while True:
                 candidates = memory.search(op.query, k=pool, where={_MARK: True})
                 records = {r.id: r for r in memory.get_many([c.id for c in candidates])}
-                for candidate in candidates:
-                    record = records.get(candidate.id)
-                    if _alive(record) is not None and record.metadata.get(_INDEXED, True):
-                        found.append(_item(record, score=float(candidate.score), search=True))
-            else:
-                found.extend(_item(record, search=True) for record in memory.list(where={_MARK: True}) if _alive(record))
-        found = [
-            item for item in found
-            if item.namespace[: len(op.namespace_prefix)] == tuple(op.namespace_prefix) and _matches(item.value, op.filter)
-        ]  # fmt: skip
+                page = [item for item in (_item(records[c.id], score=float(c.score), search=True) for c in candidates
+                                          if _alive(records.get(c.id)) is not None
+                                          and records[c.id].metadata.get(_INDEXED, True)) if wanted(item)]  # fmt: skip
+                if len(page) >= want or len(candidates) < pool:
+                    break
+                pool *= 4
+            found.extend(page)
         if op.query:
             found.sort(key=lambda item: item.score if item.score is not None else float("-inf"), reverse=True)
         if op.refresh_ttl:

@@ -110,6 +110,22 @@ def test_semantic_search_ranks_like_the_memory_and_respects_users(memory_store, 
     assert store.get((ada, "memories"), "secret") is not None
 
 
+def test_a_search_finds_what_its_namespace_or_filter_keeps_past_the_first_pool(memory_store, users):
+    """Only the first 4 * (offset + limit) + 16 best were read, then the namespace and the filter
+    applied: items past them were never found (until 2026-12-07, a reviewer)."""
+    ada, _ = users
+    ours, reference = RecallStore(memory_store, user_position=0), InMemoryStore()
+    for store in (ours, reference):
+        for i in range(60):
+            store.put((ada, "notes"), f"n{i}", {"text": f"my dog is called Rex number {i}", "kind": "note"})
+        store.put((ada, "prefs"), "p1", {"text": "favourite colour green", "kind": "pref"})
+        store.put((ada, "notes"), "n-pref", {"text": "I prefer tea", "kind": "pref"})
+    for store in (ours, reference):
+        assert [i.key for i in store.search((ada, "prefs"), query="what is my dog called", limit=5)] == ["p1"]
+        found = store.search((ada,), query="what is my dog called", filter={"kind": "pref"}, limit=5)
+        assert sorted(i.key for i in found) == ["n-pref", "p1"]
+
+
 def test_what_an_agent_stores_is_what_recall_injects(memory_store, users):
     ada, bob = users
     RecallStore(memory_store, user_position=0).put((ada, "memories"), "home", {"text": "I live in Lisbon by the river"})
