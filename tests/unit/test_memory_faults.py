@@ -217,6 +217,26 @@ def _damage(level0: Path, damage: str) -> None:
         os.truncate(level0, size // 2)
 
 
+def test_a_zero_vector_the_writer_took_is_no_damage(tmp_path: Path) -> None:
+    """An encoder may give the zero vector (a bag of words with no known word): the first check of
+    vectors called such a healthy graph garbled and refused its user (a second reviewer)."""
+
+    class ZeroForOk(HashEncoder):
+        def encode(self, texts, batch_size=64):
+            vectors = super().encode(texts, batch_size)
+            vectors[[i for i, text in enumerate(texts) if text.strip() == "ok"]] = 0
+            return vectors
+
+    encoder = ZeroForOk(DIM, name="zero-for-ok")
+    with MemoryStore.local(tmp_path, encoder=encoder) as store:
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("ana", "user", "ok")
+        writer.add_turns([{"user_id": "ana", "role": "user", "content": f"note {i} on topic {i % 17}"} for i in range(1001)])
+    with MemoryStore.local(tmp_path, encoder=encoder) as store:
+        assert doctor(store, probe=False).ok
+        assert store.for_user("ana").search("note 5 on topic 5", 2)
+
+
 def test_chroma_crashes_on_a_garbled_graph_and_the_probe_survives_it(tmp_path: Path) -> None:
     """Why the checks exist: the first search of a garbled graph kills the process that runs it."""
     path = tmp_path / "mem"

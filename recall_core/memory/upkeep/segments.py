@@ -223,7 +223,7 @@ def check_segment(folder: Path) -> str | None:
 
 def _check_level0(path: Path, count: int, element: int, max_m0: int, spans: tuple[int, int]) -> str | None:
     """Every element's level-0 link list (at most ``max_m0`` links, each to an existing element),
-    its vector (finite numbers, not all zero) and its label (one element each): ``spans`` are where
+    its vector (finite numbers) and its label (one element each): ``spans`` are where
     the vector and the label start in an element. A block of zeros or NaN over the vectors (what a
     crash leaves) gave wrong search results with no warning until 2026-12-07 (a reviewer)."""
     data_at, label_at = spans
@@ -239,9 +239,10 @@ def _check_level0(path: Path, count: int, element: int, max_m0: int, spans: tupl
         used = np.arange(max_m0)[None, :] < sizes[:, None]
         if bool(np.any(heads[:, 1:][used] >= count)):
             return f"{LEVEL0} is garbled (links to elements that do not exist)"
-        vectors = rows[:, data_at:label_at].copy().view(np.float32)
-        if not bool(np.all(np.isfinite(vectors))) or bool(np.any(~vectors.any(axis=1))):
-            return f"{LEVEL0} is garbled (vectors that are not finite numbers, or all zero)"
+        # Not "all zero": an encoder may give a zero vector, which the writer takes (a second
+        # reviewer); a crash's block of zeros is found by its labels, all 0.
+        if not bool(np.all(np.isfinite(rows[:, data_at:label_at].copy().view(np.float32)))):
+            return f"{LEVEL0} is garbled (vectors that are not finite numbers)"
         labels.append(rows[:, label_at : label_at + 8].copy().view(np.uint64)[:, 0])
     if labels and len(np.unique(np.concatenate(labels))) != count:
         return f"{LEVEL0} is garbled (two elements with the same label)"
