@@ -262,6 +262,7 @@ class KVMemories:
         return BlockKV(keys, values, int(meta["offset"])), None
 
     def _write(self, key: BlockKey, block: BlockKV) -> None:
+        from safetensors import SafetensorError
         from safetensors.torch import save_file
 
         path = self._path(key)
@@ -282,9 +283,9 @@ class KVMemories:
             save_file(tensors, str(partial), metadata=meta)
             replaced = _size(path)  # a foreign or damaged file goes
             os.replace(partial, path)  # atomic: a reader sees the whole file or none
-        except OSError:  # a full or read-only disk: the block stays in process, nothing is lost
-            _remove(partial)  # (until 2026-12-07 left behind, uncounted: a reviewer)
-            return
+        except (OSError, SafetensorError):  # a full or read-only disk: the block stays in process, nothing
+            _remove(partial)  # is lost (safetensors raises its own error; until 2026-12-07 it left the
+            return  # partial file behind, uncounted, and a SafetensorError crashed generate(): reviewers)
         with self._lock:
             if self._disk_bytes is None:
                 self._disk_total()  # counts the file just written too
@@ -294,8 +295,10 @@ class KVMemories:
                 self._trim_disk()
 
     def _disk_total(self) -> int:
-        if self._disk_bytes is None:  # once per process: a killed writer's partial files go then
-            for partial in self.folder.glob("*/*.tmp") if self.folder is not None and self.folder.is_dir() else ():
+        if self._disk_bytes is None:  # once per process: a killed writer's partial files go then (ours,
+            # "*.tmp", and safetensors' own ".tmpXXXXXX", which it renames to ours once whole)
+            made = self.folder is not None and self.folder.is_dir()
+            for partial in [*self.folder.glob("*/*.tmp"), *self.folder.glob("*/.tmp*")] if made else ():
                 with contextlib.suppress(OSError):
                     if time.time() - partial.stat().st_mtime > STALE_PARTIAL_S:
                         partial.unlink()
