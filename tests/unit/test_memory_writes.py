@@ -88,6 +88,18 @@ def test_a_keyed_note_is_no_turn_before_and_a_chunk_left_last_is_followed(store:
     assert store.journal.get(ids[0]).text.split()[-1] in store.journal.get(after).search_text
 
 
+def test_a_keyed_note_s_words_a_store_from_before_holds_in_the_next_turn_go_with_its_delete(store: MemoryStore) -> None:
+    """A store written before 2026-12-07 searched the turn after a keyed note with its words: its
+    delete (or update) composes that turn again (a second reviewer)."""
+    writer = store.writer
+    key = writer.put("ana", "pin", "My bank PIN is zebraquartz?", session_id="s")
+    reply = writer.add_turn("ana", "assistant", "Noted.", session_id="s")[0]
+    old = "[2 March 2024] User: My bank PIN is zebraquartz?\nAssistant: Noted."
+    store.journal.set_context(reply, old)  # as the code before wrote it
+    assert store.for_user("ana").delete(key) == 1
+    assert "zebraquartz" not in store.journal.get(reply).search_text
+
+
 def test_a_delete_is_done_when_the_turn_after_it_cannot_be_indexed_again(store: MemoryStore, monkeypatch) -> None:
     """The turn after a deleted one is indexed again with its new context, best effort: until
     2026-12-07 an encoder down made the done delete raise (a second reviewer)."""

@@ -43,9 +43,9 @@ def context_of(journal: Journal, search_text: SearchText, row: JournalRow) -> st
 
 def following(journal: Journal, search_text: SearchText, row: JournalRow) -> JournalRow | None:
     """The first chunk of the turn after ``row``'s in its session, which may be searched with
-    ``row``'s words (the window is on, and ``row`` is no keyed note): with the last chunk of its
+    ``row``'s words (the window is on): with the last chunk of its
     turn, or the chunk left last when the ones after it are deleted. Callers compose its context
     again and write it where it changed (until 2026-12-07 a chunk left last was passed over)."""
-    if search_text.window == "never" or "key" in row.extra:
-        return None
+    if search_text.window == "never":  # a keyed note too: a store written before 2026-12-07 has its
+        return None  # words in the turn after it (a reviewer)
     return journal.next_turn(row.user_id, row.session_id, row.turn_index)
