@@ -356,8 +356,9 @@ class _Run(TokenRecalls):
         self.notes = NotesShown()  # the abstention check and RecallConfig.own_recall_threshold follow it
 
     def budget(self, taken: int, left: int) -> None:
-        """What the next recall's notes must fit beside: ``taken`` positions, and ``left`` new tokens to come."""
-        self.taken, self.left = taken, left
+        """What the next recall's notes must fit beside: ``taken`` positions (a prompt's notes
+        among them: not counted again as pending), and ``left`` new tokens to come."""
+        self.taken, self.left, self.pending = taken, left, 0
 
     def _room(self, positions: int) -> bool:
         """Whether notes of ``positions`` fit in the engine's slot with all the reply may still take

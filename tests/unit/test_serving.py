@@ -350,6 +350,31 @@ def test_served_notes_that_leave_the_reply_no_room_are_not_sent_as_in_process() 
     assert not recall.injected and recall.reason == NO_ROOM and tight.usage.injected_tokens == 0
 
 
+def test_served_room_counts_a_prompt_s_notes_once() -> None:
+    """A model-written recall after a prompt's notes counted those notes twice (the engine's ids hold
+    them, and they were still pending), and was skipped as NO_ROOM where it fit (a second reviewer)."""
+    from recall_core.decoding.budget import NO_ROOM
+
+    _, tokenizer = tiny_model("llama")
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    config = RecallConfig(recall_policy="model", max_recalls=3, ask_on_abstention=False, ask_on_score=0.0)
+
+    def run(window: int):
+        from recall_core.serving.client import Completion
+        from tests.helpers.engines import ScriptedEngine
+
+        client = ScriptedEngine(Completion(tokens=[5, recall_id], stop_type="eos"), Completion(tokens=[6, end], stop_type="eos"))
+        result = ServedRecallGenerator(client, tokenizer, context_window=window, memory=FixedMemory("Ana lives in Lisbon.")
+                                       ).generate(f"Where do I live?{RECALL_TOKEN}", config=config, max_new_tokens=20)  # fmt: skip
+        return result, client
+
+    result, client = run(4096)
+    assert [r.injected for r in result.recalls] == [True, True]
+    needed = len(client.bodies[1]["prompt"]) + client.bodies[1]["n_predict"]
+    assert [r.injected for r in run(needed)[0].recalls] == [True, True]
+    assert [r.reason for r in run(needed - 1)[0].recalls] == [None, NO_ROOM]
+
+
 @pytest.mark.parametrize(("p", "recalled"), [(0.4, False), (0.7, True)])
 def test_served_recall_below_the_threshold_is_taken_back_as_in_process(p: float, recalled: bool) -> None:
     """The engine stops at the ``<recall>`` it sampled (with its probability from ``n_probs``); under
