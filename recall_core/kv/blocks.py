@@ -291,8 +291,10 @@ def model_fingerprint(model: Any) -> str:
         # process): an edit off the sample (one token's embedding row, a slice of a projection) kept the
         # fingerprint until 2026-12-07, and old blocks were served (a reviewer). About 0.2 s for 135M.
         bits = _BITS.get(flat.element_size())
-        if bits is not None:
-            digest.update(str(int(torch.sum(flat.contiguous().view(bits), dtype=torch.int64))).encode())
+        if bits is not None:  # in pieces: torch sums through an int64 copy (4x a float16 weight at once)
+            whole = flat.contiguous().view(bits)
+            total = sum(int(torch.sum(piece, dtype=torch.int64)) for piece in whole.split(1 << 22))
+            digest.update(str(total).encode())
     fingerprint = digest.hexdigest()[:40]
     _FINGERPRINTS[model] = (state, fingerprint)
     return fingerprint
