@@ -169,7 +169,11 @@ class EngineClient:
                 f"the engine at {self.url} closed the reply before it finished (killed or crashed mid-request?)"
             )
 
-        self._request(run, "POST /completion")
+        try:
+            self._request(run, "POST /completion")
+        except Exception as error:  # a consumer's criterion (serving/loop.py) stops the stream: what came
+            error.completion = result  # type: ignore[attr-defined]  # before it is the request's record
+            raise
         if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
             # The reply ended mid-character: its last ids were never sent. Asked again from the same
             # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned

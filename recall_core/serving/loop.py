@@ -266,7 +266,11 @@ def served_recall(
             run.budget(len(engine), left)
             added = run.recall(sequence, reply_start=generated_start)
             engine = engine + added
-    except _Cancelled:
+    except _Cancelled as cancelled:  # a stop string, max_time or a consumer that left: the request so far
+        partial = getattr(cancelled, "completion", None)  # stays recorded (until 2026-12-07 a reply cut at a
+        if partial is not None and partial.tokens:  # stop string had no request, first-token time, engine ids)
+            run.output.requests.append(partial)
+            engine = engine + partial.tokens
         run.output.stop_type = ""
     finally:
         if streamer is not None:

@@ -224,6 +224,22 @@ def test_max_time_ends_the_reply_as_in_process(tokenizer) -> None:
     assert result.finish_reason == "time" and 1 <= result.usage.generated_tokens < 20 and took < 1.5
 
 
+def test_a_reply_cut_at_a_stop_string_keeps_its_request_record(tokenizer) -> None:
+    """Cut by the client at a stop string (or ``max_time``), the request so far stays recorded: until
+    2026-12-07 such a reply had no request, no first-token time and its last ids not in the engine's
+    ids (a second reviewer)."""
+    ids = tokenizer("Lisbon is sunny today and warm", add_special_tokens=False).input_ids
+    fake = FakeLlamaServer(tokenizer, ([*ids, tokenizer.eos_token_id], None, None, "eos"))
+    try:
+        result = ServedRecallGenerator(fake.url, tokenizer).generate(MESSAGES, memory=None, stop=["today"],
+                                                                     max_new_tokens=40)  # fmt: skip
+    finally:
+        fake.close()
+    assert result.text.rstrip() == "Lisbon is sunny" and result.finish_reason == "stop"
+    (request,) = result.output.requests
+    assert request.first_token_s is not None and request.tokens == result.output.engine_ids[-len(request.tokens) :]
+
+
 def test_a_reply_the_engines_context_cut_is_length(tokenizer) -> None:
     """The engine's ``stop_type`` ``"limit"`` before ``max_new_tokens``: its slot is full. llama.cpp's
     OpenAI API says ``"length"``; so does the result."""
