@@ -103,7 +103,11 @@ class KVMemories:
             from recall_core.paths import recall_home
 
             disk = recall_home() / KV_FOLDER
+        if not (disk is None or isinstance(disk, (bool, str, os.PathLike))) or disk == "":
+            raise ValueError(f"disk must be True, False or a folder's path, got {disk!r}")
         self.folder: Path | None = Path(disk) if disk else None
+        if self.folder is not None and self.folder.exists() and not self.folder.is_dir():
+            raise ValueError(f"disk must be a folder's path, got {str(self.folder)!r}: a file is there")
         self._blocks: OrderedDict[str, tuple[BlockKey, BlockKV]] = OrderedDict()
         self._by_owner: dict[str, set[str]] = {}
         self._bytes = 0

@@ -179,3 +179,14 @@ def test_an_edit_off_the_fingerprint_s_sample_changes_it():
     with torch.no_grad():
         model.model.layers[0].self_attn.k_proj.weight[:, 1::2] += 0.5  # every value the sample skips
     assert model_fingerprint(model) != before
+
+
+@pytest.mark.parametrize("disk", [1, "", "file"])
+def test_a_disk_that_is_no_folder_is_refused_naming_it(tmp_path, disk):
+    """``disk=1`` raised a ``TypeError`` that did not name it; a file's path was taken, and every
+    write then failed without a word (a reviewer)."""
+    if disk == "file":
+        disk = tmp_path / "a file"
+        disk.write_text("not a folder")
+    with pytest.raises(ValueError, match="disk must be"):
+        KVMemories(disk=disk)
