@@ -171,20 +171,20 @@ class EngineClient:
 
         try:
             self._request(run, "POST /completion")
-        except Exception as error:  # a consumer's criterion (serving/loop.py) stops the stream: what came
-            error.completion = result  # type: ignore[attr-defined]  # before it is the request's record
-            raise
-        if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
-            # The reply ended mid-character: its last ids were never sent. Asked again from the same
-            # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
-            # by id_slot: pinned requests mixed users' replies, loop.py): the same ids when greedy. Not
-            # under a grammar: the engine would start it again at this request.
-            rest = {**body, "prompt": list(prompt) + result.tokens, "n_predict": reader.predicted - len(result.tokens),
-                    "stream": False}  # fmt: skip
-            answer = self._request(lambda: self._http.post("/completion", json=rest).raise_for_status().json(),
-                                   "POST /completion")  # fmt: skip
-            tokens = [int(t) for t in answer.get("tokens") or []][: rest["n_predict"]]
-            reader.add(tokens, [{} for _ in tokens])
+            if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
+                # The reply ended mid-character: its last ids were never sent. Asked again from the same
+                # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
+                # by id_slot: pinned requests mixed users' replies, loop.py): the same ids when greedy. Not
+                # under a grammar: the engine would start it again at this request.
+                rest = {**body, "prompt": list(prompt) + result.tokens,
+                        "n_predict": reader.predicted - len(result.tokens), "stream": False}  # fmt: skip
+                answer = self._request(lambda: self._http.post("/completion", json=rest).raise_for_status().json(),
+                                       "POST /completion")  # fmt: skip
+                tokens = [int(t) for t in answer.get("tokens") or []][: rest["n_predict"]]
+                reader.add(tokens, [{} for _ in tokens])
+        except Exception as error:  # a consumer's criterion (serving/loop.py) stops the reply, streamed or
+            error.completion = result  # type: ignore[attr-defined]  # asked again: what came before it is
+            raise  # the request's record
         return result
 
     def _request(self, run: Callable[[], Any], what: str) -> Any:

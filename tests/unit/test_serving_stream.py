@@ -240,6 +240,28 @@ def test_a_reply_cut_at_a_stop_string_keeps_its_request_record(tokenizer) -> Non
     assert request.first_token_s is not None and request.tokens == result.output.engine_ids[-len(request.tokens) :]
 
 
+def test_a_reply_cut_on_ids_asked_for_again_keeps_its_request_record(tokenizer) -> None:
+    """The ids a stream leaves out at a reply's end are asked for again; a criterion that fires on
+    them lost the request's record (a third reviewer: 9 ids made, none recorded)."""
+    import torch
+
+    ids = tokenizer("Hi there \U0001F60A", add_special_tokens=False).input_ids
+    made = len(ids) - 1  # the reply ends inside the emoji: its last ids get no event
+
+    def stop_on_a_left_out_id(input_ids, scores, **kwargs):
+        return torch.tensor([bool(input_ids[0, -1].item() == ids[made - 1])])
+
+    fake = FakeLlamaServer(tokenizer, (ids, None, None, "limit"))
+    try:
+        result = ServedRecallGenerator(fake.url, tokenizer).generate(MESSAGES, memory=None, max_new_tokens=made,
+                                                                     stopping_criteria=[stop_on_a_left_out_id])  # fmt: skip
+    finally:
+        fake.close()
+    assert len(fake.bodies) == 2  # the stream, then the left-out ids asked for again
+    (request,) = result.output.requests
+    assert request.tokens and result.output.engine_ids[-len(request.tokens) :] == request.tokens
+
+
 def test_a_reply_the_engines_context_cut_is_length(tokenizer) -> None:
     """The engine's ``stop_type`` ``"limit"`` before ``max_new_tokens``: its slot is full. llama.cpp's
     OpenAI API says ``"length"``; so does the result."""
