@@ -217,6 +217,21 @@ def _damage(level0: Path, damage: str) -> None:
         os.truncate(level0, size // 2)
 
 
+def test_one_element_zeroed_whole_is_damage(tmp_path: Path) -> None:
+    """Its label is 0, which Chroma never gives (a third reviewer: it passed the check of 710d480)."""
+    from recall_core.memory.upkeep.segments import _HEADER, HEADER, LEVEL0, check_segment
+
+    path = tmp_path / "mem"
+    _big_store(path)
+    segment = _segment(path, "big")
+    element = _HEADER.unpack_from((segment / HEADER).read_bytes())[4]
+    assert check_segment(segment) is None
+    with (segment / LEVEL0).open("r+b") as file:
+        file.seek(500 * element)
+        file.write(bytes(element))
+    assert "label" in (check_segment(segment) or "")
+
+
 def test_a_zero_vector_the_writer_took_is_no_damage(tmp_path: Path) -> None:
     """An encoder may give the zero vector (a bag of words with no known word): the first check of
     vectors called such a healthy graph garbled and refused its user (a second reviewer)."""

@@ -244,8 +244,9 @@ def _check_level0(path: Path, count: int, element: int, max_m0: int, spans: tupl
         if not bool(np.all(np.isfinite(rows[:, data_at:label_at].copy().view(np.float32)))):
             return f"{LEVEL0} is garbled (vectors that are not finite numbers)"
         labels.append(rows[:, label_at : label_at + 8].copy().view(np.uint64)[:, 0])
-    if labels and len(np.unique(np.concatenate(labels))) != count:
-        return f"{LEVEL0} is garbled (two elements with the same label)"
+    every = np.concatenate(labels) if labels else np.zeros(0, dtype=np.uint64)
+    if len(np.unique(every)) != count or bool(np.any(every == 0)):  # Chroma's labels count from 1
+        return f"{LEVEL0} is garbled (two elements with the same label, or a label 0)"
     return None
 
 
