@@ -4,6 +4,7 @@ adapter does with them (the lazily built engine, ``from_model``, the checks at i
 
 from __future__ import annotations
 
+import numbers
 import threading
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,6 +43,7 @@ _Adapter = TypeVar("_Adapter", bound="RecallAdapterBase")
 #: The adapters' numeric fields, under every name they take (LangChain's ``max_tokens`` alias too).
 _NUMBER_FIELDS = ("temperature", "top_p", "top_k", "repetition_penalty", "timeout", "max_tokens", "max_new_tokens",
                   "context_window")  # fmt: skip
+_INT_FIELDS = frozenset({"top_k", "max_tokens", "max_new_tokens", "context_window"})
 
 
 class RecallAdapterBase(BaseModel):
@@ -136,8 +138,12 @@ class RecallAdapterBase(BaseModel):
         ``max_tokens=True`` as 1 and ``"7"`` as 7, which a call refuses (until 2026-12-07, a reviewer)."""
         if isinstance(data, dict):
             for name in _NUMBER_FIELDS:
-                if isinstance(data.get(name), (bool, str)):
-                    raise ValueError(f"{name} must be a number, got {data[name]!r}")
+                value = data.get(name)
+                if value is None:
+                    continue
+                whole = name in _INT_FIELDS
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral if whole else numbers.Real):
+                    raise ValueError(f"{name} must be {'an int' if whole else 'a number'}, got {value!r}")
         return data
 
     @model_validator(mode="before")

@@ -67,10 +67,12 @@ def test_the_recall_shortcut_per_call(cls, generator):
         ({"stop": [""]}, "stop strings must be non-empty"),
         # a flag or text where a number goes: pydantic took True as 1 and "7" as 7 (until 2026-12-07)
         ({"temperature": True}, "temperature must be a number, got True"),
-        ({"top_k": True}, "top_k must be a number, got True"),
+        ({"top_k": True}, "top_k must be an int, got True"),
         ({"timeout": "30"}, "timeout must be a number, got '30'"),
-        ({"max_new_tokens": True}, "max_new_tokens must be a number, got True"),
-        ({"max_new_tokens": "7"}, "max_new_tokens must be a number, got '7'"),
+        ({"max_new_tokens": True}, "max_new_tokens must be an int, got True"),
+        ({"max_new_tokens": "7"}, "max_new_tokens must be an int, got '7'"),
+        ({"max_new_tokens": 7.0}, "max_new_tokens must be an int, got 7.0"),  # a third reviewer
+        ({"temperature": b"0.5"}, "temperature must be a number, got b'0.5'"),
     ],
 )
 def test_bad_settings_fail_at_init_naming_the_field(cls, generator, settings, message):
