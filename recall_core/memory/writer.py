@@ -265,7 +265,8 @@ class MemoryWriter:
         if self.kv is not None:
             self.kv.drop(memory_id)
         drop_derived([memory_id])
-        self._precompute_kv([memory_id])
+        # the turn after it too: its block holds this one's words where the store's unit joins them
+        self._precompute_kv([memory_id, *([after.id] if after is not None else [])])
 
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
@@ -297,6 +298,7 @@ class MemoryWriter:
             journal.purge(journaled)
         try:  # best effort: the delete is done; a follower left pending is indexed by the next catch-up
             self._index_pending(list(followers))
+            self._precompute_kv(list(followers))  # their blocks held the deleted words: dropped above
         except Exception as exc:  # an encoder or index down must not report the done delete as failed
             logger.warning("%d memories after the deleted ones are left pending (searched again at the next "
                            "catch-up or `recall doctor --repair`): %s", len(followers), exc)  # fmt: skip
@@ -417,7 +419,7 @@ class MemoryWriter:
         """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes:
         the store's unit, a user's answer with the question it answers; until 2026-12-07 the turn
         alone, a block no recall used, a reviewer)."""
-        if self.kv is not None:
+        if self.kv is not None and ids:
             rows = self.store.journal.get_many(list(ids))
             found = [MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows]
             self.kv.written(expand(self.store.journal, found, getattr(self.store, "unit", "turn")))

@@ -54,6 +54,21 @@ def test_a_user_s_answer_is_precomputed_with_the_question_it_answers(setup):
     assert recall.kv_reused == recall.length - recall.kv_recomputed > 0
 
 
+def test_the_answer_s_block_is_computed_again_after_its_question_is_updated_or_deleted(setup):
+    """The answer's block holds its question's words: an update or a delete of the question dropped
+    it, and the recall computed it (a third reviewer)."""
+    generator, writer, cache = setup
+    (question,) = writer.add_turn("ada", "assistant", "What a lovely name! Which city is your home?")
+    (answer,) = writer.add_turn("ada", "user", "I live in Lisbon.")
+    ask = [{"role": "user", "content": "Where do I live?"}]
+    writer.update("ada", question, "Lovely! And which city is your home now?")
+    for step in ("updated", "deleted"):
+        (recall,) = [r for r in generator.generate(ask, max_new_tokens=2, recall_kv_memories=cache).recalls if r.in_prompt]
+        assert recall.memory_id == answer and recall.kv_reused == recall.length - recall.kv_recomputed, step
+        if step == "updated":
+            writer.delete("ada", [question])
+
+
 def test_an_update_replaces_the_block_and_a_delete_drops_it(setup):
     generator, writer, cache = setup
     (memory_id,) = writer.add_turn("ada", "user", "My dog is called Biscuit.")
