@@ -266,7 +266,7 @@ class MemoryWriter:
             self.kv.drop(memory_id)
         drop_derived([memory_id])
         # the turn after it too: its block holds this one's words where the store's unit joins them
-        self._precompute_kv([memory_id, *([after.id] if after is not None else [])])
+        self._precompute_kv([memory_id, *self._next_turns([updated])])
 
     def delete(self, user_id: str, memory_ids: str | Iterable[str]) -> int:
         """Delete memories of ``user_id`` by id; return how many existed. Ids of other users are ignored."""
@@ -298,7 +298,7 @@ class MemoryWriter:
             journal.purge(journaled)
         try:  # best effort: the delete is done; a follower left pending is indexed by the next catch-up
             self._index_pending(list(followers))
-            self._precompute_kv(list(followers))  # their blocks held the deleted words: dropped above
+            self._precompute_kv(self._next_turns(removed))  # their blocks held the deleted words: dropped above
         except Exception as exc:  # an encoder or index down must not report the done delete as failed
             logger.warning("%d memories after the deleted ones are left pending (searched again at the next "
                            "catch-up or `recall doctor --repair`): %s", len(followers), exc)  # fmt: skip
@@ -423,6 +423,15 @@ class MemoryWriter:
             rows = self.store.journal.get_many(list(ids))
             found = [MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows]
             self.kv.written(expand(self.store.journal, found, getattr(self.store, "unit", "turn")))
+
+    def _next_turns(self, rows: Sequence[JournalRow]) -> list[str]:
+        """With ``precompute_kv``, the turns after ``rows`` in their sessions, whose blocks hold these
+        rows' words where the store's unit joins a turn to the one before it (whatever the search
+        text's window: a second reviewer found ``window="never"`` left them uncomputed)."""
+        if self.kv is None or getattr(self.store, "unit", "turn") == "turn":
+            return []
+        journal = self.store.journal
+        return [a.id for a in (journal.next_turn(r.user_id, r.session_id, r.turn_index) for r in rows) if a is not None]
 
     def _journal_turns(self, prepared: Sequence[Prepared], on_taken: _OnTaken | None = None) -> list[str]:
         """Give turns without an index the next positions of their sessions, compose what each chunk

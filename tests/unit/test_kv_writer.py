@@ -54,10 +54,12 @@ def test_a_user_s_answer_is_precomputed_with_the_question_it_answers(setup):
     assert recall.kv_reused == recall.length - recall.kv_recomputed > 0
 
 
-def test_the_answer_s_block_is_computed_again_after_its_question_is_updated_or_deleted(setup):
+@pytest.mark.parametrize("window", ["questions", "never"])
+def test_the_answer_s_block_is_computed_again_after_its_question_is_updated_or_deleted(setup, window):
     """The answer's block holds its question's words: an update or a delete of the question dropped
-    it, and the recall computed it (a third reviewer)."""
+    it, and the recall computed it (a third reviewer; with ``window="never"``, a fourth)."""
     generator, writer, cache = setup
+    writer = MemoryWriter(writer.store, precompute_kv=writer.kv, window=window)
     (question,) = writer.add_turn("ada", "assistant", "What a lovely name! Which city is your home?")
     (answer,) = writer.add_turn("ada", "user", "I live in Lisbon.")
     ask = [{"role": "user", "content": "Where do I live?"}]
