@@ -103,11 +103,14 @@ class KVMemories:
             from recall_core.paths import recall_home
 
             disk = recall_home() / KV_FOLDER
-        if not (disk is None or isinstance(disk, (bool, str, os.PathLike))) or disk == "":
+        if not (disk is None or isinstance(disk, (bool, str, os.PathLike))) or (disk is not False and disk is not None
+                                                                               and os.fspath(disk) == ""):  # fmt: skip
             raise ValueError(f"disk must be True, False or a folder's path, got {disk!r}")
         self.folder: Path | None = Path(disk) if disk else None
-        if self.folder is not None and self.folder.exists() and not self.folder.is_dir():
-            raise ValueError(f"disk must be a folder's path, got {str(self.folder)!r}: a file is there")
+        if self.folder is not None:  # made at the first write: what is there on the way must be folders
+            there = next((p for p in (self.folder, *self.folder.parents) if p.exists()), None)
+            if there is not None and not there.is_dir():
+                raise ValueError(f"disk must be a folder's path, got {str(self.folder)!r}: {str(there)!r} is a file")
         self._blocks: OrderedDict[str, tuple[BlockKey, BlockKV]] = OrderedDict()
         self._by_owner: dict[str, set[str]] = {}
         self._bytes = 0

@@ -181,12 +181,12 @@ def test_an_edit_off_the_fingerprint_s_sample_changes_it():
     assert model_fingerprint(model) != before
 
 
-@pytest.mark.parametrize("disk", [1, "", "file"])
+@pytest.mark.parametrize("disk", [1, "", "file", "inside a file"])
 def test_a_disk_that_is_no_folder_is_refused_naming_it(tmp_path, disk):
-    """``disk=1`` raised a ``TypeError`` that did not name it; a file's path was taken, and every
-    write then failed without a word (a reviewer)."""
-    if disk == "file":
-        disk = tmp_path / "a file"
-        disk.write_text("not a folder")
+    """``disk=1`` raised a ``TypeError`` that did not name it; a file's path (or one inside a file)
+    was taken, and every write then failed without a word (reviewers)."""
+    if disk in ("file", "inside a file"):
+        (tmp_path / "a file").write_text("not a folder")
+        disk = tmp_path / "a file" / ("sub" if disk == "inside a file" else "")
     with pytest.raises(ValueError, match="disk must be"):
         KVMemories(disk=disk)
