@@ -278,10 +278,8 @@ class MemoryWriter:
         removed = [r for r in journal.get_many(list(ids)) if r.user_id == user_id and r.state != DELETING]
         with self.store.journal.writing("nothing was deleted"):
             journaled = journal.mark_deleting(user_id, ids)
-            # The turn after a deleted one was searched with its words: composed again without them
-            # (until 2026-12-07 search and export still held a deleted turn's words; a reviewer).
-            followers = {after.id: after for after in (following(journal, self.search_text, r) for r in removed)
-                         if after is not None}  # fmt: skip
+            # The turn after a deleted one was searched with its words (kept until 2026-12-07, a reviewer)
+            followers = {a.id: a for a in (following(journal, self.search_text, r) for r in removed) if a is not None}
             for after in followers.values():
                 context = context_of(journal, self.search_text, after)
                 if context != after.context:
@@ -296,12 +294,11 @@ class MemoryWriter:
         index.delete(user_id, ids)
         with tidying(self.store.journal, "the memories are deleted"):
             journal.purge(journaled)
-        try:  # best effort: the delete is done; a follower left pending is indexed by the next catch-up
-            self._index_pending(list(followers))
+        try:  # best effort: the delete is done (an encoder down must not say otherwise); the next catch-up
+            self._index_pending(list(followers))  # indexes what is left pending
             self._precompute_kv(self._next_turns(removed))  # their blocks held the deleted words: dropped above
-        except Exception as exc:  # an encoder or index down must not report the done delete as failed
-            logger.warning("%d memories after the deleted ones are left pending (searched again at the next "
-                           "catch-up or `recall doctor --repair`): %s", len(followers), exc)  # fmt: skip
+        except Exception as exc:
+            logger.warning("%d memories after the deleted ones are left pending: %s", len(followers), exc)
         return len(set(journaled) | in_index)
 
     def forget(self, user_id: str) -> int:
@@ -416,18 +413,16 @@ class MemoryWriter:
         self._precompute_kv(ids)
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
-        """With ``precompute_kv``: the blocks of these memories, as a search returns them (their notes:
-        the store's unit, a user's answer with the question it answers; until 2026-12-07 the turn
-        alone, a block no recall used, a reviewer)."""
+        """With ``precompute_kv``: the blocks of these memories as a search returns them, in the store's
+        unit (until 2026-12-07 the turn alone, a block no recall used: a reviewer)."""
         if self.kv is not None and ids:
             rows = self.store.journal.get_many(list(ids))
             found = [MemoryCandidate(r.id, 1.0, r.text, None, index_metadata(r)) for r in rows]
             self.kv.written(expand(self.store.journal, found, getattr(self.store, "unit", "turn")))
 
     def _next_turns(self, rows: Sequence[JournalRow]) -> list[str]:
-        """With ``precompute_kv``, the turns after ``rows`` in their sessions, whose blocks hold these
-        rows' words where the store's unit joins a turn to the one before it (whatever the search
-        text's window: a second reviewer found ``window="never"`` left them uncomputed)."""
+        """With ``precompute_kv``, the turns after ``rows``, whose blocks hold their words where the
+        store's unit joins a turn to the one before it (whatever the search text's window)."""
         if self.kv is None or getattr(self.store, "unit", "turn") == "turn":
             return []
         journal = self.store.journal
