@@ -10,6 +10,7 @@ when a recipe is built (they are the ``bench`` extra).
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -126,7 +127,8 @@ class LlamaIndexMethod(Method):
         )  # fmt: skip
         self.tokenizer = tokenizer
         self.embed_model = HuggingFaceEmbedding(model_name=encoder_path, device="cpu")
-        self.client = chromadb.EphemeralClient()
+        self.client = chromadb.EphemeralClient()  # one store per process, whichever client: names of its own
+        self.prefix = f"li-{uuid.uuid4().hex[:8]}"  # (two recipes in one process both made "li-0")
         self.blocks: dict[str, Any] = {}
 
     def _block(self, user_id: str) -> Any:
@@ -134,7 +136,7 @@ class LlamaIndexMethod(Method):
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
         if user_id not in self.blocks:
-            collection = self.client.create_collection(f"li-{len(self.blocks)}", metadata={"hnsw:space": "cosine"})
+            collection = self.client.create_collection(f"{self.prefix}-{len(self.blocks)}", metadata={"hnsw:space": "cosine"})
             self.blocks[user_id] = VectorMemoryBlock(
                 vector_store=ChromaVectorStore(chroma_collection=collection), embed_model=self.embed_model,
                 similarity_top_k=PEER_K,

@@ -253,7 +253,7 @@ def test_llamaindex_s_recipe_stores_each_turn_once():
     method = LlamaIndexMethod(model, tokenizer, str(default_encoder_path()), 8)
     user = ASKED_FAMILIES["passing"].generate(EVAL_SEED, users=1)[0]
     method.prepare([user])
-    (name,) = [c.name for c in method.client.list_collections()]
+    (name,) = [c.name for c in method.client.list_collections() if c.name.startswith(method.prefix)]
     documents = method.client.get_collection(name).get(include=["documents"])["documents"]
     first = user.turns[0].content[:60]
     assert sum(first in document for document in documents) == 1
