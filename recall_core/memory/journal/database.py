@@ -167,14 +167,10 @@ class Journal:
         timeout) as a :class:`JournalWriteError` saying what was ``undone`` ("the turn ... was not
         written"), and a file it cannot read as a :class:`JournalDamagedError` saying the way out."""
         try:
-            with self.transaction():
+            with self._damage_named(), self.transaction():
                 yield
         except sqlite3.OperationalError as exc:
             raise JournalWriteError(journal_write_hint(self.path, exc, undone)) from exc
-        except sqlite3.DatabaseError as exc:
-            if type(exc) is not sqlite3.DatabaseError:  # a constraint or a misuse: not the file's state
-                raise
-            raise JournalDamagedError(journal_damaged_hint(self.path, f"{type(exc).__name__}: {exc}")) from exc
 
     def transaction(self) -> Journal._Tx:
         """A write transaction (``with journal.transaction(): ...``) that holds SQLite's write lock
