@@ -47,6 +47,7 @@ from recall_core.integration import (
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.memory.validation import check_user_id
 from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
+from recall_core.settings import option_name
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
     ContentStream,
@@ -222,9 +223,8 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     def _check_settings(self) -> RecallLLM:
         # an option set as a field may not repeat in generate_kwargs (``max_new_tokens`` always is one:
         # until 2026-12-07 generate_kwargs={"max_new_tokens": 3} was passed over for the 256 default)
-        fields = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
-                  "repetition_penalty": "repetition_penalty", "timeout": "max_time"}  # fmt: skip
-        self._check_recall_settings("RecallLLM", {"max_new_tokens", *(o for f, o in fields.items() if getattr(self, f) is not None)})
+        fields = ("temperature", "top_p", "top_k", "repetition_penalty", "timeout")
+        self._check_recall_settings("RecallLLM", {"max_new_tokens", *(option_name(f) for f in fields if getattr(self, f) is not None)})
         return self
 
     @classmethod
