@@ -103,8 +103,8 @@ class KVMemories:
             from recall_core.paths import recall_home
 
             disk = recall_home() / KV_FOLDER
-        if not (disk is None or isinstance(disk, (bool, str, os.PathLike))) or (disk is not False and disk is not None
-                                                                               and os.fspath(disk) == ""):  # fmt: skip
+        if disk is not None and not isinstance(disk, bool) and (
+                not isinstance(disk, (str, os.PathLike)) or os.fspath(disk) == ""):  # fmt: skip
             raise ValueError(f"disk must be True, False or a folder's path, got {disk!r}")
         self.folder: Path | None = Path(disk) if disk else None
         if self.folder is not None:  # made at the first write: what is there on the way must be folders
