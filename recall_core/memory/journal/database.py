@@ -45,6 +45,7 @@ from recall_core.memory.text.lexical import (
     prepare_connection,
     word_scores,
 )
+from recall_core.memory.validation import INT_MAX
 
 
 def _reads(method: Any) -> Any:
@@ -542,7 +543,7 @@ class Journal:
             value = self._db.execute(
                 "SELECT MAX(turn_index) FROM memories WHERE user_id=? AND session_id=?", (user_id, session_id)
             ).fetchone()[0]
-        return 0 if value is None else min(int(value) + 1, 2**63 - 1)
+        return 0 if value is None else min(int(value) + 1, INT_MAX)
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
