@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,13 @@ from recall_core.memory.errors import (
     free_note,
 )
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, same_metadata
-from recall_core.memory.positions import HeldPositions, content_ids
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
 from recall_core.memory.search import expand
-from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window, speaker_of
+from recall_core.memory.text.composition import CONTEXT_RESERVE, SearchText, check_window
 from recall_core.memory.text.ingest import IngestReport, ingest_file
-from recall_core.memory.text.neighbours import context_of, following, turn_before
+from recall_core.memory.text.neighbours import context_of, following
+from recall_core.memory.text.new_rows import OnTaken, journal_turns
 from recall_core.memory.text.prepared import Prepared, prepare_turn
 from recall_core.memory.upkeep.lost import found_missing
 from recall_core.memory.upkeep.taken_back import mark_written, scrub_forgotten, tidying
@@ -62,10 +62,6 @@ CATCH_UP = 512
 #: Default chunk size in encoder tokens: short enough to retrieve precisely and to inject
 #: cheaply, far inside all-MiniLM-L6-v2's 256-token window.
 DEFAULT_CHUNK_TOKENS = 128
-
-
-#: What a write does with a turn whose given position holds another one (instead of raising).
-_OnTaken = Callable[[Prepared, ValueError], None]
 
 
 class MemoryWriter:
@@ -383,7 +379,7 @@ class MemoryWriter:
                 raise ValueError(f"turn {position}: {exc} (nothing was written)") from None
         return prepared
 
-    def _write_all(self, prepared: list[Prepared], progress: bool | Any, on_taken: _OnTaken | None = None) -> list[list[str]]:
+    def _write_all(self, prepared: list[Prepared], progress: bool | Any, on_taken: OnTaken | None = None) -> list[list[str]]:
         if not (progress is None or isinstance(progress, bool) or callable(getattr(progress, "update", None))):
             raise ValueError(f"progress must be True, False or a tqdm bar, got {progress!r} (nothing was written)")
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
@@ -428,64 +424,12 @@ class MemoryWriter:
         journal = self.store.journal
         return [a.id for a in (journal.next_turn(r.user_id, r.session_id, r.turn_index) for r in rows) if a is not None]
 
-    def _journal_turns(self, prepared: Sequence[Prepared], on_taken: _OnTaken | None = None) -> list[str]:
-        """Give turns without an index the next positions of their sessions, compose what each chunk
-        is searched by, and journal the new rows (inside the caller's transaction); return the ids
-        of every chunk of ``prepared``, once each. A given position that holds another turn raises
-        ``ValueError``, or with ``on_taken`` is reported to it and the turn is not written."""
-        journal = self.store.journal
+    def _journal_turns(self, prepared: Sequence[Prepared], on_taken: OnTaken | None = None) -> list[str]:
+        """Journal ``prepared`` (inside the caller's transaction): :func:`~recall_core.memory.text.new_rows.journal_turns`,
+        once the vectors of their users are known to fit this encoder."""
         for user_id in dict.fromkeys(p.user_id for p in prepared if p.user_id not in self._sized):
             self._check_vector_size(user_id)
-        batch: dict[str, tuple[str, str]] = {}
-        for p in prepared:
-            if p.turn_index is None and "key" not in p.extra:
-                p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch)
-        all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
-        # Tombstoned rows do not count: writing a deleted turn again brings it back.
-        existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
-        next_index: dict[tuple[str, str], int] = {}
-        rows: list[JournalRow] = []
-        seen: set[str] = set()
-        held = HeldPositions(journal)
-        # (user, session) -> (turn index, speaker, last chunk) of the latest turn of this batch
-        latest: dict[tuple[str, str], tuple[int, str, str]] = {}
-        for p in prepared:
-            if p.turn_index is not None:  # a given position holds one turn: another one is refused
-                try:
-                    held.claim((p.user_id, p.session_id, p.turn_index), p.role, p.chunks)
-                except ValueError as taken:
-                    if on_taken is None:
-                        raise
-                    on_taken(p, taken)  # the caller keeps the position's turn and reports this one
-                    continue
-            if all(i in existing for i in p.ids) or all(i in seen for i in p.ids):
-                continue  # the same turn again: nothing new (pending rows are picked up below)
-            turn_index = p.turn_index
-            if turn_index is None:
-                key = (p.user_id, p.session_id)
-                if key not in next_index:
-                    next_index[key] = journal.next_turn_index(*key)
-                turn_index = next_index[key]
-                next_index[key] += 1
-            keyed = "key" in p.extra
-            before = None if keyed else turn_before(journal, self.search_text, p.user_id, p.session_id, turn_index, latest)
-            contexts = self.search_text.compose(p.chunks, p.timestamp, p.role, p.extra, before)
-            if not keyed:
-                latest[(p.user_id, p.session_id)] = (turn_index, speaker_of(p.role, p.extra), p.chunks[-1])
-            for chunk_index, (memory_id_, text, context) in enumerate(zip(p.ids, p.chunks, contexts, strict=True)):
-                if memory_id_ in existing or memory_id_ in seen:
-                    continue
-                seen.add(memory_id_)
-                rows.append(
-                    JournalRow(
-                        id=memory_id_, user_id=p.user_id, session_id=p.session_id, role=p.role, text=text,
-                        timestamp=p.timestamp, turn_index=turn_index, chunk_index=chunk_index,
-                        n_chunks=len(p.chunks), extra=p.extra, context=None if context == text else context,
-                    )  # fmt: skip
-                )
-        # Journal first: from here on the turns survive a crash or an unreachable index.
-        journal.insert(rows)
-        return all_ids
+        return journal_turns(self.store.journal, self.search_text, prepared, on_taken)
 
     def _check_vector_size(self, user_id: str) -> None:
         """Refuse, before anything is journaled, a write whose vectors the user's index would refuse."""
