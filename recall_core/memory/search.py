@@ -39,6 +39,7 @@ memory, as the context of the turns around them, and can still be found by other
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,10 @@ def search(
     check_retrieval(retrieval)
     check_unit(unit)
     roles = check_roles(roles)
+    if isinstance(query.text, str) and not query.text.isascii():
+        # A lone surrogate (text decoded with errors="surrogateescape", a cut JSON escape) cannot be
+        # encoded: the tokenizer raised a bare TypeError and the recall was skipped (a reviewer, 2026-12-07).
+        query = replace(query, text=query.text.encode("utf-8", "replace").decode("utf-8"))
     depth, vectors = (k if roles is None else k * ROLE_DEPTH), {}
     while True:
         ranked, exhausted = _ranked(index, journal, encoder, user_id, query, depth, retrieval, where, vectors)

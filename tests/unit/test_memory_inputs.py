@@ -339,3 +339,21 @@ def test_opening_checks_an_encoder_object_without_computing_its_dimension(tmp_pa
         assert asked
     with MemoryStore.local(tmp_path / "b", encoder=Wrapped()) as store:
         assert store.for_user("u").add("hello")
+
+
+class _TokenizingEncoder(HashEncoder):
+    """Refuses what a real tokenizer refuses: text that is not UTF-8 (a lone surrogate)."""
+
+    def _vector(self, text: str):
+        text.encode("utf-8")
+        return super()._vector(text)
+
+
+@pytest.mark.parametrize("retrieval", ["vector", "hybrid", "lexical"])
+def test_a_query_with_a_lone_surrogate_is_searched(tmp_path: Path, retrieval: str) -> None:
+    # Text decoded with errors="surrogateescape" (or a cut JSON escape) reached the encoder as it
+    # was: MiniLM's tokenizer raised a bare TypeError, and the recall was skipped.
+    with MemoryStore.local(tmp_path / "mem", encoder=_TokenizingEncoder(32), retrieval=retrieval) as store:
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "my cat is called Biscuit")
+        found = store.for_user("u").search(RecallQuery("what is my cat called\udcff"), 1)
+        assert [c.text for c in found] == ["my cat is called Biscuit"]
