@@ -37,7 +37,6 @@ from recall_core.integration import (
 )
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
-from recall_core.structured.tools import ContentStream, call_splitter
 
 from ._common import (
     LANGCHAIN_CALL_ARGUMENTS,
@@ -310,11 +309,10 @@ class ChatRecall(RecallSettings, BaseChatModel):
         write_unanswered(store, call.user_id, messages, roles, self.write_questions, session_id,
                          lambda done: self._mark_written(call, done))  # fmt: skip
 
-    def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> ContentStream:
-        """The engine's stream of this call; with tools, the call markup is held back from the text."""
+    def _stream_of(self, chat: list[dict[str, Any]], call: PreparedCall, run_async: bool = False) -> Any:
+        """The engine's stream of this call (with tools, the call markup is held back from the text)."""
         start: Callable[..., Any] = self._chat_astream if run_async else self._chat_stream
-        splitter = call_splitter(self.engine.tokenizer, call.kwargs.get("tools"), call.kwargs.get("tool_choice"))
-        return ContentStream(start(call, chat), splitter)
+        return start(call, chat)
 
     # ------------------------------------------------------------------ tools and structured output
     def bind_tools(

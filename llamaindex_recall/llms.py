@@ -50,8 +50,6 @@ from recall_core.remember import last_exchange, write_reported, write_turns, wri
 from recall_core.settings import option_name
 from recall_core.structured.outputs import check_tool_schemas
 from recall_core.structured.tools import (
-    ContentStream,
-    call_splitter,
     check_tools,
     chosen_tools,
     supports_tools,
@@ -520,7 +518,7 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         call = self._chat_call(messages, kwargs)
-        return self._chat_stream_of(self._content_stream(self._stream(call), call), call, run_async=False)
+        return self._chat_stream_of(self._stream(call), call, run_async=False)
 
     @llm_chat_callback()
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
@@ -530,13 +528,7 @@ class RecallLLM(RecallAdapterBase, ForcedCalls, CustomLLM, FunctionCallingLLM):
     @llm_chat_callback()
     async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
         call = self._chat_call(messages, kwargs)
-        stream = self._content_stream(self._astream(call), call)
-        return self._chat_stream_of(stream, call, run_async=True)
-
-    def _content_stream(self, stream: Any, call: _Call) -> Any:
-        """With tools, the call markup is held back from the streamed text (the calls come at the end)."""
-        splitter = call_splitter(self.engine.tokenizer, call.kwargs.get("tools"), call.kwargs.get("tool_choice"))
-        return stream if splitter is None else ContentStream(stream, splitter)
+        return self._chat_stream_of(self._astream(call), call, run_async=True)
 
     # ------------------------------------------------------------------ function calling
     def _prepare_chat_with_tools(

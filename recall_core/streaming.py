@@ -123,6 +123,9 @@ class _Stream:
         self._fed = 0  # characters the streamer handed to the consumer's side (before the finisher)
         self._tokenizer, self._prompt, self._run = tokenizer, prompt, run
         self._keep_ids = _marker_ids(tokenizer, kwargs)
+        # With tools, a call's markup is held back: the pieces join to the result's text (before
+        # 2026-12-07 they held the markup, and only the adapters held it back: a reviewer)
+        self._splitter = _call_splitter(tokenizer, kwargs)
         self._kwargs = {**kwargs, "stopping_criteria": [*(kwargs.get("stopping_criteria") or []), CancelCriteria(self._cancel)]}
         self._thread: threading.Thread | None = None
 
@@ -152,14 +155,21 @@ class _Stream:
         and how many generated ids what it has been handed stands for."""
         shown = self._finisher.feed(piece)
         self._fed += len(piece)
-        self.handover.ids = self._streamer.ids_for(self._fed - len(self._finisher.buffer))
+        held = len(self._finisher.buffer)
+        if self._splitter is not None:
+            shown = self._splitter.feed(shown)
+            held += len(self._splitter.text) - self._splitter.shown
+        self.handover.ids = self._streamer.ids_for(self._fed - held)
         return shown
 
     def _tail(self) -> str:
         """After the last piece: raise the worker's error, or return the text held back."""
         if self._error is not None:
             raise self._error
-        return self._finisher.finish()
+        tail = self._finisher.finish()
+        if self._splitter is not None:
+            tail = self._splitter.feed(tail) + self._splitter.finish()[0]
+        return tail
 
     def _running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -260,6 +270,16 @@ class _HandOverStreamer(TokenTextStreamer):
         self._mark(text)
         if text:
             self.hand_over(text)
+
+
+def _call_splitter(tokenizer: Any, kwargs: dict[str, Any]) -> Any:
+    """With tools, the splitter that holds a call's markup back from the pieces (the calls come with
+    the result), as the engine reads calls; else ``None``."""
+    if not kwargs.get("tools"):
+        return None
+    from recall_core.structured.tools import call_splitter
+
+    return call_splitter(tokenizer, kwargs.get("tools"), kwargs.get("tool_choice"))
 
 
 def _marker_ids(tokenizer: Any, kwargs: dict[str, Any]) -> frozenset[int]:

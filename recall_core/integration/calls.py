@@ -64,7 +64,7 @@ def unanswered(error: BaseException, streamed: bool = True) -> bool:
 
 
 def stop_stream(stream: Any) -> None:
-    """Stop the generation of a stream left early at its next token (a ``ContentStream`` 's too), before the
+    """Stop the generation of a stream left early at its next token, before the
     adapter writes the user's turn: the session then keeps only what was handed on (a stream's own
     ``finally`` may run later, when its iterator is collected)."""
     cancel = getattr(getattr(stream, "stream", stream), "cancel", None)

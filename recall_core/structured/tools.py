@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -495,11 +495,11 @@ class ToolCallSplitter:
         index = self.text.find(opener, self.shown)
         if index != -1:
             self.holding = True
-            out, self.shown = self.text[self.shown : index], index
-            return out
-        keep = _partial_suffix(self.text, opener)
-        cut = len(self.text) - keep
-        out, self.shown = self.text[self.shown : cut], max(self.shown, cut)
+        # Spaces at the end are held too: a reply with a call loses those before it ("Let me
+        # check.\n<tool_call>..." is "Let me check."), and the pieces join to its content.
+        cut = index if index != -1 else len(self.text) - _partial_suffix(self.text, opener)
+        cut = max(self.shown, len(self.text[:cut].rstrip()))
+        out, self.shown = self.text[self.shown : cut], cut
         return out
 
     def finish(self) -> tuple[str, ParsedReply]:
@@ -527,43 +527,6 @@ def call_splitter(tokenizer: Any, tools: Any, tool_choice: Any) -> ToolCallSplit
     if not calls_possible(tools, tool_choice):
         return None
     return ToolCallSplitter(tool_format(tokenizer).bound_to(tool_names(check_tools(tools))))
-
-
-class ContentStream:
-    """A stream's text pieces with tool-call markup held back (the calls come with the result).
-
-    Iterates like the engine's stream (``for`` or ``async for``) and has its ``result``.
-    """
-
-    def __init__(self, stream: Any, splitter: ToolCallSplitter | None) -> None:
-        self.stream, self.splitter = stream, splitter
-
-    @property
-    def result(self) -> Any:
-        return self.stream.result
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._split(self.stream)  # type: ignore[arg-type]
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        async for piece in self.stream:  # type: ignore[union-attr]
-            shown = self.splitter.feed(piece) if self.splitter else piece
-            if shown:
-                yield shown
-        if self.splitter:
-            rest, _ = self.splitter.finish()
-            if rest:
-                yield rest
-
-    def _split(self, pieces: Iterable[str]) -> Iterator[str]:
-        for piece in pieces:
-            shown = self.splitter.feed(piece) if self.splitter else piece
-            if shown:
-                yield shown
-        if self.splitter:
-            rest, _ = self.splitter.finish()
-            if rest:
-                yield rest
 
 
 def _partial_suffix(text: str, pattern: str) -> int:

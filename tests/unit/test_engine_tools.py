@@ -24,7 +24,6 @@ from recall_core.structured.constrained import (
 )
 from recall_core.structured.tools import (
     FORMATS,
-    ContentStream,
     ToolCallSplitter,
     supports_tools,
     tool_format,
@@ -330,9 +329,9 @@ def test_splitter_streams_content_and_holds_calls():
     assert "".join(pieces) + rest == "a <b> c <tool" and not parsed.tool_calls
 
 
-def test_content_stream_matches_generate(tool_generator):
+def test_a_stream_holds_the_call_back(tool_generator):
     stream = tool_generator.stream(ASK, tools=[WEATHER], tool_choice="any")
-    pieces = list(ContentStream(stream, ToolCallSplitter(FORMATS["hermes"])))
+    pieces = list(stream)
     assert "".join(pieces) == "" and stream.result.tool_calls
 
 
@@ -355,7 +354,7 @@ def test_a_family_whose_marker_is_a_special_token():
     assert marker in result.sequences[0].tolist()
     assert [c.name for c in result.tool_calls] == ["get_weather"], result.invalid_tool_calls
     stream = generator.stream(ASK, tools=[WEATHER], tool_choice="any")
-    assert "".join(ContentStream(stream, ToolCallSplitter(FORMATS["mistral"]))) == ""
+    assert "".join(stream) == ""
     assert [c.arguments for c in stream.result.tool_calls] == [c.arguments for c in result.tool_calls]
 
 

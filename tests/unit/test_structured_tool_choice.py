@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from recall_core import RecallGenerator
+from recall_core import RecallGenerator, RecallSession
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 from recall_core.structured.constrained import Constraint, lark_grammar
-from recall_core.structured.tools import FORMATS, ContentStream, ToolCallSplitter, calls_possible
+from recall_core.structured.tools import FORMATS, ToolCallSplitter, calls_possible
 from tests.helpers.logits import ForceAt
 from tests.helpers.tiny import tiny_model
 
@@ -95,8 +95,22 @@ def test_stream_of_a_reply_with_text_after_its_call_matches_generate(tool_genera
     result = tool_generator.generate(ASK, tools=[WEATHER], logits_processor=[force], max_new_tokens=len(ids) + 2)
     _, force = _writes(tool_generator, reply)
     stream = tool_generator.stream(ASK, tools=[WEATHER], logits_processor=[force], max_new_tokens=len(ids) + 2)
-    streamed = "".join(ContentStream(stream, ToolCallSplitter(FORMATS["hermes"])))
+    streamed = "".join(stream)
     assert result.text == "Let me check.\n\nI will report back." and streamed == result.text
+    assert [c.name for c in stream.result.tool_calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize("in_session", [False, True])
+def test_the_engines_own_stream_holds_a_call_back(tool_generator, in_session):
+    """``stream()`` with tools, not only the adapters' streams: joining the pieces gives the result's
+    text (until 2026-12-07 the pieces held the call's markup, a reviewer found)."""
+    reply = f"Let me check.\n{CALL}"
+    ids, force = _writes(tool_generator, reply)
+    result = tool_generator.generate(ASK, tools=[WEATHER], logits_processor=[force], max_new_tokens=len(ids) + 2)
+    _, force = _writes(tool_generator, reply)
+    engine = RecallSession(tool_generator) if in_session else tool_generator
+    stream = engine.stream(ASK, tools=[WEATHER], logits_processor=[force], max_new_tokens=len(ids) + 2)
+    assert "".join(stream) == result.text == stream.result.text == "Let me check."
     assert [c.name for c in stream.result.tool_calls] == ["get_weather"]
 
 
