@@ -221,11 +221,33 @@ def check_server(host: object, port: object, timeout: object) -> int:
         port = int(port)
     if not isinstance(host, str) or not host.strip():
         raise ValueError(f"host must be a non-empty string, got {host!r}")
+    if "://" in host or "/" in host:  # (until 2026-12-07 "http://h" became "http://http://h": a reviewer)
+        raise ValueError(f"host must be a host name or address without a scheme or path (ssl=True for https), got {host!r}")
     if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
         raise ValueError(f"port must be an int in [1, 65535], got {port!r}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     return port
+
+
+def check_connection(headers: object, ssl: object, tenant: object, database: object) -> None:
+    """``ValueError`` naming the field unless ``headers`` is ``None`` or a mapping of strings to strings,
+    ``ssl`` a bool and ``tenant`` / ``database`` ``None`` or names (no spaces at their ends, no ``/``).
+    Until 2026-12-07 a bad one showed at the first write, after the turn was journaled, as a raw
+    ``TypeError`` or Chroma error (a reviewer)."""
+    if headers is not None:
+        if not isinstance(headers, Mapping):
+            raise ValueError(f"headers must be a mapping of header names to strings, got {type(headers).__name__}")
+        for name, value in headers.items():
+            if not isinstance(name, str) or not name.strip() or not isinstance(value, str):
+                raise ValueError(f"headers must map non-empty names to strings, got {name!r}: {value!r}")
+    if not isinstance(ssl, bool):
+        raise ValueError(f"ssl must be True or False, got {ssl!r}")
+    for field, name in (("tenant", tenant), ("database", database)):
+        if name is None:
+            continue
+        if not isinstance(name, str) or not name.strip() or name != name.strip() or "/" in name:
+            raise ValueError(f"{field} must be None or a name without spaces at its ends or '/', got {name!r}")
 
 
 def _default_journal(host: str, port: int, tenant: str | None, database: str | None) -> Path:
@@ -268,9 +290,10 @@ def open_server(
     location = f"{scheme}://{host}:{int(port)}"
 
     def open_client() -> Any:
-        import chromadb
         import httpx
+        from chromadb.api.client import Client
         from chromadb.config import DEFAULT_DATABASE, DEFAULT_TENANT, Settings
+        from chromadb.errors import NotFoundError
 
         # Our own probe, with a timeout: Chroma's client waits forever on a silent host.
         try:
@@ -285,17 +308,31 @@ def open_server(
             raise MemoryUnavailableError(
                 f"the server at {location} answered {response.status_code} to a heartbeat: {response.text[:200]}"
             )
+        # Chroma's session waits forever (httpx.Client(timeout=None)), and its client asks the server
+        # for the identity, tenant and database while it is built, before a timeout could be set on
+        # it: a server that answered the heartbeat and then hung hung every write and search for good
+        # (until 2026-12-07, a reviewer). The timeout is set just before the first of those requests.
+        class TimedClient(Client):
+            def get_user_identity(self) -> Any:
+                session = getattr(self._server, "_session", None)
+                if session is not None:
+                    session.timeout = httpx.Timeout(timeout)
+                return super().get_user_identity()
+
+        settings = Settings(
+            anonymized_telemetry=False, chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host=host,
+            chroma_server_http_port=int(port), chroma_server_ssl_enabled=ssl, chroma_server_headers=headers,
+        )  # fmt: skip
+        names = f"tenant {tenant or DEFAULT_TENANT!r}, database {database or DEFAULT_DATABASE!r}"
         try:
-            client = chromadb.HttpClient(
-                host=host, port=int(port), ssl=ssl, headers=headers,
-                settings=Settings(anonymized_telemetry=False),
-                tenant=tenant or DEFAULT_TENANT, database=database or DEFAULT_DATABASE,
-            )  # fmt: skip
-        except ValueError as exc:  # Chroma's "Could not connect to a Chroma server"
+            client = TimedClient(tenant=tenant or DEFAULT_TENANT, database=database or DEFAULT_DATABASE, settings=settings)
+        except NotFoundError as exc:  # a tenant or database the server does not hold (or lost with its data)
+            raise MemoryUnavailableError(
+                f"the Chroma server at {location} has no {names} ({exc}): create them with chromadb's "
+                "AdminClient (create_tenant, create_database), or pass ones it holds"
+            ) from exc
+        except (ValueError, httpx.HTTPError) as exc:  # "Could not connect to a Chroma server", a timeout
             raise MemoryUnavailableError(f"the Chroma server at {location} is unreachable: {exc}") from exc
-        session = getattr(getattr(client, "_server", None), "_session", None)
-        if session is not None:
-            session.timeout = httpx.Timeout(timeout)
         return client
 
     return Backend("server", location, open_client), journal

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import socket
 import threading
 import time
@@ -157,6 +158,13 @@ class ChromaIndex:
                     continue
                 if is_unavailable(exc, self.kind):
                     raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({self._hint()})") from exc
+                if self.kind == "server" and namespace_lost(exc):
+                    # (until 2026-12-07 Chroma's raw InvalidArgumentError, on a write already journaled: a reviewer)
+                    raise MemoryUnavailableError(
+                        f"the Chroma server at {self.location} has lost this store's tenant or database ({exc}): "
+                        "a server restarted without its data loses them too. Create them again (chromadb's "
+                        "AdminClient: create_tenant, create_database); the journal is then indexed there again"
+                    ) from exc
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -525,12 +533,23 @@ class ChromaIndex:
 
 
 def is_not_found(exc: BaseException) -> bool:
+    """Whether ``exc`` says a collection is not there (not a tenant or database: :func:`namespace_lost`)."""
     from chromadb.errors import NotFoundError
 
+    if namespace_lost(exc):
+        return False
     if isinstance(exc, NotFoundError):
         return True
     text = str(exc).lower()
     return "does not exist" in text or "not found" in text
+
+
+_NAMESPACE_LOST = re.compile(r"\b(tenant|database) \[[^\]]*\] (does not exist|not found)", re.IGNORECASE)
+
+
+def namespace_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server holds no such tenant or database ("Database [mem] does not exist")."""
+    return bool(_NAMESPACE_LOST.search(str(exc)))
 
 
 def is_unavailable(exc: BaseException, kind: str) -> bool:

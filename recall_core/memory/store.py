@@ -29,6 +29,7 @@ from recall_core.memory.backends import (
     CHROMA_DIR,
     Backend,
     LocalLock,
+    check_connection,
     check_server,
     open_local,
     open_local_snapshot,
@@ -281,6 +282,7 @@ class MemoryStore:
             unit: as in :meth:`local` (the turns around a memory come from this client's journal).
         """
         port = check_server(host, port, timeout)
+        check_connection(headers, ssl, tenant, database)
         check_path("journal_path", journal_path)
         check_encoder(encoder)
         check_retrieval(retrieval)

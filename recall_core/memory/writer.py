@@ -28,6 +28,7 @@ from recall_core.memory.errors import (
     MemoryUnavailableError,
     free_note,
 )
+from recall_core.memory.index import MEMORIES
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, JournalRow, same_metadata
 from recall_core.memory.protocols import StoreParts, derived_cache
 from recall_core.memory.records import Turn, index_metadata, key_memory_id
@@ -442,6 +443,19 @@ class MemoryWriter:
                     "the memories were written with, or re-encode them with `rebuild_index(store, reencode=True)` "
                     "(`recall rebuild-index --reencode`). Nothing was written"
                 )
+        index = self.store.index
+        if getattr(index, "kind", None) == "server":
+            # Another client's vectors are in the server's collection, not in this journal: until
+            # 2026-12-07 such a write was journaled, then refused by the index, pending for good (a reviewer).
+            try:
+                collection = index.collection(user_id, MEMORIES)
+            except MemoryUnavailableError:  # down: journaled, as any write then
+                collection = None
+            if collection is not None:
+                try:
+                    index.check_dimension(user_id, collection, dimension, f"this writer's encoder {self.encoder.name!r}")
+                except EncoderMismatchError as exc:
+                    raise EncoderMismatchError(f"{exc}. Nothing was written") from None
         self._sized.add(user_id)
 
     def _index_pending(self, ids: Sequence[str], waiting: Sequence[str] = ()) -> None:

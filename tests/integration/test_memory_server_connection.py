@@ -1,0 +1,143 @@
+"""Connecting to a Chroma server: a server that hangs after its heartbeat, bad connection
+arguments, a database the server lost, another client's encoder. Each test starts its own server
+(or a stand-in that answers only the heartbeat)."""
+
+from __future__ import annotations
+
+import http.server
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from recall_core.memory import (
+    EncoderMismatchError,
+    HashEncoder,
+    MemoryStore,
+    MemoryUnavailableError,
+    MemoryWriter,
+)
+from recall_core.memory.chroma_server import ChromaServer
+from recall_core.processes import free_port
+from recall_core.types import RecallQuery
+from tests.helpers.memories import RAW_TEXT
+
+
+class _HeartbeatOnly(http.server.BaseHTTPRequestHandler):
+    """Answers the heartbeat, then hangs on every other request (a proxy whose upstream froze)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path.startswith("/api/v2/heartbeat"):
+            body = b'{"nanosecond heartbeat": 1}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            time.sleep(120)
+
+    do_POST = do_GET
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.server
+def test_a_server_that_hangs_after_its_heartbeat_fails_the_write_instead_of_hanging_it(tmp_path: Path) -> None:
+    # Chroma's client asked for the identity, tenant and database with no timeout while it was being
+    # built: the write hung for good, and every later call of the process waited behind it.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _HeartbeatOnly)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        store = MemoryStore.server(port=server.server_address[1], encoder=HashEncoder(8),
+                                   journal_path=tmp_path / "j.sqlite3", timeout=1)  # fmt: skip
+        outcome: list[BaseException | None] = []
+
+        def write() -> None:
+            try:
+                MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "kept in the journal")
+                outcome.append(None)
+            except BaseException as exc:  # noqa: BLE001 - handed to the test
+                outcome.append(exc)
+
+        thread = threading.Thread(target=write, daemon=True)
+        thread.start()
+        thread.join(60)  # not a timing check: without the timeout it never ends
+        assert outcome, "the write hung on a server that answered only its heartbeat"
+        assert isinstance(outcome[0], MemoryUnavailableError) and "unreachable" in str(outcome[0])
+        assert [r.text for r in store.journal.rows("u")] == ["kept in the journal"]
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"headers": {"Authorization": None}}, "headers"),
+        ({"headers": {"X-Token": 5}}, "headers"),
+        ({"headers": "Bearer x"}, "headers"),
+        ({"ssl": "no"}, "ssl"),
+        ({"tenant": 5}, "tenant"),
+        ({"tenant": " "}, "tenant"),
+        ({"database": ""}, "database"),
+        ({"database": "a/b"}, "database"),
+        ({"host": "http://127.0.0.1"}, "host"),
+    ],
+)
+def test_bad_connection_arguments_are_refused_before_anything_is_written(tmp_path: Path, kwargs, field) -> None:
+    # Until 2026-12-07 each showed at the first write, after the turn was journaled, as a raw TypeError
+    # or a Chroma error (or as a server that could not be reached, for a repair that never works).
+    with pytest.raises(ValueError, match=f"^{field} must"):
+        MemoryStore.server(port=1, encoder=HashEncoder(8), journal_path=tmp_path / "j.sqlite3", **kwargs)
+    assert not (tmp_path / "j.sqlite3").exists()
+
+
+@pytest.mark.server
+def test_another_client_s_encoder_size_is_refused_before_the_turn_is_journaled(tmp_path: Path) -> None:
+    with ChromaServer(tmp_path / "data") as server:
+        first = MemoryStore.server(port=server.port, encoder=HashEncoder(16), journal_path=tmp_path / "a.sqlite3")
+        MemoryWriter(first, **RAW_TEXT).add_turn("u", "user", "written with 16 dimensions")
+        second = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "b.sqlite3")
+        with pytest.raises(EncoderMismatchError, match="Nothing was written"):
+            MemoryWriter(second, **RAW_TEXT).add_turn("u", "user", "written with 8 dimensions")
+        # (until 2026-12-07 it was journaled, then refused by the index: pending for good)
+        assert list(second.journal.rows("u")) == []
+        MemoryWriter(second, **RAW_TEXT).add_turn("w", "user", "another user is fine")
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_database_the_server_lost_is_named_and_the_journal_heals_once_it_is_made_again(tmp_path: Path) -> None:
+    import chromadb
+    from chromadb.config import Settings
+
+    def make_namespace(port: int) -> None:
+        admin = chromadb.AdminClient(Settings(chroma_api_impl="chromadb.api.fastapi.FastAPI",
+                                              chroma_server_host="127.0.0.1", chroma_server_http_port=port))  # fmt: skip
+        admin.create_tenant("acme")
+        admin.create_database("mem", tenant="acme")
+
+    server = ChromaServer(tmp_path / "data").start()
+    try:
+        make_namespace(server.port)
+        store = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "j.sqlite3",
+                                   tenant="acme", database="mem")  # fmt: skip
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turn("u", "user", "my cat is called Tom")
+        server.stop()
+        shutil.rmtree(tmp_path / "data")
+        server.start()
+        # (until 2026-12-07 Chroma's raw InvalidArgumentError, on a write already journaled)
+        with pytest.raises(MemoryUnavailableError, match="lost this store's tenant or database"):
+            writer.add_turn("u", "user", "my dog is called Rex")
+        make_namespace(server.port)
+        found = {c.text for c in store.for_user("u").search(RecallQuery("called"), 3)}
+        assert found == {"my cat is called Tom", "my dog is called Rex"}
+        store.close()
+    finally:
+        server.stop()
