@@ -116,7 +116,7 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
 
     demo = command("demo", _demo, "remember a short conversation, then answer questions about it in a fresh session")
     _model_arguments(demo)
-    demo.add_argument("--memory", type=Path, default=None, metavar="DIR",
+    demo.add_argument("--memory", type=_path, default=None, metavar="DIR",
                       help="keep the demo's memory in DIR (default: a temporary folder, removed at the end)")
 
     train = command("train", _train, "recall-tune a chat model (LoRA): it learns to write <recall> and use its notes")
@@ -167,12 +167,12 @@ def _store_arguments(
         parser.add_argument("--user", required=user_required, default=None if not user_required else None,
                             help="whose memory to use")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--store", default=None, help="embedded store folder (default: $RECALL_MEMORY, else $RECALL_HOME/memory, "
+    where.add_argument("--store", type=_text, default=None, help="embedded store folder (default: $RECALL_MEMORY, else $RECALL_HOME/memory, "
                                                         "else the user data folder's recall/memory)")
-    where.add_argument("--server", default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
+    where.add_argument("--server", type=_text, default=None, metavar="HOST:PORT", help="a Chroma server (`chroma run`) instead")
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
                         help="HTTP header for the server, e.g. a proxy token (repeatable)")
-    parser.add_argument("--encoder", default=None, metavar="NAME_OR_PATH",
+    parser.add_argument("--encoder", type=_text, default=None, metavar="NAME_OR_PATH",
                         help="sentence encoder of the memories: a sentence-transformers name or folder, or hash-N "
                              "(default: the one the store's journal records, else the packaged all-MiniLM-L6-v2); "
                              "must be the one they were written with")
@@ -201,10 +201,17 @@ def _whole(minimum: int) -> Callable[[str], int]:
 
 
 def _text(text: str) -> str:
-    """An argparse ``type`` for a query or a session id: an empty one is refused, not read as "any"."""
+    """An argparse ``type`` for a query, a session id, a store, a server or an encoder: an empty one is
+    refused, not read as "any" or "the default" (until 2026-12-07 ``--store ""``, an unset shell
+    variable, made a store in the current folder: a reviewer)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"must not be empty, got {text!r}")
     return text
+
+
+def _path(text: str) -> Path:
+    """An argparse ``type`` for a folder to use or make: :func:`_text`, as a path."""
+    return Path(_text(text)).expanduser()
 
 
 def _folder(text: str) -> Path:

@@ -9,22 +9,24 @@ from pathlib import Path
 from typing import Any
 
 
-def _open_store(args: argparse.Namespace) -> Any:
+def _open_store(args: argparse.Namespace, create: bool = False) -> Any:
+    """The store the command's arguments name; ``create``: a command that writes turns may make it
+    (remember, ingest, import, chat), any other finds a path with no store a typo."""
     from recall_core.memory import MemoryStore
     from recall_core.memory.backends import CHROMA_DIR, JOURNAL_FILE
     from recall_core.paths import default_memory_dir
 
-    reads_only = args.run in (_list, _search, _export, _doctor)
     root = Path(args.store).expanduser() if args.store else None if args.server else default_memory_dir()
-    if root is not None and reads_only and not root.is_file():
-        # a command that only reads: a path with no store is a typo (until 2026-12-06 it made an empty store
-        # there; until 2026-12-07 it still did when the path came from --home or $RECALL_MEMORY, a reviewer)
+    if root is not None and not create and not root.is_file():
+        # a command that writes no turn: a path with no store is a typo (until 2026-12-06 it made an empty store
+        # there; until 2026-12-07 it still did when the path came from --home or $RECALL_MEMORY, and for ask,
+        # forget, delete and rebuild-index, a reviewer)
         if not (root / JOURNAL_FILE).is_file() and not (root / CHROMA_DIR).is_dir():
             named = (f"--store {args.store!r} holds" if args.store else
                      f"the default store's folder {str(root)!r} ($RECALL_MEMORY, else --home or $RECALL_HOME's "
                      "memory, else the user data folder) holds")  # fmt: skip
-            raise ValueError(f"{named} no memory store (no {JOURNAL_FILE}): this command reads one and creates none "
-                             "(`recall remember`, `ingest` or `import` do)")  # fmt: skip
+            raise ValueError(f"{named} no memory store (no {JOURNAL_FILE}): this command uses one and creates none "
+                             "(`recall remember`, `ingest`, `import` or `chat` do)")  # fmt: skip
 
     if args.server:
         if getattr(args, "read_only", False):
@@ -46,14 +48,14 @@ def _split_header(header: str) -> tuple[str, str]:
 
 
 def _remember(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, create=True) as store:
         ids = store.writer.add_turn(args.user, args.role, args.text, session_id=args.session)
     print(f"remembered {len(ids)} memor{'y' if len(ids) == 1 else 'ies'} for {args.user!r}: {', '.join(ids)}")
     return 0
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, create=True) as store:
         report = store.writer.ingest(args.file, user_id=args.user)
     print(report)
     return 0
@@ -119,7 +121,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, create=True) as store:
         report = store.import_memories(args.file, progress=True)
     print(report)
     return 0

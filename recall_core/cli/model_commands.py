@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -70,18 +71,21 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        memory = None if args.no_memory else store.for_user(args.user)
-        result = _generator(args, memory).generate([{"role": "user", "content": args.question}])
+    question = [{"role": "user", "content": args.question}]
+    if args.no_memory:  # no store opened, none made
+        result = _generator(args, None).generate(question)
+    else:
+        with _open_store(args) as store:
+            result = _generator(args, store.for_user(args.user)).generate(question)
     print(result.text)
     print(format_recalls(result.recalls), file=sys.stderr)
     return 0
 
 
 def _chat(args: argparse.Namespace) -> int:
-    from recall_core.remember import TurnsRefused, last_exchange, write_turns
+    from recall_core.remember import last_exchange, write_reported
 
-    with _open_store(args) as store:
+    with _open_store(args, create=True) as store:
         memory = store.for_user(args.user)
         gen = _generator(args, None if args.no_memory else memory)
         history: list[dict[str, str]] = []
@@ -107,10 +111,13 @@ def _chat(args: argparse.Namespace) -> int:
                 kept = next((text for role, text in turns if role == "user"), "")
                 if kept != line.strip():  # said, so that a statement taken for a question is not lost unseen
                     print(f"(remembered of your line: {kept!r}; --write-questions keeps questions)", file=sys.stderr)
-                try:
-                    write_turns(store, args.user, turns, session_id=args.session)
-                except TurnsRefused as error:  # the others are written; the chat goes on
-                    print(f"recall: {error}", file=sys.stderr)
+                # A failed write (a refused turn, a server down: the turns kept in the journal) is said and the
+                # chat goes on (until 2026-12-07 a server down ended it, and the lines typed after it: a reviewer)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    error = write_reported(store, args.user, turns, session_id=args.session).metadata.get("memory_write_error")
+                if error is not None:
+                    print(f"recall: not remembered: {error}", file=sys.stderr)
             history.append({"role": "assistant", "content": result.text})
     return 0
 

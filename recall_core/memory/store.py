@@ -75,6 +75,8 @@ def check_encoder(encoder: object) -> None:
     """``ValueError`` naming ``encoder`` unless it is ``None``, a model name or path, or an encoder object
     (:func:`~recall_core.memory.encoders.load_encoder`'s rule, without computing a sentence-transformers
     encoder's ``dimension``). Without this, ``encoder=5`` opened and the first ``add`` raised an ``AttributeError``."""
+    if isinstance(encoder, str) and not encoder.strip():  # (an AttributeError's traceback until 2026-12-07)
+        raise ValueError(f"encoder must not be empty (None for the default), got {encoder!r}")
     if encoder is None or isinstance(encoder, (str, Path)):
         return
     missing = missing_parts(encoder)
@@ -96,6 +98,8 @@ def check_path(field: str, path: object) -> None:
     nul = "\x00" if isinstance(text, str) else b"\x00"
     if nul in text:
         raise ValueError(f"{field} contains a NUL character (position {text.index(nul)}): not a path, got {path!r}")
+    if not text.strip():  # Path("") is the current folder: an unset variable put a store there (until 2026-12-07)
+        raise ValueError(f"{field} must not be empty (None for the default), got {path!r}")
 
 
 class MemoryStore:

@@ -96,6 +96,7 @@ def test_a_device_this_machine_lacks_is_a_clear_error(tmp_path, monkeypatch, cap
             resolve_device(device)  # the Python API says so too (load_model(device=...), from_pretrained)
         assert "one of cpu" in str(error.value)  # and names the devices there are
     assert resolve_device("cpu") == torch.device("cpu") and resolve_device(None) == torch.device("cpu")
+    assert main(["remember", "--user", "ada", "--store", str(tmp_path / "m"), "--encoder", "hash-16", "hello"]) == 0
     code = main(["ask", "--user", "ada", "--store", str(tmp_path / "m"), "--encoder", "hash-16", "--device", "cuda",
                  "--model", str(tmp_path / "no-model"), "hi"])
     assert code == 2
@@ -162,3 +163,22 @@ def test_chat_writes_what_the_user_states_not_the_questions(tmp_path, tiny, monk
     assert "remembered of your line: ''" in notes[-1] and "remembered of your line: 'I live in Porto.'" in notes[-1]
     assert "Pepper" not in notes[-1]
     assert said("Where do I live?\n", "--write-questions")[-1] == "Where do I live?"  # asked for
+
+
+def test_chat_goes_on_when_the_server_is_down(tmp_path, tiny, monkeypatch, capsys):
+    """`recall chat` ended at the first write to a server that was down (the turns kept in the
+    journal), and the lines typed after it were never answered (until 2026-12-07, a reviewer)."""
+    import io
+
+    from recall_core.processes import free_port
+
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))  # the server journal's default place
+    monkeypatch.setattr("sys.stdin", io.StringIO("My cat is called Pepper.\nI live in Porto.\n"))
+    code = main(["chat", "--user", "ada", "--server", f"127.0.0.1:{free_port()}", "--timeout", "1", "--encoder",
+                 "hash-32", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "--no-memory"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0 and captured.out.count("bot> ") == 2
+    assert captured.err.count("recall: not remembered: MemoryUnavailableError") == 2

@@ -152,7 +152,9 @@ def test_read_commands_refuse_a_path_with_no_store(tmp_path: Path, capsys) -> No
     """`recall doctor --store /typo` made an empty store there and said OK; `list`, `search` and
     `export` listed nothing from it. A command that only reads refuses such a path, naming it."""
     typo = tmp_path / "typo"
-    for command in (["doctor"], ["list", "ada"], ["search", "ada", "dog"], ["export", "ada"]):
+    # (ask, forget, delete and rebuild-index too: until 2026-12-07 they made it, a reviewer)
+    for command in (["doctor"], ["list", "ada"], ["search", "ada", "dog"], ["export", "ada"], ["ask", "--user", "ada", "hi"],
+                    ["forget", "--user", "ada"], ["delete", "ada", "some-id"], ["rebuild-index"]):  # fmt: skip
         assert main([*command, "--store", str(typo), "--encoder", "hash-32"]) == 2
         assert f"--store {str(typo)!r} holds no memory store" in capsys.readouterr().err
         assert not typo.exists()
@@ -200,3 +202,14 @@ def test_export_names_a_bad_out_and_ask_refuses_a_blank_question_before_any_work
     with pytest.raises(SystemExit) as exit_:
         main(["ask", "--user", "ada", "   "])
     assert exit_.value.code == 2 and "argument question: must not be empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--store", "--server", "--encoder"])
+def test_an_empty_store_server_or_encoder_is_refused(tmp_path: Path, monkeypatch, capsys, option: str) -> None:
+    """`--store ""` (an unset shell variable) made a store in the current folder; `--encoder ""`
+    raised an AttributeError's traceback (until 2026-12-07, a reviewer)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["remember", "hello", "--user", "ada", option, ""])
+    assert exit_.value.code == 2 and f"argument {option}: must not be empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

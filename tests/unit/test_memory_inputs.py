@@ -296,6 +296,8 @@ def test_ingest_locomo(store: MemoryStore, tmp_path: Path) -> None:
         ({"encoder": object()}, "encoder must be None"),
         ({"path": "a\x00b"}, r"path contains a NUL character \(position 1\)"),
         ({"path": 5}, r"path must be a path \(str or os.PathLike\) or None, got int"),
+        ({"path": ""}, r"path must not be empty \(None for the default\)"),  # the current folder, until 2026-12-07
+        ({"encoder": " "}, r"encoder must not be empty \(None for the default\)"),  # a traceback, until 2026-12-07
     ],
 )  # fmt: skip
 def test_a_store_refuses_an_encoder_or_path_it_cannot_use_when_it_opens(tmp_path: Path, kwargs, message) -> None:
