@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from recall_core.memory import (
+    EncoderMismatchError,
     HashEncoder,
     JournalDamagedError,
     MemoryIndexWarning,
@@ -203,3 +204,32 @@ def test_a_journal_that_is_not_sqlite_is_named_at_open(tmp_path: Path) -> None:
         sidecar.unlink()
     with pytest.raises(JournalDamagedError, match="journal.sqlite3 is damaged .*file is not a database"):
         MemoryStore.local(tmp_path, encoder=HashEncoder(32))
+
+
+def test_a_fresh_rebuild_of_a_journal_with_no_memory_gives_an_empty_index(tmp_path: Path) -> None:
+    # Chroma made no folder for the empty new index, and the swap failed with a bare OSError after the
+    # old folder was moved aside (until 2026-12-07, a reviewer).
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=HashEncoder(16)) as store:
+        report = rebuild_index(store, fresh=True, progress=False)
+        assert report.indexed == 0 and not report.failed
+    assert not (path / "chroma.old").exists() and not (path / "chroma.rebuild").exists()
+    with MemoryStore.local(path, encoder=HashEncoder(16)) as store:
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "written after the rebuild")
+        assert [c.text for c in store.for_user("u").search(RecallQuery("rebuild"), 1)] == ["written after the rebuild"]
+        assert doctor(store).ok
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_rebuild_with_another_encoder_needs_reencode(tmp_path: Path, fresh: bool) -> None:
+    # `recall rebuild-index --encoder hash-64` (a typo) on a hash-16 store re-encoded every memory with
+    # hash-64, and later commands refused the store's own encoder (until 2026-12-07, a reviewer).
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=HashEncoder(16)) as store:
+        MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "my cat is called Tom")
+    with MemoryStore.local(path, encoder=HashEncoder(64)) as store:
+        with pytest.raises(EncoderMismatchError, match="'hash-16', not by this store's encoder 'hash-64'.*reencode"):
+            rebuild_index(store, fresh=fresh, progress=False)
+        assert store.journal.encoders() == ["hash-16"]
+        report = rebuild_index(store, reencode=True, fresh=fresh, progress=False)
+        assert report.reencoded == 1 and store.journal.encoders() == ["hash-64"]

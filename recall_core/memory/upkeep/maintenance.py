@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 
 from recall_core.memory.backends import CHROMA_DIR, forget_chroma_system, local_backend, scrub_deleted
-from recall_core.memory.errors import JournalDamagedError, MemoryUnavailableError, journal_damaged_hint
+from recall_core.memory.errors import (
+    EncoderMismatchError,
+    JournalDamagedError,
+    MemoryUnavailableError,
+    journal_damaged_hint,
+)
 from recall_core.memory.index import (
     MEMORIES,
     OBSOLETE_LM_KEYS,
@@ -313,7 +318,16 @@ def rebuild_index(
 
     Raises:
         MemoryUnavailableError: the index cannot be reached (nothing was replaced).
+        EncoderMismatchError: without ``reencode``, no journaled vector is the store's encoder's (a
+            mistyped encoder would re-encode them all; until 2026-12-07 it did, a reviewer).
     """
+    used = store.journal.encoders()
+    if not reencode and used and store.encoder.name not in used:
+        raise EncoderMismatchError(
+            f"the journal's vectors were computed by {', '.join(map(repr, used))}, not by this store's encoder "
+            f"{store.encoder.name!r}: open the store with the encoder they were written with, or pass reencode=True "
+            "(`recall rebuild-index --reencode`) to embed them all again with it. Nothing was changed"
+        )
     if fresh:
         if store.kind != "local" or store.root is None:
             raise ValueError("fresh=True deletes a local Chroma folder; a server's data is the server's to manage")
@@ -389,6 +403,9 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
         raise
     staging.close()
     forget_chroma_system(staging_dir)
+    # Chroma makes no folder for an index that got no row: the new index is an empty one (until 2026-12-07 the
+    # swap failed with a bare OSError after the old folder was moved aside, a reviewer).
+    staging_dir.mkdir(parents=True, exist_ok=True)
     # The swap: the old folder is only renamed until the new one is in place.
     store.index.reset()
     store.index.clear_damaged()
