@@ -237,7 +237,8 @@ class UserMemory:
         """This user's memories as plain dicts, in the order they were written: every field
         :meth:`MemoryStore.import_memories` needs to give them back (ids, text, roles, timestamps,
         sessions, metadata, keys; see :mod:`recall_core.memory.upkeep.transfer`). Read from the
-        journal, so it works on a store opened read-only or whose index is down."""
+        journal, so it works on a store opened read-only or whose index is down; on a server, the
+        memories other clients wrote are read from the server after them."""
         if self._store.closed:
             raise MemoryStoreError("this MemoryStore is closed")
         return list(export_records(self._store, self.user_id))

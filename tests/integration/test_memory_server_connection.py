@@ -1,6 +1,6 @@
-"""Connecting to a Chroma server: a server that hangs after its heartbeat, bad connection
-arguments, a database the server lost, another client's encoder. Each test starts its own server
-(or a stand-in that answers only the heartbeat)."""
+"""A Chroma server and its clients: a server that hangs after its heartbeat, bad connection
+arguments, a database the server lost, another client's encoder, another client's export. Each
+test starts its own server (or a stand-in that answers only the heartbeat)."""
 
 from __future__ import annotations
 
@@ -141,3 +141,29 @@ def test_a_database_the_server_lost_is_named_and_the_journal_heals_once_it_is_ma
         store.close()
     finally:
         server.stop()
+
+
+@pytest.mark.server
+def test_a_second_client_exports_what_the_first_wrote(tmp_path: Path) -> None:
+    # The export read this client's journal only: a backup taken from a second machine (or after
+    # RECALL_HOME was cleared) came out empty with exit 0 (until 2026-12-07, a reviewer).
+    with ChromaServer(tmp_path / "data") as server:
+        first = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "a.sqlite3")
+        MemoryWriter(first, **RAW_TEXT).add_turns([
+            {"user_id": "ada", "role": "user", "content": "My cat is called Tom.", "session_id": "s1"},
+            {"user_id": "ada", "role": "assistant", "content": "Noted.", "session_id": "s1"},
+        ])  # fmt: skip
+        second = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "b.sqlite3")
+        MemoryWriter(second, **RAW_TEXT).add_turn("ada", "user", "I live in Porto.", session_id="s2")
+        exported = second.for_user("ada").export()
+        assert [item["text"] for item in exported] == ["I live in Porto.", "My cat is called Tom.", "Noted."]
+        with MemoryStore.local(tmp_path / "copy", encoder=HashEncoder(8)) as copy:
+            copy.import_memories(exported, progress=False)
+            assert sorted(r.text for r in copy.for_user("ada").all()) == sorted(i["text"] for i in exported)
+        first.for_user("ada").delete([exported[1]["id"]])  # another client's delete: not exported any more
+        assert [item["text"] for item in second.for_user("ada").export()] == ["I live in Porto.", "Noted."]
+        server.stop()
+        with pytest.raises(MemoryUnavailableError):  # rather than part of the memories
+            second.for_user("ada").export()
+        first.close()
+        second.close()

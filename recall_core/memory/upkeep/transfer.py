@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from recall_core.memory.errors import MemoryUnavailableError
-from recall_core.memory.journal import DELETING, PENDING, Journal, JournalRow
+from recall_core.memory.journal import DELETING, INDEXED, PENDING, Journal, JournalRow
 from recall_core.memory.positions import held_turn, turn_key
 from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import key_memory_id, memory_id
@@ -90,19 +90,42 @@ class ImportReport:
 
 # --------------------------------------------------------------------------- export
 def export_records(store: StoreParts, user_id: str) -> Iterator[dict[str, Any]]:
-    """``user_id``'s memories as export objects, in the order they were written (deleted ones left out)."""
-    for row in store.journal.rows(user_id):
-        extra = dict(row.extra)
-        key = extra.pop("key", None)
-        item: dict[str, Any] = {
-            "format": FORMAT, "id": row.id, "user_id": row.user_id, "session_id": row.session_id,
-            "role": row.role, "text": row.text, "timestamp": row.timestamp, "turn_index": row.turn_index,
-            "chunk_index": row.chunk_index, "n_chunks": row.n_chunks, "metadata": extra, "key": key,
-        }  # fmt: skip
-        if row.context is not None:
-            item["search_text"] = row.context
-        item.update(written_at=row.created_at, updated_at=row.updated_at)
-        yield item
+    """``user_id``'s memories as export objects, in the order they were written (deleted ones left out).
+
+    On a server, the memories other clients wrote are on the server only: they follow this client's
+    journal's, read from the index (without ``search_text`` or times), and an index that cannot be
+    reached raises :class:`MemoryUnavailableError` rather than give part of the memories (until
+    2026-12-07 a second machine's export of a user held only what it had written: often nothing, a reviewer).
+    """
+    journaled: set[str] = set()
+    for row in store.journal.rows(user_id, (PENDING, INDEXED, DELETING)):
+        journaled.add(row.id)
+        if row.state != DELETING:
+            yield _journaled_item(row)
+    if store.kind == "server":
+        for record in store.for_user(user_id).all():  # type: ignore[attr-defined]
+            if record.id not in journaled:
+                yield {
+                    "format": FORMAT, "id": record.id, "user_id": record.user_id, "session_id": record.session_id,
+                    "role": record.role, "text": record.text, "timestamp": record.timestamp,
+                    "turn_index": record.turn_index, "chunk_index": record.chunk_index, "n_chunks": record.n_chunks,
+                    "metadata": dict(record.metadata), "key": record.key,
+                }  # fmt: skip
+
+
+def _journaled_item(row: JournalRow) -> dict[str, Any]:
+    """A journal row as an export object."""
+    extra = dict(row.extra)
+    key = extra.pop("key", None)
+    item: dict[str, Any] = {
+        "format": FORMAT, "id": row.id, "user_id": row.user_id, "session_id": row.session_id,
+        "role": row.role, "text": row.text, "timestamp": row.timestamp, "turn_index": row.turn_index,
+        "chunk_index": row.chunk_index, "n_chunks": row.n_chunks, "metadata": extra, "key": key,
+    }  # fmt: skip
+    if row.context is not None:
+        item["search_text"] = row.context
+    item.update(written_at=row.created_at, updated_at=row.updated_at)
+    return item
 
 
 def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> int:
