@@ -9,6 +9,7 @@ template and parsing the reply are the engine's.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any, Literal
@@ -121,7 +122,8 @@ def structured_output(
             response_format=response_format,
             ls_structured_output_format={"kwargs": {"method": method}, "schema": schema},
         )
-        parser = PydanticOutputParser(pydantic_object=schema) if is_pydantic else JsonOutputParser()
+        json_parser = PydanticOutputParser(pydantic_object=schema) if is_pydantic else JsonOutputParser()
+        parser = RunnableLambda(_require_json) | json_parser
     else:
         raise ValueError(f"method must be 'json_schema', 'function_calling' or 'json_mode', got {method!r}")
     if not include_raw:
@@ -171,3 +173,22 @@ def _require_tool_call(message: BaseMessage) -> BaseMessage:
         )
     return message
 
+
+
+def _require_json(message: BaseMessage) -> BaseMessage:
+    """A reply that is not whole JSON (cut by the token budget mid-JSON): LangChain's parse error.
+
+    ``JsonOutputParser`` completes partial JSON, so until 2026-12-07 a reply cut mid-JSON came back
+    as a dict missing required keys, with no error (a reviewer); the docs promise
+    ``OutputParserException``, as LangChain's own models raise (``parsing_error`` with ``include_raw``).
+    """
+    text = message.content if isinstance(message.content, str) else str(message.content)
+    fenced = re.fullmatch(r"\s*```(?:json)?\s*(.*?)\s*```\s*", text, re.DOTALL)  # as JsonOutputParser reads it
+    try:
+        json.loads(fenced.group(1) if fenced else text)
+    except ValueError as error:
+        finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        cause = ("the reply was cut by the token budget (finish_reason 'length'); a larger max_tokens may help"
+                 if finish == "length" else f"finish_reason {finish!r}")  # fmt: skip
+        raise OutputParserException(f"the reply is not valid JSON ({error}): {cause}", llm_output=text) from error
+    return message

@@ -19,9 +19,7 @@ torch). Nothing here parses a JSON schema: llguidance does.
 
 from __future__ import annotations
 
-import copy
 import json
-import re
 import time
 import weakref
 from collections.abc import Iterable, Mapping
@@ -32,6 +30,10 @@ import numpy as np
 import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
+from recall_core.structured.schemas import NOT_BLANK as NOT_BLANK
+from recall_core.structured.schemas import missing_json, strict_schema
+from recall_core.structured.schemas import skeleton as skeleton
+
 #: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
 #: Flexible whitespace lets a small model loop on newlines until the token budget is spent.
 JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
@@ -41,13 +43,6 @@ JSON_OPTIONS: Mapping[str, Any] = {"whitespace_flexible": False, "item_separator
 #: the end the JSON is closed (see :class:`ConstrainedLogitsProcessor`), so a small model that
 #: loops inside a string returns within about this long instead of minutes.
 CONSTRAINED_MAX_TIME = 60.0
-
-#: String keywords that already say what a string may be (left alone by :func:`strict_schema`).
-_STRING_LIMITS = frozenset({"enum", "const", "pattern", "format"})
-#: What a required string must match: a non-space character first and last (JSON Schema patterns
-#: are searches, hence the anchors).
-NOT_BLANK = r"^\S(?:[\s\S]*\S)?$"
-
 
 class GrammarError(ValueError):
     """A grammar or JSON schema the engine cannot compile; the message names what it was for."""
@@ -63,49 +58,6 @@ def _llguidance() -> Any:
 
 
 # --------------------------------------------------------------------------- grammars
-def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` made strict where it does not say otherwise.
-
-    * Objects that declare ``properties`` take no others: JSON Schema allows unknown ones by
-      default, and a decoder constrained by such a schema may invent keys (OpenAI's strict
-      mode makes the same choice). An object that declares none (``{"type": "object"}``, a
-      ``dict`` field) is free-form and stays open: closed, it could only be ``{}``.
-    * A required string property is not blank: ``minLength`` 1 and :data:`NOT_BLANK` (it
-      starts and ends with a non-space character, so ``" "`` and ``"  x"`` are not valid).
-      Greedy decoding of a small model readily closes a string at once or writes a lone
-      space (``species=' '``), and a call with a blank required argument is not the call that
-      was asked for. A string whose schema says what it may be (``enum``, ``const``,
-      ``pattern``, ``format``) is left alone, and so is an explicit ``minLength: 0``.
-    """
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            node = {key: walk(value) for key, value in node.items()}
-            # only an object that declares its properties is closed: a free-form one ({"type": "object"},
-            # a ``dict`` field) would otherwise only ever be {}
-            if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
-                node["additionalProperties"] = False
-            properties = node.get("properties")
-            if isinstance(properties, dict):
-                for name in node.get("required") or ():
-                    prop = properties.get(name)
-                    if isinstance(prop, dict) and prop.get("type") == "string":
-                        properties[name] = _not_blank(prop)
-            return node
-        if isinstance(node, list):
-            return [walk(item) for item in node]
-        return node
-
-    return walk(copy.deepcopy(dict(schema)))
-
-
-def _not_blank(prop: dict[str, Any]) -> dict[str, Any]:
-    """A required string's schema made not blank, unless it already says what the string may be."""
-    if _STRING_LIMITS & prop.keys() or prop.get("minLength") == 0:
-        return prop
-    return {**prop, "minLength": max(1, int(prop.get("minLength") or 1)), "pattern": NOT_BLANK}
-
-
 def json_schema_grammar(schema: Mapping[str, Any]) -> str:
     """An llguidance grammar for JSON that matches ``schema`` (objects strict, compact JSON)."""
     if not isinstance(schema, Mapping):
@@ -164,39 +116,17 @@ def check_grammar(grammar: str, label: str) -> str:
     return grammar
 
 
-def skeleton(schema: Any, skip: frozenset[str] = frozenset()) -> Any:
-    """The shortest JSON value ``schema`` asks for, roughly: required keys only (not those in
-    ``skip``, already written), one character a string, zero a number, empty arrays (for the room
-    closing a reply needs, not for validation)."""
-    if not isinstance(schema, Mapping):
-        return None
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            return skeleton(schema[key][0], skip)
-    kind = schema.get("type")
-    kind = kind[0] if isinstance(kind, list) and kind else kind
-    if kind == "object" or "properties" in schema:
-        properties = schema.get("properties") or {}
-        shortest = {}
-        for name in schema.get("required") or ():
-            value = skeleton(properties.get(name, {}), skip)
-            if name not in skip or (isinstance(value, dict) and value):  # a written object's keys still to come
-                shortest[name] = value
-        return shortest
-    if kind == "array":
-        return [skeleton(schema.get("items", {}), skip)] * int(schema.get("minItems") or 0)
-    return {"string": "x" * max(1, int(schema.get("minLength") or 1)), "integer": 0, "number": 0,
-            "boolean": False}.get(kind)  # fmt: skip
+def skeleton_tokens(tokenizer: Any, schema: Any, path: Path = ()) -> int:
+    """Tokens of the shortest JSON still to write for ``schema`` at ``path`` (:func:`missing_json`:
+    all of :func:`skeleton` at ``()``), written as the constraint writes JSON; of several branches,
+    the one with the most tokens."""
 
+    def size(value: Any) -> int:
+        return len(tokenizer(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")),
+                             add_special_tokens=False).input_ids)  # fmt: skip
 
-def skeleton_tokens(tokenizer: Any, schema: Any, skip: frozenset[str] = frozenset()) -> int:
-    """Tokens of :func:`skeleton` ``(schema, skip)`` written as the constraint writes JSON."""
-    text = json.dumps(skeleton(schema, skip), ensure_ascii=False, separators=(", ", ": "))
-    return len(tokenizer(text, add_special_tokens=False).input_ids)
+    text = missing_json(schema, path, size)
+    return len(tokenizer(text, add_special_tokens=False).input_ids) if text else 0
 
 
 # --------------------------------------------------------------------------- tokenizers
@@ -225,8 +155,9 @@ _TEXTS: weakref.WeakKeyDictionary[Any, tuple[int, list[str]]] = weakref.WeakKeyD
 _CLOSING_CHARS = frozenset('"}]')
 #: Per HF tokenizer: (its size, :func:`closing_ids`). Weak keys.
 _CLOSERS: weakref.WeakKeyDictionary[Any, tuple[int, tuple[list[int], list[int], list[int]]]] = weakref.WeakKeyDictionary()
-#: A key the reply has written: a JSON string followed by a colon.
-_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+#: Where a reply stands: its open objects (``"{"``, the keys written in each, whether the last one's
+#: value is still to start) and arrays (``"["``), outermost first (see :func:`missing_json`).
+Path = tuple[tuple[str, tuple[str, ...], bool], ...]
 
 
 def token_texts(tokenizer: Any) -> list[str]:
@@ -283,10 +214,10 @@ class Constraint:
     ) -> None:
         self.tokenizer = tokenizer
         self._schemas = list(schemas)
-        self._reserves: dict[frozenset[str], int] = {}
+        self._reserves: dict[Path, int] = {}
         #: Tokens that closing a reply (end of budget or time) may need beyond its open brackets: the shortest
         #: JSON of the largest of ``schemas`` (its required keys), at least the processor's default.
-        self.closing_reserve = self.reserve_after(frozenset())
+        self.closing_reserve = self.reserve_after(())
         self.grammar = grammar
         self.vocab_size = vocab_size
         self.name = name
@@ -295,13 +226,14 @@ class Constraint:
         if error:
             raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
 
-    def reserve_after(self, written: frozenset[str]) -> int:
-        """:attr:`closing_reserve` once the keys ``written`` are in the reply: the shortest JSON of
-        the required keys still missing, at least the processor's default (cached per set)."""
-        if written not in self._reserves:
-            self._reserves[written] = max([ConstrainedLogitsProcessor.closing_reserve,
-                                           *(skeleton_tokens(self.tokenizer, s, written) for s in self._schemas)])  # fmt: skip
-        return self._reserves[written]
+    def reserve_after(self, path: Path) -> int:
+        """:attr:`closing_reserve` once the reply stands at ``path``: the shortest JSON of the required
+        keys still missing in its open objects (at least the processor's default at ``()``), cached per path."""
+        if path not in self._reserves:
+            # the default only before anything is open: later, what is open is known, keys counted per object
+            least = ConstrainedLogitsProcessor.closing_reserve if not path else 0
+            self._reserves[path] = max([least, *(skeleton_tokens(self.tokenizer, s, path) for s in self._schemas)])
+        return self._reserves[path]
 
     def logits_processor(
         self,
@@ -407,7 +339,12 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
         self.depth = 0
         self.string_depth = 0  # brackets opened inside the string being written (a value holding code, say)
-        self._pieces: list[str] = []  # the reply's text (for the keys it has written)
+        # the open objects and arrays: [opener, keys written in it, whether a key comes next, whether
+        # the last key's value is still to start]
+        self._frames: list[list[Any]] = []
+        self._key: list[str] | None = None  # the characters of the key being written
+        self._eos = _eos_ids(constraint.tokenizer)
+        self._partial = False
         self.max_time = max_time
         self.started: float | None = None
         #: Whether the time bound started closing the reply (it may be cut short).
@@ -444,6 +381,14 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
         if self.in_string and not self.string_depth and not ending:
             scores = self._close_string_instead(scores, allowed)
+        if ending and self.matcher.is_accepting():
+            # the grammar may end here: it does, rather than open what the budget has no room for (a
+            # further parallel call); until 2026-12-07 such a call was opened and cut (a reviewer)
+            eos = [i for i in self._eos if i < allowed.shape[-1] and allowed[0, i]]
+            if eos:
+                allowed = torch.zeros_like(allowed)
+                allowed[0, eos] = True
+                ending = False
         if ending:
             closers = self._quotes if self.in_string else self._brackets
             closing = torch.zeros_like(allowed)
@@ -480,34 +425,72 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         written yet: until 2026-12-06 it kept a fixed 10 tokens, and a reply with several required
         keys still missing was cut before they were written (invalid JSON); a reserve for every key
         whatever was written would cut short values the budget has room for."""
-        opened = int(self.in_string) + self.depth + self.tail_tokens
+        # a string cut inside a character (a byte token) needs the rest of it before its quote: up to
+        # 3 more bytes (the budget of a random model ended one token short of valid JSON)
+        # and the end-of-sequence after it all, which makes the reply end with "stop", not "length"
+        opened = int(self.in_string) * (4 if self._partial else 1) + self.depth + self.tail_tokens + 1
         most = opened + self.constraint.closing_reserve
         if for_time or not self.max_new_tokens or self.max_new_tokens - self.generated > most:
             return most  # not near the end: which keys are written does not matter yet
         # never more than the whole reserve
-        left = self.constraint.reserve_after(frozenset(_KEY.findall("".join(self._pieces))))
+        left = self.constraint.reserve_after(self.path())
         return opened + min(self.constraint.closing_reserve, left + self.key_slack)
 
+    def path(self) -> Path:
+        """Where the reply stands: its open objects with the keys written in each, and its open arrays."""
+        return tuple((frame[0], tuple(frame[1]), frame[3]) for frame in self._frames)
+
     def _follow_strings(self, tokens: list[int]) -> None:
-        """Track whether the text so far ends inside a JSON string, and how many brackets are open."""
+        """Track whether the text so far ends inside a JSON string, and the objects and arrays open
+        (with the keys written in each object)."""
         for token in tokens:
-            self._pieces.append(self._texts[token] if token < len(self._texts) else "")
-            for char in self._pieces[-1]:
+            text = self._texts[token] if token < len(self._texts) else ""
+            self._partial = text.endswith("\ufffd")  # a byte of a character the next tokens complete
+            for char in text:
                 if self.escaped:
                     self.escaped = False
+                    if self._key is not None:
+                        self._key.append(char)
                 elif self.in_string:
                     self.escaped = char == "\\"
                     self.in_string = char != '"'
-                    if char in "{[":
+                    if self._key is not None:
+                        self._written_key(char)
+                    elif char in "{[":
                         self.string_depth += 1
                     elif char in "}]":
                         self.string_depth = max(0, self.string_depth - 1)
                 elif char == '"':
                     self.in_string, self.string_depth = True, 0
+                    if self._frames and self._frames[-1][2]:  # a key of the open object
+                        self._frames[-1][2], self._key = False, []
+                    elif self._frames:
+                        self._frames[-1][3] = False
                 elif char in "{[":
                     self.depth += 1
+                    if self._frames:
+                        self._frames[-1][3] = False
+                    self._frames.append([char, [], char == "{", False])
                 elif char in "}]":
                     self.depth = max(0, self.depth - 1)
+                    if self._frames:
+                        self._frames.pop()
+                elif char == "," and self._frames and self._frames[-1][0] == "{":
+                    self._frames[-1][2] = True
+                elif self._frames and not char.isspace() and char != ":":
+                    self._frames[-1][3] = False  # a number, true, false or null
+
+    def _written_key(self, char: str) -> None:
+        if self.in_string:
+            self._key.append(char)  # type: ignore[union-attr]
+            return
+        raw, self._key = "".join(self._key or ()), None
+        try:
+            key = json.loads(f'"{raw}"')
+        except ValueError:
+            key = raw
+        self._frames[-1][1].append(key)
+        self._frames[-1][3] = True
 
     def _close_string_instead(self, scores: torch.FloatTensor, allowed: torch.Tensor) -> torch.FloatTensor:
         """Scores where closing brackets inside a string close the string first; ``allowed`` loses them.

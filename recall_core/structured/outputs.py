@@ -32,6 +32,7 @@ from recall_core.structured.constrained import (
     json_object_grammar,
     json_schema_grammar,
     lark_grammar,
+    lark_json,
 )
 from recall_core.structured.tools import (
     ToolFormat,
@@ -112,9 +113,7 @@ def plan_output(
     constraint = None
     if forced is not None:
         grammar = lark_grammar(fmt.forced_grammar(tokenizer, forced, parallel_tool_calls))
-        calls = [{"name": t["function"]["name"], "arguments": t["function"]["parameters"]} for t in forced]
-        schemas = [{"type": "object", "required": ["name", "arguments"],
-                    "properties": {"name": {"const": c["name"]}, "arguments": c["arguments"]}} for c in calls]  # fmt: skip
+        schemas = [fmt.call_schema(tool) for tool in forced]  # their $ref resolve, as in the grammar
         constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced), schemas=schemas)
     return OutputPlan(messages, template_tools, constraint, fmt)
 
@@ -147,11 +146,15 @@ def out_of_time(result: Any, processor: Any) -> Any:
 
 
 def check_tool_schemas(tools: Sequence[Mapping[str, Any]]) -> None:
-    """Each tool's parameters compile as a JSON schema, else ``ValueError`` naming the tool."""
+    """Each tool's call compiles as a forced call compiles it (its parameters inside the call's
+    schema, their ``$ref`` rebased), else ``ValueError`` naming the tool.
+
+    Until 2026-12-07 only the parameters were compiled: a schema whose ``$ref`` did not resolve
+    inside the call passed here and failed at call time (a reviewer)."""
     for tool in tools:
         name = tool["function"]["name"]
         try:
-            check_grammar(json_schema_grammar(tool["function"]["parameters"]), f"tool {name!r}")
+            check_grammar(lark_grammar(f"start: {lark_json(ToolFormat().call_schema(tool))}\n"), f"tool {name!r}")
         except GrammarError:
             raise
         except ValueError as error:  # llguidance refuses the schema before compiling it

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recall_core.structured.constrained import lark_json, lark_literal
+from recall_core.structured.schemas import rebase_refs
 
 #: ``tool_choice`` values that force some tool call (``"any"`` is LangChain's, ``"required"`` OpenAI's).
 FORCED_CHOICES = frozenset({"any", "required"})
@@ -151,17 +152,21 @@ class ToolFormat:
     tail = ""
 
     def call_schema(self, tool: Mapping[str, Any]) -> dict[str, Any]:
-        """The JSON schema of one call to ``tool`` (name fixed, arguments per the tool)."""
+        """The JSON schema of one call to ``tool`` (name fixed, arguments per the tool); the
+        parameters' local ``$ref`` (``#/$defs/...``) point where the parameters now are."""
         function = tool["function"]
+        arguments = rebase_refs(function["parameters"], f"/properties/{self.arguments_key}")
         return {
             "type": "object",
-            "properties": {"name": {"const": function["name"]}, self.arguments_key: function["parameters"]},
+            "properties": {"name": {"const": function["name"]}, self.arguments_key: arguments},
             "required": ["name", self.arguments_key],
         }
 
     def calls_schema(self, tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         schemas = [self.call_schema(tool) for tool in tools]
-        return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+        if len(schemas) == 1:
+            return schemas[0]
+        return {"anyOf": [rebase_refs(schema, f"/anyOf/{i}") for i, schema in enumerate(schemas)]}
 
     def forced_grammar(self, tokenizer: Any, tools: Sequence[Mapping[str, Any]], parallel: bool) -> str:
         """Lark text for a reply that is one call (several with ``parallel``) to one of ``tools``."""

@@ -1,0 +1,153 @@
+"""Schemas as LlamaIndex, LangChain and Pydantic write them: ``$defs`` / ``$ref`` in a forced call
+and in the closing reserve, ``anyOf`` branches, long ``minLength``, ``const`` values, objects with
+the same keys, and a LangChain reply cut mid-JSON (tiny random models)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from langchain_core.exceptions import OutputParserException
+
+from recall_core import RecallGenerator
+from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
+from recall_core.structured.constrained import (
+    Constraint,
+    json_schema_grammar,
+    lark_grammar,
+    skeleton,
+    strict_schema,
+)
+from recall_core.structured.outputs import check_tool_schemas, response_format_grammar
+from recall_core.structured.tools import FORMATS
+from tests.helpers.tiny import tiny_model
+
+KIND = {"type": "string", "enum": ["cat", "dog"]}
+ADOPT = {"type": "function", "function": {"name": "adopt", "description": "Adopt a pet.", "parameters": {
+    "type": "object", "$defs": {"Kind": KIND}, "properties": {"kind": {"$ref": "#/$defs/Kind"}}, "required": ["kind"]}}}
+PAINT = {"type": "function", "function": {"name": "paint", "description": "Paint it.", "parameters": {
+    "type": "object", "$defs": {"Kind": {"type": "string", "enum": ["red", "blue"]}},
+    "properties": {"kind": {"$ref": "#/$defs/Kind"}}, "required": ["kind"]}}}  # fmt: skip
+PET = {"type": "object", "properties": {"name": {"type": "string"}, "kind": KIND}, "required": ["name", "kind"]}
+ASK = [{"role": "user", "content": "Ada has a cat called Tom."}]
+
+
+@pytest.fixture(scope="module")
+def generator() -> RecallGenerator:
+    model, tokenizer = tiny_model("llama", positions=4096)
+    tokenizer.chat_template = SMOLLM2_TOOLS_TEMPLATE
+    return RecallGenerator(model, tokenizer, generation_defaults={"do_sample": False})
+
+
+def _valid(text: str, schema: dict) -> bool:
+    try:
+        jsonschema.validate(json.loads(text), schema)
+    except (ValueError, jsonschema.ValidationError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- $defs / $ref in forced calls
+def test_a_forced_call_whose_parameters_use_refs(generator):
+    """Until 2026-12-07: GrammarError "Pointer '/$defs/Kind' does not exist" at call time."""
+    check_tool_schemas([ADOPT])
+    result = generator.generate(ASK, tools=[ADOPT], tool_choice="adopt", max_new_tokens=80)
+    assert not result.invalid_tool_calls and [c.name for c in result.tool_calls] == ["adopt"]
+    assert result.tool_calls[0].arguments["kind"] in ("cat", "dog")
+
+
+@pytest.mark.parametrize("family", ["hermes", "llama3", "mistral"])
+def test_tools_with_the_same_defs_names_keep_their_own(generator, family):
+    fmt = FORMATS[family]
+    grammar = fmt.forced_grammar(generator.tokenizer, [ADOPT, PAINT], parallel=False)
+    constraint = Constraint(generator.tokenizer, lark_grammar(grammar), vocab_size=generator.vocab_size)
+    assert constraint.accepts(fmt.write_call("adopt", {"kind": "cat"}))
+    assert constraint.accepts(fmt.write_call("paint", {"kind": "red"}))
+    assert not constraint.accepts(fmt.write_call("adopt", {"kind": "red"}))
+
+
+# --------------------------------------------------------------------------- the closing reserve
+def test_the_reserve_follows_refs_and_takes_the_largest_branch():
+    with_ref = {"type": "object", "$defs": {"Pet": PET}, "required": ["pets", "best"], "properties": {
+        "pets": {"type": "array", "items": {"$ref": "#/$defs/Pet"}}, "best": {"$ref": "#/$defs/Pet"}}}  # fmt: skip
+    assert skeleton(with_ref) == {"pets": [], "best": {"name": "x", "kind": "cat"}}
+    where = {"type": "object", "required": ["where"], "properties": {"where": {"anyOf": [{"enum": ["unknown"]}, PET]}}}
+    assert skeleton(where) == {"where": {"name": "x", "kind": "cat"}}
+    tree = {"type": "object", "required": ["v", "next"], "properties": {"v": {"type": "integer"}, "next": {"$ref": "#"}}}
+    assert skeleton(tree) == {"v": 0, "next": {"v": 0, "next": None}}  # a recursive schema ends
+
+
+@pytest.mark.parametrize("budget", [80, 120])
+def test_a_schema_with_refs_closes_within_its_budget(generator, budget):
+    schema = {"type": "object", "$defs": {"Pet": PET}, "required": ["pets", "best"], "properties": {
+        "pets": {"type": "array", "items": {"$ref": "#/$defs/Pet"}}, "best": {"$ref": "#/$defs/Pet"}}}  # fmt: skip
+    response_format = {"type": "json_schema", "json_schema": {"name": "p", "schema": schema}}
+    result = generator.generate(ASK, response_format=response_format, max_new_tokens=budget)
+    assert _valid(result.text, schema), result.text[-60:]
+
+
+def _obj(keys: list[str]) -> dict:
+    return {"type": "object", "properties": {k: {"type": "string"} for k in keys}, "required": keys}
+
+
+@pytest.mark.parametrize("budget", [120, 220])
+def test_objects_with_the_same_keys_each_get_room_for_theirs(generator, budget):
+    """An order's billing and shipping address: until 2026-12-07 the second was cut mid-JSON."""
+    schema = {"type": "object", "required": ["home", "work"], "properties": {
+        "home": _obj(["street", "city", "country"]), "work": _obj(["street", "city", "country"])}}  # fmt: skip
+    response_format = {"type": "json_schema", "json_schema": {"name": "a", "schema": schema}}
+    result = generator.generate([{"role": "user", "content": "Ada lives in London and works in Paris."}],
+                                response_format=response_format, max_new_tokens=budget)  # fmt: skip
+    assert _valid(result.text, schema) and result.finish_reason == "stop", result.text[-60:]
+
+
+@pytest.mark.parametrize("budget", [80, 100])
+def test_parallel_calls_end_rather_than_open_a_call_with_no_room(generator, budget):
+    tools = [{"type": "function", "function": {"name": n, "description": n, "parameters": _obj([p])}}
+             for n, p in (("get_weather", "city"), ("get_time", "zone"))]  # fmt: skip
+    result = generator.generate([{"role": "user", "content": "weather in Lisbon and time in UTC"}], tools=tools,
+                                tool_choice="required", parallel_tool_calls=True, max_new_tokens=budget)  # fmt: skip
+    assert result.tool_calls and not result.invalid_tool_calls
+
+
+# --------------------------------------------------------------------------- what strict_schema keeps
+@pytest.mark.parametrize("least", [3, 21, 100])
+def test_a_long_min_length_compiles_and_is_not_blank(generator, least):
+    schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": least, "maxLength": 120}},
+              "required": ["s"]}  # fmt: skip
+    grammar = response_format_grammar({"type": "json_schema", "json_schema": {"name": "t", "schema": schema}})
+    constraint = Constraint(generator.tokenizer, grammar, vocab_size=generator.vocab_size)
+    assert constraint.accepts(json.dumps({"s": "a" * least})) and constraint.accepts(json.dumps({"s": "a" * 120}))
+    assert not constraint.accepts(json.dumps({"s": "a" * (least - 1)}))
+    assert not constraint.accepts(json.dumps({"s": "a" * 121}))
+    assert not constraint.accepts(json.dumps({"s": " " + "a" * least})) and not constraint.accepts(
+        json.dumps({"s": " " * least}))
+
+
+def test_const_and_enum_values_are_not_rewritten(generator):
+    value = {"op": "set", "properties": {"color": "red"}}
+    schema = {"type": "object", "required": ["patch", "tag"], "properties": {
+        "patch": {"const": value}, "tag": {"enum": [{"properties": {}}], "default": {"properties": {}}}}}  # fmt: skip
+    strict = strict_schema(schema)
+    assert strict["properties"]["patch"]["const"] == value
+    assert strict["properties"]["tag"] == schema["properties"]["tag"]
+    constraint = Constraint(generator.tokenizer, json_schema_grammar(schema), vocab_size=generator.vocab_size)
+    assert constraint.accepts(json.dumps({"patch": value, "tag": {"properties": {}}}, separators=(", ", ": ")))
+
+
+# --------------------------------------------------------------------------- LangChain: a reply cut mid-JSON
+def test_a_langchain_reply_cut_mid_json_is_a_parse_error(generator):
+    from langchain_recall import ChatRecall
+
+    chat = ChatRecall(generator=generator, max_tokens=30)
+    schema = {"title": "Contact", "type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(6)},
+              "required": [f"f{i}" for i in range(6)]}  # fmt: skip
+    out = chat.with_structured_output(schema, include_raw=True).invoke("Ada's contact?")
+    assert out["raw"].response_metadata.get("finish_reason") == "length"
+    assert out["parsed"] is None and isinstance(out["parsing_error"], OutputParserException)
+    assert "token budget" in str(out["parsing_error"])
+    with pytest.raises(OutputParserException):
+        chat.with_structured_output(schema).invoke("Ada's contact?")
+    whole = ChatRecall(generator=generator, max_tokens=200).with_structured_output(schema).invoke("Ada's contact?")
+    assert sorted(whole) == sorted(schema["properties"])
