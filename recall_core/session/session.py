@@ -352,7 +352,10 @@ class RecallSession(SessionBounds, SessionDecisions):
         if plan.fresh and plan.reason is None:
             plan.reason = self._lost
         plan.before = list(self._units)  # what a rollback goes back to
-        if not kwargs["generate"] and read[2] == 0 and self._digests and not common_prefix(read[0], self._digests):
+        # The messages the renderer put before the caller's (a template's default system message) are
+        # not shared by the caller: until 2026-12-07 such a list never warned (a reviewer).
+        added = len(read[1]) - len(messages) if read[2] == 0 else 0
+        if not kwargs["generate"] and read[2] == 0 and self._digests and common_prefix(read[0], self._digests) <= added:
             warnings.warn(f"append() was given a list that shares no message with the session's conversation of "
                           f"{len(self._digests)} message(s): a list is the whole conversation, as for reply(), and "
                           "replaces it; pass one message (a dict) or a string to add it", RuntimeWarning,

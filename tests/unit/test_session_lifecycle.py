@@ -240,6 +240,16 @@ def test_append_with_a_list_is_the_whole_conversation_and_a_list_sharing_nothing
     with pytest.warns(RuntimeWarning, match=r"shares no message with the session's conversation of \d+ message\(s\)"):
         session.append([{"role": "user", "content": "Another document."}])
     assert result.text is not None and len(session.messages) == 2  # replaced: the list was the conversation
+    # Begun without a system message of the caller's: the one the renderer adds is not shared by the
+    # caller's list (until 2026-12-07 it counted as shared, and the conversation went without a word)
+    session = RecallSession(gen)
+    session.reply("Hi!")
+    assert session.messages[0]["role"] == "system"
+    with pytest.warns(RuntimeWarning, match="shares no message"):
+        session.append([{"role": "user", "content": "Another document."}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a list that goes on from the conversation: no warning
+        session.append([*session.messages[1:], {"role": "user", "content": "And one more."}])
 
 
 def test_a_pool_whose_max_bytes_is_below_one_cache_warns_once_naming_both_sizes():
