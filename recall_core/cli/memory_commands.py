@@ -130,6 +130,8 @@ def _import(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from recall_core.memory import doctor, repair
 
+    if args.prune_extra and not args.repair:  # (accepted and ignored until 2026-12-07: a reviewer)
+        raise ValueError("--prune-extra is a choice of --repair's: pass both")
     with _open_store(args) as store:
         report = doctor(store, probe=not args.no_probe)
         print(report.summary())

@@ -213,3 +213,10 @@ def test_an_empty_store_server_or_encoder_is_refused(tmp_path: Path, monkeypatch
         main(["remember", "hello", "--user", "ada", option, ""])
     assert exit_.value.code == 2 and f"argument {option}: must not be empty" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_prune_extra_without_repair_is_refused(tmp_path: Path, capsys) -> None:
+    store = tmp_path / "m"
+    assert main(["remember", "hello", "--user", "ada", "--store", str(store), "--encoder", "hash-32"]) == 0
+    assert main(["doctor", "--prune-extra", "--store", str(store), "--encoder", "hash-32"]) == 2
+    assert "--prune-extra is a choice of --repair's" in capsys.readouterr().err
