@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.tool import InvalidToolCall, ToolCall, ToolCallChunk
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser, PydanticToolsParser
+from langchain_core.outputs import ChatGeneration, Generation
 from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
@@ -122,8 +123,7 @@ def structured_output(
             response_format=response_format,
             ls_structured_output_format={"kwargs": {"method": method}, "schema": schema},
         )
-        json_parser = PydanticOutputParser(pydantic_object=schema) if is_pydantic else JsonOutputParser()
-        parser = RunnableLambda(_require_json) | json_parser
+        parser = _WholePydanticParser(pydantic_object=schema) if is_pydantic else _WholeJsonParser()
     else:
         raise ValueError(f"method must be 'json_schema', 'function_calling' or 'json_mode', got {method!r}")
     if not include_raw:
@@ -175,6 +175,24 @@ def _require_tool_call(message: BaseMessage) -> BaseMessage:
 
 
 
+class _WholeJson:
+    """A parser's whole-reply parse refuses JSON that is not whole (:func:`_require_json`); its partial
+    parses, while a stream goes on, stay LangChain's (a wrapper before the parser made a stream one chunk)."""
+
+    def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
+        if not partial and result and isinstance(result[0], ChatGeneration):
+            _require_json(result[0].message)
+        return super().parse_result(result, partial=partial)  # type: ignore[misc]
+
+
+class _WholeJsonParser(_WholeJson, JsonOutputParser):
+    pass
+
+
+class _WholePydanticParser(_WholeJson, PydanticOutputParser):
+    pass
+
+
 def _require_json(message: BaseMessage) -> BaseMessage:
     """A reply that is not whole JSON (cut by the token budget mid-JSON): LangChain's parse error.
 
@@ -183,7 +201,7 @@ def _require_json(message: BaseMessage) -> BaseMessage:
     ``OutputParserException``, as LangChain's own models raise (``parsing_error`` with ``include_raw``).
     """
     text = message.content if isinstance(message.content, str) else str(message.content)
-    fenced = re.fullmatch(r"\s*```(?:json)?\s*(.*?)\s*```\s*", text, re.DOTALL)  # as JsonOutputParser reads it
+    fenced = re.search(r"```(?:json)?(.*?)```", text, re.DOTALL)  # a fenced block anywhere, as JsonOutputParser reads it
     try:
         json.loads(fenced.group(1) if fenced else text)
     except ValueError as error:

@@ -228,10 +228,11 @@ class Constraint:
 
     def reserve_after(self, path: Path) -> int:
         """:attr:`closing_reserve` once the reply stands at ``path``: the shortest JSON of the required
-        keys still missing in its open objects (at least the processor's default at ``()``), cached per path."""
+        keys still missing in its open objects (at least the processor's default), cached per path."""
         if path not in self._reserves:
-            # the default only before anything is open: later, what is open is known, keys counted per object
-            least = ConstrainedLogitsProcessor.closing_reserve if not path else 0
+            # at least the processor's default wherever the reply stands (without it at a path, 13 of 100
+            # sampled replies ended cut where 2 had: a reviewer; the keys are an estimate)
+            least = ConstrainedLogitsProcessor.closing_reserve
             self._reserves[path] = max([least, *(skeleton_tokens(self.tokenizer, s, path) for s in self._schemas)])
         return self._reserves[path]
 

@@ -217,32 +217,41 @@ def missing_json(
         frames.pop(0)  # a wrapper the schema does not describe (Mistral's list of calls)
     pieces = []
     for opener, keys, pending in frames:
-        node = _branch(node, opener, root, size)
+        node = _branch(node, opener, root, size, keys)
         if node is None:
             break
         if opener == "[":
             node = node.get("items") if isinstance(node.get("items"), Mapping) else {}
             continue
         properties, required = node.get("properties") or {}, node.get("required") or ()
-        pieces += [f"{json.dumps(name, ensure_ascii=False)}: {compact(skeleton(properties.get(name, {}), root, size=size))}"
+        missing = [f"{json.dumps(name, ensure_ascii=False)}: {compact(skeleton(properties.get(name, {}), root, size=size))}"
                    for name in required if isinstance(name, str) and name not in keys]  # fmt: skip
+        if missing and keys:  # the comma after the keys written (a reviewer: a token short)
+            missing[0] = ", " + missing[0]
+        pieces += missing
         node = properties.get(keys[-1], {}) if keys else {}
         if pending:  # the last key is written, its value not started
             pieces.append(compact(skeleton(node, root, size=size)))
     return ", ".join(pieces)
 
 
-def _branch(schema: Any, opener: str, root: Any, size: Callable[[Any], int]) -> Mapping[str, Any] | None:
+def _branch(
+    schema: Any, opener: str, root: Any, size: Callable[[Any], int], keys: Sequence[str] = ()
+) -> Mapping[str, Any] | None:
     """The (sub)schema of ``schema`` an object (``{``) or array (``[``) being written follows: its
-    ``$ref`` followed, of several branches the largest of that kind; ``None`` when it is not one."""
+    ``$ref`` followed, of several branches the largest of that kind among those that declare the
+    ``keys`` written in it (all of that kind when none does); ``None`` when it is not one. (Until
+    2026-12-07, the day it came, the largest whatever was written: a reply in another branch had
+    none of its keys reserved, a reviewer.)"""
     node = _resolved(schema, root, frozenset())
     if node is None:
         return None
     schema = node[0]
     branches = [b for key in ("anyOf", "oneOf", "allOf") for b in (schema.get(key) or ()) if isinstance(b, Mapping)]
     if branches:
-        fitting = [b for b in (_branch(b, opener, root, size) for b in branches) if b is not None]
-        return max(fitting, key=lambda b: size(skeleton(b, root, size=size)), default=None)
+        fitting = [b for b in (_branch(b, opener, root, size, keys) for b in branches) if b is not None]
+        declaring = [b for b in fitting if all(k in (b.get("properties") or {}) for k in keys)]
+        return max(declaring or fitting, key=lambda b: size(skeleton(b, root, size=size)), default=None)
     kind = schema.get("type")
     kinds = set(kind) if isinstance(kind, list) else {kind}
     if opener == "{":

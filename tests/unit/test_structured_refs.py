@@ -13,6 +13,7 @@ from langchain_core.exceptions import OutputParserException
 from recall_core import RecallGenerator
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
 from recall_core.structured.constrained import (
+    ConstrainedLogitsProcessor,
     Constraint,
     json_schema_grammar,
     lark_grammar,
@@ -20,6 +21,7 @@ from recall_core.structured.constrained import (
     strict_schema,
 )
 from recall_core.structured.outputs import check_tool_schemas, response_format_grammar
+from recall_core.structured.schemas import missing_json
 from recall_core.structured.tools import FORMATS
 from tests.helpers.tiny import tiny_model
 
@@ -151,3 +153,46 @@ def test_a_langchain_reply_cut_mid_json_is_a_parse_error(generator):
         chat.with_structured_output(schema).invoke("Ada's contact?")
     whole = ChatRecall(generator=generator, max_tokens=200).with_structured_output(schema).invoke("Ada's contact?")
     assert sorted(whole) == sorted(schema["properties"])
+
+
+def test_a_langchain_structured_stream_still_streams_partial_objects(generator):
+    """The whole-JSON check sat before the parser as a lambda, which made the stream one chunk
+    (until 2026-12-07, the day it came: a reviewer); LangChain's parsers stream partial objects."""
+    from langchain_recall import ChatRecall
+
+    chat = ChatRecall(generator=generator, max_tokens=200)
+    schema = {"title": "Contact", "type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(3)},
+              "required": [f"f{i}" for i in range(3)]}  # fmt: skip
+    for method in ("json_schema", "json_mode"):
+        chunks = list(chat.with_structured_output(schema, method=method).stream("Ada's contact?"))
+        assert len(chunks) > 3 and chunks[-1] == chat.with_structured_output(schema, method=method).invoke("Ada's contact?")
+
+
+# --------------------------------------------------------------------------- the reserve where a reply stands
+def _path(tokenizer, schema: dict, text: str):
+    constraint = Constraint(tokenizer, json_schema_grammar(schema), vocab_size=len(tokenizer), schemas=[schema])
+    processor = constraint.logits_processor(max_new_tokens=1000)
+    processor._follow_strings(tokenizer(text, add_special_tokens=False).input_ids)
+    return constraint, processor.path()
+
+
+def test_a_reply_in_a_smaller_branch_keeps_room_for_that_branch_s_keys(generator):
+    # The largest branch was followed whatever was written: inside the other branch's nested object
+    # nothing was reserved, and every budget ended mid-JSON (until 2026-12-07, the day it came: a reviewer).
+    loose = {"type": "object", "properties": {k: {"type": "string"} for k in ("author", "country")},
+             "required": ["author", "country"]}  # fmt: skip
+    long_title = {"type": "object", "properties": {"title": {"type": "string", "minLength": 120}}, "required": ["title"]}
+    with_meta = {"type": "object", "properties": {"title": {"type": "string"}, "meta": loose}, "required": ["title", "meta"]}
+    schema = {"anyOf": [long_title, with_meta]}
+    assert missing_json(schema, _path(generator.tokenizer, schema, '{"title": "t", "meta": {')[1]) == (
+        '"author": "x", "country": "x"')
+
+
+def test_the_reserve_counts_the_comma_and_never_falls_below_the_default(generator):
+    # '{"city": "Lisbon"' still needs ', "extra": {}}': the comma was not counted, and no floor was
+    # kept once something was open (13 of 100 sampled replies ended cut, against 2 before; a reviewer).
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "extra": {"type": "object"}},
+              "required": ["city", "extra"]}  # fmt: skip
+    constraint, path = _path(generator.tokenizer, schema, '{"city": "Lisbon"')
+    assert missing_json(schema, path).startswith(", ")
+    assert constraint.reserve_after(path) >= ConstrainedLogitsProcessor.closing_reserve
