@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -230,24 +231,36 @@ def check_server(host: object, port: object, timeout: object) -> int:
     return port
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+#: Chroma's rule for a database name (its server refuses others, some only at the first write).
+_DATABASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+
+
 def check_connection(headers: object, ssl: object, tenant: object, database: object) -> None:
     """``ValueError`` naming the field unless ``headers`` is ``None`` or a mapping of strings to strings,
-    ``ssl`` a bool and ``tenant`` / ``database`` ``None`` or names (no spaces at their ends, no ``/``).
+    ``ssl`` a bool, ``tenant`` ``None`` or a name (no spaces at its ends, no ``/``) and ``database``
+    ``None`` or a name Chroma takes.
     Until 2026-12-07 a bad one showed at the first write, after the turn was journaled, as a raw
     ``TypeError`` or Chroma error (a reviewer)."""
     if headers is not None:
         if not isinstance(headers, Mapping):
             raise ValueError(f"headers must be a mapping of header names to strings, got {type(headers).__name__}")
         for name, value in headers.items():
-            if not isinstance(name, str) or not name.strip() or not isinstance(value, str):
-                raise ValueError(f"headers must map non-empty names to strings, got {name!r}: {value!r}")
+            # HTTP's rules (RFC 9110): a name is a token; a value printable ASCII, no line break (httpx raised
+            # a raw UnicodeEncodeError for "tökén", and took "a\nb" for a server that cannot be reached)
+            if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+                raise ValueError(f"headers: {name!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+            if not isinstance(value, str) or not _HEADER_VALUE.fullmatch(value):
+                raise ValueError(f"headers: the value of {name!r} must be printable ASCII text without line breaks, "
+                                 f"got {value!r}")  # fmt: skip
     if not isinstance(ssl, bool):
         raise ValueError(f"ssl must be True or False, got {ssl!r}")
-    for field, name in (("tenant", tenant), ("database", database)):
-        if name is None:
-            continue
-        if not isinstance(name, str) or not name.strip() or name != name.strip() or "/" in name:
-            raise ValueError(f"{field} must be None or a name without spaces at its ends or '/', got {name!r}")
+    if tenant is not None and (not isinstance(tenant, str) or not tenant.strip() or tenant != tenant.strip() or "/" in tenant):
+        raise ValueError(f"tenant must be None or a name without spaces at its ends or '/', got {tenant!r}")
+    if database is not None and (not isinstance(database, str) or not _DATABASE.fullmatch(database)):
+        raise ValueError(f"database must be None or a name Chroma takes: 3 to 512 of a-z A-Z 0-9 . _ -, a letter or "
+                         f"digit first and last, got {database!r}")  # fmt: skip
 
 
 def _default_journal(host: str, port: int, tenant: str | None, database: str | None) -> Path:

@@ -118,6 +118,7 @@ class MemoryWriter:
         self.search_text = SearchText(window=check_window(window), **flags)
         self.kv = derived_cache(precompute_kv) if precompute_kv is not None else None
         self._sized: set[str] = set()  # users whose stored vectors have this encoder's size
+        self._server_sized: set[str] = set()  # the same, of a server's collections (_check_server_sizes)
 
     @property
     def encoder(self) -> Encoder:
@@ -243,6 +244,7 @@ class MemoryWriter:
         journal = self.store.journal
         if user_id not in self._sized:
             self._check_vector_size(user_id)
+        self._check_server_sizes([user_id])
         row = journal.get(memory_id)
         if row is None or row.user_id != user_id or row.state == DELETING:
             row = self.adopt(user_id, memory_id)
@@ -386,6 +388,7 @@ class MemoryWriter:
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
         step = max(self.batch_size * 16, 1024)
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
+        self._check_server_sizes(p.user_id for p in prepared)
         # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
         # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
         with self.store.journal.writing(_not_written(len(prepared))):
@@ -403,6 +406,7 @@ class MemoryWriter:
         return [p.ids for p in prepared]
 
     def _write(self, prepared: Sequence[Prepared]) -> None:
+        self._check_server_sizes(p.user_id for p in prepared)
         # One transaction from reading the next positions to journaling: no two turns share one.
         with self.store.journal.writing(_not_written(len(prepared))):
             ids = self._journal_turns(prepared)
@@ -443,20 +447,31 @@ class MemoryWriter:
                     "the memories were written with, or re-encode them with `rebuild_index(store, reencode=True)` "
                     "(`recall rebuild-index --reencode`). Nothing was written"
                 )
+        self._sized.add(user_id)
+
+    def _check_server_sizes(self, users: Iterable[str]) -> None:
+        """On a server, refuse a write whose vectors the user's collection there would refuse (another
+        client's encoder: until 2026-12-07 such a write was journaled, then refused by the index, pending
+        for good; a reviewer). Before the journal's lock is taken (the look is a request), once a user
+        while the server answers; a server that cannot be reached ends the look, and the write is
+        journaled as any write then (the rest are looked at by the next write)."""
         index = self.store.index
-        if getattr(index, "kind", None) == "server":
-            # Another client's vectors are in the server's collection, not in this journal: until
-            # 2026-12-07 such a write was journaled, then refused by the index, pending for good (a reviewer).
+        if getattr(index, "kind", None) != "server":
+            return
+        for user_id in dict.fromkeys(users):
+            if user_id in self._server_sized:
+                continue
             try:
                 collection = index.collection(user_id, MEMORIES)
-            except MemoryUnavailableError:  # down: journaled, as any write then
-                collection = None
+            except MemoryUnavailableError:
+                return
             if collection is not None:
                 try:
-                    index.check_dimension(user_id, collection, dimension, f"this writer's encoder {self.encoder.name!r}")
+                    index.check_dimension(user_id, collection, self.encoder.dimension,
+                                          f"this writer's encoder {self.encoder.name!r}")  # fmt: skip
                 except EncoderMismatchError as exc:
                     raise EncoderMismatchError(f"{exc}. Nothing was written") from None
-        self._sized.add(user_id)
+            self._server_sized.add(user_id)
 
     def _index_pending(self, ids: Sequence[str], waiting: Sequence[str] = ()) -> None:
         """Embed and index those of ``ids`` the journal holds as pending. On an unreachable index the

@@ -85,13 +85,21 @@ def test_a_server_that_hangs_after_its_heartbeat_fails_the_write_instead_of_hang
         ({"tenant": " "}, "tenant"),
         ({"database": ""}, "database"),
         ({"database": "a/b"}, "database"),
+        # the header and name rules the server (or httpx) holds them to, found only at the first write
+        # until 2026-12-07, the day the check came (a reviewer)
+        ({"headers": {"X-Token": "tökén"}}, "headers"),
+        ({"headers": {"X-Token": "a\nb"}}, "headers"),
+        ({"headers": {"Bad Name": "x"}}, "headers"),
+        ({"database": "db"}, "database"),
+        ({"database": "my db"}, "database"),
+        ({"database": "x?y"}, "database"),
         ({"host": "http://127.0.0.1"}, "host"),
     ],
 )
 def test_bad_connection_arguments_are_refused_before_anything_is_written(tmp_path: Path, kwargs, field) -> None:
     # Until 2026-12-07 each showed at the first write, after the turn was journaled, as a raw TypeError
     # or a Chroma error (or as a server that could not be reached, for a repair that never works).
-    with pytest.raises(ValueError, match=f"^{field} must"):
+    with pytest.raises(ValueError, match=f"^{field}[ :]"):
         MemoryStore.server(port=1, encoder=HashEncoder(8), journal_path=tmp_path / "j.sqlite3", **kwargs)
     assert not (tmp_path / "j.sqlite3").exists()
 
@@ -162,8 +170,58 @@ def test_a_second_client_exports_what_the_first_wrote(tmp_path: Path) -> None:
             assert sorted(r.text for r in copy.for_user("ada").all()) == sorted(i["text"] for i in exported)
         first.for_user("ada").delete([exported[1]["id"]])  # another client's delete: not exported any more
         assert [item["text"] for item in second.for_user("ada").export()] == ["I live in Porto.", "Noted."]
+        # another client's change of a memory this client wrote: the server's copy, as a read gives it
+        # (until 2026-12-07, the day the server's memories came into the export, the journal's older copy)
+        MemoryWriter(second, **RAW_TEXT).put("ada", "city", "Ada lives in Porto.")
+        MemoryWriter(first, **RAW_TEXT).put("ada", "city", "Ada lives in Lisbon now.")
+        keyed = [item["text"] for item in second.for_user("ada").export() if item["key"] == "city"]
+        assert keyed == ["Ada lives in Lisbon now."] == [second.for_user("ada").get_by_key("city").text]
+        import chromadb
+
+        from recall_core.memory.index import collection_name
+
+        chromadb.HttpClient(host="127.0.0.1", port=server.port).delete_collection(collection_name("ada"))
+        with pytest.warns(RuntimeWarning, match="the server holds no memories of user 'ada'"):
+            kept = second.for_user("ada").export()  # the journal's, said (it raised until the same day)
+        assert [item["text"] for item in kept] == ["I live in Porto.", "Ada lives in Porto."]
         server.stop()
         with pytest.raises(MemoryUnavailableError):  # rather than part of the memories
             second.for_user("ada").export()
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_the_encoder_size_look_holds_no_journal_lock_and_waits_for_an_answer(tmp_path: Path, monkeypatch) -> None:
+    # The look is a request: until 2026-12-07 (the day it came) it ran inside the journal's write
+    # transaction, so a hung server held every other writer of the journal, and a look the server did
+    # not answer counted as done, so that writer never looked again (a reviewer).
+    import sqlite3
+
+    with ChromaServer(tmp_path / "data") as server:
+        first = MemoryStore.server(port=server.port, encoder=HashEncoder(16), journal_path=tmp_path / "a.sqlite3")
+        MemoryWriter(first, **RAW_TEXT).add_turn("u", "user", "written with 16 dimensions")
+        second = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "b.sqlite3",
+                                    timeout=2)  # fmt: skip
+        writer = MemoryWriter(second, **RAW_TEXT)
+        looked = second.index.collection
+
+        def look_unlocked(*args, **kwargs):
+            other = sqlite3.connect(tmp_path / "b.sqlite3", timeout=0)
+            try:
+                other.execute("BEGIN IMMEDIATE")  # "database is locked" if the look held the write lock
+                other.rollback()
+            finally:
+                other.close()
+            return looked(*args, **kwargs)
+
+        monkeypatch.setattr(second.index, "collection", look_unlocked)
+        server.stop()
+        with pytest.raises(MemoryUnavailableError):  # no answer: journaled, as any write while it is down
+            writer.add_turn("u", "user", "while the server was down")
+        server.start()
+        with pytest.raises(EncoderMismatchError, match="Nothing was written"):
+            writer.add_turn("u", "user", "after it came back")
+        assert [r.text for r in second.journal.rows("u")] == ["while the server was down"]
         first.close()
         second.close()

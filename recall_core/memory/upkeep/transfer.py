@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from recall_core.memory.errors import MemoryUnavailableError
 from recall_core.memory.journal import DELETING, INDEXED, PENDING, Journal, JournalRow
 from recall_core.memory.positions import held_turn, turn_key
 from recall_core.memory.protocols import StoreParts
-from recall_core.memory.records import key_memory_id, memory_id
+from recall_core.memory.records import MemoryRecord, key_memory_id, memory_id
 from recall_core.memory.validation import (
     INT_MAX,
     check_content,
@@ -63,6 +64,8 @@ _FIELDS = frozenset({
 _ID = re.compile(r"[0-9a-f]{32}")
 #: Rows embedded and indexed per batch on import.
 _BATCH = 256
+#: Memories read from a server a request, for an export.
+_PAGE = 1000
 
 
 @dataclass(frozen=True)
@@ -92,25 +95,70 @@ class ImportReport:
 def export_records(store: StoreParts, user_id: str) -> Iterator[dict[str, Any]]:
     """``user_id``'s memories as export objects, in the order they were written (deleted ones left out).
 
-    On a server, the memories other clients wrote are on the server only: they follow this client's
-    journal's, read from the index (without ``search_text`` or times), and an index that cannot be
-    reached raises :class:`MemoryUnavailableError` rather than give part of the memories (until
-    2026-12-07 a second machine's export of a user held only what it had written: often nothing, a reviewer).
+    On a server the memories are what the server holds (until 2026-12-07 a second machine's export
+    held only what it had written, often nothing, a reviewer): this client's journaled copy where it
+    is the server's (with its ``search_text`` and times), the server's where another client changed
+    it, none where another client deleted it; then the memories only the server holds, without
+    ``search_text`` or times; and the journal's pending ones. A server that cannot be reached raises
+    :class:`MemoryUnavailableError` rather than give part of them; one that holds no collection for
+    the user (lost, or forgotten by another client) gives the journal's, with a warning.
     """
-    journaled: set[str] = set()
-    for row in store.journal.rows(user_id, (PENDING, INDEXED, DELETING)):
-        journaled.add(row.id)
-        if row.state != DELETING:
+    rows = [row for row in store.journal.rows(user_id, (PENDING, INDEXED, DELETING))]
+    held = _server_records(store, user_id) if store.kind == "server" else None
+    if held is None and store.kind == "server" and any(row.state == INDEXED for row in rows):
+        warnings.warn(f"the server holds no memories of user {user_id!r}: exported this client's journal "
+                      "(the server lost them, or another client forgot the user)", RuntimeWarning, stacklevel=3)  # fmt: skip
+    for row in rows:
+        record = None if held is None else held.get(row.id)
+        if row.state == DELETING or (row.state == INDEXED and held is not None and record is None):
+            continue  # deleted, here or by another client
+        if record is None or row.state == PENDING or _same(row, record):
             yield _journaled_item(row)
-    if store.kind == "server":
-        for record in store.for_user(user_id).all():  # type: ignore[attr-defined]
-            if record.id not in journaled:
-                yield {
-                    "format": FORMAT, "id": record.id, "user_id": record.user_id, "session_id": record.session_id,
-                    "role": record.role, "text": record.text, "timestamp": record.timestamp,
-                    "turn_index": record.turn_index, "chunk_index": record.chunk_index, "n_chunks": record.n_chunks,
-                    "metadata": dict(record.metadata), "key": record.key,
-                }  # fmt: skip
+        else:
+            yield _record_item(record)
+    journaled = {row.id for row in rows}
+    for record in (held or {}).values():
+        if record.id not in journaled:
+            yield _record_item(record)
+
+
+def _server_records(store: StoreParts, user_id: str) -> dict[str, MemoryRecord] | None:
+    """The memories the server holds for ``user_id`` in the order they were written (their own: a row of
+    another user's is left out), or ``None`` when it holds no collection for them."""
+    found: list[tuple[float, MemoryRecord]] = []
+    offset = 0
+    while True:
+        page = store.index.page(user_id, ["documents", "metadatas"], _PAGE, offset, None)
+        if page is None:
+            return None if offset == 0 else {r.id: r for _, r in sorted(found, key=_written)}
+        for found_id, text, meta in zip(page["ids"], page["documents"], page["metadatas"], strict=True):
+            if (meta or {}).get("user_id") == user_id:
+                found.append(((meta or {}).get("written_at", 0.0), MemoryRecord.from_index(found_id, text, meta)))
+        if len(page["ids"]) < _PAGE:
+            return {r.id: r for _, r in sorted(found, key=_written)}
+        offset += _PAGE
+
+
+def _written(item: tuple[float, MemoryRecord]) -> tuple[float, str, int, int]:
+    written, record = item
+    return (float(written or 0.0), record.session_id, record.turn_index, record.chunk_index)
+
+
+def _same(row: JournalRow, record: MemoryRecord) -> bool:
+    """Whether the server's copy of a journaled memory is the journal's (no other client changed it)."""
+    extra = dict(row.extra)
+    key = extra.pop("key", None)
+    return record.text == row.text and record.key == key and record.metadata == extra
+
+
+def _record_item(record: MemoryRecord) -> dict[str, Any]:
+    """A memory as the server holds it, as an export object (no ``search_text``, no times)."""
+    return {
+        "format": FORMAT, "id": record.id, "user_id": record.user_id, "session_id": record.session_id,
+        "role": record.role, "text": record.text, "timestamp": record.timestamp, "turn_index": record.turn_index,
+        "chunk_index": record.chunk_index, "n_chunks": record.n_chunks, "metadata": dict(record.metadata),
+        "key": record.key,
+    }  # fmt: skip
 
 
 def _journaled_item(row: JournalRow) -> dict[str, Any]:
