@@ -13,15 +13,14 @@ def _open_store(args: argparse.Namespace, create: bool = False) -> Any:
     """The store the command's arguments name; ``create``: a command that writes turns may make it
     (remember, ingest, import, chat), any other finds a path with no store a typo."""
     from recall_core.memory import MemoryStore
-    from recall_core.memory.backends import CHROMA_DIR, JOURNAL_FILE
-    from recall_core.paths import default_memory_dir
+    from recall_core.memory.backends import JOURNAL_FILE
 
-    root = Path(args.store).expanduser() if args.store else None if args.server else default_memory_dir()
+    root = _local_root(args)
     if root is not None and not create and not root.is_file():
         # a command that writes no turn: a path with no store is a typo (until 2026-12-06 it made an empty store
         # there; until 2026-12-07 it still did when the path came from --home or $RECALL_MEMORY, and for ask,
         # forget, delete and rebuild-index, a reviewer)
-        if not (root / JOURNAL_FILE).is_file() and not (root / CHROMA_DIR).is_dir():
+        if not holds_store(root):
             named = (f"--store {args.store!r} holds" if args.store else
                      f"the default store's folder {str(root)!r} ($RECALL_MEMORY, else --home or $RECALL_HOME's "
                      "memory, else the user data folder) holds")  # fmt: skip
@@ -38,6 +37,27 @@ def _open_store(args: argparse.Namespace, create: bool = False) -> Any:
         return MemoryStore.server(host=host, port=int(port), headers=headers or None, encoder=args.encoder,
                                   timeout=args.timeout)  # fmt: skip
     return MemoryStore.local(args.store, encoder=args.encoder, read_only=getattr(args, "read_only", False))
+
+
+def _local_root(args: argparse.Namespace) -> Path | None:
+    """The folder of the local store the arguments name (``None`` for a server)."""
+    from recall_core.paths import default_memory_dir
+
+    return Path(args.store).expanduser() if args.store else None if args.server else default_memory_dir()
+
+
+def holds_store(root: Path) -> bool:
+    """Whether ``root`` holds a local store (its journal or its index)."""
+    from recall_core.memory.backends import CHROMA_DIR, JOURNAL_FILE
+
+    return (root / JOURNAL_FILE).is_file() or (root / CHROMA_DIR).is_dir()
+
+
+def no_default_store(args: argparse.Namespace) -> Path | None:
+    """The default store's folder when the arguments name no store and none is there yet (a fresh
+    install), else ``None``."""
+    root = None if args.store or args.server else _local_root(args)
+    return root if root is not None and not holds_store(root) else None
 
 
 def _split_header(header: str) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from recall_core.cli.memory_commands import _open_store
+from recall_core.cli.memory_commands import _open_store, no_default_store
 
 DEMO_USER = "ada"
 DEMO_OTHER_USER = "bob"
@@ -72,7 +72,11 @@ def _train(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     question = [{"role": "user", "content": args.question}]
-    if args.no_memory:  # no store opened, none made
+    fresh = None if args.no_memory else no_default_store(args)
+    if fresh is not None:  # a fresh install's first question (a mistyped --store is refused: _open_store)
+        print(f"(no memory store at {fresh} yet: answered without memory; `recall remember` makes it)",
+              file=sys.stderr)  # fmt: skip
+    if args.no_memory or fresh is not None:  # no store opened, none made
         result = _generator(args, None).generate(question)
     else:
         with _open_store(args) as store:

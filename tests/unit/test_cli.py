@@ -182,3 +182,16 @@ def test_chat_goes_on_when_the_server_is_down(tmp_path, tiny, monkeypatch, capsy
     captured = capsys.readouterr()
     assert code == 0 and captured.out.count("bot> ") == 2
     assert captured.err.count("recall: not remembered: MemoryUnavailableError") == 2
+
+
+def test_ask_on_a_fresh_install_answers_without_memory_and_makes_no_store(tmp_path, tiny, monkeypatch, capsys):
+    """A fresh install's first `recall ask` (no --store) was refused once the typo check covered `ask`
+    (2026-12-07, the same day; a reviewer): it answers without memory and says so."""
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("RECALL_MEMORY", raising=False)
+    code = main(["ask", "--user", "ada", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "hi"])
+    assert code == 0 and "answered without memory" in capsys.readouterr().err
+    assert not (tmp_path / "home" / "memory").exists()
