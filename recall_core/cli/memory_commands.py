@@ -94,16 +94,16 @@ def _one_line(text: str, width: int = 100) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    import json
+    from recall_core.memory.upkeep.transfer import jsonl_line
 
     with _open_store(args) as store:
         where = {"session_id": args.session} if args.session is not None else None
         records = store.for_user(args.user).list(where=where, limit=args.limit)
     for record in records:
         if args.json:
-            print(json.dumps({"id": record.id, "timestamp": record.timestamp, "role": record.role,
+            print(jsonl_line({"id": record.id, "timestamp": record.timestamp, "role": record.role,
                               "session_id": record.session_id, "text": record.text, "key": record.key,
-                              "metadata": record.metadata}, ensure_ascii=False))  # fmt: skip
+                              "metadata": record.metadata}), end="")  # fmt: skip
         else:
             print(f"{record.id}  {record.timestamp}  {record.role:<9}  {record.session_id}  {_one_line(record.text)}")
     if not args.json:

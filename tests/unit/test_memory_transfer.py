@@ -221,3 +221,15 @@ def test_written_at_must_be_a_date_a_search_can_read(tmp_path: Path, field, valu
         with pytest.raises(ValueError, match=f"line 2: {field} in epoch seconds must be a finite number .*years 1 to 9999"):
             fresh.import_memories(path)
         assert fresh.journal.count() == 0
+
+
+def test_an_export_line_holds_no_character_a_line_reader_breaks_at(tmp_path: Path) -> None:
+    # U+2028, U+2029 and U+0085 were written raw: valid JSON, but `str.splitlines()` broke the line
+    # there (until 2026-12-07, a reviewer). They are escaped; the text comes back the same.
+    text = "line\u2028separator\u2029paragraph\x85next é"
+    with MemoryStore.local(tmp_path / "a", encoder=HashEncoder(8)) as store:
+        store.for_user("ada").add(text)
+        out = io.StringIO()
+        store.for_user("ada").export_jsonl(out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and "é" in lines[0] and json.loads(lines[0])["text"] == text

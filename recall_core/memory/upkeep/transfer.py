@@ -176,6 +176,16 @@ def _journaled_item(row: JournalRow) -> dict[str, Any]:
     return item
 
 
+#: Line breaks to ``str.splitlines()`` that JSON leaves as they are: escaped in a JSONL line.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def jsonl_line(item: Any) -> str:
+    """``item`` as one JSONL line: UTF-8 text as it is, but for the characters ``str.splitlines()``
+    breaks a line at (until 2026-12-07 written raw, and a reader splitting lines so broke the line: a reviewer)."""
+    return json.dumps(item, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"
+
+
 def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> int:
     """Write ``user_id``'s memories to ``out`` (a path or a text stream), one JSON a line; return how many.
 
@@ -193,7 +203,7 @@ def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> 
         return count
     count = 0
     for item in export_records(store, user_id):
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        out.write(jsonl_line(item))
         count += 1
     return count
 
