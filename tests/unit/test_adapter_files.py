@@ -214,6 +214,7 @@ def test_recall_ask_and_chat_answer_with_an_adapter_merged_in(files, tmp_path, m
 
     monkeypatch.setattr(generator, "load_model", spy)
     store = ["--store", str(tmp_path / "m"), "--encoder", "hash-16", "--user", "ada", "--device", "cpu"]
+    assert main(["remember", "hello", *store[:-2]]) == 0  # `ask` uses a store and makes none (a typo's)
     assert main(["ask", *store, "--model", str(base), "--adapter", str(adapter), "--max-new-tokens", "3", "hi"]) == 0
     assert loads[-1]["adapter"] == adapter and loads[-1]["tuned"] is False
     monkeypatch.setattr("builtins.input", lambda prompt="": "")  # `chat` ends at an empty line
@@ -236,6 +237,8 @@ def test_recall_ask_refuses_a_missing_or_damaged_adapter_before_answering(files,
     damaged = tmp_path / "damaged"
     shutil.copytree(adapter, damaged)
     _truncate(damaged / WEIGHTS_FILE, 0.5)
+    assert main(["remember", "hello", *store[:-2]]) == 0  # `ask` uses a store and makes none (a typo's)
+    capsys.readouterr()
     assert main(["ask", *store, "--model", str(base), "--adapter", str(damaged), "hi"]) == 2
     err = capsys.readouterr().err
     assert "recall: error:" in err and str(damaged / WEIGHTS_FILE) in err and "Traceback" not in err
