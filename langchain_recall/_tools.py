@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, Literal
 
 from langchain_core.exceptions import OutputParserException
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, BaseMessageChunk
 from langchain_core.messages.tool import InvalidToolCall, ToolCall, ToolCallChunk
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser, PydanticToolsParser
@@ -176,13 +176,50 @@ def _require_tool_call(message: BaseMessage) -> BaseMessage:
 
 
 class _WholeJson:
-    """A parser's whole-reply parse refuses JSON that is not whole (:func:`_require_json`); its partial
-    parses, while a stream goes on, stay LangChain's (a wrapper before the parser made a stream one chunk)."""
+    """A parser that refuses JSON that is not whole (:func:`_require_json`): at its whole-reply parse,
+    and at a stream's end, after LangChain's partial parses (a check before the parser made a stream
+    one chunk; a check only at the whole-reply parse let a stream cut short end as a success)."""
 
     def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         if not partial and result and isinstance(result[0], ChatGeneration):
             _require_json(result[0].message)
         return super().parse_result(result, partial=partial)  # type: ignore[misc]
+
+    def _transform(self, input: Iterator[str | BaseMessage]) -> Iterator[Any]:
+        seen: list[str | BaseMessage] = []
+        yield from super()._transform(_kept(input, seen))  # type: ignore[misc]
+        _require_whole(seen)
+
+    async def _atransform(self, input: AsyncIterator[str | BaseMessage]) -> AsyncIterator[Any]:
+        seen: list[str | BaseMessage] = []
+
+        async def kept() -> AsyncIterator[str | BaseMessage]:
+            async for chunk in input:
+                seen.append(chunk)
+                yield chunk
+
+        async for parsed in super()._atransform(kept()):  # type: ignore[misc]
+            yield parsed
+        _require_whole(seen)
+
+
+def _kept(chunks: Iterator[str | BaseMessage], seen: list[str | BaseMessage]) -> Iterator[str | BaseMessage]:
+    for chunk in chunks:
+        seen.append(chunk)
+        yield chunk
+
+
+def _require_whole(chunks: list[str | BaseMessage]) -> None:
+    """:func:`_require_json` on a stream's chunks joined (nothing to check when none came)."""
+    if not chunks:
+        return
+    if all(isinstance(c, BaseMessageChunk) for c in chunks):
+        message: BaseMessage = chunks[0]  # type: ignore[assignment]
+        for chunk in chunks[1:]:
+            message = message + chunk  # type: ignore[operator]
+        _require_json(message)
+    else:
+        _require_json(AIMessage(content="".join(c if isinstance(c, str) else str(c.content) for c in chunks)))
 
 
 class _WholeJsonParser(_WholeJson, JsonOutputParser):
@@ -201,12 +238,23 @@ def _require_json(message: BaseMessage) -> BaseMessage:
     ``OutputParserException``, as LangChain's own models raise (``parsing_error`` with ``include_raw``).
     """
     text = message.content if isinstance(message.content, str) else str(message.content)
-    fenced = re.search(r"```(?:json)?(.*?)```", text, re.DOTALL)  # a fenced block anywhere, as JsonOutputParser reads it
     try:
-        json.loads(fenced.group(1) if fenced else text)
+        _whole_json(text)
     except ValueError as error:
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         cause = ("the reply was cut by the token budget (finish_reason 'length'); a larger max_tokens may help"
                  if finish == "length" else f"finish_reason {finish!r}")  # fmt: skip
         raise OutputParserException(f"the reply is not valid JSON ({error}): {cause}", llm_output=text) from error
     return message
+
+
+def _whole_json(text: str) -> Any:
+    """``text`` read as JSON as ``parse_json_markdown`` reads it, but whole: the text itself, else a
+    fenced block in it (a fence inside a JSON string is the string's: the text is tried first)."""
+    try:
+        return json.loads(text.strip())
+    except ValueError:
+        fenced = re.search(r"```(?:json)?(.*?)```", text, re.DOTALL)
+        if fenced is None:
+            raise
+        return json.loads(fenced.group(1))

@@ -196,3 +196,26 @@ def test_the_reserve_counts_the_comma_and_never_falls_below_the_default(generato
     constraint, path = _path(generator.tokenizer, schema, '{"city": "Lisbon"')
     assert missing_json(schema, path).startswith(", ")
     assert constraint.reserve_after(path) >= ConstrainedLogitsProcessor.closing_reserve
+
+
+def test_a_langchain_structured_stream_cut_short_raises_at_its_end(generator):
+    """The whole-JSON check ran at the whole-reply parse only, which a stream never makes: a reply cut
+    by the budget streamed out as a partial object with no error (2026-12-07, the day the check came)."""
+    from langchain_recall import ChatRecall
+
+    chat = ChatRecall(generator=generator, max_tokens=10)
+    schema = {"title": "Note", "type": "object", "properties": {"title": {"type": "string"},
+              "tags": {"type": "array", "items": {"type": "string"}}}, "required": ["title", "tags"]}  # fmt: skip
+    with pytest.raises(OutputParserException, match="token budget"):
+        list(chat.with_structured_output(schema, method="json_schema").stream("A note?"))
+
+
+def test_whole_json_holding_a_fence_in_a_string_is_json():
+    # A fence was looked for first, and a code field's fence taken for the reply's (the same day).
+    from langchain_core.messages import AIMessage
+
+    from langchain_recall._tools import _WholeJsonParser
+
+    reply = json.dumps({"language": "python", "snippet": "```python\nprint(1)\n```"})
+    assert _WholeJsonParser().invoke(AIMessage(content=reply))["snippet"].startswith("```python")
+    assert _WholeJsonParser().invoke(AIMessage(content='Here:\n```json\n{"a": 1}\n```'))["a"] == 1
