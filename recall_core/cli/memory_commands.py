@@ -4,6 +4,7 @@ forget, list, search, delete, export, import, doctor, rebuild; and how every com
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,11 @@ def holds_store(root: Path) -> bool:
 
 
 def no_default_store(args: argparse.Namespace) -> Path | None:
-    """The default store's folder when the arguments name no store and none is there yet (a fresh
+    """The default store's folder when nothing names a store (no ``--store``, ``--server``, ``--home``
+    or ``$RECALL_MEMORY``: a path named there is checked as a typo) and none is there yet (a fresh
     install), else ``None``."""
-    root = None if args.store or args.server else _local_root(args)
+    named = args.store or args.server or getattr(args, "home", None) or os.environ.get("RECALL_MEMORY")
+    root = None if named else _local_root(args)
     return root if root is not None and not holds_store(root) else None
 
 

@@ -232,9 +232,13 @@ def check_server(host: object, port: object, timeout: object) -> int:
 
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
-#: Chroma's rule for a database name (its server refuses others, some only at the first write).
-_DATABASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+#: h11's rule for a header value: printable ASCII, spaces and tabs only between other characters.
+_HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20\x09]*[\x21-\x7e])*)?")
+#: Headers the HTTP client writes itself: given too, the request is malformed.
+_OWN_HEADERS = frozenset({"content-length", "transfer-encoding", "host", "connection"})
+#: Chroma's rule for a database name (its server refuses others, some only at the first write): 3 to
+#: 512 of these characters, a letter or digit first and last, no "..", not an IPv4 address.
+_DATABASE = re.compile(r"(?!.*\.\.)(?!\d+\.\d+\.\d+\.\d+$)[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 
 
 def check_connection(headers: object, ssl: object, tenant: object, database: object) -> None:
@@ -251,8 +255,11 @@ def check_connection(headers: object, ssl: object, tenant: object, database: obj
             # a raw UnicodeEncodeError for "tökén", and took "a\nb" for a server that cannot be reached)
             if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
                 raise ValueError(f"headers: {name!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+            if name.lower() in _OWN_HEADERS:
+                raise ValueError(f"headers: {name!r} is written by the HTTP client itself")
             if not isinstance(value, str) or not _HEADER_VALUE.fullmatch(value):
-                raise ValueError(f"headers: the value of {name!r} must be printable ASCII text without line breaks, "
+                raise ValueError(f"headers: the value of {name!r} must be printable ASCII text without line breaks "
+                                 "or spaces at its ends, "
                                  f"got {value!r}")  # fmt: skip
     if not isinstance(ssl, bool):
         raise ValueError(f"ssl must be True or False, got {ssl!r}")
@@ -260,7 +267,7 @@ def check_connection(headers: object, ssl: object, tenant: object, database: obj
         raise ValueError(f"tenant must be None or a name without spaces at its ends or '/', got {tenant!r}")
     if database is not None and (not isinstance(database, str) or not _DATABASE.fullmatch(database)):
         raise ValueError(f"database must be None or a name Chroma takes: 3 to 512 of a-z A-Z 0-9 . _ -, a letter or "
-                         f"digit first and last, got {database!r}")  # fmt: skip
+                         f"digit first and last, no '..', not an IPv4 address, got {database!r}")  # fmt: skip
 
 
 def _default_journal(host: str, port: int, tenant: str | None, database: str | None) -> Path:

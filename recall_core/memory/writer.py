@@ -244,7 +244,7 @@ class MemoryWriter:
         journal = self.store.journal
         if user_id not in self._sized:
             self._check_vector_size(user_id)
-        self._check_server_sizes([user_id])
+        unreachable = self._check_server_sizes([user_id])
         row = journal.get(memory_id)
         if row is None or row.user_id != user_id or row.state == DELETING:
             row = self.adopt(user_id, memory_id)
@@ -259,7 +259,7 @@ class MemoryWriter:
             if after is not None and context != after.context:
                 journal.set_context(after.id, context)
                 ids.append(after.id)
-        self._index_pending(ids)
+        self._index_pending(ids, unreachable=unreachable)
         # The old text's derived copies go, whoever wrote them (this process or another).
         if self.kv is not None:
             self.kv.drop(memory_id)
@@ -388,11 +388,13 @@ class MemoryWriter:
         # Big steps: Chroma indexes large batches faster per item; the encoder batches inside.
         step = max(self.batch_size * 16, 1024)
         parts = [prepared[start : start + step] for start in range(0, len(prepared), step)]
-        self._check_server_sizes(p.user_id for p in prepared)
+        unreachable = self._check_server_sizes(p.user_id for p in prepared)
         # Every step journaled (one transaction) before any is indexed: an unreachable index leaves
         # every turn safe, and a turn refused at journaling (a taken position) leaves none written.
         with self.store.journal.writing(_not_written(len(prepared))):
             part_ids = [self._journal_turns(part, on_taken) for part in parts]
+        if unreachable is not None:
+            self._index_pending([i for ids in part_ids for i in ids], unreachable=unreachable)
         bar, own_bar = _progress(progress, len(prepared))
         try:
             for number, (part, ids) in enumerate(zip(parts, part_ids, strict=True)):
@@ -406,11 +408,11 @@ class MemoryWriter:
         return [p.ids for p in prepared]
 
     def _write(self, prepared: Sequence[Prepared]) -> None:
-        self._check_server_sizes(p.user_id for p in prepared)
+        unreachable = self._check_server_sizes(p.user_id for p in prepared)
         # One transaction from reading the next positions to journaling: no two turns share one.
         with self.store.journal.writing(_not_written(len(prepared))):
             ids = self._journal_turns(prepared)
-        self._index_pending(ids)
+        self._index_pending(ids, unreachable=unreachable)
         self._precompute_kv(ids)
 
     def _precompute_kv(self, ids: Sequence[str]) -> None:
@@ -449,22 +451,23 @@ class MemoryWriter:
                 )
         self._sized.add(user_id)
 
-    def _check_server_sizes(self, users: Iterable[str]) -> None:
+    def _check_server_sizes(self, users: Iterable[str]) -> MemoryUnavailableError | None:
         """On a server, refuse a write whose vectors the user's collection there would refuse (another
         client's encoder: until 2026-12-07 such a write was journaled, then refused by the index, pending
         for good; a reviewer). Before the journal's lock is taken (the look is a request), once a user
         while the server answers; a server that cannot be reached ends the look, and the write is
-        journaled as any write then (the rest are looked at by the next write)."""
+        journaled as any write then (the rest are looked at by the next write). Returns the error of a
+        server that did not answer: the write does not wait for it a second time to index."""
         index = self.store.index
         if getattr(index, "kind", None) != "server":
-            return
+            return None
         for user_id in dict.fromkeys(users):
             if user_id in self._server_sized:
                 continue
             try:
                 collection = index.collection(user_id, MEMORIES)
-            except MemoryUnavailableError:
-                return
+            except MemoryUnavailableError as unreachable:
+                return unreachable
             if collection is not None:
                 try:
                     index.check_dimension(user_id, collection, self.encoder.dimension,
@@ -472,10 +475,14 @@ class MemoryWriter:
                 except EncoderMismatchError as exc:
                     raise EncoderMismatchError(f"{exc}. Nothing was written") from None
             self._server_sized.add(user_id)
+        return None
 
-    def _index_pending(self, ids: Sequence[str], waiting: Sequence[str] = ()) -> None:
+    def _index_pending(
+        self, ids: Sequence[str], waiting: Sequence[str] = (), unreachable: MemoryUnavailableError | None = None
+    ) -> None:
         """Embed and index those of ``ids`` the journal holds as pending. On an unreachable index the
-        error counts these and the pending ones of ``waiting`` (later steps, journaled) as safe."""
+        error counts these and the pending ones of ``waiting`` (later steps, journaled) as safe;
+        ``unreachable``: the index did not answer just now, the error is raised without asking it again."""
         journal = self.store.journal
         pending = [r for r in journal.get_many(list(ids)) if r.state == PENDING]
         if not pending:
@@ -485,6 +492,8 @@ class MemoryWriter:
             return len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
 
         try:
+            if unreachable is not None:
+                raise unreachable
             self.index(self.embed(pending))
         except EncoderOutputError as exc:  # journaled, but nothing of the encoder's output was stored
             raise EncoderOutputError(

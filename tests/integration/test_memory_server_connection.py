@@ -93,6 +93,10 @@ def test_a_server_that_hangs_after_its_heartbeat_fails_the_write_instead_of_hang
         ({"database": "db"}, "database"),
         ({"database": "my db"}, "database"),
         ({"database": "x?y"}, "database"),
+        ({"database": "a..b"}, "database"),  # Chroma's other rules (a reviewer, the same day)
+        ({"database": "192.168.1.1"}, "database"),
+        ({"headers": {"X-Token": " abc"}}, "headers"),
+        ({"headers": {"Content-Length": "3"}}, "headers"),
         ({"host": "http://127.0.0.1"}, "host"),
     ],
 )
@@ -217,11 +221,47 @@ def test_the_encoder_size_look_holds_no_journal_lock_and_waits_for_an_answer(tmp
 
         monkeypatch.setattr(second.index, "collection", look_unlocked)
         server.stop()
+        asked: list[int] = []
+        monkeypatch.setattr(writer, "index", lambda rows: asked.append(len(rows)))
         with pytest.raises(MemoryUnavailableError):  # no answer: journaled, as any write while it is down
             writer.add_turn("u", "user", "while the server was down")
+        assert asked == []  # and not asked a second time to index it (a second timeout's wait, the same day)
+        monkeypatch.undo()
+        monkeypatch.setattr(second.index, "collection", look_unlocked)
         server.start()
         with pytest.raises(EncoderMismatchError, match="Nothing was written"):
             writer.add_turn("u", "user", "after it came back")
         assert [r.text for r in second.journal.rows("u")] == ["while the server was down"]
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_an_export_read_while_another_client_deletes_leaves_out_only_what_was_deleted(tmp_path: Path, monkeypatch) -> None:
+    # Pages by offset shifted under another client's delete: a memory nobody deleted was left out
+    # (2026-12-07, the day the server's memories came into the export; a reviewer).
+    from recall_core.memory.upkeep import transfer
+
+    monkeypatch.setattr(transfer, "_PAGE", 2)
+    with ChromaServer(tmp_path / "data") as server:
+        first = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "a.sqlite3")
+        ids = [i for turn in MemoryWriter(first, **RAW_TEXT).add_turns(
+            [{"user_id": "ada", "role": "user", "content": f"memory {n}"} for n in range(6)]) for i in turn]  # fmt: skip
+        second = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "b.sqlite3")
+        deleted: list[str] = []
+
+        def then_deleted(read):  # another client's delete just after the export's first read of the server
+            def reading(*args, **kwargs):
+                answer = read(*args, **kwargs)
+                if not deleted:
+                    deleted.append(ids[0])
+                    second.for_user("ada").delete(ids[0])
+                return answer
+
+            return reading
+
+        monkeypatch.setattr(first.index, "get", then_deleted(first.index.get))
+        monkeypatch.setattr(first.index, "page", then_deleted(first.index.page))
+        assert [item["text"] for item in first.for_user("ada").export()] == [f"memory {n}" for n in range(1, 6)]
         first.close()
         second.close()

@@ -195,3 +195,7 @@ def test_ask_on_a_fresh_install_answers_without_memory_and_makes_no_store(tmp_pa
     code = main(["ask", "--user", "ada", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "hi"])
     assert code == 0 and "answered without memory" in capsys.readouterr().err
     assert not (tmp_path / "home" / "memory").exists()
+    # a folder named by $RECALL_MEMORY (or --home) that holds no store is a typo, as for every other command
+    monkeypatch.setenv("RECALL_MEMORY", str(tmp_path / "typo"))
+    assert main(["ask", "--user", "ada", "--model", str(tmp_path / "model"), "--max-new-tokens", "2", "hi"]) == 2
+    assert "holds no memory store" in capsys.readouterr().err and not (tmp_path / "typo").exists()

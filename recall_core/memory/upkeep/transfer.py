@@ -124,19 +124,22 @@ def export_records(store: StoreParts, user_id: str) -> Iterator[dict[str, Any]]:
 
 def _server_records(store: StoreParts, user_id: str) -> dict[str, MemoryRecord] | None:
     """The memories the server holds for ``user_id`` in the order they were written (their own: a row of
-    another user's is left out), or ``None`` when it holds no collection for them."""
+    another user's is left out), or ``None`` when it holds no collection for them. Every id in one
+    request, then their texts by id: pages by offset shift when another client deletes between them,
+    and a memory nobody deleted was left out (a reviewer, 2026-12-07)."""
+    listed = store.index.page(user_id, [], None, 0)  # type: ignore[arg-type]
+    if listed is None:
+        return None
+    ids = list(listed["ids"])
     found: list[tuple[float, MemoryRecord]] = []
-    offset = 0
-    while True:
-        page = store.index.page(user_id, ["documents", "metadatas"], _PAGE, offset, None)
-        if page is None:
-            return None if offset == 0 else {r.id: r for _, r in sorted(found, key=_written)}
-        for found_id, text, meta in zip(page["ids"], page["documents"], page["metadatas"], strict=True):
+    for start in range(0, len(ids), _PAGE):
+        got = store.index.get(user_id, ids[start : start + _PAGE], include=["documents", "metadatas"])
+        if got is None:  # the collection went meanwhile (another client's forget)
+            return None
+        for found_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
             if (meta or {}).get("user_id") == user_id:
                 found.append(((meta or {}).get("written_at", 0.0), MemoryRecord.from_index(found_id, text, meta)))
-        if len(page["ids"]) < _PAGE:
-            return {r.id: r for _, r in sorted(found, key=_written)}
-        offset += _PAGE
+    return {record.id: record for _, record in sorted(found, key=_written)}
 
 
 def _written(item: tuple[float, MemoryRecord]) -> tuple[float, str, int, int]:
