@@ -68,6 +68,7 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _strict_node(node: dict[str, Any]) -> dict[str, Any]:
+    node = _nullable(node)
     # only an object that declares its properties is closed: a free-form one ({"type": "object"},
     # a ``dict`` field) would otherwise only ever be {}
     if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
@@ -79,6 +80,21 @@ def _strict_node(node: dict[str, Any]) -> dict[str, Any]:
             if isinstance(prop, dict) and prop.get("type") == "string":
                 properties[name] = _not_blank(prop)
     return node
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI's ``"nullable": true`` (Gemini's and OpenAPI 3.0's schemas) as JSON Schema says it: ``null``
+    among the types. JSON Schema ignores the keyword, so until 2026-12-07 such a value could not be null
+    (a reviewer)."""
+    if node.get("nullable") is not True:
+        return node
+    rest = {key: value for key, value in node.items() if key != "nullable"}
+    kind = rest.get("type")
+    if isinstance(kind, str):
+        return {**rest, "type": [kind, "null"]} if kind != "null" else rest
+    if isinstance(kind, list):
+        return {**rest, "type": [*kind, "null"]} if "null" not in kind else rest
+    return {"anyOf": [rest, {"type": "null"}]}
 
 
 def _not_blank(prop: dict[str, Any]) -> dict[str, Any]:

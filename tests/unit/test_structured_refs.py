@@ -219,3 +219,26 @@ def test_whole_json_holding_a_fence_in_a_string_is_json():
     reply = json.dumps({"language": "python", "snippet": "```python\nprint(1)\n```"})
     assert _WholeJsonParser().invoke(AIMessage(content=reply))["snippet"].startswith("```python")
     assert _WholeJsonParser().invoke(AIMessage(content='Here:\n```json\n{"a": 1}\n```'))["a"] == 1
+
+
+def test_openapi_nullable_lets_the_value_be_null(generator):
+    # OpenAPI 3.0's (and Gemini's) "nullable": true was ignored, as JSON Schema ignores it: the value
+    # could not be null (until 2026-12-07, a reviewer).
+    schema = {"type": "object", "required": ["a", "b", "c"], "properties": {
+        "a": {"type": "string", "nullable": True}, "b": {"enum": ["x", "y"], "nullable": True},
+        "c": {"type": ["integer", "null"], "nullable": True}}}  # fmt: skip
+    properties = strict_schema(schema)["properties"]
+    assert properties["a"] == {"type": ["string", "null"]} and properties["c"] == {"type": ["integer", "null"]}
+    assert properties["b"] == {"anyOf": [{"enum": ["x", "y"]}, {"type": "null"}]}
+    reply = '{"a": null, "b": null, "c": null}'
+    ids, force = _forced(generator, reply)
+    result = generator.generate(ASK, response_format={"type": "json_schema", "json_schema": {"name": "n", "schema": schema}},
+                                logits_processor=[force], max_new_tokens=len(ids) + 4)  # fmt: skip
+    assert json.loads(result.text) == {"a": None, "b": None, "c": None}
+
+
+def _forced(generator, text: str):
+    from tests.helpers.logits import ForceAt
+
+    ids = generator.tokenizer(text, add_special_tokens=False).input_ids
+    return ids, ForceAt(0, ids)
