@@ -15,6 +15,7 @@ import pytest
 from recall_core.memory import (
     EncoderMismatchError,
     HashEncoder,
+    MemoryIndexWarning,
     MemoryStore,
     MemoryUnavailableError,
     MemoryWriter,
@@ -265,3 +266,28 @@ def test_an_export_read_while_another_client_deletes_leaves_out_only_what_was_de
         assert [item["text"] for item in first.for_user("ada").export()] == [f"memory {n}" for n in range(1, 6)]
         first.close()
         second.close()
+
+
+@pytest.mark.server
+def test_a_heal_counts_the_pending_memories_it_indexes_too(tmp_path: Path, monkeypatch) -> None:
+    # The warning (and its progress bar's total) counted the indexed memories only, though the heal
+    # indexes the pending ones as well (until 2026-12-07, a reviewer).
+    server = ChromaServer(tmp_path / "data").start()
+    try:
+        store = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "j.sqlite3")
+        writer = MemoryWriter(store, **RAW_TEXT)
+        writer.add_turns([{"user_id": "u", "role": "user", "content": f"indexed {n}"} for n in range(3)])
+        write = store.index.write
+        monkeypatch.setattr(store.index, "write", lambda *a, **k: (_ for _ in ()).throw(MemoryUnavailableError("down")))
+        with pytest.raises(MemoryUnavailableError):
+            writer.add_turns([{"user_id": "u", "role": "user", "content": f"pending {n}"} for n in range(2)])
+        monkeypatch.setattr(store.index, "write", write)
+        server.stop()
+        shutil.rmtree(tmp_path / "data")
+        server.start()
+        with pytest.warns(MemoryIndexWarning, match="3 memories of 1 user again, and 2 pending ones"):
+            found = store.for_user("u").search(RecallQuery("indexed pending"), 5)
+        assert len(found) == 5
+        store.close()
+    finally:
+        server.stop()

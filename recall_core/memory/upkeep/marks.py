@@ -156,6 +156,7 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
             if journal.index_mark(key)[0] == mark:
                 return True
             counts = {user: n for user, n in journal.indexed_counts().items() if n}
+            waiting = journal.count(state=PENDING)  # pending already (an outage's): indexed by the heal too
             journal.mark_all_pending()
             journal.set_index_mark(key, mark, vouched=True)
     except sqlite3.OperationalError as exc:
@@ -171,13 +172,14 @@ def heal(store: StoreParts, key: str, mark: str) -> bool:
         return True
     warnings.warn(
         f"the Chroma server at {store.location} lost its data since this client's journal last wrote to it (its "
-        f"mark changed): indexing the journal's {total} memories of {len(counts)} user{'s' * (len(counts) != 1)} again",
+        f"mark changed): indexing the journal's {total} memories of {len(counts)} user{'s' * (len(counts) != 1)} again"
+        + (f", and {waiting} pending ones" if waiting else ""),  # (until 2026-12-07 not counted: a reviewer)
         MemoryIndexWarning, stacklevel=5,
     )  # fmt: skip
     failed: dict[str, str] = {}
     from tqdm.auto import tqdm
 
-    with tqdm(total=total, desc="re-index", unit="memory", disable=total < _BAR_FROM) as bar:
+    with tqdm(total=total + waiting, desc="re-index", unit="memory", disable=total < _BAR_FROM) as bar:
         for user_id in journal.users():
             try:  # outside the journal's lock: a forget or delete meanwhile is taken back (taken_back.py)
                 bar.update(store.writer.index_pending_of(user_id))
