@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
-from operator import itemgetter
 from typing import Any, Literal
 
 from langchain_core.exceptions import OutputParserException
@@ -20,7 +19,8 @@ from langchain_core.messages.tool import InvalidToolCall, ToolCall, ToolCallChun
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser, PydanticToolsParser
 from langchain_core.outputs import ChatGeneration, Generation
-from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnableGenerator, RunnableLambda, RunnableMap
+from langchain_core.runnables.utils import AddableDict
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
@@ -128,9 +128,7 @@ def structured_output(
         raise ValueError(f"method must be 'json_schema', 'function_calling' or 'json_mode', got {method!r}")
     if not include_raw:
         return llm | parser
-    parse_raw = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
-    no_parse = RunnablePassthrough.assign(parsed=lambda _: None)
-    return RunnableMap(raw=llm) | parse_raw.with_fallbacks([no_parse], exception_key="parsing_error")
+    return _with_raw(llm, parser)
 
 
 #: Keywords that make a dict a JSON schema (not an OpenAI function or tool dict).
@@ -176,9 +174,10 @@ def _require_tool_call(message: BaseMessage) -> BaseMessage:
 
 
 class _WholeJson:
-    """A parser that refuses JSON that is not whole (:func:`_require_json`): at its whole-reply parse,
-    and at a stream's end, after LangChain's partial parses (a check before the parser made a stream
-    one chunk; a check only at the whole-reply parse let a stream cut short end as a success)."""
+    """A parser that refuses JSON that is not whole (:func:`_require_json`) or that its schema refuses:
+    at its whole-reply parse, and at a stream's end, after LangChain's partial parses (a check before
+    the parser made a stream one chunk; one only at the whole-reply parse let a stream cut short, or
+    failing a Pydantic validator, end as a success or as nothing)."""
 
     def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         if not partial and result and isinstance(result[0], ChatGeneration):
@@ -188,7 +187,7 @@ class _WholeJson:
     def _transform(self, input: Iterator[str | BaseMessage]) -> Iterator[Any]:
         seen: list[str | BaseMessage] = []
         yield from super()._transform(_kept(input, seen))  # type: ignore[misc]
-        _require_whole(seen)
+        self._parse_whole(seen)
 
     async def _atransform(self, input: AsyncIterator[str | BaseMessage]) -> AsyncIterator[Any]:
         seen: list[str | BaseMessage] = []
@@ -200,7 +199,11 @@ class _WholeJson:
 
         async for parsed in super()._atransform(kept()):  # type: ignore[misc]
             yield parsed
-        _require_whole(seen)
+        self._parse_whole(seen)
+
+    def _parse_whole(self, chunks: list[str | BaseMessage]) -> None:
+        if chunks:  # (nothing came: nothing to check)
+            self.parse_result([ChatGeneration(message=_joined(chunks))])
 
 
 def _kept(chunks: Iterator[str | BaseMessage], seen: list[str | BaseMessage]) -> Iterator[str | BaseMessage]:
@@ -209,17 +212,45 @@ def _kept(chunks: Iterator[str | BaseMessage], seen: list[str | BaseMessage]) ->
         yield chunk
 
 
-def _require_whole(chunks: list[str | BaseMessage]) -> None:
-    """:func:`_require_json` on a stream's chunks joined (nothing to check when none came)."""
-    if not chunks:
-        return
+def _joined(chunks: list[Any]) -> BaseMessage:
+    """A stream's chunks (message chunks or text) as one message (one message: itself)."""
+    if len(chunks) == 1 and isinstance(chunks[0], BaseMessage):
+        return chunks[0]
     if all(isinstance(c, BaseMessageChunk) for c in chunks):
-        message: BaseMessage = chunks[0]  # type: ignore[assignment]
+        message = chunks[0]
         for chunk in chunks[1:]:
-            message = message + chunk  # type: ignore[operator]
-        _require_json(message)
-    else:
-        _require_json(AIMessage(content="".join(c if isinstance(c, str) else str(c.content) for c in chunks)))
+            message = message + chunk
+        return message
+    return AIMessage(content="".join(c if isinstance(c, str) else str(c.content) for c in chunks))
+
+
+def _with_raw(llm: Runnable, parser: Runnable) -> Runnable:
+    """``include_raw=True``: ``{"raw", "parsed", "parsing_error"}``; streamed, the raw chunks as they come
+    and the parse of the whole reply at the end, its error in ``parsing_error`` (a parse error at a
+    stream's end raised past LangChain's fallback, which catches only before the first chunk: a
+    reviewer, 2026-12-07)."""
+
+    def parsed(raw: Any) -> AddableDict:
+        try:
+            return AddableDict(parsed=parser.invoke(raw), parsing_error=None)
+        except OutputParserException as error:
+            return AddableDict(parsed=None, parsing_error=error)
+
+    def transform(chunks: Iterator[Any]) -> Iterator[AddableDict]:
+        raw = []
+        for chunk in chunks:
+            raw.append(chunk["raw"])
+            yield AddableDict(raw=chunk["raw"])
+        yield parsed(_joined(raw))
+
+    async def atransform(chunks: AsyncIterator[Any]) -> AsyncIterator[AddableDict]:
+        raw = []
+        async for chunk in chunks:
+            raw.append(chunk["raw"])
+            yield AddableDict(raw=chunk["raw"])
+        yield parsed(_joined(raw))
+
+    return RunnableMap(raw=llm) | RunnableGenerator(transform, atransform)
 
 
 class _WholeJsonParser(_WholeJson, JsonOutputParser):

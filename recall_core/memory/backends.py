@@ -234,11 +234,12 @@ def check_server(host: object, port: object, timeout: object) -> int:
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: h11's rule for a header value: printable ASCII, spaces and tabs only between other characters.
 _HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20\x09]*[\x21-\x7e])*)?")
-#: Headers the HTTP client writes itself: given too, the request is malformed.
-_OWN_HEADERS = frozenset({"content-length", "transfer-encoding", "host", "connection"})
+#: Headers the HTTP client writes from the body itself: given too, the request is malformed (a
+#: ``Host`` or ``Connection`` of the caller's is used instead of httpx's: a proxy routed by name).
+_OWN_HEADERS = frozenset({"content-length", "transfer-encoding"})
 #: Chroma's rule for a database name (its server refuses others, some only at the first write): 3 to
 #: 512 of these characters, a letter or digit first and last, no "..", not an IPv4 address.
-_DATABASE = re.compile(r"(?!.*\.\.)(?!\d+\.\d+\.\d+\.\d+$)[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+_DATABASE = re.compile(r"(?!.*\.\.)(?![0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$)[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 
 
 def check_connection(headers: object, ssl: object, tenant: object, database: object) -> None:

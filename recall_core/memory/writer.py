@@ -247,6 +247,8 @@ class MemoryWriter:
         unreachable = self._check_server_sizes([user_id])
         row = journal.get(memory_id)
         if row is None or row.user_id != user_id or row.state == DELETING:
+            if unreachable is not None:  # the server holds the only copy, and it just did not answer
+                raise MemoryUnavailableError(f"{unreachable}. Nothing was changed") from unreachable
             row = self.adopt(user_id, memory_id)
         if extra is not None and "key" in row.extra:
             extra["key"] = row.extra["key"]  # a keyed memory keeps its key

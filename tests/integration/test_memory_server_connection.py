@@ -95,7 +95,7 @@ def test_a_server_that_hangs_after_its_heartbeat_fails_the_write_instead_of_hang
         ({"database": "my db"}, "database"),
         ({"database": "x?y"}, "database"),
         ({"database": "a..b"}, "database"),  # Chroma's other rules (a reviewer, the same day)
-        ({"database": "192.168.1.1"}, "database"),
+        ({"database": "192.168.1.1"}, "database"),  # ("2024.12.07.01", Chroma takes it: not refused)
         ({"headers": {"X-Token": " abc"}}, "headers"),
         ({"headers": {"Content-Length": "3"}}, "headers"),
         ({"host": "http://127.0.0.1"}, "host"),
@@ -291,3 +291,28 @@ def test_a_heal_counts_the_pending_memories_it_indexes_too(tmp_path: Path, monke
         store.close()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("kwargs", [{"database": "2024.12.07.01"}, {"database": "v1.2.3.4"},
+                                    {"headers": {"Host": "memory.example", "Connection": "close", "x": "Bearer a b"}}])
+def test_names_and_headers_chroma_and_httpx_take_are_taken(tmp_path: Path, kwargs) -> None:
+    # four dotted numbers that are no address, and a Host a proxy routes by, were refused (the same day)
+    MemoryStore.server(port=1, encoder=HashEncoder(8), journal_path=tmp_path / "j.sqlite3", **kwargs).close()
+
+
+@pytest.mark.server
+def test_an_update_of_a_memory_only_the_hung_server_holds_waits_one_timeout(tmp_path: Path, monkeypatch) -> None:
+    # The size look found the server down, then the update asked it again for the memory (a second
+    # timeout's wait; the same day, a reviewer): it raises at once, nothing changed.
+    with ChromaServer(tmp_path / "data") as server:
+        first = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "a.sqlite3")
+        [memory_id] = MemoryWriter(first, **RAW_TEXT).add_turn("u", "user", "written by the first client")
+        second = MemoryStore.server(port=server.port, encoder=HashEncoder(8), journal_path=tmp_path / "b.sqlite3",
+                                    timeout=2)  # fmt: skip
+        writer = MemoryWriter(second, **RAW_TEXT)
+        server.stop()
+        monkeypatch.setattr(writer, "adopt", lambda *args: pytest.fail("asked the server again"))
+        with pytest.raises(MemoryUnavailableError, match="Nothing was changed"):
+            writer.update("u", memory_id, "changed while the server was down")
+        first.close()
+        second.close()

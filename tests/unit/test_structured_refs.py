@@ -242,3 +242,28 @@ def _forced(generator, text: str):
 
     ids = generator.tokenizer(text, add_special_tokens=False).input_ids
     return ids, ForceAt(0, ids)
+
+
+def test_langchain_include_raw_streams_report_the_parse_error_and_pydantic_validators_raise(generator):
+    """At a stream's end the whole-reply check raised past LangChain's fallback with include_raw=True,
+    and a Pydantic validator's refusal of a whole reply ended a stream with no chunk and no error
+    (2026-12-07, the day the stream check came: a reviewer)."""
+    from pydantic import BaseModel, field_validator
+
+    from langchain_recall import ChatRecall
+
+    class Note(BaseModel):
+        title: str
+
+        @field_validator("title")
+        @classmethod
+        def never(cls, value: str) -> str:
+            raise ValueError("no title is good enough")
+
+    cut = ChatRecall(generator=generator, max_tokens=3).with_structured_output(Note, include_raw=True)
+    chunks = list(cut.stream("A note?"))
+    assert "raw" in chunks[0] and chunks[-1]["parsed"] is None
+    assert isinstance(chunks[-1]["parsing_error"], OutputParserException)
+    whole = ChatRecall(generator=generator, max_tokens=60).with_structured_output(Note)
+    with pytest.raises(OutputParserException, match="no title is good enough"):
+        list(whole.stream("A note?"))
