@@ -494,9 +494,10 @@ class MemoryWriter:
             return len(pending) + sum(r.state == PENDING for r in journal.get_many(list(waiting)))
 
         try:
+            embedded = self.embed(pending)  # encoded now, kept in the journal: repair only has to index them
             if unreachable is not None:
                 raise unreachable
-            self.index(self.embed(pending))
+            self.index(embedded)
         except EncoderOutputError as exc:  # journaled, but nothing of the encoder's output was stored
             raise EncoderOutputError(
                 f"{exc}. {kept()} memories are kept in the journal ({journal.path}) as pending, unsearchable: fix the "
