@@ -233,7 +233,7 @@ def _with_raw(llm: Runnable, parser: Runnable) -> Runnable:
     def parsed(raw: Any) -> AddableDict:
         try:
             return AddableDict(parsed=parser.invoke(raw), parsing_error=None)
-        except OutputParserException as error:
+        except Exception as error:  # noqa: BLE001 - any, as LangChain's fallback (a tools parser's ValidationError)
             return AddableDict(parsed=None, parsing_error=error)
 
     def transform(chunks: Iterator[Any]) -> Iterator[AddableDict]:
@@ -241,14 +241,16 @@ def _with_raw(llm: Runnable, parser: Runnable) -> Runnable:
         for chunk in chunks:
             raw.append(chunk["raw"])
             yield AddableDict(raw=chunk["raw"])
-        yield parsed(_joined(raw))
+        if raw:  # (nothing came: nothing to parse, as LangChain's own yields nothing)
+            yield parsed(_joined(raw))
 
     async def atransform(chunks: AsyncIterator[Any]) -> AsyncIterator[AddableDict]:
         raw = []
         async for chunk in chunks:
             raw.append(chunk["raw"])
             yield AddableDict(raw=chunk["raw"])
-        yield parsed(_joined(raw))
+        if raw:  # (nothing came: nothing to parse, as LangChain's own yields nothing)
+            yield parsed(_joined(raw))
 
     return RunnableMap(raw=llm) | RunnableGenerator(transform, atransform)
 

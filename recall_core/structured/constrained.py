@@ -228,12 +228,15 @@ class Constraint:
 
     def reserve_after(self, path: Path) -> int:
         """:attr:`closing_reserve` once the reply stands at ``path``: the shortest JSON of the required
-        keys still missing in its open objects (at least the processor's default), cached per path."""
+        keys still missing in its open objects, at least the processor's default while any is missing
+        (0 once none is: what is left to write is the closers the caller counts), cached per path."""
         if path not in self._reserves:
-            # at least the processor's default wherever the reply stands (without it at a path, 13 of 100
-            # sampled replies ended cut where 2 had: a reviewer; the keys are an estimate)
-            least = ConstrainedLogitsProcessor.closing_reserve
-            self._reserves[path] = max([least, *(skeleton_tokens(self.tokenizer, s, path) for s in self._schemas)])
+            # the default as a floor while keys are missing (the count is an estimate: without a floor at a
+            # path, 13 of 100 sampled replies ended cut where 2 had, a reviewer); none once every required
+            # key is written, so that a reply's last value is not cut with tokens to spare
+            sizes = [skeleton_tokens(self.tokenizer, s, path) for s in self._schemas]
+            least = ConstrainedLogitsProcessor.closing_reserve if not path or any(sizes) else 0
+            self._reserves[path] = max([least, *sizes])
         return self._reserves[path]
 
     def logits_processor(
@@ -427,10 +430,9 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         keys still missing was cut before they were written (invalid JSON); a reserve for every key
         whatever was written would cut short values the budget has room for."""
         # a string cut inside a character (a byte token) needs the rest of it before its quote: up to
-        # 3 more bytes (the budget of a random model ended one token short of valid JSON). The
-        # end-of-sequence after it all fits in the reserve's floor (counted on top, it cut a reply with
-        # 12 tokens to spare in its last value: tests/unit/test_structured_schemas.py)
-        opened = int(self.in_string) * (4 if self._partial else 1) + self.depth + self.tail_tokens
+        # 3 more bytes (the budget of a random model ended one token short of valid JSON); and the
+        # end-of-sequence after it all, which makes the reply end with "stop", not "length"
+        opened = int(self.in_string) * (4 if self._partial else 1) + self.depth + self.tail_tokens + 1
         most = opened + self.constraint.closing_reserve
         if for_time or not self.max_new_tokens or self.max_new_tokens - self.generated > most:
             return most  # not near the end: which keys are written does not matter yet

@@ -267,3 +267,52 @@ def test_langchain_include_raw_streams_report_the_parse_error_and_pydantic_valid
     whole = ChatRecall(generator=generator, max_tokens=60).with_structured_output(Note)
     with pytest.raises(OutputParserException, match="no title is good enough"):
         list(whole.stream("A note?"))
+
+
+def test_langchain_include_raw_reports_a_tools_parser_s_validation_error(generator):
+    """With method="function_calling" the tools parser raises Pydantic's ValidationError itself: it
+    escaped include_raw=True on every call (2026-12-07, the day the include_raw path was rebuilt)."""
+    from pydantic import BaseModel, field_validator
+
+    from langchain_recall import ChatRecall
+
+    class Note(BaseModel):
+        title: str
+
+        @field_validator("title")
+        @classmethod
+        def never(cls, value: str) -> str:
+            raise ValueError("no title is good enough")
+
+    chat = ChatRecall(generator=generator, max_tokens=400)
+    out = chat.with_structured_output(Note, method="function_calling", include_raw=True).invoke("A note?")
+    assert out["parsed"] is None and "no title is good enough" in str(out["parsing_error"])
+
+
+def test_a_reply_s_last_value_is_not_cut_and_missing_keys_keep_their_floor(generator):
+    """The floor of the closing reserve kept 10 tokens even once every required key was written (a
+    reply with 12 tokens to spare was cut in its last value), while dropped at a path (13 of 100
+    sampled replies ended cut): it is kept while keys are missing, and dropped once none is."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a", "b"]}
+    constraint, missing = _path(generator.tokenizer, schema, '{"a": "x"')
+    assert constraint.reserve_after(missing) >= ConstrainedLogitsProcessor.closing_reserve
+    constraint, done = _path(generator.tokenizer, schema, '{"a": "x", "b": "y')
+    assert constraint.reserve_after(done) == 0
+
+
+def test_an_include_raw_stream_given_nothing_yields_nothing():
+    # An upstream that yields nothing: an IndexError, where LangChain's own yields nothing (the same day).
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import RunnableGenerator
+
+    from langchain_recall._tools import structured_output
+
+    def nothing(chunks):
+        for _ in chunks:
+            pass
+        yield from ()
+
+    model = GenericFakeChatModel(messages=iter([AIMessage(content='{"title": "abc"}')]))
+    schema = {"title": "Note", "type": "object", "properties": {"title": {"type": "string"}}}
+    assert list((RunnableGenerator(nothing) | structured_output(model, schema, "json_schema", True)).stream("q")) == []
