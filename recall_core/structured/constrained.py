@@ -31,7 +31,7 @@ import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
 from recall_core.structured.schemas import NOT_BLANK as NOT_BLANK
-from recall_core.structured.schemas import missing_json, strict_schema
+from recall_core.structured.schemas import missing_json, missing_keys, strict_schema
 from recall_core.structured.schemas import skeleton as skeleton
 
 #: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
@@ -226,6 +226,10 @@ class Constraint:
         if error:
             raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
 
+    def missing_keys(self, path: Path) -> set[str]:
+        """The required keys not yet written in the innermost object open at ``path``, of any of the schemas."""
+        return {name for schema in self._schemas for name in missing_keys(schema, path)}
+
     def reserve_after(self, path: Path) -> int:
         """:attr:`closing_reserve` once the reply stands at ``path``: the shortest JSON of the required
         keys still missing in its open objects, at least the processor's default while any is missing
@@ -393,6 +397,13 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 allowed = torch.zeros_like(allowed)
                 allowed[0, eos] = True
                 ending = False
+        if ending and not self.string_depth and (self._key is not None or not self.in_string):
+            # a key opened while closing is one the reserve counted: a missing required one, never an
+            # optional one (until 2026-12-07 an optional key opened there, and the reply was cut before
+            # its required keys: a reviewer's LlamaIndex structured_predict with an Optional field)
+            keyed = self._only_missing_keys(allowed)
+            if keyed is not None:
+                allowed = keyed
         if ending:
             closers = self._quotes if self.in_string else self._brackets
             closing = torch.zeros_like(allowed)
@@ -410,6 +421,29 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             if closing.any():
                 allowed = closing
         return scores.masked_fill(~allowed.to(scores.device), -float("inf"))
+
+    def _only_missing_keys(self, allowed: torch.Tensor) -> torch.Tensor | None:
+        """``allowed`` less the tokens that begin or go on with a key that is not a missing required one
+        of the innermost open object; ``None`` when none is missing (or no token would be left)."""
+        names = self.constraint.missing_keys(self.path())
+        if not names or not self._frames or self._frames[-1][0] != "{":
+            return None
+        targets = [json.dumps(name, ensure_ascii=False)[1:] for name in names]  # the key, its closing quote
+        written = "".join(self._key) if self._key is not None else None
+        key_next = self._frames[-1][2]  # after "{" or ",": the next string is a key
+        keep = torch.zeros_like(allowed)
+        for token in allowed[0].nonzero().flatten().tolist():
+            text = self._texts[token] if token < len(self._texts) else ""
+            if written is None:  # a key begins after a quote: at a key's place, or after a value's comma
+                quote = text.find('"')
+                if quote < 0 or not (key_next or text.lstrip().startswith(",")):
+                    keep[0, token] = True  # no key in it (a value, a comma, a brace)
+                    continue
+                key = text[quote + 1 :]
+            else:
+                key = written + text
+            keep[0, token] = any(t.startswith(key) or key.startswith(t) for t in targets)
+        return keep if keep.any() else None
 
     def _time_is_short(self) -> bool:
         """Is the time left no more than closing takes at the pace so far (``max_time`` only)?"""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -228,27 +228,49 @@ def missing_json(
     """
     if not path:
         return compact(skeleton(schema, size=size))
-    root, node, frames = schema, schema, list(path)
-    while frames and _branch(node, frames[0][0], root, size) is None:
-        frames.pop(0)  # a wrapper the schema does not describe (Mistral's list of calls)
     pieces = []
-    for opener, keys, pending in frames:
-        node = _branch(node, opener, root, size, keys)
-        if node is None:
-            break
+    for opener, node, keys, pending in _open_nodes(schema, path, size):
         if opener == "[":
-            node = node.get("items") if isinstance(node.get("items"), Mapping) else {}
             continue
         properties, required = node.get("properties") or {}, node.get("required") or ()
-        missing = [f"{json.dumps(name, ensure_ascii=False)}: {compact(skeleton(properties.get(name, {}), root, size=size))}"
+        missing = [f"{json.dumps(name, ensure_ascii=False)}: {compact(skeleton(properties.get(name, {}), schema, size=size))}"
                    for name in required if isinstance(name, str) and name not in keys]  # fmt: skip
         if missing and keys:  # the comma after the keys written (a reviewer: a token short)
             missing[0] = ", " + missing[0]
         pieces += missing
-        node = properties.get(keys[-1], {}) if keys else {}
         if pending:  # the last key is written, its value not started
-            pieces.append(compact(skeleton(node, root, size=size)))
+            pieces.append(compact(skeleton(properties.get(keys[-1], {}) if keys else {}, schema, size=size)))
     return ", ".join(pieces)
+
+
+def missing_keys(schema: Any, path: Sequence[tuple[str, Sequence[str], bool]]) -> list[str]:
+    """The required keys not yet written in the innermost open object at ``path`` (none when the
+    innermost open value is an array, or the schema does not describe it)."""
+    nodes = list(_open_nodes(schema, path, _text_size))
+    if not nodes or len(nodes) < len(path) or nodes[-1][0] != "{":
+        return []
+    _, node, keys, _ = nodes[-1]
+    return [name for name in node.get("required") or () if isinstance(name, str) and name not in keys]
+
+
+def _open_nodes(
+    schema: Any, path: Sequence[tuple[str, Sequence[str], bool]], size: Callable[[Any], int]
+) -> Iterator[tuple[str, Mapping[str, Any], Sequence[str], bool]]:
+    """``(opener, the schema it follows, keys written, pending)`` of each open object and array at
+    ``path`` that the schema describes, outermost first (a wrapper it does not, Mistral's list of
+    calls, left out)."""
+    root, node, frames = schema, schema, list(path)
+    while frames and _branch(node, frames[0][0], root, size) is None:
+        frames.pop(0)
+    for opener, keys, pending in frames:
+        node = _branch(node, opener, root, size, keys)
+        if node is None:
+            return
+        yield opener, node, keys, pending
+        if opener == "[":
+            node = node.get("items") if isinstance(node.get("items"), Mapping) else {}
+        else:
+            node = (node.get("properties") or {}).get(keys[-1], {}) if keys else {}
 
 
 def _branch(

@@ -72,3 +72,35 @@ def test_a_streamed_reply_with_calls_goes_back_once(tools_generator):
                                            tool_required=True))[-1]  # fmt: skip
     assert len(last.message.additional_kwargs["tool_calls"]) == 1
     assert len(to_chat_messages([last.message])[0]["tool_calls"]) == 1
+
+
+def test_structured_predict_of_a_model_with_an_optional_object_before_required_fields():
+    """While closing at the budget's end the model opened the optional `bill` the reserve did not count,
+    and the reply was cut before `items` and `level`: "expected at least one tool call" at 120 and 200
+    tokens (until 2026-12-07, a reviewer). Closing opens only a missing required key."""
+    import enum
+
+    from pydantic import BaseModel
+
+    class Level(int, enum.Enum):
+        low = 1
+        high = 2
+
+    class Addr(BaseModel):
+        city: str
+
+    class Order(BaseModel):
+        """An order."""
+
+        ship: Addr
+        bill: Addr | None = None
+        items: list[Addr]
+        level: Level
+
+    model, tokenizer = tiny_model("llama")
+    model.config.max_position_embeddings = 2048
+    generator = RecallGenerator(model, tokenizer)
+    for budget in (120, 200):
+        order = RecallLLM(generator=generator, max_new_tokens=budget).structured_predict(
+            Order, PromptTemplate("Extract: {text}"), text="Ship to Paris, bill Rome.")
+        assert isinstance(order, Order)
