@@ -9,6 +9,7 @@ import json
 import jsonschema
 import pytest
 from langchain_core.exceptions import OutputParserException
+from pydantic import BaseModel, field_validator
 
 from recall_core import RecallGenerator
 from recall_core.models.templates import SMOLLM2_TOOLS_TEMPLATE
@@ -244,27 +245,28 @@ def _forced(generator, text: str):
     return ids, ForceAt(0, ids)
 
 
+class _RefusedNote(BaseModel):
+    """A note whose every title a validator refuses (Pydantic's error, not the JSON's)."""
+
+    title: str
+
+    @field_validator("title")
+    @classmethod
+    def never(cls, value: str) -> str:
+        raise ValueError("no title is good enough")
+
+
 def test_langchain_include_raw_streams_report_the_parse_error_and_pydantic_validators_raise(generator):
     """At a stream's end the whole-reply check raised past LangChain's fallback with include_raw=True,
     and a Pydantic validator's refusal of a whole reply ended a stream with no chunk and no error
     (2026-12-07, the day the stream check came: a reviewer)."""
-    from pydantic import BaseModel, field_validator
-
     from langchain_recall import ChatRecall
 
-    class Note(BaseModel):
-        title: str
-
-        @field_validator("title")
-        @classmethod
-        def never(cls, value: str) -> str:
-            raise ValueError("no title is good enough")
-
-    cut = ChatRecall(generator=generator, max_tokens=3).with_structured_output(Note, include_raw=True)
+    cut = ChatRecall(generator=generator, max_tokens=3).with_structured_output(_RefusedNote, include_raw=True)
     chunks = list(cut.stream("A note?"))
     assert "raw" in chunks[0] and chunks[-1]["parsed"] is None
     assert isinstance(chunks[-1]["parsing_error"], OutputParserException)
-    whole = ChatRecall(generator=generator, max_tokens=60).with_structured_output(Note)
+    whole = ChatRecall(generator=generator, max_tokens=60).with_structured_output(_RefusedNote)
     with pytest.raises(OutputParserException, match="no title is good enough"):
         list(whole.stream("A note?"))
 
@@ -272,20 +274,10 @@ def test_langchain_include_raw_streams_report_the_parse_error_and_pydantic_valid
 def test_langchain_include_raw_reports_a_tools_parser_s_validation_error(generator):
     """With method="function_calling" the tools parser raises Pydantic's ValidationError itself: it
     escaped include_raw=True on every call (2026-12-07, the day the include_raw path was rebuilt)."""
-    from pydantic import BaseModel, field_validator
-
     from langchain_recall import ChatRecall
 
-    class Note(BaseModel):
-        title: str
-
-        @field_validator("title")
-        @classmethod
-        def never(cls, value: str) -> str:
-            raise ValueError("no title is good enough")
-
     chat = ChatRecall(generator=generator, max_tokens=400)
-    out = chat.with_structured_output(Note, method="function_calling", include_raw=True).invoke("A note?")
+    out = chat.with_structured_output(_RefusedNote, method="function_calling", include_raw=True).invoke("A note?")
     assert out["parsed"] is None and "no title is good enough" in str(out["parsing_error"])
 
 
