@@ -247,7 +247,9 @@ def missing_keys(schema: Any, path: Sequence[tuple[str, Sequence[str], bool]]) -
     """The required keys not yet written in the innermost open object at ``path`` (none when the
     innermost open value is an array, or the schema does not describe it)."""
     nodes = list(_open_nodes(schema, path, _text_size))
-    if not nodes or len(nodes) < len(path) or nodes[-1][0] != "{":
+    # every frame but the wrappers described (until 2026-12-07, the day it came, Mistral's list of
+    # calls made the path one longer than the nodes, and no key was ever missing: a reviewer)
+    if not nodes or len(nodes) < len(path) - _wrappers(schema, path, _text_size) or nodes[-1][0] != "{":
         return []
     _, node, keys, _ = nodes[-1]
     return [name for name in node.get("required") or () if isinstance(name, str) and name not in keys]
@@ -259,9 +261,7 @@ def _open_nodes(
     """``(opener, the schema it follows, keys written, pending)`` of each open object and array at
     ``path`` that the schema describes, outermost first (a wrapper it does not, Mistral's list of
     calls, left out)."""
-    root, node, frames = schema, schema, list(path)
-    while frames and _branch(node, frames[0][0], root, size) is None:
-        frames.pop(0)
+    root, node, frames = schema, schema, list(path)[_wrappers(schema, path, size) :]
     for opener, keys, pending in frames:
         node = _branch(node, opener, root, size, keys)
         if node is None:
@@ -271,6 +271,14 @@ def _open_nodes(
             node = node.get("items") if isinstance(node.get("items"), Mapping) else {}
         else:
             node = (node.get("properties") or {}).get(keys[-1], {}) if keys else {}
+
+
+def _wrappers(schema: Any, path: Sequence[tuple[str, Sequence[str], bool]], size: Callable[[Any], int]) -> int:
+    """How many of ``path``'s outer frames the schema does not describe (Mistral's list of calls)."""
+    count = 0
+    while count < len(path) and _branch(schema, path[count][0], schema, size) is None:
+        count += 1
+    return count
 
 
 def _branch(

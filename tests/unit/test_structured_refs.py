@@ -308,3 +308,17 @@ def test_an_include_raw_stream_given_nothing_yields_nothing():
     model = GenericFakeChatModel(messages=iter([AIMessage(content='{"title": "abc"}')]))
     schema = {"title": "Note", "type": "object", "properties": {"title": {"type": "string"}}}
     assert list((RunnableGenerator(nothing) | structured_output(model, schema, "json_schema", True)).stream("q")) == []
+
+
+@pytest.mark.parametrize("family", ["hermes", "llama3", "mistral"])
+def test_the_keys_missing_in_a_call_s_arguments_are_known_in_every_format(family):
+    # Mistral's list of calls, a frame its call schema does not describe, made the path one longer
+    # than the nodes, and no key was ever missing there (2026-12-07, the day it came: a reviewer).
+    from recall_core.structured.schemas import missing_keys
+
+    fmt = FORMATS[family]
+    tool = {"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": {
+        "unit": {"type": "string"}, "city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
+    inner = (("{", ("name", fmt.arguments_key), False), ("{", (), False))
+    path = ((("[", (), False),) if family == "mistral" else ()) + inner
+    assert missing_keys(fmt.call_schema(tool), path) == ["city"]
