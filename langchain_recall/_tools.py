@@ -172,7 +172,6 @@ def _require_tool_call(message: BaseMessage) -> BaseMessage:
     return message
 
 
-
 class _WholeJson:
     """A parser that refuses JSON that is not whole (:func:`_require_json`) or that its schema refuses:
     at its whole-reply parse, and at a stream's end, after LangChain's partial parses (a check before

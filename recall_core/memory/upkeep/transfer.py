@@ -165,14 +165,8 @@ def _record_item(record: MemoryRecord) -> dict[str, Any]:
 
 
 def _journaled_item(row: JournalRow) -> dict[str, Any]:
-    """A journal row as an export object."""
-    extra = dict(row.extra)
-    key = extra.pop("key", None)
-    item: dict[str, Any] = {
-        "format": FORMAT, "id": row.id, "user_id": row.user_id, "session_id": row.session_id,
-        "role": row.role, "text": row.text, "timestamp": row.timestamp, "turn_index": row.turn_index,
-        "chunk_index": row.chunk_index, "n_chunks": row.n_chunks, "metadata": extra, "key": key,
-    }  # fmt: skip
+    """A journal row as an export object: its memory's fields, what it is searched by, its times."""
+    item = _record_item(MemoryRecord.from_journal(row))
     if row.context is not None:
         item["search_text"] = row.context
     item.update(written_at=row.created_at, updated_at=row.updated_at)
