@@ -359,3 +359,26 @@ def test_a_query_with_a_lone_surrogate_is_searched(tmp_path: Path, retrieval: st
         MemoryWriter(store, **RAW_TEXT).add_turn("u", "user", "my cat is called Biscuit")
         found = store.for_user("u").search(RecallQuery("what is my cat called\udcff"), 1)
         assert [c.text for c in found] == ["my cat is called Biscuit"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"session_3": "I moved to Lisbon."}, r"conv-1: session_3 must be a list of turns, got str"),
+        ({"session_3": ["I moved to Lisbon."]}, r"conv-1: session_3\[0\] must be a turn object, got str"),
+        ({"session_3": [{"speaker": "Caroline", "text": 5}]}, r"conv-1: session_3\[0\].text must be text, got int"),
+        ({"session_3": [{"speaker": ["Caroline"], "text": "Hi"}]}, r"session_3\[0\].speaker must be text, got list"),
+        ({"session_3": [{"speaker": "Caroline", "dia_id": "D3:1", "text": " "}]}, r"conv-1 D3:1: content is empty"),
+    ],
+)  # fmt: skip
+def test_ingest_refuses_a_locomo_session_or_turn_it_cannot_read(store: MemoryStore, tmp_path: Path, change,
+                                                               message) -> None:  # fmt: skip
+    """A session given as a string was left out with no word (the rest ingested, rc 0), ``"text": 5``
+    was remembered as "5", and a turn with no words as "Caroline: " (until 2026-12-07)."""
+    sample = locomo_sample("conv-1")
+    sample["conversation"].update(change)
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    with pytest.raises(ValueError, match=message):
+        MemoryWriter(store, **RAW_TEXT).ingest(path, progress=False)
+    assert store.for_user("conv-1").count() == 0  # nothing was written

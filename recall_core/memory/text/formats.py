@@ -35,26 +35,47 @@ class LocomoTurn:
         return f"session_{self.session}"
 
     def plain(self) -> str:
-        """``"Speaker: text"`` plus the image caption: the text the writer stores for this turn."""
+        """``"Speaker: text"`` plus the image caption: the text the writer stores for this turn; empty
+        when the turn says nothing (the writer refuses it then, naming the turn)."""
+        if not self.text.strip() and not self.caption.strip():
+            return ""
         content = f"{self.speaker}: {self.text}" if self.speaker else self.text
         return content + (f" [shares an image: {self.caption}]" if self.caption else "")
 
 
 def locomo_dialog(conversation: Mapping[str, Any]) -> Iterator[LocomoTurn]:
-    """The turns of a LoCoMo ``conversation`` object, session by session, in order."""
-    sessions = sorted(
-        (int(m.group(1)), key)
-        for key in conversation
-        if (m := _SESSION.fullmatch(key)) and isinstance(conversation[key], list)
-    )
+    """The turns of a LoCoMo ``conversation`` object, session by session, in order.
+
+    A ``session_N`` that is not a list of turn objects, or a turn field that is not text, raises
+    ``ValueError`` naming it: read as text, ``"text": 5`` would be remembered as "5" and a session
+    given as one string left out without a word.
+    """
+    sessions = sorted((int(m.group(1)), key) for key in conversation if (m := _SESSION.fullmatch(key)))
     for number, key in sessions:
+        if not isinstance(conversation[key], list):
+            raise ValueError(f"{key} must be a list of turns, got {type(conversation[key]).__name__}")
         date = str(conversation.get(f"{key}_date_time") or "")
         for position, item in enumerate(conversation[key]):
+            if not isinstance(item, Mapping):
+                raise ValueError(f"{key}[{position}] must be a turn object, got {type(item).__name__}")
+            fields = {name: _text_field(item, name, f"{key}[{position}]") for name in _TURN_TEXT}
             yield LocomoTurn(
-                session=number, position=position, date=date, speaker=str(item.get("speaker") or ""),
-                dia_id=str(item.get("dia_id") or ""), text=str(item.get("text") or ""),
-                caption=str(item.get("blip_caption") or ""),
+                session=number, position=position, date=date, speaker=fields["speaker"], dia_id=fields["dia_id"],
+                text=fields["text"], caption=fields["blip_caption"],
             )  # fmt: skip
+
+
+#: The fields of a LoCoMo turn read as text (``img_url``, ``query`` and others are not read).
+_TURN_TEXT = ("speaker", "dia_id", "text", "blip_caption")
+
+
+def _text_field(item: Mapping[str, Any], name: str, where: str) -> str:
+    value = item.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{where}.{name} must be text, got {type(value).__name__}")
+    return value
 
 
 def sniff(raw: bytes) -> str:
@@ -120,7 +141,7 @@ def locomo_turns(raw: bytes, user_id: str | None, path: Path) -> Iterator[tuple[
         sample_id = str(sample.get("sample_id") or f"conversation-{number}")
         owner = user_id or sample_id
         roles = {conversation.get("speaker_a"): "user", conversation.get("speaker_b"): "assistant"}
-        for turn in locomo_dialog(conversation):
+        for turn in _checked(locomo_dialog(conversation), f"{path}: {sample_id}"):
             metadata = {
                 "speaker": turn.speaker or None, "dia_id": turn.dia_id or None, "session_date": turn.date or None,
                 "sample_id": sample_id,
@@ -129,3 +150,11 @@ def locomo_turns(raw: bytes, user_id: str | None, path: Path) -> Iterator[tuple[
                 user_id=owner, role=roles.get(turn.speaker, "user"), content=turn.plain(), session_id=turn.session_id,
                 timestamp=turn.date or None, metadata=metadata, turn_index=turn.position,
             )  # fmt: skip
+
+
+def _checked(turns: Iterator[LocomoTurn], where: str) -> Iterator[LocomoTurn]:
+    """``turns``, with a bad session or turn's ``ValueError`` saying which file and sample."""
+    try:
+        yield from turns
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc} (nothing was written)") from None
