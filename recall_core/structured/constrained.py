@@ -30,8 +30,9 @@ import numpy as np
 import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
+from recall_core.structured.json_cursor import JsonCursor, Path, Values
 from recall_core.structured.schemas import NOT_BLANK as NOT_BLANK
-from recall_core.structured.schemas import missing_json, missing_keys, strict_schema
+from recall_core.structured.schemas import fits, missing_json, missing_keys, strict_schema
 from recall_core.structured.schemas import skeleton as skeleton
 
 #: How JSON is written under a constraint: ``json.dumps``' separators and no other whitespace.
@@ -157,7 +158,6 @@ _CLOSING_CHARS = frozenset('"}]')
 _CLOSERS: weakref.WeakKeyDictionary[Any, tuple[int, tuple[list[int], list[int], list[int]]]] = weakref.WeakKeyDictionary()
 #: Where a reply stands: its open objects (``"{"``, the keys written in each, whether the last one's
 #: value is still to start) and arrays (``"["``), outermost first (see :func:`missing_json`).
-Path = tuple[tuple[str, tuple[str, ...], bool], ...]
 
 
 def token_texts(tokenizer: Any) -> list[str]:
@@ -226,9 +226,12 @@ class Constraint:
         if error:
             raise GrammarError(f"{name}: the grammar engine cannot compile it ({error})")
 
-    def missing_keys(self, path: Path) -> set[str]:
-        """The required keys not yet written in the innermost object open at ``path``, of any of the schemas."""
-        return {name for schema in self._schemas for name in missing_keys(schema, path)}
+    def missing_keys(self, path: Path, values: Values = ()) -> set[str]:
+        """The required keys not yet written in the innermost object open at ``path``, of any of the
+        schemas that the string ``values`` written so far fit (a call's ``name`` picks its tool's:
+        until 2026-12-07 a key another forced tool requires was let open in the tool called)."""
+        fitting = [schema for schema in self._schemas if fits(schema, path, values)] or self._schemas
+        return {name for schema in fitting for name in missing_keys(schema, path)}
 
     def reserve_after(self, path: Path) -> int:
         """:attr:`closing_reserve` once the reply stands at ``path``: the shortest JSON of the required
@@ -344,15 +347,8 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.tail_tokens = len(constraint.tokenizer(tail, add_special_tokens=False).input_ids) if tail else 0
         self.generated = 0
         self.seen: int | None = None
-        self.in_string = self.escaped = False  # where the JSON written so far stands (for closing)
-        self.depth = 0
-        self.string_depth = 0  # brackets opened inside the string being written (a value holding code, say)
-        # the open objects and arrays: [opener, keys written in it, whether a key comes next, whether
-        # the last key's value is still to start]
-        self._frames: list[list[Any]] = []
-        self._key: list[str] | None = None  # the characters of the key being written
+        self.json = JsonCursor()  # where the JSON written so far stands (for closing)
         self._eos = _eos_ids(constraint.tokenizer)
-        self._partial = False
         self.max_time = max_time
         self.started: float | None = None
         #: Whether the time bound started closing the reply (it may be cut short).
@@ -387,7 +383,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 self.closing_from, self.closing_budget = self.generated, self._needed(True) + self.closing_slack
             ending = self.out_of_time = True
         allowed = self._allowed(scores.shape[-1], recall=not ending)  # no recall while closing
-        if self.in_string and not self.string_depth and not ending:
+        if self.json.in_string and not self.json.string_depth and not ending:
             scores = self._close_string_instead(scores, allowed)
         if ending and self.matcher.is_accepting():
             # the grammar may end here: it does, rather than open what the budget has no room for (a
@@ -397,7 +393,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 allowed = torch.zeros_like(allowed)
                 allowed[0, eos] = True
                 ending = False
-        if ending and not self.string_depth and (self._key is not None or not self.in_string):
+        if ending and not self.json.string_depth and (self.json.in_key or not self.json.in_string):
             # a key opened while closing is one the reserve counted: a missing required one, never an
             # optional one (until 2026-12-07 an optional key opened there, and the reply was cut before
             # its required keys: a reviewer's LlamaIndex structured_predict with an Optional field)
@@ -405,7 +401,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
             if keyed is not None:
                 allowed = keyed
         if ending:
-            closers = self._quotes if self.in_string else self._brackets
+            closers = self._quotes if self.json.in_string else self._brackets
             closing = torch.zeros_like(allowed)
             closing[0, closers] = allowed[0, closers]
             if not closing.any():
@@ -413,7 +409,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
                 # tokens: a small model would spell it a character at a time, past the reserve
                 forced = [t for t in self.matcher.compute_ff_tokens()[:1] if t < allowed.shape[-1]]
                 closing[0, forced] = allowed[0, forced]
-            if not closing.any() and not self.in_string:
+            if not closing.any() and not self.json.in_string:
                 # inside a number, which the grammar lets go on for ever (a small model loops on
                 # digits): end it with what follows a value; until 2026-12-07 the reply was cut
                 # mid-number, not JSON (a reviewer)
@@ -425,12 +421,12 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
     def _only_missing_keys(self, allowed: torch.Tensor) -> torch.Tensor | None:
         """``allowed`` less the tokens that begin or go on with a key that is not a missing required one
         of the innermost open object; ``None`` when none is missing (or no token would be left)."""
-        names = self.constraint.missing_keys(self.path())
-        if not names or not self._frames or self._frames[-1][0] != "{":
+        names = self.constraint.missing_keys(self.path(), self.json.values())
+        if not names or not self.json.in_object:
             return None
         targets = [json.dumps(name, ensure_ascii=False)[1:] for name in names]  # the key, its closing quote
-        written = "".join(self._key) if self._key is not None else None
-        key_next = self._frames[-1][2]  # after "{" or ",": the next string is a key
+        written = self.json.key_so_far
+        key_next = self.json.key_next
         keep = torch.zeros_like(allowed)
         for token in allowed[0].nonzero().flatten().tolist():
             text = self._texts[token] if token < len(self._texts) else ""
@@ -466,7 +462,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         # a string cut inside a character (a byte token) needs the rest of it before its quote: up to
         # 3 more bytes (the budget of a random model ended one token short of valid JSON); and the
         # end-of-sequence after it all, which makes the reply end with "stop", not "length"
-        opened = int(self.in_string) * (4 if self._partial else 1) + self.depth + self.tail_tokens + 1
+        opened = int(self.json.in_string) * (4 if self.json.partial else 1) + self.json.depth + self.tail_tokens + 1
         most = opened + self.constraint.closing_reserve
         if for_time or not self.max_new_tokens or self.max_new_tokens - self.generated > most:
             return most  # not near the end: which keys are written does not matter yet
@@ -476,59 +472,11 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
 
     def path(self) -> Path:
         """Where the reply stands: its open objects with the keys written in each, and its open arrays."""
-        return tuple((frame[0], tuple(frame[1]), frame[3]) for frame in self._frames)
+        return self.json.path()
 
     def _follow_strings(self, tokens: list[int]) -> None:
-        """Track whether the text so far ends inside a JSON string, and the objects and arrays open
-        (with the keys written in each object)."""
         for token in tokens:
-            text = self._texts[token] if token < len(self._texts) else ""
-            self._partial = text.endswith("\ufffd")  # a byte of a character the next tokens complete
-            for char in text:
-                if self.escaped:
-                    self.escaped = False
-                    if self._key is not None:
-                        self._key.append(char)
-                elif self.in_string:
-                    self.escaped = char == "\\"
-                    self.in_string = char != '"'
-                    if self._key is not None:
-                        self._written_key(char)
-                    elif char in "{[":
-                        self.string_depth += 1
-                    elif char in "}]":
-                        self.string_depth = max(0, self.string_depth - 1)
-                elif char == '"':
-                    self.in_string, self.string_depth = True, 0
-                    if self._frames and self._frames[-1][2]:  # a key of the open object
-                        self._frames[-1][2], self._key = False, []
-                    elif self._frames:
-                        self._frames[-1][3] = False
-                elif char in "{[":
-                    self.depth += 1
-                    if self._frames:
-                        self._frames[-1][3] = False
-                    self._frames.append([char, [], char == "{", False])
-                elif char in "}]":
-                    self.depth = max(0, self.depth - 1)
-                    if self._frames:
-                        self._frames.pop()
-                elif char == "," and self._frames and self._frames[-1][0] == "{":
-                    self._frames[-1][2] = True
-                elif self._frames and not char.isspace() and char != ":":
-                    self._frames[-1][3] = False  # a number, true, false or null
-
-    def _written_key(self, char: str) -> None:
-        if self.in_string:
-            self._key.append(char)  # type: ignore[union-attr]
-            return
-        raw, self._key = "".join(self._key or ()), None
-        try:
-            key = json.loads(f'"{raw}"')
-        except ValueError:
-            key = raw
-        self._frames[-1][1].append(key)
-        self._frames[-1][3] = True
+            self.json.follow(self._texts[token] if token < len(self._texts) else "")
 
     def _close_string_instead(self, scores: torch.FloatTensor, allowed: torch.Tensor) -> torch.FloatTensor:
         """Scores where closing brackets inside a string close the string first; ``allowed`` loses them.

@@ -255,6 +255,24 @@ def missing_keys(schema: Any, path: Sequence[tuple[str, Sequence[str], bool]]) -
     return [name for name in node.get("required") or () if isinstance(name, str) and name not in keys]
 
 
+def fits(schema: Any, path: Sequence[tuple[str, Sequence[str], bool]],
+         values: Sequence[Sequence[tuple[str, str]]]) -> bool:  # fmt: skip
+    """Do the string ``values`` written in the open objects at ``path`` (per frame, as ``path``'s) fit
+    ``schema``: no ``const`` or ``enum`` of the schema says otherwise (a call's ``"name"``)?"""
+    skip = _wrappers(schema, path, _text_size)
+    for (_, node, _, _), written in zip(_open_nodes(schema, path, _text_size), list(values)[skip:], strict=False):
+        properties = node.get("properties") or {}
+        for key, value in written:
+            prop = _resolved(properties.get(key), schema, frozenset())
+            if prop is None:
+                continue
+            if "const" in prop[0] and prop[0]["const"] != value:
+                return False
+            if isinstance(prop[0].get("enum"), list) and value not in prop[0]["enum"]:
+                return False
+    return True
+
+
 def _open_nodes(
     schema: Any, path: Sequence[tuple[str, Sequence[str], bool]], size: Callable[[Any], int]
 ) -> Iterator[tuple[str, Mapping[str, Any], Sequence[str], bool]]:

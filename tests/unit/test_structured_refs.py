@@ -8,6 +8,7 @@ import json
 
 import jsonschema
 import pytest
+import torch
 from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, field_validator
 
@@ -322,3 +323,38 @@ def test_the_keys_missing_in_a_call_s_arguments_are_known_in_every_format(family
     inner = (("{", ("name", fmt.arguments_key), False), ("{", (), False))
     path = ((("[", (), False),) if family == "mistral" else ()) + inner
     assert missing_keys(fmt.call_schema(tool), path) == ["city"]
+
+
+@pytest.mark.parametrize("family", ["hermes", "llama3", "mistral"])
+def test_closing_opens_only_a_key_the_called_tool_requires(family):
+    """Of several forced tools, closing kept the union of their missing required keys, so a key that
+    another tool requires (``unit``, optional in ``a``) was let open in ``a``'s arguments and the
+    reply cut before ``city`` (until 2026-12-07: a reviewer). The call's ``"name"`` picks the tool."""
+    model, tokenizer = tiny_model("llama")
+    fmt = FORMATS[family]
+    a = {"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": {
+        "unit": {"type": "string"}, "city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
+    b = {"type": "function", "function": {"name": "b", "parameters": {"type": "object", "properties": {
+        "unit": {"type": "string"}}, "required": ["unit"]}}}  # fmt: skip
+    constraint = Constraint(tokenizer, lark_grammar(fmt.forced_grammar(tokenizer, [a, b], False)),
+                            vocab_size=model.config.vocab_size, schemas=[fmt.call_schema(t) for t in (a, b)])  # fmt: skip
+    width = model.config.vocab_size
+    for name, missing in (("a", "city"), ("b", "unit")):
+        call = fmt.write_call(name, {})
+        ids = tokenizer(call[: call.index("{}") + 1] + '"', add_special_tokens=False).input_ids  # the first key's quote
+        processor = constraint.logits_processor(max_new_tokens=len(ids) + 3)  # closing from here on
+        processor(torch.tensor([[0]]), torch.zeros(1, width))
+        allowed = processor(torch.tensor([[0, *ids]]), torch.zeros(1, width))[0] > -float("inf")
+        keys = {tokenizer.decode([i]) for i in allowed.nonzero().flatten().tolist()}
+        assert keys and all(missing.startswith(key) for key in keys), (name, keys)
+
+
+def test_the_cursor_knows_string_values_with_escapes_and_leaves_strings_in_arrays_and_code_alone():
+    from recall_core.structured.json_cursor import JsonCursor
+
+    cursor = JsonCursor()
+    for piece in ['{"na', 'me": "a\\"b\\u00e9', '", "list": ["x", "{y"], "code": "f(){"', ', "n": 3, "o": {"k": "v']:
+        cursor.follow(piece)
+    assert cursor.values() == ((("name", 'a"bé'), ("code", "f(){")), ())  # the inner value is not closed yet
+    assert cursor.path() == (("{", ("name", "list", "code", "n", "o"), False), ("{", ("k",), False))
+    assert cursor.in_string and cursor.string_depth == 0 and cursor.depth == 2
