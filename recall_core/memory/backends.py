@@ -406,7 +406,7 @@ def scrub_deleted(root: Path | None) -> None:
     try:
         (root / SCRUB_MARK).touch()
     except OSError as error:
-        warnings.warn(f"what a forget deleted may stay in {root / CHROMA_DIR} until it is scrubbed: "
+        warnings.warn(f"what a forget, delete or update removed may stay in {root / CHROMA_DIR} until it is scrubbed: "
                       f"`recall doctor --repair` does it ({error})", RuntimeWarning, stacklevel=3)  # fmt: skip
 
 
@@ -439,13 +439,47 @@ def scrub_if_due(root: Path | None) -> None:
             for folder in leftover_segments(chroma_dir):
                 shutil.rmtree(folder)
             clear_unused_capacity(chroma_dir)  # hnswlib's uncleared memory, written to the live files
-            connection = sqlite3.connect(database, timeout=30)
+            connection = sqlite3.connect(database, timeout=30, isolation_level=None)
             try:
+                blank_replaced_log_entries(connection)
                 connection.execute("VACUUM")
             finally:
                 connection.close()
         mark.unlink(missing_ok=True)
     except (sqlite3.Error, OSError) as error:  # the mark stays: the next close or opening tries again
-        warnings.warn(f"what a forget deleted may stay in {chroma_dir} (a deleted collection's folder, the "
+        warnings.warn(f"what a forget, delete or update removed may stay in {chroma_dir} (a deleted collection's folder, the "
                       f"database's free pages) until the store's next close or opening: {error}",
                       RuntimeWarning, stacklevel=3)  # fmt: skip
+
+
+#: Chroma's log operations (its ``Operation`` enum): a later ADD or UPSERT holds a record whole, a DELETE ends it.
+_LOG_WHOLE_OR_GONE = (0, 2, 3)
+
+
+def blank_replaced_log_entries(connection: sqlite3.Connection) -> None:
+    """Empty the document and metadata of Chroma's log entries (``embeddings_queue``) that a later
+    entry for the same record deletes or replaces whole, and merge Chroma's word index (FTS5 keeps
+    a deleted row's trigrams in its segments until they merge).
+
+    Chroma keeps an ADD in its log, document and all, until every segment has persisted past it,
+    so after ``delete`` or ``update`` the old words stayed in ``chroma.sqlite3`` (until 2026-12-07:
+    a reviewer). Only the vector index replays the log, from its last persisted entry: it reads
+    the operation, id and vector, which are kept; the record's end state is the later entry's.
+    """
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE name='embeddings_queue'").fetchone() is None:
+        return
+    marks = ", ".join("?" * len(_LOG_WHOLE_OR_GONE))
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(
+            "UPDATE embeddings_queue AS old SET metadata = NULL WHERE metadata IS NOT NULL AND operation != 3 "
+            "AND EXISTS (SELECT 1 FROM embeddings_queue AS new WHERE new.topic = old.topic AND new.id = old.id "
+            f"AND new.seq_id > old.seq_id AND new.operation IN ({marks}))",
+            _LOG_WHOLE_OR_GONE,
+        )
+        if connection.execute("SELECT 1 FROM sqlite_master WHERE name='embedding_fulltext_search'").fetchone():
+            connection.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')")
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise

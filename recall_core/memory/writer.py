@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from recall_core.memory.backends import scrub_deleted
 from recall_core.memory.encoders import Encoder, encode_checked
 from recall_core.memory.errors import (
     EncoderMismatchError,
@@ -262,6 +263,7 @@ class MemoryWriter:
                 journal.set_context(after.id, context)
                 ids.append(after.id)
         self._index_pending(ids, unreachable=unreachable)
+        scrub_deleted(self.store.root)  # the old words in Chroma's files, at the close
         # The old text's derived copies go, whoever wrote them (this process or another).
         if self.kv is not None:
             self.kv.drop(memory_id)
@@ -293,6 +295,7 @@ class MemoryWriter:
         drop_derived(ids)
         # Tombstones first: if the index is unreachable, the delete is finished by `repair`.
         index.delete(user_id, ids)
+        scrub_deleted(self.store.root)  # their words in Chroma's files, at the close (the journal's: its close)
         with tidying(self.store.journal, "the memories are deleted"):
             journal.purge(journaled)
         try:  # best effort: the delete is done (an encoder down must not say otherwise); the next catch-up

@@ -212,3 +212,57 @@ def test_a_persisted_graph_finds_every_vector_exactly_after_the_close_s_scrub(tm
         assert found_by_own_vector(store)
         _add(store, "bo", [f"bo's later note {i}" for i in range(300)])
         assert found_by_own_vector(store) and doctor(store).ok
+
+
+def _delete_and_update(store: MemoryStore) -> None:
+    ada = store.for_user("ada")
+    by_text = {r.text: r.id for r in ada.all()}
+    assert ada.delete([by_text[ADA[0]], by_text[ADA[1]]]) == 2
+    store.writer.update("ada", by_text[ADA[2]], "my partner's name is private")
+
+
+# Trigrams too: Chroma's word index is FTS5 with the trigram tokenizer.
+GONE_WORDS = [b"hunter2", b"leukaemia", b"Zebediah", b"unter2", b"ukaemi", b"ebedia"]
+
+
+def test_a_delete_and_an_update_leave_no_word_of_the_old_text_once_closed(tmp_path: Path) -> None:
+    """The words of a deleted memory, and the old words of an updated one, stayed in the journal's word
+    index (FTS5 merges its segments only now and then) and in Chroma's log, ``embeddings_queue``,
+    document and all (until 2026-12-07: a reviewer)."""
+    encoder, path = HashEncoder(DIM), tmp_path / "mem"
+    with MemoryStore.local(path, encoder=encoder) as store:
+        _add(store, "ada", ADA + [f"ada's filler note {i}" for i in range(20)])
+        _delete_and_update(store)
+    assert _files_holding(path, GONE_WORDS) == []
+    assert not (path / SCRUB_MARK).exists()
+    with MemoryStore.local(path, encoder=encoder) as store:  # Chroma replays its log from the entries kept
+        ada = store.for_user("ada")
+        assert ada.count() == 21 and doctor(store).ok
+        assert ada.search("my partner's name is private", 1)[0].text == "my partner's name is private"
+        assert ada.search("ada's filler note 7", 1)[0].text == "ada's filler note 7"
+        ada.add("a new note after the scrub")
+        assert ada.search("a new note after the scrub", 1)[0].text == "a new note after the scrub"
+    with MemoryStore.local(path, encoder=encoder) as store:
+        assert store.for_user("ada").count() == 22 and doctor(store).ok
+
+
+def test_a_process_killed_after_a_delete_has_its_words_scrubbed_at_the_next_opening(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "mem"
+    with MemoryStore.local(path, encoder=HashEncoder(DIM)) as store:
+        _add(store, "ada", ADA + [f"ada's filler note {i}" for i in range(20)])
+    code = (
+        "import os, sys\n"
+        "from recall_core.memory import HashEncoder, MemoryStore\n"
+        f"from tests.unit.test_memory_forget_on_disk import _delete_and_update\n"
+        f"store = MemoryStore.local(sys.argv[1], encoder=HashEncoder({DIM}))\n"
+        "_delete_and_update(store)\n"
+        "os._exit(0)  # no close, as kill -9\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, cwd=Path(__file__).parents[2])
+    assert _files_holding(path, GONE_WORDS)  # the close never ran
+    with MemoryStore.local(path, encoder=HashEncoder(DIM)) as store:
+        assert store.for_user("ada").count() == 21 and doctor(store).ok
+    assert _files_holding(path, GONE_WORDS) == []

@@ -104,6 +104,7 @@ class Journal:
         self._db.execute("PRAGMA secure_delete=ON")
         with self._transaction():
             create_or_upgrade(self._db, self.path)
+            self.scrub_words(if_due=True)  # a process killed before its close left deleted rows' words
         prepare_connection(self._db, split_sql(SCRATCH_SCHEMA))
 
     class _Tx:
@@ -180,8 +181,13 @@ class Journal:
         return Journal._Tx(self)
 
     def close(self) -> None:
-        """Close the database (checkpointing the WAL into the main file)."""
+        """Close the database (merging the word index if rows were deleted or rewritten since it was
+        last merged, and checkpointing the WAL into the main file)."""
         with self._lock:
+            try:
+                self.scrub_words(if_due=True)  # the mark stays if it fails: the next opening or close merges
+            except sqlite3.Error:
+                pass
             try:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error:
@@ -321,13 +327,17 @@ class Journal:
             db.execute("DELETE FROM memories WHERE user_id=? AND state=?", (user_id, DELETING))
             db.execute("DELETE FROM forgotten_users WHERE user_id=?", (user_id,))
 
-    def scrub_words(self) -> None:
-        """Merge the word index (FTS5) into one segment, so that the words of purged rows leave it:
-        FTS5 keeps a deleted row's terms in its segments until they are merged (a forgotten user's
-        words stayed in the file, a reviewer found, 2026-12-07). Costs a rewrite of the word index:
-        for ``forget``, not for every delete."""
+    def scrub_words(self, if_due: bool = False) -> None:
+        """Merge the word index (FTS5) into one segment, so that the words of purged or rewritten rows
+        leave it: FTS5 keeps a deleted row's terms in its segments until they are merged (a forgotten
+        user's words stayed in the file, a reviewer found, 2026-12-07). Costs a rewrite of the word
+        index: ``forget`` runs it at once; after a delete or update, the close does (``if_due``:
+        only when the ``words_due`` mark says a row was deleted or rewritten since the last merge)."""
         with self._transaction() as db:
+            if if_due and db.execute("SELECT 1 FROM words_due").fetchone() is None:
+                return
             db.execute("INSERT INTO memories_fts(memories_fts) VALUES('optimize')")
+            db.execute("DELETE FROM words_due")
 
     @_reads
     def renamed_users(self) -> list[tuple[str, str]]:

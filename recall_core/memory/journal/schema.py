@@ -57,6 +57,22 @@ CREATE TABLE IF NOT EXISTS index_marks (
 );
 """
 
+#: Whether the word index (FTS5) may still hold words of rows deleted or rewritten since it was last
+#: merged (FTS5 keeps them in its segments until they merge): set by these triggers, whatever deleted
+#: or rewrote the row, and cleared by ``Journal.scrub_words``, which a journal's close runs (and its
+#: next opening, after a process killed before its close). Until 2026-12-07 only ``forget`` merged
+#: them, and a deleted memory's words stayed in the file. A table and triggers made if missing need
+#: no schema version: an older recall opens the file, and its deletes set the mark too.
+WORDS_DUE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS words_due (one INTEGER PRIMARY KEY CHECK (one = 1));
+CREATE TRIGGER IF NOT EXISTS words_due_delete AFTER DELETE ON memories BEGIN
+    INSERT OR IGNORE INTO words_due VALUES (1);
+END;
+CREATE TRIGGER IF NOT EXISTS words_due_update AFTER UPDATE OF text, context ON memories BEGIN
+    INSERT OR IGNORE INTO words_due VALUES (1);
+END;
+"""
+
 
 def split_sql(script: str) -> list[str]:
     """The statements of ``script``; a trigger body's inner ``;`` stays with its ``END``."""
@@ -113,6 +129,8 @@ def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
             db.execute(statement)
         if fresh:
             db.execute(FTS_BACKFILL)
+    for statement in split_sql(WORDS_DUE_SCHEMA):
+        db.execute(statement)
     if version < 3:
         _normalise_user_ids(db)
     if version < 4:
