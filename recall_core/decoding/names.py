@@ -172,8 +172,12 @@ def keep_named(
 def says_any(candidate: MemoryCandidate, asked: set[str], capitalised: bool = False) -> bool:
     """Whether ``candidate`` says one of the names ``asked`` (lower-cased): in its text as a whole
     word (with ``capitalised``, only capitalised: :func:`says`; "Ingrid keeps bees." says Ingrid),
-    or as who it is labelled as said by."""
-    return bool(_labels(candidate) & asked) or any(says(candidate.text, name, capitalised) for name in asked)
+    or as who it is labelled as said by (a word of the label: "Caroline Smith" says Caroline; until
+    2026-12-07 only the whole label, and her note was dropped as someone else's, a reviewer)."""
+    labels = _labels(candidate)
+    return any(label in asked or not asked.isdisjoint(label.split()) for label in labels) or any(
+        says(candidate.text, name, capitalised) for name in asked
+    )
 
 
 def _labels(candidate: MemoryCandidate) -> set[str]:

@@ -68,11 +68,22 @@ def note_lines(tokenizer: Any, memories: Sequence[MemoryCandidate | str], config
             found = _found_turn(memory, text)
             if found is not None:  # the found turn, labelled, whole or cut at its end (its context before goes)
                 found_ids = _plain_ids(tokenizer, found)
-                text = found if len(found_ids) <= config.max_memory_tokens else tokenizer.decode(found_ids[: config.max_memory_tokens])
+                text = found if len(found_ids) <= config.max_memory_tokens else _cut(tokenizer, found_ids, config.max_memory_tokens)
             else:
-                text = tokenizer.decode(ids[: config.max_memory_tokens])
+                text = _cut(tokenizer, ids, config.max_memory_tokens)
         lines.append(note(text if isinstance(memory, str) else _with_text(memory, text), config))
     return lines
+
+
+def _cut(tokenizer: Any, ids: Sequence[int], limit: int) -> str:
+    """The text of ``ids``' first ``limit`` ids, less a character they end inside (byte tokens): until
+    2026-12-07 a note cut there ended in "\ufffd" (a reviewer)."""
+    end = limit
+    text = tokenizer.decode(ids[:end])
+    while end > 1 and text.endswith("\ufffd"):
+        end -= 1
+        text = tokenizer.decode(ids[:end])
+    return text
 
 
 def _found_turn(memory: MemoryCandidate | str, text: str) -> str | None:

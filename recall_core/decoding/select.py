@@ -168,11 +168,15 @@ def _covers(candidate: MemoryCandidate) -> set[str]:
     return ids
 
 
-def _moment(candidate: MemoryCandidate) -> tuple[datetime, int, int]:
-    """When a memory was said: its timestamp, else when it was written; then its place in its session."""
+def _moment(candidate: MemoryCandidate) -> tuple[datetime, float, int, int]:
+    """When a memory was said: its timestamp, else when it was written; at the same moment (two
+    sessions dated the same day), when it was written; then its place in its session. (Until
+    2026-12-07 the place came before when it was written, and turn 2 of one session outranked turn
+    0 of a later session written the same day: the older value came first, a reviewer.)"""
     meta = candidate.metadata or {}
+    written = meta.get("written_at")
+    written = float(written) if isinstance(written, (int, float)) and not isinstance(written, bool) else 0.0
     moment = parse_moment(meta.get("timestamp"))
     if moment is None:
-        written = meta.get("written_at")
-        moment = datetime.fromtimestamp(float(written), tz=timezone.utc) if isinstance(written, (int, float)) else _EPOCH
-    return moment, int(meta.get("turn_index", 0) or 0), int(meta.get("chunk_index", 0) or 0)
+        moment = datetime.fromtimestamp(written, tz=timezone.utc) if written else _EPOCH
+    return moment, written, int(meta.get("turn_index", 0) or 0), int(meta.get("chunk_index", 0) or 0)

@@ -261,11 +261,14 @@ def format_timestamp(timestamp: object) -> str:
     Now and epoch seconds are written in the machine's own time zone, with its offset: a note shows
     the day of its timestamp, and until 2026-12-07 they were written in UTC, so a turn said on the
     evening of 6 December in Honolulu showed as "[7 December 2026]" (a reviewer). The moment is the
-    same either way (memories are ordered by it)."""
+    same either way (memories are ordered by it). A naive datetime is local time, as Python reads it
+    (``datetime.timestamp()``), and is written with the machine's offset: until 2026-12-07 it was
+    written as it was and read as UTC, so beside "now" on a machine east of UTC an older turn sorted
+    as the newer one (a reviewer)."""
     if timestamp is None:
         return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
     if isinstance(timestamp, datetime):
-        return timestamp.isoformat()
+        return (timestamp if timestamp.tzinfo is not None else timestamp.astimezone()).isoformat()
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
         return datetime.fromtimestamp(check_epoch("timestamp", timestamp), tz=timezone.utc).astimezone().isoformat()
     if isinstance(timestamp, str) and timestamp.strip():
