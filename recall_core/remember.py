@@ -50,10 +50,23 @@ def write_turns(
     the write there and is raised with what was written before it: ``error.written`` (ids) and
     ``error.written_roles`` (the roles of the turns written).
     """
+    writer = store.writer
+    texts = [(role, strip_marker(content).strip()) for role, content in turns]
+    whole = [{"user_id": user_id, "role": role, "content": text, "session_id": session_id} for role, text in texts if text]
+    if whole and callable(getattr(writer, "add_turns", None)):
+        # One write, so the exchange's positions are taken in one transaction: two requests of one
+        # user at once (one adapter serving many) interleaved their turns until 2026-12-07, and a
+        # reply was searched with the other request's message before it (a reviewer). A turn the
+        # memory refuses makes the batch refuse them all: then turn by turn, as below.
+        try:
+            return [i for turn_ids in writer.add_turns(whole) for i in turn_ids]
+        except Exception as error:
+            if not refused_for_good(error):
+                _written_before(error, [], [])
+                raise
     ids: list[str] = []
     roles: list[str] = []
     refused: list[str] = []
-    writer = store.writer
     for position, (role, content) in enumerate(turns):
         text = strip_marker(content).strip()
         if text:

@@ -80,3 +80,38 @@ def test_turns_refused_pickles_and_copies_with_its_fields():
     for again in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
         assert isinstance(again, TurnsRefused) and isinstance(again, ValueError)
         assert (again.written, again.refused, again.turns, str(again)) == (error.written, error.refused, 2, str(error))
+
+
+def test_two_exchanges_of_one_user_written_at_once_stay_whole(tmp_path, monkeypatch):
+    """Two requests of one user at once (one adapter serving many) interleaved their turns, and each
+    reply was searched with the other request's message before it (until 2026-12-07: a reviewer, 28
+    of 30 runs through ChatRecall). The exchange is one write now: its positions are taken together."""
+    import threading
+    import time
+
+    from recall_core.memory import HashEncoder, MemoryStore, MemoryWriter
+
+    real = MemoryWriter.add_turn
+
+    def slow(self, *args, **kwargs):  # a turn-by-turn write gives the other thread its chance
+        ids = real(self, *args, **kwargs)
+        time.sleep(0.05)
+        return ids
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        monkeypatch.setattr(MemoryWriter, "add_turn", slow)
+        start = threading.Barrier(2)
+
+        def request(tag: str) -> None:
+            start.wait()
+            write_turns(store, "ada", [("user", f"Request {tag}."), ("assistant", f"Reply {tag}.")])
+
+        threads = [threading.Thread(target=request, args=(tag,)) for tag in "AB"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        texts = [r.text for r in sorted(store.for_user("ada").all(), key=lambda r: r.turn_index)]
+    assert len(texts) == 4
+    for user, reply in zip(texts[::2], texts[1::2], strict=True):
+        assert user.startswith("Request") and reply == user.replace("Request", "Reply"), texts
