@@ -103,6 +103,7 @@ class ChromaIndex:
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._collections: dict[str, Any] = {}
+        self._making: dict[str, threading.RLock] = {}  # per collection name: one thread looks up and makes it
         self._checked: dict[str, int] = {}
         self._sizes: dict[str, tuple[int, float]] = {}
         self._damaged: dict[str, str] = {}
@@ -225,6 +226,19 @@ class ChromaIndex:
         """
         name = staging_name(user_id, kind) if staging else collection_name(user_id, kind)
         self._refuse_damaged(user_id, name)
+        cached = self._collections.get(name)
+        if cached is not None:
+            return cached
+        # One thread at a time looks the collection up and makes it: two first writes of a new user
+        # at once each found none, and the second, given the first's by get-or-create, called
+        # on_create and warned the collection was lost (until 2026-12-07: a reviewer).
+        with self._making.setdefault(name, threading.RLock()):  # (setdefault: atomic under the GIL)
+            return self._collection(user_id, name, create, metadata, on_create)
+
+    def _collection(
+        self, user_id: str, name: str, create: bool, metadata: Mapping[str, Any] | None,
+        on_create: Callable[[], None] | None,
+    ) -> Any | None:  # fmt: skip
         cached = self._collections.get(name)
         if cached is not None:
             return cached

@@ -355,15 +355,19 @@ class MemoryWriter:
     def index(self, rows: Sequence[JournalRow]) -> None:
         """Put embedded journal rows into the index, then mark them indexed in the journal. A user
         whose collection the index no longer had is dealt with by :mod:`~recall_core.memory.upkeep.lost`."""
-        lost: list[str] = []
-        written = self.store.index.write(rows, self.encoder.name, on_missing=lost.append)
+        lost: dict[str, set[str]] = {}
+
+        def missing(user_id: str) -> None:  # called as the collection is made, before another thread writes to it
+            lost.setdefault(user_id, set(self.store.journal.indexed_ids(user_id)))
+
+        written = self.store.index.write(rows, self.encoder.name, on_missing=missing)
         mark_written(self.store, written)  # a delete or forget ran meanwhile: out of the index again
 
         def reindex(again: Sequence[JournalRow]) -> None:
             self.store.index.write(self.embed(list(again)), self.encoder.name)
 
-        for user_id in dict.fromkeys(lost):
-            found_missing(self.store, user_id, {r.id for r in written if r.user_id == user_id}, reindex)
+        for user_id, indexed in lost.items():
+            found_missing(self.store, user_id, {r.id for r in written if r.user_id == user_id}, reindex, indexed)
 
     # -- internals -------------------------------------------------------------------------
 

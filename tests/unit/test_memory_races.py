@@ -308,3 +308,40 @@ def test_a_metadata_change_while_a_catch_up_encodes_reaches_the_index(tmp_path: 
         assert [c.id for c in store.for_user("u").search("bank pin", 5, where={"topic": after})] == [memory_id]
         assert store.journal.count("u", "pending") == 0
         assert doctor(store).ok
+
+
+def test_a_new_user_s_first_writes_at_once_warn_of_no_lost_collection(tmp_path: Path, monkeypatch) -> None:
+    """Both threads found no collection, and the second, given the first's by get-or-create, warned
+    "deleted behind the store's back?" and indexed the other's rows again; or the first, reacting to
+    the collection it made, counted the second's row indexed meanwhile (until 2026-12-07: a reviewer,
+    16 of 20 runs)."""
+    import threading
+    import warnings
+
+    import recall_core.memory.index as index_module
+    from recall_core.memory import MemoryIndexWarning
+
+    both_looked = threading.Barrier(2)
+    real = index_module.ChromaIndex._lookup
+
+    def lookup(self, name):
+        found = real(self, name)
+        if found is None:
+            try:  # both lookups before either makes it (where one thread at a time looks, the wait times out)
+                both_looked.wait(1)
+            except threading.BrokenBarrierError:
+                pass
+        return found
+
+    monkeypatch.setattr(index_module.ChromaIndex, "_lookup", lookup)
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            threads = [threading.Thread(target=store.writer.add_turn, args=("carol", "user", f"first fact {n}"))
+                       for n in range(2)]  # fmt: skip
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(30)
+        assert [str(w.message) for w in caught if issubclass(w.category, MemoryIndexWarning)] == []
+        assert store.for_user("carol").count() == 2

@@ -26,10 +26,14 @@ from recall_core.memory.upkeep.marks import KEPT_DATA
 
 
 def found_missing(
-    store: StoreParts, user_id: str, fresh: set[str], reindex: Callable[[Sequence[JournalRow]], None]
+    store: StoreParts, user_id: str, fresh: set[str], reindex: Callable[[Sequence[JournalRow]], None],
+    indexed: set[str] | None = None,
 ) -> None:
     """React to ``user_id``'s collection found missing by a write of the user's rows ``fresh`` (ids;
-    see the module docstring); ``reindex`` embeds and indexes journal rows."""
+    see the module docstring); ``reindex`` embeds and indexes journal rows. ``indexed``: the ids the
+    journal held as indexed when the collection was made; a row indexed since went into the new
+    collection (another thread's write: until 2026-12-07 a new user's first writes at once warned
+    that the collection was lost, a reviewer)."""
     journal = store.journal
     if store.kind != "local":
         held = _absent(store, user_id, fresh)
@@ -52,7 +56,8 @@ def found_missing(
         )  # fmt: skip
         return
     with journal.transaction():  # a forget or delete of another thread waits for this one
-        again = [row for row in journal.rows(user_id, (INDEXED,)) if row.id not in fresh]
+        again = [row for row in journal.rows(user_id, (INDEXED,))
+                 if row.id not in fresh and (indexed is None or row.id in indexed)]  # fmt: skip
         if not again:
             return
         warnings.warn(
