@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -115,6 +116,10 @@ class RecallStore(BaseStore):
             raise ValueError(f"text_fields must be a sequence of field paths (non-empty strings), got {text_fields!r}")
         self.text_fields = tuple(text_fields)
         self.ttl_config = _check_ttl_config(ttl_config)
+        # An item's read-and-refresh and its put or delete, one at a time (LangGraph runs parallel branches
+        # in threads): until 2026-12-07 a get's refresh wrote back the value it had read over a put made
+        # meanwhile, and raised KeyError for an item deleted meanwhile (a reviewer). Striped: bounded.
+        self._item_locks = tuple(threading.Lock() for _ in range(64))
         self.sweep()
 
     # ------------------------------------------------------------------ BaseStore
@@ -142,21 +147,30 @@ class RecallStore(BaseStore):
     # ------------------------------------------------------------------ operations
     def _get(self, namespace: tuple[str, ...], key: str, refresh: bool = False) -> Item | None:
         user = self._user(namespace)
-        memory = self.store.for_user(user)
-        record = _alive(memory.get_by_key(_memory_key(namespace, key)))
-        if record is not None and refresh:
-            record = _refresh(memory, record)
+        memory, memory_key = self.store.for_user(user), _memory_key(namespace, key)
+        with self._item_lock(user, memory_key):
+            record = _alive(memory.get_by_key(memory_key))
+            if record is not None and refresh:
+                record = _refresh(memory, record)
         return _item(record) if record is not None else None
+
+    def _item_lock(self, user: str, key: str) -> threading.Lock:
+        return self._item_locks[hash((user, key)) % len(self._item_locks)]
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
         memory = self.store.for_user(user)
         key = _memory_key(op.namespace, op.key)
-        if op.value is None:
-            memory.delete_key(key)
-            return
-        if not isinstance(op.value, Mapping):
+        if op.value is not None and not isinstance(op.value, Mapping):
             raise ValueError(f"value must be a dict, got {type(op.value).__name__}")
+        with self._item_lock(user, key):
+            if op.value is None:
+                memory.delete_key(key)
+                return
+            self._put_value(op, memory, key)
+        self._sweep_user(user)  # expired items leave on their user's writes
+
+    def _put_value(self, op: PutOp, memory: Any, key: str) -> None:
         now = _now()
         previous = memory.get_by_key(key)
         created = previous.metadata.get(_CREATED, now) if previous is not None else now
@@ -170,7 +184,6 @@ class RecallStore(BaseStore):
             memory.put(key, self._text(op.value, op.index), metadata=metadata, session_id="langgraph-store")
         except ValueError as error:  # the memory's own terms (content, metadata) -> the item's
             raise ValueError(f"item {op.key!r} in {op.namespace!r} cannot be stored: {error}") from error
-        self._sweep_user(user)  # expired items leave on their user's writes
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         _check_filter(op.filter)
@@ -234,10 +247,12 @@ class RecallStore(BaseStore):
 
     def _refresh_items(self, items: Sequence[SearchItem]) -> None:
         for item in items:
-            memory = self.store.for_user(self._user(item.namespace))
-            record = memory.get_by_key(_memory_key(item.namespace, item.key))
-            if record is not None:
-                _refresh(memory, record)
+            user, key = self._user(item.namespace), _memory_key(item.namespace, item.key)
+            memory = self.store.for_user(user)
+            with self._item_lock(user, key):
+                record = _alive(memory.get_by_key(key))
+                if record is not None:
+                    _refresh(memory, record)
 
     # ------------------------------------------------------------------ helpers
     def _user(self, namespace: tuple[str, ...]) -> str:
@@ -297,13 +312,17 @@ def _alive(record: MemoryRecord | None) -> MemoryRecord | None:
     return record if expires is None or float(expires) > time.time() else None
 
 
-def _refresh(memory: Any, record: MemoryRecord) -> MemoryRecord:
-    """Push an item's expiry ``ttl`` minutes from now (an item without ttl is left alone)."""
+def _refresh(memory: Any, record: MemoryRecord) -> MemoryRecord | None:
+    """Push an item's expiry ``ttl`` minutes from now (an item without ttl is left alone); ``None``
+    when the item is gone (deleted by another process since it was read)."""
     ttl = record.metadata.get(_TTL)
     if ttl is None:
         return record
     metadata = {**record.metadata, **_ttl_metadata(float(ttl))}
-    memory.update(record.id, record.text, metadata=metadata)
+    try:
+        memory.update(record.id, record.text, metadata=metadata)
+    except KeyError:
+        return None
     return dataclasses.replace(record, metadata=metadata)
 
 

@@ -94,3 +94,40 @@ def test_bad_ttl_is_a_value_error(memory_store, clock):
     assert _keys(memory_store, "ada") == []
     with pytest.raises(ValueError, match="default_ttl"):
         RecallStore(memory_store, user_position=0, ttl_config={"default_ttl": 0})
+
+
+@pytest.mark.parametrize("other", ["put", "delete"])
+def test_a_get_s_refresh_never_undoes_a_put_or_delete_made_meanwhile(memory_store, monkeypatch, other) -> None:
+    """A get read the item, another thread put a new value (or deleted it), and the get's refresh wrote
+    the value it had read back over it (or raised KeyError): until 2026-12-07 (a reviewer, 5 of 10
+    runs of a parallel read and put). LangGraph runs parallel branches in threads."""
+    import threading
+    import time as real_time
+
+    store = RecallStore(memory_store, user_position=1)
+    namespace = ("memories", "ada")
+    store.put(namespace, "prefs", {"text": "old"}, ttl=60)
+    read, go = threading.Event(), threading.Event()
+    real = stores_module._refresh
+
+    def paused(memory, record):
+        read.set()
+        go.wait(10)
+        return real(memory, record)
+
+    monkeypatch.setattr(stores_module, "_refresh", paused)
+    got: list = []
+    reader = threading.Thread(target=lambda: got.append(store.get(namespace, "prefs")))
+    reader.start()
+    assert read.wait(10)
+    change = {"put": lambda: store.put(namespace, "prefs", {"text": "new"}, ttl=60),
+              "delete": lambda: store.delete(namespace, "prefs")}[other]  # fmt: skip
+    writer = threading.Thread(target=change)
+    writer.start()
+    real_time.sleep(0.3)  # the change made now, where nothing holds it back
+    go.set()
+    reader.join(30)
+    writer.join(30)
+    assert got and got[0].value == {"text": "old"}  # what the get read, refreshed before the change
+    after = store.get(namespace, "prefs", refresh_ttl=False)
+    assert (after.value if after else None) == ({"text": "new"} if other == "put" else None)
