@@ -94,9 +94,10 @@ class UserMemory:
         retrieval = store.retrieval if retrieval is None else check_retrieval(retrieval)
         unit = store.unit if unit is None else check_unit(unit)
         roles = store.roles if roles == "store" else check_roles(roles)
+        pending = store.catch_up.pending(self.user_id)
         with chroma_filter_errors(where):
             found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
-        if store.catch_up.after_search(self.user_id) and not store.closed:  # what an outage left pending is indexed: look again
+        if store.catch_up.after_search(self.user_id, pending) and not store.closed:  # what an outage left pending is indexed: look again
             with chroma_filter_errors(where):
                 found = search(store.index, store.journal, store.encoder, self.user_id, query, k, retrieval, where, unit, roles)
         return found

@@ -475,3 +475,41 @@ def test_a_search_waiting_for_a_catch_up_answers_though_the_store_closes_meanwhi
     first.join(10)
     waiting.join(10)
     assert answers["waiting"] == ["an ordinary note"], answers
+
+
+def test_a_search_that_asked_the_index_before_another_thread_s_catch_up_ended_looks_again(tmp_path: Path,
+                                                                                        monkeypatch) -> None:  # fmt: skip
+    """The second search asked the index before the first one's catch-up indexed the pending memory,
+    and counted the pending ones after it ended: none left, so it did not look again and answered
+    without it (until 2026-12-07: a reviewer, 10 of 40 searches of four threads)."""
+    import recall_core.memory.user as user_module
+
+    with MemoryStore.local(tmp_path / "mem", encoder=_Encoder()) as store:
+        store.for_user("u").add("an ordinary note")
+        _written_while_the_index_fails(store, monkeypatch)
+        write, real_search = store.index.write, user_module.search
+        asked, first_done, answers = threading.Event(), threading.Event(), {}
+
+        def second() -> None:
+            answers["second"] = _texts(store, "bank pin")
+
+        def searching(*args, **kwargs):
+            found = real_search(*args, **kwargs)
+            if threading.current_thread().name == "second" and not asked.is_set():
+                asked.set()  # its answer is in, from before the catch-up
+                first_done.wait(10)  # and it counts what is pending once the catch-up has ended
+            return found
+
+        def writing(rows, *args, **kwargs):
+            if any(r.text == SECRET for r in rows) and "thread" not in answers:
+                answers["thread"] = threading.Thread(target=second, name="second")
+                answers["thread"].start()
+                asked.wait(10)
+            return write(rows, *args, **kwargs)
+
+        monkeypatch.setattr(user_module, "search", searching)
+        monkeypatch.setattr(store.index, "write", writing)
+        answers["first"] = _texts(store, "bank pin")
+        first_done.set()
+        answers["thread"].join(10)
+        assert SECRET in answers["first"] and SECRET in answers["second"], answers
