@@ -154,6 +154,8 @@ class ChromaIndex:
             except MemoryStoreError:
                 raise
             except Exception as exc:
+                if self._closed:  # closed by another thread during the call: not the index's fault
+                    raise MemoryStoreError("this MemoryStore is closed") from exc
                 if attempt == 1 and self.kind == "server" and NOT_ON_DISK_YET in str(exc):
                     time.sleep(0.2)
                     continue
@@ -189,8 +191,8 @@ class ChromaIndex:
                 logger.debug("closing the Chroma client failed: %s", exc)
 
     def close(self) -> None:
+        self._closed = True  # first: a call the close cuts short says so (:meth:`call`)
         self.reset()
-        self._closed = True
 
     def max_batch_size(self) -> int:
         if self._max_batch is None:

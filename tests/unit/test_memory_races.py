@@ -345,3 +345,45 @@ def test_a_new_user_s_first_writes_at_once_warn_of_no_lost_collection(tmp_path: 
                 thread.join(30)
         assert [str(w.message) for w in caught if issubclass(w.category, MemoryIndexWarning)] == []
         assert store.for_user("carol").count() == 2
+
+
+@pytest.mark.parametrize("call", ["search", "write"])
+def test_a_call_the_store_s_close_overtakes_raises_memory_store_error(tmp_path: Path, monkeypatch, call) -> None:
+    """A call that passed the closed check when another thread closed the store raised SQLite's
+    "Cannot operate on a closed database" or Chroma's AttributeError (until 2026-12-07: a reviewer)."""
+    import threading
+
+    import recall_core.memory.user as user_module
+    from recall_core.memory import MemoryStoreError, MemoryWriter
+
+    started, closed, raised = threading.Event(), threading.Event(), []
+    store = MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16))
+    store.for_user("u").add("a first note")
+    target = (user_module, "search") if call == "search" else (MemoryWriter, "_prepare_all")
+    real = getattr(*target)
+
+    def overtaken(*args, **kwargs):
+        started.set()
+        closed.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(*target, overtaken)
+
+    def run() -> None:
+        try:
+            if call == "search":
+                store.for_user("u").search("first note", 2)
+            else:
+                store.for_user("u").add("a second note")
+        except Exception as error:  # noqa: BLE001 - what the caller sees is the point
+            raised.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert started.wait(10)
+    store.close()
+    closed.set()
+    thread.join(10)
+    assert len(raised) == 1 and type(raised[0]) is MemoryStoreError, raised
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as again:
+        assert again.for_user("u").count() == 1 and doctor(again).ok

@@ -18,6 +18,7 @@ import numpy as np
 from recall_core.memory.errors import (
     JournalDamagedError,
     JournalWriteError,
+    MemoryStoreError,
     journal_damaged_hint,
     journal_write_hint,
 )
@@ -68,6 +69,15 @@ def _reads(method: Any) -> Any:
             return method(self, *args, **kwargs)
 
     return read
+
+
+class _Closed:
+    """A closed journal's connection: every use raises :class:`MemoryStoreError`."""
+
+    in_transaction = False
+
+    def __getattr__(self, name: str) -> Any:
+        raise MemoryStoreError("this MemoryStore is closed")
 
 
 class Journal:
@@ -182,8 +192,12 @@ class Journal:
 
     def close(self) -> None:
         """Close the database (merging the word index if rows were deleted or rewritten since it was
-        last merged, and checkpointing the WAL into the main file)."""
+        last merged, and checkpointing the WAL into the main file). A call of another thread that
+        reaches the journal after it raises :class:`MemoryStoreError` ("closed"), not SQLite's
+        "Cannot operate on a closed database" (a reviewer, 2026-12-07). Safe to call twice."""
         with self._lock:
+            if isinstance(self._db, _Closed):
+                return
             try:
                 self.scrub_words(if_due=True)  # the mark stays if it fails: the next opening or close merges
             except sqlite3.Error:
@@ -193,6 +207,7 @@ class Journal:
             except sqlite3.Error:
                 pass
             self._db.close()
+            self._db = _Closed()  # type: ignore[assignment]
 
     # -- writing ---------------------------------------------------------------------------
 
