@@ -40,9 +40,10 @@ def test_a_question_typed_without_its_mark_asks(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["morning. tryna learn rust on weekends", "I need a new phone", "Had a great time at the beach",
-     "Was a long day at work", "Is going to rain all week, ugh", "Showed my mom the photos", "我搬到了北京。"],
+     "Was a long day at work", "Is going to rain all week, ugh", "Showed my mom the photos", "我搬到了北京。",
+     "Give me a fun fact about gravity."],  # a general request: nothing of the user's
 )  # fmt: skip
-def test_news_still_asks_nothing(text: str) -> None:
+def test_news_and_general_requests_still_ask_nothing(text: str) -> None:
     assert not asks(text)
     assert statement_config(RecallConfig(), text).recall_policy == "ask"
 

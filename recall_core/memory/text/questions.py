@@ -162,13 +162,13 @@ def _words(sentence: str) -> int:
 #: A sentence that opens as a yes/no question or a request to be told something, typed without its
 #: question mark: an auxiliary verb and who or what it asks about ("do i have any allergies", "is my
 #: appointment on monday", "can you give me my wifi password"), or a request for something of the
-#: user's ("give me my ...", "list my ..."). Until 2026-12-07 these were read as news under
+#: user's ("give me my ...", "list my ...": not "give me a fun fact"). Until 2026-12-07 these were read as news under
 #: ``ask_on_statements``, and the default answered them with no notes (a reviewer).
 _ASKS_UNMARKED = re.compile(
     r"(?:^|[.!;:\n]\s*)(?:please\s+|so\s+|and\s+|hey\s+|ok\s+|okay\s+)?"
     r"(?:(?:do|does|did|is|are|am|was|were|can|could|should|would|will|shall|have|has|had)(?:n't|nt)?\s+"
     r"(?:i|you|we|my|our|your|me|there|it|he|she|they|his|her|their|u|ur)\b"
-    r"|(?:give|show|list|send)\s+(?:me|us|my|our)\b)")
+    r"|(?:give|show|list|send|tell)\s+(?:(?:me|us)\s+)?(?:my|our)\b)")
 #: Chinese questions without a question mark: a question word, or the particle that ends one.
 _ASKS_CJK = re.compile(r"什么|哪|谁|几|怎么|为什么|多少|[吗呢]\s*$")
 
