@@ -102,3 +102,20 @@ def test_a_writer_killed_inside_a_chroma_transaction_is_not_reported_as_damage(t
         report = doctor(store)
         assert report.ok and not report.damaged, report.summary()
         assert store.for_user("ada").count() == 20
+
+
+def test_repair_rebuilds_a_wholly_damaged_index_from_the_journal(tmp_path, capsys):
+    """`recall doctor --repair` stopped with an error (rc 2) on a damaged ``chroma.sqlite3``, though
+    the docs said it fixes all of it (until 2026-12-07: a reviewer)."""
+    from recall_core.memory import repair
+
+    path = tmp_path / "memory"
+    _damaged_store(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemoryIndexWarning)
+        with MemoryStore.local(path, encoder=HashEncoder(64)) as store:
+            repair(store)
+            assert doctor(store).ok and store.for_user("u1").search("Fact 9 of user 1", k=1)
+    _damaged_store(tmp_path / "again")
+    assert main(["doctor", "--repair", "--no-probe", "--store", str(tmp_path / "again"), "--encoder", "hash-64"]) == 0
+    assert main(["doctor", "--no-probe", "--store", str(tmp_path / "again"), "--encoder", "hash-64"]) == 0

@@ -197,9 +197,13 @@ def repair(
     A user whose repair fails for another reason than an unreachable index is listed in the
     result's ``failed`` and the others are repaired.
 
+    A local index damaged as a whole (its ``chroma.sqlite3``, or one Chroma cannot open) is rebuilt
+    from the journal in a new folder (``rebuild_index(store, fresh=True)``, what doctor names): until
+    2026-12-07 ``recall doctor --repair`` stopped there with an error (rc 2), though the docs said it
+    fixes all of it (a reviewer).
+
     Raises:
-        MemoryUnavailableError: the index cannot be reached, or Chroma cannot open a local
-            index at all (then ``rebuild_index(store, fresh=True)`` is the way).
+        MemoryUnavailableError: the index cannot be reached.
     """
     finish_renames(store)
     if report is None:
@@ -207,7 +211,9 @@ def repair(
     if report.journal_damaged is not None:
         raise JournalDamagedError(report.journal_damaged)
     if WHOLE_INDEX in report.damaged:
-        raise MemoryUnavailableError(f"{report.damaged[WHOLE_INDEX]}: {REBUILD_HINT}")
+        if store.kind != "local" or store.root is None:
+            raise MemoryUnavailableError(f"{report.damaged[WHOLE_INDEX]}: {REBUILD_HINT}")
+        return rebuild_index(store, fresh=True, progress=progress)
     prune_extra = bool(prune_extra)
     result = RepairReport()
     writer = MemoryWriter(store)
