@@ -33,11 +33,13 @@ def tokenizer_facts(tokenizer: Any) -> dict[str, Any]:
 
 
 def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any = None,
-                  families: Sequence[str] | None = None) -> Path:
+                  families: Sequence[str] | None = None, data: dict[str, Any] | None = None) -> Path:
     """Write examples as gzipped JSON lines (to train elsewhere, e.g. on a GPU machine).
 
     The first line, a header, records ``tokenizer``'s facts (:func:`tokenizer_facts`, its name
-    too) and the conversation ``families`` the examples were built from, where given.
+    too), the conversation ``families`` the examples were built from, and ``data``, what made them
+    (the mixture, users, encoder and seed: the recipe of an adapter trained on the file records
+    them), where given.
     """
     path = Path(path).expanduser()
     header: dict[str, Any] = {HEADER: 1}
@@ -45,6 +47,8 @@ def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any 
         header |= {"tokenizer": str(getattr(tokenizer, "name_or_path", "")), **tokenizer_facts(tokenizer)}
     if families is not None:
         header["families"] = list(families)
+    if data is not None:
+        header["data"] = data
     # written beside and moved into place: a run killed while writing left a cut file at ``path`` (a reviewer, 2026-12-07)
     partial = path.with_name(f".{path.name}.partial")
     try:
@@ -60,20 +64,46 @@ def save_examples(path: str | Path, examples: Sequence[Example], tokenizer: Any 
 
 
 def read_examples(path: str | Path) -> tuple[dict[str, Any] | None, list[Example]]:
-    """A file's header (``None`` for a file written before 2026-12-07) and all its examples."""
+    """A file's header (``None`` for a file written before 2026-12-07) and all its examples, each row
+    checked for its fields' types (:func:`_example`)."""
     try:
         with gzip.open(Path(path).expanduser(), "rt", encoding="utf-8") as lines:
-            rows = [json.loads(line) for line in lines if line.strip()]
-        header = rows.pop(0) if rows and HEADER in rows[0] else None
-        return header, [Example(r["kind"], r["input_ids"], r["labels"], r["meta"]) for r in rows]
-    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
+            rows = [(number, json.loads(line)) for number, line in enumerate(lines, start=1) if line.strip()]
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as error:
         # a cut or damaged file: named, not a traceback (an uncaught EOFError until 2026-12-07, a reviewer)
         raise ValueError(f"--examples-file {path} is damaged or cut short ({type(error).__name__}: {error}): "
                          "write it again with --save-examples") from None
+    header = rows.pop(0)[1] if rows and isinstance(rows[0][1], dict) and HEADER in rows[0][1] else None
+    return header, [_example(path, number, row) for number, row in rows]
+
+
+def _example(path: str | Path, number: int, row: Any) -> Example:
+    """Line ``number``'s example; ``ValueError`` naming the file, the line and the field where a field is
+    missing or of another type (until 2026-12-07 a float id was trained on cut, and a label past the
+    vocabulary failed the run at its last step: a reviewer)."""
+
+    def bad(what: str) -> ValueError:
+        return ValueError(f"--examples-file {path}, line {number}: {what}: write it again with --save-examples")
+
+    if not isinstance(row, dict):
+        raise bad(f"an example must be an object, got {type(row).__name__}")
+    missing = [k for k in ("kind", "input_ids", "labels", "meta") if k not in row]
+    if missing:
+        raise bad(f"no {', '.join(missing)}")
+    kind, ids, labels, meta = row["kind"], row["input_ids"], row["labels"], row["meta"]
+    if not isinstance(kind, str) or not isinstance(meta, dict):
+        raise bad("kind must be text and meta an object")
+    for name, values in (("input_ids", ids), ("labels", labels)):
+        if not isinstance(values, list) or not values or not all(type(v) is int for v in values):
+            raise bad(f"{name} must be a non-empty list of ints")
+    if len(ids) != len(labels):
+        raise bad(f"input_ids and labels must have the same length, got {len(ids)} and {len(labels)}")
+    return Example(kind, ids, labels, meta)
 
 
 def check_examples(path: str | Path, header: dict[str, Any] | None, examples: Sequence[Example], tokenizer: Any) -> None:
-    """Refuse examples made for another tokenizer than ``tokenizer`` (``path`` names the file).
+    """Refuse examples made for another tokenizer than ``tokenizer`` (``path`` names the file), and ids
+    or labels outside its vocabulary.
 
     A file with a header must record the same :func:`tokenizer_facts`; one without (written before
     2026-12-07) can only be checked for ids past the vocabulary, and a warning says so.
@@ -82,19 +112,24 @@ def check_examples(path: str | Path, header: dict[str, Any] | None, examples: Se
         ValueError: naming the file and the ids that differ.
     """
     facts = tokenizer_facts(tokenizer)
-    if header is not None and all(k in header for k in FACTS):
-        wrong = [f"{k} {header[k]} in the file, {facts[k]} for this model" for k in FACTS if header[k] != facts[k]]
+    checked = header is not None and all(k in header for k in FACTS)
+    if checked:
+        wrong = [f"{k} {header[k]} in the file, {facts[k]} for this model" for k in FACTS if header[k] != facts[k]]  # type: ignore[index]
         if wrong:
-            made = f" (made with {header['tokenizer']})" if header.get("tokenizer") else ""
+            made = f" (made with {header['tokenizer']})" if header.get("tokenizer") else ""  # type: ignore[union-attr]
             raise ValueError(f"examples file {path} was built for another tokenizer{made}: {'; '.join(wrong)}; "
                              "build the examples again with this model (--save-examples)")  # fmt: skip
-        return
-    top = max((max(e.input_ids, default=-1) for e in examples), default=-1)
-    if top >= facts["vocab_size"]:
-        raise ValueError(f"examples file {path} was built for another tokenizer: it holds id {top}, past this "
-                         f"model's vocabulary of {facts['vocab_size']}; build the examples again with this model")  # fmt: skip
-    warnings.warn(f"examples file {path} records no tokenizer (written before 2026-12-07): only ids past the "
-                  "vocabulary could be checked", stacklevel=2)  # fmt: skip
+    size, first = facts["vocab_size"], 2 if header is not None else 1
+    for index, example in enumerate(examples):
+        if not all(0 <= i < size for i in example.input_ids) or not all(
+            label == -100 or 0 <= label < size for label in example.labels
+        ):
+            where = f"{path}, line {first + index}:" if checked else f"{path} was built for another tokenizer: line {first + index} holds"
+            raise ValueError(f"examples file {where} an id or label outside this model's vocabulary of {size} (labels "
+                             "may also be -100); build the examples again with this model")  # fmt: skip
+    if not checked:
+        warnings.warn(f"examples file {path} records no tokenizer (written before 2026-12-07): only ids past the "
+                      "vocabulary could be checked", stacklevel=2)  # fmt: skip
 
 
 def file_families(header: dict[str, Any] | None, examples: Sequence[Example]) -> tuple[str, ...]:

@@ -13,11 +13,12 @@ shipped adapter.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,11 @@ EVAL_SEED = 20261124
 #: How deep a question is searched for a note that names the answer where its notes missed it
 #: (``Mixture.fill_share``), and for its near misses (``Mixture.neighbour_share``).
 FILL_DEPTH = 16
+#: The most steps, LoRA rank and conversation users a run takes: far above any recipe (162 steps,
+#: rank 32, 8 users), below what a typo costs (days of steps, a rank wider than any model).
+MAX_STEPS = 1_000_000
+MAX_RANK = 4096
+MAX_USERS = 10_000
 
 
 @dataclass(frozen=True)
@@ -103,13 +109,15 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        # Upper bounds too (until 2026-12-07 only lower ones: --steps 10**11 built its plan of batches
+        # until memory ran out, --rank 10**8 failed allocating 25 GB after the whole data step, a reviewer).
         if self.steps is not None:
-            int_at_least("steps", self.steps, 1)
+            in_range("steps", self.steps, Range(f"an int in [1, {MAX_STEPS}]", lambda v: 1 <= v <= MAX_STEPS, integer=True))
         int_at_least("batch_size", self.batch_size, 1)
         int_at_least("warmup", self.warmup, 0)
-        int_at_least("rank", self.rank, 1)
+        in_range("rank", self.rank, Range(f"an int in [1, {MAX_RANK}]", lambda v: 1 <= v <= MAX_RANK, integer=True))
         int_at_least("alpha", self.alpha, 1)
-        int_at_least("users", self.users, 1)
+        in_range("users", self.users, Range(f"an int in [1, {MAX_USERS}]", lambda v: 1 <= v <= MAX_USERS, integer=True))
         int_at_least("distill_tokens", self.distill_tokens, 1)
         int_at_least("max_length", self.max_length, 16)
         int_at_least("agreement_prompts", self.agreement_prompts, 0)
@@ -388,8 +396,13 @@ def train_recall(model: Any, tokenizer: Any, out: str | Path, config: TrainConfi
         if examples is None:
             examples = build_examples(model, tokenizer, config, recall_config, progress)
         else:  # a file's general examples name no conversation family ("general", "statement", "chat"): kept
-            examples = [e for e in examples if e.meta.get("family") not in FAMILIES
-                        or e.meta.get("family") in config.trained_families]  # fmt: skip
+            examples = [e for e in examples if (e.meta.get("family") not in FAMILIES
+                        or e.meta.get("family") in config.trained_families)
+                        and len(e.input_ids) <= config.max_length]  # fmt: skip
+        if not examples:  # (until 2026-12-07 --steps then planned batches for ever, and without it an
+            # untrained adapter replaced the one at `out`: a reviewer)
+            raise ValueError(f"no examples to train on (families {', '.join(config.trained_families)}, max_length "
+                             f"{config.max_length}): nothing was saved")  # fmt: skip
         heldout = general_prompts("heldout", n=config.agreement_prompts, seed=config.seed)
         before = base_replies(model, tokenizer, heldout, max_new_tokens=config.distill_tokens, progress=progress,
                               allow_recall=True)
@@ -442,11 +455,15 @@ def _tune(peft_model: Any, tokenizer: Any, examples: Sequence[Example], config: 
     params = [p for p in peft_model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
     rng = random.Random(config.seed)
-    plan = batches(examples, config.batch_size, rng)
-    total = config.steps or len(plan)
-    while len(plan) < total:  # more steps than one pass: further shuffled passes
-        plan += batches(examples, config.batch_size, rng)
-    plan = plan[:total]
+    first = batches(examples, config.batch_size, rng)
+    total = config.steps or len(first)
+
+    def passes() -> Iterator[list[Example]]:  # more steps than one pass: further shuffled passes, made as needed
+        yield from first
+        while True:
+            yield from batches(examples, config.batch_size, rng)
+
+    plan = itertools.islice(passes(), total)
 
     def rate(step: int) -> float:
         if step < config.warmup:
@@ -458,7 +475,7 @@ def _tune(peft_model: Any, tokenizer: Any, examples: Sequence[Example], config: 
     device = next(peft_model.parameters()).device
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     losses: list[float] = []
-    bar = tqdm(plan, desc="recall tuning", disable=not progress)
+    bar = tqdm(plan, total=total, desc="recall tuning", disable=not progress)
     for step, chunk in enumerate(bar):
         batch = {k: v.to(device) for k, v in collate(chunk, pad_id, config.decision_weight).items()}
         loss = _loss(peft_model, batch)

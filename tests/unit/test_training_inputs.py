@@ -23,8 +23,9 @@ from tests.helpers.tiny import tiny_model, tiny_tokenizer
 from tests.helpers.training import small_config
 
 #: Options of a `recall train` that would run in seconds on a tiny model.
-SMALL_RUN = ["--examples", "0.004", "--users", "1", "--encoder", "hash", "--repeats", "1", "--steps", "1",
-             "--agreement-prompts", "0", "--device", "cpu", "--no-progress"]  # fmt: skip
+SMALL_TRAINING = ["--steps", "1", "--agreement-prompts", "0", "--device", "cpu", "--no-progress"]
+#: With the options that make its data small too (refused with --examples-file, whose data is made).
+SMALL_RUN = ["--examples", "0.004", "--users", "1", "--encoder", "hash", "--repeats", "1", *SMALL_TRAINING]
 
 
 def _no_work(monkeypatch) -> None:
@@ -244,7 +245,7 @@ def test_an_examples_file_for_another_tokenizer_is_refused_naming_the_file(tmp_p
     with pytest.raises(ValueError, match=r"ex\.jsonl\.gz was built for another tokenizer.*recall_token_id"):
         load_examples(path, tokenizer=AutoTokenizer.from_pretrained(tmp_path / "other"))
     assert main(["train", "--model", str(tmp_path / "other"), "--examples-file", str(path),
-                 "--out", str(tmp_path / "adapter"), *SMALL_RUN]) == 2  # fmt: skip
+                 "--out", str(tmp_path / "adapter"), *SMALL_TRAINING]) == 2  # fmt: skip
     assert f"examples file {path} was built for another tokenizer" in capsys.readouterr().err
     assert not (tmp_path / "adapter").exists()
 
@@ -274,9 +275,12 @@ def test_an_examples_file_trains_on_its_own_families_and_the_recipe_records_them
 
     _, tokenizer = tiny_model()
     path = save_examples(tmp_path / "ex.jsonl.gz", _examples(tokenizer), tokenizer, families=("templated", "people"))
-    run = ["train", "--model", str(saved_model), "--examples-file", str(path), *SMALL_RUN]
+    run = ["train", "--model", str(saved_model), "--examples-file", str(path), *SMALL_TRAINING]
     assert main([*run, "--families", "templated", "--out", str(tmp_path / "a")]) == 2
     assert "--families cannot be used with --examples-file" in capsys.readouterr().err
+    # the options that make data were accepted and ignored, while the recipe recorded them (until 2026-12-07)
+    assert main([*run, "--users", "3", "--company-share", "0.9", "--out", str(tmp_path / "a")]) == 2
+    assert "--company-share, --users cannot be used with --examples-file" in capsys.readouterr().err
     assert main([*run, "--exclude", "people", "--targets", "q_proj,v_proj", "--out", str(tmp_path / "a")]) == 0
     meta = read_meta(json.loads(capsys.readouterr().out)["adapter"])
     assert meta["recipe"]["families"] == ["templated", "people"] and meta["recipe"]["exclude"] == ["people"]
@@ -475,3 +479,84 @@ def test_recall_train_names_a_bad_recipe_value_as_its_option(monkeypatch, capsys
     _no_work(monkeypatch)
     assert main(["train", "--batch-size", "0", *SMALL_RUN]) == 2
     assert "--batch-size must be an int >= 1, got 0" in capsys.readouterr().err
+    # a mixture's field too ("mixture fill_share must be..." until 2026-12-07)
+    assert main(["train", "--fill-share", "2", *SMALL_RUN]) == 2
+    assert "--fill-share must be in [0, 1], got 2.0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "value"), [("--steps", "100000000000"), ("--rank", "100000000"),
+                                               ("--users", "100000000")])  # fmt: skip
+def test_a_recipe_number_past_any_run_is_refused_before_any_work(monkeypatch, capsys, option, value):
+    """Only lower bounds were checked: --steps 10**11 planned batches until memory ran out, --rank 10**8
+    failed allocating 25 GB after the data step, --users 10**8 built data for ever (a reviewer)."""
+    from recall_core.cli import main
+
+    _no_work(monkeypatch)
+    assert main(["train", *SMALL_RUN, option, value]) == 2
+    assert f"{option} must be an int in [1, " in capsys.readouterr().err
+
+
+@pytest.mark.timeout(300)  # (with steps, the run never ended)
+@pytest.mark.parametrize("steps", [None, 2])
+def test_no_examples_left_to_train_on_is_refused_and_an_adapter_there_is_kept(tmp_path, steps):
+    """With steps the run planned batches of nothing for ever; without, an untrained adapter replaced
+    the one at `out` (until 2026-12-07: a reviewer)."""
+    model, tokenizer = tiny_model()
+    out = tmp_path / "adapter"
+    train_recall(model, tokenizer, out, small_config(steps=1), progress=False, examples=_examples(tokenizer))
+    before = _listing(out)
+    only_people = [e for e in _examples(tokenizer, families=("people",)) if e.kind == "recall"]
+    with pytest.raises(ValueError, match="no examples to train on"):
+        train_recall(model, tokenizer, out, small_config(steps=steps, exclude=("people",)), progress=False,
+                     examples=only_people)  # fmt: skip
+    assert _listing(out) == before
+
+
+def test_examples_longer_than_max_length_are_left_out_of_a_file_s_too(tmp_path):
+    model, tokenizer = tiny_model()
+    examples = _examples(tokenizer)
+    longest = max(len(e.input_ids) for e in examples)
+    short = [e for e in examples if len(e.input_ids) < longest]
+    result = train_recall(model, tokenizer, tmp_path / "a", small_config(steps=1, max_length=longest - 1),
+                          progress=False, examples=examples)  # fmt: skip
+    assert sum(result.counts.values()) == len(short)
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [({"kind": "recall", "input_ids": [1, -2], "labels": [1, 2], "meta": {}}, "line 2: an id or label outside"),
+     ({"kind": "recall", "input_ids": [1, 2], "labels": [1, 99999], "meta": {}}, "line 2: an id or label outside"),
+     ({"kind": "recall", "input_ids": [1, 2.5], "labels": [1, 2], "meta": {}}, "line 2: input_ids must be a non-empty list of ints"),
+     ({"kind": "recall", "input_ids": [], "labels": [], "meta": {}}, "line 2: input_ids must be a non-empty list of ints"),
+     ({"kind": "recall", "input_ids": "12", "labels": "12", "meta": {}}, "line 2: input_ids must be"),
+     ({"kind": "recall", "input_ids": [1, 2], "labels": [1], "meta": {}}, "line 2: input_ids and labels must have the same length"),
+     ({"kind": "recall", "input_ids": [1, 2], "labels": [1, 2], "meta": []}, "line 2: kind must be text and meta an object"),
+     ({"kind": "recall", "input_ids": [1, 2], "labels": [1, 2]}, "line 2: no meta"),
+     (["recall", [1, 2]], "line 2: an example must be an object")],
+)  # fmt: skip
+def test_a_malformed_row_of_an_examples_file_is_named_before_any_training(tmp_path, row, message):
+    """Such rows failed the run late with raw errors (a label past the vocabulary at the last step)
+    or were trained on silently (a float id cut, an empty example; a reviewer, 2026-12-07)."""
+    from recall_core.training.lora import load_examples, save_examples
+
+    _, tokenizer = tiny_model()
+    path = save_examples(tmp_path / "ex.jsonl.gz", [], tokenizer, families=("templated",))
+    with gzip.open(path, "at") as out:
+        out.write(json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{path}, {message}")):
+        load_examples(path, tokenizer=tokenizer)
+
+
+def test_an_examples_file_records_what_made_its_data_and_the_adapter_s_recipe_says_it(saved_model, tmp_path, capsys):
+    """The recipe recorded the command line's defaults, not the data the file was made with (a reviewer)."""
+    from recall_core.cli import main
+
+    made = tmp_path / "ex.jsonl.gz"
+    assert main(["train", "--model", str(saved_model), "--save-examples", str(made), *SMALL_RUN,
+                 "--company-share", "0.5", "--families", "templated"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["train", "--model", str(saved_model), "--examples-file", str(made), "--out", str(tmp_path / "a"),
+                 *SMALL_TRAINING]) == 0  # fmt: skip
+    recipe = read_meta(json.loads(capsys.readouterr().out)["adapter"])["recipe"]
+    assert (recipe["users"], recipe["encoder"], recipe["mixture"]["company_share"]) == (1, "hash", 0.5)
+    assert recipe["mixture"]["repeats"] == 1 and recipe["families"] == ["templated"]
