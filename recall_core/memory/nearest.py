@@ -68,7 +68,7 @@ def exact_nearest(
         # reached, so another client's writes since ``size`` was counted are found too (until
         # 2026-12-06 a server store's search missed them for SIZE_TTL_S). A full answer means
         # the size is out of date by more than the slack: computed exactly below.
-        asked = max(size + SIZE_SLACK, k)
+        asked = size + SIZE_SLACK  # (not k: past the collection it asks nothing more, and k=2**32 overflowed Chroma)
         wide = collection.query(query_embeddings=[embedding], n_results=asked, include=["distances"])
         got = len(wide["ids"][0])
         if size <= got < asked:

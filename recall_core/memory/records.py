@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recall_core.memory.journal import JournalRow
-from recall_core.memory.validation import RESERVED_KEYS, storable_metadata
+from recall_core.memory.validation import RESERVED_KEYS, check_user_id, storable_metadata
 
 #: The turn fields a mapping may carry (``content`` or ``text``).
 TURN_FIELDS = frozenset({"user_id", "role", "content", "text", "session_id", "timestamp", "metadata", "turn_index"})
@@ -36,7 +36,8 @@ class Turn:
         if unknown:
             raise ValueError(f"unknown turn fields {sorted(unknown)} (known: {sorted(TURN_FIELDS)})")
         own = item.get("user_id")
-        if user_id is not None and own is not None and own != user_id:
+        # compared in NFC, as user ids are (a line's decomposed "José" was "another user" until 2026-12-07)
+        if user_id is not None and own is not None and check_user_id(own) != check_user_id(user_id):
             raise ValueError(f"turn belongs to user {own!r}, but the turns are being written for {user_id!r}")
         if "content" in item and "text" in item:
             raise ValueError("a turn has both 'content' and 'text': give one")

@@ -87,6 +87,8 @@ class UserMemory:
             query = RecallQuery(text=query)
         if not isinstance(query, RecallQuery):
             raise ValueError(f"query must be a string or a RecallQuery, got {type(query).__name__}")
+        if query.text is not None and not isinstance(query.text, str):  # (a raw AttributeError until 2026-12-07)
+            raise ValueError(f"query.text must be a string, got {type(query.text).__name__}")
         where = check_where(where)
         store = self._store
         if store.closed:

@@ -382,3 +382,39 @@ def test_ingest_refuses_a_locomo_session_or_turn_it_cannot_read(store: MemorySto
     with pytest.raises(ValueError, match=message):
         MemoryWriter(store, **RAW_TEXT).ingest(path, progress=False)
     assert store.for_user("conv-1").count() == 0  # nothing was written
+
+
+def test_ingest_compares_a_line_s_user_id_in_nfc_and_reads_files_with_a_byte_order_mark(store: MemoryStore,
+                                                                                     tmp_path: Path) -> None:  # fmt: skip
+    """A line naming "José" decomposed was "another user" for ingest(user_id="José"), and a file saved
+    with a UTF-8 byte-order mark (Notepad, PowerShell 5) was refused, a LoCoMo one read as JSONL, and
+    an export so saved refused by import (until 2026-12-07: a reviewer)."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "José")
+    lines = tmp_path / "turns.jsonl"
+    lines.write_bytes(b"\xef\xbb\xbf" + json.dumps({"user_id": nfd, "role": "user", "content": "I live in Porto."}).encode() + b"\n")
+    assert MemoryWriter(store, **RAW_TEXT).ingest(lines, user_id="José", progress=False).users == ["José"]
+    locomo = tmp_path / "locomo.json"
+    locomo.write_bytes(b"\xef\xbb\xbf" + json.dumps([locomo_sample("conv-9")]).encode())
+    assert MemoryWriter(store, **RAW_TEXT).ingest(locomo, progress=False).format == "locomo"
+    exported = tmp_path / "export.jsonl"
+    store.for_user("José").export_jsonl(exported)
+    exported.write_bytes(b"\xef\xbb\xbf" + exported.read_bytes())
+    with MemoryStore.local(tmp_path / "other", encoder=HashEncoder(32)) as other:
+        other.import_memories(exported, progress=False)
+        assert other.for_user("José").count() == 1
+
+
+def test_a_search_refuses_query_text_that_is_not_text_and_takes_any_k(store: MemoryStore) -> None:
+    """``RecallQuery(text=123)`` raised an AttributeError, and a vector search with k=2**32 Chroma's
+    OverflowError (until 2026-12-07: a reviewer)."""
+    from recall_core.types import RecallQuery
+
+    store.for_user("u").add("I keep bees in the garden.")
+    for text in (123, b"bees"):
+        with pytest.raises(ValueError, match="query.text must be a string"):
+            store.for_user("u").search(RecallQuery(text=text), 2)  # type: ignore[arg-type]
+    for retrieval in ("vector", "hybrid", "lexical"):
+        found = store.for_user("u").search("bees in the garden", 2**32, retrieval=retrieval)
+        assert [c.text for c in found] == ["I keep bees in the garden."]

@@ -18,6 +18,7 @@ line, and warned about once: re-ingesting a file that grew must not fail on a co
 
 from __future__ import annotations
 
+import codecs
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +56,7 @@ def ingest_file(writer: Any, path: str | Path, user_id: str | None = None, progr
     path = Path(path)
     if user_id is not None:
         user_id = check_user_id(user_id)
-    raw = path.read_bytes()
+    raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # Notepad's and PowerShell 5's UTF-8 (refused until 2026-12-07)
     fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else sniff(raw)
     report = IngestReport(path=str(path), format=fmt)
     if fmt == "jsonl":

@@ -216,7 +216,7 @@ def _read_lines(source: str | Path | IO[str]) -> list[_Line]:
         path = Path(source).expanduser()
         if not path.is_file():
             raise ValueError(f"import file {str(path)!r} is not a file")
-        with path.open(encoding="utf-8") as stream:
+        with path.open(encoding="utf-8-sig") as stream:  # a byte-order mark (an editor's save) is not a line's
             return _read_lines(stream)
     name = getattr(source, "name", "input")
     lines: list[_Line] = []
