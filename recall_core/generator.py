@@ -449,6 +449,10 @@ class RecallGenerator:
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
+        if isinstance(prompts, str) or (isinstance(prompts, Sequence) and prompts and isinstance(prompts[0], Mapping)):
+            # (a string ran one prompt per character until 2026-12-07: a reviewer)
+            raise ValueError("generate_batch() takes a list of prompts (strings or conversations); for one prompt "
+                             "or one conversation (a list of messages), use generate()")  # fmt: skip
         return [self.generate(prompt, **kwargs) for prompt in prompts]
 
     def stream(self, prompt: Prompt, **kwargs: Any) -> RecallStream:

@@ -114,6 +114,13 @@ def test_generate_batch_is_row_by_row(gen):
     assert [r.text for r in batch] == [r.text for r in singles]
 
 
+
+def test_generate_batch_refuses_one_prompt_or_one_conversation(gen):
+    """A string ran one prompt per character ("H", "e", ...), until 2026-12-07 (a reviewer)."""
+    for one in ("Hello", [{"role": "user", "content": "Hello"}]):
+        with pytest.raises(ValueError, match=r"for one prompt or one conversation .*use generate\(\)"):
+            gen.generate_batch(one)
+
 def test_on_recall_callback(gen):
     seen = []
     gen.generate(CHAT, on_recall=seen.append)

@@ -157,3 +157,21 @@ def test_an_async_stream_raises_the_workers_error(gen):
 
     with pytest.raises(KeyError, match="boom"):
         asyncio.run(consume())
+
+
+def test_a_greedy_call_drops_the_defaults_sampling_options_and_transformers_says_nothing(tiny, caplog):
+    """``temperature=0`` over defaults that sample kept the defaults' ``top_p``, and transformers warned
+    that options the caller never gave were ignored (until 2026-12-07: a reviewer)."""
+    import logging
+
+    from recall_core.settings import call_options
+
+    defaults = {"max_new_tokens": 4, "temperature": 0.7, "top_p": 0.9, "top_k": 20}
+    assert call_options(defaults, {"temperature": 0}) == {"max_new_tokens": 4, "do_sample": False}
+    assert call_options(defaults, {}) == {"max_new_tokens": 4, "temperature": 0.7, "top_p": 0.9, "top_k": 20,
+                                          "do_sample": True}  # fmt: skip
+    model, tokenizer = tiny
+    generator = RecallGenerator(model, tokenizer, generation_defaults=defaults)
+    with caplog.at_level(logging.WARNING, logger="transformers"):
+        generator.generate("Hello", temperature=0)
+    assert not [r for r in caplog.records if "not valid" in r.getMessage()], caplog.text
