@@ -10,6 +10,7 @@ answer "nothing".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -278,5 +279,9 @@ class UserMemory:
             if len(result["ids"]) < _PAGE:
                 break
             offset += _PAGE
-        items.sort(key=lambda item: (item[1], item[0].session_id, item[0].turn_index, item[0].chunk_index))
+        # at one write time (a batch), the journal's order: until 2026-12-07 the sessions' names decided (a
+        # reviewer: zeta, alpha, mid written in one call listed alpha first); another client's rows (a server) last
+        order = self._store.journal.written_order(self.user_id)
+        items.sort(key=lambda item: (item[1], order.get(item[0].id, math.inf), item[0].session_id, item[0].turn_index,
+                                     item[0].chunk_index))  # fmt: skip
         return [(record, vec) for record, _, vec in items]

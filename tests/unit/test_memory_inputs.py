@@ -418,3 +418,11 @@ def test_a_search_refuses_query_text_that_is_not_text_and_takes_any_k(store: Mem
     for retrieval in ("vector", "hybrid", "lexical"):
         found = store.for_user("u").search("bees in the garden", 2**32, retrieval=retrieval)
         assert [c.text for c in found] == ["I keep bees in the garden."]
+
+
+def test_list_gives_memories_written_in_one_call_in_the_order_they_were_written(store: MemoryStore) -> None:
+    """They share one write time, and the sessions' names decided (alpha before zeta; until 2026-12-07)."""
+    store.writer.add_turns([{"user_id": "u", "role": "user", "content": f"{name} note", "session_id": name}
+                            for name in ("zeta", "alpha", "mid")])  # fmt: skip
+    assert [r.text for r in store.for_user("u").list()] == ["zeta note", "alpha note", "mid note"]
+    assert [r.text for r in store.for_user("u").all()] == ["zeta note", "alpha note", "mid note"]

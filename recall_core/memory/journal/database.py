@@ -420,6 +420,12 @@ class Journal:
             yield row_from(values)
 
     @_reads
+    def written_order(self, user_id: str) -> dict[str, int]:
+        """Each of ``user_id``'s memories' place in the order the journal wrote them."""
+        with self._lock:
+            return dict(self._db.execute("SELECT id, seq FROM memories WHERE user_id=?", (user_id,)).fetchall())
+
+    @_reads
     def indexed_ids(self, user_id: str) -> list[str]:
         """The ids of ``user_id``'s memories the journal holds as indexed (no row read whole)."""
         with self._lock:
