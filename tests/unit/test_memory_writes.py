@@ -337,3 +337,20 @@ def test_a_turn_written_without_a_time_is_dated_on_the_user_s_own_day(store: Mem
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_turn_written_before_the_question_it_answers_is_searched_with_it(store: MemoryStore) -> None:
+    """Written first, "Dutch!" was never searched with the question written after it (turn 0), though
+    written in order it was (until 2026-12-07: a reviewer); nor when the question came in a later call."""
+    writer = MemoryWriter(store, window="always", dated=False)
+    question = {"user_id": "u", "role": "assistant", "content": "Which language do you speak at home?",
+                "session_id": "s", "turn_index": 0}  # fmt: skip
+    answer = {"user_id": "u", "role": "user", "content": "Dutch!", "session_id": "s", "turn_index": 1}
+    writer.add_turns([answer, question])
+    writer.add_turns([{**answer, "session_id": "t"}])
+    writer.add_turns([{**question, "session_id": "t"}])
+    rows = {(r.session_id, r.turn_index): r for r in store.journal.rows("u")}
+    for session in ("s", "t"):
+        assert "Which language do you speak at home?" in rows[(session, 1)].search_text
+    found = store.for_user("u").search("which language at home", 4, retrieval="lexical", where={"role": "user"})
+    assert sorted(c.metadata["session_id"] for c in found) == ["s", "t"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from recall_core.memory.journal import DELETING, Journal, JournalRow
 from recall_core.memory.positions import HeldPositions, content_ids
 from recall_core.memory.text.composition import SearchText, speaker_of
-from recall_core.memory.text.neighbours import turn_before
+from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared
 
 #: What a write does with a turn whose given position holds another one (instead of raising).
@@ -76,4 +76,21 @@ def journal_turns(
             )
     # Journal first: from here on the turns survive a crash or an unreachable index.
     journal.insert(rows)
-    return all_ids
+    return all_ids + _recomposed_followers(journal, search_text, rows)
+
+
+def _recomposed_followers(journal: Journal, search_text: SearchText, rows: Sequence[JournalRow]) -> list[str]:
+    """The turns stored right after the new ones, whose search text now holds a new turn's words:
+    composed again and made pending here; the ids of those written before this batch, to index. Until 2026-12-07 a turn written
+    before the one ahead of it ("Dutch!", then the question it answers) was never searched with it (a reviewer)."""
+    new = {r.id for r in rows}
+    changed: list[str] = []
+    for row in {(r.user_id, r.session_id, r.turn_index): r for r in rows if "key" not in r.extra}.values():
+        after = following(journal, search_text, row)
+        if after is None or after.id in changed:
+            continue
+        context = context_of(journal, search_text, after)
+        if context != after.context:
+            journal.set_context(after.id, context)
+            changed.append(after.id)
+    return [i for i in changed if i not in new]  # (the new ones are among the caller's ids already)
