@@ -59,7 +59,7 @@ def write_turns(
         # reply was searched with the other request's message before it (a reviewer). A turn the
         # memory refuses makes the batch refuse them all: then turn by turn, as below.
         try:
-            return [i for turn_ids in writer.add_turns(whole, new_messages=True) for i in turn_ids]
+            return [i for turn_ids in writer.add_turns(whole) for i in turn_ids]
         except Exception as error:
             if not refused_for_good(error):
                 _written_before(error, [], [])

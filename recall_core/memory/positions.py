@@ -29,17 +29,14 @@ SALTS_LOOKED_AT = 8
 
 
 def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chunks: Sequence[str],
-                ids: Sequence[str], batch: dict[str, tuple[str, str]], new: bool = False) -> list[str]:  # fmt: skip
+                ids: Sequence[str], batch: dict[str, tuple[str, str]]) -> list[str]:  # fmt: skip
     """The ids a turn written without a position takes: ``ids`` (its words' hash), unless a memory
     there (not deleted; or a turn earlier in the ``batch``, ``id -> (text, role)``, which this call
     adds to) holds other words or another role (an ``update`` changed it, or the other speaker said
     the same); then the next ids (salted: ``#1``, ``#2``...). Writing the same turn again writes
     nothing: where one of the first :data:`SALTS_LOOKED_AT` holds it, those are its ids, even with
     an id before them freed by a delete. Until 2026-12-07 a turn said again after its memory was
-    updated was acknowledged with the updated memory's id and written nowhere (a reviewer). ``new``:
-    the turn is a new message, said again where its words are held already: the first ids free of any
-    memory (a chat's second "Yes." was taken for the first one written again, and lost, until
-    2026-12-07: a reviewer)."""
+    updated was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
 
     def salted(salt: int) -> list[str]:
         return list(ids) if salt == 0 else [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(len(chunks))]
@@ -56,13 +53,12 @@ def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chun
     looked = [salted(salt) for salt in range(SALTS_LOOKED_AT)]
     held = held_at(looked)
     # the turn itself, written already (all of it, or the chunks left of it), else the first free ids
-    found = None if new else next((c for c in looked if any(i in held for i in c) and fits(c, held)), None)
-    found = found or next((c for c in looked if (not new or not any(i in held for i in c)) and fits(c, held)), None)
+    found = next((c for c in looked if any(i in held for i in c) and fits(c, held)), None)
+    found = found or next((c for c in looked if fits(c, held)), None)
     salt = SALTS_LOOKED_AT
     while found is None:
         candidate = salted(salt)
-        held_there = held_at([candidate])
-        found = candidate if fits(candidate, held_there) and not (new and held_there) else None
+        found = candidate if fits(candidate, held_at([candidate])) else None
         salt += 1
     batch.update((i, (c, role)) for i, c in zip(found, chunks, strict=True))
     return found

@@ -171,25 +171,18 @@ class MemoryWriter:
         turn = Turn(user_id, role, content, session_id, timestamp, metadata, turn_index)
         return self.add_turns([turn])[0]
 
-    def add_turns(self, turns: Iterable[Turn | Mapping[str, Any]], progress: bool | Any = False, *,
-                  new_messages: bool = False) -> list[list[str]]:  # fmt: skip
+    def add_turns(self, turns: Iterable[Turn | Mapping[str, Any]], progress: bool | Any = False) -> list[list[str]]:
         """Remember many turns, embedding them in batches; return the ids of each turn, in order.
 
         Every turn is checked before anything is written: one bad turn raises ``ValueError``
         and none is written. ``progress`` shows a tqdm bar (or pass a tqdm instance to update).
-        ``new_messages``: the turns without a ``turn_index`` are new messages of their sessions (a
-        chat's, as the adapters write them): one whose words its session holds already is stored
-        again, where a turn written again is otherwise taken for the same one (a retry).
         """
         if turns is None or isinstance(turns, (str, bytes, Mapping, Turn)) or not isinstance(turns, Iterable):
             raise ValueError(
                 f"turns must be an iterable of turns (Turn objects or mappings), got {type(turns).__name__}; "
                 "add_turn writes one turn, or pass [turn] (nothing was written)"
             )
-        prepared = self._prepare_all(turns)
-        for p in prepared:
-            p.new_message = new_messages
-        return self._write_all(prepared, progress)
+        return self._write_all(self._prepare_all(turns), progress)
 
     def put(
         self,

@@ -115,22 +115,3 @@ def test_two_exchanges_of_one_user_written_at_once_stay_whole(tmp_path, monkeypa
     assert len(texts) == 4
     for user, reply in zip(texts[::2], texts[1::2], strict=True):
         assert user.startswith("Request") and reply == user.replace("Request", "Reply"), texts
-
-
-def test_a_reply_said_again_in_a_chat_is_stored_again(tmp_path):
-    """A chat's second "No." took the first one's id (ids made of the words, so that a turn written
-    again is not stored twice) and was not stored: the answer to the second question was lost, and
-    the assistant's next line followed an assistant turn (until 2026-12-07: a reviewer)."""
-    from recall_core.memory import HashEncoder, MemoryStore
-
-    exchanges = [[("user", "Plan my meals for the week."), ("assistant", "Do you eat fish?")],
-                 [("user", "No."), ("assistant", "Do you eat meat?")],
-                 [("user", "No."), ("assistant", "Noted, vegetarian meals it is.")]]  # fmt: skip
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
-        for exchange in exchanges:
-            write_turns(store, "ada", exchange)
-        rows = sorted(store.for_user("ada").all(), key=lambda r: r.turn_index)
-        assert [(r.role, r.text) for r in rows] == [turn for exchange in exchanges for turn in exchange]
-        # a turn written again through the writer is still the same turn (a retry): nothing new
-        assert store.writer.add_turns([{"user_id": "ada", "role": "user", "content": "No."}]) == [[rows[2].id]]
-        assert store.for_user("ada").count() == 6

@@ -30,7 +30,7 @@ def journal_turns(
     batch: dict[str, tuple[str, str]] = {}
     for p in prepared:
         if p.turn_index is None and "key" not in p.extra:
-            p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch, new=p.new_message)
+            p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch)
     all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
     # Tombstoned rows do not count: writing a deleted turn again brings it back.
     existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}

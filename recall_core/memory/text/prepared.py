@@ -41,9 +41,7 @@ class Prepared:
     turn_index: int | None
     chunks: list[str]
     ids: list[str]
-    #: A new message of its session (``add_turns(new_messages=True)``): words the session holds
-    #: already are a turn said again ("Yes." to a second question), not the same turn written again.
-    new_message: bool = False
+
 
 
 def prepare_turn(turn: Turn | Mapping[str, Any], max_tokens: int | None, count_tokens: Callable[[str], int]) -> Prepared:
