@@ -15,6 +15,8 @@ _TIMES = ("", " %H:%M", " %H:%M:%S", " %I:%M %p", ", %H:%M", ", %I:%M %p")
 _FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", *(day + time for day in _DAYS for time in _TIMES))
 #: A weekday before the date ("Friday, September 8, 2023"), which strptime would need spelled out.
 _WEEKDAY = re.compile(r"^(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+", re.IGNORECASE)
+#: The zones RFC 2822 names (an offset, or UT/GMT and the US zones): the only ones its parser reads.
+_RFC_ZONE = re.compile(r"(?:[+-]\d{4}|\b(?:UT|GMT|Z|[ECMP][SD]T))$")
 #: A zone name after an ISO time ("2023-09-08 14:00:00 UTC"), which ``fromisoformat`` does not read.
 _UTC = re.compile(r"\s*(?:UTC|GMT|Z)$", re.IGNORECASE)
 
@@ -30,7 +32,7 @@ def parse_moment(timestamp: object) -> datetime | None:
     if not isinstance(timestamp, str) or not timestamp.strip():
         return None
     text = timestamp.strip()
-    moment = _iso(text) or _iso(_UTC.sub("+00:00", text)) or _rfc2822(text) or _written(_WEEKDAY.sub("", text))
+    moment = _iso(text) or _iso(_UTC.sub("+00:00", text)) or _written(_WEEKDAY.sub("", text)) or _rfc2822(text)
     if moment is None:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
@@ -44,6 +46,10 @@ def _iso(text: str) -> datetime | None:
 
 
 def _rfc2822(text: str) -> datetime | None:
+    # only with a zone it knows: email.utils takes "7:00 pm" or "CEST" for an unknown zone and gives the
+    # clock time as UTC, 12 hours or 2 off (a reviewer, 2026-12-07)
+    if not _RFC_ZONE.search(text):
+        return None
     try:
         return parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

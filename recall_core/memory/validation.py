@@ -268,7 +268,12 @@ def format_timestamp(timestamp: object) -> str:
     if timestamp is None:
         return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
     if isinstance(timestamp, datetime):
-        return (timestamp if timestamp.tzinfo is not None else timestamp.astimezone()).isoformat()
+        if timestamp.tzinfo is None:
+            try:
+                timestamp = timestamp.astimezone()
+            except (ValueError, OverflowError):  # year 1 or 9999 moved past the calendar's end: kept as given
+                pass
+        return timestamp.isoformat()
     if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
         return datetime.fromtimestamp(check_epoch("timestamp", timestamp), tz=timezone.utc).astimezone().isoformat()
     if isinstance(timestamp, str) and timestamp.strip():

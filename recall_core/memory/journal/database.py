@@ -218,7 +218,7 @@ class Journal:
         unless it is a tombstone (``deleting``): then the turn is being written again and
         the row comes back to life with the new content.
         """
-        now = time.time()
+        now, sessions = time.time(), {}
         new: list[str] = []
         with self._transaction() as db:
             for row in rows:
@@ -227,7 +227,11 @@ class Journal:
                     continue
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
-                _insert(db, row, PENDING, now)
+                # each session of the call a microsecond after the one before it: two sessions dated the
+                # same day, written in one call, are ordered as written (until 2026-12-07 they tied, and
+                # the turn's place in its own session decided: a reviewer); one session's rows share one time
+                at = sessions.setdefault((row.user_id, row.session_id), now + len(sessions) * 1e-6)
+                _insert(db, row, PENDING, at)
                 new.append(row.id)
         return new
 
@@ -348,9 +352,11 @@ class Journal:
         user's words stayed in the file, a reviewer found, 2026-12-07). Costs a rewrite of the word
         index: ``forget`` runs it at once; after a delete or update, the close does (``if_due``:
         only when the ``words_due`` mark says a row was deleted or rewritten since the last merge)."""
+        if if_due:  # looked at outside a transaction: a close waits for no other process when none is due
+            with self._lock:
+                if self._db.execute("SELECT 1 FROM words_due").fetchone() is None:
+                    return
         with self._transaction() as db:
-            if if_due and db.execute("SELECT 1 FROM words_due").fetchone() is None:
-                return
             db.execute("INSERT INTO memories_fts(memories_fts) VALUES('optimize')")
             db.execute("DELETE FROM words_due")
 

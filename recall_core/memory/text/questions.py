@@ -162,15 +162,18 @@ def _words(sentence: str) -> int:
 #: A sentence that opens as a yes/no question or a request to be told something, typed without its
 #: question mark: an auxiliary verb and who or what it asks about ("do i have any allergies", "is my
 #: appointment on monday", "can you give me my wifi password"), or a request for something of the
-#: user's ("give me my ...", "list my ...": not "give me a fun fact"). Until 2026-12-07 these were read as news under
+#: user's ("give me my ...", "list my ...": not "give me a fun fact"). "did my first 10k today",
+#: "was my birthday", "send my love" are news: a past tense asks only of "i", "you", "we". Until 2026-12-07 these were read as news under
 #: ``ask_on_statements``, and the default answered them with no notes (a reviewer).
 _ASKS_UNMARKED = re.compile(
     r"(?:^|[.!;:\n]\s*)(?:please\s+|so\s+|and\s+|hey\s+|ok\s+|okay\s+)?"
-    r"(?:(?:do|does|did|is|are|am|was|were|can|could|should|would|will|shall|have|has|had)(?:n't|nt)?\s+"
-    r"(?:i|you|we|my|our|your|me|there|it|he|she|they|his|her|their|u|ur)\b"
-    r"|(?:give|show|list|send|tell)\s+(?:(?:me|us)\s+)?(?:my|our)\b)")
-#: Chinese questions without a question mark: a question word, or the particle that ends one.
-_ASKS_CJK = re.compile(r"什么|哪|谁|几|怎么|为什么|多少|[吗呢]\s*$")
+    r"(?:(?:do|does|did|is|are|am|was|were|can|could|should|would|will|shall|have|has)(?:n't|nt)?\s+"
+    r"(?:i|you|we|u|there)\b"
+    r"|(?:do|does|is|are|can|could|should|would|will)(?:n't|nt)?\s+(?:my|our|your|it|he|she|they|ur)\b"
+    r"|(?:give|show|list|tell)\s+(?:(?:me|us)\s+)?(?:my|our)\b)")
+#: Chinese questions without a question mark: a question word (not inside 几乎 "almost", 哪怕 "even if",
+#: 不怎么 "not much", 没什么 "nothing much"), or the particle 吗 that ends one.
+_ASKS_CJK = re.compile(r"为什么|什么时候|是什么|叫什么|做什么|哪里|哪儿|哪个|哪些|谁|多少|几点|几个|几岁|几号|怎么样|怎么办|吗\s*[。.!！]?\s*$")
 
 
 def asks(text: str) -> bool:
