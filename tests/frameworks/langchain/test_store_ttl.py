@@ -131,3 +131,36 @@ def test_a_get_s_refresh_never_undoes_a_put_or_delete_made_meanwhile(memory_stor
     assert got and got[0].value == {"text": "old"}  # what the get read, refreshed before the change
     after = store.get(namespace, "prefs", refresh_ttl=False)
     assert (after.value if after else None) == ({"text": "new"} if other == "put" else None)
+
+
+def test_the_expiry_sweep_keeps_an_item_put_again_after_it_listed_it(memory_store, monkeypatch) -> None:
+    """A put of another item sweeps its user's expired items: it listed "code" as expired, another
+    thread put a new value for "code" (no ttl), and the sweep deleted it by its id (until 2026-12-07:
+    a reviewer)."""
+    import threading
+    import time as real_time
+
+    store = RecallStore(memory_store, user_position=0)
+    namespace = ("ada", "notes")
+    store.put(namespace, "code", {"text": "The gate code is 1234."}, ttl=0.001)
+    real_time.sleep(0.2)  # expired
+    memory_class = type(memory_store.for_user("ada"))
+    real_list = memory_class.list
+    listed, put_done = threading.Event(), threading.Event()
+
+    def paused_list(self, *args, **kwargs):
+        found = real_list(self, *args, **kwargs)
+        if threading.current_thread().name == "sweeper":
+            listed.set()
+            put_done.wait(10)
+        return found
+
+    monkeypatch.setattr(memory_class, "list", paused_list)
+    sweeper = threading.Thread(target=lambda: store.put(namespace, "other", {"text": "I live in Lisbon."}),
+                               name="sweeper")  # fmt: skip
+    sweeper.start()
+    assert listed.wait(10)
+    store.put(namespace, "code", {"text": "The gate code is now 9876."})
+    put_done.set()
+    sweeper.join(30)
+    assert store.get(namespace, "code").value == {"text": "The gate code is now 9876."}
