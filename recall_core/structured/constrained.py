@@ -348,6 +348,7 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         self.generated = 0
         self.seen: int | None = None
         self.json = JsonCursor()  # where the JSON written so far stands (for closing)
+        self._held: list[int] = []  # byte tokens of a character not complete yet
         self._eos = _eos_ids(constraint.tokenizer)
         self.max_time = max_time
         self.started: float | None = None
@@ -475,8 +476,19 @@ class ConstrainedLogitsProcessor(LogitsProcessor):
         return self.json.path()
 
     def _follow_strings(self, tokens: list[int]) -> None:
+        """Follow the JSON a token's text at a time; byte tokens of one character are decoded together
+        (alone each is "\ufffd": a tool named "météo" was never recognised, nor a key "città", and
+        closing let another tool's keys open; a reviewer, 2026-12-07)."""
         for token in tokens:
-            self.json.follow(self._texts[token] if token < len(self._texts) else "")
+            text = self._texts[token] if token < len(self._texts) else ""
+            if self._held or text.endswith("\ufffd"):
+                self._held.append(token)
+                text = self.constraint.tokenizer.decode(self._held)
+                if text.endswith("\ufffd") and len(self._held) < 4:  # (a UTF-8 character is 4 bytes at most)
+                    self.json.partial = True
+                    continue
+                self._held = []
+            self.json.follow(text)
 
     def _close_string_instead(self, scores: torch.FloatTensor, allowed: torch.Tensor) -> torch.FloatTensor:
         """Scores where closing brackets inside a string close the string first; ``allowed`` loses them.

@@ -325,28 +325,29 @@ def test_the_keys_missing_in_a_call_s_arguments_are_known_in_every_format(family
     assert missing_keys(fmt.call_schema(tool), path) == ["city"]
 
 
+@pytest.mark.parametrize("name", ["a", "météo"])  # (a name of byte tokens was never recognised until 2026-12-07)
 @pytest.mark.parametrize("family", ["hermes", "llama3", "mistral"])
-def test_closing_opens_only_a_key_the_called_tool_requires(family):
+def test_closing_opens_only_a_key_the_called_tool_requires(family, name):
     """Of several forced tools, closing kept the union of their missing required keys, so a key that
     another tool requires (``unit``, optional in ``a``) was let open in ``a``'s arguments and the
     reply cut before ``city`` (until 2026-12-07: a reviewer). The call's ``"name"`` picks the tool."""
     model, tokenizer = tiny_model("llama")
     fmt = FORMATS[family]
-    a = {"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": {
+    a = {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {
         "unit": {"type": "string"}, "city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
     b = {"type": "function", "function": {"name": "b", "parameters": {"type": "object", "properties": {
         "unit": {"type": "string"}}, "required": ["unit"]}}}  # fmt: skip
     constraint = Constraint(tokenizer, lark_grammar(fmt.forced_grammar(tokenizer, [a, b], False)),
                             vocab_size=model.config.vocab_size, schemas=[fmt.call_schema(t) for t in (a, b)])  # fmt: skip
     width = model.config.vocab_size
-    for name, missing in (("a", "city"), ("b", "unit")):
-        call = fmt.write_call(name, {})
+    for called, missing in ((name, "city"), ("b", "unit")):
+        call = fmt.write_call(called, {})
         ids = tokenizer(call[: call.index("{}") + 1] + '"', add_special_tokens=False).input_ids  # the first key's quote
         processor = constraint.logits_processor(max_new_tokens=len(ids) + 3)  # closing from here on
         processor(torch.tensor([[0]]), torch.zeros(1, width))
         allowed = processor(torch.tensor([[0, *ids]]), torch.zeros(1, width))[0] > -float("inf")
         keys = {tokenizer.decode([i]) for i in allowed.nonzero().flatten().tolist()}
-        assert keys and all(missing.startswith(key) for key in keys), (name, keys)
+        assert keys and all(missing.startswith(key) for key in keys), (called, keys)
 
 
 def test_the_cursor_knows_string_values_with_escapes_and_leaves_strings_in_arrays_and_code_alone():
@@ -358,3 +359,16 @@ def test_the_cursor_knows_string_values_with_escapes_and_leaves_strings_in_array
     assert cursor.values() == ((("name", 'a"bé'), ("code", "f(){")), ())  # the inner value is not closed yet
     assert cursor.path() == (("{", ("name", "list", "code", "n", "o"), False), ("{", ("k",), False))
     assert cursor.in_string and cursor.string_depth == 0 and cursor.depth == 2
+
+
+def test_a_key_of_byte_tokens_counts_as_written():
+    """"città" followed a token's text at a time was "citt\ufffd\ufffd", and stayed missing (a reviewer)."""
+    from recall_core.structured.schemas import missing_keys
+
+    _, tokenizer = tiny_model("llama")
+    schema = {"type": "object", "properties": {"città": {"type": "string"}, "n": {"type": "integer"}},
+              "required": ["città", "n"]}  # fmt: skip
+    constraint = Constraint(tokenizer, json_schema_grammar(schema), vocab_size=len(tokenizer), schemas=[schema])
+    processor = constraint.logits_processor(max_new_tokens=1000)
+    processor._follow_strings(tokenizer('{"città": "Roma", ', add_special_tokens=False).input_ids)
+    assert missing_keys(schema, processor.path()) == ["n"]
