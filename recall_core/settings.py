@@ -159,14 +159,15 @@ def call_options(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[
     kept = {name: value for name, value in generation_options(defaults).items() if name not in set_by_call}
     if "max_length" in set_by_call and "max_new_tokens" not in set_by_call:
         kept.pop("max_new_tokens", None)
-    if options.get("do_sample") is False:  # a greedy call (temperature=0): the defaults' sampling options go, or
-        # transformers warns that options the caller never gave are ignored (until 2026-12-07: a reviewer)
+    greedy = options.get("do_sample", in_config.get("do_sample") if config is not None else None) is False
+    if greedy:  # a greedy call (temperature=0, or a config's do_sample=False): the defaults' sampling options go,
+        # or transformers warns that options the caller never gave are ignored (until 2026-12-07: a reviewer)
         kept = {name: value for name, value in kept.items() if name not in SAMPLING_ONLY}
     return {**kept, **options}
 
 
 #: The options only sampling reads (transformers warns of them in a greedy call).
-SAMPLING_ONLY = frozenset({"temperature", "top_p", "top_k", "min_p", "typical_p", "epsilon_cutoff", "eta_cutoff"})
+SAMPLING_ONLY = frozenset({"temperature", "top_p", "top_k", "top_h", "min_p", "typical_p", "epsilon_cutoff", "eta_cutoff"})
 
 
 def generate_keywords(options: Mapping[str, Any], cache_given: bool = False) -> dict[str, Any]:

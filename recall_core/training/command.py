@@ -166,7 +166,8 @@ def _from_data(data: dict[str, Any]) -> dict[str, Any]:
     """The ``TrainConfig`` fields an examples file's header records (none for a file written before 2026-12-07)."""
     if not data:
         return {}
-    return {"mixture": Mixture(**data["mixture"]), "users": data["users"], "encoder": data["encoder"]}
+    return {"mixture": Mixture(**data["mixture"]), "users": data["users"], "encoder": data["encoder"],
+            "data_seed": data["seed"]}  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -107,6 +107,9 @@ class TrainConfig:
     max_length: int = 384
     agreement_prompts: int = 64
     seed: int = 0
+    #: The seed an examples file's data was made with (``recall train --examples-file``: its header's),
+    #: where it is not ``seed``; ``None``: the data is made by the run, from ``seed``.
+    data_seed: int | None = None
 
     def __post_init__(self) -> None:
         # Upper bounds too (until 2026-12-07 only lower ones: --steps 10**11 built its plan of batches

@@ -175,3 +175,15 @@ def test_a_greedy_call_drops_the_defaults_sampling_options_and_transformers_says
     with caplog.at_level(logging.WARNING, logger="transformers"):
         generator.generate("Hello", temperature=0)
     assert not [r for r in caplog.records if "not valid" in r.getMessage()], caplog.text
+
+
+def test_a_greedy_config_drops_the_defaults_sampling_options_too():
+    """``generation_config=GenerationConfig(do_sample=False)`` kept them, and transformers warned (a review)."""
+    from transformers import GenerationConfig
+
+    from recall_core.settings import call_options
+
+    defaults = {"max_new_tokens": 4, "temperature": 0.7, "top_p": 0.9, "top_h": 0.5}
+    options = call_options(defaults, {"generation_config": GenerationConfig(do_sample=False, max_new_tokens=4)})
+    assert set(options) == {"generation_config"}
+    assert "top_h" not in call_options(defaults, {"temperature": 0})

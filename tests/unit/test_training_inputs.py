@@ -553,10 +553,11 @@ def test_an_examples_file_records_what_made_its_data_and_the_adapter_s_recipe_sa
 
     made = tmp_path / "ex.jsonl.gz"
     assert main(["train", "--model", str(saved_model), "--save-examples", str(made), *SMALL_RUN,
-                 "--company-share", "0.5", "--families", "templated"]) == 0  # fmt: skip
+                 "--company-share", "0.5", "--families", "templated", "--seed", "5"]) == 0  # fmt: skip
     capsys.readouterr()
     assert main(["train", "--model", str(saved_model), "--examples-file", str(made), "--out", str(tmp_path / "a"),
                  *SMALL_TRAINING]) == 0  # fmt: skip
     recipe = read_meta(json.loads(capsys.readouterr().out)["adapter"])["recipe"]
     assert (recipe["users"], recipe["encoder"], recipe["mixture"]["company_share"]) == (1, "hash", 0.5)
     assert recipe["mixture"]["repeats"] == 1 and recipe["families"] == ["templated"]
+    assert (recipe["seed"], recipe["data_seed"]) == (0, 5)  # the run's order and adapter; the file's data
