@@ -81,6 +81,16 @@ def free_space(path: str | Path) -> int | None:
         return None
 
 
+def index_failure_hint(kind: str, location: str, otherwise: str) -> str:
+    """What to do about an index failure: the server, the disk (Chroma does not say it is full), else ``otherwise``."""
+    if kind == "server":
+        return "is the server running?"
+    free = free_space(location)
+    if free is not None and free < LOW_DISK_BYTES:
+        return f"its disk has {size_text(free)} free: free space, then `recall doctor --repair` indexes what is pending"
+    return otherwise
+
+
 def size_text(count: int) -> str:
     """``count`` bytes for a person: "4 KB", "3.2 MB", "12 GB"."""
     for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):

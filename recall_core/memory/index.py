@@ -29,13 +29,11 @@ import numpy as np
 
 from recall_core.memory.backends import Backend
 from recall_core.memory.errors import (
-    LOW_DISK_BYTES,
     EncoderMismatchError,
     MemoryIsolationError,
     MemoryStoreError,
     MemoryUnavailableError,
-    free_space,
-    size_text,
+    index_failure_hint,
 )
 from recall_core.memory.journal import DELETING, JournalRow
 from recall_core.memory.records import index_metadata
@@ -109,6 +107,7 @@ class ChromaIndex:
         self._damaged: dict[str, str] = {}
         self._max_batch: int | None = None
         self._closed = False
+        self._resets = 0  # times the client was closed and forgotten: a call one cuts short says so (:meth:`call`)
         #: Set by a server store (upkeep/marks.py): called when the client opens and when a user's
         #: collection is found gone; returns :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST`.
         self.check_server: Callable[[], str] | None = None
@@ -148,6 +147,7 @@ class ChromaIndex:
         """Run a Chroma call, turning "cannot reach the index" failures into MemoryUnavailableError.
         A server's "Nothing found on disk" (a collection's first segment not written there yet,
         chroma-core/chroma#4212; a reader beside writers met it once in the load test) is retried once."""
+        resets = self._resets
         for attempt in (1, 2):
             try:
                 return fn(*args, **kwargs)
@@ -156,11 +156,16 @@ class ChromaIndex:
             except Exception as exc:
                 if self._closed:  # closed by another thread during the call: not the index's fault
                     raise MemoryStoreError("this MemoryStore is closed") from exc
+                if self._resets != resets:  # reopened meanwhile (a doctor or repair in another thread; until
+                    # 2026-12-07 Chroma's AttributeError, a reviewer): what was journaled is safe
+                    raise MemoryUnavailableError(f"the memory index at {self.location} was reopened during the call "
+                                                 "(a doctor or repair in another thread): try again") from exc  # fmt: skip
                 if attempt == 1 and self.kind == "server" and NOT_ON_DISK_YET in str(exc):
                     time.sleep(0.2)
                     continue
                 if is_unavailable(exc, self.kind):
-                    raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({self._hint()})") from exc
+                    hint = index_failure_hint(self.kind, self.location, f"`recall doctor` checks the index; {REBUILD_HINT}")
+                    raise MemoryUnavailableError(f"the memory index at {self.location} failed: {exc} ({hint})") from exc
                 if self.kind == "server" and namespace_lost(exc):
                     # (until 2026-12-07 Chroma's raw InvalidArgumentError, on a write already journaled: a reviewer)
                     raise MemoryUnavailableError(
@@ -171,18 +176,10 @@ class ChromaIndex:
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _hint(self) -> str:
-        """What to do about an index failure: the server, the disk (Chroma does not say it is full), the files."""
-        if self.kind == "server":
-            return "is the server running?"
-        free = free_space(self.location)
-        if free is not None and free < LOW_DISK_BYTES:
-            return f"its disk has {size_text(free)} free: free space, then `recall doctor --repair` indexes what is pending"
-        return f"`recall doctor` checks the index; {REBUILD_HINT}"
-
     def reset(self) -> None:
         """Close the client and forget every cache (the next call opens the index again)."""
         client, self._client = self._client, None
+        self._resets += 1
         self.forget_all_cached()
         if client is not None:
             try:

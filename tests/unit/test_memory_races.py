@@ -387,3 +387,19 @@ def test_a_call_the_store_s_close_overtakes_raises_memory_store_error(tmp_path: 
     assert len(raised) == 1 and type(raised[0]) is MemoryStoreError, raised
     with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as again:
         assert again.for_user("u").count() == 1 and doctor(again).ok
+
+
+def test_a_call_that_another_thread_s_reopening_of_the_index_cuts_short_is_memory_unavailable(tmp_path: Path) -> None:
+    """`doctor` and `repair` close and reopen the index's client (its file checks); a call of another
+    thread then in Chroma raised its AttributeError ('RustBindingsAPI' object has no attribute
+    'bindings': 16 of a reviewer's 15 doctor and repair runs beside a writer; until 2026-12-07)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("u").add("a first note")
+
+        def cut_short() -> None:
+            store.index.reset()  # as _check_local_files does, in another thread, during the call
+            raise AttributeError("'RustBindingsAPI' object has no attribute 'bindings'")
+
+        with pytest.raises(MemoryUnavailableError, match="was reopened during the call"):
+            store.index.call(cut_short)
+        assert store.for_user("u").count() == 1 and doctor(store).ok
