@@ -60,8 +60,6 @@ from recall_core.types import MemoryCandidate, RecallQuery
 RETRIEVALS = ("hybrid", "vector", "lexical")
 #: How deep each ranking is read before fusing.
 FUSION_DEPTH = 50
-#: How many times deeper the word half ranks when a ``where`` filter will drop memories from its list.
-FILTERED_DEPTH = 20
 #: What a found memory's text holds (see :func:`expand`).
 UNITS = ("turn", "window", "exchange", "answered")
 #: Speakers a memory may have (its ``role``); ``roles`` filters candidates by them.
@@ -168,9 +166,7 @@ def _ranked(
     if retrieval == "vector":
         found = search_vector(index, user_id, MEMORIES, vector, k, where, visible)
         return found, len(found) < k
-    # With ``where``, deeper: the word half ranks all the user's memories and the filter comes after it, so
-    # 50 memories outside the filter took every place and one inside lost its word credit (until 2026-12-07)
-    word_depth = max(k, FUSION_DEPTH) * (FILTERED_DEPTH if where else 1)
+    word_depth = max(k, FUSION_DEPTH)
     words = journal.search_words(user_id, query.text, word_depth) if query.text.strip() else WordScores()
     if retrieval == "lexical":  # (with ``where``, BM25's whole list: the filter comes after it)
         found = _lexical(index, user_id, vector, words.ranked if where else words.ranked[:k], where)[:k]

@@ -287,19 +287,3 @@ def test_window_says_when_the_turn_before_is_searched_too(store: MemoryStore, wi
 def test_window_must_be_one_of_its_modes(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="window"):
         MemoryWriter(store, window="sometimes")
-
-
-def test_hybrid_search_with_a_filter_keeps_the_word_credit_of_what_the_filter_keeps(tmp_path) -> None:
-    """The word half ranked all the user's memories 50 deep before the filter: with 60 memories outside
-    the filter saying "Porto", the one inside it lost its word credit and came after a memory without
-    the word (until 2026-12-07: a reviewer). The LangGraph store searches so, under its own filter."""
-    from recall_core.memory import HashEncoder, MemoryStore
-
-    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(64), unit="turn") as store:
-        store.writer.add_turns([{"user_id": "ana", "role": "user", "content": f"Porto {i}", "session_id": f"trip{i}"}
-                                for i in range(60)])  # fmt: skip
-        memory = store.for_user("ana")
-        says = memory.add("My sister lives in Porto.", session_id="mine")[0]
-        memory.add("What was it that we saw in the garage by the old bikes?", session_id="mine")
-        found = memory.search("What was it that was in Porto?", k=2, where={"session_id": "mine"})
-        assert found[0].id == says, [c.text for c in found]
