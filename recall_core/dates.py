@@ -16,7 +16,7 @@ _FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", *(day + time for d
 #: A weekday before the date ("Friday, September 8, 2023"), which strptime would need spelled out.
 _WEEKDAY = re.compile(r"^(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+", re.IGNORECASE)
 #: The zones RFC 2822 names (an offset, or UT/GMT and the US zones): the only ones its parser reads.
-_RFC_ZONE = re.compile(r"(?:[+-]\d{4}|\b(?:UT|GMT|Z|[ECMP][SD]T))$")
+_RFC_ZONE = re.compile(r"(?:[+-]\d{4}|\b(?:UTC?|GMT|Z|[ECMPA][SD]T))$", re.IGNORECASE)
 #: A zone name after an ISO time ("2023-09-08 14:00:00 UTC"), which ``fromisoformat`` does not read.
 _UTC = re.compile(r"\s*(?:UTC|GMT|Z)$", re.IGNORECASE)
 

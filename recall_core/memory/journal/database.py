@@ -218,7 +218,7 @@ class Journal:
         unless it is a tombstone (``deleting``): then the turn is being written again and
         the row comes back to life with the new content.
         """
-        now, sessions = time.time(), {}
+        now = time.time()
         new: list[str] = []
         with self._transaction() as db:
             for row in rows:
@@ -227,11 +227,10 @@ class Journal:
                     continue
                 if existing is not None:
                     db.execute("DELETE FROM memories WHERE id=?", (row.id,))
-                # each session of the call a microsecond after the one before it: two sessions dated the
-                # same day, written in one call, are ordered as written (until 2026-12-07 they tied, and
-                # the turn's place in its own session decided: a reviewer); one session's rows share one time
-                at = sessions.setdefault((row.user_id, row.session_id), now + len(sessions) * 1e-6)
-                _insert(db, row, PENDING, at)
+                # each row a microsecond after the one before it: two sessions dated the same day, written in
+                # one call, are ordered as written (until 2026-12-07 the call's rows tied, and a turn's place
+                # in its own session decided: a reviewer)
+                _insert(db, row, PENDING, now + len(new) * 1e-6)
                 new.append(row.id)
         return new
 

@@ -169,11 +169,11 @@ _ASKS_UNMARKED = re.compile(
     r"(?:^|[.!;:\n]\s*)(?:please\s+|so\s+|and\s+|hey\s+|ok\s+|okay\s+)?"
     r"(?:(?:do|does|did|is|are|am|was|were|can|could|should|would|will|shall|have|has)(?:n't|nt)?\s+"
     r"(?:i|you|we|u|there)\b"
-    r"|(?:do|does|is|are|can|could|should|would|will)(?:n't|nt)?\s+(?:my|our|your|it|he|she|they|ur)\b"
-    r"|(?:give|show|list|tell)\s+(?:(?:me|us)\s+)?(?:my|our)\b)")
+    r"|(?:do|does|is|are|has|can|could|should|would|will)(?:n't|nt)?\s+(?:my|our|your|it|he|she|they|ur)\b"
+    r"|(?:give|show|list|tell)\s+(?:(?:me|us)\s+)?(?:my|our)\b|send\s+(?:me|us)\s+(?:my|our)\b)")
 #: Chinese questions without a question mark: a question word (not inside 几乎 "almost", 哪怕 "even if",
-#: 不怎么 "not much", 没什么 "nothing much"), or the particle 吗 that ends one.
-_ASKS_CJK = re.compile(r"为什么|什么时候|是什么|叫什么|做什么|哪里|哪儿|哪个|哪些|谁|多少|几点|几个|几岁|几号|怎么样|怎么办|吗\s*[。.!！]?\s*$")
+#: 不怎么 "not much", 没什么 "nothing much", 什么都 "anything"), or the particle 吗 that ends one.
+_ASKS_CJK = re.compile(r"(?<!没)什么(?![都也])|哪(?!怕)|谁|多少|几(?!乎)|(?<!不)怎么|为什么|吗\s*[。.!！]?\s*$")
 
 
 def asks(text: str) -> bool:
