@@ -243,13 +243,19 @@ class RecallStore(BaseStore):
     def _sweep_user(self, user: str) -> int:
         memory = self.store.for_user(user)
         expired = memory.list(where={"$and": [{_MARK: True}, {_EXPIRES: {"$lte": time.time()}}]})
-        removed = 0
-        for record in expired:  # each under its item's lock, looked at again: a put made since is kept
-            with self._item_lock(user, record.key or ""):  # (until 2026-12-07 the sweep deleted it: a reviewer)
-                again = memory.get(record.id)
-                if again is not None and _alive(again) is None:
-                    removed += memory.delete([record.id])
-        return removed
+        if not expired:
+            return 0
+        # under the items' locks (taken in one order), looked at again: a put made since is kept (until
+        # 2026-12-07 the sweep deleted it: a reviewer); then one delete for them all
+        locks = sorted({id(lock): lock for lock in (self._item_lock(user, r.key or "") for r in expired)}.items())
+        for _, lock in locks:
+            lock.acquire()
+        try:
+            still = [r.id for r in memory.get_many([r.id for r in expired]) if _alive(r) is None]
+            return memory.delete(still) if still else 0
+        finally:
+            for _, lock in reversed(locks):
+                lock.release()
 
     def _refresh_items(self, items: Sequence[SearchItem]) -> None:
         for item in items:
