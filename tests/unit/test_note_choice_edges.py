@@ -31,7 +31,8 @@ QUESTION = "When is my dentist appointment?"
     ["do i have any allergies", "Is my dentist appointment on Monday", "Can you give me my wifi password",
      "List my allergies please", "ok. did we book the hotel", "我在哪里工作", "他会来吗",
      # the second version missed these (a review of it)
-     "我的生日是哪天", "我的车停在哪", "我喜欢吃什么", "has my package arrived", "send me my itinerary"],
+     "我的生日是哪天", "我的车停在哪", "我喜欢吃什么", "has my package arrived", "send me my itinerary",
+     "Could you please list my allergies"],
 )  # fmt: skip
 def test_a_question_typed_without_its_mark_asks(text: str) -> None:
     """These ran as news under ``ask_on_statements`` (no notes), and the default made answers up."""
@@ -47,7 +48,9 @@ def test_a_question_typed_without_its_mark_asks(text: str) -> None:
      # news my first version took for questions (a review of it)
      "Did my first 10k run today", "had my first day at the new job today", "Was my birthday yesterday!",
      "Have my exam tomorrow", "Did it! finished the marathon", "Send my love to your family",
-     "我几乎每天都跑步。", "我不怎么喜欢咖啡", "没什么特别的，就是累了", "我在吃饭呢", "哪怕下雨我也去", "我什么都吃"],
+     "我几乎每天都跑步。", "我不怎么喜欢咖啡", "没什么特别的，就是累了", "我在吃饭呢", "哪怕下雨我也去", "我什么都吃",
+     # a request for a task, not a question of memory (measured: benchmarks.statements, a returning user)
+     "can you write a bash alias that opens todays notes file", "can u make me a revision timetable"],
 )  # fmt: skip
 def test_news_and_general_requests_still_ask_nothing(text: str) -> None:
     assert not asks(text)
