@@ -156,8 +156,6 @@ _TEXTS: weakref.WeakKeyDictionary[Any, tuple[int, list[str]]] = weakref.WeakKeyD
 _CLOSING_CHARS = frozenset('"}]')
 #: Per HF tokenizer: (its size, :func:`closing_ids`). Weak keys.
 _CLOSERS: weakref.WeakKeyDictionary[Any, tuple[int, tuple[list[int], list[int], list[int]]]] = weakref.WeakKeyDictionary()
-#: Where a reply stands: its open objects (``"{"``, the keys written in each, whether the last one's
-#: value is still to start) and arrays (``"["``), outermost first (see :func:`missing_json`).
 
 
 def token_texts(tokenizer: Any) -> list[str]:

@@ -81,8 +81,9 @@ def journal_turns(
 
 def _recomposed_followers(journal: Journal, search_text: SearchText, rows: Sequence[JournalRow]) -> list[str]:
     """The turns stored right after the new ones, whose search text now holds a new turn's words:
-    composed again and made pending here; the ids of those written before this batch, to index. Until 2026-12-07 a turn written
-    before the one ahead of it ("Dutch!", then the question it answers) was never searched with it (a reviewer)."""
+    composed again and made pending here; the ids of those written before this batch, to index.
+    Until 2026-12-07 a turn written before the one ahead of it ("Dutch!", then the question it
+    answers) was never searched with it (a reviewer)."""
     new = {r.id for r in rows}
     changed: list[str] = []
     for row in {(r.user_id, r.session_id, r.turn_index): r for r in rows if "key" not in r.extra}.values():

@@ -161,12 +161,12 @@ def _words(sentence: str) -> int:
 
 #: A sentence that opens as a yes/no question or a request to be told something, typed without its
 #: question mark: an auxiliary verb and who or what it asks about ("do i have any allergies", "is my
-#: appointment on monday", "can you give me my wifi password"), or a request for something of the
-#: user's ("give me my ...", "can you list my ...": not "give me a fun fact"). "did my first 10k today",
-#: "was my birthday", "send my love" are news: a past tense asks only of "i", "you", "we". A request
-#: for a task ("can you write a bash alias") is not a question of memory: sent to the notes path, 2 of
-#: 5 such replies of a returning user's third turns read a word from the notes instead (measured). Until 2026-12-07 these were read as news under
-#: ``ask_on_statements``, and the default answered them with no notes (a reviewer).
+#: appointment on monday"), or a request for something of the user's ("give me my ...", "can you
+#: list my ...": not "give me a fun fact"). Until 2026-12-07 these were read as news under
+#: ``ask_on_statements``, and the default answered them with no notes (a reviewer). "did my first
+#: 10k today", "was my birthday", "send my love" are news: a past tense asks only of "i", "you", "we".
+#: A request for a task ("can you write a bash alias") is not a question of memory: sent to the notes
+#: path, 2 of 5 such replies of a returning user's third turns read a word from the notes instead (measured).
 _ASKS_UNMARKED = re.compile(
     r"(?:^|[.!;:\n]\s*)(?:please\s+|so\s+|and\s+|hey\s+|ok\s+|okay\s+)?"
     r"(?:(?:do|does|did|is|are|am|was|were|have|has)(?:n't|nt)?\s+(?:i|you|we|u|there)\b"
