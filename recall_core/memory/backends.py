@@ -452,6 +452,29 @@ def scrub_if_due(root: Path | None) -> None:
                       RuntimeWarning, stacklevel=3)  # fmt: skip
 
 
+def clear_capacity_written(root: Path | None, since: float) -> None:
+    """At a local store's close, zero the unused capacity hnswlib wrote, from memory it never
+    cleared, into the segment files this process changed since ``since`` (its opening).
+
+    Whatever the process's heap held lands there: after a process killed following a ``delete``,
+    the next opening's scrub read the deleted words (VACUUM, the word index's merge), and Chroma's
+    next save wrote them back into ``data_level0.bin`` (this project's CI, 2026-12-07). Only where
+    no Chroma client of this process has the files open; a failure warns and leaves the files."""
+    if root is None or not (chroma_dir := root / CHROMA_DIR).is_dir():
+        return
+    from recall_core.memory.upkeep.segments import clear_unused_capacity
+
+    database = chroma_dir / "chroma.sqlite3"
+    if database.is_file() and not _let_go(database):
+        logger.info("Chroma still holds %s open: its segments' unused capacity is left as written", database)
+        return
+    try:
+        clear_unused_capacity(chroma_dir, written_since=since)
+    except OSError as error:
+        warnings.warn(f"the unused part of {chroma_dir}'s vector files may hold bytes this process held: {error}",
+                      RuntimeWarning, stacklevel=3)  # fmt: skip
+
+
 #: Chroma's log operations (its ``Operation`` enum): a later ADD or UPSERT holds a record whole, a DELETE ends it.
 _LOG_WHOLE_OR_GONE = (0, 2, 3)
 

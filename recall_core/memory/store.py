@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -31,6 +32,7 @@ from recall_core.memory.backends import (
     LocalLock,
     check_connection,
     check_server,
+    clear_capacity_written,
     open_local,
     open_local_snapshot,
     open_server,
@@ -142,6 +144,7 @@ class MemoryStore:
         self._lock = lock
         self._writer: MemoryWriter | None = None
         self._closed = False
+        self._opened_at = time.time()
         #: A read-only store (:meth:`local` with ``read_only=True``) refuses writes; ``_snapshot`` is its copy.
         self.read_only = False
         self._snapshot: Path | None = None
@@ -209,9 +212,11 @@ class MemoryStore:
             raise ValueError(f"read_only must be True or False, got {read_only!r}")
         if read_only:
             return cls._local_read_only(path, encoder, retrieval, unit, roles)
+        opened_at = time.time()  # the segment files Chroma writes from then on are cleared at the close
         backend, journal, lock = open_local(path)
         scrub_if_due(lock.root)  # a forget's, in a process killed before its close: before a client opens
         store = cls(backend, journal, encoder, lock=lock, root=lock.root, retrieval=retrieval, unit=unit, roles=roles)
+        store._opened_at = opened_at
         try:
             store.open_check = check_local_index(lock.root, lock.root / CHROMA_DIR, journal, store.index)
             store._checked_at_open = True
@@ -426,6 +431,7 @@ class MemoryStore:
         self.index.close()
         if self.root is not None:
             scrub_if_due(self.root)  # what a forget left in the files; only now that no Chroma client of ours writes
+            clear_capacity_written(self.root, self._opened_at)  # hnswlib saves memory it never cleared
             # Trust the index folder as it is now only if nothing was found wrong with it:
             # otherwise the next open checks it again.
             if self._checked_at_open and self.open_check.ok and not self.index.damaged():

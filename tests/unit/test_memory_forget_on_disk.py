@@ -182,6 +182,33 @@ def test_what_hnswlib_wrote_past_its_elements_is_cleared_at_the_close_and_the_in
         assert store.for_user("bo").search("bo's note 3", 1)
 
 
+def test_what_hnswlib_wrote_past_its_elements_in_any_session_is_cleared_at_its_close(tmp_path: Path) -> None:
+    """Not only after a forget: every save writes the unused part from memory the process held.
+    After a process killed following a delete, the next opening's scrub read the deleted words and
+    Chroma's save in that session wrote them back into data_level0.bin (CI, 2026-12-07). Here
+    the unused part holds words on purpose and the next session only writes one more note."""
+    from recall_core.memory.upkeep.segments import _HEADER
+
+    encoder, path = HashEncoder(DIM), tmp_path / "mem"
+    with MemoryStore.local(path, encoder=encoder) as store:
+        _add(store, "bo", [f"bo's note {i}" for i in range(30)])
+    [folder] = [p for p in (path / "chroma").iterdir() if p.is_dir()]
+    count, element = _HEADER.unpack_from((folder / "header.bin").read_bytes())[3:5]
+    level0 = folder / "data_level0.bin"
+    data = bytearray(level0.read_bytes())
+    data[count * element + 7 : count * element + 7 + 30] = b"ada's password is hunter2 !!!!"
+    level0.write_bytes(bytes(data))
+    with MemoryStore.local(path, encoder=encoder) as store:
+        _add(store, "bo", ["bo's later note"])
+        assert not (path / SCRUB_MARK).exists()  # no forget, no delete: no scrub due
+    assert _files_holding(path, [b"hunter2"]) == []
+    count, element = _HEADER.unpack_from((folder / "header.bin").read_bytes())[3:5]
+    assert not level0.read_bytes()[count * element :].strip(b"\0")  # nor any other byte the process held
+    with MemoryStore.local(path, encoder=encoder) as store:
+        assert store.for_user("bo").count() == 31 and doctor(store).ok
+        assert store.for_user("bo").search("bo's later note", 1)[0].text == "bo's later note"
+
+
 def test_a_persisted_graph_finds_every_vector_exactly_after_the_close_s_scrub(tmp_path: Path) -> None:
     """The scrub clears only past hnswlib's counted elements: a graph past Chroma's log (1,200
     memories) still finds each memory by its own vector after a forget's close, and after more writes."""

@@ -124,15 +124,18 @@ def leftover_segments(chroma_dir: Path) -> list[Path]:
     return [p for p in folders if p.name not in used]
 
 
-def clear_unused_capacity(chroma_dir: Path) -> int:
+def clear_unused_capacity(chroma_dir: Path, written_since: float | None = None) -> int:
     """Zero what hnswlib wrote past its elements in each segment's ``data_level0.bin`` and
     ``length.bin``; return how many files changed. hnswlib writes its whole capacity, the unused
     part from memory it never cleared: bytes the process held before, a forgotten user's words
     among them, landed in a live collection's file (a reviewer, and this project's CI, 2026-12-07).
-    Only where no Chroma client of this process has the index open (at a store's close); a
-    header of a format this module does not know is left alone."""
+    With ``written_since`` (a time as :func:`time.time` gives it), only the folders whose files
+    changed from then on. Only where no Chroma client of this process has the index open (at a
+    store's close); a header of a format this module does not know is left alone."""
     changed = 0
     for folder in sorted(p for p in chroma_dir.iterdir() if p.is_dir() and _is_uuid(p.name)):
+        if written_since is not None and not _written_since(folder, written_since):
+            continue
         try:
             raw = (folder / HEADER).read_bytes()
         except OSError:
@@ -143,6 +146,15 @@ def clear_unused_capacity(chroma_dir: Path) -> int:
         for name, unit in ((LEVEL0, element), (LENGTHS, 4)):
             changed += _zero_from(folder / name, count * unit)
     return changed
+
+
+def _written_since(folder: Path, since: float) -> bool:
+    """Whether any of a segment folder's files changed at or after ``since`` (a second's slack:
+    a file system's clock may lag :func:`time.time`)."""
+    try:
+        return any(f.stat().st_mtime >= since - 1.0 for f in folder.iterdir())
+    except OSError:
+        return True  # a file went while listed: look at the folder
 
 
 def _zero_from(path: Path, start: int) -> int:
