@@ -141,6 +141,19 @@ def test_query_words_drop_function_words_and_fts_syntax_is_never_an_operator(sto
     assert store.journal.search_text("u", 'AND OR NOT "" *', 5) == []
 
 
+def test_a_decomposed_query_finds_what_its_composed_spelling_finds(store: MemoryStore) -> None:
+    """"Ñandú" typed decomposed (a letter, then its combining mark, as macOS file names and some
+    keyboards give it) split into "N" and "andu" and found nothing (until 2026-12-07: a reviewer)."""
+    import unicodedata
+
+    writer = MemoryWriter(store, dated=False, speakers=False, window=False)
+    [bird] = writer.add_turn("u", "user", "we saw a Ñandú at the zoo")
+    writer.add_turns([{"user_id": "u", "role": "user", "content": f"filler note {i}"} for i in range(10)])
+    decomposed = unicodedata.normalize("NFD", "Ñandú")
+    assert decomposed != "Ñandú" and query_words(decomposed) == query_words("Ñandú") == ["ñandú"]
+    assert [m for m, _ in store.journal.search_text("u", decomposed, 5)] == [bird]
+
+
 def test_owner_token_matches_sqlite_hex() -> None:
     db = sqlite3.connect(":memory:")
     for user in ["alice", "ünïcode ✓", "a b"]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,8 +89,10 @@ def owner_token(user_id: str) -> str:
 
 
 def query_words(text: str) -> list[str]:
-    """The words of ``text`` worth searching: lower-cased, unique, no function words or single letters."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    """The words of ``text`` worth searching: lower-cased, unique, no function words or single letters.
+    Read in Unicode NFC: a decomposed "Ñandú" (a letter, then its mark) split into "N" and "andu"
+    and found nothing (until 2026-12-07: a reviewer)."""
+    words = [w.lower() for w in _WORD.findall(unicodedata.normalize("NFC", text))]
     return [w for w in dict.fromkeys(words) if len(w) > 1 and w not in STOPWORDS]
 
 
