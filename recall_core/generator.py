@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 import torch
-from transformers import StoppingCriteria, StoppingCriteriaList, StopStringCriteria
+from transformers import StoppingCriteria
 
 from recall_core.config import RecallConfig, checked_config
 from recall_core.decoding.abstain import abstention_ids
@@ -37,14 +37,14 @@ from recall_core.decoding.ask import (
 )
 from recall_core.decoding.budget import trained_positions
 from recall_core.decoding.hf_compat import CACHE_KEY
-from recall_core.decoding.loop import RecallGenerateOutput, recall_generate
+from recall_core.decoding.loop import recall_generate
 from recall_core.kv.cache import cache_length
 from recall_core.kv.memories import KVPrecompute
 from recall_core.models.base import base_model_of
 from recall_core.models.loading import load_model
 from recall_core.models.query_head import RecallQueryHead, saved_query_head
 from recall_core.prompt import chat_prompt_ids, check_prompt, last_user_text
-from recall_core.reply import finish_text
+from recall_core.results import ReplyResults, id_set
 from recall_core.settings import (
     call_options,
     check_defaults,
@@ -56,9 +56,8 @@ from recall_core.settings import (
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer, was_cancelled
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
-from recall_core.structured.tools import special_ids
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, recall_token_ids
-from recall_core.types import Memory, Recall, RecallResult, Usage
+from recall_core.types import Memory, Recall, RecallResult
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
 
@@ -66,7 +65,7 @@ Prompt = str | Sequence[Mapping[str, Any]]
 _UNSET: Any = object()
 
 
-class RecallGenerator:
+class RecallGenerator(ReplyResults):
     """Generate with recall from a model, its tokenizer and (optionally) a memory.
 
     Example::
@@ -197,7 +196,7 @@ class RecallGenerator:
     @property
     def eos_token_ids(self) -> set[int]:
         """The ids that end a reply (the model's generation config's ``eos_token_id``)."""
-        return _id_set(self.model.generation_config.eos_token_id)
+        return id_set(self.model.generation_config.eos_token_id)
 
     # ------------------------------------------------------------------ generate
     def generate(
@@ -485,14 +484,6 @@ class RecallGenerator:
             max_new_tokens=max_new_tokens, tail=plan.tail, max_time=max_time,
         )  # fmt: skip
 
-    def _decode(self, ids: list[int], keep: Sequence[str]) -> str:
-        """Text of ``ids`` without special tokens, except the ``keep`` ones (tool-call markers)."""
-        if not keep:
-            return self.tokenizer.decode(ids, skip_special_tokens=True)
-        vocab = self.tokenizer.get_vocab()
-        dropped = special_ids(self.tokenizer) - {vocab[token] for token in keep if token in vocab}
-        return self.tokenizer.decode([i for i in ids if i not in dropped], skip_special_tokens=False)
-
     def _generation_kwargs(
         self, given: Mapping[str, Any], stop: str | Sequence[str] | None
     ) -> tuple[dict[str, Any], list[str]]:
@@ -511,88 +502,3 @@ class RecallGenerator:
         if asked is None:
             asked = (kwargs.get("generation_config") or self.model.generation_config).return_dict_in_generate
         return bool(asked)
-
-    def _finish_reason(
-        self, kwargs: Mapping[str, Any], new_ids: list[int], generated: int, length: int, elapsed: float, hit_stop: bool,
-        cancelled: bool = False,
-    ) -> str:
-        """Why decoding ended, by what the call asked as transformers reads it: its own ``eos_token_id``
-        (else the model's), ``max_new_tokens`` (else ``max_length``, a whole sequence's ``length``),
-        ``max_time`` (seconds of ``elapsed``); each a keyword, else the call's config, else the model's.
-        ``"cancelled"`` where a :class:`~recall_core.streaming.CancelCriteria` stopped it before the reply
-        ended (a stream left early, a cancelled call; before 2026-12-06 that said ``"stop"``)."""
-        configs = [kwargs.get("generation_config"), getattr(self.model, "generation_config", None)]
-
-        def setting(name: str) -> Any:
-            return next((v for v in (kwargs.get(name), *(getattr(c, name, None) for c in configs)) if v is not None), None)
-
-        eos = kwargs.get("eos_token_id", getattr(configs[0], "eos_token_id", None))
-        eos_ids = _id_set(eos) if eos is not None else self.eos_token_ids
-        if hit_stop or (new_ids and new_ids[-1] in eos_ids):
-            return "stop"
-        if cancelled:
-            return "cancelled"
-        max_new = setting("max_new_tokens")
-        if max_new:
-            cut = generated >= max_new
-        else:  # transformers' max_length counts the whole sequence
-            max_length = setting("max_length")
-            cut = bool(max_length) and length >= max_length
-        if cut:
-            return "length"
-        max_time = setting("max_time")
-        return "time" if max_time is not None and elapsed >= max_time else "stop"
-
-    def _stopping_criteria(self, stop_strings: list[str]) -> StoppingCriteriaList:
-        if not stop_strings:
-            return StoppingCriteriaList()
-        return StoppingCriteriaList([StopStringCriteria(self.tokenizer, stop_strings)])
-
-    def _result(
-        self,
-        input_ids: torch.LongTensor,
-        output: RecallGenerateOutput,
-        stop_strings: list[str],
-        kwargs: Mapping[str, Any],
-        plan: OutputPlan,
-        cached: int = 0,
-        elapsed: float = 0.0,
-        cancelled: bool = False,
-    ) -> RecallResult:
-        prompt_length = input_ids.shape[1]
-        sequences, trace = output.sequences, list(output.recalls or [])
-        pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
-        new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
-        injected = sum(r.length for r in trace)
-        # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
-        written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
-        generated = sequences.shape[1] - output.generated_start - written
-        raw = self._decode(new_ids, plan.keep_tokens())
-        text, hit_stop = finish_text(raw, stop_strings)
-        calls: dict[str, Any] = {}
-        if plan.tool_format is not None:
-            parsed = plan.tool_format.parse(text)
-            text = parsed.content
-            calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
-        # max_length counts the prompt as given (its marker cropped later) and the generated ids, not injected pads
-        finish_reason = self._finish_reason(kwargs, new_ids, generated, prompt_length + generated, elapsed, hit_stop,
-                                            cancelled)  # fmt: skip
-        if calls.get("tool_calls") and not calls.get("invalid_tool_calls"):
-            finish_reason = "tool_calls"  # OpenAI's word for a reply that hands over to tools (complete calls)
-        return RecallResult(
-            text=text,
-            sequences=sequences,
-            recalls=trace,
-            usage=Usage(
-                prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
-            ),
-            finish_reason=finish_reason,
-            **calls,
-        )
-
-
-def _id_set(ids: int | Sequence[int] | torch.Tensor | None) -> set[int]:
-    """An ``eos_token_id`` as transformers takes it (an id, a list, a tensor, ``None``) as a set of ids."""
-    if isinstance(ids, torch.Tensor):
-        ids = ids.tolist()
-    return set(ids if isinstance(ids, (list, tuple)) else [ids]) - {None}
