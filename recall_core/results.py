@@ -92,6 +92,9 @@ class ReplyResults:
         # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
         written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
         generated = sequences.shape[1] - output.generated_start - written
+        # the prompt that ran: a prompt's <recall> where nothing was injected was dropped, not run (until
+        # 2026-12-07 a chat prompt's usage counted it: a reviewer); the notes injected inside it are not prompt
+        ran = output.generated_start - sum(r.length for r in trace if r.in_prompt)
         raw = self._decode(new_ids, plan.keep_tokens())
         text, hit_stop = finish_text(raw, stop_strings)
         calls: dict[str, Any] = {}
@@ -109,7 +112,7 @@ class ReplyResults:
             sequences=sequences,
             recalls=trace,
             usage=Usage(
-                prompt_tokens=prompt_length, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
+                prompt_tokens=ran, generated_tokens=generated, injected_tokens=injected, cached_tokens=cached
             ),
             finish_reason=finish_reason,
             **calls,

@@ -34,6 +34,17 @@ def test_result_has_new_text_sequences_trace_and_usage(gen):
     assert RECALL_TOKEN not in result.text and "<|memory_pad|>" not in result.text
 
 
+def test_usage_counts_the_prompt_that_ran_without_a_marker_that_was_dropped(gen):
+    """With nothing to inject, the chat prompt's <recall> is dropped, not run; usage counted it (until
+    2026-12-07: a reviewer). Where notes were injected the marker ran, and counts."""
+    marked = gen.encode(CHAT)
+    for memory, marker_ran in ((None, False), (FixedMemory(FACT), True)):
+        result = gen.generate(CHAT, memory=memory)
+        usage = result.usage
+        assert usage.prompt_tokens == marked.shape[1] - (not marker_ran)
+        assert usage.prompt_tokens + usage.injected_tokens + usage.generated_tokens == result.sequences.shape[1]
+
+
 def test_recall_policy_auto_and_explicit(gen):
     assert gen.generate(CHAT).recalls
     explicit = RecallConfig(recall_policy="explicit")

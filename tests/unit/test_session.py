@@ -123,7 +123,8 @@ def test_the_chat_flow_prefills_only_the_new_message(tiny):
     assert second.session.reused_tokens == cached
     new_text = "<|im_end|>\n<|im_start|>user\n" + USER_TURNS[1] + "<|im_end|>\n<|im_start|>assistant\n"
     assert second.session.prefilled_tokens == len(tokenizer(new_text, add_special_tokens=False).input_ids) + 1
-    assert second.usage.cached_tokens == cached and second.usage.prompt_tokens == len(gen.encode(messages)[0])
+    # no memory: the prompt's <recall> is dropped, and the prompt that stays is counted without it
+    assert second.usage.cached_tokens == cached and second.usage.prompt_tokens == len(gen.encode(messages)[0]) - 1
     assert torch.equal(second.sequences, gen.generate(messages, logits_processor=_saying(tokenizer, say)).sequences)
 
 
