@@ -132,7 +132,8 @@ class Usage:
 
     Attributes:
         prompt_tokens: ids of the prompt (with a session: the whole cached conversation plus
-            the new messages).
+            the new messages), less a prompt ``<recall>`` where nothing was injected: it is
+            dropped, and ``sequences`` holds the prompt without it.
         generated_tokens: new tokens sampled.
         injected_tokens: memory embeddings injected by this generation's recalls.
         cached_tokens: of ``prompt_tokens``, how many were read from a session's cache rather
