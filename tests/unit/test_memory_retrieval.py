@@ -231,6 +231,34 @@ def test_hybrid_respects_where(store: MemoryStore) -> None:
     assert [c.text for c in found] == ["the weather was nice"]
 
 
+def test_hybrid_under_where_keeps_the_word_credit_of_a_memory_inside_the_filter(tmp_path: Path) -> None:
+    """BM25's list, cut at 50 before the filter, held only memories outside it: the one inside the
+    filter that names the zebra lost its word credit, and fillers came first (until 2026-12-07: a reviewer).
+    Each text's vector is random here, so only the words can find it."""
+    import zlib
+
+    import numpy as np
+
+    class Unrelated(HashEncoder):  # a vector per text, unrelated to its words
+        def encode(self, texts, batch_size=64):
+            out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).normal(size=self.dimension) for t in texts])
+            return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+    # longer than every zebra crossing: BM25 ranks it after the 80 of them
+    zoo = "yesterday afternoon my sister and I walked all around the big city zoo and saw one zebra"
+    turns = [{"user_id": "u", "role": "user", "content": f"the zebra crossing number {i} near the market",
+              "metadata": {"topic": "roads"}} for i in range(80)]  # fmt: skip
+    turns += [{"user_id": "u", "role": "user", "content": f"filler note {i} about the weather",
+               "metadata": {"topic": "misc"}} for i in range(40)]  # fmt: skip
+    turns.append({"user_id": "u", "role": "user", "content": zoo, "metadata": {"topic": "zoo"}})
+    with MemoryStore.local(tmp_path / "mem", encoder=Unrelated(64, name="unrelated")) as store:
+        store.writer.add_turns(turns)
+        for where in ({"topic": {"$in": ["zoo", "misc"]}}, {"topic": {"$ne": "roads"}}):
+            found = store.for_user("u").search("zebra", k=3, where=where, retrieval="hybrid")
+            assert found[0].text == zoo
+            assert all(c.metadata["topic"] != "roads" for c in found)
+
+
 @pytest.mark.parametrize("retrieval", ["hybrid", "vector", "lexical"])
 def test_a_roles_filter_finds_the_user_s_turn_among_many_better_ranked_replies(store: MemoryStore, retrieval: str) -> None:
     """Until 2026-12-06 only 3k candidates were ranked before the speakers' filter: ten assistant
