@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from recall_core.processes import free_port, log_tail, start_process, stop_process
+from recall_core.processes import check_port, check_timeout, free_port, log_tail, start_process, stop_process
 
 __all__ = ["ChromaServer", "chroma_binary", "free_port"]
 
@@ -41,8 +41,8 @@ class ChromaServer:
     def __init__(self, path: str | Path, port: int | None = None, startup_timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.host = "127.0.0.1"
-        self.port = port or free_port()
-        self.startup_timeout = startup_timeout
+        self.port = check_port(port) or free_port()
+        self.startup_timeout = check_timeout("startup_timeout", startup_timeout)
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = self.path.parent / f"chroma-{self.port}.log"
 
@@ -62,11 +62,15 @@ class ChromaServer:
             return False
 
     def start(self) -> ChromaServer:
+        """Start ``chroma run`` and wait for its heartbeat (``RuntimeError`` with its log if it never
+        answers, if the port is held by another process, or if this one is running already)."""
+        if self.process is not None and self.process.poll() is None:
+            raise RuntimeError(f"chroma run is running already (pid {self.process.pid}): stop() it first")
         self.path.mkdir(parents=True, exist_ok=True)
         self.process = start_process(
             [chroma_binary(), "run", "--path", str(self.path), "--host", self.host, "--port", str(self.port)],
             self.log_path, ready=self.alive, timeout=self.startup_timeout, interval=0.1, name="chroma run",
-            probe="the heartbeat", env=dict(os.environ, ANONYMIZED_TELEMETRY="False"),
+            probe="the heartbeat", env=dict(os.environ, ANONYMIZED_TELEMETRY="False"), port=self.port,
         )  # fmt: skip
         return self
 

@@ -21,9 +21,10 @@ import numbers
 import os
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
-from recall_core.processes import free_port, log_tail, start_process, stop_process
+from recall_core.processes import check_port, check_timeout, free_port, log_tail, start_process, stop_process
 from recall_core.serving.client import EngineClient
 
 __all__ = ["ENGINE_PYTHON_ENV", "LLAMA_SERVER_ENV", "EngineServer", "engine_command"]
@@ -94,7 +95,8 @@ class EngineServer:
             :class:`~recall_core.serving.ServedRecallGenerator` sends at scale -1 for the replies
             ``RecallConfig.base_replies`` gives the base model.
         startup_timeout: seconds to wait for ``/health``.
-        log_path: where the engine's output goes (default: next to the model, by port).
+        log_path: where the engine's output goes (default: ``recall-engine-<port>.log`` in the
+            system's temporary folder; kept after :meth:`stop`, for what went wrong).
     """
 
     def __init__(
@@ -122,11 +124,11 @@ class EngineServer:
             raise ValueError(f"slot_prompt_similarity must be a number in [0, 1], got {slot_prompt_similarity!r}")
         if lora is not None and not Path(lora).is_file():
             raise FileNotFoundError(f"no LoRA adapter GGUF at {lora}: `python -m recall_core.serving.gguf_export` writes the default's")
-        self.port = port or free_port()
+        self.port = check_port(port) or free_port()
         self.options = {"parallel": parallel, "threads": threads, "ctx_per_slot": ctx_per_slot,
                         "slot_prompt_similarity": slot_prompt_similarity, "binary": binary, "lora": lora}  # fmt: skip
-        self.startup_timeout = startup_timeout
-        self.log_path = Path(log_path) if log_path else Path(f"/tmp/recall-engine-{self.port}.log")
+        self.startup_timeout = check_timeout("startup_timeout", startup_timeout)
+        self.log_path = Path(log_path) if log_path else Path(tempfile.gettempdir()) / f"recall-engine-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -146,10 +148,14 @@ class EngineServer:
             client.close()
 
     def start(self) -> EngineServer:
-        """Start the engine and wait for ``/health`` (``RuntimeError`` with its log if it never answers)."""
+        """Start the engine and wait for ``/health`` (``RuntimeError`` with its log if it never answers,
+        if the port is held by another process, or if this one is running already: a second start
+        left the first engine running where :meth:`stop` could not reach it, until 2026-12-07)."""
+        if self.process is not None and self.process.poll() is None:
+            raise RuntimeError(f"the engine is running already (pid {self.process.pid}): stop() it first")
         command = engine_command(self.model, self.port, **self.options)  # type: ignore[arg-type]
         self.process = start_process(command, self.log_path, ready=self.alive, timeout=self.startup_timeout,
-                                     interval=0.2, name="the engine", probe="/health")  # fmt: skip
+                                     interval=0.2, name="the engine", probe="/health", port=self.port)  # fmt: skip
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
