@@ -146,6 +146,8 @@ class EngineClient:
         """
         body = {**options, **self.fields, "prompt": list(prompt), "stream": True, "return_tokens": True,
                 "cache_prompt": True}  # fmt: skip
+        if self.pieces is not None and not body.get("n_probs"):
+            body["n_probs"] = 1  # the pieces' bytes come only with probabilities: ``content`` ends mid-character in U+FFFD
         result = Completion()
         reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces)
 

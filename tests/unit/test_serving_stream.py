@@ -110,7 +110,8 @@ class FakeLlamaServer:
                                       "logprob": lp if listed == token else -0.5}]}  # fmt: skip
             events.append({"index": 0, "content": chunk.decode("utf-8", "replace"), "tokens": [token], "stop": False,
                            "id_slot": -1, "tokens_predicted": n, "tokens_evaluated": len(body["prompt"]),
-                           "completion_probabilities": [step]})  # fmt: skip
+                           # as llama.cpp: the probabilities (and the piece's bytes) only when asked for
+                           **({"completion_probabilities": [step]} if body.get("n_probs", 0) > 0 else {})})  # fmt: skip
         events.append({"index": 0, "content": "", "tokens": [], "id_slot": 0, "stop": True, "stop_type": stop_type,
                        "stopping_word": "", "tokens_predicted": len(ids), "tokens_evaluated": len(body["prompt"]),
                        "timings": {"cache_n": 0, "prompt_n": len(body["prompt"])}})  # fmt: skip
@@ -334,3 +335,16 @@ def test_a_generation_config_is_read_as_in_process(tokenizer) -> None:
     assert (second["n_predict"], second["temperature"], second["top_p"]) == (3, 0.2, 0.9)
     with pytest.raises(ValueError, match="no_repeat_ngram_size: not supported on a served backend"):
         generator.generate(MESSAGES, memory=None, generation_config=GenerationConfig(no_repeat_ngram_size=3))
+
+
+def test_a_client_with_pieces_asks_for_the_bytes_it_reads_the_left_out_ids_by(tokenizer) -> None:
+    """Without ``n_probs`` the engine sends no piece bytes, only ``content``, where a character's end
+    became U+FFFD: ``with_pieces`` then lost the emoji's first ids and asked again for ids it appended
+    at the end (until 2026-12-07: a reviewer). It now asks for them itself."""
+    reply = tokenizer(TEXT, add_special_tokens=False).input_ids
+    fake = FakeLlamaServer(tokenizer, (reply, None, None, "limit"))
+    try:
+        found = EngineClient(fake.url).with_pieces(Pieces(tokenizer)).complete([1, 2], {"n_predict": len(reply)})
+    finally:
+        fake.close()
+    assert found.tokens == reply and fake.bodies[0]["n_probs"] >= 1
