@@ -125,7 +125,11 @@ def export_gguf(folder: str | Path, out: str | Path, out_type: str = "f16", *, s
         writer.add_rope_freq_base(float(rope.get("rope_theta", cfg.get("rope_theta", 10000.0))))
         writer.add_layer_norm_rms_eps(float(cfg["rms_norm_eps"]))
         writer.add_vocab_size(n_vocab)
-        writer.add_rope_dimension_count(cfg.get("head_dim") or cfg["hidden_size"] // n_head)
+        head_dim = cfg.get("head_dim") or cfg["hidden_size"] // n_head
+        writer.add_rope_dimension_count(head_dim)
+        if head_dim != cfg["hidden_size"] // n_head:  # llama.cpp takes hidden / heads unless told (a reviewer, 2026-12-07)
+            writer.add_key_length(head_dim)
+            writer.add_value_length(head_dim)
         writer.add_file_type(ftype)
         writer.add_quantization_version(2)
         _write_tokenizer(writer, folder, cfg, n_vocab, stop_at_recall)

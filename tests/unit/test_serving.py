@@ -185,6 +185,25 @@ def test_export_gguf_keeps_ids_and_stops_at_recall(tmp_path: Path) -> None:
     assert not (tmp_path / "tiny.f16.gguf.partial").exists()
 
 
+def test_export_gguf_says_a_head_size_other_than_hidden_over_heads(tmp_path: Path) -> None:
+    """Without the key and value lengths llama.cpp took 64 / 4 = 16 for a head of 32 and refused
+    the model ("invalid n_rot: 32, expected 16"; until 2026-12-07: a reviewer)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    _, tokenizer = tiny_model("llama")
+    lengths = {}
+    for head_dim in (16, 32):
+        config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                             num_attention_heads=4, num_key_value_heads=2, head_dim=head_dim)  # fmt: skip
+        folder = tmp_path / f"hd{head_dim}"
+        LlamaForCausalLM(config).save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        fields = GGUFReader(export_gguf(folder, tmp_path / f"hd{head_dim}.gguf", "f32")).fields
+        lengths[head_dim] = [fields[f"llama.{name}"].contents() if f"llama.{name}" in fields else None
+                             for name in ("rope.dimension_count", "attention.key_length", "attention.value_length")]  # fmt: skip
+    assert lengths == {16: [16, None, None], 32: [32, 32, 32]}
+
+
 def test_export_gguf_without_the_recall_tokens_has_no_eom(tmp_path: Path) -> None:
     model, tokenizer = tiny_model("llama")
     folder = tmp_path / "tiny"
