@@ -38,8 +38,8 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                 parts.append(block.text)
             elif isinstance(block, ToolCallBlock):
                 calls.append(template_call(block.tool_call_id, block.tool_name, block.tool_kwargs))
-            elif getattr(block, "block_type", None) == "thinking":
-                continue
+            elif getattr(block, "block_type", None) in ("thinking", "cache"):
+                continue  # a thought, or a CachePoint (a provider's cache mark, no content; until 2026-12-07 refused)
             else:
                 raise ValueError(
                     f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "

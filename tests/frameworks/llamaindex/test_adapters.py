@@ -6,7 +6,14 @@ import asyncio
 import time
 
 import pytest
-from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
+from llama_index.core.base.llms.types import (
+    CacheControl,
+    CachePoint,
+    ChatMessage,
+    ImageBlock,
+    MessageRole,
+    TextBlock,
+)
 from llama_index.core.instrumentation.events.llm import (
     LLMChatInProgressEvent,
     LLMCompletionEndEvent,
@@ -193,6 +200,13 @@ def test_the_system_prompt_is_sent_once_and_text_blocks_are_joined_as_llamaindex
     blocks = ChatMessage(role="user", blocks=[TextBlock(text="My dog is called Biscuit."), TextBlock(text=QUESTION)])
     llm.chat([blocks])
     assert seen[0][-1]["content"] == blocks.content == f"My dog is called Biscuit.\n{QUESTION}"
+    # a CachePoint (a provider's cache mark; LlamaIndex's Memory keeps it) holds nothing: it is passed over,
+    # where it was refused as a non-text block (until 2026-12-07: a reviewer)
+    seen.clear()
+    marked = ChatMessage(role="user", blocks=[TextBlock(text="My dog is called Biscuit."),
+                                              CachePoint(cache_control=CacheControl(type="ephemeral")), TextBlock(text=QUESTION)])  # fmt: skip
+    llm.chat([marked])
+    assert seen[0][-1]["content"] == f"My dog is called Biscuit.\n{QUESTION}"
 
 
 def test_rejected_roles_and_non_text_blocks_name_the_message(generator):
