@@ -212,7 +212,7 @@ class RecallGenerator(ReplyResults):
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: Any = None,
         response_format: Mapping[str, Any] | None = None,
-        parallel_tool_calls: bool = False,
+        parallel_tool_calls: bool | None = None,
         **generation_kwargs: Any,
     ) -> RecallResult:
         """Generate a reply with recall.
@@ -233,7 +233,9 @@ class RecallGenerator(ReplyResults):
                 name; a forced choice is enforced by constrained decoding.
             response_format: ``{"type": "json_object"}`` or ``{"type": "json_schema",
                 "json_schema": {"name", "schema"}}``: the reply is constrained to it.
-            parallel_tool_calls: a forced choice may make several calls (default one).
+            parallel_tool_calls: ``True``: the reply may make several calls; ``False``: one at most
+                (the first it makes); ``None`` (default): a forced choice makes one, a model's
+                own choice as many as it writes.
             **generation_kwargs: any ``generate()`` argument (``max_new_tokens``,
                 ``do_sample``, ``temperature``, ``top_p``, ``top_k``, ``min_p``,
                 ``repetition_penalty``, ``stop_strings``...), plus the aliases ``max_tokens``

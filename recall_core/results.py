@@ -102,6 +102,9 @@ class ReplyResults:
             parsed = plan.tool_format.parse(text)
             text = parsed.content
             calls = {"tool_calls": parsed.tool_calls, "invalid_tool_calls": parsed.invalid_tool_calls}
+            if plan.one_call:  # the first call the reply makes, valid if any is: the others are not made
+                valid = tuple(parsed.tool_calls)[:1]
+                calls = {"tool_calls": valid, "invalid_tool_calls": () if valid else tuple(parsed.invalid_tool_calls)[:1]}
         # max_length counts the prompt as given (its marker cropped later) and the generated ids, not injected pads
         finish_reason = self._finish_reason(kwargs, new_ids, generated, prompt_length + generated, elapsed, hit_stop,
                                             cancelled)  # fmt: skip

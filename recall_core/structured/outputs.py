@@ -55,6 +55,9 @@ class OutputPlan:
     template_tools: list[dict[str, Any]] | None = None
     constraint: Constraint | None = None
     tool_format: ToolFormat | None = None
+    #: ``parallel_tool_calls=False`` given: the reply keeps its first call only, chosen by the model
+    #: too (OpenAI's meaning; until 2026-12-07 it held only for a forced choice: a reviewer)
+    one_call: bool = False
 
     @property
     def tail(self) -> str:
@@ -74,7 +77,7 @@ def plan_output(
     tools: Sequence[Mapping[str, Any]] | None = None,
     tool_choice: Any = None,
     response_format: Mapping[str, Any] | None = None,
-    parallel_tool_calls: bool = False,
+    parallel_tool_calls: bool | None = None,
 ) -> OutputPlan:
     """The plan for one call; ``ValueError`` (naming the tool or field) when the options cannot work."""
     if tools and response_format is not None:
@@ -112,10 +115,10 @@ def plan_output(
         messages, template_tools = describe_tools(inline_tool_history(prompt, fmt), tools), None
     constraint = None
     if forced is not None:
-        grammar = lark_grammar(fmt.forced_grammar(tokenizer, forced, parallel_tool_calls))
+        grammar = lark_grammar(fmt.forced_grammar(tokenizer, forced, bool(parallel_tool_calls)))
         schemas = [fmt.call_schema(tool) for tool in forced]  # their $ref resolve, as in the grammar
         constraint = Constraint(tokenizer, grammar, vocab_size=vocab_size, name=_tools_label(forced), schemas=schemas)
-    return OutputPlan(messages, template_tools, constraint, fmt)
+    return OutputPlan(messages, template_tools, constraint, fmt, one_call=parallel_tool_calls is False)
 
 
 def _no_call_plan(tokenizer: Any, messages: Sequence[Mapping[str, Any]]) -> OutputPlan:

@@ -86,3 +86,17 @@ def test_a_mistral_round_trip(tools_generator, monkeypatch):
     other = ai.model_copy(update={"tool_calls": [{**call, "id": "toolu_01A-other-framework"}]})
     history = [HumanMessage("Weather in Paris?"), other, ToolMessage("sunny", tool_call_id="toolu_01A-other-framework")]
     assert isinstance(chat.invoke(history, max_tokens=3).content, str)  # ids from elsewhere too, tools bound or not
+
+
+@pytest.mark.parametrize("parallel, made", [(False, ["Paris"]), (True, ["Paris", "Oslo"]), (None, ["Paris", "Oslo"])])
+def test_parallel_tool_calls_false_keeps_the_first_call_the_model_chose(tools_generator, monkeypatch, parallel, made):
+    """OpenAI's ``parallel_tool_calls=False``: one call at most, also when the model chooses. It held
+    only for a forced choice, and both calls came back (until 2026-12-07: a reviewer). Not given: as many
+    as the model writes."""
+    two = CALL + "\n" + CALL.replace("Paris", "Oslo")
+    chat = _writing(tools_generator, monkeypatch, two)
+    bound = chat.bind_tools([get_weather], **({} if parallel is None else {"parallel_tool_calls": parallel}))
+    for message in (bound.invoke("Weather?"), _joined(list(bound.stream("Weather?")))):
+        assert [call["args"]["city"] for call in message.tool_calls] == made
+        assert not message.invalid_tool_calls
+

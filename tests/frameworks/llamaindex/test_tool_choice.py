@@ -104,3 +104,16 @@ def test_structured_predict_of_a_model_with_an_optional_object_before_required_f
         order = RecallLLM(generator=generator, max_new_tokens=budget).structured_predict(
             Order, PromptTemplate("Extract: {text}"), text="Ship to Paris, bill Rome.")
         assert isinstance(order, Order)
+
+
+def test_one_call_unless_parallel_calls_are_allowed_as_llamaindex_s_openai_does(tools_generator, monkeypatch):
+    """``allow_parallel_tool_calls=False`` (LlamaIndex's default) was not kept when the model chose:
+    two calls came back, and ``predict_and_call`` raised "Invalid" (until 2026-12-07: a reviewer)."""
+    llm = _writing(tools_generator, monkeypatch, CALL + "\n" + CALL.replace("Paris", "Oslo"))
+    tools = [FunctionTool.from_defaults(weather)]
+    for allowed, cities in ((False, ["Paris"]), (True, ["Paris", "Oslo"])):
+        response = llm.chat_with_tools(tools, user_msg="Weather?", allow_parallel_tool_calls=allowed)
+        assert [call.tool_kwargs["city"] for call in llm.get_tool_calls_from_response(response)] == cities
+    made = llm.predict_and_call(tools, user_msg="Weather?")
+    assert [output.raw_input["kwargs"]["city"] for output in made.sources] == ["Paris"]
+
