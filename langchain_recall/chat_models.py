@@ -36,6 +36,7 @@ from recall_core.integration import (
     unanswered,
 )
 from recall_core.memory.text.questions import turn_to_write
+from recall_core.prompt import chat_prompt_ids
 from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
 
 from ._common import (
@@ -315,6 +316,20 @@ class ChatRecall(RecallSettings, BaseChatModel):
         return start(call, chat)
 
     # ------------------------------------------------------------------ tools and structured output
+    def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
+        """How many ids the model reads for ``messages`` (and ``tools``): rendered as a call renders
+        them, with the chat template, the recall system prompt and ``<recall>``. LangChain's count
+        of its "Human: ..." text was 4 of 32 for one message, so ``trim_messages(token_counter=chat)``
+        kept prompts past the context window (until 2026-12-07: a reviewer). With
+        ``custom_get_token_ids``, LangChain's count by it."""
+        if self.custom_get_token_ids is not None:
+            return super().get_num_tokens_from_messages(messages, tools)
+        engine = self.engine
+        specs = openai_tools(tools, None)[0] if tools else None
+        config = self.recall_config or engine.config  # the adapter's recall policy, as its calls render
+        return len(chat_prompt_ids(engine.tokenizer, to_chat_messages(messages), config.recall_policy,
+                                   config.recall_position, config.system_prompt, tools=specs))  # fmt: skip
+
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
@@ -331,7 +346,9 @@ class ChatRecall(RecallSettings, BaseChatModel):
             tool_choice: ``"auto"`` / ``None`` (the model decides), ``"none"``, ``"any"`` /
                 ``"required"`` / ``True`` (some call), or a tool's name. A forced choice is
                 enforced by constrained decoding: even a small model writes a valid call.
-            parallel_tool_calls: under a forced choice, let the reply make several calls (default one).
+            parallel_tool_calls: ``False``: one call at most (the reply's first); ``True``: several
+                also under a forced choice. Not given: a forced choice makes one, the model's own
+                choice as many as it writes.
             strict: accepted for compatibility: arguments always follow the tool's schema
                 when a call is forced (objects take only their declared properties).
 

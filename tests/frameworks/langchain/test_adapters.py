@@ -335,6 +335,24 @@ def test_tokens_are_counted_by_the_model_s_own_tokenizer(chat, llm, generator):
     assert RecallLLM(generator=generator, custom_get_token_ids=lambda t: [1, 2]).get_token_ids(text) == [1, 2]
 
 
+def test_messages_are_counted_as_the_model_reads_them_so_trimming_fits_the_window(generator):
+    """LangChain's count of its "Human: ..." text left out the chat template, the system prompt and the
+    marker (4 against 32 for one message): ``trim_messages`` to the window kept a prompt the call then
+    refused as longer than the window (until 2026-12-07: a reviewer)."""
+    from langchain_core.messages import trim_messages
+
+    chat = ChatRecall(generator=generator, max_tokens=4, recall="off")
+    history = [m for i in range(80) for m in (HumanMessage(f"My dog is called Biscuit {i}."), AIMessage("Nice!"))]
+    history.append(HumanMessage(QUESTION))
+    short = [SystemMessage("Be brief."), *history[-3:]]
+    assert chat.get_num_tokens_from_messages(short) == chat.invoke(short).usage_metadata["input_tokens"]
+    budget = generator.context_window - 4
+    assert chat.get_num_tokens_from_messages(history) > budget
+    kept = trim_messages(history, max_tokens=budget, token_counter=chat, strategy="last", start_on="human")
+    assert 3 < len(kept) < len(history) and chat.invoke(kept).usage_metadata["input_tokens"] <= budget
+    assert ChatRecall(generator=generator, custom_get_token_ids=lambda t: [1]).get_num_tokens_from_messages(short) < 20
+
+
 def test_chat_generate_sums_the_batch_s_usage_in_llm_output(chat):
     result = chat.generate([[HumanMessage("Hello there")], [HumanMessage(QUESTION)]])
     usages = [g[0].message.response_metadata["usage"] for g in result.generations]
