@@ -55,7 +55,7 @@ from recall_core.settings import (
 )
 from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStreamer, was_cancelled
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
-from recall_core.structured.outputs import OutputPlan, out_of_time, plan_output
+from recall_core.structured.outputs import OutputPlan, constrained_call, out_of_time, plan_output
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, recall_token_ids
 from recall_core.types import Memory, Recall, RecallResult
 
@@ -223,7 +223,8 @@ class RecallGenerator(ReplyResults):
             memory: overrides the generator's memory for this call (``None``: no memory).
             config: overrides the generator's :class:`RecallConfig` for this call.
             stop: stop strings (with any ``stop_strings=``); generation stops at the first one
-                and it is cut from ``text``.
+                and it is cut from ``text``. A constrained reply (a forced tool call, a
+                ``response_format``) is not cut: its JSON would break.
             on_recall: called with each :class:`Recall` as it happens.
             streamer: a transformers streamer that receives the new tokens.
             stopping_criteria: extra transformers stopping criteria.
@@ -407,6 +408,8 @@ class RecallGenerator(ReplyResults):
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
+        if plan.constraint is not None:  # never cut a constrained reply: a stop string inside it broke the call
+            stop_strings = []  # (an instance's stop=["\n"] made every forced call invalid; a reviewer, 2026-12-07)
         processor = None
         if plan.constraint is not None:
             budget, max_time = reply_limits(kwargs, input_ids.shape[1])
@@ -470,7 +473,10 @@ class RecallGenerator(ReplyResults):
 
     def call_stop_strings(self, arguments: Mapping[str, Any]) -> list[str]:
         """Every stop string a call with these keyword ``arguments`` cuts its text at: ``stop``,
-        ``stop_strings``, a ``generation_config``'s and :attr:`generation_defaults`' (checked)."""
+        ``stop_strings``, a ``generation_config``'s and :attr:`generation_defaults`' (checked); none
+        where the reply is constrained (a forced tool call, a ``response_format``)."""
+        if constrained_call(arguments):
+            return []  # (the call itself checks them)
         given = {k: v for k, v in arguments.items() if k in generation_option_names() or k == "generation_config"}
         return self._generation_kwargs(given, arguments.get("stop"))[1]
 

@@ -290,6 +290,7 @@ class ServedRecallGenerator(RecallGenerator):
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stops = self._generation_kwargs(generation_kwargs, stop)
+        stops = [] if plan.constraint is not None else stops  # a constrained reply is never cut, as in process
         kwargs = config_as_options(kwargs)  # an engine takes fields, not a GenerationConfig
         max_new = int(kwargs.pop("max_new_tokens", None) or 256)
         grammar = None

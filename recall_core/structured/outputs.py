@@ -121,6 +121,14 @@ def plan_output(
     return OutputPlan(messages, template_tools, constraint, fmt, one_call=parallel_tool_calls is False)
 
 
+def constrained_call(arguments: Mapping[str, Any]) -> bool:
+    """Whether a call with these keyword ``arguments`` is decoded under a constraint: a
+    ``response_format``, or ``tools`` with a forced ``tool_choice`` (see :func:`plan_output`)."""
+    choice = arguments.get("tool_choice")
+    forced = not (choice is None or choice is False or choice in ("auto", "none"))
+    return arguments.get("response_format") is not None or (bool(arguments.get("tools")) and forced)
+
+
 def _no_call_plan(tokenizer: Any, messages: Sequence[Mapping[str, Any]]) -> OutputPlan:
     """``tool_choice="none"``: a text reply, never a call (OpenAI's meaning).
 

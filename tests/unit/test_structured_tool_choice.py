@@ -230,3 +230,21 @@ def test_mistral_calls_get_ids_its_template_takes_back():
     assert history[1]["tool_calls"][0]["id"].startswith("call_")  # the caller's messages are not touched
     result = generator.generate(history, tools=[WEATHER], max_new_tokens=3)  # the template renders it
     assert result.finish_reason == "length"
+
+
+def test_a_stop_string_never_cuts_a_constrained_reply(tool_generator):
+    """A forced call's markup and JSON hold newlines and quotes: an instance's ``stop=["\\n"]`` made every
+    forced call invalid ("cut short, no closing tag"), and a structured reply's JSON was cut at a
+    quote (until 2026-12-07: a reviewer). A constrained reply is not cut; free text still is."""
+    import json
+
+    forced = tool_generator.generate(ASK, tools=[WEATHER], tool_choice="get_weather", stop=["\n"], max_new_tokens=80)
+    assert [call.name for call in forced.tool_calls] == ["get_weather"] and not forced.invalid_tool_calls
+    schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 8}}, "required": ["city"]}
+    shaped = {"type": "json_schema", "json_schema": {"name": "place", "schema": schema}}
+    reply = tool_generator.generate(ASK, response_format=shaped, stop=['"'], max_new_tokens=60)
+    assert isinstance(json.loads(reply.text)["city"], str)
+    assert "".join(tool_generator.stream(ASK, response_format=shaped, stop=['"'], max_new_tokens=60)) == reply.text
+    assert tool_generator.call_stop_strings({"stop": ['"'], "response_format": shaped}) == []
+    assert tool_generator.call_stop_strings({"stop": ['"'], "tools": [WEATHER], "tool_choice": "auto"}) == ['"']
+
