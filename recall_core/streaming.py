@@ -76,6 +76,13 @@ class TokenTextStreamer(TextIteratorStreamer):
             self.print_len = len(text)
         self.on_finalized_text(printable)
 
+    def retract(self, ids: int) -> None:
+        """The last ``ids`` put are gone from the sequence (a ``<recall>`` the loop wrote and took
+        back, having found nothing): they stand for no text. Until 2026-12-07 a session kept one
+        reply id more than its stream's consumer was handed per marker taken back (a reviewer)."""
+        self.ids_put -= ids
+        self.marks = [(chars, min(put, self.ids_put)) for chars, put in self.marks]
+
     def on_finalized_text(self, text: str, stream_end: bool = False) -> None:
         self._mark(text)
         super().on_finalized_text(text, stream_end)

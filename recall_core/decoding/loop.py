@@ -493,6 +493,7 @@ class _RecallLoop:
                 position -= 1
                 if self.uncertainty is not None and trigger == "uncertainty":
                     self.uncertainty.retracted_at = position  # not again at once, on the same logits
+                    getattr(self.streamer, "retract", lambda n: None)(1)  # the streamer was given the marker
                 self.added.count -= 1  # the prompt HF measured, or the loop's marker, is gone
             self._record(Recall(position, None, None, "", query.text, reason=reason, candidates=considered,
                                 in_prompt=in_prompt, trigger=trigger, entropy=entropy))

@@ -127,6 +127,29 @@ def test_a_session_keeps_only_what_the_consumer_of_an_abandoned_stream_was_hande
     assert torch.equal(reply.sequences, as_seen.sequences)
 
 
+@pytest.mark.parametrize("pieces", [2, 3])
+def test_markers_the_loop_took_back_count_for_no_text_the_consumer_was_handed(pieces):
+    """Under "uncertainty" the loop writes <recall> and, finding nothing, takes it back: the streamer had
+    counted it, and the session kept one reply id more than its consumer saw per marker (until
+    2026-12-07: a reviewer)."""
+    from recall_core import RecallConfig
+    from tests.helpers.memories import ListMemory
+
+    model, tokenizer = tiny_model("llama")
+    config = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=0.1, min_score=0.99, max_recalls=8)
+    gen = RecallGenerator(model, tokenizer, memory=ListMemory({"a": "zzz"}), config=config,
+                          generation_defaults={"max_new_tokens": 30, "min_new_tokens": 30})  # fmt: skip
+    session = RecallSession(gen)
+    stream = session.stream([{"role": "user", "content": SAY}])
+    seen = []
+    for piece in stream:
+        seen.append(piece)
+        if len(seen) == pieces:
+            break
+    assert any(not r.injected and r.trigger == "uncertainty" for r in stream.result.recalls)  # taken back
+    assert session.messages[-1]["content"] == stream.result.text == "".join(seen)
+
+
 # --------------------------------------------------------------------------- LangChain (D1, D5, D6)
 def test_langchain_stream_left_early_or_failing_writes_the_users_turn_once(store):
     gen = _gen(12)
