@@ -48,6 +48,7 @@ from recall_core.results import ReplyResults, id_set
 from recall_core.settings import (
     call_options,
     check_defaults,
+    check_model_inputs,
     generate_keywords,
     generation_option_names,
     reply_limits,
@@ -404,6 +405,8 @@ class RecallGenerator(ReplyResults):
         """
         if on_recall is not None and not callable(on_recall):  # not only at the first recall, mid-reply
             raise ValueError(f"on_recall must be a callable taking a Recall, or None, got {type(on_recall).__name__}")
+        check_model_inputs(input_ids, position_ids, generation_kwargs.get("attention_mask"), past_key_values,
+                           self.vocab_size)  # fmt: skip
         config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)

@@ -216,6 +216,46 @@ def reply_limits(options: dict[str, Any], prompt_length: int) -> tuple[int | Non
     return new, max_time
 
 
+def check_model_inputs(input_ids: Any, position_ids: Any, attention_mask: Any, cache: Any, vocab_size: int) -> None:
+    """``ValueError`` naming the argument unless ``input_ids`` is an integer tensor ``[1, L]`` of ids
+    below ``vocab_size``; ``position_ids`` and ``attention_mask``, where given, integer tensors
+    ``[1, L]`` (positions >= 0, a mask of 0s and 1s); and a cache, where given, a transformers
+    ``Cache`` of one row. Until 2026-12-07 bad ones failed deep in torch (``IndexError``,
+    ``AttributeError``), or a wrong-length mask or positions were taken as all ones and 0..L-1 (a reviewer)."""
+    import torch
+    from transformers import Cache
+
+    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or input_ids.shape[0] != 1 \
+            or input_ids.shape[1] < 1 or input_ids.dtype.is_floating_point or input_ids.dtype == torch.bool:  # fmt: skip
+        raise ValueError(f"input_ids must be an integer tensor of shape [1, L], got {_described(input_ids)}")
+    if int(input_ids.min()) < 0 or int(input_ids.max()) >= vocab_size:
+        raise ValueError(f"input_ids must be ids in 0-{vocab_size - 1} (the model's vocabulary), got "
+                         f"{int(input_ids.min())}-{int(input_ids.max())}")  # fmt: skip
+    for name, value in (("position_ids", position_ids), ("attention_mask", attention_mask)):
+        if value is None:
+            continue
+        if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(input_ids.shape) \
+                or value.dtype.is_floating_point:  # fmt: skip
+            raise ValueError(f"{name} must be an integer tensor of input_ids' shape {list(input_ids.shape)}, "
+                             f"got {_described(value)}")  # fmt: skip
+        if name == "position_ids" and int(value.min()) < 0:
+            raise ValueError(f"position_ids must be >= 0, got {int(value.min())}")
+        if name == "attention_mask" and not bool(((value == 0) | (value == 1)).all()):
+            raise ValueError("attention_mask must hold only 0s and 1s")
+    if cache is not None:
+        if not isinstance(cache, Cache):
+            raise ValueError(f"past_key_values must be a transformers Cache (a DynamicCache), got {type(cache).__name__}")
+        keys = getattr((getattr(cache, "layers", None) or [None])[0], "keys", None)
+        if isinstance(keys, torch.Tensor) and keys.dim() == 4 and keys.shape[0] != 1:
+            raise ValueError(f"past_key_values must hold one row (recall decodes one sequence), got {keys.shape[0]}")
+
+
+def _described(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    return f"{type(value).__name__} of shape {list(shape)} ({getattr(value, 'dtype', '')})" if shape is not None \
+        else type(value).__name__  # fmt: skip
+
+
 def config_fields(config: Any) -> dict[str, Any]:
     """The generation options a ``GenerationConfig`` sets: its fields that differ from a fresh
     ``GenerationConfig`` and are not ``None``."""

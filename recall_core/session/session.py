@@ -303,6 +303,9 @@ class RecallSession(SessionBounds, SessionDecisions):
         on from the reply as the caller saw it. Before 2026-12-06 the whole reply generated was kept.
         """
         receipt = kwargs.pop("receipt", None)
+        if owned := sorted({"past_key_values", "position_ids", "attention_mask"} & kwargs.keys()):
+            raise ValueError(f"RecallSession.reply takes no {', '.join(owned)}: the session holds its own cache "
+                             "and positions (RecallGenerator.generate_ids takes them)")  # fmt: skip
         with self._lock:
             return self._reply(messages, kwargs, receipt if receipt is not None else CallReceipt())
 

@@ -158,6 +158,44 @@ def test_bad_input_raises_value_error_naming_it(gen, prompt, kwargs, message):
         gen.generate(prompt, **kwargs)
 
 
+def test_bad_ids_positions_masks_and_caches_are_refused_naming_them(gen):
+    """They failed deep in torch (IndexError, AttributeError, a size mismatch), or a wrong-length mask or
+    positions were taken as all ones and 0..L-1 (until 2026-12-07: a reviewer)."""
+    from transformers import DynamicCache
+
+    from recall_core import RecallSession
+    from recall_core.decoding.hf_compat import cache_kwarg
+
+    ids = gen.encode("My dog is called Biscuit." + RECALL_TOKEN)
+    length = ids.shape[1]
+    bad = [
+        ({"input_ids": ids[0]}, r"input_ids must be an integer tensor of shape \[1, L\]"),
+        ({"input_ids": ids.float()}, "input_ids must be an integer tensor"),
+        ({"input_ids": torch.tensor([[5, 10**6]])}, "input_ids must be ids in 0-"),
+        ({"position_ids": torch.arange(length - 2)[None]}, r"position_ids must be an integer tensor of input_ids' shape"),
+        ({"position_ids": torch.arange(length)}, "position_ids must be an integer tensor"),
+        ({"position_ids": torch.arange(length)[None].float()}, "position_ids must be an integer tensor"),
+        ({"position_ids": torch.arange(length)[None] - 100}, "position_ids must be >= 0"),
+        ({"attention_mask": torch.ones(1, 2, dtype=torch.long)}, "attention_mask must be an integer tensor"),
+        ({"attention_mask": torch.full((1, length), 2)}, "attention_mask must hold only 0s and 1s"),
+        ({"past_key_values": []}, "past_key_values must be a transformers Cache"),
+        ({"past_key_values": ((torch.zeros(1, 2, 3, 16),) * 2,) * 2}, "past_key_values must be a transformers Cache"),
+    ]
+    for given, message in bad:
+        arguments = {"input_ids": ids, **given}
+        with pytest.raises(ValueError, match=message):
+            gen.generate_ids(arguments.pop("input_ids"), **arguments)
+    two_rows = DynamicCache(config=gen.model.config)
+    with torch.no_grad():
+        gen.model(input_ids=ids[:, :3].repeat(2, 1), use_cache=True, **cache_kwarg(two_rows))
+    with pytest.raises(ValueError, match="past_key_values must hold one row"):
+        gen.generate_ids(ids, past_key_values=two_rows)
+    for owned in ("past_key_values", "position_ids", "attention_mask"):
+        with pytest.raises(ValueError, match=f"RecallSession.reply takes no {owned}"):
+            RecallSession(gen).reply(CHAT, **{owned: None})
+    assert gen.generate_ids(ids, position_ids=torch.arange(length)[None], attention_mask=torch.ones_like(ids)).text
+
+
 def test_prompt_longer_than_context_is_refused(gen):
     too_long = "dog " * (gen.context_window + 10)
     with pytest.raises(ValueError, match="context window of 512"):
