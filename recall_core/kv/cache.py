@@ -156,27 +156,39 @@ class Rotary:
         apply = getattr(inspect.getmodule(type(model)), "apply_rotary_pos_emb", None)
         config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-        generator = torch.Generator().manual_seed(0)
-        dtype = self.inv_freq.dtype
-        probe = torch.randn(1, 1, 3, head_dim, generator=generator, dtype=dtype)
+        # Phi and StableLM rotate part of each head: their attention gives apply_rotary_pos_emb only the
+        # rotated channels, so a whole head's probe failed and they were refused (until 2026-12-07: a reviewer)
+        widths = [head_dim] + ([self.rotary_dim] if self.rotary_dim < head_dim else [])
         old, new = torch.tensor([[0, 7, 31]]), torch.tensor([[5, 2, 1000]])
-        try:
-            device = self.inv_freq.device
-            cos_old, sin_old = rotary_module(probe.to(device), old.to(device))
-            cos_new, sin_new = rotary_module(probe.to(device), new.to(device))
-            at_old = apply(probe, probe, cos_old.cpu().to(dtype), sin_old.cpu().to(dtype))[1]
-            at_new = apply(probe, probe, cos_new.cpu().to(dtype), sin_new.cpu().to(dtype))[1]
-        except Exception as error:  # no such function, another signature: not a layout we know
+        failure: Exception | None = None
+        for width in widths:
+            try:
+                at_old, at_new = self._probe(apply, rotary_module, width, old, new)
+                break
+            except Exception as error:  # no such function, another signature: not a layout we know
+                failure = failure or error
+        else:
             raise NoRotaryEmbeddingError(
-                f"{type(model).__name__}'s rotary embedding could not be checked ({type(error).__name__}: {error}): "
+                f"{type(model).__name__}'s rotary embedding could not be checked ({type(failure).__name__}: {failure}): "
                 "re-rotating its cache is not supported"
-            ) from error
+            ) from failure
         moved = self.rerotate(at_old, old[0], new[0])
         if not torch.allclose(moved, at_new, atol=1e-4, rtol=1e-4):
             raise NoRotaryEmbeddingError(
                 f"{type(model).__name__} lays out its rotary embedding differently (e.g. interleaved pairs): "
                 "re-rotating its cache is not supported"
             )
+
+    def _probe(self, apply: Any, rotary_module: Any, width: int, old: torch.Tensor,
+               new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
+        """A probe key of ``width`` channels, and the model's own RoPE of it at ``old`` and at ``new``."""
+        dtype, device = self.inv_freq.dtype, self.inv_freq.device
+        probe = torch.randn(1, 1, 3, width, generator=torch.Generator().manual_seed(0), dtype=dtype)
+        cos_old, sin_old = rotary_module(probe.to(device), old.to(device))
+        cos_new, sin_new = rotary_module(probe.to(device), new.to(device))
+        at_old = apply(probe, probe, cos_old.cpu().to(dtype), sin_old.cpu().to(dtype))[1]
+        at_new = apply(probe, probe, cos_new.cpu().to(dtype), sin_new.cpu().to(dtype))[1]
+        return at_old, at_new
 
 
 def rotary_of(model: Any) -> Rotary | None:

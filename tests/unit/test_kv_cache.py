@@ -50,6 +50,29 @@ def test_rotary_is_read_from_the_model(rope_model):
     assert rotary.rope_type == "default"
 
 
+@pytest.mark.parametrize("family", ["phi", "stablelm"])
+def test_a_model_that_rotates_part_of_each_head_is_re_rotated_exactly(family):
+    """Phi and StableLM rotate the first channels of each head only: their attention gives the RoPE
+    function those channels alone, a whole head's probe failed, and they were refused for eviction and
+    the kv mode (until 2026-12-07: a reviewer). After evicting a span, the first layer's keys (which
+    read no other token) equal a fresh prefill's without it."""
+    import transformers
+
+    config_class, model_class = {"phi": (transformers.PhiConfig, transformers.PhiForCausalLM),
+                                 "stablelm": (transformers.StableLmConfig, transformers.StableLmForCausalLM)}[family]  # fmt: skip
+    torch.manual_seed(0)
+    model = model_class(config_class(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                     num_attention_heads=4, num_key_value_heads=2, partial_rotary_factor=0.5)).eval()  # fmt: skip
+    rotary = Rotary.of(model)
+    assert rotary.rotary_dim == 8  # of 16 channels
+    ids = torch.randint(5, 290, (1, 40), generator=torch.Generator().manual_seed(1))
+    evicted = _prefill(model, ids)
+    evict_span(evicted, 4, 15, rotary)
+    fresh = _prefill(model, torch.cat([ids[:, :4], ids[:, 15:]], dim=1))
+    torch.testing.assert_close(evicted.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
+    assert not torch.allclose(evicted.layers[0].keys[..., 4:, :8], _prefill(model, ids).layers[0].keys[..., 15:, :8])
+
+
 @pytest.mark.parametrize("shift", [17, 250, -3])
 def test_rerotated_keys_equal_a_fresh_prefill_at_the_new_positions(rope_model, shift):
     """Every layer's keys: a forward at positions p moved to p + shift equals a forward at p + shift.
