@@ -44,8 +44,11 @@ def check_timeout(name: str, value: object) -> float:
 
 
 def port_in_use(port: int) -> bool:
-    """Whether something on this machine holds TCP ``port`` on 127.0.0.1 (it cannot be bound)."""
+    """Whether something on this machine listens on TCP ``port`` on 127.0.0.1 (it cannot be bound).
+    Bound as servers bind (``SO_REUSEADDR``): the connections a stopped server left in TIME_WAIT do
+    not hold the port, and a restart on it worked (a reviewer, 2026-12-07)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

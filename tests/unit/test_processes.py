@@ -3,8 +3,10 @@ a second start refused; shared by the serving engine and ``chroma run``."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import numpy as np
 import pytest
 
 from recall_core.memory.chroma_server import ChromaServer
-from recall_core.processes import free_port, start_process, stop_process
+from recall_core.processes import free_port, port_in_use, start_process, stop_process
 from recall_core.serving.engine import EngineServer
 
 
@@ -81,3 +83,23 @@ def test_a_second_start_is_refused_while_the_first_process_runs(tmp_path: Path) 
                 server.start()
     finally:
         stop_process(running)
+
+
+def test_a_port_a_stopped_server_left_in_time_wait_is_free_and_a_listened_one_is_not() -> None:
+    """A server stopped with a client connected leaves its port in TIME_WAIT, which servers bind over
+    (SO_REUSEADDR): the first check took it for held, and a restart on the same port was refused
+    (a reviewer, 2026-12-07)."""
+    port = free_port()
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", port))
+    server.listen()
+    assert port_in_use(port)
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = server.accept()
+    accepted.close()  # the server's side closes first: its port's connection waits in TIME_WAIT
+    time.sleep(0.1)
+    client.close()
+    server.close()
+    assert not port_in_use(port)
+
