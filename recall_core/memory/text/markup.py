@@ -18,6 +18,11 @@ _STRONG = re.compile(r"(?<!\w)\*\*(?=\S)(.+?)(?<=\S)\*\*(?!\w)", re.DOTALL)
 #: ``***strong emphasis***``, taken off whole: read as ``**`` around ``*very``, it left "*very *"
 #: (until 2026-12-07: a reviewer).
 _STRONG_EMPHASIS = re.compile(r"(?<![\w*])\*\*\*(?=[^\s*])(.+?)(?<=[^\s*])\*\*\*(?![\w*])", re.DOTALL)
+#: Emphasis inside strong, or strong inside emphasis, closed together: ``**a *b***``, ``*a **b***``
+#: (a lone "*" was left: "a *b *"; a reviewer, 2026-12-07).
+_CLOSED_TOGETHER = re.compile(
+    r"(?<![\w*])(\*\*?)(?=[^\s*])([^*]*?[^\s*])[ \t]+(\*\*?)(?=[^\s*])([^*]+?)(?<=[^\s*])\*\*\*(?![\w*])"
+)
 #: ``*emphasis*`` between spaces or punctuation, not ``2*3*4`` or a list's ``* item``.
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
 #: A heading's ``#`` marks at the start of a line.
@@ -42,6 +47,7 @@ def plain_text(text: str) -> str:
     """
     text = _LINK.sub(r"\1", text)
     text = _STRONG_EMPHASIS.sub(r"\1", text)
+    text = _CLOSED_TOGETHER.sub(_closed_together, text)
     while (stripped := _STRONG.sub(_unstrong, text)) != text:  # nested runs ("****word**") leave a pair each pass
         text = stripped
     text = _EMPHASIS.sub(r"\1", text)
@@ -63,3 +69,12 @@ def _untick(match: re.Match[str]) -> str:
     text, start, end = match.string, match.start(), match.end()
     inside = start > 0 and end < len(text) and _WORD_CHAR.match(text[start - 1]) and _WORD_CHAR.match(text[end])
     return match.group() if inside else ""
+
+
+def _closed_together(match: re.Match[str]) -> str:
+    """``**a *b***`` and ``*a **b***`` without their marks; the others (``**a **b***``) as they were."""
+    outer, first, inner, second = match.groups()
+    if {outer, inner} != {"*", "**"}:
+        return match.group()
+    return f"{first}{match.string[match.end(2) : match.start(3)]}{second}"
+
