@@ -410,7 +410,8 @@ class RecallSession(SessionBounds, SessionDecisions):
         kept = self._commit(plan, result.sequences[0].tolist(), _seen_ids(kwargs.get("streamer"), result))
         if kept is not None:  # stopped early: the text as the consumer saw it (``sequences``: all that was generated)
             shown = self.tokenizer.decode([i for i in kept if i != self.pad_id], skip_special_tokens=True)
-            result = replace(result, text=finish_text(shown, self.generator.call_stop_strings(kwargs))[0])
+            stops = self.generator.call_stop_strings({**kwargs, **outputs})  # none for a constrained reply
+            result = replace(result, text=finish_text(shown, stops)[0])
         self._last_text = result.text
         receipt.reply, receipt.reply_text = (self._units[-1] if self._units and self._units[-1].pending else None), result.text
         self._trim(plan)

@@ -127,6 +127,27 @@ def test_a_session_keeps_only_what_the_consumer_of_an_abandoned_stream_was_hande
     assert torch.equal(reply.sequences, as_seen.sequences)
 
 
+def test_a_session_keeps_a_constrained_reply_left_early_as_handed_not_cut_at_a_stop_string():
+    """A stop string does not cut a constrained reply; the session's trim of an abandoned stream cut it all
+    the same (its output arguments were set aside): '{"city' handed, '{' kept (a reviewer, 2026-12-07)."""
+    from recall_core import RecallConfig
+
+    model, tokenizer = tiny_model("llama")
+    gen = RecallGenerator(model, tokenizer, config=RecallConfig(recall_policy="off"))
+    schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 8}}, "required": ["city"]}
+    shaped = {"type": "json_schema", "json_schema": {"name": "place", "schema": schema}}
+    session = RecallSession(gen)
+    stream = session.stream([{"role": "user", "content": "Where do I live?"}], response_format=shaped, stop=['"'],
+                            max_new_tokens=60)  # fmt: skip
+    seen = []
+    for piece in stream:
+        seen.append(piece)
+        if len(seen) == 3:
+            break
+    assert '"' in "".join(seen)
+    assert session.messages[-1]["content"] == stream.result.text == "".join(seen)
+
+
 @pytest.mark.parametrize("pieces", [2, 3])
 def test_markers_the_loop_took_back_count_for_no_text_the_consumer_was_handed(pieces):
     """Under "uncertainty" the loop writes <recall> and, finding nothing, takes it back: the streamer had
