@@ -218,8 +218,8 @@ def reply_limits(options: dict[str, Any], prompt_length: int) -> tuple[int | Non
 
 def check_model_inputs(input_ids: Any, position_ids: Any, attention_mask: Any, cache: Any, vocab_size: int) -> None:
     """``ValueError`` naming the argument unless ``input_ids`` is an integer tensor ``[1, L]`` of ids
-    below ``vocab_size``; ``position_ids`` and ``attention_mask``, where given, integer tensors
-    ``[1, L]`` (positions >= 0, a mask of 0s and 1s); and a cache, where given, a transformers
+    below ``vocab_size``; ``position_ids`` and ``attention_mask``, where given, tensors ``[1, L]``
+    (integer positions >= 0; a mask of 0s and 1s, of any type); and a cache, where given, a transformers
     ``Cache`` of one row. Until 2026-12-07 bad ones failed deep in torch (``IndexError``,
     ``AttributeError``), or a wrong-length mask or positions were taken as all ones and 0..L-1 (a reviewer)."""
     import torch
@@ -234,9 +234,10 @@ def check_model_inputs(input_ids: Any, position_ids: Any, attention_mask: Any, c
     for name, value in (("position_ids", position_ids), ("attention_mask", attention_mask)):
         if value is None:
             continue
+        kind = "an integer" if name == "position_ids" else "a"  # transformers takes a float mask of 0s and 1s
         if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(input_ids.shape) \
-                or value.dtype.is_floating_point:  # fmt: skip
-            raise ValueError(f"{name} must be an integer tensor of input_ids' shape {list(input_ids.shape)}, "
+                or (name == "position_ids" and value.dtype.is_floating_point):  # fmt: skip
+            raise ValueError(f"{name} must be {kind} tensor of input_ids' shape {list(input_ids.shape)}, "
                              f"got {_described(value)}")  # fmt: skip
         if name == "position_ids" and int(value.min()) < 0:
             raise ValueError(f"position_ids must be >= 0, got {int(value.min())}")

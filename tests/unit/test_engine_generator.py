@@ -176,7 +176,7 @@ def test_bad_ids_positions_masks_and_caches_are_refused_naming_them(gen):
         ({"position_ids": torch.arange(length)}, "position_ids must be an integer tensor"),
         ({"position_ids": torch.arange(length)[None].float()}, "position_ids must be an integer tensor"),
         ({"position_ids": torch.arange(length)[None] - 100}, "position_ids must be >= 0"),
-        ({"attention_mask": torch.ones(1, 2, dtype=torch.long)}, "attention_mask must be an integer tensor"),
+        ({"attention_mask": torch.ones(1, 2, dtype=torch.long)}, "attention_mask must be a tensor of input_ids' shape"),
         ({"attention_mask": torch.full((1, length), 2)}, "attention_mask must hold only 0s and 1s"),
         ({"past_key_values": []}, "past_key_values must be a transformers Cache"),
         ({"past_key_values": ((torch.zeros(1, 2, 3, 16),) * 2,) * 2}, "past_key_values must be a transformers Cache"),
@@ -194,6 +194,7 @@ def test_bad_ids_positions_masks_and_caches_are_refused_naming_them(gen):
         with pytest.raises(ValueError, match=f"RecallSession.reply takes no {owned}"):
             RecallSession(gen).reply(CHAT, **{owned: None})
     assert gen.generate_ids(ids, position_ids=torch.arange(length)[None], attention_mask=torch.ones_like(ids)).text
+    assert gen.generate_ids(ids, attention_mask=torch.ones(ids.shape)).text  # a float mask, as transformers takes
 
 
 def test_prompt_longer_than_context_is_refused(gen):
