@@ -138,7 +138,7 @@ def without_rendered_markers(messages: Sequence[ChatMessage]) -> tuple[list[Chat
     each text-only one, and whether any held one."""
     out, found = [], False
     for message in messages:
-        if message.blocks and all(isinstance(block, TextBlock) for block in message.blocks):
+        if message.blocks and _text_only(message):
             text, rendered = without_rendered_marker(message_text(message))
             if rendered:
                 found = True
@@ -207,7 +207,7 @@ def split_own_turn(messages: Sequence[ChatMessage], index: int, words: str) -> l
     message = messages[index]
     text = message_text(message)
     before = text[: len(text) - len(words)]
-    if not before.strip() or not all(isinstance(block, TextBlock) for block in message.blocks):
+    if not before.strip() or not _text_only(message):
         return list(messages)
     own = ChatMessage(role=message.role, blocks=[TextBlock(text=words)], additional_kwargs=message.additional_kwargs)
     return [*messages[:index], ChatMessage(role=message.role, blocks=[TextBlock(text=before)]), own,
@@ -232,3 +232,11 @@ def takes_two_user_turns(tokenizer: Any) -> bool:
         except Exception:  # a template's own error (jinja's TemplateError, often): it does not take them
             _TWO_USER_TURNS[template] = False
     return _TWO_USER_TURNS[template]
+
+
+def _text_only(message: ChatMessage) -> bool:
+    """Whether ``message`` holds text blocks only, beside blocks with no content the model reads (a
+    ``CachePoint``, a thought: :func:`~llamaindex_recall.messages.to_chat_messages` passes them over)."""
+    return all(isinstance(block, TextBlock) or getattr(block, "block_type", None) in ("cache", "thinking")
+               for block in message.blocks)  # fmt: skip
+

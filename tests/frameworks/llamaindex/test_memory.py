@@ -375,6 +375,19 @@ def test_insert_method_user_writes_and_searches_with_the_users_own_words(generat
     assert "The user is a vegetarian." in users[-2] and users[-1] == QUESTION
 
 
+def test_a_cache_point_beside_the_users_words_still_lets_them_be_split_off():
+    """A ``CachePoint`` (no content) kept the message whole: the recall searched with the memory's text
+    put in front of the user's words (a reviewer, 2026-12-07)."""
+    from llama_index.core.base.llms.types import CacheControl, CachePoint, TextBlock
+
+    from llamaindex_recall.markers import message_text, split_own_turn
+
+    before = "<memory>The user likes tea.</memory>\n"
+    for extra in ([], [CachePoint(cache_control=CacheControl(type="ephemeral"))]):
+        message = ChatMessage(role="user", blocks=[TextBlock(text=before + QUESTION), *extra])
+        assert [message_text(m) for m in split_own_turn([message], 0, QUESTION)] == [before, QUESTION]
+
+
 @pytest.fixture(scope="module")
 def react_generator():
     """A tiny random Llama with room for ReActAgent's long system header (about 1,700 tokens here)."""
