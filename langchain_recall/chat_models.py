@@ -22,6 +22,7 @@ from langchain_core.messages import (
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
+from langchain_core.runnables.config import ensure_config
 from langchain_core.tools import BaseTool
 from langchain_core.tracers._streaming import _StreamingCallbackHandler
 
@@ -34,10 +35,12 @@ from recall_core.integration import (
     run_cancellable,
     stop_stream,
     unanswered,
+    with_recall_policy,
 )
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.prompt import chat_prompt_ids
 from recall_core.remember import last_exchange, write_reported, write_turns, write_unanswered
+from recall_core.structured.tools import supports_tools
 
 from ._common import (
     LANGCHAIN_CALL_ARGUMENTS,
@@ -318,17 +321,25 @@ class ChatRecall(RecallSettings, BaseChatModel):
     # ------------------------------------------------------------------ tools and structured output
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
         """How many ids the model reads for ``messages`` (and ``tools``): rendered as a call renders
-        them, with the chat template, the recall system prompt and ``<recall>``. LangChain's count
-        of its "Human: ..." text was 4 of 32 for one message, so ``trim_messages(token_counter=chat)``
+        them, with the chat template, the recall system prompt and ``<recall>`` (where ``"ask"`` or
+        ``"model"`` may add one, counted), under the recall policy a call would run with (the
+        instance's, or a running config's ``configurable`` ``recall``). LangChain's count of its
+        "Human: ..." text was 4 of 32 for one message, so ``trim_messages(token_counter=chat)``
         kept prompts past the context window (until 2026-12-07: a reviewer). With
-        ``custom_get_token_ids``, LangChain's count by it."""
+        ``custom_get_token_ids``, LangChain's count by it. Injected notes are not counted."""
         if self.custom_get_token_ids is not None:
             return super().get_num_tokens_from_messages(messages, tools)
         engine = self.engine
+        configurable = ensure_config().get("configurable") or {}
+        config = with_recall_policy(self.recall_config or engine.config, configurable.get("recall"))
         specs = openai_tools(tools, None)[0] if tools else None
-        config = self.recall_config or engine.config  # the adapter's recall policy, as its calls render
-        return len(chat_prompt_ids(engine.tokenizer, to_chat_messages(messages), config.recall_policy,
-                                   config.recall_position, config.system_prompt, tools=specs))  # fmt: skip
+        # a template without tool support is given the tools in its system message, under a forced choice
+        plan = engine.plan(to_chat_messages(messages), tools=specs,
+                           tool_choice=None if not specs or supports_tools(engine.tokenizer) else "any")  # fmt: skip
+        policies = [config.recall_policy] + (["auto"] if config.recall_policy in ("ask", "model") else [])
+        return max(len(chat_prompt_ids(engine.tokenizer, plan.prompt, policy, config.recall_position,
+                                       config.system_prompt, tools=plan.template_tools))
+                   + (policy == "model") for policy in policies)  # fmt: skip
 
     def bind_tools(
         self,

@@ -351,6 +351,22 @@ def test_messages_are_counted_as_the_model_reads_them_so_trimming_fits_the_windo
     kept = trim_messages(history, max_tokens=budget, token_counter=chat, strategy="last", start_on="human")
     assert 3 < len(kept) < len(history) and chat.invoke(kept).usage_metadata["input_tokens"] <= budget
     assert ChatRecall(generator=generator, custom_get_token_ids=lambda t: [1]).get_num_tokens_from_messages(short) < 20
+    # the policy a call runs under: a running config's ``recall``, and "ask" / "model", whose marker may come
+    from langchain_core.runnables import RunnableLambda
+
+    auto = ChatRecall(generator=generator, max_tokens=4)
+    counted = RunnableLambda(auto.get_num_tokens_from_messages).invoke(short, {"configurable": {"recall": "off"}})
+    assert counted == chat.get_num_tokens_from_messages(short) != auto.get_num_tokens_from_messages(short)
+    for policy in ("ask", "model"):
+        assert ChatRecall(generator=generator, recall=policy).get_num_tokens_from_messages(short) \
+            >= auto.get_num_tokens_from_messages(short)  # fmt: skip
+    from tests.helpers.adapters import (
+        weather,  # a template without tool support reads them in its system message
+    )
+
+    asked = [HumanMessage(QUESTION)]
+    with_tools = chat.get_num_tokens_from_messages(asked, tools=[weather])
+    assert with_tools == chat.bind_tools([weather], tool_choice="any").invoke(asked).usage_metadata["input_tokens"]
 
 
 def test_chat_generate_sums_the_batch_s_usage_in_llm_output(chat):
