@@ -88,7 +88,9 @@ class ReplyResults:
         sequences, trace = output.sequences, list(output.recalls or [])
         pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
         new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
-        injected = sum(r.length for r in trace)
+        # the notes, and a <recall> the loop wrote itself and kept (policy "uncertainty"): positions recall added
+        # (until 2026-12-07 such a marker was in no count, and the counts fell short of the sequence: a reviewer)
+        injected = sum(r.length + (r.trigger == "uncertainty" and r.injected and not r.in_prompt) for r in trace)
         # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
         written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
         generated = sequences.shape[1] - output.generated_start - written

@@ -135,7 +135,8 @@ class Usage:
             the new messages), less a prompt ``<recall>`` where nothing was injected: it is
             dropped, and ``sequences`` holds the prompt without it.
         generated_tokens: new tokens sampled.
-        injected_tokens: memory embeddings injected by this generation's recalls.
+        injected_tokens: memory embeddings injected by this generation's recalls, and the
+            ``<recall>`` markers the loop wrote itself and kept (``recall_policy="uncertainty"``).
         cached_tokens: of ``prompt_tokens``, how many were read from a session's cache rather
             than computed (OpenAI's ``cached_tokens``, LangChain's ``cache_read``).
     """

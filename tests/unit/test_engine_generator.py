@@ -45,6 +45,18 @@ def test_usage_counts_the_prompt_that_ran_without_a_marker_that_was_dropped(gen)
         assert usage.prompt_tokens + usage.injected_tokens + usage.generated_tokens == result.sequences.shape[1]
 
 
+def test_the_counts_add_up_to_the_sequence_when_the_loop_writes_its_own_markers(gen):
+    """Under "uncertainty" a <recall> the loop wrote and kept was in no count: prompt + injected +
+    generated fell short of the sequence by one per such marker (until 2026-12-07: a reviewer)."""
+    config = RecallConfig(recall_policy="uncertainty", uncertainty_threshold=0.1, max_recalls=3)
+    result = gen.generate(CHAT, config=config, max_new_tokens=24)
+    kept = [r for r in result.recalls if r.trigger == "uncertainty" and r.injected]
+    assert kept
+    usage = result.usage
+    assert usage.injected_tokens == sum(r.length for r in result.recalls) + len(kept)
+    assert usage.prompt_tokens + usage.injected_tokens + usage.generated_tokens == result.sequences.shape[1]
+
+
 def test_recall_policy_auto_and_explicit(gen):
     assert gen.generate(CHAT).recalls
     explicit = RecallConfig(recall_policy="explicit")
