@@ -329,6 +329,8 @@ class ChatRecall(RecallSettings, BaseChatModel):
         ``custom_get_token_ids``, LangChain's count by it. Injected notes are not counted."""
         if self.custom_get_token_ids is not None:
             return super().get_num_tokens_from_messages(messages, tools)
+        if not messages:
+            return 0  # as LangChain's count (a call refuses no messages)
         engine = self.engine
         configurable = ensure_config().get("configurable") or {}
         config = with_recall_policy(self.recall_config or engine.config, configurable.get("recall"))

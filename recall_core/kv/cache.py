@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -67,10 +67,14 @@ class Rotary:
             model's own rotary module, so rope scaling that changes the frequencies (linear,
             llama3, yarn) is included.
         rope_type: the model's ``rope_type`` ("default", "linear", "llama3", "yarn"...).
+        sliced: the model's attention gives its RoPE function only the rotated channels of each
+            head (Phi, StableLM): its cache is re-rotated exactly, but ``inject_mode="kv"`` falls
+            back to tokens for it (its splices were not checked against tokens mode).
     """
 
     inv_freq: torch.Tensor
     rope_type: str = "default"
+    sliced: bool = False
 
     @property
     def rotary_dim(self) -> int:
@@ -115,8 +119,8 @@ class Rotary:
                 "its cached keys cannot be moved exactly"
             )
         rotary = cls(first.inv_freq.detach().to(device="cpu", dtype=torch.float32).clone(), rope_type)
-        rotary._check_against(model, first)
-        return rotary
+        width = rotary._check_against(model, first)
+        return replace(rotary, sliced=True) if width == rotary.rotary_dim < rotary._head_dim(model) else rotary
 
     def angles(self, positions: Positions, device: torch.device | str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``(cos, sin)`` of shape ``[len(positions), rotary_dim]``, computed as the model does (float32, unscaled)."""
@@ -151,11 +155,16 @@ class Rotary:
         moved = plain * cos_new + _rotate_half(plain) * sin_new
         return torch.cat([moved.to(keys.dtype), rest], dim=-1) if rest.shape[-1] else moved.to(keys.dtype)
 
-    def _check_against(self, model: Any, rotary_module: Any) -> None:
-        """Re-rotate a probe key and compare it with the model's own RoPE at the new positions."""
-        apply = getattr(inspect.getmodule(type(model)), "apply_rotary_pos_emb", None)
+    @staticmethod
+    def _head_dim(model: Any) -> int:
         config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
-        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        return int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
+
+    def _check_against(self, model: Any, rotary_module: Any) -> int:
+        """Re-rotate a probe key and compare it with the model's own RoPE at the new positions;
+        return the probe's width (channels) the model's RoPE function took."""
+        apply = getattr(inspect.getmodule(type(model)), "apply_rotary_pos_emb", None)
+        head_dim = self._head_dim(model)
         # Phi and StableLM rotate part of each head: their attention gives apply_rotary_pos_emb only the
         # rotated channels, so a whole head's probe failed and they were refused (until 2026-12-07: a reviewer)
         widths = [head_dim] + ([self.rotary_dim] if self.rotary_dim < head_dim else [])
@@ -178,6 +187,7 @@ class Rotary:
                 f"{type(model).__name__} lays out its rotary embedding differently (e.g. interleaved pairs): "
                 "re-rotating its cache is not supported"
             )
+        return width
 
     def _probe(self, apply: Any, rotary_module: Any, width: int, old: torch.Tensor,
                new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip

@@ -244,15 +244,9 @@ def _rotary(model: Any) -> Rotary | str:
     if known is None:
         try:
             known = Rotary.of(model)
-            if known.rotary_dim < _head_dim(model):  # Phi, StableLM: spliced blocks were not checked against tokens
-                known = f"{type(model).__name__} rotates part of each head: its notes are injected as tokens"
+            if known.sliced:  # Phi, StableLM: their spliced blocks were not checked against tokens mode
+                known = f"{type(model).__name__} rotates a slice of each head apart: its notes are injected as tokens"
         except NoRotaryEmbeddingError as error:  # its first sentence names the model and the reason
             known = f"{str(error).split(':')[0].rstrip('.')}: its blocks' keys cannot be moved to where they land"
         _ROTARIES[model] = known
     return known
-
-
-def _head_dim(model: Any) -> int:
-    config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
-    return int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
-

@@ -64,13 +64,29 @@ def test_a_model_that_rotates_part_of_each_head_is_re_rotated_exactly(family):
     model = model_class(config_class(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                                      num_attention_heads=4, num_key_value_heads=2, partial_rotary_factor=0.5)).eval()  # fmt: skip
     rotary = Rotary.of(model)
-    assert rotary.rotary_dim == 8  # of 16 channels
+    assert rotary.rotary_dim == 8 and rotary.sliced  # of 16 channels, sliced by the attention: kv mode falls back
     ids = torch.randint(5, 290, (1, 40), generator=torch.Generator().manual_seed(1))
     evicted = _prefill(model, ids)
     evict_span(evicted, 4, 15, rotary)
     fresh = _prefill(model, torch.cat([ids[:, :4], ids[:, 15:]], dim=1))
     torch.testing.assert_close(evicted.layers[0].keys, fresh.layers[0].keys, atol=2e-5, rtol=1e-4)
     assert not torch.allclose(evicted.layers[0].keys[..., 4:, :8], _prefill(model, ids).layers[0].keys[..., 15:, :8])
+
+
+def test_a_model_whose_rope_function_takes_whole_heads_is_not_sliced():
+    """GPT-NeoX rotates a quarter of each head inside its RoPE function, which takes whole heads: kv mode
+    spliced it exactly, and the first fix for Phi took it away (a reviewer, 2026-12-07)."""
+    import transformers
+
+    torch.manual_seed(0)
+    model = transformers.GPTNeoXForCausalLM(transformers.GPTNeoXConfig(
+        vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+        rotary_pct=0.25)).eval()  # fmt: skip
+    rotary = Rotary.of(model)
+    assert rotary.rotary_dim == 4 and not rotary.sliced
+    from recall_core.kv.inject import _rotary
+
+    assert isinstance(_rotary(model), Rotary)  # kv mode splices it
 
 
 @pytest.mark.parametrize("shift", [17, 250, -3])

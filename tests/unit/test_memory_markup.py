@@ -33,6 +33,7 @@ from recall_core.memory.text.markup import plain_text
         ("**word****word**", "word word"),  # two runs touching: their words ran together (hypothesis, 2026-12-07)
         ("***very*** important, ***a*** and **b**", "very important, a and b"),  # "*very *" (a reviewer, 2026-12-07)
         ("**Note: *really*** and *a **b***", "Note: really and a b"),  # closed together: "*really *" (a reviewer)
+        ("- *item one\n- item two", "- *item one\n- item two"),  # a list's lone star: no pair across lines
         ("I'm a barista at Grindhouse in Salford.", "I'm a barista at Grindhouse in Salford."),
     ],
 )

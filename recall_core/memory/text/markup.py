@@ -19,9 +19,9 @@ _STRONG = re.compile(r"(?<!\w)\*\*(?=\S)(.+?)(?<=\S)\*\*(?!\w)", re.DOTALL)
 #: (until 2026-12-07: a reviewer).
 _STRONG_EMPHASIS = re.compile(r"(?<![\w*])\*\*\*(?=[^\s*])(.+?)(?<=[^\s*])\*\*\*(?![\w*])", re.DOTALL)
 #: Emphasis inside strong, or strong inside emphasis, closed together: ``**a *b***``, ``*a **b***``
-#: (a lone "*" was left: "a *b *"; a reviewer, 2026-12-07).
+#: (a lone "*" was left: "a *b *"; a reviewer, 2026-12-07); within one line, as emphasis is.
 _CLOSED_TOGETHER = re.compile(
-    r"(?<![\w*])(\*\*?)(?=[^\s*])([^*]*?[^\s*])[ \t]+(\*\*?)(?=[^\s*])([^*]+?)(?<=[^\s*])\*\*\*(?![\w*])"
+    r"(?<![\w*])(\*\*?)(?=[^\s*])([^*\n]*?[^\s*])[ \t]+(\*\*?)(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*\*\*(?![\w*])"
 )
 #: ``*emphasis*`` between spaces or punctuation, not ``2*3*4`` or a list's ``* item``.
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")

@@ -351,6 +351,7 @@ def test_messages_are_counted_as_the_model_reads_them_so_trimming_fits_the_windo
     kept = trim_messages(history, max_tokens=budget, token_counter=chat, strategy="last", start_on="human")
     assert 3 < len(kept) < len(history) and chat.invoke(kept).usage_metadata["input_tokens"] <= budget
     assert ChatRecall(generator=generator, custom_get_token_ids=lambda t: [1]).get_num_tokens_from_messages(short) < 20
+    assert chat.get_num_tokens_from_messages([]) == 0  # as LangChain's (it raised "messages is empty")
     # the policy a call runs under: a running config's ``recall``, and "ask" / "model", whose marker may come
     from langchain_core.runnables import RunnableLambda
 
