@@ -171,12 +171,12 @@ def _ranked(
         found = search_vector(index, user_id, MEMORIES, vector, k, where, visible)
         return found, len(found) < k
     word_depth = max(k, FUSION_DEPTH)
-    words = journal.search_words(user_id, query.text, word_depth) if query.text.strip() else WordScores()
+    # under a filter BM25 cannot apply, hybrid reads it deep: the filter's own best words, not the best outside it
+    depth = WORDS_UNDER_FILTER if where and retrieval == "hybrid" else word_depth
+    words = journal.search_words(user_id, query.text, depth) if query.text.strip() else WordScores()
     if retrieval == "lexical":  # (with ``where``, BM25's whole list: the filter comes after it)
         found = _lexical(index, user_id, vector, words.ranked if where else words.ranked[:k], where)[:k]
         return found, len(words.ranked) < word_depth if where else len(words.ranked) <= k
-    if where:  # BM25 ranks every memory: the filter's own best words, not the best outside it
-        words = journal.search_words(user_id, query.text, WORDS_UNDER_FILTER)
     found = _hybrid(index, user_id, vector, words, k, where, visible)
     return found, len(found) < k
 
