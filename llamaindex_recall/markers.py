@@ -21,7 +21,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from recall_core import RECALL_TOKEN
 
-from .messages import role_name
+from .messages import CONTENT_FREE_BLOCKS, role_name
 
 __all__ = [
     "is_recall_marker", "marker_text", "message_text", "own_user_turn", "split_own_turn", "takes_two_user_turns",
@@ -237,6 +237,6 @@ def takes_two_user_turns(tokenizer: Any) -> bool:
 def _text_only(message: ChatMessage) -> bool:
     """Whether ``message`` holds text blocks only, beside blocks with no content the model reads (a
     ``CachePoint``, a thought: :func:`~llamaindex_recall.messages.to_chat_messages` passes them over)."""
-    return all(isinstance(block, TextBlock) or getattr(block, "block_type", None) in ("cache", "thinking")
+    return all(isinstance(block, TextBlock) or getattr(block, "block_type", None) in CONTENT_FREE_BLOCKS
                for block in message.blocks)  # fmt: skip
 

@@ -17,6 +17,10 @@ from recall_core import RecallResult
 
 __all__ = ["assistant_message", "role_name", "template_call", "to_chat_messages"]
 
+#: Blocks the model reads nothing of, passed over: a thought, a ``CachePoint`` (a provider's cache mark;
+#: refused as a non-text block until 2026-12-07).
+CONTENT_FREE_BLOCKS = ("thinking", "cache")
+
 
 def role_name(message: ChatMessage) -> str:
     return message.role.value if isinstance(message.role, MessageRole) else str(message.role)
@@ -38,8 +42,8 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
                 parts.append(block.text)
             elif isinstance(block, ToolCallBlock):
                 calls.append(template_call(block.tool_call_id, block.tool_name, block.tool_kwargs))
-            elif getattr(block, "block_type", None) in ("thinking", "cache"):
-                continue  # a thought, or a CachePoint (a provider's cache mark, no content; until 2026-12-07 refused)
+            elif getattr(block, "block_type", None) in CONTENT_FREE_BLOCKS:
+                continue
             else:
                 raise ValueError(
                     f"message {index} ({message.role.value}) has a {getattr(block, 'block_type', type(block).__name__)!r} "

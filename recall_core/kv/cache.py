@@ -120,7 +120,7 @@ class Rotary:
             )
         rotary = cls(first.inv_freq.detach().to(device="cpu", dtype=torch.float32).clone(), rope_type)
         width = rotary._check_against(model, first)
-        return replace(rotary, sliced=True) if width == rotary.rotary_dim < rotary._head_dim(model) else rotary
+        return replace(rotary, sliced=True) if width == rotary.rotary_dim < head_dim(model) else rotary
 
     def angles(self, positions: Positions, device: torch.device | str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``(cos, sin)`` of shape ``[len(positions), rotary_dim]``, computed as the model does (float32, unscaled)."""
@@ -155,19 +155,14 @@ class Rotary:
         moved = plain * cos_new + _rotate_half(plain) * sin_new
         return torch.cat([moved.to(keys.dtype), rest], dim=-1) if rest.shape[-1] else moved.to(keys.dtype)
 
-    @staticmethod
-    def _head_dim(model: Any) -> int:
-        config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
-        return int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
-
     def _check_against(self, model: Any, rotary_module: Any) -> int:
         """Re-rotate a probe key and compare it with the model's own RoPE at the new positions;
         return the probe's width (channels) the model's RoPE function took."""
         apply = getattr(inspect.getmodule(type(model)), "apply_rotary_pos_emb", None)
-        head_dim = self._head_dim(model)
+        whole = head_dim(model)
         # Phi and StableLM rotate part of each head: their attention gives apply_rotary_pos_emb only the
         # rotated channels, so a whole head's probe failed and they were refused (until 2026-12-07: a reviewer)
-        widths = [head_dim] + ([self.rotary_dim] if self.rotary_dim < head_dim else [])
+        widths = [whole] + ([self.rotary_dim] if self.rotary_dim < whole else [])
         old, new = torch.tensor([[0, 7, 31]]), torch.tensor([[5, 2, 1000]])
         failure: Exception | None = None
         for width in widths:
@@ -190,8 +185,8 @@ class Rotary:
         return width
 
     def _probe(self, apply: Any, rotary_module: Any, width: int, old: torch.Tensor,
-               new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
-        """A probe key of ``width`` channels, and the model's own RoPE of it at ``old`` and at ``new``."""
+               new: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+        """The model's own RoPE of a probe key of ``width`` channels, at ``old`` and at ``new``."""
         dtype, device = self.inv_freq.dtype, self.inv_freq.device
         probe = torch.randn(1, 1, 3, width, generator=torch.Generator().manual_seed(0), dtype=dtype)
         cos_old, sin_old = rotary_module(probe.to(device), old.to(device))
@@ -199,6 +194,12 @@ class Rotary:
         at_old = apply(probe, probe, cos_old.cpu().to(dtype), sin_old.cpu().to(dtype))[1]
         at_new = apply(probe, probe, cos_new.cpu().to(dtype), sin_new.cpu().to(dtype))[1]
         return at_old, at_new
+
+
+def head_dim(model: Any) -> int:
+    """The channels of each attention head of ``model`` (its text decoder's, for a multimodal one)."""
+    config = getattr(model.config, "get_text_config", lambda **_: model.config)(decoder=True)
+    return int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
 
 
 def rotary_of(model: Any) -> Rotary | None:

@@ -53,6 +53,7 @@ from recall_core.kv.blocks import (
     plan_block,
     prefix_ids,
 )
+from recall_core.kv.cache import head_dim
 from recall_core.paths import KV_FOLDER, derived_tag, register_derived, remove_derived_files
 from recall_core.types import MemoryCandidate
 
@@ -400,9 +401,8 @@ def kv_bytes_per_token(model: Any) -> int:
     """Bytes of keys and values one position takes in ``model``'s cache (every layer)."""
     config = model.config.get_text_config(decoder=True) if hasattr(model.config, "get_text_config") else model.config
     heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
-    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     element = next(model.parameters()).element_size()
-    return int(config.num_hidden_layers * 2 * heads * head_dim * element)
+    return int(config.num_hidden_layers * 2 * heads * head_dim(model) * element)
 
 
 # --------------------------------------------------------------------------- the process-wide cache

@@ -39,6 +39,7 @@ from recall_core.structured.tools import (
     check_tools,
     chosen_tools,
     describe_tools,
+    forces_a_call,
     inline_tool_history,
     mistral_history,
     supports_tools,
@@ -124,9 +125,8 @@ def plan_output(
 def constrained_call(arguments: Mapping[str, Any]) -> bool:
     """Whether a call with these keyword ``arguments`` is decoded under a constraint: a
     ``response_format``, or ``tools`` with a forced ``tool_choice`` (see :func:`plan_output`)."""
-    choice = arguments.get("tool_choice")
-    forced = not (choice is None or choice is False or choice in ("auto", "none"))
-    return arguments.get("response_format") is not None or (bool(arguments.get("tools")) and forced)
+    forced = bool(arguments.get("tools")) and forces_a_call(arguments.get("tool_choice"))
+    return arguments.get("response_format") is not None or forced
 
 
 def _no_call_plan(tokenizer: Any, messages: Sequence[Mapping[str, Any]]) -> OutputPlan:

@@ -117,6 +117,11 @@ def tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
     return [tool["function"]["name"] for tool in tools]
 
 
+def forces_a_call(tool_choice: Any) -> bool:
+    """Whether ``tool_choice`` forces a call (anything but ``None``, ``False``, ``"auto"`` and ``"none"``)."""
+    return not (tool_choice is None or tool_choice is False or tool_choice in ("auto", "none"))
+
+
 def chosen_tools(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> list[dict[str, Any]] | None:
     """The tools a call is forced to pick from, or ``None`` when the model may answer in text.
 
@@ -124,7 +129,7 @@ def chosen_tools(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> list[d
     ``"any"`` / ``"required"`` / ``True`` (a call to any tool), a tool's name, or
     ``{"type": "function", "function": {"name": ...}}``. A name that is not bound raises.
     """
-    if tool_choice is None or tool_choice is False or tool_choice in ("auto", "none"):
+    if not forces_a_call(tool_choice):
         return None
     if tool_choice is True or (isinstance(tool_choice, str) and tool_choice in FORCED_CHOICES):
         return list(tools)

@@ -63,6 +63,11 @@ MAX_RANK = 4096
 MAX_USERS = 10_000
 
 
+def _ints_up_to(high: int) -> Range:
+    """The ints 1 to ``high``, as :func:`~recall_core.settings.in_range` names them."""
+    return Range(f"an int in [1, {high}]", lambda v: 1 <= v <= high, integer=True)
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """The whole recipe of a recall-tuning run: the same config and seed give the same adapter.
@@ -115,12 +120,12 @@ class TrainConfig:
         # Upper bounds too (until 2026-12-07 only lower ones: --steps 10**11 built its plan of batches
         # until memory ran out, --rank 10**8 failed allocating 25 GB after the whole data step, a reviewer).
         if self.steps is not None:
-            in_range("steps", self.steps, Range(f"an int in [1, {MAX_STEPS}]", lambda v: 1 <= v <= MAX_STEPS, integer=True))
+            in_range("steps", self.steps, _ints_up_to(MAX_STEPS))
         int_at_least("batch_size", self.batch_size, 1)
         int_at_least("warmup", self.warmup, 0)
-        in_range("rank", self.rank, Range(f"an int in [1, {MAX_RANK}]", lambda v: 1 <= v <= MAX_RANK, integer=True))
+        in_range("rank", self.rank, _ints_up_to(MAX_RANK))
         int_at_least("alpha", self.alpha, 1)
-        in_range("users", self.users, Range(f"an int in [1, {MAX_USERS}]", lambda v: 1 <= v <= MAX_USERS, integer=True))
+        in_range("users", self.users, _ints_up_to(MAX_USERS))
         int_at_least("distill_tokens", self.distill_tokens, 1)
         int_at_least("max_length", self.max_length, 16)
         int_at_least("agreement_prompts", self.agreement_prompts, 0)
