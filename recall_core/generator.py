@@ -411,10 +411,11 @@ class RecallGenerator(ReplyResults):
         memory = self.memory if memory is _UNSET else memory
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
-        if plan.constraint is not None:  # never cut a constrained reply: a stop string inside it broke the call
-            stop_strings = []  # (an instance's stop=["\n"] made every forced call invalid; a reviewer, 2026-12-07)
         processor = None
         if plan.constraint is not None:
+            # never cut a constrained reply: a stop string inside it broke the call (an instance's
+            # stop=["\n"] made every forced call invalid; a reviewer, 2026-12-07)
+            stop_strings = []
             budget, max_time = reply_limits(kwargs, input_ids.shape[1])
             processor = self._constrain(plan, memory, budget, max_time or CONSTRAINED_MAX_TIME)
             kwargs["logits_processor"] = [*(kwargs.get("logits_processor") or []), processor]

@@ -81,10 +81,8 @@ def start_process(
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"{name} exited with {process.returncode}: {log_tail(log_path)}")
-        if ready():
-            if process.poll() is None:  # ours answered, not another process on the port
-                return process
-            raise RuntimeError(f"{name} exited with {process.returncode}: {log_tail(log_path)}")
+        if ready() and process.poll() is None:  # ours answered, not another process on the port
+            return process
         time.sleep(interval)
     stop_process(process)
     raise RuntimeError(f"{name} did not answer {probe} in {timeout}s: {log_tail(log_path)}")

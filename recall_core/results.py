@@ -88,15 +88,15 @@ class ReplyResults:
         sequences, trace = output.sequences, list(output.recalls or [])
         pad_id = self.tokenizer.convert_tokens_to_ids(MEMORY_PAD_TOKEN)
         new_ids = [i for i in sequences[0, output.generated_start :].tolist() if i != pad_id]
-        # the notes, and a <recall> the loop wrote itself and kept (policy "uncertainty"): positions recall added
-        # (until 2026-12-07 such a marker was in no count, and the counts fell short of the sequence: a reviewer)
-        injected = sum(r.length + (r.trigger == "uncertainty" and r.injected and not r.in_prompt) for r in trace)
-        # Injected pads are not generated, nor is a <recall> the loop wrote itself (policy "uncertainty").
+        # What recall added: the notes' pads, and a <recall> the loop wrote itself and kept (policy "uncertainty";
+        # until 2026-12-07 in no count, and the counts fell short of the sequence: a reviewer). Neither is generated.
+        in_prompt = sum(r.length for r in trace if r.in_prompt)
         written = sum(r.length + (r.trigger == "uncertainty" and r.injected) for r in trace if not r.in_prompt)
+        injected = in_prompt + written
         generated = sequences.shape[1] - output.generated_start - written
         # the prompt that ran: a prompt's <recall> where nothing was injected was dropped, not run (until
         # 2026-12-07 a chat prompt's usage counted it: a reviewer); the notes injected inside it are not prompt
-        ran = output.generated_start - sum(r.length for r in trace if r.in_prompt)
+        ran = output.generated_start - in_prompt
         raw = self._decode(new_ids, plan.keep_tokens())
         text, hit_stop = finish_text(raw, stop_strings)
         calls: dict[str, Any] = {}
