@@ -283,7 +283,8 @@ class RecallConfig:
             it at the first such reply from the tuned model, its weights shared and the adapter
             run at scale -1 (a few tens of MB), or pass ``RecallGenerator(base_model=...)``. In a
             :class:`~recall_core.RecallSession` (the adapters keep one per thread) the base model
-            keeps a session of its own, which prefills the turns since its last reply; the tuned
+            keeps a session of its own, which prefills the turns since its last reply and evicts
+            by the same bounds on its own; the tuned
             model then runs the new message and the reply on the session's cache. Served
             (llama.cpp): the recall adapter served unapplied is sent at scale -1, or
             ``ServedRecallGenerator(base_engine=)`` sends those replies to an engine serving the

@@ -45,9 +45,20 @@ from recall_core.session.units import tokenize as tokenize_text
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import RECALL_TOKEN
 
-__all__ = ["CacheState", "Conversation", "Input", "Plan", "SessionPlanner", "View", "user_text"]
+__all__ = ["CacheState", "Continued", "Conversation", "Input", "Plan", "SessionPlanner", "View", "continued", "user_text"]
 
 Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Continued:
+    """A whole conversation of which only the messages after the first ``len(digests) - len(tail)``
+    are given: those are known by their digests (a session that saw them, and may have evicted
+    them, goes on from there). How a recall session feeds the base model's session
+    (``RecallConfig.base_replies``), whose conversation it holds only in part."""
+
+    digests: tuple[bytes, ...]
+    tail: tuple[dict[str, Any], ...]
 Conversation = list[tuple[int, dict[str, Any]]]  # (index in the conversation, message)
 _RETRIES = 4  # how many parts a boundary check may step back before starting afresh
 
@@ -117,13 +128,18 @@ class SessionPlanner:
         self.pad_id = pad_id
 
     # ------------------------------------------------------------------ reading a call
-    def read(self, state: CacheState, messages: Input, config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:
+    def read(self, state: CacheState, messages: Input | Continued,
+             config: RecallConfig) -> tuple[list[bytes], list[dict[str, Any]], int]:  # fmt: skip
         """``(digests of the call's whole conversation, its messages from index start, start)``.
 
         A list is the whole conversation; one message or a string is what follows the
         session's own conversation (its last reply confirmed as it was returned). The
-        conversation is taken as the recall policy renders it (:func:`decorate`).
+        conversation is taken as the recall policy renders it (:func:`decorate`); a
+        :class:`Continued` one is taken as it was rendered already.
         """
+        if isinstance(messages, Continued):
+            tail = [dict(m) for m in messages.tail]
+            return list(messages.digests), tail, len(messages.digests) - len(tail)
         if isinstance(messages, str):
             messages = {"role": "user", "content": messages}
         if isinstance(messages, Mapping):
@@ -334,3 +350,20 @@ def user_text(messages: Input) -> str | None:
     if isinstance(messages, Mapping):
         return str(messages.get("content") or "") if messages.get("role") == "user" else None
     return last_user_text(messages)
+
+
+def continued(plan: Plan, seen: Sequence[bytes]) -> Input | Continued:
+    """What a session that saw the first ``len(seen)`` messages of ``plan``'s conversation (their
+    digests) is given to go on with it: the messages it has not seen, after those digests, so that
+    it keeps its own cache and evicts by its own bounds (the base model's session, with
+    ``RecallConfig.base_replies``). Before 2026-12-07 it was given the conversation the recall
+    session holds, and from that session's first eviction on (messages gone from the middle) it
+    started afresh every turn. Where it has not seen a message that is evicted already, or saw
+    another conversation, it is given the conversation held, as before."""
+    new = len(plan.digests) - len(seen)
+    if not seen or list(plan.digests[: len(seen)]) != list(seen) or not 0 < new <= len(plan.messages):
+        return plan.messages
+    tail = plan.messages[len(plan.messages) - new :]
+    if [digest(m) for m in tail] != plan.digests[len(seen) :]:
+        return plan.messages
+    return Continued(tuple(plan.digests), tuple(tail))

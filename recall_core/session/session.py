@@ -52,7 +52,7 @@ from recall_core.memory.validation import ROLES, check_session, check_user_id, c
 from recall_core.reply import finish_text
 from recall_core.session.bounds import CALL_ARGUMENTS, SessionBounds
 from recall_core.session.decisions import SessionDecisions
-from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, user_text
+from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, continued, user_text
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix, lost_units
 from recall_core.session.writes import (
     CallReceipt,
@@ -434,7 +434,7 @@ class RecallSession(SessionBounds, SessionDecisions):
             if self._base_session is None:
                 self._base_session = RecallSession(self.generator.base_generator(), self.config, memory=None,
                                                    recall_config=as_held)  # fmt: skip
-            result = self._base_session.reply(plan.messages, config=as_held, **outputs, **options)
+            result = self._base_session.reply(continued(plan, self._base_session._digests), config=as_held, **outputs, **options)
             new = result.usage.generated_tokens
             reply = result.sequences[0, result.sequences.shape[1] - new :].tolist()
             sequence = prefix + plan.ids + reply

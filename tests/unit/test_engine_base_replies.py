@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from recall_core import RecallConfig, RecallGenerator, RecallSession
+from recall_core import RecallConfig, RecallGenerator, RecallSession, SessionConfig
 from recall_core.kv.cache import cache_nbytes
 from recall_core.models.base import BASE_LOADER, base_model_of, remember_base
 from recall_core.serving import ServedRecallGenerator
@@ -133,6 +133,52 @@ def test_a_session_gives_the_same_reply_and_goes_on_from_it_as_from_any_reply():
     assert session.cache_bytes > cache_nbytes(session._cache) > 0  # the base model's cache counted too
     session.reset()
     assert session.cache_bytes == 0
+
+
+def _base_reports(monkeypatch: pytest.MonkeyPatch, session: RecallSession) -> list:
+    """The session reports of the base model's session's replies (a list that fills as it replies)."""
+    reports, reply = [], RecallSession.reply
+
+    def spied(self, *args, **kwargs):
+        result = reply(self, *args, **kwargs)
+        if self is session._base_session:
+            reports.append(result.session)
+        return result
+
+    monkeypatch.setattr(RecallSession, "reply", spied)
+    return reports
+
+
+def test_a_bounded_session_s_base_model_keeps_its_own_cache_past_evictions(monkeypatch):
+    """The base model's session is given what it has not seen and evicts by its own bounds: its
+    replies are those of a bounded session on the base model alone, and after the first eviction
+    it still reuses its cache (before 2026-12-07 it started afresh every turn from then on)."""
+    gen, plain = _pair()
+    bounds = SessionConfig(max_cache_tokens=120, sink_tokens=4)
+    session, alone = RecallSession(gen, bounds, memory=None, recall_config=ON), RecallSession(plain, bounds, memory=None)
+    base_reports = _base_reports(monkeypatch, session)
+    for turn in range(5):
+        said = f"turn {turn}: tell me about thing number {turn} please, and a few more words"
+        got, expected = session.reply(said), alone.reply(said)
+        assert got.text == expected.text
+    assert session.evicted_messages > 2 and alone.evicted_messages > 2
+    assert all(r.reused_tokens > 0 and r.reason is None for r in base_reports[1:])
+
+
+def test_a_base_model_session_goes_on_after_turns_the_tuned_model_answered(monkeypatch):
+    """Turns the tuned model answers (with notes) are given to the base model's session at its next
+    reply, after what it holds: it reuses its cache and answers the whole conversation."""
+    gen, _ = _pair()
+    session = RecallSession(gen, memory=None, recall_config=ON)
+    base_reports = _base_reports(monkeypatch, session)
+    first = session.reply(NEWS[0]["content"])
+    tuned = session.reply(QUESTION[0]["content"], memory=FixedMemory(FACT))
+    assert tuned.recalls
+    last = session.reply("ok thanks")
+    talk = [*NEWS, {"role": "assistant", "content": first.text}, *QUESTION, {"role": "assistant", "content": tuned.text},
+            {"role": "user", "content": "ok thanks"}]  # fmt: skip
+    assert last.text == gen.generate(talk, memory=None, config=ON).text
+    assert len(base_reports) == 2 and base_reports[1].reason is None and base_reports[1].reused_tokens > 0
 
 
 def test_a_session_statement_not_asked_is_the_base_models_and_asked_is_the_tuned_models():
