@@ -130,3 +130,19 @@ def test_messages_that_ask_with_or_without_a_question_mark(text):
 )  # fmt: skip
 def test_messages_that_only_state(text):
     assert not asks(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [("My cat is called Tom, what should I feed him\u061f", "My cat is called Tom."),
+     ("\u0627\u0646\u062a\u0642\u0644\u062a \u0625\u0644\u0649 \u062f\u0628\u064a \u0627\u0644\u0623\u0633\u0628\u0648\u0639 "
+      "\u0627\u0644\u0645\u0627\u0636\u064a\u060c \u0623\u064a\u0646 \u0623\u062c\u062f \u0645\u0637\u0639\u0645\u0627\u061f",
+      "\u0627\u0646\u062a\u0642\u0644\u062a \u0625\u0644\u0649 \u062f\u0628\u064a \u0627\u0644\u0623\u0633\u0628\u0648\u0639 "
+      "\u0627\u0644\u0645\u0627\u0636\u064a."),
+     ("Where do I work\u061f I started at the bakery on Monday.", "I started at the bakery on Monday.")],
+)  # fmt: skip
+def test_the_arabic_question_mark_and_comma_are_read_as_their_latin_forms(text, stated):
+    """"؟" asks as "?" does, and "،" ends a clause as "," does (until 2026-12-07 a question ending "؟"
+    was written whole: the question came back as a note)."""
+    assert without_questions(text) == stated
+    assert not only_asks(text) and only_asks("Where do I work\u061f")

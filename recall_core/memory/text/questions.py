@@ -39,7 +39,7 @@ __all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
 #: CJK forms ("。！？", which no space follows); or a line break that does not start a list item
 #: ("- peanuts"). A run is matched whole from its start (the lookarounds): a long run of points
 #: took quadratic time (100 kB, 2 min).
-_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+(?![.!?\u2026])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-=&;`])"
+_END = re.compile(r"(?<![.!?\u2026\u061f])[.!?\u2026\u061f]+(?![.!?\u2026\u061f])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-=&;`])"
                   r"|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")  # fmt: skip
 #: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis", "No. 5", "Oct. 12",
 #: "5th Ave. in New York"), unless a question word follows ("I live on Main St. What is near?").
@@ -50,7 +50,7 @@ _TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 #: Where a question without a comma may still have a statement before it: after a point (and a
 #: closing quote) and a space ("I was born in the U.K. how about you?", 'I read "Dune." any tips?').
-_AFTER_POINT = re.compile(r"(?:(?<=[.!?\u2026])|(?<=[.!?\u2026][\"'\u201d\u2019)\]]))\s+")
+_AFTER_POINT = re.compile(r"(?:(?<=[.!?\u2026\u061f])|(?<=[.!?\u2026\u061f][\"'\u201d\u2019)\]]))\s+")
 #: Words a question opens with: a piece of a sentence that opens with one asks too ("Where is the
 #: best pizza in St." is the start of a question, not a statement).
 _OPENERS = re.compile(
@@ -60,10 +60,10 @@ _OPENERS = re.compile(
 #: should I eat?"), or any letter after a question or exclamation mark ("the weather?i'm in oslo"),
 #: not inside an address (the mark's word holds no "/", "=", "@" or "&": "page?id=55").
 _UNSPACED = re.compile(r"(?<=[a-z]{2})[.!?](?=[A-Z])|(?<=[a-z])[!?](?=[a-z])(?![^\s/=@&]{0,64}[/=@&])")
-_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
+_CLAUSE_END = re.compile(r"(?<=[,;:\u060c\u061b])\s+|(?<=[\uff0c\uff1b\uff1a\u3001])\s*")
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_QUESTION_MARKS = ("?", "\uff1f")
+_QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # Latin, CJK (full width), Arabic
 #: A statement this short, next to a question, is a greeting or a filler, not a fact.
 FILLER_WORDS = 3
 _LOWER_WORD = re.compile(r"[a-z']+")
@@ -95,7 +95,7 @@ def without_questions(text: str) -> str:
             if clauses is None:  # no piece opens like a question: the last comma, else the last point
                 by_comma = _CLAUSE_END.split(sentence)
                 clauses = by_comma if len(by_comma) > 1 else pieces
-            sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001")
+            sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001\u060c\u061b")
             if sentence and not re.search(r"[.!\u2026\u3002\uff01][\"'\u201d\u2019)\]]*$", sentence):
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
         words = _words(sentence)
