@@ -52,6 +52,7 @@ from recall_core.memory.nearest import EXACT_SEARCH_MAX, FETCHED, SIZE_SLACK, fe
 from recall_core.memory.records import check_owner
 from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.lexical import WordScores, linear_fusion
+from recall_core.memory.text.questions import ends_asking
 from recall_core.memory.upkeep.marks import KEPT_DATA
 from recall_core.memory.validation import role_names
 from recall_core.types import MemoryCandidate, RecallQuery
@@ -344,7 +345,7 @@ def _unit_rows(journal: Journal, row: JournalRow, unit: str) -> list[JournalRow]
     if unit == "answered":  # a reply with the turn it answers; a user turn with the question it answers
         if previous is None or previous.role == row.role:
             return [row]
-        answers = row.role != "user" or previous.text.rstrip().endswith("?")
+        answers = row.role != "user" or ends_asking(previous.text)
         return [previous, row] if answers else [row]
     if row.role == "user":  # a turn and the reply to it
         following = journal.next_turn(row.user_id, row.session_id, row.turn_index) if row.chunk_index == row.n_chunks - 1 else None

@@ -325,6 +325,20 @@ def test_window_says_when_the_turn_before_is_searched_too(store: MemoryStore, wi
     assert writer.window == {True: "always", False: "never"}.get(window, window)
 
 
+@pytest.mark.parametrize("question", ["Do you have a dog? \U0001f436", "Do you have a dog\uff1f", "(do you have a dog?)",
+                                      "Do you have a dog?!", "Do you have a dog\u061f"])  # fmt: skip
+def test_a_question_closed_by_an_emoji_a_bracket_or_another_script_s_mark_still_asks(store: MemoryStore, question) -> None:
+    """The reply to such a question is searched with it, and the "answered" unit holds both (until
+    2026-12-07 both asked ``endswith("?")``: the reply was searched and injected alone)."""
+    writer = MemoryWriter(store, dated=False)
+    writer.add_turn("u", "assistant", question, session_id="s")
+    writer.add_turn("u", "user", "Yes, a beagle called Biscuit.", session_id="s")
+    answer = list(store.journal.rows("u"))[1]
+    assert answer.search_text.startswith(f"Assistant: {question}\n")
+    found = {c.id: c for c in store.for_user("u").search("beagle Biscuit", k=2)}
+    assert found[answer.id].text == f"Assistant: {question}\nUser: Yes, a beagle called Biscuit."
+
+
 def test_window_must_be_one_of_its_modes(store: MemoryStore) -> None:
     with pytest.raises(ValueError, match="window"):
         MemoryWriter(store, window="sometimes")

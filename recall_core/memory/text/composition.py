@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recall_core.dates import day_label
+from recall_core.memory.text.questions import ends_asking
 
 #: Encoder tokens kept free in each chunk for the context put around it.
 CONTEXT_RESERVE = 72
@@ -52,7 +53,8 @@ class SearchText:
     Args:
         dated: put the day of the turn in front, ``"[8 May 2023] "``.
         window: when to put the end of the turn before (same session) on the line above:
-            ``"questions"`` only when that turn asks something (it ends with ``?``), so that an
+            ``"questions"`` only when that turn asks something (it ends with a question mark:
+            :func:`~recall_core.memory.text.questions.ends_asking`), so that an
             answer ("Yes, a beagle called Biscuit.") is found by the question it answers;
             ``"always"``; or ``"never"``. Not always by default: with the turn before on every
             memory, an assistant's "Noted!" was found by the user's fact it followed and
@@ -77,7 +79,7 @@ class SearchText:
         """Whether a memory is searched with ``before``, the ``(speaker, words)`` of the turn before it."""
         if before is None or self.window == "never":
             return False
-        return self.window == "always" or before[1].rstrip().endswith("?")
+        return self.window == "always" or ends_asking(before[1])
 
     def compose(
         self,

@@ -29,8 +29,9 @@ the test errs towards asking, which keeps the loop as it was.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["asks", "only_asks", "turn_to_write", "without_questions"]
+__all__ = ["asks", "ends_asking", "only_asks", "turn_to_write", "without_questions"]
 
 #: Where a sentence may end: a run of ``.!?`` (or ``…``), with the quotes or brackets that close
 #: after it, before a space, the end of the text or a character that joins no word ("tonight?😋 I
@@ -64,6 +65,8 @@ _CLAUSE_END = re.compile(r"(?<=[,;:\u060c\u061b])\s+|(?<=[\uff0c\uff1b\uff1a\u30
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # Latin, CJK (full width), Arabic
+#: What may close after a question mark: quotes, brackets, markdown marks, "!" ("Really?!").
+_CLOSERS = "\"')]}\u201d\u2019\u00bb*_~!\uff01"
 #: A statement this short, next to a question, is a greeting or a filler, not a fact.
 FILLER_WORDS = 3
 _LOWER_WORD = re.compile(r"[a-z']+")
@@ -102,6 +105,18 @@ def without_questions(text: str) -> str:
         if words > FILLER_WORDS or (words > 1 and any(c.isdigit() for c in sentence)):
             kept.append(sentence)
     return " ".join(kept)
+
+
+def ends_asking(text: str) -> bool:
+    """Whether ``text`` ends with a question mark ("?", "\uff1f", "\u061f"), after the quotes,
+    brackets, emoji and other symbols that may close it ("Where do you live? \U0001f60a",
+    "(any tips?)"). Until 2026-12-07 the writer's window and the ``"answered"`` unit asked
+    ``endswith("?")``, and a turn after such a question was searched without it (a reviewer)."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _CLOSERS
+                   or unicodedata.category(text[end - 1]) in ("So", "Sk", "Cf", "Mn")):  # fmt: skip
+        end -= 1
+    return bool(end) and text[end - 1] in _QUESTION_MARKS
 
 
 def _statement_before(pieces: list[str]) -> list[str] | None:
