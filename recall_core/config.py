@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import string
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, get_args
 
-from recall_core.settings import RANGES, Range, in_range, int_at_least, one_of
+from recall_core.settings import RANGES, Range, check_utf8, in_range, int_at_least, one_of, plain_number
 from recall_core.types import QueryMode
 
 InjectMode = Literal["tokens", "kv"]
@@ -62,7 +62,8 @@ class RecallConfig:
             ``"hidden"`` maps the ``<recall>`` hidden states into the encoder's space with the
             model's trained query head (``recall train-head``; the recall-tuned default ships one).
         query_window: what a ``<recall>`` searches with: ``None`` the current turn (for a chat
-            prompt, the last user message), an int the last N tokens.
+            prompt, the last user message), an int the last N tokens of that (of a text prompt,
+            the text before the marker).
         inject_mode: ``"tokens"`` (default) injects the notes' token embeddings wrapped in
             ``template``; ``"kv"`` injects the same block from precomputed keys and values,
             re-rotated to where it lands (:mod:`recall_core.kv.inject`). A model without rotary
@@ -330,6 +331,7 @@ class RecallConfig:
     base_replies: bool = False
 
     def __post_init__(self) -> None:
+        _plain_numbers(self)
         one_of("query_mode", self.query_mode, get_args(QueryMode))
         one_of("inject_mode", self.inject_mode, get_args(InjectMode))
         one_of("on_memory_error", self.on_memory_error, get_args(OnMemoryError))
@@ -357,6 +359,9 @@ class RecallConfig:
             raise ValueError(f"empty_notes must be a string or None, got {self.empty_notes!r}")
         if not isinstance(self.system_prompt, str):
             raise ValueError(f"system_prompt must be a string, got {self.system_prompt!r}")
+        for name in ("template", "note_template", "system_prompt", "empty_notes"):
+            if getattr(self, name) is not None:
+                check_utf8(getattr(self, name), name)
         int_at_least("top_k", self.top_k, 1)
         int_at_least("memories", self.memories, 1)
         int_at_least("max_recalls", self.max_recalls, 0)
@@ -390,6 +395,16 @@ class RecallConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _plain_numbers(config: Any) -> None:
+    """A frozen config's NumPy numbers (``np.int64(5)``) as the Python numbers they hold, before its
+    checks: until 2026-12-07 they were refused as "must be an int" (a reviewer), where ``generate()``'s
+    options took them."""
+    for field in fields(config):
+        value = getattr(config, field.name)
+        if plain_number(value) is not value:
+            object.__setattr__(config, field.name, plain_number(value))
 
 
 def checked_config(config: object, name: str = "config") -> RecallConfig | None:
@@ -444,6 +459,7 @@ class SessionConfig:
     max_bytes: int | None = 1 << 30
 
     def __post_init__(self) -> None:
+        _plain_numbers(self)
         int_at_least("sink_tokens", self.sink_tokens, 0)
         if self.max_cache_tokens is not None:
             int_at_least("max_cache_tokens", self.max_cache_tokens, 2)

@@ -47,10 +47,11 @@ from recall_core.prompt import chat_prompt_ids, check_prompt, last_user_text
 from recall_core.results import ReplyResults, id_set
 from recall_core.settings import (
     call_options,
-    check_defaults,
+    check_call_objects,
     check_model_inputs,
     generate_keywords,
     generation_option_names,
+    generator_defaults,
     reply_limits,
     stop_strings,
 )
@@ -58,7 +59,7 @@ from recall_core.streaming import AsyncRecallStream, RecallStream, TokenTextStre
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, ClosingLimit
 from recall_core.structured.outputs import OutputPlan, constrained_call, out_of_time, plan_output
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, recall_token_ids
-from recall_core.types import Memory, Recall, RecallResult
+from recall_core.types import Memory, Recall, RecallResult, check_memory
 
 __all__ = ["AsyncRecallStream", "Prompt", "RecallGenerator", "RecallStream", "TokenTextStreamer"]
 
@@ -110,6 +111,7 @@ class RecallGenerator(ReplyResults):
             add_recall_tokens(model, tokenizer)
         self.model = model
         self.tokenizer = tokenizer
+        check_memory(memory)
         self.memory = memory
         if query_head is not None:
             query_head.check(model)
@@ -118,8 +120,7 @@ class RecallGenerator(ReplyResults):
         self.config = checked_config(config) or RecallConfig()
         self._base_model = base_model
         self._base: RecallGenerator | None = None  # made at the first reply that reads no notes
-        self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
-        check_defaults(self.generation_defaults)  # bad defaults fail here, not at the first call
+        self.generation_defaults = generator_defaults(generation_defaults)
 
     @classmethod
     def from_pretrained(
@@ -255,7 +256,9 @@ class RecallGenerator(ReplyResults):
             score belongs to: the notes' pads have none).
         """
         check_prompt(prompt)
+        check_call_objects(streamer, stopping_criteria, tools)
         memory = self.memory if memory is _UNSET else memory
+        check_memory(memory)
         question = None if isinstance(prompt, str) else last_user_text(prompt)
         base = checked_config(config) or self.config
         reply_kwargs: dict[str, Any] = {}  # what a base model's reply is given (base_replies only)
@@ -409,6 +412,8 @@ class RecallGenerator(ReplyResults):
                            self.vocab_size)  # fmt: skip
         config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
+        check_memory(memory)
+        check_call_objects(streamer, stopping_criteria, None)
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         processor = None
@@ -457,7 +462,7 @@ class RecallGenerator(ReplyResults):
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
-        if isinstance(prompts, str) or (isinstance(prompts, Sequence) and prompts and isinstance(prompts[0], Mapping)):
+        if not isinstance(prompts, Sequence) or isinstance(prompts, str) or (prompts and isinstance(prompts[0], Mapping)):
             # (a string ran one prompt per character until 2026-12-07: a reviewer)
             raise ValueError("generate_batch() takes a list of prompts (strings or conversations); for one prompt "
                              "or one conversation (a list of messages), use generate()")  # fmt: skip

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from recall_core.config import UNMARKED_POLICIES
+from recall_core.settings import check_utf8
 from recall_core.tokens import RECALL_TOKEN
 
 Message = Mapping[str, Any]
@@ -131,6 +132,7 @@ def check_prompt(prompt: object) -> None:
     """``prompt`` is a string or a list of messages (:func:`check_messages`), else ``ValueError``
     (several prompts in one list are pointed to ``generate_batch``)."""
     if isinstance(prompt, str):
+        check_utf8(prompt, "prompt")
         return
     if not isinstance(prompt, Sequence):
         raise ValueError(f"prompt must be a string or a list of messages (dicts with 'role' and 'content'), "
@@ -153,6 +155,7 @@ def check_messages(messages: Sequence[Message]) -> None:
             raise ValueError(f"message {index} has no 'role' string")
         if not isinstance(message.get("content"), str):
             raise ValueError(f"message {index} ({message['role']!r}) has no 'content' string")
+        check_utf8(message["content"], f"message {index} content")
         if message["role"] == "user" and not message["content"].strip():
             raise ValueError(f"message {index} ('user') has an empty 'content': give the user's message some text")
 

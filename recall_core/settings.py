@@ -56,7 +56,13 @@ RANGES: Mapping[str, Range] = {
     "max_new_tokens": Range("an int >= 1", lambda v: v >= 1, integer=True),
     "max_length": Range("an int >= 1", lambda v: v >= 1, integer=True),
     "max_time": Range("a number of seconds > 0", lambda v: v > 0),
+    "no_repeat_ngram_size": Range("an int >= 0", lambda v: v >= 0, integer=True),
 }
+
+#: ``generate()`` options that are flags: a string ("false") or a number was read as true (a
+#: reviewer, 2026-12-07: ``do_sample="false"`` sampled), so only ``True`` and ``False`` are taken.
+FLAGS = frozenset({"do_sample", "return_dict_in_generate", "output_scores", "output_logits", "output_attentions",
+                   "output_hidden_states", "renormalize_logits", "remove_invalid_values"})  # fmt: skip
 
 
 def _unset(value: Any) -> bool:
@@ -280,6 +286,30 @@ def stop_strings(*sources: str | Sequence[str] | None) -> list[str]:
     return stops
 
 
+def check_utf8(text: str, field: str) -> str:
+    """``text`` if it encodes as UTF-8, else ``ValueError`` naming ``field``: a lone surrogate (what
+    Python makes of undecodable bytes) reached the tokenizer and failed there with a ``TypeError``
+    that named nothing, until 2026-12-07 (a reviewer; the memory refused it by name already)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{field} is not valid UTF-8 text (character {text[exc.start]!r} at position {exc.start}): "
+                         "it was probably decoded from non-UTF-8 bytes") from None  # fmt: skip
+    return text
+
+
+def check_call_objects(streamer: Any, stopping_criteria: Any, tools: Any) -> None:
+    """``ValueError`` naming the argument for a ``streamer`` without ``put()`` and ``end()``, and for
+    ``stopping_criteria`` or ``tools`` that are not lists (until 2026-12-07 each failed deep inside the
+    call: ``'int' object is not iterable``, an ``AttributeError`` at the first token; a reviewer)."""
+    if streamer is not None and not (callable(getattr(streamer, "put", None)) and callable(getattr(streamer, "end", None))):
+        raise ValueError(f"streamer must be a transformers streamer (with put() and end()), got {type(streamer).__name__}")
+    for name, value, what in (("stopping_criteria", stopping_criteria, "transformers StoppingCriteria"),
+                              ("tools", tools, "tool dicts (OpenAI's shape)")):  # fmt: skip
+        if value is not None and (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable)):
+            raise ValueError(f"{name} must be a list of {what}, got {type(value).__name__}")
+
+
 def plain_number(value: Any) -> Any:
     """A NumPy number (``np.int64(5)``, ``np.float32(0.7)``) as the Python number it holds; any
     other value as it is (``np.bool_`` too: a flag is no number)."""
@@ -321,7 +351,7 @@ def check_option_names(owner: str, given: Iterable[str], other_arguments: Iterab
     if unknown:
         raise TypeError(
             f"{owner} got unexpected keyword argument(s) {', '.join(map(repr, unknown))}. "
-            f"It accepts {', '.join(sorted(other))} and any transformers generate() option "
+            f"It accepts {', '.join(sorted(other)) + ' and ' if other else ''}any transformers generate() option "
             "(max_new_tokens / max_tokens, temperature, top_p, top_k, min_p, repetition_penalty, do_sample, ...)."
         )
 
@@ -329,12 +359,23 @@ def check_option_names(owner: str, given: Iterable[str], other_arguments: Iterab
 def check_defaults(defaults: Mapping[str, Any]) -> None:
     """A generator's ``generation_defaults``: known option names and values in range, else ``ValueError``."""
     try:
-        check_option_names("generation_defaults", defaults)
+        check_option_names("generation_defaults", defaults, ("stop",))
     except TypeError as error:  # a mapping's keys: a bad value, not a bad keyword
         raise ValueError(str(error)) from None
     generation_options(defaults)
     # stop strings too: [""] or 5 passed the constructor and failed at the first call (a reviewer, 2026-12-07)
     stop_strings(defaults.get("stop"), defaults.get("stop_strings"))
+
+
+def generator_defaults(given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A generator's ``generation_defaults`` (default: 256 new tokens, greedy), checked
+    (:func:`check_defaults`), with ``stop`` read as a call's ``stop=`` is: as stop strings (until
+    2026-12-07 it was refused, where the docs said the defaults are read as a call's options: a reviewer)."""
+    defaults = dict(given or {"max_new_tokens": 256, "do_sample": False})
+    check_defaults(defaults)  # bad defaults fail when the generator is made, not at the first call
+    if "stop" in defaults:
+        defaults["stop_strings"] = stop_strings(defaults.pop("stop"), defaults.get("stop_strings")) or None
+    return defaults
 
 
 def check_one_path(generation_config: Any, model_kwargs: Mapping[str, Any]) -> None:
@@ -360,6 +401,9 @@ def check_one_path(generation_config: Any, model_kwargs: Mapping[str, Any]) -> N
 def _check(name: str, option: str, value: Any) -> None:
     if option in RANGES and value is not None:
         in_range(name, value, RANGES[option])
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    if option in FLAGS and value is not None and not isinstance(value, bool) and not numpy_bool:
+        raise ValueError(f"{name} must be True or False, got {value!r}")
     path = ONE_PATH.get(option)
     if path is not None and value is not None and not path.ok(value):
         shown = f"a {type(value).__name__}" if name in ("assistant_model", "inputs_embeds") else repr(value)

@@ -59,6 +59,17 @@ class Memory(Protocol):
         ...
 
 
+def check_memory(memory: object, name: str = "memory") -> None:
+    """Refuse (``TypeError`` naming ``name``) a memory that cannot be searched: anything but ``None``
+    without a ``search(query, k)`` method. The store itself is the usual slip (a user's memory is
+    ``store.for_user(user_id)``): until 2026-12-07 a generator or a session took it, and every recall
+    was skipped with a warning (a reviewer)."""
+    if memory is None or callable(getattr(memory, "search", None)):
+        return
+    hint = " (a user's memory is store.for_user(user_id))" if callable(getattr(memory, "for_user", None)) else ""
+    raise TypeError(f"{name} must have a search(query, k) method, got {type(memory).__name__}{hint}")
+
+
 @dataclass(frozen=True)
 class Recall:
     """One ``<recall>`` event in a generation, injected or not.

@@ -88,7 +88,7 @@ def _parser(training: bool = True) -> argparse.ArgumentParser:
 
     export = command("export", _export, "write a user's memories as JSONL (stdout, or --out FILE)")
     export.add_argument("user", help="whose memories")
-    export.add_argument("--out", default=None, metavar="FILE", help="file to write (whole or not at all)")
+    export.add_argument("--out", default=None, type=_text, metavar="FILE", help="file to write (whole or not at all)")
     _store_arguments(export, with_user=False, read_only=True)
 
     load = command("import", _import, "read memories from a JSONL file written by `recall export`")

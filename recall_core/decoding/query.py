@@ -40,12 +40,18 @@ def build_query(context: QueryContext, ids: Sequence[int], reply_start: int | No
     A chat prompt's markers search with its last user message; a ``<recall>`` in the reply
     (``reply_start`` is where the reply begins in ``ids``) searches with that message followed
     by what the answer has said so far, so a recall mid-answer asks about the turn and what the
-    answer has reached. A plain text prompt, or a ``query_window``: the text before the marker.
+    answer has reached; with a ``query_window``, the last tokens of that. A plain text prompt: the
+    text before the marker (with a ``query_window``, its last tokens). Until 2026-12-07 a chat's
+    window was taken before the marker, which by default ends the system message: every question
+    searched with the system prompt's last words (a reviewer).
     """
     config = context.config
-    if context.prompt_query is not None and config.query_window is None:
+    if context.prompt_query is not None:
         reply = reply_text(context, ids[reply_start:]) if reply_start is not None else ""
         text = f"{context.prompt_query} {reply}" if reply else context.prompt_query
+        if config.query_window is not None and context.tokenizer is not None:
+            window = context.tokenizer.encode(text, add_special_tokens=False)[-config.query_window :]
+            text = context.tokenizer.decode(window, skip_special_tokens=True).strip()
     else:
         text = turn_text(context, ids) if context.tokenizer is not None else ""
     if config.query_mode != "hidden" or context.query_head is None or text_only:

@@ -11,7 +11,7 @@ from recall_core.generator import RecallGenerator
 from recall_core.memory.validation import check_session, check_user_id, check_write_roles
 from recall_core.settings import one_of
 from recall_core.tokens import RECALL_TOKEN
-from recall_core.types import Memory
+from recall_core.types import Memory, check_memory
 
 #: What the adapters report as provider in traces (LangSmith ``ls_provider``).
 PROVIDER = "recall"
@@ -56,8 +56,7 @@ def check_generator(generator: Any) -> None:
 def check_memory_arguments(memory: Any, store: Any) -> None:
     if memory is not None and store is not None:
         raise ValueError("give either memory= (anything with search()) or store= with user_id=, not both")
-    if memory is not None and not callable(getattr(memory, "search", None)):
-        raise TypeError(f"memory must have a search(query, k) method, got {type(memory).__name__}")
+    check_memory(memory)
     if store is not None and not callable(getattr(store, "for_user", None)):
         raise TypeError(
             f"store must be a recall_core.memory.MemoryStore (with for_user()), got {type(store).__name__}"

@@ -358,11 +358,23 @@ def missing_parts(encoder: object) -> list[str]:
             if inspect.getattr_static(encoder, part, _ABSENT) is _ABSENT and not hasattr(encoder, part)]  # fmt: skip
 
 
+def takes_batch_size(encoder: Encoder) -> bool:
+    """Whether ``encoder.encode`` takes ``batch_size=``: docs/memory.md asks only for ``encode(texts)``,
+    and until 2026-12-07 the writer passed it to every encoder, so an encoder written to the docs
+    failed every write with a ``TypeError`` (a reviewer). Unknown (a C function): taken."""
+    try:
+        parameters = inspect.signature(encoder.encode).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "batch_size" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
 def encode_checked(encoder: Encoder, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
     """``encoder.encode(texts)`` as a float32 ``[len(texts), encoder.dimension]`` array of finite
     numbers, else :class:`~recall_core.memory.errors.EncoderOutputError` naming the encoder and the
     text: one NaN vector in a collection made every later search and write of its user fail."""
-    encoded = encoder.encode(list(texts)) if batch_size is None else encoder.encode(list(texts), batch_size=batch_size)
+    batched = batch_size is not None and takes_batch_size(encoder)
+    encoded = encoder.encode(list(texts), batch_size=batch_size) if batched else encoder.encode(list(texts))
     expected = f"{len(texts)} vectors of {encoder.dimension} numbers (encode(texts) -> float32 [n, d])"
     try:
         vectors = np.asarray(encoded, dtype=np.float32)

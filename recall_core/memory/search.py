@@ -54,7 +54,7 @@ from recall_core.memory.text.composition import speaker_of
 from recall_core.memory.text.lexical import WordScores, linear_fusion
 from recall_core.memory.text.questions import ends_asking
 from recall_core.memory.upkeep.marks import KEPT_DATA
-from recall_core.memory.validation import role_names
+from recall_core.memory.validation import check_count, role_names
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: How ``text`` queries rank memories (see the module docstring).
@@ -108,8 +108,7 @@ def search(
 ) -> list[MemoryCandidate]:
     """Up to ``k`` of ``user_id``'s memories for ``query``, best first, each holding its ``unit``,
     said by one of ``roles`` (see the module docstring)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    k = check_count("k", k, 1)
     check_retrieval(retrieval)
     check_unit(unit)
     roles = check_roles(roles)
@@ -240,7 +239,8 @@ def search_vector(
         depth = k if visible.everything else k + len(visible.deleted)
         if size > EXACT_SEARCH_MAX and visible.only is None:  # approximate, in one request
             found = collection.query(
-                query_embeddings=[vector], n_results=depth, where=where, include=[*FETCHED, "distances"]
+                # (Chroma's n_results overflows past 2**32: nearest() bounds its own the same way; a reviewer)
+                query_embeddings=[vector], n_results=min(depth, size), where=where, include=[*FETCHED, "distances"]
             )  # fmt: skip
             return _visible_part({key: found[key][0] for key in ("ids", *FETCHED, "distances")}, visible, k)
         found_ids = nearest(collection, vector, size, depth, where, ids=visible.only)

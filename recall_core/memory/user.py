@@ -24,7 +24,14 @@ from recall_core.memory.protocols import StoreParts
 from recall_core.memory.records import MemoryRecord, check_owner, key_memory_id
 from recall_core.memory.search import check_not_lost, check_retrieval, check_roles, check_unit, search
 from recall_core.memory.upkeep.transfer import export_jsonl, export_records
-from recall_core.memory.validation import check_id, check_ids, check_key, check_where, chroma_filter_errors
+from recall_core.memory.validation import (
+    check_count,
+    check_id,
+    check_ids,
+    check_key,
+    check_where,
+    chroma_filter_errors,
+)
 from recall_core.types import MemoryCandidate, RecallQuery
 
 #: Items per request when reading a whole collection.
@@ -219,10 +226,8 @@ class UserMemory:
     ) -> list[MemoryRecord]:
         """This user's memories in the order they were written, optionally filtered by metadata
         (``where``, Chroma's filter syntax), from ``offset``, at most ``limit``."""
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValueError(f"offset must be an int >= 0, got {offset!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
+        offset = check_count("offset", offset, 0)
+        limit = None if limit is None else check_count("limit", limit, 0)
         with chroma_filter_errors(check_where(where)):
             records = [record for record, _ in self._read(include_embeddings=False, where=where)]
         return records[offset:] if limit is None else records[offset : offset + limit]

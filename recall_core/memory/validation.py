@@ -15,6 +15,7 @@ point, or "e" + a combining accent) is one user (see ``check_user_id``).
 from __future__ import annotations
 
 import math
+import numbers
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -114,10 +115,11 @@ def check_role(role: object) -> str:
 
 
 def check_count(name: str, value: object, low: int) -> int:
-    """``value`` if it is an int (not a bool) of at least ``low``, else ``ValueError`` naming ``name``."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+    """``value`` as an int if it is an integer (not a bool; a NumPy one too) of at least ``low``,
+    else ``ValueError`` naming ``name``. (Until 2026-12-07 ``np.int64(3)`` was refused: a reviewer.)"""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
+    return int(value)
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -332,3 +334,4 @@ def chroma_filter_errors(where: Mapping[str, Any] | None) -> Iterator[None]:
         if where and isinstance(error, InvalidArgumentError) and "where" in str(error).lower():
             raise ValueError(f"where is not a filter Chroma takes: {error}") from None
         raise
+

@@ -287,6 +287,8 @@ def load_model(
 
     from recall_core.models.base import remember_base, without_adapter
 
+    if name_or_path is not None and (not isinstance(name_or_path, (str, os.PathLike)) or not str(name_or_path).strip()):
+        raise ValueError(f"name_or_path must be a model folder or name (or None: the default), got {name_or_path!r}")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer of at least 1, got {threads!r}")
     if adapter is not None and name_or_path is None and tuned:

@@ -45,7 +45,7 @@ from recall_core.session.units import tokenize as tokenize_text
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import RECALL_TOKEN
 
-__all__ = ["CacheState", "Continued", "Conversation", "Input", "Plan", "SessionPlanner", "View", "continued", "user_text"]
+__all__ = ["CacheState", "Continued", "Conversation", "Input", "Plan", "SessionPlanner", "View", "check_input", "continued", "user_text"]
 
 Input = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
@@ -150,8 +150,7 @@ class SessionPlanner:
             if not state.digests:
                 tail = decorate(tail, config)
             return [*state.digests, *(digest(m) for m in tail)], tail, len(state.digests)
-        if not isinstance(messages, Sequence):
-            raise ValueError(f"messages must be a list of messages, one message or a string, got {type(messages).__name__}")
+        check_input(messages)
         full = [dict(m) if isinstance(m, Mapping) else m for m in messages]
         check_messages(full)
         full = decorate(full, config)
@@ -341,6 +340,12 @@ def _keeps_sinks(state: CacheState, units: list[Unit]) -> bool:
     return len(units) >= state.sinks and all(
         a.parts == b.parts for a, b in zip(units[: state.sinks], state.units[: state.sinks], strict=True)
     )
+
+
+def check_input(messages: object) -> None:
+    """``ValueError`` unless ``messages`` is a call's input: a list of messages, one message or a string."""
+    if not isinstance(messages, (str, Mapping, Sequence, Continued)):
+        raise ValueError(f"messages must be a list of messages, one message or a string, got {type(messages).__name__}")
 
 
 def user_text(messages: Input) -> str | None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-from recall_core.config import RecallConfig, SessionConfig
+from recall_core.config import RecallConfig, SessionConfig, checked_config
 from recall_core.decoding.ask import (
     Placed,
     placed_result,
@@ -48,11 +48,26 @@ from recall_core.kv.cache import (
     kept_refusal,
     session_cache,
 )
-from recall_core.memory.validation import ROLES, check_session, check_user_id, check_write_roles
+from recall_core.memory.validation import ROLES, check_write_roles
 from recall_core.reply import finish_text
+from recall_core.session.arguments import (
+    bounds_of,
+    check_generator,
+    recall_config_of,
+    session_memory,
+    session_writer,
+)
 from recall_core.session.bounds import CALL_ARGUMENTS, SessionBounds
 from recall_core.session.decisions import SessionDecisions
-from recall_core.session.plan import CacheState, Input, Plan, SessionPlanner, continued, user_text
+from recall_core.session.plan import (
+    CacheState,
+    Input,
+    Plan,
+    SessionPlanner,
+    check_input,
+    continued,
+    user_text,
+)
 from recall_core.session.units import EXTRA, REPLY, Message, Part, Unit, common_prefix, lost_units
 from recall_core.session.writes import (
     CallReceipt,
@@ -60,11 +75,12 @@ from recall_core.session.writes import (
     Writer,
     WrittenLog,
     caller_level,
-    store_writer,
+    check_writable,
 )
+from recall_core.settings import check_call_objects
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
-from recall_core.types import Memory, RecallResult, SessionReport
+from recall_core.types import Memory, RecallResult, SessionReport, check_memory
 
 __all__ = ["AppendResult", "RecallSession"]
 
@@ -132,28 +148,13 @@ class RecallSession(SessionBounds, SessionDecisions):
         writer: Writer | Any = None,
         **overrides: Any,
     ) -> None:
-        unknown = set(overrides) - {"max_cache_tokens", "sink_tokens"}
-        if unknown:
-            raise TypeError(f"RecallSession got unexpected keyword argument(s) {', '.join(sorted(unknown))}")
-        self.config = (config or SessionConfig()).replace(**overrides)
+        check_generator(generator)
+        self.config = bounds_of(config, overrides)
         self.generator = generator
         self.tokenizer = generator.tokenizer
-        self.recall_config = recall_config or generator.config
-        if store is not None and user_id is None:
-            raise ValueError("a memory store is attached but no user_id was given: pass user_id=")
-        if user_id is not None:
-            check_user_id(user_id)
-        if memory_session_id is not None:
-            check_session(memory_session_id)
-        if memory is _UNSET:
-            memory = store.for_user(user_id) if store is not None else generator.memory
-        self.memory = memory
-        if writer is not None and callable(getattr(writer, "add_turn", None)):  # a MemoryWriter of its own
-            if user_id is None:
-                raise ValueError("a MemoryWriter writes for a user: pass user_id=")
-            writer = store_writer(writer, user_id, memory_session_id)
-        elif writer is None and store is not None:
-            writer = store_writer(store.writer, user_id, memory_session_id)
+        self.recall_config = recall_config_of(recall_config, generator.config)
+        self.memory = session_memory(memory, store, user_id, generator.memory, _UNSET)
+        writer = session_writer(writer, store, user_id, memory_session_id)
         self._writes = PendingWrites(writer)
         self.write_roles = check_write_roles(write_roles)
         window, limit = generator.context_window, self.config.max_cache_tokens
@@ -348,6 +349,8 @@ class RecallSession(SessionBounds, SessionDecisions):
         The conversation is rendered as ``rendered`` (default: the call's ``config``) renders it."""
         state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
         read = self.planner.read(state, messages, rendered or kwargs["config"])
+        if getattr(self._writes.writer, "checks_turns", False):  # a MemoryWriter's (a writer of your own checks its own)
+            check_writable(read[1], self.write_roles)
         plan = self.planner.plan(state, *read, **kwargs)
         why = None if plan.fresh or not plan.units else kept_refusal(self._cache, plan.keep, self.rotary is not None)
         if why is not None:
@@ -368,9 +371,15 @@ class RecallSession(SessionBounds, SessionDecisions):
     # ------------------------------------------------------------------ a reply
     def _reply(self, messages: Input, kwargs: dict[str, Any], receipt: CallReceipt) -> RecallResult:
         outputs = {name: kwargs.pop(name) for name in _OUTPUT_ARGUMENTS if name in kwargs}
+        # What the call itself would refuse is refused before anything is evicted or written (until
+        # 2026-12-07 bad stop strings or a streamer were refused after the eviction: a reviewer).
+        check_input(messages)
+        self.generator.call_stop_strings({**kwargs, **outputs})
+        check_call_objects(kwargs.get("streamer"), kwargs.get("stopping_criteria"), outputs.get("tools"))
         memory = kwargs.get("memory", self.memory)
+        check_memory(memory)
         question = None if memory is None else user_text(messages)
-        base = kwargs.get("config") or self.recall_config
+        base = checked_config(kwargs.get("config")) or self.recall_config
         if base.base_replies:
             self.generator.check_base_replies()
         config = statement_config(base, question)  # a statement is still rendered as base renders it

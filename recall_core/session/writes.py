@@ -26,12 +26,13 @@ import sys
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recall_core.memory.errors import MemoryStoreError
+from recall_core.memory.validation import check_content, check_session, check_turn_index, format_timestamp
 from recall_core.session.units import Message, Unit
 from recall_core.tokens import RECALL_TOKEN
 
@@ -197,4 +198,30 @@ def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None
                 ))  # fmt: skip
         return ids
 
+    write.checks_turns = True  # type: ignore[attr-defined]  # the memory's checks: check_writable states them
     return write
+
+
+def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]) -> None:
+    """Refuse now (``ValueError`` naming the message, by its role and words, and the field) a message of ``roles`` that the
+    memory would refuse when it is evicted: its content (a NUL, text not UTF-8) or the keys that go to
+    the store with it (``timestamp``, ``session_id``, ``turn_index``).
+    Until 2026-12-07 such a message was taken, and at its eviction it was dropped: out of the cache
+    and never in memory, with a warning (a reviewer)."""
+    for message in messages:
+        if str(message.get("role", "")) not in roles:
+            continue
+        try:
+            content = message.get("content")
+            if isinstance(content, str) and content.replace(RECALL_TOKEN, "").strip():
+                check_content(content.replace(RECALL_TOKEN, "").strip())
+            if message.get("timestamp") is not None:
+                format_timestamp(message["timestamp"])
+            if message.get("session_id") is not None:
+                check_session(message["session_id"])
+            check_turn_index(message.get("turn_index"))
+        except ValueError as error:
+            said = str(message.get("content"))
+            shown = repr(said if len(said) <= 40 else said[:37] + "...")
+            raise ValueError(f"the {message.get('role')} message {shown}: {error} (a session writes the messages it "
+                             "evicts to memory: nothing was changed)") from None  # fmt: skip

@@ -81,6 +81,8 @@ def plan_output(
     parallel_tool_calls: bool | None = None,
 ) -> OutputPlan:
     """The plan for one call; ``ValueError`` (naming the tool or field) when the options cannot work."""
+    if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):  # "false" read as true
+        raise ValueError(f"parallel_tool_calls must be True, False or None, got {parallel_tool_calls!r}")
     if tools and response_format is not None:
         raise ValueError("give tools or response_format, not both")
     if not isinstance(prompt, str) and tool_format(tokenizer).name == "mistral":

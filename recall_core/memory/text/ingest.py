@@ -53,6 +53,8 @@ def ingest_file(writer: Any, path: str | Path, user_id: str | None = None, progr
     a position that holds another text is kept as it is (the module says why). ``progress``
     shows a tqdm bar.
     """
+    if not isinstance(path, (str, Path)) or not str(path).strip():  # Path("") is the current folder
+        raise ValueError(f"path must be the path of a file to ingest, got {path!r}")
     path = Path(path)
     if user_id is not None:
         user_id = check_user_id(user_id)

@@ -188,6 +188,7 @@ def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> 
 
     A path is written whole or not at all (a temporary file moved into place).
     """
+    _check_file_or_stream("out", out, "write")
     if isinstance(out, (str, Path)):
         target = Path(out).expanduser()
         temporary = target.with_name(f".{target.name}.partial")
@@ -316,7 +317,10 @@ def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapp
         MemoryReadOnlyError: the store is open read-only.
         MemoryUnavailableError: the index cannot be reached; the memories are in the journal.
     """
+    if source is None or isinstance(source, (bytes, Mapping)) or not isinstance(source, (str, Path, Iterable)):
+        _check_file_or_stream("source", source, "read", "or an iterable of memories")
     if isinstance(source, (str, Path)) or hasattr(source, "read"):
+        _check_file_or_stream("source", source, "read")
         lines = _read_lines(source)  # type: ignore[arg-type]
     else:
         lines = _unique([_Line(f"memory {i}", f"memory {i}", check_item(raw, f"memory {i}")) for i, raw in enumerate(source)])
@@ -426,3 +430,15 @@ def _index(writer: Any, journal: Any, ids: list[str], progress: bool) -> None:
     finally:
         if bar is not None:
             bar.close()
+
+
+def _check_file_or_stream(name: str, value: object, method: str, also: str = "") -> None:
+    """``ValueError`` naming ``name`` unless ``value`` is a non-empty path or has ``method`` (a text
+    stream): ``None`` and ``""`` failed with a bare ``TypeError`` or "has an empty name" (a reviewer)."""
+    if isinstance(value, (str, Path)):
+        text = str(value)
+        if text.strip() and text != "." and "\x00" not in text:
+            return
+    elif value is not None and callable(getattr(value, method, None)):
+        return
+    raise ValueError(f"{name} must be a file path or a text stream{' ' + also if also else ''}, got {value!r}")
