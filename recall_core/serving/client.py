@@ -32,7 +32,11 @@ __all__ = ["Completion", "EngineClient", "EngineError"]
 
 
 class EngineError(RuntimeError):
-    """The serving engine could not answer a request (down, hung, killed mid-request, or an error)."""
+    """The serving engine could not answer a request (down, hung, killed mid-request, or an error).
+
+    ``hung``: it gave no answer within the client's timeout."""
+
+    hung: bool = False
 
 
 @dataclass
@@ -116,12 +120,15 @@ class EngineClient:
 
     def props(self) -> dict[str, Any]:
         """The engine's ``/props``: its slots (``total_slots``), context per slot, model path."""
-        return self._request(lambda: self._http.get("/props").json(), "GET /props")
+        # (an engine still loading answers 503 with an error body: read as props, its context window was
+        # guessed and kept for good until 2026-12-07, a reviewer)
+        return self._request(lambda: _object(self._http.get("/props").raise_for_status().json()), "GET /props")
 
     def tokenize(self, text: str) -> list[int]:
         """The engine's own ids of ``text`` (special tokens parsed): to check a GGUF's vocabulary."""
         body = {"content": text, "parse_special": True}
-        return self._request(lambda: self._http.post("/tokenize", json=body).json()["tokens"], "POST /tokenize")
+        return self._request(lambda: [int(t) for t in self._http.post("/tokenize", json=body).raise_for_status().json()["tokens"]],
+                             "POST /tokenize")  # fmt: skip
 
     def with_pieces(self, pieces: Pieces | None) -> EngineClient:
         """A client of the same engine, on the same connections, that finds the ids the engine's stream
@@ -135,8 +142,12 @@ class EngineClient:
         prompt: list[int],
         options: Mapping[str, Any],
         on_tokens: Callable[[list[int], list[dict[int, float]]], None] | None = None,
+        timeout: float | None = None,
     ) -> Completion:
         """Generate from the token ids ``prompt`` with llama.cpp sampling ``options``.
+
+        ``timeout``: the most seconds the engine may stay silent in this request (default the
+        client's; a call's ``max_time`` asks for less).
 
         ``on_tokens`` is called with each piece of new ids as the engine streams them, and their
         log-probabilities (with ``n_probs``; an empty mapping where the engine gave none).
@@ -149,16 +160,28 @@ class EngineClient:
         if self.pieces is not None and not body.get("n_probs"):
             body["n_probs"] = 1  # the pieces' bytes come only with probabilities: ``content`` ends mid-character in U+FFFD
         result = Completion()
-        reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces)
+        reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces, self.url)
+        silent = self.timeout if timeout is None else min(self.timeout, max(float(timeout), 0.01))
 
         def run() -> Completion:
-            with self._http.stream("POST", "/completion", json=body) as response:
+            with self._http.stream("POST", "/completion", json=body, timeout=silent) as response:
                 if response.status_code != 200:
                     response.read()
                     raise EngineError(f"the engine at {self.url} answered HTTP {response.status_code}: {response.text[:500]}")
+                heard = time.perf_counter()  # the last event: lines that carry none (keep-alive comments) do not count
                 for line in response.iter_lines():
+                    if line.startswith("error:"):  # llama.cpp's own event for a failed stream
+                        raise EngineError(f"the engine at {self.url} failed the request: {line[6:].strip()[:500]}")
                     if not line.startswith("data: "):
+                        if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):  # not SSE at all
+                            raise EngineError(f"the engine at {self.url} answered with no event stream: {line[:500]}")
+                        if time.perf_counter() - heard > silent:
+                            hung = EngineError(f"the engine at {self.url} sent no event within {silent:g}s "
+                                               "(POST /completion): hung or overloaded")  # fmt: skip
+                            hung.hung = True
+                            raise hung
                         continue
+                    heard = time.perf_counter()
                     event = json.loads(line[6:])
                     if not isinstance(event, dict):
                         continue
@@ -172,7 +195,7 @@ class EngineClient:
             )
 
         try:
-            self._request(run, "POST /completion")
+            self._request(run, "POST /completion", silent)
             if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
                 # The reply ended mid-character: its last ids were never sent. Asked again from the same
                 # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
@@ -180,16 +203,16 @@ class EngineClient:
                 # under a grammar: the engine would start it again at this request.
                 rest = {**body, "prompt": list(prompt) + result.tokens,
                         "n_predict": reader.predicted - len(result.tokens), "stream": False}  # fmt: skip
-                answer = self._request(lambda: self._http.post("/completion", json=rest).raise_for_status().json(),
+                answer = self._request(lambda: _object(self._http.post("/completion", json=rest).raise_for_status().json()),
                                        "POST /completion")  # fmt: skip
-                tokens = [int(t) for t in answer.get("tokens") or []][: rest["n_predict"]]
+                tokens = _ids(answer.get("tokens"), self.url)[: rest["n_predict"]]
                 reader.add(tokens, [{} for _ in tokens])
         except Exception as error:  # a consumer's criterion (serving/loop.py) stops the reply, streamed or
             error.completion = result  # type: ignore[attr-defined]  # asked again: what came before it is
             raise  # the request's record
         return result
 
-    def _request(self, run: Callable[[], Any], what: str) -> Any:
+    def _request(self, run: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
         try:
             return run()
         except EngineError:
@@ -197,9 +220,10 @@ class EngineClient:
         except httpx.ConnectError as error:
             raise EngineError(f"the engine at {self.url} is not reachable ({what}): is it running? ({error})") from error
         except httpx.TimeoutException as error:
-            raise EngineError(
-                f"the engine at {self.url} gave no answer within {self.timeout:g}s ({what}): hung or overloaded"
-            ) from error
+            waited = self.timeout if timeout is None else timeout
+            hung = EngineError(f"the engine at {self.url} gave no answer within {waited:g}s ({what}): hung or overloaded")
+            hung.hung = True
+            raise hung from error
         except (httpx.RemoteProtocolError, httpx.ReadError) as error:
             raise EngineError(
                 f"the engine at {self.url} closed the connection mid-request ({what}): killed or crashed? ({error})"
@@ -208,27 +232,52 @@ class EngineClient:
             raise EngineError(f"the engine at {self.url} failed {what}: {type(error).__name__}: {error}") from error
 
 
+def _object(answer: Any) -> dict[str, Any]:
+    """An engine's JSON answer that must be an object (``ValueError``, made an ``EngineError``, if not)."""
+    if not isinstance(answer, dict):
+        raise ValueError(f"expected a JSON object, got {str(answer)[:200]}")
+    return answer
+
+
+def _ids(tokens: Any, url: str) -> list[int]:
+    """An answer's ``tokens`` as ids, else :class:`EngineError`."""
+    try:
+        return [int(t) for t in tokens or []]
+    except (TypeError, ValueError) as error:
+        raise EngineError(f"the engine at {url} answered tokens recall does not read ({error}): {str(tokens)[:200]}") from None
+
+
 class _Reader:
     """One streamed reply's events read into its :class:`Completion`; with ``pieces``, the ids the
     stream left out (no event for a token that ends mid-UTF-8-character) put back before the id
     that completed the character, with no log-probability (llama.cpp records none for them)."""
 
-    def __init__(self, result: Completion, start: float, on_tokens: Any, pieces: Pieces | None) -> None:
-        self.result, self.start, self.on_tokens, self.pieces = result, start, on_tokens, pieces
+    def __init__(self, result: Completion, start: float, on_tokens: Any, pieces: Pieces | None, url: str = "") -> None:
+        self.result, self.start, self.on_tokens, self.pieces, self.url = result, start, on_tokens, pieces, url
         self.known = b""  # the text of the ids known so far
         self.sent = b""  # the text the engine has sent so far
         self.predicted = 0  # the engine's count of the ids it made (tokens_predicted)
 
     def read(self, event: Mapping[str, Any]) -> None:
-        """Read one server-sent event of ``/completion``."""
-        tokens = [int(t) for t in event.get("tokens") or []]
-        steps = event.get("completion_probabilities") or []
-        # The sampled id's own logprob is beside top_logprobs (n_probs 1 lists the most likely only).
-        logprobs = [{**{int(c["id"]): float(c["logprob"]) for c in step.get("top_logprobs") or [] if "id" in c},
-                     **({int(step["id"]): float(step["logprob"])} if "id" in step and "logprob" in step else {})}
-                    for step in steps]  # fmt: skip
+        """Read one server-sent event of ``/completion``; an event of another shape is an
+        :class:`EngineError` (until 2026-12-07 a ``TypeError`` from deep inside: a reviewer)."""
+        try:
+            tokens = [int(t) for t in event.get("tokens") or []]
+            steps = event.get("completion_probabilities") or []
+            # The sampled id's own logprob is beside top_logprobs (n_probs 1 lists the most likely only).
+            logprobs = [{**{int(c["id"]): float(c["logprob"]) for c in step.get("top_logprobs") or [] if "id" in c},
+                         **({int(step["id"]): float(step["logprob"])} if "id" in step and "logprob" in step else {})}
+                        for step in steps]  # fmt: skip
+            text = (bytes(steps[0]["bytes"]) if len(steps) == 1 and "bytes" in steps[0]
+                    else str(event.get("content") or "").encode())  # fmt: skip
+            timings = event.get("timings") or {}
+            ended = (str(event.get("stop_type", "")), str(event.get("stopping_word", "")),
+                     int(event.get("tokens_evaluated") or 0), int(timings.get("cache_n") or 0),
+                     int(timings.get("prompt_n") or 0), int(event.get("id_slot", -1)))  # fmt: skip
+        except (TypeError, ValueError, AttributeError, KeyError) as error:
+            raise EngineError(f"the engine at {self.url} sent an event of a shape recall does not read "
+                              f"({type(error).__name__}: {error}): {str(event)[:300]}") from None  # fmt: skip
         logprobs = (logprobs + [{} for _ in tokens])[: len(tokens)]
-        text = bytes(steps[0]["bytes"]) if len(steps) == 1 and "bytes" in steps[0] else str(event.get("content") or "").encode()
         predicted = event.get("tokens_predicted")
         if isinstance(predicted, int):
             self.predicted = max(self.predicted, predicted)
@@ -242,13 +291,9 @@ class _Reader:
         self.sent += text
         self.add(tokens, logprobs)
         if event.get("stop"):
-            result, timings = self.result, event.get("timings") or {}
-            result.stop_type = str(event.get("stop_type", ""))
-            result.stopping_word = str(event.get("stopping_word", ""))
-            result.prompt_tokens = int(event.get("tokens_evaluated", 0))
-            result.cached_tokens = int(timings.get("cache_n", 0))
-            result.computed_tokens = int(timings.get("prompt_n", 0))
-            result.slot = int(event.get("id_slot", -1))
+            result = self.result
+            result.stop_type, result.stopping_word, result.prompt_tokens, result.cached_tokens, \
+                result.computed_tokens, result.slot = ended
 
     def add(self, tokens: list[int], logprobs: list[dict[int, float]]) -> None:
         """Take ``tokens`` (with their log-probabilities, one mapping each) as the reply's next ids."""

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from recall_core.config import RecallConfig
+from recall_core.config import RecallConfig, checked_config
 from recall_core.decoding.abstain import abstention_ids
 from recall_core.decoding.ask import Decision, ReplyReader
 from recall_core.generator import _UNSET, Prompt, RecallGenerator
@@ -39,12 +39,12 @@ from recall_core.serving.loop import (
     served_recall,
 )
 from recall_core.serving.pieces import Pieces
-from recall_core.settings import check_defaults
+from recall_core.settings import generator_defaults
 from recall_core.streaming import was_cancelled
 from recall_core.structured.constrained import CONSTRAINED_MAX_TIME, engine_grammar
 from recall_core.structured.outputs import OutputPlan
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN, tokenizer_info
-from recall_core.types import Memory, Recall, RecallResult
+from recall_core.types import Memory, Recall, RecallResult, check_memory
 
 __all__ = ["ServedRecallGenerator"]
 
@@ -117,11 +117,11 @@ class ServedRecallGenerator(RecallGenerator):
         self.model = None
         self.model_name = model_name
         self.tokenizer = tokenizer
+        check_memory(memory)
         self.memory = memory
         self.query_head = None
-        self.config = config or RecallConfig()
-        self.generation_defaults = dict(generation_defaults or {"max_new_tokens": 256, "do_sample": False})
-        check_defaults(self.generation_defaults)  # bad defaults fail here, not at the first call
+        self.config = checked_config(config) or RecallConfig()
+        self.generation_defaults = generator_defaults(generation_defaults)
         try:  # and those an engine cannot honour (no_repeat_ngram_size, max_length, a bad seed)
             sampling_options(self._generation_kwargs({}, None)[0], 1)
         except ValueError as error:
@@ -161,7 +161,13 @@ class ServedRecallGenerator(RecallGenerator):
         if self._context_window is None:
             props = self.client.props()
             settings = props.get("default_generation_settings") or {}
-            self._context_window = int(settings.get("n_ctx") or props.get("n_ctx") or 2048)
+            n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+            n_ctx = n_ctx or props.get("n_ctx")
+            if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1:
+                # never a guess kept for good (until 2026-12-07 a missing one was 2048: a reviewer)
+                raise EngineError(f"the engine at {self.client.url} does not say its context window in /props "
+                                  f"(n_ctx: {n_ctx!r}): pass ServedRecallGenerator(context_window=)")  # fmt: skip
+            self._context_window = n_ctx
         return self._context_window
 
     @property
@@ -218,7 +224,9 @@ class ServedRecallGenerator(RecallGenerator):
         client = self.client.with_pieces(self._pieces)
         try:
             adapters = self._adapters()
-        except EngineError:  # an engine without the endpoint, or down (its next request says so): asked again
+        except EngineError as error:  # an engine without the endpoint, or down (its next request says so): asked again
+            if error.hung:  # the call fails now, not after a second timeout (until 2026-12-07: a reviewer)
+                raise
             return client
         if not adapters:
             return client

@@ -282,7 +282,7 @@ class _ScriptedClient(EngineClient):
         self.replies = list(replies)
         self.bodies: list[dict] = []
 
-    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+    def complete(self, prompt, options, on_tokens=None, timeout=None):  # type: ignore[override]
         from recall_core.serving.client import Completion
 
         self.bodies.append(dict(options))
@@ -559,3 +559,146 @@ def test_a_continuation_after_recall_is_never_pinned_to_a_slot() -> None:
                                 max_new_tokens=6)  # fmt: skip
     assert [r.trigger for r in result.recalls] == ["model"] and len(client.bodies) == 2
     assert not any("id_slot" in body for body in client.bodies), client.bodies
+
+
+def _streamed(*lines: bytes) -> bytes:
+    """An HTTP 200 event stream of ``lines`` (each sent as one chunk), not ended."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    return head + b"".join(hex(len(line))[2:].encode() + b"\r\n" + line + b"\r\n" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("reply", "match"),
+    [(_streamed(b'error: {"code": 400, "message": "the request exceeds the available context size"}\n\n'),
+      "failed the request: .*exceeds the available context size"),
+     (b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 41\r\n\r\n{"content": "hi", "tokens": [5], "stop": 1}',
+      "answered with no event stream"),
+     (_streamed(b'data: {"tokens": [null], "stop": false}\n\n'), r"sent an event of a shape recall does not read \(TypeError"),
+     (_streamed(b'data: {"tokens": [5], "stop": true, "tokens_evaluated": "many"}\n\n'), "shape recall does not read")],
+)  # fmt: skip
+def test_what_an_engine_says_in_a_shape_not_expected_is_an_engine_error_with_its_words(reply: bytes, match: str) -> None:
+    """llama.cpp's own ``error:`` events, a reply that is no event stream and events of other shapes
+    (until 2026-12-07: "closed the reply before it finished", or a ``TypeError`` from deep inside)."""
+    peer = _Peer(reply, close=True)
+    try:
+        with pytest.raises(EngineError, match=match):
+            EngineClient(f"http://127.0.0.1:{peer.port}", timeout=2.0).complete([1, 2, 3], {"n_predict": 4})
+    finally:
+        peer.stop()
+
+
+def test_an_engine_that_only_keeps_the_stream_alive_fails_within_the_timeout() -> None:
+    """Comment lines carry no event: the timeout counts from the last event (until 2026-12-07 a
+    keep-alive every second held the call for good)."""
+    peer = _Peer(_streamed(b": ping\n\n"), close=False)
+
+    def ping() -> None:  # a keep-alive comment every 0.3 s until the peer is stopped
+        while True:
+            time.sleep(0.3)
+            try:
+                for conn in peer.conns:
+                    conn.sendall(b"8\r\n: ping\n\n\r\n")
+            except OSError:
+                return
+
+    threading.Thread(target=ping, daemon=True).start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(EngineError, match="sent no event within 1s") as raised:
+            EngineClient(f"http://127.0.0.1:{peer.port}", timeout=1.0).complete([1, 2, 3], {"n_predict": 4})
+        assert raised.value.hung and time.monotonic() - started < 3
+    finally:
+        peer.stop()
+
+
+def test_an_engine_still_loading_leaves_no_context_window_guessed() -> None:
+    """``/props`` answered 503 (llama.cpp while it loads) is an ``EngineError``, and so are props that
+    name no ``n_ctx``: no window is guessed and kept (until 2026-12-07 it was 2048 for good)."""
+    busy = b'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"error": {"message": "load"}}'
+    peer = _Peer(busy, close=True)
+    try:
+        with pytest.raises(EngineError, match="503"):
+            EngineClient(f"http://127.0.0.1:{peer.port}", timeout=2.0).props()
+    finally:
+        peer.stop()
+
+    class Props(_ScriptedClient):
+        answer: dict = {}
+
+        def props(self):  # type: ignore[override]
+            return self.answer
+
+    _, tokenizer = tiny_model("llama")
+    client = Props()
+    generator = ServedRecallGenerator(client, tokenizer)
+    with pytest.raises(EngineError, match=r"does not say its context window.*context_window="):
+        _ = generator.context_window
+    client.answer = {"default_generation_settings": {"n_ctx": 4096}}
+    assert generator.context_window == 4096
+
+
+def test_a_hung_engine_fails_within_one_timeout_not_two() -> None:
+    """The adapters' listing asked first: a hung engine fails the call there (until 2026-12-07 the
+    listing's timeout was let go and the completion waited a second one)."""
+    peer = _Peer(None, close=False)
+    try:
+        _, tokenizer = tiny_model("llama")
+        generator = ServedRecallGenerator(f"http://127.0.0.1:{peer.port}", tokenizer, context_window=512, timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(EngineError, match="no answer within 1s"):
+            generator.generate([{"role": "user", "content": "hi"}], memory=None, max_new_tokens=2)
+        assert time.monotonic() - started < 1.8
+    finally:
+        peer.stop()
+
+
+def test_a_session_over_a_served_backend_is_refused_by_name() -> None:
+    from recall_core import RecallSession
+
+    _, tokenizer = tiny_model("llama")
+    generator = ServedRecallGenerator("http://127.0.0.1:1", tokenizer, context_window=512)
+    for bounds in ({}, {"max_cache_tokens": 256}):
+        with pytest.raises(ValueError, match="in-process RecallGenerator.*prefix cache is the session"):
+            RecallSession(generator, **bounds)
+
+
+def test_max_time_ends_a_reply_the_engine_stalls_with_the_text_so_far() -> None:
+    """An engine that sends a token and then nothing: ``max_time`` ends the reply there, as
+    ``finish_reason="time"`` (until 2026-12-07 the call waited the client's whole timeout and failed)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    _, tokenizer = tiny_model("llama")
+    said = tokenizer.encode("hello", add_special_tokens=False)[:1]
+    release = threading.Event()
+
+    class Stalls(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b"[]")
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(f'data: {{"tokens": {said}, "content": "hello", "stop": false}}\n\n'.encode())
+            self.wfile.flush()
+            release.wait(10)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Stalls)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        generator = ServedRecallGenerator(f"http://127.0.0.1:{server.server_port}", tokenizer, context_window=512,
+                                          timeout=10.0)  # fmt: skip
+        started = time.monotonic()
+        result = generator.generate([{"role": "user", "content": "hi"}], memory=None, max_new_tokens=8, max_time=1.0)
+        assert time.monotonic() - started < 3
+        assert result.finish_reason == "time" and result.usage.generated_tokens == 1
+    finally:
+        release.set()
+        server.shutdown()
