@@ -17,6 +17,13 @@ def _open_store(args: argparse.Namespace, create: bool = False) -> Any:
     from recall_core.memory.backends import JOURNAL_FILE
 
     root = _local_root(args)
+    if create and getattr(args, "encoder", None) is not None and root is not None and not holds_store(root):
+        # a store about to be made: its encoder is loaded first, so a bad one makes no store (until 2026-12-07
+        # `remember --store NEW --encoder BAD` left a journal at NEW: a reviewer)
+        from recall_core.memory.encoders import load_encoder
+
+        args.encoder = load_encoder(args.encoder)
+        _ = args.encoder.dimension  # a sentence-transformers encoder loads when first asked
     if root is not None and not create and not root.is_file():
         # a command that writes no turn: a path with no store is a typo (until 2026-12-06 it made an empty store
         # there; until 2026-12-07 it still did when the path came from --home or $RECALL_MEMORY, and for ask,

@@ -162,3 +162,15 @@ def test_files_that_are_no_files_are_refused_by_name(store):
         with pytest.raises(ValueError, match=match):
             call()
     assert memory.count() == 1
+
+
+def test_the_cli_makes_no_store_for_an_encoder_it_cannot_load_and_names_a_file_that_is_not_utf8(tmp_path, capsys):
+    from recall_core.cli import main
+
+    new = tmp_path / "new"
+    assert main(["remember", "hi there", "--user", "a", "--store", str(new), "--encoder", str(tmp_path / "none")]) == 2
+    assert not new.exists()  # until 2026-12-07 a journal was made there before the encoder failed
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'\n\n\xff{"id": "x"}\n')
+    assert main(["import", str(bad), "--store", str(tmp_path / "other")]) == 2
+    assert "bad.jsonl' line 3: not UTF-8 text" in capsys.readouterr().err

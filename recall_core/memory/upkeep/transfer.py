@@ -218,7 +218,18 @@ def _read_lines(source: str | Path | IO[str]) -> list[_Line]:
         if not path.is_file():
             raise ValueError(f"import file {str(path)!r} is not a file")
         with path.open(encoding="utf-8-sig") as stream:  # a byte-order mark (an editor's save) is not a line's
-            return _read_lines(stream)
+            try:
+                return _read_lines(stream)
+            except UnicodeDecodeError as exc:  # the file and the line (until 2026-12-07 neither: a reviewer)
+                raw = path.read_bytes()
+                try:  # where in the file (the error's offset is the decoder's chunk's)
+                    raw.decode("utf-8")
+                    first = exc.start
+                except UnicodeDecodeError as whole:
+                    first = whole.start
+                number = raw[:first].count(b"\n") + 1
+                raise ValueError(f"{str(path)!r} line {number}: not UTF-8 text ({exc.reason}); export it as "
+                                 "UTF-8 first (`recall export` writes UTF-8)") from None  # fmt: skip
     name = getattr(source, "name", "input")
     lines: list[_Line] = []
     for number, text in enumerate(source, start=1):
