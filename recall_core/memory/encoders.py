@@ -374,7 +374,12 @@ def encode_checked(encoder: Encoder, texts: Sequence[str], batch_size: int | Non
     numbers, else :class:`~recall_core.memory.errors.EncoderOutputError` naming the encoder and the
     text: one NaN vector in a collection made every later search and write of its user fail."""
     batched = batch_size is not None and takes_batch_size(encoder)
-    encoded = encoder.encode(list(texts), batch_size=batch_size) if batched else encoder.encode(list(texts))
+    try:
+        encoded = encoder.encode(list(texts), batch_size=batch_size) if batched else encoder.encode(list(texts))
+    except TypeError as error:  # a wrapper's **kwargs handed it on to an encode(texts) (a reviewer)
+        if not batched or "batch_size" not in str(error):
+            raise
+        encoded = encoder.encode(list(texts))
     expected = f"{len(texts)} vectors of {encoder.dimension} numbers (encode(texts) -> float32 [n, d])"
     try:
         vectors = np.asarray(encoded, dtype=np.float32)

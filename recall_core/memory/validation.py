@@ -286,9 +286,9 @@ def format_timestamp(timestamp: object) -> str:
 def check_turn_index(turn_index: object) -> int | None:
     if turn_index is None:
         return None
-    if isinstance(turn_index, bool) or not isinstance(turn_index, int) or not 0 <= turn_index <= TURN_INDEX_MAX:
+    if isinstance(turn_index, bool) or not isinstance(turn_index, numbers.Integral) or not 0 <= turn_index <= TURN_INDEX_MAX:
         raise ValueError(f"turn_index must be an int from 0 to {TURN_INDEX_MAX} (2**62, or None), got {turn_index!r}")
-    return turn_index
+    return int(turn_index)  # a NumPy integer too (until 2026-12-07 refused: a reviewer)
 
 
 def check_key(key: object) -> str:

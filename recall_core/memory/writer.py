@@ -108,8 +108,7 @@ class MemoryWriter:
         speakers: bool = True,
         precompute_kv: Any = None,
     ) -> None:
-        if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 8:
-            raise ValueError(f"chunk_tokens must be an int >= 8, got {chunk_tokens!r}")
+        chunk_tokens = check_count("chunk_tokens", chunk_tokens, 8)
         self.store = store
         if encoder is not None:
             store.use_encoder(encoder)

@@ -174,3 +174,24 @@ def test_the_cli_makes_no_store_for_an_encoder_it_cannot_load_and_names_a_file_t
     bad.write_bytes(b'\n\n\xff{"id": "x"}\n')
     assert main(["import", str(bad), "--store", str(tmp_path / "other")]) == 2
     assert "bad.jsonl' line 3: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_paths_of_any_kind_and_numpy_positions_are_taken(store, tmp_path):
+    import os
+    from pathlib import PurePosixPath
+
+    from recall_core.memory import MemoryWriter
+
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text('{"user_id": "ada", "role": "user", "content": "I live in Porto."}\n')
+    entry = next(e for e in os.scandir(tmp_path) if e.name == "turns.jsonl")
+    assert store.writer.ingest(entry, user_id="ada").turns == 1  # an os.DirEntry (refused by the first fix)
+    assert store.writer.ingest(PurePosixPath(turns), user_id="ada").turns == 1
+    memory = store.for_user("ada")
+    memory.add("My dog is called Biscuit.", turn_index=np.int64(7))
+    assert MemoryWriter(store, chunk_tokens=np.int64(64)).chunk_tokens == 64
+    out = tmp_path / "out.jsonl"
+    assert memory.export_jsonl(PurePosixPath(out)) == memory.count()
+    for folder in (".", "./", "..", str(tmp_path)):
+        with pytest.raises(ValueError, match="out must be a file path"):
+            memory.export_jsonl(folder)

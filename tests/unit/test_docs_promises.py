@@ -53,3 +53,24 @@ def test_stop_in_generation_defaults_is_read_as_a_calls_stop():
     by_call = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 8}).generate(said, memory=None, stop=[stop])
     by_defaults = RecallGenerator(model, tokenizer, generation_defaults={"max_new_tokens": 8, "stop": [stop]})
     assert by_defaults.generate(said, memory=None).text == by_call.text == plain[: plain.index(stop)]
+
+
+class Forwarding:
+    """A wrapper whose ``encode(*args, **kwargs)`` hands everything on to a docs-style encoder."""
+
+    def __init__(self) -> None:
+        self.inner = DocEncoder()
+        self.name, self.dimension, self.max_tokens = "forwarding", 8, 64
+
+    def encode(self, *args, **kwargs):
+        return self.inner.encode(*args, **kwargs)
+
+    def count_tokens(self, text):
+        return self.inner.count_tokens(text)
+
+
+def test_an_encoder_that_forwards_every_keyword_to_one_without_batch_size_writes(tmp_path):
+    with MemoryStore.local(tmp_path / "store", encoder=Forwarding()) as store:
+        memory = store.for_user("ada")
+        memory.add("my sister lives in Porto")
+        assert [c.text for c in memory.search("my sister lives in Porto", k=1)] == ["my sister lives in Porto"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_core.memory.text.questions import asks, only_asks, without_questions
+from recall_core.memory.text.questions import asks, ends_asking, only_asks, without_questions
 from recall_core.remember import last_exchange
 
 
@@ -146,3 +146,37 @@ def test_the_arabic_question_mark_and_comma_are_read_as_their_latin_forms(text, 
     was written whole: the question came back as a note)."""
     assert without_questions(text) == stated
     assert not only_asks(text) and only_asks("Where do I work\u061f")
+
+
+@pytest.mark.parametrize(
+    ("text", "asking"),
+    [("Where do you live? \U0001f60a", True), ("(any tips?)", True), ("what\uff1f", True), ("Really?!", True),
+     ("is it?**", True), ("ok \u2753", True), ("see you at 5?\U0001f44d\U0001f3fd", True), ("no.", False), ("? not", False),
+     ('My son keeps asking me "why?"', False), ("The book is at 9 (?)", False), ("?\u00b0", False), ("? ^^", False),
+     ('```\nconfirm("Are you sure?")\n```', False), ("where \U0001f60a", False)],
+)  # fmt: skip
+def test_what_ends_by_asking(text, asking):
+    """Emoji, one emphasis run, one bracket and "!" may close a question; a quote, a code fence and a
+    hedge "(?)" do not ask (a reviewer's cases, 2026-12-07)."""
+    assert ends_asking(text) is asking
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [("\u0645\u06cc\u06ba \u0644\u0627\u06c1\u0648\u0631 \u0645\u0646\u062a\u0642\u0644 \u06c1\u0648\u0627\u06d4 "
+      "\u0645\u062c\u06be\u06d2 \u0627\u0686\u06be\u0627 \u0631\u06cc\u0633\u062a\u0648\u0631\u0627\u0646 "
+      "\u06a9\u06c1\u0627\u06ba \u0645\u0644\u06d2 \u06af\u0627\u061f",
+      "\u0645\u06cc\u06ba \u0644\u0627\u06c1\u0648\u0631 \u0645\u0646\u062a\u0642\u0644 \u06c1\u0648\u0627\u06d4"),
+     ("\u092e\u0948\u0902 \u092a\u093f\u091b\u0932\u0947 \u0939\u092b\u094d\u0924\u0947 \u0926\u093f\u0932\u094d\u0932\u0940 "
+      "\u0906\u092f\u093e\u0964 \u0905\u091a\u094d\u091b\u093e \u0916\u093e\u0928\u093e \u0915\u0939\u093e\u0901 "
+      "\u092e\u093f\u0932\u0947\u0917\u093e?",
+      "\u092e\u0948\u0902 \u092a\u093f\u091b\u0932\u0947 \u0939\u092b\u094d\u0924\u0947 \u0926\u093f\u0932\u094d\u0932\u0940 "
+      "\u0906\u092f\u093e\u0964"),
+     ("\u0647\u0644 \u062a\u0639\u0631\u0641 \u0645\u0637\u0639\u0645\u0627 \u062c\u064a\u062f\u0627 \u0641\u064a "
+      "\u062f\u0628\u064a\u060c \u0623\u0628\u0648\u0638\u0628\u064a\u060c \u0623\u0648 \u0627\u0644\u0634\u0627\u0631\u0642\u0629\u061f",
+      "")],
+)  # fmt: skip
+def test_urdu_and_devanagari_full_stops_end_a_sentence_and_arabic_question_words_open_a_question(text, stated):
+    """"I moved to Lahore۔ Where can I eat؟" keeps its statement (until 2026-12-07 the whole message
+    was one question and nothing was written); an Arabic question with commas is a question."""
+    assert without_questions(text) == stated

@@ -19,6 +19,7 @@ line, and warned about once: re-ingesting a file that grew must not fail on a co
 from __future__ import annotations
 
 import codecs
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,9 +54,9 @@ def ingest_file(writer: Any, path: str | Path, user_id: str | None = None, progr
     a position that holds another text is kept as it is (the module says why). ``progress``
     shows a tqdm bar.
     """
-    if not isinstance(path, (str, Path)) or not str(path).strip():  # Path("") is the current folder
+    if not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip() or Path(os.fspath(path)).is_dir():
         raise ValueError(f"path must be the path of a file to ingest, got {path!r}")
-    path = Path(path)
+    path = Path(os.fspath(path))
     if user_id is not None:
         user_id = check_user_id(user_id)
     raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # Notepad's and PowerShell 5's UTF-8 (refused until 2026-12-07)

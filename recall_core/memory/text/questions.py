@@ -29,18 +29,22 @@ the test errs towards asking, which keeps the loop as it was.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 __all__ = ["asks", "ends_asking", "only_asks", "turn_to_write", "without_questions"]
 
-#: Where a sentence may end: a run of ``.!?`` (or ``…``), with the quotes or brackets that close
+#: The marks that end a sentence before a space: ``.!?…``, the Arabic question mark "؟", the Urdu
+#: full stop "۔", the Devanagari danda "।" and "॥", the Ethiopic "።" and the Armenian "։" (until
+#: 2026-12-07 an Urdu "I moved to Lahore۔ Where can I eat؟" was one question, and nothing was written:
+#: a reviewer).
+_STOPS = ".!?\u2026\u061f\u06d4\u0964\u0965\u1362\u0589"
+#: Where a sentence may end: a run of ``.!?`` (or ``…``, or another script's, :data:`_STOPS`), with the quotes or brackets that close
 #: after it, before a space, the end of the text or a character that joins no word ("tonight?😋 I
 #: live...", "tonight?** I live..."), not inside "72.5", "3.11.4", "www.jane.io",
 #: "jane.doe@example.com", "x != None", "foo()?;" or "?&a=1"; their
 #: CJK forms ("。！？", which no space follows); or a line break that does not start a list item
 #: ("- peanuts"). A run is matched whole from its start (the lookarounds): a long run of points
 #: took quadratic time (100 kB, 2 min).
-_END = re.compile(r"(?<![.!?\u2026\u061f])[.!?\u2026\u061f]+(?![.!?\u2026\u061f])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-=&;`])"
+_END = re.compile(rf"(?<![{_STOPS}])[{_STOPS}]+(?![{_STOPS}])[\"'\u201d\u2019)\]]*(?=\s|$|[^\w.,/@:'\-=&;`])"
                   r"|[\u3002\uff01\uff1f]+|\n+(?![ \t]*(?:[-*\u2022]|\d+[.)])\s)")  # fmt: skip
 #: Words a point follows without ending the sentence ("Dr. Patel", "St. Louis", "No. 5", "Oct. 12",
 #: "5th Ave. in New York"), unless a question word follows ("I live on Main St. What is near?").
@@ -51,12 +55,17 @@ _TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "st", "mt", "prof", "rev", "
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 #: Where a question without a comma may still have a statement before it: after a point (and a
 #: closing quote) and a space ("I was born in the U.K. how about you?", 'I read "Dune." any tips?').
-_AFTER_POINT = re.compile(r"(?:(?<=[.!?\u2026\u061f])|(?<=[.!?\u2026\u061f][\"'\u201d\u2019)\]]))\s+")
+_AFTER_POINT = re.compile(rf"(?:(?<=[{_STOPS}])|(?<=[{_STOPS}][\"'\u201d\u2019)\]]))\s+")
 #: Words a question opens with: a piece of a sentence that opens with one asks too ("Where is the
 #: best pizza in St." is the start of a question, not a statement).
 _OPENERS = re.compile(
     r"(?i:what|where|when|who|whom|whose|which|why|how|is|are|am|was|were|do|does|did|can|could|should|would|"
-    r"will|shall|may|might|any|have|has)\b")  # fmt: skip
+    r"will|shall|may|might|any|have|has|"
+    # Arabic and Persian question words (until 2026-12-07 an Arabic question with "،" in it was cut at
+    # its last comma and written as a statement: a reviewer)
+    r"\u0647\u0644|\u0623\u064a\u0646|\u0645\u062a\u0649|\u0645\u0627\u0630\u0627|\u0643\u064a\u0641|\u0643\u0645|"
+    r"\u0644\u0645\u0627\u0630\u0627|\u0645\u0646|\u0645\u0627|\u0622\u06cc\u0627|\u06a9\u062c\u0627|\u0686\u0631\u0627|"
+    r"\u0686\u0637\u0648\u0631|\u0686\u0647)\b")  # fmt: skip
 #: A point with no space after it before a new sentence: a capital after a word ("Paris.Where
 #: should I eat?"), or any letter after a question or exclamation mark ("the weather?i'm in oslo"),
 #: not inside an address (the mark's word holds no "/", "=", "@" or "&": "page?id=55").
@@ -65,8 +74,8 @@ _CLAUSE_END = re.compile(r"(?<=[,;:\u060c\u061b])\s+|(?<=[\uff0c\uff1b\uff1a\u30
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # Latin, CJK (full width), Arabic
-#: What may close after a question mark: quotes, brackets, markdown marks, "!" ("Really?!").
-_CLOSERS = "\"')]}\u201d\u2019\u00bb*_~!\uff01"
+#: Emoji that ask: the question marks of emoji keyboards, "\u2049" and the interrobang.
+_QUESTION_EMOJI = frozenset("\u2753\u2754\u2049\u203d\u2047")
 #: A statement this short, next to a question, is a greeting or a filler, not a fact.
 FILLER_WORDS = 3
 _LOWER_WORD = re.compile(r"[a-z']+")
@@ -99,7 +108,7 @@ def without_questions(text: str) -> str:
                 by_comma = _CLAUSE_END.split(sentence)
                 clauses = by_comma if len(by_comma) > 1 else pieces
             sentence = " ".join(clauses[:-1]).rstrip(",;: \uff0c\uff1b\uff1a\u3001\u060c\u061b")
-            if sentence and not re.search(r"[.!\u2026\u3002\uff01][\"'\u201d\u2019)\]]*$", sentence):
+            if sentence and not re.search(r"[.!\u2026\u3002\uff01\u06d4\u0964\u0965\u1362\u0589][\"'\u201d\u2019)\]]*$", sentence):
                 sentence += "\u3002" if _CJK.match(sentence[-1]) else "."
         words = _words(sentence)
         if words > FILLER_WORDS or (words > 1 and any(c.isdigit() for c in sentence)):
@@ -108,15 +117,28 @@ def without_questions(text: str) -> str:
 
 
 def ends_asking(text: str) -> bool:
-    """Whether ``text`` ends with a question mark ("?", "\uff1f", "\u061f"), after the quotes,
-    brackets, emoji and other symbols that may close it ("Where do you live? \U0001f60a",
-    "(any tips?)"). Until 2026-12-07 the writer's window and the ``"answered"`` unit asked
-    ``endswith("?")``, and a turn after such a question was searched without it (a reviewer)."""
-    end = len(text)
-    while end and (text[end - 1].isspace() or text[end - 1] in _CLOSERS
-                   or unicodedata.category(text[end - 1]) in ("So", "Sk", "Cf", "Mn")):  # fmt: skip
+    """Whether ``text`` ends by asking: a question mark ("?", "\uff1f", "\u061f") or a question
+    emoji ("\u2753", "\u2754", "\u2049", "\u203d", "\u2047"), after what may close a question:
+    spaces, emoji, one markdown emphasis run (``**``, ``_``), one closing bracket and "!" ("Where do
+    you live? \U0001f60a", "(any tips?)", "Really?!"). A closing quote ('he asked "why?"'), a code
+    fence and a hedge "(?)" do not ask. Until 2026-12-07 the writer's window and the ``"answered"``
+    unit asked ``endswith("?")``, and a turn after such a question was searched without it (a reviewer)."""
+    end = len(text.rstrip())
+    while end and (_is_emoji(text[end - 1]) or text[end - 1].isspace()):
+        if text[end - 1] in _QUESTION_EMOJI:
+            return True
         end -= 1
-    return bool(end) and text[end - 1] in _QUESTION_MARKS
+    for closers in ("*_~", ")]", "!\uff01"):  # at most one run of each, in this order from the end
+        while end and text[end - 1] in closers:
+            end -= 1
+    return end > 1 and text[end - 1] in _QUESTION_MARKS and text[end - 2] not in "([" or end == 1 and text[0] in _QUESTION_MARKS
+
+
+def _is_emoji(char: str) -> bool:
+    """An emoji, a variation selector, a joiner or a skin tone: what follows a question mark without ending it."""
+    code = ord(char)
+    return (code >= 0x1F000 or 0x2600 <= code <= 0x27BF or char in "\u2049\u203d\u2047\u2753\u2754"
+            or code in (0xFE0F, 0xFE0E, 0x200D, 0x20E3))  # fmt: skip
 
 
 def _statement_before(pieces: list[str]) -> list[str] | None:

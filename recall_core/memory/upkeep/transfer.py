@@ -31,10 +31,12 @@ be reached they are safe in the journal and ``recall doctor --repair`` indexes t
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 from typing import IO, Any
 
@@ -189,8 +191,8 @@ def export_jsonl(store: StoreParts, user_id: str, out: str | Path | IO[str]) -> 
     A path is written whole or not at all (a temporary file moved into place).
     """
     _check_file_or_stream("out", out, "write")
-    if isinstance(out, (str, Path)):
-        target = Path(out).expanduser()
+    if isinstance(out, (str, os.PathLike)):
+        target = Path(os.fspath(out)).expanduser()
         temporary = target.with_name(f".{target.name}.partial")
         try:
             with temporary.open("w", encoding="utf-8") as stream:
@@ -290,9 +292,9 @@ def _checked(raw: Mapping[str, Any]) -> dict[str, Any]:
     numbers = {}
     for field, default, low in (("turn_index", 0, 0), ("chunk_index", 0, 0), ("n_chunks", 1, 1)):
         value = raw.get(field, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= INT_MAX:
+        if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= INT_MAX:
             raise ValueError(f"{field} must be an int from {low} to {INT_MAX}, got {value!r}")
-        numbers[field] = value
+        numbers[field] = int(value)  # a NumPy integer of a caller's dicts too
     if numbers["chunk_index"] >= numbers["n_chunks"]:
         raise ValueError(f"chunk_index must be below n_chunks ({numbers['n_chunks']}), got {numbers['chunk_index']}")
     # Finite and within the calendar: 1e300 or Infinity used to be taken, and a search then
@@ -328,10 +330,11 @@ def import_jsonl(store: StoreParts, source: str | Path | IO[str] | Iterable[Mapp
         MemoryReadOnlyError: the store is open read-only.
         MemoryUnavailableError: the index cannot be reached; the memories are in the journal.
     """
-    if source is None or isinstance(source, (bytes, Mapping)) or not isinstance(source, (str, Path, Iterable)):
+    if source is None or isinstance(source, (bytes, Mapping)) or not isinstance(source, (str, os.PathLike, Iterable)):
         _check_file_or_stream("source", source, "read", "or an iterable of memories")
-    if isinstance(source, (str, Path)) or hasattr(source, "read"):
+    if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         _check_file_or_stream("source", source, "read")
+        source = Path(os.fspath(source)) if isinstance(source, os.PathLike) else source
         lines = _read_lines(source)  # type: ignore[arg-type]
     else:
         lines = _unique([_Line(f"memory {i}", f"memory {i}", check_item(raw, f"memory {i}")) for i, raw in enumerate(source)])
@@ -446,9 +449,10 @@ def _index(writer: Any, journal: Any, ids: list[str], progress: bool) -> None:
 def _check_file_or_stream(name: str, value: object, method: str, also: str = "") -> None:
     """``ValueError`` naming ``name`` unless ``value`` is a non-empty path or has ``method`` (a text
     stream): ``None`` and ``""`` failed with a bare ``TypeError`` or "has an empty name" (a reviewer)."""
-    if isinstance(value, (str, Path)):
-        text = str(value)
-        if text.strip() and text != "." and "\x00" not in text:
+    if isinstance(value, (str, os.PathLike)):
+        text = str(os.fspath(value))
+        named = Path(text).expanduser()
+        if text.strip() and "\x00" not in text and named.name not in ("", ".", "..") and not named.is_dir():
             return
     elif value is not None and callable(getattr(value, method, None)):
         return
