@@ -10,7 +10,7 @@ Generation options are read by :mod:`recall_core.settings`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -462,7 +462,12 @@ class RecallGenerator(ReplyResults):
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
-        if not isinstance(prompts, Sequence) or isinstance(prompts, str) or (prompts and isinstance(prompts[0], Mapping)):
+        if isinstance(prompts, (str, bytes, Mapping)) or not isinstance(prompts, Iterable):
+            raise ValueError(f"generate_batch() takes a list of prompts (strings or conversations), got a "
+                             f"{type(prompts).__name__}; for one prompt or one conversation (a list of messages), "
+                             "use generate()")  # fmt: skip
+        prompts = list(prompts)  # any iterable, as before 2026-12-07 (a reviewer)
+        if prompts and isinstance(prompts[0], Mapping):
             # (a string ran one prompt per character until 2026-12-07: a reviewer)
             raise ValueError("generate_batch() takes a list of prompts (strings or conversations); for one prompt "
                              "or one conversation (a list of messages), use generate()")  # fmt: skip

@@ -298,14 +298,18 @@ def check_utf8(text: str, field: str) -> str:
     return text
 
 
-def check_call_objects(streamer: Any, stopping_criteria: Any, tools: Any) -> None:
+def check_call_objects(streamer: Any, stopping_criteria: Any, tools: Any, on_recall: Any = None,
+                       logits_processor: Any = None) -> None:  # fmt: skip
     """``ValueError`` naming the argument for a ``streamer`` without ``put()`` and ``end()``, and for
     ``stopping_criteria`` or ``tools`` that are not lists (until 2026-12-07 each failed deep inside the
     call: ``'int' object is not iterable``, an ``AttributeError`` at the first token; a reviewer)."""
     if streamer is not None and not (callable(getattr(streamer, "put", None)) and callable(getattr(streamer, "end", None))):
         raise ValueError(f"streamer must be a transformers streamer (with put() and end()), got {type(streamer).__name__}")
+    if on_recall is not None and not callable(on_recall):
+        raise ValueError(f"on_recall must be a callable taking a Recall, or None, got {type(on_recall).__name__}")
     for name, value, what in (("stopping_criteria", stopping_criteria, "transformers StoppingCriteria"),
-                              ("tools", tools, "tool dicts (OpenAI's shape)")):  # fmt: skip
+                              ("tools", tools, "tool dicts (OpenAI's shape)"),
+                              ("logits_processor", logits_processor, "transformers LogitsProcessor")):  # fmt: skip
         if value is not None and (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable)):
             raise ValueError(f"{name} must be a list of {what}, got {type(value).__name__}")
 
@@ -402,7 +406,8 @@ def _check(name: str, option: str, value: Any) -> None:
     if option in RANGES and value is not None:
         in_range(name, value, RANGES[option])
     numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
-    if option in FLAGS and value is not None and not isinstance(value, bool) and not numpy_bool:
+    zero_or_one = type(value) is int and value in (0, 1)  # transformers takes them (a reviewer)
+    if option in FLAGS and value is not None and not isinstance(value, bool) and not numpy_bool and not zero_or_one:
         raise ValueError(f"{name} must be True or False, got {value!r}")
     path = ONE_PATH.get(option)
     if path is not None and value is not None and not path.ok(value):

@@ -146,8 +146,8 @@ def recall_generate(
             markers search with it, whatever their place; a ``<recall>`` generated in the reply
             (by the model, or by the loop under ``recall_policy="uncertainty"``) searches with it
             followed by the reply's text so far, so a recall mid-answer asks about the turn and
-            what the answer has reached. ``None`` (a plain text prompt), or a ``query_window``:
-            every ``<recall>`` searches with the text before it.
+            what the answer has reached (with a ``query_window``, the last tokens of that).
+            ``None`` (a plain text prompt): every ``<recall>`` searches with the text before it.
         recall_kv_memories: where ``inject_mode="kv"`` keeps memory blocks
             (:class:`~recall_core.kv.memories.KVMemories`); default: the process-wide one.
         recall_query_head: a trained :class:`~recall_core.models.query_head.RecallQueryHead` for this

@@ -357,18 +357,20 @@ def user_text(messages: Input) -> str | None:
     return last_user_text(messages)
 
 
-def continued(plan: Plan, seen: Sequence[bytes]) -> Input | Continued:
-    """What a session that saw the first ``len(seen)`` messages of ``plan``'s conversation (their
-    digests) is given to go on with it: the messages it has not seen, after those digests, so that
-    it keeps its own cache and evicts by its own bounds (the base model's session, with
-    ``RecallConfig.base_replies``). Before 2026-12-07 it was given the conversation the recall
-    session holds, and from that session's first eviction on (messages gone from the middle) it
-    started afresh every turn. Where it has not seen a message that is evicted already, or saw
-    another conversation, it is given the conversation held, as before."""
-    new = len(plan.digests) - len(seen)
-    if not seen or list(plan.digests[: len(seen)]) != list(seen) or not 0 < new <= len(plan.messages):
+def continued(plan: Plan, seen: Sequence[bytes], given: Sequence[bytes]) -> Input | Continued:
+    """What a session that was given the messages of ``plan``'s conversation whose digests are
+    ``given`` (its start), and holds ``seen`` (their digests as it took them), is given to go on
+    with it: the messages after
+    those, behind its own digests, so that it keeps its own cache and evicts by its own bounds (the
+    base model's session, with ``RecallConfig.base_replies``). Before 2026-12-07 it was given the
+    conversation the recall session holds, and from that session's first eviction on (messages gone
+    from the middle) it started afresh every turn. Where a message it was not given is evicted
+    already, the conversation is another, or it holds nothing, it is given the conversation held
+    (and goes on from that)."""
+    new = len(plan.digests) - len(given)
+    if not seen or list(plan.digests[: len(given)]) != list(given) or not 0 < new <= len(plan.messages):
         return plan.messages
     tail = plan.messages[len(plan.messages) - new :]
-    if [digest(m) for m in tail] != plan.digests[len(seen) :]:
+    if [digest(m) for m in tail] != plan.digests[len(given) :]:
         return plan.messages
-    return Continued(tuple(plan.digests), tuple(tail))
+    return Continued((*seen, *plan.digests[len(given) :]), tuple(tail))

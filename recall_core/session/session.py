@@ -52,6 +52,7 @@ from recall_core.memory.validation import ROLES, check_write_roles
 from recall_core.reply import finish_text
 from recall_core.session.arguments import (
     bounds_of,
+    check_call,
     check_generator,
     recall_config_of,
     session_memory,
@@ -77,7 +78,6 @@ from recall_core.session.writes import (
     caller_level,
     check_writable,
 )
-from recall_core.settings import check_call_objects
 from recall_core.streaming import AsyncRecallStream, RecallStream
 from recall_core.tokens import MEMORY_PAD_TOKEN, RECALL_TOKEN
 from recall_core.types import Memory, RecallResult, SessionReport, check_memory
@@ -202,6 +202,7 @@ class RecallSession(SessionBounds, SessionDecisions):
         self._lost: str | None = None  # why the next call starts afresh, when a failed call emptied the cache
         self.last_report: SessionReport | None = None  # what the last call did with the cache
         self._base_session: RecallSession | None = None  # the base model's, for base_replies (made when first needed)
+        self._base_given: list[bytes] = []  # the digests of the conversation it was given, as this session has them
 
     def reset(self) -> None:
         """Drop the cache and the conversation, and start a new :attr:`written_log` (the long-term
@@ -350,7 +351,7 @@ class RecallSession(SessionBounds, SessionDecisions):
         state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
         read = self.planner.read(state, messages, rendered or kwargs["config"])
         if getattr(self._writes.writer, "checks_turns", False):  # a MemoryWriter's (a writer of your own checks its own)
-            check_writable(read[1], self.write_roles)
+            check_writable(read[1], self.write_roles, self._last_text)
         plan = self.planner.plan(state, *read, **kwargs)
         why = None if plan.fresh or not plan.units else kept_refusal(self._cache, plan.keep, self.rotary is not None)
         if why is not None:
@@ -374,8 +375,7 @@ class RecallSession(SessionBounds, SessionDecisions):
         # What the call itself would refuse is refused before anything is evicted or written (until
         # 2026-12-07 bad stop strings or a streamer were refused after the eviction: a reviewer).
         check_input(messages)
-        self.generator.call_stop_strings({**kwargs, **outputs})
-        check_call_objects(kwargs.get("streamer"), kwargs.get("stopping_criteria"), outputs.get("tools"))
+        check_call(self.generator, kwargs, outputs)
         memory = kwargs.get("memory", self.memory)
         check_memory(memory)
         question = None if memory is None else user_text(messages)
@@ -439,11 +439,14 @@ class RecallSession(SessionBounds, SessionDecisions):
         from it as after any reply."""
         options = {k: v for k, v in kwargs.items() if k not in ("memory", "config", "on_recall")}
         as_held = config.replace(base_replies=False, recall_policy="explicit")  # rendered already: no marker
+        base = None
         try:
             if self._base_session is None:
                 self._base_session = RecallSession(self.generator.base_generator(), self.config, memory=None,
                                                    recall_config=as_held)  # fmt: skip
-            result = self._base_session.reply(continued(plan, self._base_session._digests), config=as_held, **outputs, **options)
+            given = continued(plan, self._base_session._digests, self._base_given)
+            result = self._base_session.reply(given, config=as_held, **outputs, **options)
+            base = self._base_session
             new = result.usage.generated_tokens
             reply = result.sequences[0, result.sequences.shape[1] - new :].tolist()
             sequence = prefix + plan.ids + reply
@@ -451,8 +454,11 @@ class RecallSession(SessionBounds, SessionDecisions):
             if len(sequence) - 1 > ran:  # the reply's last id is never run, as after any reply
                 self._forward(sequence[ran:-1])
         except BaseException:
+            if base is not None:  # it holds a reply this session will not: it starts afresh at the next one
+                base.reset()
             self._rollback(plan, prefix)
             raise
+        self._base_given = list(plan.digests)
         self._commit(plan, sequence, _seen_ids(kwargs.get("streamer"), result))  # the base session kept as much
         self._last_text = result.text
         self._trim(plan)

@@ -202,15 +202,19 @@ def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None
     return write
 
 
-def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]) -> None:
+def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str], own_reply: str | None = None) -> None:
     """Refuse now (``ValueError`` naming the message, by its role and words, and the field) a message of ``roles`` that the
     memory would refuse when it is evicted: its content (a NUL, text not UTF-8) or the keys that go to
-    the store with it (``timestamp``, ``session_id``, ``turn_index``).
+    the store with it (``timestamp``, ``session_id``, ``turn_index``). ``own_reply``: the session's
+    last reply, not checked (a NUL the model wrote stuck every later turn: a reviewer; it is dropped
+    at its eviction, with a warning, as before).
     Until 2026-12-07 such a message was taken, and at its eviction it was dropped: out of the cache
     and never in memory, with a warning (a reviewer)."""
     for message in messages:
         if str(message.get("role", "")) not in roles:
             continue
+        if own_reply and message.get("role") == "assistant" and message.get("content") == own_reply:
+            continue  # the session's own reply, confirmed: not the caller's to mend (a NUL the model wrote)
         try:
             content = message.get("content")
             if isinstance(content, str) and content.replace(RECALL_TOKEN, "").strip():

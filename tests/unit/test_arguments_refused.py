@@ -57,12 +57,14 @@ def test_a_session_refuses_a_message_the_memory_would_refuse_at_its_eviction(gen
     RecallSession(gen, memory=None).reply([{"role": "user", "content": "I like tea.", **bad}])
 
 
-@pytest.mark.parametrize("options", [{"stop": [""]}, {"stop": 5}, {"streamer": object()}, {"stopping_criteria": 5}])
+@pytest.mark.parametrize("options", [{"stop": [""]}, {"stop": 5}, {"streamer": object()}, {"stopping_criteria": 5},
+                                     {"on_recall": 5}, {"logits_processor": 5},
+                                     {"stop": [""], "response_format": {"type": "json_object"}}])  # fmt: skip
 def test_a_reply_refused_for_its_options_evicts_and_writes_nothing(gen, store, options):
     session, history = _filled(gen, store)
     history.append({"role": "user", "content": "My cat is called Pepper, and I like long walks by the sea."})
     before = _state(session, store)
-    with pytest.raises(ValueError, match="stop strings|streamer|stopping_criteria"):
+    with pytest.raises(ValueError, match="stop strings|streamer|stopping_criteria|on_recall|logits_processor"):
         session.reply(history, **options)
     assert _state(session, store) == before
 
@@ -195,3 +197,16 @@ def test_paths_of_any_kind_and_numpy_positions_are_taken(store, tmp_path):
     for folder in (".", "./", "..", str(tmp_path)):
         with pytest.raises(ValueError, match="out must be a file path"):
             memory.export_jsonl(folder)
+
+
+def test_what_worked_before_the_checks_still_works(gen, store):
+    """A review of the checks (2026-12-07): the session's own reply with a NUL in it does not stick
+    the session; generate_batch takes any iterable; flags given as 0 or 1, as transformers takes them."""
+    session = RecallSession(gen, store=store, user_id="ada")
+    session.reply("hi")
+    session._last_text = "\x00"  # what the model wrote, as the session confirms it
+    session.reply("And then?")
+    said = ["hi", "what is my name"]
+    expected = [r.text for r in gen.generate_batch(said)]
+    assert [r.text for r in gen.generate_batch(iter(said))] == [r.text for r in gen.generate_batch(np.array(said))] == expected
+    assert gen.generate("hi", do_sample=0).text == gen.generate("hi").text

@@ -181,6 +181,33 @@ def test_a_base_model_session_goes_on_after_turns_the_tuned_model_answered(monke
     assert len(base_reports) == 2 and base_reports[1].reason is None and base_reports[1].reused_tokens > 0
 
 
+def test_a_call_that_fails_after_the_base_model_replied_leaves_it_to_start_afresh_once(monkeypatch):
+    """The base model's session holds a reply the recall session did not keep: it is reset, starts
+    afresh at the next base reply and goes on from its cache after that (until 2026-12-07 it fell
+    back to the held conversation and started afresh on nearly every turn: a reviewer)."""
+    gen, plain = _pair()
+    bounds = SessionConfig(max_cache_tokens=120, sink_tokens=4)
+    session, alone = RecallSession(gen, bounds, memory=None, recall_config=ON), RecallSession(plain, bounds, memory=None)
+    base_reports = _base_reports(monkeypatch, session)
+    said = [f"turn {turn}: tell me about thing number {turn} please, and a few more words" for turn in range(9)]
+    for text in said[:4]:
+        assert session.reply(text).text == alone.reply(text).text
+    forward, failed = RecallSession._forward, []
+
+    def fails_once(self, ids, last_only=False):
+        if self is session and not failed:
+            failed.append(True)
+            raise RuntimeError("boom")
+        return forward(self, ids, last_only)
+
+    monkeypatch.setattr(RecallSession, "_forward", fails_once)
+    with pytest.raises(RuntimeError, match="boom"):
+        session.reply(said[4])
+    for text in said[4:]:
+        assert session.reply(text).text == alone.reply(text).text
+    assert all(r.reused_tokens > 0 and r.reason is None for r in base_reports[-4:])
+
+
 def test_a_session_statement_not_asked_is_the_base_models_and_asked_is_the_tuned_models():
     from tests.unit.test_engine_ask import DecidedSession
 
