@@ -142,12 +142,8 @@ class EngineClient:
         prompt: list[int],
         options: Mapping[str, Any],
         on_tokens: Callable[[list[int], list[dict[int, float]]], None] | None = None,
-        timeout: float | None = None,
     ) -> Completion:
         """Generate from the token ids ``prompt`` with llama.cpp sampling ``options``.
-
-        ``timeout``: the most seconds the engine may stay silent in this request (default the
-        client's; a call's ``max_time`` asks for less).
 
         ``on_tokens`` is called with each piece of new ids as the engine streams them, and their
         log-probabilities (with ``n_probs``; an empty mapping where the engine gave none).
@@ -161,10 +157,9 @@ class EngineClient:
             body["n_probs"] = 1  # the pieces' bytes come only with probabilities: ``content`` ends mid-character in U+FFFD
         result = Completion()
         reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces, self.url)
-        silent = self.timeout if timeout is None else min(self.timeout, max(float(timeout), 0.01))
 
         def run() -> Completion:
-            with self._http.stream("POST", "/completion", json=body, timeout=silent) as response:
+            with self._http.stream("POST", "/completion", json=body) as response:
                 if response.status_code != 200:
                     response.read()
                     raise EngineError(f"the engine at {self.url} answered HTTP {response.status_code}: {response.text[:500]}")
@@ -172,17 +167,17 @@ class EngineClient:
                 for line in response.iter_lines():
                     if line.startswith("error:"):  # llama.cpp's own event for a failed stream
                         raise EngineError(f"the engine at {self.url} failed the request: {line[6:].strip()[:500]}")
-                    if not line.startswith("data: "):
+                    if not line.startswith("data:"):
                         if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):  # not SSE at all
                             raise EngineError(f"the engine at {self.url} answered with no event stream: {line[:500]}")
-                        if time.perf_counter() - heard > silent:
-                            hung = EngineError(f"the engine at {self.url} sent no event within {silent:g}s "
+                        if time.perf_counter() - heard > self.timeout:
+                            hung = EngineError(f"the engine at {self.url} sent no event within {self.timeout:g}s "
                                                "(POST /completion): hung or overloaded")  # fmt: skip
                             hung.hung = True
                             raise hung
                         continue
                     heard = time.perf_counter()
-                    event = json.loads(line[6:])
+                    event = json.loads(line[5:])  # "data:" and an optional space (SSE)
                     if not isinstance(event, dict):
                         continue
                     if "error" in event:
@@ -195,7 +190,7 @@ class EngineClient:
             )
 
         try:
-            self._request(run, "POST /completion", silent)
+            self._request(run, "POST /completion")
             if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
                 # The reply ended mid-character: its last ids were never sent. Asked again from the same
                 # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
@@ -212,7 +207,7 @@ class EngineClient:
             raise  # the request's record
         return result
 
-    def _request(self, run: Callable[[], Any], what: str, timeout: float | None = None) -> Any:
+    def _request(self, run: Callable[[], Any], what: str) -> Any:
         try:
             return run()
         except EngineError:
@@ -220,8 +215,7 @@ class EngineClient:
         except httpx.ConnectError as error:
             raise EngineError(f"the engine at {self.url} is not reachable ({what}): is it running? ({error})") from error
         except httpx.TimeoutException as error:
-            waited = self.timeout if timeout is None else timeout
-            hung = EngineError(f"the engine at {self.url} gave no answer within {waited:g}s ({what}): hung or overloaded")
+            hung = EngineError(f"the engine at {self.url} gave no answer within {self.timeout:g}s ({what}): hung or overloaded")
             hung.hung = True
             raise hung from error
         except (httpx.RemoteProtocolError, httpx.ReadError) as error:

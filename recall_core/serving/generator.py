@@ -165,8 +165,10 @@ class ServedRecallGenerator(RecallGenerator):
             n_ctx = n_ctx or props.get("n_ctx")
             if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1:
                 # never a guess kept for good (until 2026-12-07 a missing one was 2048: a reviewer)
+                how = ("serve the base model on an engine whose /props says it" if self.model_name.endswith("(base)")
+                       else "pass ServedRecallGenerator(context_window=)")  # (a base_engine's is its own: a reviewer)
                 raise EngineError(f"the engine at {self.client.url} does not say its context window in /props "
-                                  f"(n_ctx: {n_ctx!r}): pass ServedRecallGenerator(context_window=)")  # fmt: skip
+                                  f"(n_ctx: {n_ctx!r}): {how}")  # fmt: skip
             self._context_window = n_ctx
         return self._context_window
 

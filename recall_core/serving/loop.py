@@ -35,7 +35,7 @@ from recall_core.decoding.prompt_notes import TokenRecalls
 from recall_core.decoding.query import QueryContext
 from recall_core.decoding.triggers import below_threshold, recall_ruled_out
 from recall_core.memory.text.questions import asks
-from recall_core.serving.client import Completion, EngineClient, EngineError
+from recall_core.serving.client import Completion, EngineClient
 from recall_core.settings import config_fields
 from recall_core.types import Memory, Recall
 
@@ -232,22 +232,13 @@ def served_recall(
             take = _on_tokens(sequence, streamer, criteria, None if limit is None else started + limit)
             if run.notes.take_fresh() and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
-            # With max_time, the engine may stay silent only until the deadline (until 2026-12-07 a stalled
-            # engine held the call for the client's whole timeout and then failed it: a reviewer).
-            waits = {} if limit is None else {"timeout": started + limit - time.perf_counter() + _SLACK_S}
             try:
                 reply = client.complete(engine, {**body, "n_predict": 1 if abstained else left, "logit_bias": bias},
-                                        on_tokens=take, **waits)  # fmt: skip
+                                        on_tokens=take)  # fmt: skip
             except _Abstained as weak:  # never shown; asked again, that one step without it
                 run.output.dropped.append(weak.reply)
                 abstained = True
                 continue
-            except EngineError as error:  # silent past max_time: the reply so far, ended for time
-                if limit is None or not error.hung or time.perf_counter() < started + limit:
-                    raise
-                timed_out = _Cancelled()
-                timed_out.completion = getattr(error, "completion", None)  # type: ignore[attr-defined]
-                raise timed_out from None
             run.output.requests.append(reply)
             run.output.stop_type = reply.stop_type
             # A continuation is not pinned to the slot its prefix ran on (``id_slot``): under concurrent
@@ -286,10 +277,6 @@ def served_recall(
             streamer.end()
     run.output.engine_ids = engine
     return torch.tensor([sequence], dtype=torch.long), run.trace, generated_start, run.output
-
-
-#: Seconds past a call's ``max_time`` that a silent engine is waited for (an answer under way arrives).
-_SLACK_S = 0.25
 
 
 def _overflow(engine: list[int], sequence: list[int], pad_id: int, context_window: int) -> None:
