@@ -122,6 +122,8 @@ def generation_options(given: Mapping[str, Any]) -> dict[str, Any]:
         if option in options and options[option] != value:
             raise ValueError(f"give {written[option]} or {name}, not both ({options[option]!r} vs {value!r})")
         _check(name, option, value)
+        if option in FLAGS and value is not None:
+            value = bool(value)  # 0, 1 and NumPy's bools as transformers reads them (do_sample=0 is greedy)
         options[option], written[option] = value, name
     temperature = options.get("temperature")
     if temperature is not None:

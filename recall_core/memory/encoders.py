@@ -377,7 +377,7 @@ def encode_checked(encoder: Encoder, texts: Sequence[str], batch_size: int | Non
     try:
         encoded = encoder.encode(list(texts), batch_size=batch_size) if batched else encoder.encode(list(texts))
     except TypeError as error:  # a wrapper's **kwargs handed it on to an encode(texts) (a reviewer)
-        if not batched or "batch_size" not in str(error):
+        if not batched or "unexpected keyword argument 'batch_size'" not in str(error):  # not the encoder's own
             raise
         encoded = encoder.encode(list(texts))
     expected = f"{len(texts)} vectors of {encoder.dimension} numbers (encode(texts) -> float32 [n, d])"

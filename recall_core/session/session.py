@@ -351,7 +351,7 @@ class RecallSession(SessionBounds, SessionDecisions):
         state = CacheState(self._units, self._digests, self._sinks, self._evicted, self._last_text, self._turn)
         read = self.planner.read(state, messages, rendered or kwargs["config"])
         if getattr(self._writes.writer, "checks_turns", False):  # a MemoryWriter's (a writer of your own checks its own)
-            check_writable(read[1], self.write_roles, self._last_text)
+            check_writable(read[1], self.write_roles)
         plan = self.planner.plan(state, *read, **kwargs)
         why = None if plan.fresh or not plan.units else kept_refusal(self._cache, plan.keep, self.rotary is not None)
         if why is not None:

@@ -202,22 +202,21 @@ def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None
     return write
 
 
-def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str], own_reply: str | None = None) -> None:
+def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]) -> None:
     """Refuse now (``ValueError`` naming the message, by its role and words, and the field) a message of ``roles`` that the
     memory would refuse when it is evicted: its content (a NUL, text not UTF-8) or the keys that go to
-    the store with it (``timestamp``, ``session_id``, ``turn_index``). ``own_reply``: the session's
-    last reply, not checked (a NUL the model wrote stuck every later turn: a reviewer; it is dropped
-    at its eviction, with a warning, as before).
+    the store with it (``timestamp``, ``session_id``, ``turn_index``; an assistant message's words are
+    not checked: they are the model's).
     Until 2026-12-07 such a message was taken, and at its eviction it was dropped: out of the cache
     and never in memory, with a warning (a reviewer)."""
     for message in messages:
         if str(message.get("role", "")) not in roles:
             continue
-        if own_reply and message.get("role") == "assistant" and message.get("content") == own_reply:
-            continue  # the session's own reply, confirmed: not the caller's to mend (a NUL the model wrote)
         try:
             content = message.get("content")
-            if isinstance(content, str) and content.replace(RECALL_TOKEN, "").strip():
+            # A reply's words are the model's, not the caller's to mend: a NUL the model wrote stuck every
+            # later turn (a reviewer); the memory drops such a reply at its eviction, with a warning.
+            if message.get("role") != "assistant" and isinstance(content, str) and content.replace(RECALL_TOKEN, "").strip():
                 check_content(content.replace(RECALL_TOKEN, "").strip())
             if message.get("timestamp") is not None:
                 format_timestamp(message["timestamp"])

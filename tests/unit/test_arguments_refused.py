@@ -203,10 +203,14 @@ def test_what_worked_before_the_checks_still_works(gen, store):
     """A review of the checks (2026-12-07): the session's own reply with a NUL in it does not stick
     the session; generate_batch takes any iterable; flags given as 0 or 1, as transformers takes them."""
     session = RecallSession(gen, store=store, user_id="ada")
-    session.reply("hi")
-    session._last_text = "\x00"  # what the model wrote, as the session confirms it
-    session.reply("And then?")
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure\x00"}]  # what the model wrote
+    for turn in ("And then?", "And after that?"):  # the whole conversation sent back each turn
+        said += [{"role": "user", "content": turn}]
+        said += [{"role": "assistant", "content": session.reply(said).text}]
+    with pytest.raises(ValueError, match="timestamp"):  # an assistant message's keys are still checked
+        session.reply([*said[:-1], {**said[-1], "timestamp": ""}, {"role": "user", "content": "ok"}])
     said = ["hi", "what is my name"]
     expected = [r.text for r in gen.generate_batch(said)]
     assert [r.text for r in gen.generate_batch(iter(said))] == [r.text for r in gen.generate_batch(np.array(said))] == expected
     assert gen.generate("hi", do_sample=0).text == gen.generate("hi").text
+    assert gen.options_for({"do_sample": 0})["do_sample"] is False

@@ -74,3 +74,19 @@ def test_an_encoder_that_forwards_every_keyword_to_one_without_batch_size_writes
         memory = store.for_user("ada")
         memory.add("my sister lives in Porto")
         assert [c.text for c in memory.search("my sister lives in Porto", k=1)] == ["my sister lives in Porto"]
+
+
+def test_an_encoders_own_type_error_naming_batch_size_is_raised(tmp_path):
+    """Only the call's own signature error is taken as "no batch_size" (a reviewer: an encoder's own
+    refusal of a batch size was swallowed and the call made again without it)."""
+    import pytest
+
+    class Refuses(DocEncoder):
+        def encode(self, texts, batch_size=None):
+            if batch_size is not None:
+                raise TypeError(f"batch_size={batch_size} is over this device's limit of 2")
+            return super().encode(texts)
+
+    with MemoryStore.local(tmp_path / "store", encoder=Refuses()) as store:
+        with pytest.raises(TypeError, match="over this device's limit"):
+            store.for_user("ada").add("hello there")

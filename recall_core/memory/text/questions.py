@@ -29,6 +29,7 @@ the test errs towards asking, which keeps the loop as it was.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["asks", "ends_asking", "only_asks", "turn_to_write", "without_questions"]
 
@@ -63,9 +64,9 @@ _OPENERS = re.compile(
     r"will|shall|may|might|any|have|has|"
     # Arabic and Persian question words (until 2026-12-07 an Arabic question with "،" in it was cut at
     # its last comma and written as a statement: a reviewer)
-    r"\u0647\u0644|\u0623\u064a\u0646|\u0645\u062a\u0649|\u0645\u0627\u0630\u0627|\u0643\u064a\u0641|\u0643\u0645|"
-    r"\u0644\u0645\u0627\u0630\u0627|\u0645\u0646|\u0645\u0627|\u0622\u06cc\u0627|\u06a9\u062c\u0627|\u0686\u0631\u0627|"
-    r"\u0686\u0637\u0648\u0631|\u0686\u0647)\b")  # fmt: skip
+    # (only words that always ask: "من" is also "I" in Persian and "from" in Arabic, "ما" also "not")
+    r"\u0647\u0644|\u0623\u064a\u0646|\u0645\u062a\u0649|\u0645\u0627\u0630\u0627|\u0643\u064a\u0641|"
+    r"\u0644\u0645\u0627\u0630\u0627|\u0622\u06cc\u0627|\u06a9\u062c\u0627|\u0686\u0631\u0627|\u0686\u0637\u0648\u0631)\b")  # fmt: skip
 #: A point with no space after it before a new sentence: a capital after a word ("Paris.Where
 #: should I eat?"), or any letter after a question or exclamation mark ("the weather?i'm in oslo"),
 #: not inside an address (the mark's word holds no "/", "=", "@" or "&": "page?id=55").
@@ -135,10 +136,11 @@ def ends_asking(text: str) -> bool:
 
 
 def _is_emoji(char: str) -> bool:
-    """An emoji, a variation selector, a joiner or a skin tone: what follows a question mark without ending it."""
-    code = ord(char)
-    return (code >= 0x1F000 or 0x2600 <= code <= 0x27BF or char in "\u2049\u203d\u2047\u2753\u2754"
-            or code in (0xFE0F, 0xFE0E, 0x200D, 0x20E3))  # fmt: skip
+    """A symbol, an invisible format mark (a joiner, a right-to-left mark), a combining mark or a
+    skin tone: what may follow a question mark without ending it. Not "°", nor the backtick and
+    "^" (modifier symbols: a code fence, "? ^^")."""
+    category = unicodedata.category(char)
+    return (category in ("So", "Cf", "Mn", "Me") and char != "\u00b0") or 0x1F3FB <= ord(char) <= 0x1F3FF
 
 
 def _statement_before(pieces: list[str]) -> list[str] | None:
