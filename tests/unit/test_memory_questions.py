@@ -154,7 +154,9 @@ def test_the_arabic_question_mark_and_comma_are_read_as_their_latin_forms(text, 
      ("is it?**", True), ("ok \u2753", True), ("see you at 5?\U0001f44d\U0001f3fd", True), ("no.", False), ("? not", False),
      ('My son keeps asking me "why?"', False), ("The book is at 9 (?)", False), ("?\u00b0", False), ("? ^^", False),
      ('```\nconfirm("Are you sure?")\n```', False), ("where \U0001f60a", False), ("What's your dog's name? \u2b50", True),
-     ("\u0623\u064a\u0646 \u062a\u0633\u0643\u0646\u061f\u200f", True), ("Anything else? \u23f0", True)],
+     ("\u0623\u064a\u0646 \u062a\u0633\u0643\u0646\u061f\u200f", True), ("Anything else? \u23f0", True),
+     ("Are you coming tonight? \U0001fa77", True), ("ok \u2049\ufe0f", True), ("Really\u203d", True),
+     ("(any tips? \U0001f60a)", True), ("\uff08\u4f60\u53bb\u8fc7\u5317\u4eac\u5417\uff1f\uff09", True)],
 )  # fmt: skip
 def test_what_ends_by_asking(text, asking):
     """Emoji, one emphasis run, one bracket and "!" may close a question; a quote, a code fence and a
@@ -178,7 +180,9 @@ def test_what_ends_by_asking(text, asking):
       ""),
      ("\u0645\u0646 \u062f\u0631 \u062a\u0647\u0631\u0627\u0646 \u0632\u0646\u062f\u06af\u06cc \u0645\u06cc\u200c\u06a9\u0646\u0645\u060c "
       "\u06a9\u062c\u0627 \u063a\u0630\u0627 \u0628\u062e\u0648\u0631\u0645\u061f",
-      "\u0645\u0646 \u062f\u0631 \u062a\u0647\u0631\u0627\u0646 \u0632\u0646\u062f\u06af\u06cc \u0645\u06cc\u200c\u06a9\u0646\u0645.")],
+      "\u0645\u0646 \u062f\u0631 \u062a\u0647\u0631\u0627\u0646 \u0632\u0646\u062f\u06af\u06cc \u0645\u06cc\u200c\u06a9\u0646\u0645."),
+     ("\u0643\u0645 \u0633\u0639\u0631 \u062a\u0630\u0643\u0631\u0629 \u0627\u0644\u0642\u0637\u0627\u0631 \u0645\u0646 "
+      "\u062f\u0628\u064a\u060c \u0623\u0628\u0648\u0638\u0628\u064a\u060c \u0623\u0648 \u0627\u0644\u0634\u0627\u0631\u0642\u0629\u061f", "")],
 )  # fmt: skip
 def test_urdu_and_devanagari_full_stops_end_a_sentence_and_arabic_question_words_open_a_question(text, stated):
     """"I moved to Lahore۔ Where can I eat؟" keeps its statement (until 2026-12-07 the whole message

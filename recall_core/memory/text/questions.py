@@ -65,8 +65,9 @@ _OPENERS = re.compile(
     # Arabic and Persian question words (until 2026-12-07 an Arabic question with "،" in it was cut at
     # its last comma and written as a statement: a reviewer)
     # (only words that always ask: "من" is also "I" in Persian and "from" in Arabic, "ما" also "not")
-    r"\u0647\u0644|\u0623\u064a\u0646|\u0645\u062a\u0649|\u0645\u0627\u0630\u0627|\u0643\u064a\u0641|"
-    r"\u0644\u0645\u0627\u0630\u0627|\u0622\u06cc\u0627|\u06a9\u062c\u0627|\u0686\u0631\u0627|\u0686\u0637\u0648\u0631)\b")  # fmt: skip
+    r"\u0647\u0644|\u0623\u064a\u0646|\u0627\u064a\u0646|\u0645\u062a\u0649|\u0645\u062a\u064a|\u0645\u0627\u0630\u0627|"
+    r"\u0643\u064a\u0641|\u0643\u0645|\u0644\u0645\u0627\u0630\u0627|\u0622\u06cc\u0627|\u06a9\u062c\u0627|\u0686\u0631\u0627|"
+    r"\u0686\u0637\u0648\u0631|\u06a9\u062f\u0627\u0645|\u0686\u0646\u062f)\b")  # fmt: skip
 #: A point with no space after it before a new sentence: a capital after a word ("Paris.Where
 #: should I eat?"), or any letter after a question or exclamation mark ("the weather?i'm in oslo"),
 #: not inside an address (the mark's word holds no "/", "=", "@" or "&": "page?id=55").
@@ -125,12 +126,12 @@ def ends_asking(text: str) -> bool:
     fence and a hedge "(?)" do not ask. Until 2026-12-07 the writer's window and the ``"answered"``
     unit asked ``endswith("?")``, and a turn after such a question was searched without it (a reviewer)."""
     end = len(text.rstrip())
-    while end and (_is_emoji(text[end - 1]) or text[end - 1].isspace()):
-        if text[end - 1] in _QUESTION_EMOJI:
-            return True
-        end -= 1
-    for closers in ("*_~", ")]", "!\uff01"):  # at most one run of each, in this order from the end
+    for closers in ("", "*_~", ")]\uff09\uff3d", "!\uff01"):  # at most one run of each, in this order from the end
         while end and text[end - 1] in closers:
+            end -= 1
+        while end and (_is_emoji(text[end - 1]) or text[end - 1].isspace()):  # "(any tips? \U0001f60a)"
+            if text[end - 1] in _QUESTION_EMOJI:
+                return True
             end -= 1
     return end > 1 and text[end - 1] in _QUESTION_MARKS and text[end - 2] not in "([" or end == 1 and text[0] in _QUESTION_MARKS
 
@@ -139,8 +140,10 @@ def _is_emoji(char: str) -> bool:
     """A symbol, an invisible format mark (a joiner, a right-to-left mark), a combining mark or a
     skin tone: what may follow a question mark without ending it. Not "°", nor the backtick and
     "^" (modifier symbols: a code fence, "? ^^")."""
-    category = unicodedata.category(char)
-    return (category in ("So", "Cf", "Mn", "Me") and char != "\u00b0") or 0x1F3FB <= ord(char) <= 0x1F3FF
+    # (code points as well: an emoji newer than Python's Unicode tables is unassigned there, "Cn")
+    code, category = ord(char), unicodedata.category(char)
+    return ((category in ("So", "Cf", "Mn", "Me") and char != "\u00b0") or code >= 0x1F000 or 0x2600 <= code <= 0x27BF
+            or char in _QUESTION_EMOJI)  # fmt: skip
 
 
 def _statement_before(pieces: list[str]) -> list[str] | None:
