@@ -1,5 +1,6 @@
-"""What a :class:`~recall_core.RecallSession` is made of, checked when it is made: its bounds, its
-recall config, its memory and what writes its evicted messages.
+"""What a :class:`~recall_core.RecallSession` is made of, checked when it is made (its generator,
+bounds, recall config, memory and what writes its evicted messages), and what a reply's call would
+refuse, checked before the session evicts or writes anything (:func:`check_call`).
 
 Each wrong one is refused then, naming the argument. Until 2026-12-07 a ``RecallConfig`` given as
 the bounds, or a ``SessionConfig`` as the recall config, failed with an ``AttributeError`` at the
