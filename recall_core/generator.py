@@ -406,14 +406,12 @@ class RecallGenerator(ReplyResults):
         Returns:
             A :class:`RecallResult`; ``usage.cached_tokens`` is how many prompt ids the cache held.
         """
-        if on_recall is not None and not callable(on_recall):  # not only at the first recall, mid-reply
-            raise ValueError(f"on_recall must be a callable taking a Recall, or None, got {type(on_recall).__name__}")
         check_model_inputs(input_ids, position_ids, generation_kwargs.get("attention_mask"), past_key_values,
                            self.vocab_size)  # fmt: skip
         config = checked_config(config) or self.config
         memory = self.memory if memory is _UNSET else memory
         check_memory(memory)
-        check_call_objects(streamer, stopping_criteria, None)
+        check_call_objects(streamer, stopping_criteria, None, on_recall)  # on_recall: not only at the first recall
         plan = plan or OutputPlan(None)
         kwargs, stop_strings = self._generation_kwargs(generation_kwargs, stop)
         processor = None
@@ -462,16 +460,14 @@ class RecallGenerator(ReplyResults):
 
     def generate_batch(self, prompts: Sequence[Prompt], **kwargs: Any) -> list[RecallResult]:
         """One :meth:`generate` per prompt: each row gets its own recalls, nothing is shared."""
-        if isinstance(prompts, (str, bytes, Mapping)) or not isinstance(prompts, Iterable):
+        # Any iterable of prompts (as before 2026-12-07: a reviewer); not a string (it ran one prompt per
+        # character until 2026-12-07: a reviewer) nor one conversation.
+        listed = list(prompts) if isinstance(prompts, Iterable) and not isinstance(prompts, (str, bytes, Mapping)) else None
+        if listed is None or (listed and isinstance(listed[0], Mapping)):
             raise ValueError(f"generate_batch() takes a list of prompts (strings or conversations), got a "
                              f"{type(prompts).__name__}; for one prompt or one conversation (a list of messages), "
                              "use generate()")  # fmt: skip
-        prompts = list(prompts)  # any iterable, as before 2026-12-07 (a reviewer)
-        if prompts and isinstance(prompts[0], Mapping):
-            # (a string ran one prompt per character until 2026-12-07: a reviewer)
-            raise ValueError("generate_batch() takes a list of prompts (strings or conversations); for one prompt "
-                             "or one conversation (a list of messages), use generate()")  # fmt: skip
-        return [self.generate(prompt, **kwargs) for prompt in prompts]
+        return [self.generate(prompt, **kwargs) for prompt in listed]
 
     def stream(self, prompt: Prompt, **kwargs: Any) -> RecallStream:
         """Like :meth:`generate`, but returns a :class:`RecallStream` of text pieces.
@@ -489,8 +485,9 @@ class RecallGenerator(ReplyResults):
         """Every stop string a call with these keyword ``arguments`` cuts its text at: ``stop``,
         ``stop_strings``, a ``generation_config``'s and :attr:`generation_defaults`' (checked); none
         where the reply is constrained (a forced tool call, a ``response_format``)."""
-        if constrained_call(arguments):
-            return []  # (the call itself checks them)
+        if constrained_call(arguments):  # checked all the same: a session asks before it evicts
+            stop_strings(arguments.get("stop"), arguments.get("stop_strings"))
+            return []
         given = {k: v for k, v in arguments.items() if k in generation_option_names() or k == "generation_config"}
         return self._generation_kwargs(given, arguments.get("stop"))[1]
 

@@ -334,4 +334,3 @@ def chroma_filter_errors(where: Mapping[str, Any] | None) -> Iterator[None]:
         if where and isinstance(error, InvalidArgumentError) and "where" in str(error).lower():
             raise ValueError(f"where is not a filter Chroma takes: {error}") from None
         raise
-

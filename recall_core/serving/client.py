@@ -36,7 +36,9 @@ class EngineError(RuntimeError):
 
     ``hung``: it gave no answer within the client's timeout."""
 
-    hung: bool = False
+    def __init__(self, message: str, hung: bool = False) -> None:
+        super().__init__(message)
+        self.hung = hung
 
 
 @dataclass
@@ -171,10 +173,8 @@ class EngineClient:
                         if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):  # not SSE at all
                             raise EngineError(f"the engine at {self.url} answered with no event stream: {line[:500]}")
                         if time.perf_counter() - heard > self.timeout:
-                            hung = EngineError(f"the engine at {self.url} sent no event within {self.timeout:g}s "
-                                               "(POST /completion): hung or overloaded")  # fmt: skip
-                            hung.hung = True
-                            raise hung
+                            raise EngineError(f"the engine at {self.url} sent no event within {self.timeout:g}s "
+                                              "(POST /completion): hung or overloaded", hung=True)  # fmt: skip
                         continue
                     heard = time.perf_counter()
                     event = json.loads(line[5:])  # "data:" and an optional space (SSE)
@@ -215,9 +215,8 @@ class EngineClient:
         except httpx.ConnectError as error:
             raise EngineError(f"the engine at {self.url} is not reachable ({what}): is it running? ({error})") from error
         except httpx.TimeoutException as error:
-            hung = EngineError(f"the engine at {self.url} gave no answer within {self.timeout:g}s ({what}): hung or overloaded")
-            hung.hung = True
-            raise hung from error
+            raise EngineError(f"the engine at {self.url} gave no answer within {self.timeout:g}s ({what}): hung or "
+                              "overloaded", hung=True) from error
         except (httpx.RemoteProtocolError, httpx.ReadError) as error:
             raise EngineError(
                 f"the engine at {self.url} closed the connection mid-request ({what}): killed or crashed? ({error})"

@@ -16,7 +16,7 @@ from typing import Any
 from recall_core.config import RecallConfig, SessionConfig, checked_config
 from recall_core.memory.validation import check_session, check_user_id
 from recall_core.session.writes import Writer, store_writer
-from recall_core.settings import check_call_objects, stop_strings
+from recall_core.settings import check_call_objects
 from recall_core.types import check_memory
 
 __all__ = ["bounds_of", "check_call", "check_generator", "recall_config_of", "session_memory", "session_writer"]
@@ -93,6 +93,5 @@ def check_call(generator: Any, kwargs: Mapping[str, Any], outputs: Mapping[str, 
     strings (also those of a constrained reply, which it then ignores), generation options, streamer,
     lists and ``on_recall`` (until 2026-12-07 refused after the eviction: reviewers)."""
     generator.call_stop_strings({**kwargs, **outputs})
-    stop_strings(kwargs.get("stop"), kwargs.get("stop_strings"))
     check_call_objects(kwargs.get("streamer"), kwargs.get("stopping_criteria"), outputs.get("tools"),
                        kwargs.get("on_recall"), kwargs.get("logits_processor"))  # fmt: skip

@@ -360,8 +360,7 @@ def user_text(messages: Input) -> str | None:
 def continued(plan: Plan, seen: Sequence[bytes], given: Sequence[bytes]) -> Input | Continued:
     """What a session that was given the messages of ``plan``'s conversation whose digests are
     ``given`` (its start), and holds ``seen`` (their digests as it took them), is given to go on
-    with it: the messages after
-    those, behind its own digests, so that it keeps its own cache and evicts by its own bounds (the
+    with it: the messages after those, behind its own digests, so that it keeps its own cache and evicts by its own bounds (the
     base model's session, with ``RecallConfig.base_replies``). Before 2026-12-07 it was given the
     conversation the recall session holds, and from that session's first eviction on (messages gone
     from the middle) it started afresh every turn. Where a message it was not given is evicted

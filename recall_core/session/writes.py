@@ -190,7 +190,7 @@ def store_writer(memory_writer: Any, user_id: str | None, session_id: str | None
     def write(messages: Sequence[Mapping[str, Any]]) -> list[str]:
         ids: list[str] = []
         for message in messages:
-            text = str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()
+            text = _memory_text(message)
             if text:
                 ids.extend(memory_writer.add_turn(
                     user_id, str(message["role"]), text, session_id=message.get("session_id", session_id),
@@ -213,11 +213,11 @@ def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]
         if str(message.get("role", "")) not in roles:
             continue
         try:
-            content = message.get("content")
             # A reply's words are the model's, not the caller's to mend: a NUL the model wrote stuck every
             # later turn (a reviewer); the memory drops such a reply at its eviction, with a warning.
-            if message.get("role") != "assistant" and isinstance(content, str) and content.replace(RECALL_TOKEN, "").strip():
-                check_content(content.replace(RECALL_TOKEN, "").strip())
+            text = _memory_text(message) if isinstance(message.get("content"), str) else ""
+            if message.get("role") != "assistant" and text:
+                check_content(text)
             if message.get("timestamp") is not None:
                 format_timestamp(message["timestamp"])
             if message.get("session_id") is not None:
@@ -228,3 +228,8 @@ def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]
             shown = repr(said if len(said) <= 40 else said[:37] + "...")
             raise ValueError(f"the {message.get('role')} message {shown}: {error} (a session writes the messages it "
                              "evicts to memory: nothing was changed)") from None  # fmt: skip
+
+
+def _memory_text(message: Mapping[str, Any]) -> str:
+    """What of a message the memory is given: its words, ``<recall>`` markers taken out (they are not memory)."""
+    return str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()

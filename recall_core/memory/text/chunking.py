@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-#: After ``.!?`` and a space; after CJK "。！？", which no space follows (until 2026-12-07 a space was
+#: The marks that end a sentence before a space: ``.!?``, the Arabic question mark "؟", the Urdu full
+#: stop "۔", the Devanagari danda "।" and "॥", the Ethiopic "።" and the Armenian "։" (until 2026-12-07
+#: an Urdu "I moved to Lahore۔ Where can I eat؟" was one question, and nothing was written: a reviewer).
+FULL_STOPS = ".!?\u061f\u06d4\u0964\u0965\u1362\u0589"
+#: After :data:`FULL_STOPS` and a space; after CJK "。！？", which no space follows (until 2026-12-07 a space was
 #: asked there too, and a Chinese paragraph was one "sentence", cut between characters mid-fact:
 #: "我丈夫" | "是医生", a reviewer); at a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u06d4\u0964\u0965\u1362\u0589])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n\s*")
+_SENTENCE_END = re.compile(rf"(?<=[{FULL_STOPS}])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n\s*")
 _WORD_SPAN = re.compile(r"\S+\s*")
 #: Default character bound of a chunk, per token of ``max_tokens``: far above what real text
 #: takes (English averages 4 to 5 characters per encoder token), so it only cuts what the

@@ -31,13 +31,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from recall_core.memory.text.chunking import FULL_STOPS
+
 __all__ = ["asks", "ends_asking", "only_asks", "turn_to_write", "without_questions"]
 
-#: The marks that end a sentence before a space: ``.!?…``, the Arabic question mark "؟", the Urdu
-#: full stop "۔", the Devanagari danda "।" and "॥", the Ethiopic "።" and the Armenian "։" (until
-#: 2026-12-07 an Urdu "I moved to Lahore۔ Where can I eat؟" was one question, and nothing was written:
-#: a reviewer).
-_STOPS = ".!?\u2026\u061f\u06d4\u0964\u0965\u1362\u0589"
+#: The marks that end a sentence before a space: chunking's, and "…".
+_STOPS = FULL_STOPS + "\u2026"
 #: Where a sentence may end: a run of ``.!?`` (or ``…``, or another script's, :data:`_STOPS`), with the quotes or brackets that close
 #: after it, before a space, the end of the text or a character that joins no word ("tonight?😋 I
 #: live...", "tonight?** I live..."), not inside "72.5", "3.11.4", "www.jane.io",
