@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 import json
 import numbers
+import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -57,6 +59,7 @@ class Completion:
         logprobs: per generated id, ``{id: logprob}`` of the top candidates and of the id itself
             (with ``n_probs``); empty for an id the engine gave no probability (one its stream left out).
         slot: the engine's slot that ran it.
+        interrupted: the request was ended by the caller's ``until`` before the engine finished it.
     """
 
     tokens: list[int] = field(default_factory=list)
@@ -68,6 +71,11 @@ class Completion:
     first_token_s: float | None = None
     logprobs: list[dict[int, float]] = field(default_factory=list)
     slot: int = -1
+    interrupted: bool = False
+
+
+#: How often ``EngineClient.complete``'s watchdog asks the caller's ``until`` (seconds).
+WATCH_INTERVAL = 0.02
 
 
 class EngineClient:
@@ -144,11 +152,17 @@ class EngineClient:
         prompt: list[int],
         options: Mapping[str, Any],
         on_tokens: Callable[[list[int], list[dict[int, float]]], None] | None = None,
+        until: Callable[[Completion], bool] | None = None,
     ) -> Completion:
         """Generate from the token ids ``prompt`` with llama.cpp sampling ``options``.
 
         ``on_tokens`` is called with each piece of new ids as the engine streams them, and their
         log-probabilities (with ``n_probs``; an empty mapping where the engine gave none).
+        ``until`` is asked, from a watchdog thread every ``WATCH_INTERVAL`` seconds while the
+        engine streams, with the answer so far: once it says ``True`` the connection is closed (the
+        engine stops the request) and the answer so far is returned, ``interrupted``. It is how a
+        deadline or a consumer that left ends a reply whose engine went silent: ``on_tokens`` runs
+        only when ids come.
         With :meth:`with_pieces`, the ids the stream leaves out are put back where they were made
         (:mod:`recall_core.serving.pieces`); those the reply ends with are asked once more.
         Raises :class:`EngineError` (never hangs past the timeout).
@@ -161,37 +175,48 @@ class EngineClient:
         reader = _Reader(result, time.perf_counter(), on_tokens, self.pieces, self.url)
 
         def run() -> Completion:
-            with self._http.stream("POST", "/completion", json=body) as response:
-                if response.status_code != 200:
-                    response.read()
-                    raise EngineError(f"the engine at {self.url} answered HTTP {response.status_code}: {response.text[:500]}")
-                heard = time.perf_counter()  # the last event: lines that carry none (keep-alive comments) do not count
-                for line in response.iter_lines():
-                    if line.startswith("error:"):  # llama.cpp's own event for a failed stream
-                        raise EngineError(f"the engine at {self.url} failed the request: {line[6:].strip()[:500]}")
-                    if not line.startswith("data:"):
-                        if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):  # not SSE at all
-                            raise EngineError(f"the engine at {self.url} answered with no event stream: {line[:500]}")
-                        if time.perf_counter() - heard > self.timeout:
-                            raise EngineError(f"the engine at {self.url} sent no event within {self.timeout:g}s "
-                                              "(POST /completion): hung or overloaded", hung=True)  # fmt: skip
-                        continue
-                    heard = time.perf_counter()
-                    event = json.loads(line[5:])  # "data:" and an optional space (SSE)
-                    if not isinstance(event, dict):
-                        continue
-                    if "error" in event:
-                        raise EngineError(f"the engine at {self.url} failed the request: {event['error']}")
-                    reader.read(event)
-                    if event.get("stop"):
+            with self._http.stream("POST", "/completion", json=body) as response, _Watchdog(response, result, until):
+                try:
+                    return read(response)
+                except (httpx.HTTPError, EngineError, ValueError):
+                    if result.interrupted:  # what the watchdog's close broke off: a line cut, the connection
                         return result
+                    raise
+
+        def read(response: httpx.Response) -> Completion:
+            if response.status_code != 200:
+                response.read()
+                raise EngineError(f"the engine at {self.url} answered HTTP {response.status_code}: {response.text[:500]}")
+            heard = time.perf_counter()  # the last event: lines that carry none (keep-alive comments) do not count
+            for line in response.iter_lines():
+                if line.startswith("error:"):  # llama.cpp's own event for a failed stream
+                    raise EngineError(f"the engine at {self.url} failed the request: {line[6:].strip()[:500]}")
+                if not line.startswith("data:"):
+                    if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):  # not SSE at all
+                        raise EngineError(f"the engine at {self.url} answered with no event stream: {line[:500]}")
+                    if time.perf_counter() - heard > self.timeout:
+                        raise EngineError(f"the engine at {self.url} sent no event within {self.timeout:g}s "
+                                          "(POST /completion): hung or overloaded", hung=True)  # fmt: skip
+                    continue
+                heard = time.perf_counter()
+                event = json.loads(line[5:])  # "data:" and an optional space (SSE)
+                if not isinstance(event, dict):
+                    continue
+                if "error" in event:
+                    raise EngineError(f"the engine at {self.url} failed the request: {event['error']}")
+                reader.read(event)
+                if event.get("stop"):
+                    return result
+            if result.interrupted:
+                return result
             raise EngineError(
                 f"the engine at {self.url} closed the reply before it finished (killed or crashed mid-request?)"
             )
 
         try:
             self._request(run, "POST /completion")
-            if reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body:
+            if (reader.pieces is not None and reader.predicted > len(result.tokens) and "grammar" not in body
+                    and not result.interrupted):  # fmt: skip
                 # The reply ended mid-character: its last ids were never sent. Asked again from the same
                 # prefix (the engine's slot choice by similarity finds the slot that holds it; never pinned
                 # by id_slot: pinned requests mixed users' replies, loop.py): the same ids when greedy. Not
@@ -223,6 +248,53 @@ class EngineClient:
             ) from error
         except (httpx.HTTPError, ValueError, KeyError) as error:
             raise EngineError(f"the engine at {self.url} failed {what}: {type(error).__name__}: {error}") from error
+
+
+class _Watchdog:
+    """While a streamed response is read: asks ``until(result)`` every ``WATCH_INTERVAL`` seconds and,
+    once it says so, marks ``result`` interrupted and shuts the connection's socket down, which
+    breaks off the reader's blocked read (a close from another thread would not wake it). Nothing is
+    watched without ``until``."""
+
+    def __init__(self, response: httpx.Response, result: Completion, until: Callable[[Completion], bool] | None) -> None:
+        self.response, self.result, self.until = response, result, until
+        self.done = threading.Event()
+        self.lock = threading.Lock()  # no shutdown once the reader is done: the connection may be reused
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Watchdog:
+        if self.until is not None:
+            self.thread = threading.Thread(target=self._watch, name="recall-engine-watchdog", daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        with self.lock:
+            self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _watch(self) -> None:
+        while not self.done.wait(WATCH_INTERVAL):
+            if self.until(self.result):  # type: ignore[misc]
+                with self.lock:
+                    if not self.done.is_set():
+                        self.result.interrupted = True
+                        _shut(self.response)
+                return
+
+
+def _shut(response: httpx.Response) -> None:
+    """Shut the socket under ``response`` down (both ways), else close the response."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+            return
+        except OSError:
+            pass
+    response.close()
 
 
 def _object(answer: Any) -> dict[str, Any]:

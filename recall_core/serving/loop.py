@@ -37,6 +37,7 @@ from recall_core.decoding.triggers import below_threshold, recall_ruled_out
 from recall_core.memory.text.questions import asks
 from recall_core.serving.client import Completion, EngineClient
 from recall_core.settings import config_fields
+from recall_core.streaming import CancelCriteria
 from recall_core.types import Memory, Recall
 
 __all__ = ["ServedOutput", "check_served_config", "served_recall", "sampling_options"]
@@ -217,7 +218,8 @@ def served_recall(
     # Not under a grammar: the engine starts a grammar again at each request.
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     limit = float(options["max_time"]) if options.get("max_time") else None
-    started = time.perf_counter()
+    deadline = None if limit is None else time.perf_counter() + limit
+    until = _watched(deadline, criteria)
     try:
         while left > 0:
             # The model's own <recall> is never sampled without a memory, past max_recalls, nor under
@@ -229,12 +231,12 @@ def served_recall(
                 bias.append([abstention, False])
             if context_window is not None and len(engine) >= context_window:
                 _overflow(engine, sequence, pad_id, context_window)
-            take = _on_tokens(sequence, streamer, criteria, None if limit is None else started + limit)
+            take = _on_tokens(sequence, streamer, criteria, deadline)
             if run.notes.take_fresh() and abstention is not None:  # the first token after notes is checked
                 take = _checking(take, abstention, config.abstain_threshold)
             try:
                 reply = client.complete(engine, {**body, "n_predict": 1 if abstained else left, "logit_bias": bias},
-                                        on_tokens=take)  # fmt: skip
+                                        on_tokens=take, until=until)  # fmt: skip
             except _Abstained as weak:  # never shown; asked again, that one step without it
                 run.output.dropped.append(weak.reply)
                 abstained = True
@@ -247,6 +249,10 @@ def served_recall(
             # none of 112 unpinned). The engine's slot choice by prompt similarity (``-sps``) finds it.
             engine = engine + reply.tokens
             left -= len(reply.tokens)
+            if reply.interrupted:  # the deadline passed or the consumer left while the engine was silent
+                _stops(sequence, criteria)  # a consumer's CancelCriteria records that it fired
+                run.output.stop_type = ""
+                break
             if abstained:  # the one token in the masked id's place is written: go on as before
                 abstained = False
                 if reply.stop_type == "limit" and reply.tokens:
@@ -337,12 +343,33 @@ def _on_tokens(sequence: list[int], streamer: Any, criteria: Sequence[Any], dead
             sequence.append(token)
             if streamer is not None:
                 streamer.put(torch.tensor([token]))
-        if criteria and any(bool(c(torch.tensor([sequence]), None).all()) for c in criteria):
-            raise _Cancelled
-        if deadline is not None and time.perf_counter() >= deadline:
+        if _stops(sequence, criteria) or (deadline is not None and time.perf_counter() >= deadline):
             raise _Cancelled
 
     return take
+
+
+def _stops(sequence: list[int], criteria: Sequence[Any]) -> bool:
+    """Whether one of the stopping ``criteria`` ends the reply ``sequence`` (each is asked, as
+    transformers asks them: a :class:`CancelCriteria` records that it fired)."""
+    return bool(criteria) and any(bool(c(torch.tensor([sequence]), None).all()) for c in criteria)
+
+
+def _watched(deadline: float | None, criteria: Sequence[Any]) -> Callable[[Completion], bool] | None:
+    """What ends a request while its engine is silent (``EngineClient.complete``'s ``until``), which
+    the criteria, asked only when ids come, cannot: the ``max_time`` ``deadline`` once the request has
+    given an id (transformers gives the first id that comes; an engine silent from the start fails
+    as hung after the client's timeout), and a stream's consumer that left (its :class:`CancelCriteria`).
+    Other criteria are asked when ids come. ``None`` when there is nothing to watch."""
+    cancels = [c.event for c in criteria if isinstance(c, CancelCriteria)]
+    if deadline is None and not cancels:
+        return None
+
+    def until(reply: Completion) -> bool:
+        late = deadline is not None and bool(reply.tokens) and time.perf_counter() >= deadline
+        return late or any(event.is_set() for event in cancels)
+
+    return until
 
 
 class _Run(TokenRecalls):

@@ -22,7 +22,7 @@ class ScriptedEngine(EngineClient):
     def lora_adapters(self) -> list[dict[str, Any]]:
         return self.adapters
 
-    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+    def complete(self, prompt, options, on_tokens=None, until=None):  # type: ignore[override]
         self.bodies.append({**options, **self.fields, "prompt": list(prompt)})
         reply = self.replies.pop(0)
         if on_tokens is not None:

@@ -332,6 +332,23 @@ def test_killed_and_hung_engine_fail_clearly_and_a_restart_is_used_again(gguf: P
         finally:
             os.kill(server.pid, signal.SIGCONT)
         assert served.generate("Hello", max_new_tokens=5).usage.generated_tokens >= 1
+
+        # Stalled mid-reply: max_time ends the reply with the ids that came, and a consumer that leaves
+        # is not held for the timeout (until 2026-12-08 both waited 10 s and the first failed as hung).
+        for leave in (False, True):
+            stream = served.stream("1, 2, 3, 4, 5, 6, 7,", max_new_tokens=400, max_time=None if leave else 2.0)
+            pieces = iter(stream)
+            next(pieces)
+            os.kill(server.pid, signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                pieces.close() if leave else list(pieces)
+                took = time.monotonic() - started
+            finally:
+                os.kill(server.pid, signal.SIGCONT)
+            assert stream.result is not None and stream.result.finish_reason == ("cancelled" if leave else "time")
+            assert stream.result.usage.generated_tokens >= 1 and took < 4
+        assert served.generate("Hello", max_new_tokens=5).usage.generated_tokens >= 1
     finally:
         server.stop()
         store.close()

@@ -282,7 +282,7 @@ class _ScriptedClient(EngineClient):
         self.replies = list(replies)
         self.bodies: list[dict] = []
 
-    def complete(self, prompt, options, on_tokens=None):  # type: ignore[override]
+    def complete(self, prompt, options, on_tokens=None, until=None):  # type: ignore[override]
         from recall_core.serving.client import Completion
 
         self.bodies.append(dict(options))

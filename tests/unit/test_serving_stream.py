@@ -16,7 +16,7 @@ import pytest
 from transformers import GenerationConfig
 
 from recall_core import RecallConfig
-from recall_core.serving import EngineClient, ServedRecallGenerator
+from recall_core.serving import EngineClient, EngineError, ServedRecallGenerator
 from recall_core.serving.client import Completion
 from recall_core.serving.loop import sampling_options
 from recall_core.serving.pieces import Pieces
@@ -45,9 +45,10 @@ class FakeLlamaServer:
     the last streamed one's prompt with its reply's next ids."""
 
     def __init__(self, tokenizer: Any, *replies: tuple[list[int], list[float] | None, list[int] | None, str],
-                 n_ctx: int = 512, delay: float = 0.0) -> None:  # fmt: skip
+                 n_ctx: int = 512, delay: float = 0.0, stall_after: int | None = None) -> None:  # fmt: skip
         self.pieces = Pieces(tokenizer)
         self.replies, self.bodies, self.delay = list(replies), [], delay
+        self.stall_after, self.released = stall_after, threading.Event()  # a stalled engine: silent until closed
         self.last: tuple[list[int], list[int]] = ([], [])
         fake = self
 
@@ -80,7 +81,10 @@ class FakeLlamaServer:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 try:
-                    for event in fake.events(body):
+                    for n, event in enumerate(fake.events(body)):
+                        if n == fake.stall_after:
+                            fake.released.wait(30)
+                            return
                         data = f"data: {json.dumps(event)}\n\n".encode()
                         self.wfile.write(hex(len(data))[2:].encode() + b"\r\n" + data + b"\r\n")
                         self.wfile.flush()
@@ -118,6 +122,7 @@ class FakeLlamaServer:
         return events
 
     def close(self) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -223,6 +228,52 @@ def test_max_time_ends_the_reply_as_in_process(tokenizer) -> None:
     finally:
         fake.close()
     assert result.finish_reason == "time" and 1 <= result.usage.generated_tokens < 20 and took < 1.5
+
+
+def test_max_time_ends_a_reply_the_engine_stalls_in(tokenizer) -> None:
+    """An engine silent mid-reply: ``max_time`` ends the reply with the ids that came, within about
+    ``max_time`` (until 2026-12-08 the call waited for the client's timeout and failed as hung)."""
+    fake = FakeLlamaServer(tokenizer, ([5, 6, 7, 8, 9, 10], None, None, "limit"), stall_after=3)
+    try:
+        started = time.perf_counter()
+        generator = ServedRecallGenerator(EngineClient(fake.url, timeout=10.0), tokenizer)
+        result = generator.generate(MESSAGES, memory=None, max_new_tokens=6, max_time=0.5)
+        took = time.perf_counter() - started
+    finally:
+        fake.close()
+    assert result.finish_reason == "time" and result.usage.generated_tokens == 3 and took < 2.5
+    assert result.output.requests[0].tokens == [5, 6, 7]
+
+
+def test_a_stalled_engine_before_any_id_is_still_an_engine_error_under_max_time(tokenizer) -> None:
+    """``max_time`` counts only once an id has come, as transformers gives the first id that comes:
+    an engine silent from the start fails as hung after the client's timeout, not as an empty reply."""
+    fake = FakeLlamaServer(tokenizer, ([5, 6], None, None, "limit"), stall_after=0)
+    try:
+        generator = ServedRecallGenerator(EngineClient(fake.url, timeout=1.0), tokenizer)
+        with pytest.raises(EngineError, match="no answer within 1s") as raised:
+            generator.generate(MESSAGES, memory=None, max_new_tokens=2, max_time=0.2)
+    finally:
+        fake.close()
+    assert raised.value.hung
+
+
+def test_leaving_a_stream_of_a_stalled_engine_returns_at_once(tokenizer) -> None:
+    """A consumer that stops reading a stream whose engine went silent is not held for the client's
+    timeout (until 2026-12-08 ``close()`` waited for it: the cancel was read only when an id came)."""
+    fake = FakeLlamaServer(tokenizer, ([5, 6, 7, 8, 9, 10], None, None, "limit"), stall_after=2)
+    try:
+        generator = ServedRecallGenerator(EngineClient(fake.url, timeout=10.0), tokenizer)
+        stream = generator.stream(MESSAGES, memory=None, max_new_tokens=6)
+        pieces = iter(stream)
+        next(pieces)
+        started = time.perf_counter()
+        pieces.close()
+        took = time.perf_counter() - started
+    finally:
+        fake.close()
+    assert took < 2.0 and stream.result is not None and stream.result.finish_reason == "cancelled"
+    assert stream.result.usage.generated_tokens == 2
 
 
 def test_a_reply_cut_at_a_stop_string_keeps_its_request_record(tokenizer) -> None:
