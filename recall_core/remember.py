@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from recall_core.memory.text.questions import turn_to_write
-from recall_core.session.writes import caller_level
+from recall_core.session.writes import caller_level, memory_words
 from recall_core.session.writes import refused as refused_for_good
 from recall_core.tokens import RECALL_TOKEN
 
@@ -43,7 +43,8 @@ def write_turns(
 ) -> list[str]:
     """Write ``(role, content)`` turns for ``user_id`` through the store's ``MemoryWriter``; return the ids.
 
-    ``<recall>`` markers are taken out first: they are instructions to the loop, not memory. A
+    ``<recall>`` markers are taken out first: they are instructions to the loop, not memory (and,
+    of an assistant's words, what the memory refuses: :func:`~recall_core.session.writes.memory_words`). A
     turn the memory refuses (``ValueError``: a NUL character, say) does not cost the others:
     they are written, then :class:`TurnsRefused` (a ``ValueError``) names the refused ones and
     holds the ids written. Any other error (the index down: that turn is in the journal) stops
@@ -51,7 +52,7 @@ def write_turns(
     ``error.written_roles`` (the roles of the turns written).
     """
     writer = store.writer
-    texts = [(role, strip_marker(content).strip()) for role, content in turns]
+    texts = [(role, memory_words(role, content)) for role, content in turns]
     whole = [{"user_id": user_id, "role": role, "content": text, "session_id": session_id} for role, text in texts if text]
     if whole and callable(getattr(writer, "add_turns", None)):
         # One write, so the exchange's positions are taken in one transaction: two requests of one
@@ -68,7 +69,7 @@ def write_turns(
     roles: list[str] = []
     refused: list[str] = []
     for position, (role, content) in enumerate(turns):
-        text = strip_marker(content).strip()
+        text = memory_words(role, content)
         if text:
             try:
                 ids.extend(writer.add_turn(user_id, role, text, session_id=session_id))

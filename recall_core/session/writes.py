@@ -214,7 +214,7 @@ def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]
             continue
         try:
             # A reply's words are the model's, not the caller's to mend: a NUL the model wrote stuck every
-            # later turn (a reviewer); the memory drops such a reply at its eviction, with a warning.
+            # later turn (a reviewer); it is taken out when the reply is written (memory_words).
             text = _memory_text(message) if isinstance(message.get("content"), str) else ""
             if message.get("role") != "assistant" and text:
                 check_content(text)
@@ -231,5 +231,17 @@ def check_writable(messages: Sequence[Mapping[str, Any]], roles: Collection[str]
 
 
 def _memory_text(message: Mapping[str, Any]) -> str:
-    """What of a message the memory is given: its words, ``<recall>`` markers taken out (they are not memory)."""
-    return str(message.get("content", "")).replace(RECALL_TOKEN, "").strip()
+    """What of a message the memory is given (:func:`memory_words`)."""
+    return memory_words(str(message.get("role", "")), str(message.get("content", "")))
+
+
+def memory_words(role: str, text: str) -> str:
+    """What of a turn's ``text`` the memory is given: ``<recall>`` markers taken out (they are not
+    memory), stripped. In an assistant's words a NUL is taken out: the memory refuses it, and a reply
+    is a model's words, not the caller's to mend (until 2026-12-08 such a reply was dropped whole at
+    its eviction, or refused by an adapter's write). A lone surrogate never gets this far: a call
+    refuses it in any message (``settings.check_utf8``)."""
+    text = text.replace(RECALL_TOKEN, "")
+    if role == "assistant":
+        text = text.replace("\x00", "")
+    return text.strip()

@@ -214,3 +214,20 @@ def test_what_worked_before_the_checks_still_works(gen, store):
     assert [r.text for r in gen.generate_batch(iter(said))] == [r.text for r in gen.generate_batch(np.array(said))] == expected
     assert gen.generate("hi", do_sample=0).text == gen.generate("hi").text
     assert gen.options_for({"do_sample": 0})["do_sample"] is False
+
+
+def test_an_assistant_message_with_a_nul_is_written_without_it_at_its_eviction(gen, store):
+    """An assistant message's words are a model's: a NUL in them (the memory refuses it) is taken out
+    when the session writes it at its eviction. Until 2026-12-08 the whole reply was dropped there,
+    with a warning (a reviewer), whether the model wrote it or the caller's loaded history held it."""
+    session = RecallSession(gen, store=store, user_id="ada", max_cache_tokens=110, sink_tokens=4)
+    history = [{"role": "user", "content": "My passport number is X123."},
+               {"role": "assistant", "content": "Noted\x00, thank you."}]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no message dropped
+        for said in ["I live in Lisbon.", "I work as a nurse.", "I like tea.", "My cat is Miso."]:
+            history.append({"role": "user", "content": said})
+            history.append({"role": "assistant", "content": session.reply(history).text})
+    assert session.evicted_messages >= 2
+    texts = [record.text for record in store.for_user("ada").all()]
+    assert "My passport number is X123." in texts and "Noted, thank you." in texts

@@ -115,3 +115,12 @@ def test_two_exchanges_of_one_user_written_at_once_stay_whole(tmp_path, monkeypa
     assert len(texts) == 4
     for user, reply in zip(texts[::2], texts[1::2], strict=True):
         assert user.startswith("Request") and reply == user.replace("Request", "Reply"), texts
+
+
+def test_a_reply_with_a_nul_is_written_without_it_and_a_user_turn_with_one_is_still_refused():
+    """A reply is a model's words: a NUL in them (which the memory refuses) is taken out, where until
+    2026-12-08 the reply was refused and never in memory. The user's words are still the user's."""
+    store = _Store(_Writer())
+    assert write_turns(store, "ada", [EXCHANGE[0], ("assistant", "What a\x00 lovely name!")]) == ["user-1", "assistant-2"]
+    with pytest.raises(TurnsRefused):
+        write_turns(store, "ada", [("user", "My cat\x00 is called Miso."), EXCHANGE[1]])
