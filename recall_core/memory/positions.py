@@ -10,7 +10,7 @@ they are refused with ``ValueError`` before anything is written.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from recall_core.memory.journal import DELETING, Journal, JournalRow
@@ -29,7 +29,7 @@ SALTS_LOOKED_AT = 8
 
 
 def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chunks: Sequence[str],
-                ids: Sequence[str], batch: dict[str, tuple[str, str]]) -> list[str]:  # fmt: skip
+                ids: Sequence[str], batch: dict[str, tuple[str, str]], key: str = "") -> list[str]:  # fmt: skip
     """The ids a turn written without a position takes: ``ids`` (its words' hash), unless a memory
     there (not deleted; or a turn earlier in the ``batch``, ``id -> (text, role)``, which this call
     adds to) holds other words or another role (an ``update`` changed it, or the other speaker said
@@ -38,8 +38,10 @@ def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chun
     an id before them freed by a delete. Until 2026-12-07 a turn said again after its memory was
     updated was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
 
-    def salted(salt: int) -> list[str]:
-        return list(ids) if salt == 0 else [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(len(chunks))]
+    def salted(salt: int, n: int = len(chunks)) -> list[str]:
+        if salt == 0:
+            return list(ids) if n == len(ids) or not key else [memory_id(user_id, session_id, key, i) for i in range(n)]
+        return [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(n)]
 
     def held_at(candidates: list[list[str]]) -> dict[str, tuple[str, str]]:
         wanted = [i for candidate in candidates for i in candidate]
@@ -54,6 +56,11 @@ def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chun
     held = held_at(looked)
     # the turn itself, written already (all of it, or the chunks left of it), else the first free ids
     found = next((c for c in looked if any(i in held for i in c) and fits(c, held)), None)
+    if found is None:
+        whole = _rechunked(journal, looked, held, role, chunks, salted)
+        if whole is not None:  # the turn itself, chunked otherwise: its ids, as many as it has
+            batch.update((r.id, (r.text, role)) for r in whole)
+            return [r.id for r in whole]
     found = found or next((c for c in looked if fits(c, held)), None)
     salt = SALTS_LOOKED_AT
     while found is None:
@@ -64,6 +71,26 @@ def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chun
     return found
 
 
+def _rechunked(journal: Journal, looked: Sequence[list[str]], held: dict[str, tuple[str, str]], role: str,
+               chunks: Sequence[str], salted: Callable[[int, int], list[str]]) -> list[JournalRow] | None:
+    """The rows of the turn of ``role`` and ``chunks``' words written whole in the journal under other
+    chunk boundaries (the chunker changed between the writes: a sentence end it learnt, a new
+    encoder window), found by its first id among the ``looked`` at; ``None`` if there is none. Until
+    2026-12-08 such a turn was stored a second time, under salted ids (a reviewer)."""
+    words = " ".join(chunks).split()
+    for salt, candidate in enumerate(looked):
+        if held.get(candidate[0], ("", ""))[1] != role:
+            continue
+        first = journal.get_many(candidate[:1])
+        if not first:
+            continue  # written in this batch: by this chunker
+        n = first[0].n_chunks
+        rows = [r for r in journal.get_many(salted(salt, n)) if r.state != DELETING]
+        if len(rows) == n and all(r.role == role for r in rows) and " ".join(r.text for r in rows).split() == words:
+            return rows
+    return None
+
+
 def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[JournalRow]] | None:
     """``(role, chunks)`` of the turn written at ``where`` (user, session, turn index) with its
     position given (positional ids; a turn numbered by the journal may share the number), the
@@ -72,6 +99,17 @@ def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[
     key = turn_key("", turn_index)
     rows = [r for r in journal.turn_rows(*where) if r.id == memory_id(user_id, session_id, key, r.chunk_index)]
     return (rows[0].role, rows) if rows else None
+
+
+def rechunked_at(journal: Journal, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> list[str] | None:
+    """The ids of the turn of ``role`` and ``chunks``' words that the journal holds whole at ``where``
+    (user, session, turn index) in another number of chunks (the chunker changed between the
+    writes), which are its ids; else ``None``. Until 2026-12-08 one chunk more was written as a
+    memory of its own, and one fewer was acknowledged without its last id (a reviewer)."""
+    held = held_turn(journal, where)
+    if held is None or len(held[1]) != held[1][0].n_chunks or len(held[1]) == len(chunks):
+        return None
+    return [r.id for r in held[1]] if same_turn(held, role, chunks) else None
 
 
 def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:

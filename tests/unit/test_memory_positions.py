@@ -122,3 +122,33 @@ def test_reingesting_a_grown_file_keeps_a_corrected_turn_and_writes_the_new_ones
     assert report.skipped == [f"line 1: {report.skipped[0].split(': ', 1)[1]}"] and report.skipped[0].endswith("kept as it is")
     assert "turn_index 0 of session 's1'" in report.skipped[0]
     assert texts(store) == [(0, 0, "My dog is called Pluto the Second."), (1, 0, "I moved to Porto.")]
+
+
+@pytest.mark.parametrize("positional", [False, True])
+@pytest.mark.parametrize("more", [True, False, None])
+def test_a_turn_written_again_under_a_changed_chunker_is_the_same_turn(store, monkeypatch, positional, more):
+    """The chunker learnt a sentence end (the Urdu "۔", 2026-12-07) between two writes of one long
+    turn: its chunk boundaries moved, and it has one chunk more, fewer or as many. It is the same turn: its
+    ids, nothing written. Until 2026-12-08 it was stored a second time (written without a position),
+    or one chunk more was written beside it and one fewer was acknowledged without its last id (a reviewer)."""
+    import recall_core.memory.text.prepared as prepared
+
+    text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
+    at = 3 if positional else None
+    first = store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=at)
+    before = texts(store)
+    chunker = prepared.chunk_text
+
+    def moved(content, max_tokens, count):
+        chunks = chunker(content, max_tokens, count)
+        if more:  # the last chunk cut in two
+            words = chunks[-1].split()
+            return [*chunks[:-1], " ".join(words[: len(words) // 2]), " ".join(words[len(words) // 2 :])]
+        if more is None:  # as many chunks: a word moved from one to the next
+            *head, word = chunks[-2].split()
+            return [*chunks[:-2], " ".join(head), word + " " + chunks[-1]]
+        return [*chunks[:-2], chunks[-2] + " " + chunks[-1]]
+
+    monkeypatch.setattr(prepared, "chunk_text", moved)
+    assert len(first) > 2 and store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=at) == first
+    assert texts(store) == before

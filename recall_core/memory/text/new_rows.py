@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from recall_core.memory.journal import DELETING, Journal, JournalRow
-from recall_core.memory.positions import HeldPositions, content_ids
+from recall_core.memory.positions import HeldPositions, content_ids, rechunked_at
 from recall_core.memory.text.composition import SearchText, speaker_of
 from recall_core.memory.text.neighbours import context_of, following, turn_before
 from recall_core.memory.text.prepared import Prepared
@@ -30,7 +30,9 @@ def journal_turns(
     batch: dict[str, tuple[str, str]] = {}
     for p in prepared:
         if p.turn_index is None and "key" not in p.extra:
-            p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch)
+            p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch, p.key)
+        elif p.turn_index is not None:  # the turn written there before, chunked otherwise: its ids
+            p.ids = rechunked_at(journal, (p.user_id, p.session_id, p.turn_index), p.role, p.chunks) or p.ids
     all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
     # Tombstoned rows do not count: writing a deleted turn again brings it back.
     existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}

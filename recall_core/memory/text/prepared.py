@@ -41,6 +41,7 @@ class Prepared:
     turn_index: int | None
     chunks: list[str]
     ids: list[str]
+    key: str = ""  # what its ids are made of (positions.turn_key); "" for a keyed memory
 
 
 
@@ -66,4 +67,4 @@ def prepare_turn(turn: Turn | Mapping[str, Any], max_tokens: int | None, count_t
         )  # fmt: skip
     key = turn_key(content, turn_index)
     ids = [memory_id(user_id, session_id, key, i) for i in range(len(chunks))]
-    return Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids)
+    return Prepared(user_id, role, session_id, timestamp, extra, turn_index, chunks, ids, key)
