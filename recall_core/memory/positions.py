@@ -10,7 +10,7 @@ they are refused with ``ValueError`` before anything is written.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from recall_core.memory.journal import DELETING, Journal, JournalRow
@@ -77,7 +77,7 @@ def _rechunked(journal: Journal, looked: Sequence[list[str]], held: dict[str, tu
     chunk boundaries (the chunker changed between the writes: a sentence end it learnt, a new
     encoder window), found by its first id among the ``looked`` at; ``None`` if there is none. Until
     2026-12-08 such a turn was stored a second time, under salted ids (a reviewer)."""
-    words = " ".join(chunks).split()
+    words = letters(chunks)
     for salt, candidate in enumerate(looked):
         if held.get(candidate[0], ("", ""))[1] != role:
             continue
@@ -86,7 +86,7 @@ def _rechunked(journal: Journal, looked: Sequence[list[str]], held: dict[str, tu
             continue  # written in this batch: by this chunker
         n = first[0].n_chunks
         rows = [r for r in journal.get_many(salted(salt, n)) if r.state != DELETING]
-        if len(rows) == n and all(r.role == role for r in rows) and " ".join(r.text for r in rows).split() == words:
+        if len(rows) == n and all(r.role == role for r in rows) and letters(r.text for r in rows) == words:
             return rows
     return None
 
@@ -107,21 +107,45 @@ def rechunked_at(journal: Journal, where: tuple[str, str, int], role: str, chunk
     writes), which are its ids; else ``None``. Until 2026-12-08 one chunk more was written as a
     memory of its own, and one fewer was acknowledged without its last id (a reviewer)."""
     held = held_turn(journal, where)
-    if held is None or len(held[1]) != held[1][0].n_chunks or len(held[1]) == len(chunks):
+    whole = whole_turn(held[1]) if held is not None else None
+    if held is None or whole is None or len(whole) == len(chunks):
         return None
-    return [r.id for r in held[1]] if same_turn(held, role, chunks) else None
+    return [r.id for r in whole] if same_turn(held, role, chunks) else None
+
+
+def whole_turn(rows: Sequence[JournalRow]) -> list[JournalRow] | None:
+    """Of one turn's ``rows``, those that make it whole (chunks 0 to n - 1, each saying n chunks), in
+    order; ``None`` when some are deleted. A store written before 2026-12-08 may hold a stray chunk
+    beside them (one chunk more, written after the chunker changed): it is not part of the turn, and
+    until then it made writing the turn again fail with an ``IndexError`` (a reviewer)."""
+    by_count: dict[int, dict[int, JournalRow]] = {}
+    for row in rows:
+        by_count.setdefault(row.n_chunks, {})[row.chunk_index] = row
+    for n, found in by_count.items():
+        if sorted(found) == list(range(n)):
+            return [found[i] for i in range(n)]
+    return None
+
+
+def letters(texts: Iterable[str]) -> str:
+    """The characters of ``texts`` but whitespace: what a turn's chunks hold whatever their boundaries
+    (chunks are stripped substrings of the turn, cut at a space, or between characters in CJK text and
+    in a word too long for one chunk: joined with spaces, those compared unequal until 2026-12-08)."""
+    return "".join("".join(texts).split())
 
 
 def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:
-    """Whether a turn of ``role`` and ``chunks`` is the ``held`` one: the same words (spacing aside)
+    """Whether a turn of ``role`` and ``chunks`` is the ``held`` one: the same characters (spacing aside)
     when all of it is there; with chunks deleted, the same chunks where it has some (writing it
     again brings the deleted ones back)."""
     held_role, rows = held
     if held_role != role:
         return False
-    if len(rows) == rows[0].n_chunks:
-        return " ".join(r.text for r in rows).split() == " ".join(chunks).split()
-    return rows[0].n_chunks == len(chunks) and all(r.text == chunks[r.chunk_index] for r in rows)
+    whole = whole_turn(rows)
+    if whole is not None:
+        return letters(r.text for r in whole) == letters(chunks)
+    return rows[0].n_chunks == len(chunks) and all(r.chunk_index < len(chunks) and r.text == chunks[r.chunk_index]
+                                                   for r in rows)  # fmt: skip
 
 
 def refuse(where: tuple[str, str, int], role: str, words: str) -> None:
@@ -147,7 +171,7 @@ class HeldPositions:
         when the journal or this write holds another turn there."""
         if where in self.claimed:
             held_role, words = self.claimed[where]
-            if held_role != role or words.split() != " ".join(chunks).split():
+            if held_role != role or letters([words]) != letters(chunks):
                 refuse(where, held_role, words)
             return
         held = held_turn(self.journal, where)

@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from recall_core.memory.errors import MemoryStoreError
-from recall_core.memory.validation import check_content, check_session, check_turn_index, format_timestamp
+from recall_core.memory.validation import (
+    check_content,
+    check_session,
+    check_turn_index,
+    format_timestamp,
+    is_blank,
+)
 from recall_core.session.units import Message, Unit
 from recall_core.tokens import RECALL_TOKEN
 
@@ -242,6 +248,7 @@ def memory_words(role: str, text: str) -> str:
     its eviction, or refused by an adapter's write). A lone surrogate never gets this far: a call
     refuses it in any message (``settings.check_utf8``)."""
     text = text.replace(RECALL_TOKEN, "")
-    if role == "assistant":
+    if role == "assistant":  # (blank once its NUL is out, a reply is nothing to remember: not a refused write)
         text = text.replace("\x00", "")
+        return "" if is_blank(text) else text.strip()
     return text.strip()

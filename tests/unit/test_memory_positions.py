@@ -126,14 +126,18 @@ def test_reingesting_a_grown_file_keeps_a_corrected_turn_and_writes_the_new_ones
 
 @pytest.mark.parametrize("positional", [False, True])
 @pytest.mark.parametrize("more", [True, False, None])
-def test_a_turn_written_again_under_a_changed_chunker_is_the_same_turn(store, monkeypatch, positional, more):
+@pytest.mark.parametrize("script", ["latin", "cjk"])
+def test_a_turn_written_again_under_a_changed_chunker_is_the_same_turn(store, monkeypatch, positional, more, script):
     """The chunker learnt a sentence end (the Urdu "۔", 2026-12-07) between two writes of one long
     turn: its chunk boundaries moved, and it has one chunk more, fewer or as many. It is the same turn: its
     ids, nothing written. Until 2026-12-08 it was stored a second time (written without a position),
     or one chunk more was written beside it and one fewer was acknowledged without its last id (a reviewer)."""
     import recall_core.memory.text.prepared as prepared
 
-    text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
+    if script == "latin":
+        text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
+    else:  # chunks cut between characters, with no space (after "。", or a word too long for one)
+        text = "".join(f"今天是第{i}天，我吃了米饭，天气很好。" for i in range(60))
     at = 3 if positional else None
     first = store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=at)
     before = texts(store)
@@ -142,13 +146,43 @@ def test_a_turn_written_again_under_a_changed_chunker_is_the_same_turn(store, mo
     def moved(content, max_tokens, count):
         chunks = chunker(content, max_tokens, count)
         if more:  # the last chunk cut in two
-            words = chunks[-1].split()
-            return [*chunks[:-1], " ".join(words[: len(words) // 2]), " ".join(words[len(words) // 2 :])]
-        if more is None:  # as many chunks: a word moved from one to the next
-            *head, word = chunks[-2].split()
-            return [*chunks[:-2], " ".join(head), word + " " + chunks[-1]]
-        return [*chunks[:-2], chunks[-2] + " " + chunks[-1]]
+            half = len(chunks[-1]) // 2
+            return [*chunks[:-1], chunks[-1][:half].strip(), chunks[-1][half:].strip()]
+        space = " " if script == "latin" else ""
+        if more is None:  # as many chunks: a word (a character) moved from one to the next
+            *head, word = chunks[-2].split() if space else chunks[-2]
+            return [*chunks[:-2], space.join(head), word + space + chunks[-1]]
+        return [*chunks[:-2], chunks[-2] + space + chunks[-1]]
 
     monkeypatch.setattr(prepared, "chunk_text", moved)
     assert len(first) > 2 and store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=at) == first
     assert texts(store) == before
+
+
+def test_a_store_with_a_stray_chunk_beside_a_turn_takes_the_turn_again(store, monkeypatch):
+    """Before 2026-12-08 a turn written again at its position with one chunk more left that chunk beside
+    it (n_chunks 6 beside the turn's 5). Writing the turn again, under either chunker, is the same turn;
+    until then it was refused as another turn, or failed with an IndexError that stopped a session's
+    later writes for good (a reviewer)."""
+    import recall_core.memory.text.new_rows as new_rows
+    import recall_core.memory.text.prepared as prepared
+
+    text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
+    first = store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
+    chunker = prepared.chunk_text
+
+    def more(content, max_tokens, count):
+        chunks = chunker(content, max_tokens, count)
+        half = len(chunks[-1]) // 2
+        return [*chunks[:-1], chunks[-1][:half].strip(), chunks[-1][half:].strip()]
+
+    with monkeypatch.context() as patch:  # the stray chunk, as the code before wrote it
+        patch.setattr(prepared, "chunk_text", more)
+        patch.setattr(new_rows, "rechunked_at", lambda *args: None)
+        store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
+    stray = texts(store)
+    assert len(stray) == len(first) + 1
+    assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
+    monkeypatch.setattr(prepared, "chunk_text", more)
+    assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
+    assert texts(store) == stray

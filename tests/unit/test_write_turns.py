@@ -122,5 +122,6 @@ def test_a_reply_with_a_nul_is_written_without_it_and_a_user_turn_with_one_is_st
     2026-12-08 the reply was refused and never in memory. The user's words are still the user's."""
     store = _Store(_Writer())
     assert write_turns(store, "ada", [EXCHANGE[0], ("assistant", "What a\x00 lovely name!")]) == ["user-1", "assistant-2"]
+    assert write_turns(store, "ada", [("assistant", "\x00\u200b")]) == []  # blank without it: nothing to write
     with pytest.raises(TurnsRefused):
         write_turns(store, "ada", [("user", "My cat\x00 is called Miso."), EXCHANGE[1]])
