@@ -285,7 +285,9 @@ class _Watchdog:
 
 
 def _shut(response: httpx.Response) -> None:
-    """Shut the socket under ``response`` down (both ways), else close the response."""
+    """Shut the socket under ``response`` down (both ways), which wakes a read blocked on it. Without
+    a socket (a transport of your own: httpcore's, TLS and proxies included, always give one) the
+    response is closed, which a blocked read sees only when it next wakes (the client's timeout)."""
     stream = response.extensions.get("network_stream")
     sock = stream.get_extra_info("socket") if stream is not None else None
     if isinstance(sock, socket.socket):

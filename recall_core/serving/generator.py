@@ -304,6 +304,9 @@ class ServedRecallGenerator(RecallGenerator):
         kwargs = config_as_options(kwargs)  # an engine takes fields, not a GenerationConfig
         max_new = int(kwargs.pop("max_new_tokens", None) or 256)
         grammar = None
+        # The caller's own max_time (the call's, the defaults', a generation config's) is watched while the engine
+        # is silent; a constrained reply's bound is not: an engine silent past it is hung, not "time" (a reviewer).
+        watch_time = plan.constraint is None or bool(kwargs.get("max_time"))
         if plan.constraint is not None:  # a forced tool call or a response_format: the engine's own llguidance
             grammar = engine_grammar(plan.constraint.grammar)
             kwargs["max_time"] = kwargs.get("max_time") or CONSTRAINED_MAX_TIME
@@ -314,7 +317,7 @@ class ServedRecallGenerator(RecallGenerator):
             # stop strings cut here, as in process: sent to the engine, it held back the text of a stop string's
             # start, and the ids rebuilt from the text were wrong after a split character (a reviewer, 2026-12-07)
             criteria=[*self._stopping_criteria(stops), *(stopping_criteria or [])], grammar=grammar,
-            context_window=self.context_window,
+            context_window=self.context_window, watch_time=watch_time,
         )  # fmt: skip
         done = _Output(sequences, trace, start)
         # How the reply ended, for _finish_reason: the limits asked for, and the engine's own stop

@@ -184,6 +184,7 @@ def served_recall(
     criteria: Sequence[Any] = (),
     grammar: str | None = None,
     context_window: int | None = None,
+    watch_time: bool = True,
 ) -> tuple[torch.LongTensor, list[Recall], int, ServedOutput]:
     """Generate from ``prompt`` ids on the engine, recalling at each ``<recall>``.
 
@@ -193,6 +194,8 @@ def served_recall(
     does, after the first id that comes that many seconds after the call began (llama.cpp's own
     ``t_max_predict_ms`` waits for a newline). Ids that would not fit the engine's slot
     (``context_window``: the prompt with the notes) raise ``ValueError`` before they are sent.
+    ``watch_time=False``: ``max_time`` is a bound the caller did not ask for (a constrained reply's),
+    so an engine silent past it is reported as hung (:func:`_watched`), not cut as ``"time"``.
     Returns the sequence as
     the in-process loop returns it (pads where notes were injected), the trace, where the
     generated part begins, and the :class:`ServedOutput`.
@@ -219,7 +222,7 @@ def served_recall(
     abstention = abstention_opening(tokenizer) if config.abstain_threshold > 0 and grammar is None else None
     limit = float(options["max_time"]) if options.get("max_time") else None
     deadline = None if limit is None else time.perf_counter() + limit
-    until = _watched(deadline, criteria)
+    until = _watched(deadline if watch_time else None, criteria, lambda: len(sequence) > generated_start)
     try:
         while left > 0:
             # The model's own <recall> is never sampled without a memory, past max_recalls, nor under
@@ -355,18 +358,19 @@ def _stops(sequence: list[int], criteria: Sequence[Any]) -> bool:
     return bool(criteria) and any(bool(c(torch.tensor([sequence]), None).all()) for c in criteria)
 
 
-def _watched(deadline: float | None, criteria: Sequence[Any]) -> Callable[[Completion], bool] | None:
+def _watched(deadline: float | None, criteria: Sequence[Any], generated: Callable[[], bool]) -> Callable[[Completion], bool] | None:
     """What ends a request while its engine is silent (``EngineClient.complete``'s ``until``), which
-    the criteria, asked only when ids come, cannot: the ``max_time`` ``deadline`` once the request has
-    given an id (transformers gives the first id that comes; an engine silent from the start fails
-    as hung after the client's timeout), and a stream's consumer that left (its :class:`CancelCriteria`).
+    the criteria, asked only when ids come, cannot: the ``max_time`` ``deadline`` once the reply has
+    an id (this request's, or ``generated()``: an earlier request's, before a recall; transformers
+    gives the first id that comes, and an engine silent from a reply's start fails as hung after
+    the client's timeout), and a stream's consumer that left (its :class:`CancelCriteria`).
     Other criteria are asked when ids come. ``None`` when there is nothing to watch."""
     cancels = [c.event for c in criteria if isinstance(c, CancelCriteria)]
     if deadline is None and not cancels:
         return None
 
     def until(reply: Completion) -> bool:
-        late = deadline is not None and bool(reply.tokens) and time.perf_counter() >= deadline
+        late = deadline is not None and time.perf_counter() >= deadline and (bool(reply.tokens) or generated())
         return late or any(event.is_set() for event in cancels)
 
     return until

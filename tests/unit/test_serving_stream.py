@@ -45,10 +45,11 @@ class FakeLlamaServer:
     the last streamed one's prompt with its reply's next ids."""
 
     def __init__(self, tokenizer: Any, *replies: tuple[list[int], list[float] | None, list[int] | None, str],
-                 n_ctx: int = 512, delay: float = 0.0, stall_after: int | None = None) -> None:  # fmt: skip
+                 n_ctx: int = 512, delay: float = 0.0, stall_after: int | list[int | None] | None = None) -> None:  # fmt: skip
         self.pieces = Pieces(tokenizer)
         self.replies, self.bodies, self.delay = list(replies), [], delay
-        self.stall_after, self.released = stall_after, threading.Event()  # a stalled engine: silent until closed
+        # a stalled engine: silent after so many events, until closed (a list: per streamed request)
+        self.stall_after, self.released, self.streamed = stall_after, threading.Event(), 0
         self.last: tuple[list[int], list[int]] = ([], [])
         fake = self
 
@@ -81,8 +82,12 @@ class FakeLlamaServer:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 try:
+                    stall = fake.stall_after
+                    if isinstance(stall, list):
+                        stall = stall[fake.streamed] if fake.streamed < len(stall) else None
+                    fake.streamed += 1
                     for n, event in enumerate(fake.events(body)):
-                        if n == fake.stall_after:
+                        if n == stall:
                             fake.released.wait(30)
                             return
                         data = f"data: {json.dumps(event)}\n\n".encode()
@@ -245,6 +250,49 @@ def test_max_time_ends_a_reply_the_engine_stalls_in(tokenizer) -> None:
     assert result.output.requests[0].tokens == [5, 6, 7]
 
 
+def test_max_time_ends_a_reply_whose_continuation_after_a_recall_stalls(tokenizer) -> None:
+    """The reply has ids when the engine goes silent at the start of its continuation after a recall:
+    ``max_time`` ends it with them (until 2026-12-08 only the request's own ids counted, and the call
+    failed as hung after the client's timeout, the reply lost: a reviewer)."""
+    recall_id, end = tokenizer.convert_tokens_to_ids(RECALL_TOKEN), tokenizer.eos_token_id
+    fake = FakeLlamaServer(tokenizer, ([7, 8, 9, recall_id], None, None, "eos"), ([10, 11, end], None, None, "eos"),
+                           stall_after=[None, 0])  # fmt: skip
+    try:
+        generator = ServedRecallGenerator(EngineClient(fake.url, timeout=10.0), tokenizer, memory=FixedMemory("Ana lives in Lisbon."))
+        started = time.perf_counter()
+        result = generator.generate(MESSAGES, max_new_tokens=20, max_time=0.5,
+                                    config=RecallConfig(recall_policy="model", ask_on_abstention=False, ask_on_score=0.0))
+        took = time.perf_counter() - started
+    finally:
+        fake.close()
+    assert result.finish_reason == "time" and len(result.recalls) == 1 and len(fake.bodies) == 2 and took < 2.5
+
+
+def test_a_constrained_reply_whose_engine_stalls_is_hung_not_cut_at_its_own_time_bound(tokenizer, monkeypatch) -> None:
+    """A constrained reply's ``max_time`` (``CONSTRAINED_MAX_TIME``, 60 s) is a bound the caller did not
+    ask for: an engine silent past it fails as hung, as before 2026-12-08, not as a cut JSON with
+    ``"time"`` (a reviewer). The caller's own ``max_time`` is watched."""
+    import recall_core.serving.generator as served
+
+    monkeypatch.setattr(served, "CONSTRAINED_MAX_TIME", 0.3)  # stands for 60 s against the client's timeout
+    ids = tokenizer('{"name": "Ana", "city": "Lisbon"}', add_special_tokens=False).input_ids
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    form = {"type": "json_schema", "json_schema": {"name": "p", "schema": schema}}
+    for max_time in (None, 0.3):
+        fake = FakeLlamaServer(tokenizer, (ids, None, None, "eos"), stall_after=4)
+        try:
+            generator = ServedRecallGenerator(EngineClient(fake.url, timeout=1.5), tokenizer)
+            if max_time is None:
+                with pytest.raises(EngineError, match="no answer within") as raised:
+                    generator.generate(MESSAGES, memory=None, max_new_tokens=40, response_format=form)
+                assert raised.value.hung
+            else:
+                result = generator.generate(MESSAGES, memory=None, max_new_tokens=40, response_format=form, max_time=max_time)
+                assert result.finish_reason == "time"
+        finally:
+            fake.close()
+
+
 def test_a_stalled_engine_before_any_id_is_still_an_engine_error_under_max_time(tokenizer) -> None:
     """``max_time`` counts only once an id has come, as transformers gives the first id that comes:
     an engine silent from the start fails as hung after the client's timeout, not as an empty reply."""
@@ -273,7 +321,7 @@ def test_leaving_a_stream_of_a_stalled_engine_returns_at_once(tokenizer) -> None
     finally:
         fake.close()
     assert took < 2.0 and stream.result is not None and stream.result.finish_reason == "cancelled"
-    assert stream.result.usage.generated_tokens == 2
+    assert 1 <= stream.result.usage.generated_tokens <= 2  # the second id may come before the watchdog looks
 
 
 def test_a_reply_cut_at_a_stop_string_keeps_its_request_record(tokenizer) -> None:
