@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import socket
 from pathlib import Path
 
 #: Below this much free space, an index failure names the disk as its likely cause.
@@ -111,3 +113,40 @@ def journal_write_hint(path: Path, error: BaseException, undone: str) -> str:
         f"the journal {path} could not be written ({error}{free_note(path)}): {undone}, and nothing written "
         "before is lost. Free space (or wait for the process holding the file), then try again"
     )
+
+
+# -- what a Chroma error means ------------------------------------------------------------------
+
+
+def is_not_found(exc: BaseException) -> bool:
+    """Whether ``exc`` says a collection is not there (not a tenant or database: :func:`namespace_lost`)."""
+    from chromadb.errors import NotFoundError
+
+    if namespace_lost(exc):
+        return False
+    if isinstance(exc, NotFoundError):
+        return True
+    text = str(exc).lower()
+    return "does not exist" in text or "not found" in text
+
+
+_NAMESPACE_LOST = re.compile(r"\b(tenant|database) \[[^\]]*\] (does not exist|not found)", re.IGNORECASE)
+
+
+def namespace_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server holds no such tenant or database ("Database [mem] does not exist")."""
+    return bool(_NAMESPACE_LOST.search(str(exc)))
+
+
+def is_unavailable(exc: BaseException, kind: str) -> bool:
+    """Whether ``exc`` means the index cannot be reached (rather than a bad request)."""
+    import httpx
+    from chromadb.errors import AuthorizationError, ChromaAuthError, InternalError, RateLimitError
+
+    if isinstance(exc, (httpx.TransportError, httpx.HTTPStatusError, ConnectionError, TimeoutError, socket.error)):
+        return True
+    if isinstance(exc, (AuthorizationError, ChromaAuthError, RateLimitError, InternalError)):
+        return True
+    # The HTTP client raises a bare Exception(response text) for a non-Chroma error status
+    # (a proxy's 502, a 500 page).
+    return kind == "server" and type(exc) is Exception

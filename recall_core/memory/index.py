@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
-import socket
 import threading
 import time
 import warnings
@@ -34,6 +32,9 @@ from recall_core.memory.errors import (
     MemoryStoreError,
     MemoryUnavailableError,
     index_failure_hint,
+    is_not_found,
+    is_unavailable,
+    namespace_lost,
 )
 from recall_core.memory.journal import DELETING, JournalRow
 from recall_core.memory.records import index_metadata
@@ -543,40 +544,6 @@ class ChromaIndex:
             user_id, MEMORIES,
             lambda c: c.get(include=list(include), limit=limit, offset=offset, where=dict(where) if where else None),
         )  # fmt: skip
-
-
-def is_not_found(exc: BaseException) -> bool:
-    """Whether ``exc`` says a collection is not there (not a tenant or database: :func:`namespace_lost`)."""
-    from chromadb.errors import NotFoundError
-
-    if namespace_lost(exc):
-        return False
-    if isinstance(exc, NotFoundError):
-        return True
-    text = str(exc).lower()
-    return "does not exist" in text or "not found" in text
-
-
-_NAMESPACE_LOST = re.compile(r"\b(tenant|database) \[[^\]]*\] (does not exist|not found)", re.IGNORECASE)
-
-
-def namespace_lost(exc: BaseException) -> bool:
-    """Whether ``exc`` says the server holds no such tenant or database ("Database [mem] does not exist")."""
-    return bool(_NAMESPACE_LOST.search(str(exc)))
-
-
-def is_unavailable(exc: BaseException, kind: str) -> bool:
-    """Whether ``exc`` means the index cannot be reached (rather than a bad request)."""
-    import httpx
-    from chromadb.errors import AuthorizationError, ChromaAuthError, InternalError, RateLimitError
-
-    if isinstance(exc, (httpx.TransportError, httpx.HTTPStatusError, ConnectionError, TimeoutError, socket.error)):
-        return True
-    if isinstance(exc, (AuthorizationError, ChromaAuthError, RateLimitError, InternalError)):
-        return True
-    # The HTTP client raises a bare Exception(response text) for a non-Chroma error status
-    # (a proxy's 502, a 500 page).
-    return kind == "server" and type(exc) is Exception
 
 
 def _drop_removed_keys(collection: Any, rows: Sequence[JournalRow], metadatas: list[dict[str, Any]]) -> None:
