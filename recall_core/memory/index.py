@@ -38,6 +38,7 @@ from recall_core.memory.errors import (
 )
 from recall_core.memory.journal import DELETING, JournalRow
 from recall_core.memory.records import index_metadata
+from recall_core.memory.upkeep.quiet import Quiet
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ class ChromaIndex:
         self._max_batch: int | None = None
         self._closed = False
         self._resets = 0  # times the client was closed and forgotten: a call one cuts short says so (:meth:`call`)
+        self.quiet = Quiet()  # every Chroma call holds it shared; doctor's check of the files alone (upkeep/quiet.py)
         #: Set by a server store (upkeep/marks.py): called when the client opens and when a user's
         #: collection is found gone; returns :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST`.
         self.check_server: Callable[[], str] | None = None
@@ -151,7 +153,8 @@ class ChromaIndex:
         resets = self._resets
         for attempt in (1, 2):
             try:
-                return fn(*args, **kwargs)
+                with self.quiet.call():
+                    return fn(*args, **kwargs)
             except MemoryStoreError:
                 raise
             except Exception as exc:
@@ -242,6 +245,7 @@ class ChromaIndex:
         cached = self._collections.get(name)
         if cached is not None:
             return cached
+        resets = self._resets
         client = self.client()
         # With on_create, look first: Chroma's get-or-create cannot say whether it made the collection.
         collection = self._lookup(name) if not create or on_create is not None else None
@@ -261,7 +265,8 @@ class ChromaIndex:
         owner = (collection.metadata or {}).get("user_id")
         if owner is not None and owner != user_id:
             raise MemoryIsolationError(f"collection {name} belongs to another user; refusing to use it")
-        self._collections[name] = collection
+        if self._resets == resets:  # a handle of a client closed meanwhile (doctor, repair) is not kept: until
+            self._collections[name] = collection  # 2026-12-08 it failed every later call for its user (a reviewer)
         return collection
 
     def _lookup(self, name: str) -> Any | None:

@@ -403,3 +403,79 @@ def test_a_call_that_another_thread_s_reopening_of_the_index_cuts_short_is_memor
         with pytest.raises(MemoryUnavailableError, match="was reopened during the call"):
             store.index.call(cut_short)
         assert store.for_user("u").count() == 1 and doctor(store).ok
+
+
+def test_a_collection_looked_up_as_another_thread_reopens_the_index_is_not_kept(tmp_path: Path) -> None:
+    """A handle of a client closed between its lookup and its caching (a doctor or repair in another
+    thread) was kept: every later call for its user failed with Chroma's AttributeError, for good
+    (a reviewer, 2026-12-08: 3 of 3 searches after doctor returned)."""
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("u").add("a first note")
+        store.index.forget_all_cached()
+        lookup = store.index._lookup
+
+        def reopened_meanwhile(name: str):
+            found = lookup(name)
+            store.index.reset()  # as doctor's file check does, in another thread
+            return found
+
+        store.index._lookup = reopened_meanwhile  # type: ignore[method-assign]
+        store.index.collection("u", "m")
+        store.index._lookup = lookup  # type: ignore[method-assign]
+        assert store.for_user("u").search("note", 1) and store.for_user("u").add("a later note")
+        assert store.for_user("u").count() == 2 and doctor(store).ok
+
+
+def test_doctor_checks_the_files_while_no_index_call_of_another_thread_runs(tmp_path: Path, monkeypatch) -> None:
+    """doctor closes the client and reads the index's files; writer threads of the same process reopened
+    it and Chroma rewrote the files meanwhile: a file caught mid-write was judged damaged and its user
+    blocked for the life of the store (a reviewer, 2026-12-08: 4 of 40 live users). Calls now wait."""
+    import threading
+    import time
+
+    import recall_core.memory.upkeep.maintenance as maintenance
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("u0").add("a first note")
+        seen: list[int] = []
+        running = [0]  # Chroma calls under way
+        check, call = maintenance.check_index_files, store.index.call
+
+        def counted(fn, *args, **kwargs):
+            def run(*inner, **named):
+                running[0] += 1
+                try:
+                    return fn(*inner, **named)
+                finally:
+                    running[0] -= 1
+
+            return call(run, *args, **kwargs)
+
+        def slow_check(folder):
+            for _ in range(10):  # the writers run meanwhile: no Chroma call of theirs may be under way
+                seen.append(running[0])
+                time.sleep(0.03)
+            return check(folder)
+
+        monkeypatch.setattr(store.index, "call", counted)
+
+        monkeypatch.setattr(maintenance, "check_index_files", slow_check)
+        stop = threading.Event()
+        written: list[str] = []
+
+        def write(n: int) -> None:
+            i = 0
+            while not stop.is_set():
+                written.extend(store.for_user(f"u{n}-{i % 3}").add(f"writer {n} note {i} about owls"))
+                i += 1
+
+        writers = [threading.Thread(target=write, args=(n,)) for n in range(2)]
+        for thread in writers:
+            thread.start()
+        time.sleep(0.2)
+        report = doctor(store)
+        stop.set()
+        for thread in writers:
+            thread.join(30)
+        assert seen and not any(seen) and not report.damaged and written
+        assert doctor(store).ok

@@ -136,18 +136,20 @@ def _check_local_files(store: StoreParts, probe: bool) -> dict[str, str]:
     fenced off in ``store.index`` so that nothing here reads them."""
     chroma_dir = Path(store.root or ".") / CHROMA_DIR
     # Close this process's client first: its files are whole only once Chroma has flushed them,
-    # and the child probe must be the folder's only reader. The next use opens it again.
-    store.index.reset()
-    damaged, unknown = check_index_files(chroma_dir)
-    broken = check_database(chroma_dir / WHOLE_INDEX)
-    if broken is not None:
-        damaged[WHOLE_INDEX] = broken
-    damaged.update(store.index.damaged())
-    if WHOLE_INDEX not in damaged and (probe or unknown):
-        names = sorted(set(vector_segments(chroma_dir).values()) if probe else set(unknown))
-        found = probe_collections(chroma_dir, [name for name in names if name not in damaged])
-        damaged.update({name: reason for name, reason in found.items() if name not in damaged})
-    store.index.mark_damaged(damaged)
+    # and the child probe must be the folder's only reader. The next use opens it again. Other
+    # threads' index calls wait meanwhile (upkeep/quiet.py): their files must hold still.
+    with store.index.quiet.alone():
+        store.index.reset()
+        damaged, unknown = check_index_files(chroma_dir)
+        broken = check_database(chroma_dir / WHOLE_INDEX)
+        if broken is not None:
+            damaged[WHOLE_INDEX] = broken
+        damaged.update(store.index.damaged())
+        if WHOLE_INDEX not in damaged and (probe or unknown):
+            names = sorted(set(vector_segments(chroma_dir).values()) if probe else set(unknown))
+            found = probe_collections(chroma_dir, [name for name in names if name not in damaged])
+            damaged.update({name: reason for name, reason in found.items() if name not in damaged})
+        store.index.mark_damaged(damaged)
     return damaged
 
 
