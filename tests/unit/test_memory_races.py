@@ -479,3 +479,63 @@ def test_doctor_checks_the_files_while_no_index_call_of_another_thread_runs(tmp_
             thread.join(30)
         assert seen and not any(seen) and not report.damaged and written
         assert doctor(store).ok
+
+
+@pytest.mark.parametrize("then", ["finished", "written again"])
+def test_repair_checks_an_overtaken_report_against_the_journal(tmp_path: Path, monkeypatch, then: str) -> None:
+    """doctor saw the tombstone of a delete in flight in another thread; the delete then finished (and
+    the user wrote the same words again, under the same id). repair with that report dropped the
+    user's whole collection, or deleted the written-again turn from the index (a reviewer, 2026-12-08)."""
+    import threading
+
+    from recall_core.memory.index import ChromaIndex
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        [kept] = store.for_user("u").add("u keeps bees")
+        [gone] = store.for_user("u").add("my locker code is 2961")
+        delete, paused, go = ChromaIndex.delete, threading.Event(), threading.Event()
+
+        def held(self, user_id, ids):
+            if threading.current_thread().name == "deleter":
+                paused.set()
+                go.wait(20)
+            return delete(self, user_id, ids)
+
+        monkeypatch.setattr(ChromaIndex, "delete", held)
+        deleter = threading.Thread(name="deleter", target=lambda: store.for_user("u").delete(gone))
+        deleter.start()
+        assert paused.wait(10)
+        report = doctor(store)
+        go.set()
+        deleter.join(20)
+        assert [user.deleting for user in report.users] == [[gone]]
+        wanted = {kept}
+        if then == "written again":
+            assert store.for_user("u").add("my locker code is 2961") == [gone]
+            wanted.add(gone)
+        repair(store, report)
+        assert {r.id for r in store.for_user("u").list()} == wanted
+        assert {c.id for c in store.for_user("u").search("bees locker code", 3)} == wanted
+        assert doctor(store).ok
+
+
+def test_repair_prunes_no_memory_written_since_doctor_read_the_journal(tmp_path: Path, monkeypatch) -> None:
+    """A turn written between doctor's read of the journal and its read of the index is reported as
+    extra; repair(prune_extra=True) deleted it from the index, which the journal says is indexed."""
+    import recall_core.memory.upkeep.maintenance as maintenance
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("u").add("u keeps bees")
+        records, written = maintenance._index_records, []
+
+        def late(store_, user_id, with_vectors):
+            if not written:  # a write of another thread, after the journal was read
+                written.extend(store.for_user("u").add("a turn written meanwhile"))
+            return records(store_, user_id, with_vectors)
+
+        monkeypatch.setattr(maintenance, "_index_records", late)
+        report = doctor(store)
+        monkeypatch.setattr(maintenance, "_index_records", records)
+        assert [user.extra for user in report.users] == [written]
+        repair(store, report, prune_extra=True)
+        assert [c.id for c in store.for_user("u").search("written meanwhile", 1)] == written and doctor(store).ok

@@ -251,9 +251,15 @@ def _repair_user(
     store: StoreParts, writer: MemoryWriter, user: UserReport, prune_extra: bool, result: RepairReport, progress: bool
 ) -> None:
     forgetting = store.journal.forgetting(user.user_id)
-    if user.deleting or forgetting:
-        drop_derived(user.deleting)  # an interrupted delete or forget: its derived copies go too
-        if not store.journal.count(user.user_id) - len(user.deleting):
+    # The report may be overtaken by writers (a thread of this process, another client of a server):
+    # what it says is checked against the journal now. Until 2026-12-08 a delete that finished after
+    # doctor made repair drop the user's whole collection, and a turn deleted and written again under
+    # its id was deleted from the index (a reviewer).
+    tombstones = {row.id for row in store.journal.rows(user.user_id, (DELETING,))}
+    deleting = [i for i in user.deleting if i in tombstones]
+    if deleting or forgetting:
+        drop_derived(deleting)  # an interrupted delete or forget: its derived copies go too
+        if not store.journal.count(user.user_id) - len(tombstones):
             store.index.drop_user(user.user_id)  # an interrupted forget(): drop the whole user
             store.journal.purge_user(user.user_id)
             scrub_forgotten(store)
@@ -263,9 +269,9 @@ def _repair_user(
             store.journal.purge_user(user.user_id)
             scrub_forgotten(store)
         else:
-            store.index.delete(user.user_id, user.deleting)
-            store.journal.purge(user.deleting)
-        result.removed += len(user.deleting)
+            store.index.delete(user.user_id, deleting)
+            store.journal.purge(deleting)
+        result.removed += len(deleting)
     todo = list(dict.fromkeys(user.pending + user.missing + user.mismatched))
     if todo:
         rows = [r for r in store.journal.get_many(todo) if r.state != DELETING]
@@ -273,14 +279,16 @@ def _repair_user(
         _index_rows(store, writer, rows, progress)
         result.indexed += len(rows)
         result.reencoded += reencode
-    if prune_extra and user.extra:
-        if user.journal == 0 and not user.deleting:
+    # (a memory written since doctor read the journal is no extra: until 2026-12-08 it was pruned, a reviewer)
+    extra = [i for i in user.extra if i not in {row.id for row in store.journal.get_many(user.extra)}]
+    if prune_extra and extra:
+        if not store.journal.count(user.user_id):
             store.index.drop_user(user.user_id)  # a user only the index knows
         else:
-            store.index.delete(user.user_id, user.extra)
-        result.pruned += len(user.extra)
-    elif user.extra and store.kind == "local" and not forgetting:  # the only copy: back into the journal
-        adopted = adopt_index_only(store, writer, user.user_id, user.extra)
+            store.index.delete(user.user_id, extra)
+        result.pruned += len(extra)
+    elif extra and store.kind == "local" and not forgetting:  # the only copy: back into the journal
+        adopted = adopt_index_only(store, writer, user.user_id, extra)
         _index_rows(store, writer, adopted, progress)
         result.adopted, result.reencoded = result.adopted + len(adopted), result.reencoded + len(adopted)
 
