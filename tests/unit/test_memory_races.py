@@ -539,3 +539,35 @@ def test_repair_prunes_no_memory_written_since_doctor_read_the_journal(tmp_path:
         assert [user.extra for user in report.users] == [written]
         repair(store, report, prune_extra=True)
         assert [c.id for c in store.for_user("u").search("written meanwhile", 1)] == written and doctor(store).ok
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+@pytest.mark.parametrize("who", ["bob", "newcomer"])
+def test_a_turn_written_while_a_rebuild_fills_the_new_index_is_in_it(tmp_path: Path, monkeypatch, fresh: bool, who: str) -> None:
+    """A turn acknowledged in another thread while rebuild_index (or repair of a damaged user) filled
+    the new collections went to the old ones, and was lost from the index with the swap: not searched,
+    or with ``fresh`` a new user's every read raised "index lost" (a reviewer, 2026-12-08)."""
+    import threading
+
+    from recall_core.memory import rebuild_index
+    from recall_core.memory.index import ChromaIndex
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("ann").add("ann keeps bees")
+        store.for_user("bob").add("bob sails boats")
+        write, done = ChromaIndex.write, []
+
+        def meanwhile(self, rows, *args, **kwargs):
+            filling = self is not store.index or kwargs.get("staging")
+            if not done and filling and any(r.user_id == "bob" for r in rows):
+                thread = threading.Thread(target=lambda: done.append(store.for_user(who).add(f"{who} writes of zebras")))
+                thread.start()
+                thread.join(20)
+            return write(self, rows, *args, **kwargs)
+
+        monkeypatch.setattr(ChromaIndex, "write", meanwhile)
+        rebuild_index(store, fresh=fresh, progress=False)
+        monkeypatch.setattr(ChromaIndex, "write", write)
+        [[written]] = done
+        assert [c.id for c in store.for_user(who).search("zebras", 1)] == [written]
+        assert doctor(store).ok

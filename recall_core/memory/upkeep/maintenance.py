@@ -9,6 +9,7 @@ to stop the others.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -385,7 +386,19 @@ def _rebuild_user(
     index.swap_in(user_id)
     journal.purge_user(user_id)  # tombstones and the forget mark: the old collections are gone
     mark_written(store, written)  # a forget or delete during the rebuild: out of the new collections
-    return len(written), reencoded
+    # A turn written or changed while the new collections filled went to the old ones: it goes in now
+    # (until 2026-12-08 it was lost from the index, in the journal as indexed: a reviewer).
+    filled = {row.id: _said(row) for row in written}
+    since = [row for row in journal.rows(user_id, (PENDING, INDEXED)) if filled.get(row.id) != _said(row)]
+    if since:
+        _index_rows(store, writer, since, False)
+    return len(written) + len(since), reencoded
+
+
+def _said(row: JournalRow) -> tuple[Any, ...]:
+    """What of a journal row the index holds (its words and metadata), to tell a row changed since."""
+    return (row.text, row.context, row.role, row.session_id, row.timestamp, row.turn_index, row.chunk_index,
+            row.n_chunks, json.dumps(row.extra, sort_keys=True, default=str))  # fmt: skip
 
 
 def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool) -> RepairReport:
@@ -422,14 +435,16 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
     # Chroma makes no folder for an index that got no row: the new index is an empty one (until 2026-12-07 the
     # swap failed with a bare OSError after the old folder was moved aside, a reviewer).
     staging_dir.mkdir(parents=True, exist_ok=True)
-    # The swap: the old folder is only renamed until the new one is in place.
-    store.index.reset()
-    store.index.clear_damaged()
-    forget_chroma_system(live_dir)
-    shutil.rmtree(retired_dir, ignore_errors=True)
-    if live_dir.exists():
-        os.replace(live_dir, retired_dir)
-    os.replace(staging_dir, live_dir)
+    # The swap: the old folder is only renamed until the new one is in place; other threads' index
+    # calls wait meanwhile (upkeep/quiet.py).
+    with store.index.quiet.alone():
+        store.index.reset()
+        store.index.clear_damaged()
+        forget_chroma_system(live_dir)
+        shutil.rmtree(retired_dir, ignore_errors=True)
+        if live_dir.exists():
+            os.replace(live_dir, retired_dir)
+        os.replace(staging_dir, live_dir)
     shutil.rmtree(retired_dir, ignore_errors=True)
     journal = store.journal
     done = {row.id for row in written}
@@ -440,6 +455,14 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
     mark_written(store, written)  # a forget or delete during the rebuild: out of the new index
     for old, _ in journal.renamed_users():
         journal.clear_renamed(old)  # the old collections went with the old folder
+    # Turns written or changed while the new index filled (a new user's too) went to the old one:
+    # they go in now (until 2026-12-08 they were lost from the index: a reviewer).
+    filled = {row.id: _said(row) for row in written}
+    since = [row for user_id in journal.users() if user_id not in result.failed
+             for row in journal.rows(user_id, (PENDING, INDEXED)) if filled.get(row.id) != _said(row)]  # fmt: skip
+    if since:
+        _index_rows(store, writer, since, False)
+        result.indexed += len(since)
     return result
 
 
