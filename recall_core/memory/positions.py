@@ -10,7 +10,7 @@ they are refused with ``ValueError`` before anything is written.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from recall_core.memory.journal import DELETING, Journal, JournalRow
@@ -77,7 +77,6 @@ def _rechunked(journal: Journal, looked: Sequence[list[str]], held: dict[str, tu
     chunk boundaries (the chunker changed between the writes: a sentence end it learnt, a new
     encoder window), found by its first id among the ``looked`` at; ``None`` if there is none. Until
     2026-12-08 such a turn was stored a second time, under salted ids (a reviewer)."""
-    words = letters(chunks)
     for salt, candidate in enumerate(looked):
         if held.get(candidate[0], ("", ""))[1] != role:
             continue
@@ -86,7 +85,7 @@ def _rechunked(journal: Journal, looked: Sequence[list[str]], held: dict[str, tu
             continue  # written in this batch: by this chunker
         n = first[0].n_chunks
         rows = [r for r in journal.get_many(salted(salt, n)) if r.state != DELETING]
-        if len(rows) == n and all(r.role == role for r in rows) and letters(r.text for r in rows) == words:
+        if len(rows) == n and all(r.role == role for r in rows) and same_words([r.text for r in rows], chunks):
             return rows
     return None
 
@@ -127,11 +126,34 @@ def whole_turn(rows: Sequence[JournalRow]) -> list[JournalRow] | None:
     return None
 
 
-def letters(texts: Iterable[str]) -> str:
-    """The characters of ``texts`` but whitespace: what a turn's chunks hold whatever their boundaries
-    (chunks are stripped substrings of the turn, cut at a space, or between characters in CJK text and
-    in a word too long for one chunk: joined with spaces, those compared unequal until 2026-12-08)."""
-    return "".join("".join(texts).split())
+def same_words(held: Sequence[str], chunks: Sequence[str]) -> bool:
+    """Whether two chunkings of a turn hold the same text, spacing aside, where their boundaries may
+    differ: chunks are stripped substrings of the turn, cut at a space or, in CJK text and in a word
+    too long for one chunk, between characters, so only a boundary (of either side) may stand for a
+    space or none. Joined with spaces, a CJK turn chunked otherwise compared unequal, and compared
+    with every space taken out, a correction that moved one ("old backups", "oldbackups") compared
+    equal and was dropped (reviewers, 2026-12-08)."""
+    a, b = _marked(held), _marked(chunks)
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            i, j = i + 1, j + 1
+        elif a[i] == _BOUNDARY:
+            i, j = i + 1, j + (b[j] == " ")
+        elif b[j] == _BOUNDARY:
+            i, j = i + (a[i] == " "), j + 1
+        else:
+            return False
+    return i == len(a) and j == len(b)
+
+
+#: Between two chunks in :func:`same_words` (a turn never holds NUL: the memory refuses it).
+_BOUNDARY = "\x00"
+
+
+def _marked(chunks: Sequence[str]) -> str:
+    """``chunks`` with their spacing made single spaces, joined by :data:`_BOUNDARY`."""
+    return _BOUNDARY.join(" ".join(chunk.split()) for chunk in chunks)
 
 
 def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:
@@ -143,9 +165,10 @@ def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[st
         return False
     whole = whole_turn(rows)
     if whole is not None:
-        return letters(r.text for r in whole) == letters(chunks)
-    return rows[0].n_chunks == len(chunks) and all(r.chunk_index < len(chunks) and r.text == chunks[r.chunk_index]
-                                                   for r in rows)  # fmt: skip
+        return same_words([r.text for r in whole], chunks)
+    # (a stray chunk a store of before 2026-12-08 holds beside the turn says another count: not the turn's)
+    kept = [r for r in rows if r.n_chunks == len(chunks)]
+    return bool(kept) and all(r.text == chunks[r.chunk_index] for r in kept)
 
 
 def refuse(where: tuple[str, str, int], role: str, words: str) -> None:
@@ -163,18 +186,18 @@ class HeldPositions:
     """The given positions of one write (a transaction): each holds one turn, journaled or in the write."""
 
     journal: Journal
-    #: (user, session, turn index) -> (role, words) of the turn this write puts there
-    claimed: dict[tuple[str, str, int], tuple[str, str]] = field(default_factory=dict)
+    #: (user, session, turn index) -> (role, chunks) of the turn this write puts there
+    claimed: dict[tuple[str, str, int], tuple[str, Sequence[str]]] = field(default_factory=dict)
 
     def claim(self, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> None:
         """Put a turn of ``role`` and ``chunks`` at ``where`` (user, session, turn index): ``ValueError``
         when the journal or this write holds another turn there."""
         if where in self.claimed:
-            held_role, words = self.claimed[where]
-            if held_role != role or letters([words]) != letters(chunks):
-                refuse(where, held_role, words)
+            held_role, held_chunks = self.claimed[where]
+            if held_role != role or not same_words(held_chunks, chunks):
+                refuse(where, held_role, " ".join(held_chunks))
             return
         held = held_turn(self.journal, where)
         if held is not None and not same_turn(held, role, chunks):
             refuse(where, held[0], " ".join(r.text for r in held[1]))
-        self.claimed[where] = (role, " ".join(chunks))
+        self.claimed[where] = (role, list(chunks))

@@ -186,3 +186,52 @@ def test_a_store_with_a_stray_chunk_beside_a_turn_takes_the_turn_again(store, mo
     monkeypatch.setattr(prepared, "chunk_text", more)
     assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
     assert texts(store) == stray
+
+
+@pytest.mark.parametrize(("said", "again"), [("Back up to /data/old backups nightly.", "Back up to /data/oldbackups nightly."),
+                                             ("My daughter is Anna Bell.", "My daughter is AnnaBell.")])  # fmt: skip
+def test_a_correction_that_moves_a_space_is_another_text(store, said, again):
+    """Only a chunk boundary may stand for a space or none: a text with a space taken out inside a chunk
+    was taken as the turn itself and the correction dropped, while acknowledged (a reviewer, 2026-12-08)."""
+    memory = store.for_user("ada")
+    memory.add(said, session_id="s1", turn_index=0)
+    with pytest.raises(ValueError, match=TAKEN):
+        memory.add(again, session_id="s1", turn_index=0)
+    assert [text for _, _, text in texts(store)] == [said]
+
+
+def test_one_batch_with_a_position_twice_in_other_spacing_is_refused(store):
+    """Two turns at one position in one write, the same characters spaced otherwise (and so chunked
+    otherwise): the second mixed a chunk of its own beside the first (a reviewer, 2026-12-08)."""
+    writer = MemoryWriter(store, chunk_tokens=8)
+    text = "我住在里斯本。我的狗叫饼干。"
+    batch = [{"user_id": "ada", "role": "user", "content": words, "session_id": "s1", "turn_index": 0}
+             for words in (text, " ".join(text))]  # fmt: skip
+    with pytest.raises(ValueError, match=TAKEN):
+        writer.add_turns(batch)
+    assert texts(store) == []
+
+
+def test_a_stray_chunk_beside_a_turn_with_a_deleted_chunk_takes_it_back(store, monkeypatch):
+    """The stray chunk of a store of before 2026-12-08 beside a turn one of whose chunks was deleted:
+    writing the turn again brings the chunk back, as without the stray (it was refused: a reviewer)."""
+    import recall_core.memory.text.new_rows as new_rows
+    import recall_core.memory.text.prepared as prepared
+
+    text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
+    first = store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
+    chunker = prepared.chunk_text
+
+    def more(content, max_tokens, count):
+        chunks = chunker(content, max_tokens, count)
+        half = len(chunks[-1]) // 2
+        return [*chunks[:-1], chunks[-1][:half].strip(), chunks[-1][half:].strip()]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(prepared, "chunk_text", more)
+        patch.setattr(new_rows, "rechunked_at", lambda *args: None)
+        store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
+    whole = texts(store)
+    store.for_user("ada").delete(first[1])
+    assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
+    assert texts(store) == whole
