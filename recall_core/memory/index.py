@@ -111,6 +111,9 @@ class ChromaIndex:
         self._closed = False
         self._resets = 0  # times the client was closed and forgotten: a call one cuts short says so (:meth:`call`)
         self.quiet = Quiet()  # every Chroma call holds it shared; doctor's check of the files alone (upkeep/quiet.py)
+        #: Held by doctor, repair and rebuild_index: one at a time in this process, since each may reset the
+        #: client under another's reads (two doctors at once: the whole index reported damaged, a reviewer).
+        self.upkeep = threading.RLock()
         #: Set by a server store (upkeep/marks.py): called when the client opens and when a user's
         #: collection is found gone; returns :data:`MARK_KEPT`, :data:`MARK_LOST` or :data:`MARK_FIRST`.
         self.check_server: Callable[[], str] | None = None
@@ -229,14 +232,17 @@ class ChromaIndex:
         """
         name = staging_name(user_id, kind) if staging else collection_name(user_id, kind)
         self._refuse_damaged(user_id, name)
-        cached = self._collections.get(name)
-        if cached is not None:
-            return cached
-        # One thread at a time looks the collection up and makes it: two first writes of a new user
-        # at once each found none, and the second, given the first's by get-or-create, called
-        # on_create and warned the collection was lost (until 2026-12-07: a reviewer).
-        with self._making.setdefault(name, threading.RLock()):  # (setdefault: atomic under the GIL)
-            return self._collection(user_id, name, create, metadata, on_create)
+        # Under the quiet gate, so that doctor's reset of the client cannot fall between the client's
+        # lookup and its use (until 2026-12-08 a raw AttributeError on a journaled write: a reviewer).
+        with self.quiet.call():
+            cached = self._collections.get(name)
+            if cached is not None:
+                return cached
+            # One thread at a time looks the collection up and makes it: two first writes of a new user
+            # at once each found none, and the second, given the first's by get-or-create, called
+            # on_create and warned the collection was lost (until 2026-12-07: a reviewer).
+            with self._making.setdefault(name, threading.RLock()):  # (setdefault: atomic under the GIL)
+                return self._collection(user_id, name, create, metadata, on_create)
 
     def _collection(
         self, user_id: str, name: str, create: bool, metadata: Mapping[str, Any] | None,
@@ -297,13 +303,14 @@ class ChromaIndex:
         ``on_create`` (as in :meth:`collection`) is called: whatever is there now was made since.
         """
         for attempt in (0, 1):
-            collection = self.collection(
-                user_id, kind, create=create, metadata=metadata, staging=staging, on_create=on_create
-            )  # fmt: skip
-            if collection is None:
-                return None
             try:
-                return self.call(fn, collection)
+                with self.quiet.call():  # the handle is used before doctor can reset its client (quiet.py)
+                    collection = self.collection(
+                        user_id, kind, create=create, metadata=metadata, staging=staging, on_create=on_create
+                    )  # fmt: skip
+                    if collection is None:
+                        return None
+                    return self.call(fn, collection)
             except MemoryStoreError:
                 raise
             except Exception as exc:

@@ -571,3 +571,64 @@ def test_a_turn_written_while_a_rebuild_fills_the_new_index_is_in_it(tmp_path: P
         [[written]] = done
         assert [c.id for c in store.for_user(who).search("zebras", 1)] == [written]
         assert doctor(store).ok
+
+
+def test_doctor_s_reset_cannot_fall_between_a_new_user_s_lookup_and_its_collection_made(tmp_path: Path) -> None:
+    """A new user's first write looks the collection up, then makes it, on one client: doctor's reset in
+    between left the second call on a closed client, a raw AttributeError on a journaled turn (a
+    reviewer, 2026-12-08). The reset now waits for the write."""
+    import threading
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("ann").add("ann keeps bees")
+        lookup, resets = store.index._lookup, []
+
+        def reset_meanwhile(name: str):
+            found = lookup(name)
+            if not resets:  # as doctor's check of the files does, in another thread
+                def check() -> None:
+                    with store.index.quiet.alone():
+                        store.index.reset()
+                        resets.append(1)
+
+                thread = threading.Thread(target=check)
+                thread.start()
+                thread.join(0.5)  # it waits for this write's calls
+            return found
+
+        store.index._lookup = reset_meanwhile  # type: ignore[method-assign]
+        [written] = store.for_user("newcomer").add("newcomer writes of zebras")
+        store.index._lookup = lookup  # type: ignore[method-assign]
+        assert [c.id for c in store.for_user("newcomer").search("zebras", 1)] == [written] and doctor(store).ok
+
+
+def test_doctor_and_repair_run_one_at_a_time(tmp_path: Path, monkeypatch) -> None:
+    """One doctor's reset of the client staled the handles another doctor (or repair) read through, and
+    that doctor reported the whole index damaged (a reviewer, 2026-12-08: 4 of 101 rounds)."""
+    import threading
+
+    import recall_core.memory.upkeep.maintenance as maintenance
+
+    with MemoryStore.local(tmp_path / "mem", encoder=HashEncoder(16)) as store:
+        store.for_user("ann").add("ann keeps bees")
+        check, inside, go, order = maintenance.check_index_files, threading.Event(), threading.Event(), []
+
+        def held(folder):
+            if not inside.is_set():
+                inside.set()
+                go.wait(10)
+            order.append("check")
+            return check(folder)
+
+        monkeypatch.setattr(maintenance, "check_index_files", held)
+        first = threading.Thread(target=lambda: order.append(doctor(store).ok))
+        first.start()
+        assert inside.wait(10)
+        second = threading.Thread(target=lambda: order.append(repair(store).users))
+        second.start()
+        second.join(0.5)
+        assert second.is_alive()  # waits for the first doctor
+        go.set()
+        first.join(10)
+        second.join(10)
+        assert order == ["check", True, "check", 0]

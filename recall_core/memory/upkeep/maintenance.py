@@ -9,12 +9,14 @@ to stop the others.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -49,7 +51,24 @@ RETIRED_DIR = "chroma.old"
 #: Journal rows embedded and indexed per step.
 STEP = 2048
 
+F = TypeVar("F", bound=Callable[..., Any])
 
+
+def _one_at_a_time(upkeep: F) -> F:
+    """``upkeep(store, ...)`` holding the store's index's upkeep lock: doctor, repair and rebuild_index
+    run one at a time in a process, since each may reset the client under another's reads (two
+    doctors at once reported the whole index damaged, and repair answered with a fresh rebuild:
+    a reviewer, 2026-12-08)."""
+
+    @functools.wraps(upkeep)
+    def run(store: StoreParts, *args: Any, **kwargs: Any) -> Any:
+        with getattr(store.index, "upkeep", None) or contextlib.nullcontext():
+            return upkeep(store, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
+@_one_at_a_time
 def doctor(
     store: StoreParts, users: Iterable[str] | None = None, check_vectors: bool = False, probe: bool = False
 ) -> DoctorReport:
@@ -184,6 +203,7 @@ def _check_user(store: StoreParts, user_id: str, check_vectors: bool) -> UserRep
     return report
 
 
+@_one_at_a_time
 def repair(
     store: StoreParts, report: DoctorReport | None = None, prune_extra: bool | None = None, progress: bool = False
 ) -> RepairReport:
@@ -316,6 +336,7 @@ def _index_ids(store: StoreParts, user_id: str) -> list[str]:
     return list(found or [])
 
 
+@_one_at_a_time
 def rebuild_index(
     store: StoreParts, reencode: bool = False, fresh: bool = False, progress: bool = True
 ) -> RepairReport:
