@@ -164,26 +164,11 @@ def test_a_store_with_a_stray_chunk_beside_a_turn_takes_the_turn_again(store, mo
     it (n_chunks 6 beside the turn's 5). Writing the turn again, under either chunker, is the same turn;
     until then it was refused as another turn, or failed with an IndexError that stopped a session's
     later writes for good (a reviewer)."""
-    import recall_core.memory.text.new_rows as new_rows
-    import recall_core.memory.text.prepared as prepared
-
-    text = " ".join(f"Sentence {i} of a long day, with the weather and what I ate." for i in range(40))
-    first = store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
-    chunker = prepared.chunk_text
-
-    def more(content, max_tokens, count):
-        chunks = chunker(content, max_tokens, count)
-        half = len(chunks[-1]) // 2
-        return [*chunks[:-1], chunks[-1][:half].strip(), chunks[-1][half:].strip()]
-
-    with monkeypatch.context() as patch:  # the stray chunk, as the code before wrote it
-        patch.setattr(prepared, "chunk_text", more)
-        patch.setattr(new_rows, "rechunked_at", lambda *args: None)
-        store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
+    text, first, more = _with_a_stray_chunk(store, monkeypatch)
     stray = texts(store)
     assert len(stray) == len(first) + 1
     assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
-    monkeypatch.setattr(prepared, "chunk_text", more)
+    monkeypatch.setattr("recall_core.memory.text.prepared.chunk_text", more)
     assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
     assert texts(store) == stray
 
@@ -215,6 +200,16 @@ def test_one_batch_with_a_position_twice_in_other_spacing_is_refused(store):
 def test_a_stray_chunk_beside_a_turn_with_a_deleted_chunk_takes_it_back(store, monkeypatch):
     """The stray chunk of a store of before 2026-12-08 beside a turn one of whose chunks was deleted:
     writing the turn again brings the chunk back, as without the stray (it was refused: a reviewer)."""
+    text, first, _ = _with_a_stray_chunk(store, monkeypatch)
+    whole = texts(store)
+    store.for_user("ada").delete(first[1])
+    assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
+    assert texts(store) == whole
+
+
+def _with_a_stray_chunk(store, monkeypatch):
+    """A long turn at position 3, and the stray chunk the code before 2026-12-08 wrote beside it when the
+    turn came again with one chunk more: ``(text, its ids, the chunker that makes one chunk more)``."""
     import recall_core.memory.text.new_rows as new_rows
     import recall_core.memory.text.prepared as prepared
 
@@ -231,7 +226,5 @@ def test_a_stray_chunk_beside_a_turn_with_a_deleted_chunk_takes_it_back(store, m
         patch.setattr(prepared, "chunk_text", more)
         patch.setattr(new_rows, "rechunked_at", lambda *args: None)
         store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
-    whole = texts(store)
-    store.for_user("ada").delete(first[1])
-    assert store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3) == first
-    assert texts(store) == whole
+    assert len(texts(store)) == len(first) + 1
+    return text, first, more
