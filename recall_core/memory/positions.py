@@ -10,6 +10,7 @@ they are refused with ``ValueError`` before anything is written.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -128,19 +129,19 @@ def whole_turn(rows: Sequence[JournalRow]) -> list[JournalRow] | None:
 
 def same_words(held: Sequence[str], chunks: Sequence[str]) -> bool:
     """Whether two chunkings of a turn hold the same text, spacing aside, where their boundaries may
-    differ: chunks are stripped substrings of the turn, cut at a space or, in CJK text and in a word
-    too long for one chunk, between characters, so only a boundary (of either side) may stand for a
-    space or none. Joined with spaces, a CJK turn chunked otherwise compared unequal, and compared
-    with every space taken out, a correction that moved one ("old backups", "oldbackups") compared
-    equal and was dropped (reviewers, 2026-12-08)."""
+    differ. Chunks are stripped substrings of the turn, cut at a space or, in CJK text and in a word
+    too long for one chunk, between characters: a boundary stands for a space, or for none where it
+    could have been cut between characters (:func:`_tight`). Joined with spaces, a CJK turn chunked
+    otherwise compared unequal; with every space taken out, a correction that moved one ("old
+    backups", "oldbackups") compared equal and was dropped (reviewers, 2026-12-08)."""
     a, b = _marked(held), _marked(chunks)
     i = j = 0
     while i < len(a) and j < len(b):
         if a[i] == b[j]:
             i, j = i + 1, j + 1
-        elif a[i] == _BOUNDARY:
+        elif a[i] == _BOUNDARY and (b[j] == " " or _tight(a, i)):
             i, j = i + 1, j + (b[j] == " ")
-        elif b[j] == _BOUNDARY:
+        elif b[j] == _BOUNDARY and (a[i] == " " or _tight(b, j)):
             i, j = i + (a[i] == " "), j + 1
         else:
             return False
@@ -149,11 +150,25 @@ def same_words(held: Sequence[str], chunks: Sequence[str]) -> bool:
 
 #: Between two chunks in :func:`same_words` (a turn never holds NUL: the memory refuses it).
 _BOUNDARY = "\x00"
+#: A run without spaces this long before a boundary is a word the chunker cut between characters.
+_CUT_WORD = 16
 
 
 def _marked(chunks: Sequence[str]) -> str:
-    """``chunks`` with their spacing made single spaces, joined by :data:`_BOUNDARY`."""
-    return _BOUNDARY.join(" ".join(chunk.split()) for chunk in chunks)
+    """``chunks`` (empty ones left out) with their spacing made single spaces, joined by :data:`_BOUNDARY`."""
+    return _BOUNDARY.join(" ".join(chunk.split()) for chunk in chunks if chunk.strip())
+
+
+def _tight(marked: str, at: int) -> bool:
+    """Whether the boundary at ``at`` of ``marked`` may stand for no space: the chunker cut there between
+    characters (after or before a CJK character, or inside a word of :data:`_CUT_WORD` characters or
+    more), not at a space. A Latin boundary always stands for a space (until 2026-12-08 "eight|nine"
+    took "eightnine" for the same turn, and the correction was dropped: a reviewer)."""
+    before, after = marked[at - 1] if at else " ", marked[at + 1] if at + 1 < len(marked) else " "
+    if unicodedata.east_asian_width(before) in "WF" or unicodedata.east_asian_width(after) in "WF":
+        return True
+    run = marked[:at].rsplit(" ", 1)[-1].rsplit(_BOUNDARY, 1)[-1]
+    return len(run) >= _CUT_WORD
 
 
 def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:
@@ -166,9 +181,11 @@ def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[st
     whole = whole_turn(rows)
     if whole is not None:
         return same_words([r.text for r in whole], chunks)
-    # (a stray chunk a store of before 2026-12-08 holds beside the turn says another count: not the turn's)
-    kept = [r for r in rows if r.n_chunks == len(chunks)]
-    return bool(kept) and all(r.text == chunks[r.chunk_index] for r in kept)
+    # The turn's own rows say its count (its first chunk's, else the most said): a stray chunk a store of
+    # before 2026-12-08 holds beside it says another (compared alone, it let another turn in: a reviewer).
+    counts = [r.n_chunks for r in rows]
+    own = next((r.n_chunks for r in rows if r.chunk_index == 0), max(set(counts), key=counts.count))
+    return own == len(chunks) and all(r.text == chunks[r.chunk_index] for r in rows if r.n_chunks == own)
 
 
 def refuse(where: tuple[str, str, int], role: str, words: str) -> None:

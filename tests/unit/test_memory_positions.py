@@ -228,3 +228,22 @@ def _with_a_stray_chunk(store, monkeypatch):
         store.writer.add_turn("ada", "user", text, session_id="s1", turn_index=3)
     assert len(texts(store)) == len(first) + 1
     return text, first, more
+
+
+def test_a_correction_that_takes_out_the_space_at_a_chunk_boundary_is_another_text(store):
+    """A Latin chunk boundary stands for a space: "eight|nine" took "eightnine" (chunked otherwise) for
+    the same turn, and the correction was dropped while acknowledged (a reviewer, 2026-12-08)."""
+    writer = MemoryWriter(store, chunk_tokens=8)
+    said = "one two three four five six seven eight nine ten eleven twelve"
+    assert len(writer.add_turn("ada", "user", said, session_id="s1", turn_index=0)) == 2
+    with pytest.raises(ValueError, match=TAKEN):
+        writer.add_turn("ada", "user", said.replace("eight nine", "eightnine"), session_id="s1", turn_index=0)
+
+
+def test_same_words_reads_a_boundary_as_a_space_or_as_a_cut_between_characters():
+    from recall_core.memory.positions import same_words
+
+    assert same_words(["a b", "c"], ["a b c"]) and same_words(["今天", "是"], ["今天是"])
+    assert same_words(["x" * 20, "yy"], ["x" * 20 + "yy"]) and same_words(["a b"], ["a b", ""])
+    assert not same_words(["seven eight", "nine"], ["seven eightnine"]) and not same_words(["ab", "c"], ["a", "bc"])
+    assert not same_words(["old backups"], ["oldbackups"])
