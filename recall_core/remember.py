@@ -15,9 +15,8 @@ from typing import Any, NamedTuple
 from recall_core.memory.text.questions import turn_to_write
 from recall_core.session.writes import caller_level, memory_words
 from recall_core.session.writes import refused as refused_for_good
-from recall_core.tokens import RECALL_TOKEN
 
-__all__ = ["TurnsRefused", "WriteReport", "last_exchange", "strip_marker", "write_reported", "write_turns"]
+__all__ = ["TurnsRefused", "WriteReport", "last_exchange", "write_reported", "write_turns"]
 
 
 class TurnsRefused(ValueError):
@@ -172,7 +171,3 @@ def write_unanswered(
     except Exception as error:  # the original exception goes on
         warnings.warn(f"the user's turn of an unfinished reply could not be written to memory "
                       f"({type(error).__name__}: {error})", RuntimeWarning, stacklevel=3)  # fmt: skip
-
-
-def strip_marker(text: str) -> str:
-    return text.replace(RECALL_TOKEN, "")
