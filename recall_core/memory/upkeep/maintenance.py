@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Sequence
@@ -301,7 +300,8 @@ def _repair_user(
         result.indexed += len(rows)
         result.reencoded += reencode
     # (a memory written since doctor read the journal is no extra: until 2026-12-08 it was pruned, a reviewer)
-    extra = [i for i in user.extra if i not in {row.id for row in store.journal.get_many(user.extra)}]
+    journaled = {row.id for row in store.journal.get_many(user.extra)}
+    extra = [i for i in user.extra if i not in journaled]
     if prune_extra and extra:
         if not store.journal.count(user.user_id):
             store.index.drop_user(user.user_id)  # a user only the index knows
@@ -407,19 +407,24 @@ def _rebuild_user(
     index.swap_in(user_id)
     journal.purge_user(user_id)  # tombstones and the forget mark: the old collections are gone
     mark_written(store, written)  # a forget or delete during the rebuild: out of the new collections
-    # A turn written or changed while the new collections filled went to the old ones: it goes in now
-    # (until 2026-12-08 it was lost from the index, in the journal as indexed: a reviewer).
-    filled = {row.id: _said(row) for row in written}
-    since = [row for row in journal.rows(user_id, (PENDING, INDEXED)) if filled.get(row.id) != _said(row)]
+    return len(written) + _written_meanwhile(store, writer, written, [user_id]), reencoded
+
+
+def _written_meanwhile(store: StoreParts, writer: MemoryWriter, written: Sequence[JournalRow], users: Iterable[str]) -> int:
+    """Index the rows of ``users`` written or changed since a rebuild read them (``written``: what it put in
+    the new collections): they went to the old ones. Until 2026-12-08 they were lost from the index, in
+    the journal as indexed (a reviewer). Returns how many."""
+    filled = {row.id: _held(row) for row in written}
+    since = [row for user_id in users for row in store.journal.rows(user_id, (PENDING, INDEXED))
+             if filled.get(row.id) != _held(row)]  # fmt: skip
     if since:
         _index_rows(store, writer, since, False)
-    return len(written) + len(since), reencoded
+    return len(since)
 
 
-def _said(row: JournalRow) -> tuple[Any, ...]:
-    """What of a journal row the index holds (its words and metadata), to tell a row changed since."""
-    return (row.text, row.context, row.role, row.session_id, row.timestamp, row.turn_index, row.chunk_index,
-            row.n_chunks, json.dumps(row.extra, sort_keys=True, default=str))  # fmt: skip
+def _held(row: JournalRow) -> tuple[Any, ...]:
+    """What the index holds of a journal row: its words, what they were embedded from, its metadata."""
+    return row.text, row.context, index_metadata(row)
 
 
 def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool) -> RepairReport:
@@ -476,14 +481,8 @@ def _rebuild_fresh(store: StoreParts, root: Path, reencode: bool, progress: bool
     mark_written(store, written)  # a forget or delete during the rebuild: out of the new index
     for old, _ in journal.renamed_users():
         journal.clear_renamed(old)  # the old collections went with the old folder
-    # Turns written or changed while the new index filled (a new user's too) went to the old one:
-    # they go in now (until 2026-12-08 they were lost from the index: a reviewer).
-    filled = {row.id: _said(row) for row in written}
-    since = [row for user_id in journal.users() if user_id not in result.failed
-             for row in journal.rows(user_id, (PENDING, INDEXED)) if filled.get(row.id) != _said(row)]  # fmt: skip
-    if since:
-        _index_rows(store, writer, since, False)
-        result.indexed += len(since)
+    # Turns written or changed while the new index filled (a new user's too) went to the old one.
+    result.indexed += _written_meanwhile(store, writer, written, [u for u in journal.users() if u not in result.failed])
     return result
 
 
