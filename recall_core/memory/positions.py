@@ -30,18 +30,19 @@ SALTS_LOOKED_AT = 8
 
 
 def content_ids(journal: Journal, user_id: str, session_id: str, role: str, chunks: Sequence[str],
-                ids: Sequence[str], batch: dict[str, tuple[str, str]], key: str = "") -> list[str]:  # fmt: skip
+                ids: Sequence[str], batch: dict[str, tuple[str, str]], key: str) -> list[str]:  # fmt: skip
     """The ids a turn written without a position takes: ``ids`` (its words' hash), unless a memory
     there (not deleted; or a turn earlier in the ``batch``, ``id -> (text, role)``, which this call
     adds to) holds other words or another role (an ``update`` changed it, or the other speaker said
     the same); then the next ids (salted: ``#1``, ``#2``...). Writing the same turn again writes
     nothing: where one of the first :data:`SALTS_LOOKED_AT` holds it, those are its ids, even with
     an id before them freed by a delete. Until 2026-12-07 a turn said again after its memory was
-    updated was acknowledged with the updated memory's id and written nowhere (a reviewer)."""
+    updated was acknowledged with the updated memory's id and written nowhere (a reviewer). ``key``:
+    what ``ids`` are made of (:func:`turn_key`), for the ids of another number of chunks."""
 
     def salted(salt: int, n: int = len(chunks)) -> list[str]:
         if salt == 0:
-            return list(ids) if n == len(ids) or not key else [memory_id(user_id, session_id, key, i) for i in range(n)]
+            return list(ids) if n == len(ids) else [memory_id(user_id, session_id, key, i) for i in range(n)]
         return [memory_id(user_id, session_id, f"{ids[0]}#{salt}", i) for i in range(n)]
 
     def held_at(candidates: list[list[str]]) -> dict[str, tuple[str, str]]:
@@ -101,12 +102,12 @@ def held_turn(journal: Journal, where: tuple[str, str, int]) -> tuple[str, list[
     return (rows[0].role, rows) if rows else None
 
 
-def rechunked_at(journal: Journal, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> list[str] | None:
+def rechunked_at(positions: HeldPositions, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> list[str] | None:
     """The ids of the turn of ``role`` and ``chunks``' words that the journal holds whole at ``where``
     (user, session, turn index) in another number of chunks (the chunker changed between the
     writes), which are its ids; else ``None``. Until 2026-12-08 one chunk more was written as a
     memory of its own, and one fewer was acknowledged without its last id (a reviewer)."""
-    held = held_turn(journal, where)
+    held = positions.held(where)
     whole = whole_turn(held[1]) if held is not None else None
     if held is None or whole is None or len(whole) == len(chunks):
         return None
@@ -167,8 +168,8 @@ def _tight(marked: str, at: int) -> bool:
     before, after = marked[at - 1] if at else " ", marked[at + 1] if at + 1 < len(marked) else " "
     if unicodedata.east_asian_width(before) in "WF" or unicodedata.east_asian_width(after) in "WF":
         return True
-    run = marked[:at].rsplit(" ", 1)[-1].rsplit(_BOUNDARY, 1)[-1]
-    return len(run) >= _CUT_WORD
+    word_start = max(marked.rfind(" ", 0, at), marked.rfind(_BOUNDARY, 0, at)) + 1
+    return at - word_start >= _CUT_WORD
 
 
 def same_turn(held: tuple[str, list[JournalRow]], role: str, chunks: Sequence[str]) -> bool:
@@ -205,6 +206,14 @@ class HeldPositions:
     journal: Journal
     #: (user, session, turn index) -> (role, chunks) of the turn this write puts there
     claimed: dict[tuple[str, str, int], tuple[str, Sequence[str]]] = field(default_factory=dict)
+    #: (user, session, turn index) -> what the journal holds there (:func:`held_turn`), read once a write
+    read: dict[tuple[str, str, int], tuple[str, list[JournalRow]] | None] = field(default_factory=dict)
+
+    def held(self, where: tuple[str, str, int]) -> tuple[str, list[JournalRow]] | None:
+        """:func:`held_turn` at ``where``, read once in this write (the journal changes only at its end)."""
+        if where not in self.read:
+            self.read[where] = held_turn(self.journal, where)
+        return self.read[where]
 
     def claim(self, where: tuple[str, str, int], role: str, chunks: Sequence[str]) -> None:
         """Put a turn of ``role`` and ``chunks`` at ``where`` (user, session, turn index): ``ValueError``
@@ -214,7 +223,7 @@ class HeldPositions:
             if held_role != role or not same_words(held_chunks, chunks):
                 refuse(where, held_role, " ".join(held_chunks))
             return
-        held = held_turn(self.journal, where)
+        held = self.held(where)
         if held is not None and not same_turn(held, role, chunks):
             refuse(where, held[0], " ".join(r.text for r in held[1]))
         self.claimed[where] = (role, list(chunks))

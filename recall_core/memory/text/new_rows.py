@@ -28,18 +28,18 @@ def journal_turns(
     of every chunk of ``prepared``, once each. A given position that holds another turn raises
     ``ValueError``, or with ``on_taken`` is reported to it and the turn is not written."""
     batch: dict[str, tuple[str, str]] = {}
+    held = HeldPositions(journal)
     for p in prepared:
         if p.turn_index is None and "key" not in p.extra:
             p.ids = content_ids(journal, p.user_id, p.session_id, p.role, p.chunks, p.ids, batch, p.key)
         elif p.turn_index is not None:  # the turn written there before, chunked otherwise: its ids
-            p.ids = rechunked_at(journal, (p.user_id, p.session_id, p.turn_index), p.role, p.chunks) or p.ids
+            p.ids = rechunked_at(held, (p.user_id, p.session_id, p.turn_index), p.role, p.chunks) or p.ids
     all_ids = list(dict.fromkeys(i for p in prepared for i in p.ids))
     # Tombstoned rows do not count: writing a deleted turn again brings it back.
     existing = {row.id: row for row in journal.get_many(all_ids) if row.state != DELETING}
     next_index: dict[tuple[str, str], int] = {}
     rows: list[JournalRow] = []
     seen: set[str] = set()
-    held = HeldPositions(journal)
     # (user, session) -> (turn index, speaker, last chunk) of the latest turn of this batch
     latest: dict[tuple[str, str], tuple[int, str, str]] = {}
     for p in prepared:
